@@ -1,0 +1,150 @@
+# Standalone build of the edge-llm module against an installed ns-3.
+#
+# Provides the two macros an ns-3 module's CMakeLists.txt uses, build_lib() and
+# build_lib_example(), with ns-3's argument names, so the module's own
+# CMakeLists.txt is the same in both build modes.  Also: the ${libX} variables of
+# ns-3 (mapped to the imported targets of ns-3 < 3.43, ns3::libcore, and >= 3.43,
+# ns3::core), a test-runner built from ns3::TestRunner::Run with one ctest test per
+# TestSuite, GoogleTest and Google Benchmark targets.
+
+include(CTest)
+
+if(NOT CMAKE_BUILD_TYPE AND NOT CMAKE_CONFIGURATION_TYPES)
+  set(CMAKE_BUILD_TYPE RelWithDebInfo CACHE STRING "Build type" FORCE)
+endif()
+set(CMAKE_CXX_STANDARD 17)
+set(CMAKE_CXX_STANDARD_REQUIRED ON)
+set(CMAKE_CXX_EXTENSIONS OFF)
+set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+set(CMAKE_RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/bin)
+set(CMAKE_LIBRARY_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/lib)
+
+find_program(EDGE_LLM_CCACHE ccache)
+if(EDGE_LLM_CCACHE)
+  set(CMAKE_CXX_COMPILER_LAUNCHER ${EDGE_LLM_CCACHE})
+endif()
+
+# The package's version file demands an exact match: ask for no version.
+find_package(ns3 REQUIRED)
+
+# The installed package exports no compile definitions: logging and asserts are
+# compiled in for Debug builds only, as ns-3 itself does.
+option(EDGE_LLM_ENABLE_ASSERTS "Compile NS_ASSERT and NS_LOG in every build type" OFF)
+add_compile_definitions($<$<CONFIG:Debug>:NS3_LOG_ENABLE>
+                        $<$<CONFIG:Debug>:NS3_ASSERT_ENABLE>)
+if(EDGE_LLM_ENABLE_ASSERTS)
+  add_compile_definitions(NS3_LOG_ENABLE NS3_ASSERT_ENABLE)
+endif()
+
+option(EDGE_LLM_SANITIZE "Build with AddressSanitizer and UndefinedBehaviorSanitizer" OFF)
+if(EDGE_LLM_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+foreach(
+  module
+  core
+  network
+  internet
+  point-to-point
+  applications
+  mobility
+  lte
+  stats
+  config-store
+  antenna
+  spectrum
+  propagation
+  buildings
+  fd-net-device
+  virtual-net-device
+  flow-monitor
+)
+  if(TARGET ns3::lib${module})
+    set(lib${module} ns3::lib${module})
+  elseif(TARGET ns3::${module})
+    set(lib${module} ns3::${module})
+  endif()
+endforeach()
+if(NOT libcore)
+  message(FATAL_ERROR "find_package(ns3) found no core target (ns3::libcore or ns3::core)")
+endif()
+
+# Headers are included as "ns3/<name>.h", as inside ns-3.
+set(EDGE_LLM_INCLUDE_DIR ${CMAKE_BINARY_DIR}/include)
+file(MAKE_DIRECTORY ${EDGE_LLM_INCLUDE_DIR}/ns3)
+
+function(build_lib)
+  cmake_parse_arguments(BLIB "" "LIBNAME"
+                        "SOURCE_FILES;HEADER_FILES;LIBRARIES_TO_LINK;TEST_SOURCES" ${ARGN})
+  set(target ns3-${BLIB_LIBNAME})
+  set(module_header ${EDGE_LLM_INCLUDE_DIR}/ns3/${BLIB_LIBNAME}-module.h)
+  set(module_text "// Generated: includes every public header of the ${BLIB_LIBNAME} module.\n")
+  foreach(header ${BLIB_HEADER_FILES})
+    get_filename_component(name ${header} NAME)
+    configure_file(${CMAKE_CURRENT_SOURCE_DIR}/${header} ${EDGE_LLM_INCLUDE_DIR}/ns3/${name}
+                   COPYONLY)
+    string(APPEND module_text "#include \"ns3/${name}\"\n")
+  endforeach()
+  file(WRITE ${module_header}.tmp "${module_text}")
+  configure_file(${module_header}.tmp ${module_header} COPYONLY)
+
+  add_library(${target} SHARED ${BLIB_SOURCE_FILES})
+  target_include_directories(${target} PUBLIC ${EDGE_LLM_INCLUDE_DIR})
+  target_link_libraries(${target} PUBLIC ${BLIB_LIBRARIES_TO_LINK})
+  target_compile_options(${target} PRIVATE -Wall -Wextra)
+  set(lib${BLIB_LIBNAME} ${target} PARENT_SCOPE)
+
+  if(BLIB_TEST_SOURCES)
+    add_executable(${BLIB_LIBNAME}-test-runner ${CMAKE_CURRENT_SOURCE_DIR}/test/test-runner.cc
+                                               ${BLIB_TEST_SOURCES})
+    target_link_libraries(${BLIB_LIBNAME}-test-runner PRIVATE ${target})
+    # One ctest test per TestSuite, named after the suite.
+    foreach(source ${BLIB_TEST_SOURCES})
+      file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} lines REGEX "TestSuite\\(\"[^\"]+\"")
+      foreach(line ${lines})
+        string(REGEX MATCH "TestSuite\\(\"([^\"]+)\"" unused "${line}")
+        add_test(NAME ns3-${CMAKE_MATCH_1}
+                 COMMAND ${BLIB_LIBNAME}-test-runner --suite=${CMAKE_MATCH_1} --fullness=QUICK
+                 WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+      endforeach()
+    endforeach()
+  endif()
+endfunction()
+
+function(build_lib_example)
+  cmake_parse_arguments(BLIB_EXAMPLE "" "NAME" "SOURCE_FILES;LIBRARIES_TO_LINK" ${ARGN})
+  add_executable(${BLIB_EXAMPLE_NAME} ${BLIB_EXAMPLE_SOURCE_FILES})
+  target_link_libraries(${BLIB_EXAMPLE_NAME} PRIVATE ${BLIB_EXAMPLE_LIBRARIES_TO_LINK})
+endfunction()
+
+function(edge_llm_add_gtests)
+  find_package(GTest REQUIRED)
+  file(GLOB gtest_sources ${CMAKE_SOURCE_DIR}/test/gtest/*.cc)
+  add_executable(edge-llm-gtest ${gtest_sources})
+  target_link_libraries(edge-llm-gtest PRIVATE ns3-edge-llm GTest::gtest GTest::gtest_main)
+  target_compile_definitions(edge-llm-gtest
+                             PRIVATE EDGE_LLM_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
+                                     EDGE_LLM_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+  include(GoogleTest)
+  gtest_discover_tests(edge-llm-gtest TEST_PREFIX gtest- DISCOVERY_TIMEOUT 60)
+  # The CLI contract (exit codes, stdout/stderr) is checked on the real binary.
+  add_test(NAME cli-edge-llm-plan
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/edge-llm-plan-cli-test.sh
+                   $<TARGET_FILE:edge-llm-plan> ${CMAKE_SOURCE_DIR}/test/cli)
+endfunction()
+
+function(edge_llm_add_benchmarks)
+  find_package(benchmark QUIET)
+  if(NOT benchmark_FOUND)
+    message(STATUS "Google Benchmark not found: benchmarks are not built")
+    return()
+  endif()
+  file(GLOB bench_sources ${CMAKE_SOURCE_DIR}/benchmarks/*.cc)
+  foreach(source ${bench_sources})
+    get_filename_component(name ${source} NAME_WE)
+    add_executable(${name} ${source})
+    target_link_libraries(${name} PRIVATE ns3-edge-llm benchmark::benchmark)
+  endforeach()
+endfunction()

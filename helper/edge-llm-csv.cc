@@ -1,0 +1,260 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "edge-llm-csv.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+namespace ns3
+{
+
+namespace
+{
+
+std::string
+Trim(const std::string& s)
+{
+    const auto first = s.find_first_not_of(" \t\r");
+    if (first == std::string::npos)
+    {
+        return "";
+    }
+    const auto last = s.find_last_not_of(" \t\r");
+    return s.substr(first, last - first + 1);
+}
+
+std::vector<std::string>
+SplitFields(const std::string& line)
+{
+    std::vector<std::string> fields;
+    std::string field;
+    std::istringstream in(line);
+    while (std::getline(in, field, ','))
+    {
+        fields.push_back(Trim(field));
+    }
+    if (!line.empty() && line.back() == ',')
+    {
+        fields.emplace_back(); // a trailing comma is an empty last field
+    }
+    return fields;
+}
+
+std::string
+Join(const std::vector<std::string>& items)
+{
+    std::string out;
+    for (const auto& item : items)
+    {
+        out += (out.empty() ? "" : ",") + item;
+    }
+    return out;
+}
+
+} // namespace
+
+EdgeLlmInputError::EdgeLlmInputError(const std::string& file,
+                                     uint64_t line,
+                                     const std::string& what)
+    : std::runtime_error(file + (line > 0 ? ":" + std::to_string(line) : std::string()) + ": " +
+                         what)
+{
+}
+
+bool
+EdgeLlmParseDouble(const std::string& text, double& value)
+{
+    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())))
+    {
+        return false;
+    }
+    errno = 0;
+    char* end = nullptr;
+    const double v = std::strtod(text.c_str(), &end);
+    if (end != text.c_str() + text.size() || errno == ERANGE || !std::isfinite(v))
+    {
+        return false;
+    }
+    value = v;
+    return true;
+}
+
+bool
+EdgeLlmParseUnsigned(const std::string& text, uint64_t& value)
+{
+    if (text.empty() || !std::all_of(text.begin(), text.end(), [](char c) {
+            return std::isdigit(static_cast<unsigned char>(c));
+        }))
+    {
+        return false;
+    }
+    errno = 0;
+    char* end = nullptr;
+    const unsigned long long v = std::strtoull(text.c_str(), &end, 10);
+    if (end != text.c_str() + text.size() || errno == ERANGE)
+    {
+        return false;
+    }
+    value = v;
+    return true;
+}
+
+EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std::string>& columns)
+    : m_path(path)
+{
+    std::ifstream in(path);
+    if (!in)
+    {
+        throw EdgeLlmInputError(path, 0, "cannot open file for reading");
+    }
+    std::string line;
+    uint64_t lineNo = 0;
+    bool haveHeader = false;
+    while (std::getline(in, line))
+    {
+        ++lineNo;
+        if (Trim(line).empty())
+        {
+            continue;
+        }
+        std::vector<std::string> fields = SplitFields(line);
+        if (!haveHeader)
+        {
+            m_columns = fields;
+            for (const auto& c : m_columns)
+            {
+                if (std::count(m_columns.begin(), m_columns.end(), c) > 1)
+                {
+                    throw EdgeLlmInputError(path, lineNo, "column '" + c + "' appears twice");
+                }
+                if (std::find(columns.begin(), columns.end(), c) == columns.end())
+                {
+                    throw EdgeLlmInputError(path,
+                                            lineNo,
+                                            "unknown column '" + c +
+                                                "'; the header must be " + Join(columns));
+                }
+            }
+            for (const auto& c : columns)
+            {
+                if (std::find(m_columns.begin(), m_columns.end(), c) == m_columns.end())
+                {
+                    throw EdgeLlmInputError(path,
+                                            lineNo,
+                                            "missing column '" + c + "'; the header must be " +
+                                                Join(columns));
+                }
+            }
+            haveHeader = true;
+            continue;
+        }
+        if (fields.size() != m_columns.size())
+        {
+            throw EdgeLlmInputError(path,
+                                    lineNo,
+                                    "expected " + std::to_string(m_columns.size()) +
+                                        " comma-separated fields (" + Join(m_columns) +
+                                        "), found " + std::to_string(fields.size()));
+        }
+        m_rows.push_back(std::move(fields));
+        m_lines.push_back(lineNo);
+    }
+    if (in.bad())
+    {
+        throw EdgeLlmInputError(path, lineNo, "read error");
+    }
+    if (!haveHeader)
+    {
+        throw EdgeLlmInputError(path, 1, "empty file; expected the header " + Join(columns));
+    }
+    if (m_rows.empty())
+    {
+        throw EdgeLlmInputError(path, lineNo, "no records after the header; at least one needed");
+    }
+}
+
+std::size_t
+EdgeLlmCsvTable::GetRowCount() const
+{
+    return m_rows.size();
+}
+
+uint64_t
+EdgeLlmCsvTable::GetLine(std::size_t row) const
+{
+    return m_lines.at(row);
+}
+
+const std::string&
+EdgeLlmCsvTable::GetPath() const
+{
+    return m_path;
+}
+
+std::size_t
+EdgeLlmCsvTable::ColumnIndex(const std::string& column) const
+{
+    const auto it = std::find(m_columns.begin(), m_columns.end(), column);
+    if (it == m_columns.end())
+    {
+        throw EdgeLlmInputError(m_path, 0, "no column '" + column + "'");
+    }
+    return static_cast<std::size_t>(it - m_columns.begin());
+}
+
+const std::string&
+EdgeLlmCsvTable::GetString(std::size_t row, const std::string& column) const
+{
+    return m_rows.at(row).at(ColumnIndex(column));
+}
+
+void
+EdgeLlmCsvTable::Fail(std::size_t row, const std::string& what) const
+{
+    throw EdgeLlmInputError(m_path, m_lines.at(row), what);
+}
+
+double
+EdgeLlmCsvTable::GetDouble(std::size_t row, const std::string& column, double min, double max) const
+{
+    const std::string& text = GetString(row, column);
+    double v = 0;
+    std::ostringstream range;
+    range << "[" << min << ", " << max << "]";
+    if (!EdgeLlmParseDouble(text, v))
+    {
+        Fail(row, column + " must be a number in " + range.str() + ", got '" + text + "'");
+    }
+    if (v < min || v > max)
+    {
+        Fail(row, column + " must be in " + range.str() + ", got " + text);
+    }
+    return v;
+}
+
+uint64_t
+EdgeLlmCsvTable::GetUnsigned(std::size_t row,
+                             const std::string& column,
+                             uint64_t min,
+                             uint64_t max) const
+{
+    const std::string& text = GetString(row, column);
+    uint64_t v = 0;
+    const std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
+    if (!EdgeLlmParseUnsigned(text, v))
+    {
+        Fail(row, column + " must be an integer in " + range + ", got '" + text + "'");
+    }
+    if (v < min || v > max)
+    {
+        Fail(row, column + " must be in " + range + ", got " + text);
+    }
+    return v;
+}
+
+} // namespace ns3

@@ -1,0 +1,111 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_CSV_H
+#define EDGE_LLM_CSV_H
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief An input error that names where it is: "FILE:LINE: what and the valid range".
+ */
+class EdgeLlmInputError : public std::runtime_error
+{
+  public:
+    /**
+     * \param file the file name as the user gave it
+     * \param line 1-based line number (0: the file as a whole)
+     * \param what what is wrong and the valid range
+     */
+    EdgeLlmInputError(const std::string& file, uint64_t line, const std::string& what);
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief A small strict CSV table: a header line naming the columns, then one
+ *        record per line; fields are comma-separated, surrounding blanks trimmed,
+ *        no quoting. Blank lines are skipped; CRLF line ends are accepted.
+ *
+ * Every getter throws EdgeLlmInputError with FILE:LINE and the valid range, so a
+ * caller never sees a silently defaulted or clamped value.
+ */
+class EdgeLlmCsvTable
+{
+  public:
+    /**
+     * \brief Read a whole file.
+     * \param path file to read
+     * \param columns the required column names, in any order in the file; a
+     *        missing, duplicated or unknown column is an error
+     * \throws EdgeLlmInputError (unreadable or empty file, bad header, a record whose
+     *         field count differs from the header's, no records)
+     */
+    EdgeLlmCsvTable(const std::string& path, const std::vector<std::string>& columns);
+
+    /// \return number of records (>= 1)
+    std::size_t GetRowCount() const;
+
+    /// \return the 1-based file line of record \p row
+    uint64_t GetLine(std::size_t row) const;
+
+    /// \return the file name as given
+    const std::string& GetPath() const;
+
+    /**
+     * \return the raw text of column \p column of record \p row
+     */
+    const std::string& GetString(std::size_t row, const std::string& column) const;
+
+    /**
+     * \brief A finite real in [min, max].
+     * \throws EdgeLlmInputError if not a number or outside the range
+     */
+    double GetDouble(std::size_t row, const std::string& column, double min, double max) const;
+
+    /**
+     * \brief A decimal integer in [min, max].
+     * \throws EdgeLlmInputError if not an integer or outside the range
+     */
+    uint64_t GetUnsigned(std::size_t row,
+                         const std::string& column,
+                         uint64_t min,
+                         uint64_t max) const;
+
+    /**
+     * \brief Throw an EdgeLlmInputError located at record \p row.
+     */
+    [[noreturn]] void Fail(std::size_t row, const std::string& what) const;
+
+  private:
+    std::size_t ColumnIndex(const std::string& column) const;
+
+    std::string m_path;                          //!< File name as given
+    std::vector<std::string> m_columns;          //!< Header, file order
+    std::vector<std::vector<std::string>> m_rows; //!< Fields per record
+    std::vector<uint64_t> m_lines;               //!< File line per record
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Parse a whole string as a finite double.
+ * \return false if the text is not entirely one finite number
+ */
+bool EdgeLlmParseDouble(const std::string& text, double& value);
+
+/**
+ * \ingroup edge-llm
+ * \brief Parse a whole string as an unsigned decimal integer.
+ * \return false if the text is not entirely one integer that fits in 64 bits
+ */
+bool EdgeLlmParseUnsigned(const std::string& text, uint64_t& value);
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_CSV_H */

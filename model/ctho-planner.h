@@ -1,0 +1,139 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef CTHO_PLANNER_H
+#define CTHO_PLANNER_H
+
+#include "prefill-time-model.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief One UE of a ctHO batch: when it hands over and how long its context is.
+ */
+struct CtHoUe
+{
+    uint64_t ueId{0};          //!< Caller's identifier, echoed in the plan
+    double handoverTime{0};    //!< tau_i, s, finite and >= 0
+    uint64_t contextTokens{0}; //!< C_i, tokens decoded up to tau_i, >= 1
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief The plan for one UE at a given prefill length L (ctHO Sec. II-III).
+ */
+struct CtHoUePlan
+{
+    uint64_t ueId{0};           //!< As in the input
+    double handoverTime{0};     //!< tau_i, s
+    uint64_t contextTokens{0};  //!< C_i, tokens
+    uint64_t prefillTokens{0};  //!< n_pf_i = min(C_i, L) (ctHO Eq. 2)
+    uint64_t transferTokens{0}; //!< n_tx_i = (C_i - L)^+ (ctHO Eq. 2)
+    double prefillDone{0};      //!< T_pf(L) if n_pf_i > 0, else tau_i (nothing to prefill), s
+    double transferDone{0};     //!< T_tx_i of the FIFO/EDF schedule, tau_i if n_tx_i = 0, s
+    double delay{0};            //!< D_i = max(prefillDone, transferDone) - tau_i, s
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief A whole batch plan: L, the two delay terms, and every UE's plan.
+ */
+struct CtHoPlan
+{
+    uint64_t prefillLength{0};        //!< L in {0, ..., C_max}
+    double batchStart{0};             //!< t_s = ceil(tau_K / T_c) T_c, s
+    double prefillDone{0};            //!< T_pf(L) = t_s + p(L), s (t_s when L = 0)
+    double prefillDelay{0};           //!< f(L): 0 if L = 0, else T_pf(L) - tau_1, s
+    double transferDelay{0};          //!< g(L), least common transfer bound, s
+    double worstDelay{0};             //!< V(L) = max(f, g) = max_i D_i, s
+    double backhaulTokensPerSecond{0}; //!< R, tokens/s
+    std::vector<CtHoUePlan> ues;      //!< One entry per input UE, in input order
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief ctHO: choose the prefill length L and the backhaul schedule that minimize
+ *        the worst-user handover delay (Lee et al., arXiv:2603.28018, Props. 1-2 and
+ *        the rate-scheduling policy of Sec. III-B; MODEL.md sec. 3).
+ *
+ * Pure math: no simulator state; every time is in seconds, every length in tokens.
+ *
+ * For a prefill length L, UE i prefills its first n_pf_i = min(C_i, L) tokens in
+ * one batch at the target that starts on the first T_c boundary at or after the
+ * last handover and ends at T_pf(L) = t_s + p(L); the other n_tx_i = (C_i - L)^+
+ * tokens cross the backhaul of R tokens/s, one UE at a time at full rate, in
+ * earliest-deadline order d_i = tau_i + g(L), which is FIFO by tau (ties by input
+ * order). The transfer bound is the full form
+ * `g(L) = max_{j<=k} [(sum_{i=j..k} n_tx_i)/R - (tau_k - tau_j)]^+`, exact also when
+ * the backhaul idles; the FIFO fluid recursion `busy = max(busy, tau_i) + n_tx_i/R`
+ * attains it in O(K).
+ *
+ * PlanOptimal() finds the integer L* = argmin V(L), V = max(f, g): f is
+ * non-decreasing and g non-increasing in L, so a binary search for their crossing
+ * over {1, ..., C_max} plus the candidates 0 and C_max costs O(K log K + K log C_max).
+ * Among equal minima the smallest L (least GPU work) is returned.
+ */
+class CtHoPlanner
+{
+  public:
+    /**
+     * \param backhaulTokensPerSecond R = backhaul bit/s / s_KV, finite and > 0
+     * \param prefill the target GPU's batch prefill time p(L)
+     * \param batchPeriod T_c, s, finite and >= 0 (0: the batch starts at tau_K)
+     * \throws std::invalid_argument naming the parameter and its range
+     */
+    CtHoPlanner(double backhaulTokensPerSecond, PrefillTimeModel prefill, double batchPeriod);
+
+    /**
+     * \brief ctHO: the plan at L* = argmin V(L) over L in {0, ..., C_max}.
+     * \param ues at least one UE; any order; handover times >= 0; contexts >= 1
+     * \throws std::invalid_argument for an empty batch or an invalid UE field
+     */
+    CtHoPlan PlanOptimal(const std::vector<CtHoUe>& ues) const;
+
+    /**
+     * \brief The plan at a given L: tHO is L = C_max, cHO is L = 0.
+     * \param ues as for PlanOptimal()
+     * \param prefillLength L, any value >= 0 (L > C_max pads the batch to L)
+     * \throws std::invalid_argument as for PlanOptimal()
+     */
+    CtHoPlan PlanWithPrefillLength(const std::vector<CtHoUe>& ues, uint64_t prefillLength) const;
+
+    /**
+     * \brief t_s, the first T_c boundary at or after tau (within 1e-9 T_c).
+     * \param lastHandoverTime tau_K, s
+     * \return t_s in s
+     */
+    double BatchStart(double lastHandoverTime) const;
+
+    /// \return R, tokens/s
+    double GetBackhaulTokensPerSecond() const;
+
+  private:
+    /// UEs sorted by (tau, input index), with the derived batch constants.
+    struct Batch
+    {
+        std::vector<CtHoUe> sorted;       //!< By (tau, input index)
+        std::vector<std::size_t> inputIndex; //!< sorted[k] is input UE inputIndex[k]
+        uint64_t maxContext{0};           //!< C_max, tokens
+        double batchStart{0};             //!< t_s, s
+    };
+
+    Batch Prepare(const std::vector<CtHoUe>& ues) const;
+    double PrefillDelay(const Batch& batch, uint64_t prefillLength) const;
+    double TransferDelay(const Batch& batch, uint64_t prefillLength) const;
+    CtHoPlan Evaluate(const Batch& batch, uint64_t prefillLength) const;
+
+    double m_rate;             //!< R, tokens/s
+    PrefillTimeModel m_prefill; //!< p(L)
+    double m_batchPeriod;      //!< T_c, s
+};
+
+} // namespace ns3
+
+#endif /* CTHO_PLANNER_H */

@@ -1,0 +1,72 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef CTHO_SCHEDULER_H
+#define CTHO_SCHEDULER_H
+
+#include "handover-scheduler.h"
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief ctHO: the prefill length L* = argmin max(f(L), g(L)) of CtHoPlanner
+ *        (ctHO Prop. 2), EDF backhaul order (ctHO Sec. III-B).
+ */
+class CtHoScheduler : public HandoverScheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    std::string GetSchemeName() const override;
+
+  protected:
+    uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
+                                 const std::vector<CtHoUe>& batch) const override;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief tHO baseline: the target prefills every token, L = C_max (ctHO Sec. IV-B).
+ */
+class ThoScheduler : public HandoverScheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    std::string GetSchemeName() const override;
+
+  protected:
+    uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
+                                 const std::vector<CtHoUe>& batch) const override;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief cHO baseline: the whole KV cache crosses the backhaul, L = 0 (ctHO Sec. IV-B).
+ */
+class ChoScheduler : public HandoverScheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    std::string GetSchemeName() const override;
+
+  protected:
+    uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
+                                 const std::vector<CtHoUe>& batch) const override;
+};
+
+} // namespace ns3
+
+#endif /* CTHO_SCHEDULER_H */

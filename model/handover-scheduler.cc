@@ -1,0 +1,61 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "handover-scheduler.h"
+
+#include "ns3/log.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("HandoverScheduler");
+
+NS_OBJECT_ENSURE_REGISTERED(HandoverScheduler);
+
+TypeId
+HandoverScheduler::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::HandoverScheduler").SetParent<Object>().SetGroupName("EdgeLlm");
+    return tid;
+}
+
+HandoverScheduler::HandoverScheduler() = default;
+
+HandoverScheduler::~HandoverScheduler() = default;
+
+CtHoPlan
+HandoverScheduler::PlanBatch(const std::vector<CtHoUe>& batch,
+                             double backhaulTokensPerSecond,
+                             const PrefillTimeModel& prefill,
+                             double batchPeriod) const
+{
+    const CtHoPlanner planner(backhaulTokensPerSecond, prefill, batchPeriod);
+    const uint64_t l = ChoosePrefillLength(planner, batch);
+    CtHoPlan plan = planner.PlanWithPrefillLength(batch, l);
+    NS_LOG_INFO(GetSchemeName() << ": batch of " << batch.size() << " UEs, L = " << l
+                                << ", predicted worst delay " << plan.worstDelay << " s");
+    return plan;
+}
+
+std::size_t
+HandoverScheduler::SelectNextTransfer(const std::vector<KvTransferJob>& jobs) const
+{
+    NS_ASSERT_MSG(!jobs.empty(), "SelectNextTransfer needs at least one job");
+    auto key = [](const KvTransferJob& j) {
+        return std::make_tuple(j.deadline, j.handoverTime, j.sessionId);
+    };
+    std::size_t best = 0;
+    for (std::size_t i = 1; i < jobs.size(); ++i)
+    {
+        if (key(jobs[i]) < key(jobs[best]))
+        {
+            best = i;
+        }
+    }
+    return best;
+}
+
+} // namespace ns3

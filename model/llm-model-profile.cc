@@ -1,0 +1,110 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "llm-model-profile.h"
+
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+struct Preset
+{
+    const char* name;
+    uint32_t layers;
+    uint32_t kvHeads;
+    uint32_t headDim;
+};
+
+// Published config.json of each model (num_hidden_layers, num_key_value_heads, head_dim).
+const Preset g_presets[] = {
+    {"qwen2.5-7b-instruct", 28, 4, 128},
+    {"qwen3-8b", 36, 8, 128},
+    {"qwen3-14b", 40, 8, 128},
+    {"llama-3.1-8b-instruct", 32, 8, 128},
+};
+
+} // namespace
+
+uint64_t
+LlmModelProfile::BitsPerToken() const
+{
+    return 2ULL * numLayers * numKvHeads * headDim * kvBits;
+}
+
+uint64_t
+LlmModelProfile::BytesPerToken() const
+{
+    return BitsPerToken() / 8;
+}
+
+uint64_t
+LlmModelProfile::BitsPerEntry() const
+{
+    return 2ULL * headDim * kvBits;
+}
+
+uint64_t
+LlmModelProfile::EntriesPerToken() const
+{
+    return static_cast<uint64_t>(numLayers) * numKvHeads;
+}
+
+void
+LlmModelProfile::Validate() const
+{
+    auto require = [](bool ok, const std::string& what) {
+        if (!ok)
+        {
+            throw std::invalid_argument(what);
+        }
+    };
+    require(numLayers >= 1 && numLayers <= 1024, "numLayers must be in [1, 1024]");
+    require(numKvHeads >= 1 && numKvHeads <= 1024, "numKvHeads must be in [1, 1024]");
+    require(headDim >= 1 && headDim <= 65536, "headDim must be in [1, 65536]");
+    require(kvBits == 16 || kvBits == 8 || kvBits == 4,
+            "kvBits must be 16, 8 or 4, got " + std::to_string(kvBits));
+}
+
+LlmModelProfile
+LlmModelProfile::FromPreset(const std::string& name, uint32_t kvBits)
+{
+    for (const auto& p : g_presets)
+    {
+        if (name == p.name)
+        {
+            LlmModelProfile profile;
+            profile.name = p.name;
+            profile.numLayers = p.layers;
+            profile.numKvHeads = p.kvHeads;
+            profile.headDim = p.headDim;
+            profile.kvBits = kvBits;
+            profile.Validate();
+            return profile;
+        }
+    }
+    std::ostringstream oss;
+    oss << "unknown model '" << name << "'; valid models:";
+    for (const auto& p : g_presets)
+    {
+        oss << " " << p.name;
+    }
+    throw std::invalid_argument(oss.str());
+}
+
+std::vector<std::string>
+LlmModelProfile::PresetNames()
+{
+    std::vector<std::string> names;
+    for (const auto& p : g_presets)
+    {
+        names.emplace_back(p.name);
+    }
+    return names;
+}
+
+} // namespace ns3

@@ -1,0 +1,77 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef LLM_MODEL_PROFILE_H
+#define LLM_MODEL_PROFILE_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief KV-cache geometry of one LLM (pure math layer: no simulator state).
+ *
+ * Per token the KV cache holds `s_KV = 2 * N_layers * N_kv_heads * d_head * q` bits
+ * (2 = key and value, q = bits per element): ctHO Sec. IV-A, ImpactHO Sec. II.
+ * One *entry* is one (layer, kv-head, token) pair: `2 * d_head * q` bits.
+ *
+ * Presets come from each model's published config.json (num_hidden_layers,
+ * num_key_value_heads, head_dim); see MODEL.md section 1.
+ */
+struct LlmModelProfile
+{
+    std::string name;        //!< Preset name, e.g. "qwen2.5-7b-instruct"
+    uint32_t numLayers{0};   //!< N_layers, >= 1
+    uint32_t numKvHeads{0};  //!< N_kv_heads (grouped-query KV heads), >= 1
+    uint32_t headDim{0};     //!< d_head, elements per head, >= 1
+    uint32_t kvBits{16};     //!< q, bits per KV element: 16 (BF16), 8 or 4 (quantized)
+
+    /**
+     * \return s_KV in bits per token, `2 * N_layers * N_kv_heads * d_head * q`.
+     */
+    uint64_t BitsPerToken() const;
+
+    /**
+     * \return KV bytes per token, s_KV / 8 (exact for q in {4, 8, 16}).
+     */
+    uint64_t BytesPerToken() const;
+
+    /**
+     * \return Bits of one (layer, kv-head, token) entry, `2 * d_head * q`.
+     */
+    uint64_t BitsPerEntry() const;
+
+    /**
+     * \return Entries per token, `N_layers * N_kv_heads`.
+     */
+    uint64_t EntriesPerToken() const;
+
+    /**
+     * \brief Check every field.
+     * \throws std::invalid_argument naming the field and its valid range.
+     */
+    void Validate() const;
+
+    /**
+     * \brief A preset by name (case-sensitive).
+     * \param name one of PresetNames()
+     * \param kvBits q in bits: 16, 8 or 4
+     * \throws std::invalid_argument for an unknown name (the message lists the
+     *         presets) or a q outside {16, 8, 4}
+     */
+    static LlmModelProfile FromPreset(const std::string& name, uint32_t kvBits = 16);
+
+    /**
+     * \return The preset names: qwen2.5-7b-instruct, qwen3-8b, qwen3-14b,
+     *         llama-3.1-8b-instruct.
+     */
+    static std::vector<std::string> PresetNames();
+};
+
+} // namespace ns3
+
+#endif /* LLM_MODEL_PROFILE_H */

@@ -1,0 +1,68 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef PREFILL_TIME_MODEL_H
+#define PREFILL_TIME_MODEL_H
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief Batch prefill time on one GPU, `p(L) = c L^2 + a L + b` seconds (MODEL.md sec. 2).
+ *
+ * L is the (padded) batch length in tokens. p(0) = 0 means "no prefill".
+ * ctHO Sec. IV-A uses the linear model (c = 0, a = 9.4267e-5 s/token,
+ * b = 2.4e-3 s); the quadratic term models attention's super-linear cost
+ * (DistServe, Vidur). A batch cannot take negative time: for L >= 1 the model
+ * returns max(0, c L^2 + a L + b), so a fit with b < 0 (ImpactHO's Table II
+ * quadratic) stays a valid, non-decreasing time. With a, c >= 0, p is
+ * non-decreasing in L, which the ctHO planner relies on.
+ */
+class PrefillTimeModel
+{
+  public:
+    /**
+     * \param a linear coefficient, s/token, finite and >= 0
+     * \param b constant, s, finite (may be negative, see class note)
+     * \param c quadratic coefficient, s/token^2, finite and >= 0
+     * \throws std::invalid_argument naming the coefficient and its range
+     */
+    explicit PrefillTimeModel(double a = 9.4267e-5, double b = 2.4e-3, double c = 0.0);
+
+    /**
+     * \param tokens batch length L in tokens
+     * \return p(L) in seconds; 0 for L = 0
+     */
+    double Evaluate(uint64_t tokens) const;
+
+    /// \return a, s/token
+    double GetA() const;
+    /// \return b, s
+    double GetB() const;
+    /// \return c, s/token^2
+    double GetC() const;
+
+    /**
+     * \return ctHO Sec. IV-A default: a = 9.4267e-5, b = 2.4e-3, c = 0.
+     */
+    static PrefillTimeModel CtHoDefault();
+
+    /**
+     * \return Quadratic through ImpactHO Table II's Qwen3-8B re-prefill times
+     *         (300 / 676 / 1566 ms at 4K / 8K / 16K tokens):
+     *         c = 1.37e-9, a = 7.50e-5, b = -0.03 (MODEL.md sec. 2).
+     */
+    static PrefillTimeModel ImpactHoQwen3_8b();
+
+  private:
+    double m_a; //!< s/token
+    double m_b; //!< s
+    double m_c; //!< s/token^2
+};
+
+} // namespace ns3
+
+#endif /* PREFILL_TIME_MODEL_H */

@@ -1,0 +1,181 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ctho-brute-force.h"
+
+#include "ns3/ctho-planner.h"
+#include "ns3/ctho-scheduler.h"
+#include "ns3/llm-model-profile.h"
+#include "ns3/test.h"
+
+using namespace ns3;
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief MODEL.md sec. 1: KV bytes per token, and the paper's 3072 tokens = 176 MB.
+ */
+class KvCacheSizeTestCase : public TestCase
+{
+  public:
+    KvCacheSizeTestCase()
+        : TestCase("KV cache size of the presets (ctHO Sec. IV-A: 3072 tokens = 176 MB)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const auto qwen = LlmModelProfile::FromPreset("qwen2.5-7b-instruct");
+        // 2 * 28 * 4 * 128 * 16 = 458,752 bits per token (ctHO Sec. IV-A).
+        NS_TEST_ASSERT_MSG_EQ(qwen.BitsPerToken(), 458752ULL, "s_KV of Qwen2.5-7B");
+        NS_TEST_ASSERT_MSG_EQ_TOL(3072.0 * qwen.BytesPerToken() / 1e6,
+                                  176.0,
+                                  0.5,
+                                  "3072 tokens of Qwen2.5-7B should be 176 MB");
+        const auto qwen3 = LlmModelProfile::FromPreset("qwen3-8b");
+        NS_TEST_ASSERT_MSG_EQ(qwen3.BitsPerToken(), 1179648ULL, "s_KV of Qwen3-8B");
+        NS_TEST_ASSERT_MSG_EQ(qwen3.BitsPerEntry() / 8, 512ULL, "Qwen3-8B entry = 512 B");
+        NS_TEST_ASSERT_MSG_EQ(LlmModelProfile::FromPreset("qwen3-14b").BitsPerToken(),
+                              1310720ULL,
+                              "s_KV of Qwen3-14B");
+        NS_TEST_ASSERT_MSG_EQ(LlmModelProfile::FromPreset("llama-3.1-8b-instruct").BitsPerToken(),
+                              1048576ULL,
+                              "s_KV of Llama-3.1-8B");
+        NS_TEST_ASSERT_MSG_EQ(LlmModelProfile::FromPreset("qwen3-8b", 4).BitsPerToken(),
+                              1179648ULL / 4,
+                              "q = 4 quarters the cache");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A three-UE batch worked by hand (doc/edge-llm.rst, "Validation").
+ *
+ * R = 1000 tokens/s, p(L) = 0.001 L + 0.01 s, T_c = 0.1 s; UEs (tau, C) =
+ * (0, 300), (0.05, 200), (0.12, 100). t_s = 0.2 s, f(L) = 0.21 + 0.001 L.
+ * For 30 <= L < 100 the FIFO backhaul gives g(L) = 0.45 - 0.002 L (UE 2 binds), so
+ * f = g at L* = 80 with V = 0.29 s. tHO (L = 300): 0.51 s; cHO (L = 0): 0.48 s.
+ */
+class CtHoHandWorkedTestCase : public TestCase
+{
+  public:
+    CtHoHandWorkedTestCase()
+        : TestCase("ctHO plan of a hand-worked three-UE batch")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::vector<CtHoUe> ues = {{1, 0.0, 300}, {2, 0.05, 200}, {3, 0.12, 100}};
+        const PrefillTimeModel p(0.001, 0.01, 0.0);
+        const double tol = 1e-9;
+        Ptr<HandoverScheduler> ctho = CreateObject<CtHoScheduler>();
+        const CtHoPlan plan = ctho->PlanBatch(ues, 1000.0, p, 0.1);
+        NS_TEST_ASSERT_MSG_EQ(plan.prefillLength, 80ULL, "L* where f(L) = g(L)");
+        NS_TEST_ASSERT_MSG_EQ_TOL(plan.batchStart, 0.2, tol, "t_s = ceil(0.12 / 0.1) * 0.1");
+        NS_TEST_ASSERT_MSG_EQ_TOL(plan.worstDelay, 0.29, tol, "V(L*)");
+        NS_TEST_ASSERT_MSG_EQ_TOL(plan.prefillDone, 0.29, tol, "T_pf = 0.2 + 0.08 + 0.01");
+        // Per UE: n_tx = 220, 120, 20; FIFO completions 0.22, 0.34, 0.36.
+        const double transferDone[] = {0.22, 0.34, 0.36};
+        const double delay[] = {0.29, 0.29, 0.24};
+        const uint64_t tx[] = {220, 120, 20};
+        for (std::size_t i = 0; i < 3; ++i)
+        {
+            NS_TEST_ASSERT_MSG_EQ(plan.ues[i].ueId, ues[i].ueId, "input order kept");
+            NS_TEST_ASSERT_MSG_EQ(plan.ues[i].prefillTokens, 80ULL, "n_pf = min(C, L)");
+            NS_TEST_ASSERT_MSG_EQ(plan.ues[i].transferTokens, tx[i], "n_tx = (C - L)^+");
+            NS_TEST_ASSERT_MSG_EQ_TOL(plan.ues[i].transferDone, transferDone[i], tol, "T_tx");
+            NS_TEST_ASSERT_MSG_EQ_TOL(plan.ues[i].delay, delay[i], tol, "D_i");
+        }
+        Ptr<HandoverScheduler> tho = CreateObject<ThoScheduler>();
+        Ptr<HandoverScheduler> cho = CreateObject<ChoScheduler>();
+        const CtHoPlan thoPlan = tho->PlanBatch(ues, 1000.0, p, 0.1);
+        const CtHoPlan choPlan = cho->PlanBatch(ues, 1000.0, p, 0.1);
+        NS_TEST_ASSERT_MSG_EQ(thoPlan.prefillLength, 300ULL, "tHO prefills C_max");
+        NS_TEST_ASSERT_MSG_EQ_TOL(thoPlan.worstDelay, 0.51, tol, "tHO: 0.2 + 0.31 - 0");
+        NS_TEST_ASSERT_MSG_EQ(choPlan.prefillLength, 0ULL, "cHO prefills nothing");
+        NS_TEST_ASSERT_MSG_EQ_TOL(choPlan.worstDelay, 0.48, tol, "cHO: UE 3 done at 0.6");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The full g(L) when the backhaul idles between handovers.
+ *
+ * UEs (tau, C) = (0, 100), (1, 300), R = 1000 tokens/s, L = 0: the paper's j = 1
+ * terms give max(0.1, 0.4 - 1)^+ = 0.1 s, but UE 2's 300 tokens start at tau = 1 and
+ * need 0.3 s: g = 0.3 s (the j = k = 2 term).
+ */
+class CtHoIdleBackhaulTestCase : public TestCase
+{
+  public:
+    CtHoIdleBackhaulTestCase()
+        : TestCase("ctHO transfer bound g(L) when the backhaul idles")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const CtHoPlanner planner(1000.0, PrefillTimeModel(0.001, 0.01, 0.0), 0.01);
+        const CtHoPlan plan = planner.PlanWithPrefillLength({{1, 0.0, 100}, {2, 1.0, 300}}, 0);
+        NS_TEST_ASSERT_MSG_EQ_TOL(plan.transferDelay, 0.3, 1e-12, "g(0) with an idle gap");
+        NS_TEST_ASSERT_MSG_EQ_TOL(plan.ues[1].transferDone, 1.3, 1e-12, "UE 2 done at 1.3 s");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief PlanOptimal() against a scan of every L on random instances.
+ */
+class CtHoBruteForceTestCase : public TestCase
+{
+  public:
+    CtHoBruteForceTestCase()
+        : TestCase("ctHO planner equals a brute force over every L (200 random instances)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (uint32_t seed = 1; seed <= 200; ++seed)
+        {
+            const edgellmtest::CtHoInstance inst = edgellmtest::RandomInstance(seed);
+            const CtHoPlanner planner(inst.rate,
+                                      PrefillTimeModel(inst.a, inst.b, inst.c),
+                                      inst.batchPeriod);
+            const CtHoPlan plan = planner.PlanOptimal(inst.ues);
+            const double best = edgellmtest::BruteForceMinimum(inst);
+            NS_TEST_ASSERT_MSG_EQ_TOL(plan.worstDelay,
+                                      best,
+                                      1e-9 * std::max(1.0, best),
+                                      "V(L*) differs from the brute-force minimum, seed " << seed);
+            NS_TEST_ASSERT_MSG_EQ_TOL(edgellmtest::BruteForceValue(inst, plan.prefillLength),
+                                      plan.worstDelay,
+                                      1e-9 * std::max(1.0, best),
+                                      "plan value != V(L) by definition, seed " << seed);
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The planner's math (UNIT).
+ */
+class EdgeLlmPlannerTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmPlannerTestSuite()
+        : TestSuite("edge-llm-planner", UNIT)
+    {
+        AddTestCase(new KvCacheSizeTestCase, TestCase::QUICK);
+        AddTestCase(new CtHoHandWorkedTestCase, TestCase::QUICK);
+        AddTestCase(new CtHoIdleBackhaulTestCase, TestCase::QUICK);
+        AddTestCase(new CtHoBruteForceTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static EdgeLlmPlannerTestSuite g_edgeLlmPlannerTestSuite;

@@ -1,0 +1,168 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The edge-llm-plan CLI, driven in-process: JSON output of a hand-worked batch,
+ * and every bad input it must refuse with exit code 2, FILE:LINE and nothing on stdout.
+ */
+#include "ns3/edge-llm-plan-cli.h"
+
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+struct CliResult
+{
+    int code;
+    std::string out;
+    std::string err;
+};
+
+CliResult
+RunCli(std::vector<std::string> args)
+{
+    args.insert(args.begin(), "edge-llm-plan");
+    std::vector<char*> argv;
+    for (auto& a : args)
+    {
+        argv.push_back(a.data());
+    }
+    std::ostringstream out;
+    std::ostringstream err;
+    const int code = EdgeLlmPlanCliMain(static_cast<int>(argv.size()), argv.data(), out, err);
+    return {code, out.str(), err.str()};
+}
+
+std::string
+WriteFile(const std::string& name, const std::string& text)
+{
+    const std::string path = ::testing::TempDir() + "/" + name;
+    std::ofstream(path) << text;
+    return path;
+}
+
+// The hand-worked batch of the planner test suite (R = 1000 tokens/s), expressed
+// through the CLI: backhaulGbps = 1000 tokens/s * 458752 bit/token / 1e9.
+TEST(EdgeLlmPlanCli, HandWorkedBatchAsJson)
+{
+    const std::string file =
+        WriteFile("hand.csv",
+                  "ue_id,handover_time_s,context_tokens\n1,0,300\r\n2,0.05,200\n3,0.12,100\n\n");
+    const CliResult r = RunCli({"--scheme=ctho",
+                                "--ues=" + file,
+                                "--backhaulGbps=0.458752",
+                                "--prefillA=0.001",
+                                "--prefillB=0.01",
+                                "--batchPeriod=0.1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(r.err.empty());
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["scheme"], "ctho");
+    EXPECT_EQ(j["prefill_length"], 80);
+    EXPECT_NEAR(j["worst_delay_s"].get<double>(), 0.29, 1e-9);
+    EXPECT_NEAR(j["backhaul_tokens_per_s"].get<double>(), 1000.0, 1e-9);
+    ASSERT_EQ(j["ues"].size(), 3u);
+    EXPECT_EQ(j["ues"][2]["ue_id"], 3);
+    EXPECT_EQ(j["ues"][2]["transfer_tokens"], 20);
+    EXPECT_NEAR(j["ues"][2]["transfer_done_s"].get<double>(), 0.36, 1e-9);
+    EXPECT_NEAR(j["ues"][2]["delay_s"].get<double>(), 0.24, 1e-9);
+    const std::vector<std::string> keys = {"ue_id",
+                                           "handover_time_s",
+                                           "context_tokens",
+                                           "prefill_tokens",
+                                           "transfer_tokens",
+                                           "prefill_done_s",
+                                           "transfer_done_s",
+                                           "delay_s"};
+    for (const auto& k : keys)
+    {
+        EXPECT_TRUE(j["ues"][0].contains(k)) << k;
+    }
+    const CliResult tho = RunCli({"--scheme=tho",
+                                  "--ues=" + file,
+                                  "--backhaulGbps=0.458752",
+                                  "--prefillA=0.001",
+                                  "--prefillB=0.01",
+                                  "--batchPeriod=0.1"});
+    ASSERT_EQ(tho.code, 0);
+    EXPECT_NEAR(nlohmann::json::parse(tho.out)["worst_delay_s"].get<double>(), 0.51, 1e-9);
+}
+
+struct BadCase
+{
+    std::string name;
+    std::string csv;                 // file content ("" with noFile: no file at all)
+    std::vector<std::string> extra;  // options besides --ues
+    std::string expect;              // a substring the error line must contain
+};
+
+// Name the case in test output instead of dumping its bytes.
+void
+PrintTo(const BadCase& c, std::ostream* os)
+{
+    *os << c.name;
+}
+
+class EdgeLlmPlanCliBadInput : public ::testing::TestWithParam<BadCase>
+{
+};
+
+TEST_P(EdgeLlmPlanCliBadInput, RefusedWithExitTwoAndNoStdout)
+{
+    const BadCase& c = GetParam();
+    std::string file = ::testing::TempDir() + "/does-not-exist.csv";
+    if (c.name != "missing_file")
+    {
+        file = WriteFile(c.name + ".csv", c.csv);
+    }
+    std::vector<std::string> args = {"--ues=" + file};
+    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    if (std::none_of(args.begin(), args.end(), [](const std::string& a) {
+            return a.rfind("--scheme", 0) == 0;
+        }))
+    {
+        args.push_back("--scheme=ctho");
+    }
+    const CliResult r = RunCli(args);
+    EXPECT_EQ(r.code, 2);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
+    EXPECT_NE(r.err.find(c.expect), std::string::npos) << "stderr: " << r.err;
+}
+
+const std::string kHeader = "ue_id,handover_time_s,context_tokens\n";
+
+INSTANTIATE_TEST_SUITE_P(
+    Cases,
+    EdgeLlmPlanCliBadInput,
+    ::testing::Values(
+        BadCase{"missing_file", "", {}, "cannot open"},
+        BadCase{"empty_file", "", {}, "empty_file.csv:1: empty file"},
+        BadCase{"header_only", kHeader, {}, "no records"},
+        BadCase{"missing_column", "ue_id,handover_time_s\n1,0.5\n", {}, "missing column 'context_tokens'"},
+        BadCase{"unknown_column", "ue_id,handover_time_s,context_tokens,x\n1,0.5,10,1\n", {}, "unknown column 'x'"},
+        BadCase{"non_numeric", kHeader + "1,0.5,10\n2,soon,10\n", {}, "non_numeric.csv:3: handover_time_s"},
+        BadCase{"negative_time", kHeader + "1,-0.5,10\n", {}, "negative_time.csv:2: handover_time_s must be in [0,"},
+        BadCase{"zero_context", kHeader + "1,0.5,0\n", {}, "zero_context.csv:2: context_tokens must be in [1,"},
+        BadCase{"negative_context", kHeader + "1,0.5,-4\n", {}, "negative_context.csv:2: context_tokens must be an integer"},
+        BadCase{"fractional_context", kHeader + "1,0.5,4.5\n", {}, "context_tokens must be an integer"},
+        BadCase{"short_row", kHeader + "1,0.5\n", {}, "short_row.csv:2: expected 3"},
+        BadCase{"duplicate_ue", kHeader + "1,0.5,10\n1,0.6,10\n", {}, "duplicate_ue.csv:3: ue_id 1 appears twice"},
+        BadCase{"unknown_model", kHeader + "1,0.5,10\n", {"--model=gpt-5"}, "--model: unknown model 'gpt-5'"},
+        BadCase{"unknown_scheme", kHeader + "1,0.5,10\n", {"--scheme=best"}, "--scheme: unknown scheme 'best'"},
+        BadCase{"zero_backhaul", kHeader + "1,0.5,10\n", {"--backhaulGbps=0"}, "--backhaulGbps: must be a finite number > 0"},
+        BadCase{"text_backhaul", kHeader + "1,0.5,10\n", {"--backhaulGbps=fast"}, "--backhaulGbps"},
+        BadCase{"bad_kv_bits", kHeader + "1,0.5,10\n", {"--kvBits=12"}, "--kvBits: must be 16, 8 or 4"},
+        BadCase{"negative_slope", kHeader + "1,0.5,10\n", {"--prefillA=-1"}, "--prefillA"},
+        BadCase{"unknown_option", kHeader + "1,0.5,10\n", {"--speed=3"}, "--speed: unknown option"}),
+    [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
+
+} // namespace
