@@ -1,0 +1,144 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_HELPER_H
+#define EDGE_LLM_HELPER_H
+
+#include "ns3/application-container.h"
+#include "ns3/edge-llm-node.h"
+#include "ns3/edge-llm-ue-app.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/object-factory.h"
+
+#include <utility>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief Installs and wires the edge-LLM applications, the way ns-3's helpers do.
+ *
+ * Typical LTE use (examples/edge-llm-lte-handover.cc):
+ * \code
+ *   EdgeLlmHelper edge;
+ *   edge.SetSchedulerType("ns3::CtHoScheduler");
+ *   edge.SetNodeAttribute("DecodeRate", DoubleValue(100));
+ *   ApplicationContainer bs = edge.InstallOnEnbs(enbDevs);   // one EdgeLlmNode per eNB
+ *   edge.ConnectBackhaul(bs);                                // X2 links become peers
+ *   edge.ConnectHandoverTrace(bs);                           // LteEnbRrc HandoverStart
+ *   EdgeLlmHelper::AddEpcRoutes(epcHelper, enbNodes);        // BS apps reach UEs
+ *   ApplicationContainer ue = edge.InstallUe(ueNodes, ueDevs, bs.Get(0),
+ *       EdgeLlmHelper::GetUeFacingAddress(enbNodes.Get(0), epcHelper->GetSgwNode()));
+ * \endcode
+ */
+class EdgeLlmHelper
+{
+  public:
+    EdgeLlmHelper();
+
+    /**
+     * \brief The scheduler type and attributes each EdgeLlmNode gets its own instance of.
+     * \param type a HandoverScheduler subclass, e.g. "ns3::CtHoScheduler"
+     * \param args name/value attribute pairs
+     */
+    template <typename... Args>
+    void SetSchedulerType(const std::string& type, Args&&... args);
+
+    /// Set an attribute of every EdgeLlmNode installed afterwards.
+    void SetNodeAttribute(const std::string& name, const AttributeValue& value);
+    /// Set an attribute of every EdgeLlmUeApp installed afterwards.
+    void SetUeAttribute(const std::string& name, const AttributeValue& value);
+    /// Set an attribute of every PrefillEngine (GPU) installed afterwards.
+    void SetPrefillEngineAttribute(const std::string& name, const AttributeValue& value);
+
+    /**
+     * \brief One EdgeLlmNode per node, with the given cell ids.
+     * \param nodes BS nodes
+     * \param cellIds one cell id per node (the RRC's)
+     * \return the applications, in node order
+     */
+    ApplicationContainer InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellIds) const;
+
+    /**
+     * \brief One EdgeLlmNode on each eNB's node, cell id from the LteEnbNetDevice.
+     * \param enbDevices LteEnbNetDevices
+     * \return the applications, in device order
+     */
+    ApplicationContainer InstallOnEnbs(NetDeviceContainer enbDevices) const;
+
+    /**
+     * \brief Make every pair of BSs joined by a direct point-to-point link (such as
+     *        the LTE X2 link) backhaul peers; the link's DataRate is the backhaul R.
+     * \param bsApps EdgeLlmNode applications
+     */
+    void ConnectBackhaul(ApplicationContainer bsApps) const;
+
+    /**
+     * \brief Connect each BS's RRC HandoverStart trace to its EdgeLlmNode.
+     * \param bsApps EdgeLlmNode applications
+     * \param rrcName the RRC attribute of the BS's net device: "LteEnbRrc" (LTE);
+     *        NR's NrGnbRrc has the same trace names and signature
+     */
+    void ConnectHandoverTrace(ApplicationContainer bsApps,
+                              const std::string& rrcName = "LteEnbRrc") const;
+
+    /**
+     * \brief One EdgeLlmUeApp per UE, session id = IMSI, served by \p server.
+     * \param ueNodes UE nodes
+     * \param ueDevices their LteUeNetDevices (for the IMSI)
+     * \param server the serving BS's EdgeLlmNode (for its UePort)
+     * \param serverAddress the address by which the UEs reach it (for an eNB behind an
+     *        EPC: GetUeFacingAddress())
+     * \return the applications
+     */
+    ApplicationContainer InstallUe(NodeContainer ueNodes,
+                                   NetDeviceContainer ueDevices,
+                                   Ptr<Application> server,
+                                   Ipv4Address serverAddress) const;
+
+    /**
+     * \brief The three static routes that let applications on eNB nodes reach UEs
+     *        through the EPC: eNB 7.0.0.0/8 via the SGW's S1-U address, SGW 7.0.0.0/8 via
+     *        the PGW's S5 address, PGW 10.0.0.0/8 via the SGW's S5 address.
+     *        (Global routing cannot be used in an EPC scenario.)
+     * \param sgw the SGW node
+     * \param pgw the PGW node
+     * \param enbNodes the eNB nodes
+     */
+    static void AddEpcRoutes(Ptr<Node> sgw, Ptr<Node> pgw, NodeContainer enbNodes);
+
+    /**
+     * \brief The addresses of a direct point-to-point link between two nodes.
+     * \return (address on a, address on b)
+     * \throws nothing; aborts with a message if there is no such link
+     */
+    static std::pair<Ipv4Address, Ipv4Address> GetLinkAddresses(Ptr<Node> a, Ptr<Node> b);
+
+    /**
+     * \return the address by which UEs reach the EdgeLlmNode on \p enbNode (its S1-U
+     *         address toward \p sgw)
+     */
+    static Ipv4Address GetUeFacingAddress(Ptr<Node> enbNode, Ptr<Node> sgw);
+
+
+  private:
+    ObjectFactory m_nodeFactory;      //!< EdgeLlmNode
+    ObjectFactory m_ueFactory;        //!< EdgeLlmUeApp
+    ObjectFactory m_schedulerFactory; //!< HandoverScheduler subclass
+    ObjectFactory m_gpuFactory;       //!< PrefillEngine
+};
+
+template <typename... Args>
+void
+EdgeLlmHelper::SetSchedulerType(const std::string& type, Args&&... args)
+{
+    m_schedulerFactory.SetTypeId(type);
+    m_schedulerFactory.Set(std::forward<Args>(args)...);
+}
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_HELPER_H */

@@ -1,0 +1,249 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "road-handover-scenario.h"
+
+#include "edge-llm-helper.h"
+
+#include "ns3/constant-velocity-mobility-model.h"
+#include "ns3/double.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-generator.h"
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/log.h"
+#include "ns3/lte-helper.h"
+#include "ns3/lte-ue-net-device.h"
+#include "ns3/mobility-helper.h"
+#include "ns3/point-to-point-epc-helper.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("RoadHandoverScenario");
+
+namespace
+{
+/// Random streams of the scenario's own draws (LTE's start after them).
+constexpr int64_t STREAM_START_X = 11;
+constexpr int64_t STREAM_PROMPT = 12;
+constexpr int64_t STREAM_LTE = 100;
+} // namespace
+
+void
+RoadHandoverConfig::Validate() const
+{
+    auto require = [](bool ok, const std::string& what) {
+        if (!ok)
+        {
+            throw std::invalid_argument(what);
+        }
+    };
+    require(numUes >= 1 && numUes <= 1000, "numUes must be in [1, 1000]");
+    require(bsDistance > 0, "bsDistance must be > 0 m");
+    require(boundary > 0 && boundary < bsDistance, "boundary must be in (0, bsDistance) m");
+    require(startMin >= 0 && startMin <= startMax && startMax < boundary,
+            "start positions need 0 <= startMin <= startMax < boundary (m)");
+    require(speed > 0, "speed must be > 0 m/s");
+    require(contextMin >= 1 && contextMin <= contextMax,
+            "contexts need 1 <= contextMin <= contextMax (tokens)");
+    require(kvBits == 16 || kvBits == 8 || kvBits == 4, "kvBits must be 16, 8 or 4");
+    require(backhaulGbps > 0 && backhaulGbps <= 1000, "backhaulGbps must be in (0, 1000]");
+    require(!backhaulDelay.IsNegative(), "backhaulDelay must be >= 0");
+    require(backhaulMtu >= 576, "backhaulMtu must be >= 576 bytes");
+    require(prefillA >= 0 && prefillC >= 0, "prefillA and prefillC must be >= 0");
+    require(!batchPeriod.IsNegative(), "batchPeriod must be >= 0");
+    require(decodeRate > 0, "decodeRate must be > 0 tokens/s");
+    require(maxNewTokens >= 1, "maxNewTokens must be >= 1");
+    require(promptTime.IsStrictlyPositive(), "promptTime must be > 0");
+    require(promptTime < Seconds((boundary - startMax) / speed),
+            "promptTime must come before the first handover");
+    (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
+}
+
+RoadHandoverResult
+RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& schedulerType)
+{
+    cfg.Validate();
+    Ipv4AddressGenerator::Reset();
+
+    RoadHandoverResult result;
+    const uint32_t k = cfg.numUes;
+
+    // The scenario's own draws: fixed streams, so every scheme sees the same UEs.
+    Ptr<UniformRandomVariable> startX = CreateObject<UniformRandomVariable>();
+    startX->SetStream(STREAM_START_X);
+    Ptr<UniformRandomVariable> prompt = CreateObject<UniformRandomVariable>();
+    prompt->SetStream(STREAM_PROMPT);
+    std::vector<double> x0(k);
+    std::vector<uint32_t> prompts(k);
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        x0[i] = startX->GetValue(cfg.startMin, cfg.startMax);
+        prompts[i] = prompt->GetInteger(cfg.contextMin, cfg.contextMax);
+    }
+
+    Ptr<LteHelper> lte = CreateObject<LteHelper>();
+    Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
+    epc->SetAttribute("X2LinkDataRate", DataRateValue(DataRate(cfg.backhaulGbps * 1e9)));
+    epc->SetAttribute("X2LinkDelay", TimeValue(cfg.backhaulDelay));
+    epc->SetAttribute("X2LinkMtu", UintegerValue(cfg.backhaulMtu));
+    lte->SetEpcHelper(epc);
+    lte->SetHandoverAlgorithmType("ns3::NoOpHandoverAlgorithm"); // handovers are requested
+
+    NodeContainer enbNodes;
+    enbNodes.Create(2);
+    NodeContainer ueNodes;
+    ueNodes.Create(k);
+
+    MobilityHelper enbMobility;
+    Ptr<ListPositionAllocator> enbPos = CreateObject<ListPositionAllocator>();
+    enbPos->Add(Vector(0, 0, 0));
+    enbPos->Add(Vector(cfg.bsDistance, 0, 0));
+    enbMobility.SetPositionAllocator(enbPos);
+    enbMobility.Install(enbNodes);
+    MobilityHelper ueMobility;
+    ueMobility.SetMobilityModel("ns3::ConstantVelocityMobilityModel");
+    ueMobility.Install(ueNodes);
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        Ptr<ConstantVelocityMobilityModel> m =
+            ueNodes.Get(i)->GetObject<ConstantVelocityMobilityModel>();
+        m->SetPosition(Vector(x0[i], 10, 0)); // a road 10 m beside the BS line
+        m->SetVelocity(Vector(cfg.speed, 0, 0));
+    }
+
+    NetDeviceContainer enbDevs = lte->InstallEnbDevice(enbNodes);
+    NetDeviceContainer ueDevs = lte->InstallUeDevice(ueNodes);
+    lte->AssignStreams(enbDevs, STREAM_LTE);
+    lte->AssignStreams(ueDevs, STREAM_LTE + 1000);
+    InternetStackHelper internet;
+    internet.Install(ueNodes);
+    epc->AssignUeIpv4Address(ueDevs);
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        routing.GetStaticRouting(ueNodes.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
+    }
+    lte->AddX2Interface(enbNodes);
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        lte->Attach(ueDevs.Get(i), enbDevs.Get(0));
+    }
+
+    EdgeLlmHelper edge;
+    edge.SetSchedulerType(schedulerType);
+    edge.SetNodeAttribute("Model", StringValue(cfg.model));
+    edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
+    edge.SetNodeAttribute("DecodeRate", DoubleValue(cfg.decodeRate));
+    edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(cfg.prefillA));
+    edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(cfg.prefillB));
+    edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(cfg.prefillC));
+    edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(cfg.batchPeriod));
+    edge.SetUeAttribute("MaxNewTokens", UintegerValue(cfg.maxNewTokens));
+    ApplicationContainer bsApps = edge.InstallOnEnbs(enbDevs);
+    edge.ConnectBackhaul(bsApps);
+    edge.ConnectHandoverTrace(bsApps);
+    EdgeLlmHelper::AddEpcRoutes(epc->GetSgwNode(), epc->GetPgwNode(), enbNodes);
+    const Ipv4Address server =
+        EdgeLlmHelper::GetUeFacingAddress(enbNodes.Get(0), epc->GetSgwNode());
+    ApplicationContainer ueApps = edge.InstallUe(ueNodes, ueDevs, bsApps.Get(0), server);
+
+    Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(bsApps.Get(0));
+    Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(bsApps.Get(1));
+    result.scheme = source->GetScheduler()->GetSchemeName();
+    const uint64_t bytesPerToken = source->GetModelProfile().BytesPerToken();
+
+    std::map<uint64_t, RoadHandoverUeResult> ues;
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
+        app->SetAttribute("PromptTokens", UintegerValue(prompts[i]));
+        const uint64_t imsi = app->GetSessionId();
+        RoadHandoverUeResult& r = ues[imsi];
+        r.ueId = imsi;
+        r.startX = x0[i];
+        r.promptTokens = prompts[i];
+        const Time tau = Seconds((cfg.boundary - x0[i]) / cfg.speed);
+        lte->HandoverRequest(tau, ueDevs.Get(i), enbDevs.Get(0), enbDevs.Get(1));
+        source->ExpectHandover(imsi, target->GetCellId(), tau);
+    }
+
+    uint32_t resumed = 0;
+    source->TraceConnectWithoutContext(
+        "HandoverStarted",
+        Callback<void, uint64_t, uint16_t, uint64_t>([&](uint64_t id, uint16_t, uint64_t c) {
+            ues[id].handoverTime = Simulator::Now().GetSeconds();
+            ues[id].contextTokens = c;
+        }));
+    source->TraceConnectWithoutContext(
+        "HandoverPlanned",
+        Callback<void, uint64_t, uint64_t, uint64_t, Time>(
+            [&](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
+                ues[id].prefillTokens = npf;
+                ues[id].transferTokens = ntx;
+                ues[id].predictedDelay = predicted.GetSeconds();
+                ues[id].kvBytesExpected = ntx * bytesPerToken;
+                result.prefillLength = std::max(result.prefillLength, npf);
+            }));
+    target->TraceConnectWithoutContext(
+        "KvTransferReceived",
+        Callback<void, uint64_t, uint16_t, uint64_t>(
+            [&](uint64_t id, uint16_t, uint64_t bytes) { ues[id].kvBytesReceived = bytes; }));
+    target->TraceConnectWithoutContext(
+        "SessionRestored",
+        Callback<void, uint64_t, uint16_t, Time>(
+            [&](uint64_t id, uint16_t, Time d) { ues[id].restoredDelay = d.GetSeconds(); }));
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
+        const uint64_t imsi = app->GetSessionId();
+        app->TraceConnectWithoutContext(
+            "Stall",
+            Callback<void, uint64_t, uint16_t, uint16_t, Time>(
+                [&, imsi](uint64_t, uint16_t, uint16_t, Time stall) {
+                    RoadHandoverUeResult& r = ues[imsi];
+                    if (r.stalls++ == 0)
+                    {
+                        r.measuredDelay = stall.GetSeconds();
+                        if (++resumed == k)
+                        {
+                            Simulator::Stop(MilliSeconds(1)); // every UE streams again
+                        }
+                    }
+                }));
+    }
+
+    bsApps.Start(Seconds(0));
+    ueApps.Start(cfg.promptTime);
+    Simulator::Stop(cfg.maxSimTime);
+    Simulator::Run();
+
+    result.simulatedSeconds = Simulator::Now().GetSeconds();
+    result.complete = resumed == k;
+    result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
+    result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
+        RoadHandoverUeResult& r = ues[app->GetSessionId()];
+        r.tokensMissing = app->GetTokensMissing();
+        r.tokensDuplicated = app->GetTokensDuplicated();
+        result.ues.push_back(r);
+        result.predictedWorst = std::max(result.predictedWorst, r.predictedDelay);
+        result.measuredWorst = std::max(result.measuredWorst, r.measuredDelay);
+    }
+    Simulator::Destroy();
+    return result;
+}
+
+} // namespace ns3

@@ -1,0 +1,121 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ROAD_HANDOVER_SCENARIO_H
+#define ROAD_HANDOVER_SCENARIO_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief Knobs of the paper's road scenario at packet level (ctHO Sec. IV-A).
+ *
+ * Two eNBs at x = 0 (source) and x = bsDistance (target), an X2 point-to-point link
+ * between them as the backhaul, K UEs starting at x ~ Unif[startMin, startMax] m at
+ * constant speed; UE i hands over when it crosses x = boundary, at
+ * tau_i = (boundary - x_i(0)) / speed, through a real X2 handover requested at that
+ * instant. Each UE's prompt is Unif{contextMin..contextMax} tokens; its context at
+ * the handover is the prompt plus the tokens decoded before it.
+ */
+struct RoadHandoverConfig
+{
+    uint32_t numUes{4};                        //!< K, >= 1
+    double bsDistance{300};                    //!< D_bs, m
+    double boundary{150};                      //!< x_b, m
+    double startMin{120};                      //!< m
+    double startMax{130};                      //!< m
+    double speed{20};                          //!< m/s, > 0
+    uint32_t contextMin{1024};                 //!< tokens, >= 1
+    uint32_t contextMax{4096};                 //!< C_max of the prompt draw, tokens
+    std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
+    uint32_t kvBits{16};                       //!< q
+    double backhaulGbps{4.5};                  //!< X2 link rate, Gbit/s (1e9 bit/s)
+    Time backhaulDelay{MicroSeconds(100)};     //!< X2 link propagation delay
+    uint16_t backhaulMtu{9000};                //!< X2 link MTU, bytes
+    double prefillA{9.4267e-5};                //!< s/token
+    double prefillB{2.4e-3};                   //!< s
+    double prefillC{0};                        //!< s/token^2
+    Time batchPeriod{MilliSeconds(10)};        //!< T_c
+    double decodeRate{100};                    //!< tokens/s per session
+    uint32_t maxNewTokens{2000};               //!< tokens per session
+    Time promptTime{MilliSeconds(100)};        //!< When the UEs send their prompts
+    Time maxSimTime{Seconds(60)};              //!< Safety stop
+
+    /**
+     * \brief Check every knob.
+     * \throws std::invalid_argument naming the knob and its valid range
+     */
+    void Validate() const;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief What one UE saw in a road-scenario run.
+ */
+struct RoadHandoverUeResult
+{
+    uint64_t ueId{0};              //!< IMSI
+    double startX{0};              //!< x_i(0), m
+    uint32_t promptTokens{0};      //!< Drawn prompt length
+    double handoverTime{-1};       //!< When the source's RRC started the handover, s
+    uint64_t contextTokens{0};     //!< C_i at the handover
+    uint64_t prefillTokens{0};     //!< n_pf_i
+    uint64_t transferTokens{0};    //!< n_tx_i
+    double predictedDelay{-1};     //!< Planner's D_i for the actual tau and C, s
+    double restoredDelay{-1};      //!< Target: resume time - tau_i, s
+    double measuredDelay{-1};      //!< UE: the stall it saw, s
+    uint32_t stalls{0};            //!< Stalls measured (1 per handover)
+    uint64_t kvBytesExpected{0};   //!< n_tx_i * s_KV / 8
+    uint64_t kvBytesReceived{0};   //!< Counted at the target
+    uint32_t tokensMissing{0};     //!< Token indices the UE never received
+    uint32_t tokensDuplicated{0};  //!< Tokens received late or twice
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief One run of the road scenario for one scheme.
+ */
+struct RoadHandoverResult
+{
+    std::string scheme;                    //!< "ctho", "tho", "cho", ...
+    uint64_t prefillLength{0};             //!< L of the batch
+    std::vector<RoadHandoverUeResult> ues; //!< One per UE, by IMSI
+    double predictedWorst{0};              //!< max_i predictedDelay, s
+    double measuredWorst{0};               //!< max_i measuredDelay, s
+    uint64_t kvBytesSent{0};               //!< Source connection total
+    uint64_t kvBytesReceived{0};           //!< Target connection total
+    double simulatedSeconds{0};            //!< Simulated time at the end
+    bool complete{false};                  //!< Every UE handed over and resumed
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Builds and runs the road scenario over LTE with EPC and X2 (the module's
+ *        main job: examples/edge-llm-lte-handover.cc, and the SYSTEM test).
+ */
+class RoadHandoverScenario
+{
+  public:
+    /**
+     * \brief Run once, then Simulator::Destroy().
+     *
+     * Random draws (start positions, prompts) use fixed streams of the current
+     * seed and run (RngSeedManager), so every scheme sees the same UEs.
+     * \param config the knobs (validated)
+     * \param schedulerType e.g. "ns3::CtHoScheduler"
+     * \return what happened
+     * \throws std::invalid_argument for a bad config
+     */
+    static RoadHandoverResult Run(const RoadHandoverConfig& config, const std::string& schedulerType);
+};
+
+} // namespace ns3
+
+#endif /* ROAD_HANDOVER_SCENARIO_H */

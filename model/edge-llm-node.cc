@@ -1,0 +1,717 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "edge-llm-node.h"
+
+#include "token-stream-header.h"
+
+#include "ns3/double.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/udp-socket-factory.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EdgeLlmNode");
+
+NS_OBJECT_ENSURE_REGISTERED(EdgeLlmNode);
+
+namespace
+{
+/// Bytes of one forwarded token id (TRANSFER_REQUEST payload).
+constexpr uint32_t FORWARDED_TOKEN_BYTES = 4;
+/// IPv4 + TCP (with timestamps) header bytes: MSS = MTU - 52.
+constexpr uint32_t TCP_IP_OVERHEAD = 52;
+} // namespace
+
+TypeId
+EdgeLlmNode::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::EdgeLlmNode")
+            .SetParent<Application>()
+            .SetGroupName("EdgeLlm")
+            .AddConstructor<EdgeLlmNode>()
+            .AddAttribute("CellId",
+                          "Cell id of this BS (the RRC's, so HandoverStart's targetCellId "
+                          "names a peer).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EdgeLlmNode::m_cellId),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("Model",
+                          "LLM preset giving the KV geometry: qwen2.5-7b-instruct, qwen3-8b, "
+                          "qwen3-14b, llama-3.1-8b-instruct.",
+                          StringValue("qwen2.5-7b-instruct"),
+                          MakeStringAccessor(&EdgeLlmNode::m_modelName),
+                          MakeStringChecker())
+            .AddAttribute("KvBits",
+                          "KV precision q, bits per element: 16, 8 or 4.",
+                          UintegerValue(16),
+                          MakeUintegerAccessor(&EdgeLlmNode::m_kvBits),
+                          MakeUintegerChecker<uint32_t>(4, 16))
+            .AddAttribute("DecodeRate",
+                          "Decoded tokens per second per session, > 0.",
+                          DoubleValue(100.0),
+                          MakeDoubleAccessor(&EdgeLlmNode::m_decodeRate),
+                          MakeDoubleChecker<double>(1e-3, 1e6))
+            .AddAttribute("TokenBytes",
+                          "Radio payload bytes per streamed token (after the 14-byte header).",
+                          UintegerValue(4),
+                          MakeUintegerAccessor(&EdgeLlmNode::m_tokenBytes),
+                          MakeUintegerChecker<uint32_t>(0, 1400))
+            .AddAttribute("UePort",
+                          "UDP port on which prompts arrive and tokens leave.",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&EdgeLlmNode::m_uePort),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("BackhaulPort",
+                          "TCP port of the KV transfer protocol (not X2's 4444 or 2152).",
+                          UintegerValue(9001),
+                          MakeUintegerAccessor(&EdgeLlmNode::m_backhaulPort),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("BackhaulBuffer",
+                          "TCP send and receive buffer of each backhaul connection, bytes. "
+                          "Size it to at least the bandwidth-delay product; control messages "
+                          "wait behind at most this many KV bytes.",
+                          UintegerValue(512 * 1024),
+                          MakeUintegerAccessor(&EdgeLlmNode::m_backhaulBuffer),
+                          MakeUintegerChecker<uint32_t>(16384))
+            .AddAttribute("BackhaulSegmentSize",
+                          "TCP segment size on the backhaul, bytes; 0 = link MTU - 52.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EdgeLlmNode::m_backhaulSegmentSize),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("Scheduler",
+                          "The handover policy (ns3::CtHoScheduler, ns3::ThoScheduler, "
+                          "ns3::ChoScheduler, ...).",
+                          PointerValue(),
+                          MakePointerAccessor(&EdgeLlmNode::m_scheduler),
+                          MakePointerChecker<HandoverScheduler>())
+            .AddAttribute("PrefillEngine",
+                          "The GPU that runs prompt and handover prefill batches.",
+                          PointerValue(),
+                          MakePointerAccessor(&EdgeLlmNode::m_gpu),
+                          MakePointerChecker<PrefillEngine>())
+            .AddTraceSource("SessionStarted",
+                            "A prompt opened a session (sessionId, cellId, promptTokens).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_sessionStartedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("HandoverStarted",
+                            "Source: a session hands over (sessionId, targetCellId, context).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_handoverStartedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("HandoverPlanned",
+                            "Source: a batch is complete; each member's n_pf, n_tx and the "
+                            "planner's predicted delay for the actual times and contexts.",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_plannedTrace),
+                            "ns3::EdgeLlmNode::PlannedTracedCallback")
+            .AddTraceSource("KvTransferReceived",
+                            "Target: every KV byte of a session arrived (sessionId, "
+                            "sourceCellId, bytes).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_kvReceivedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("SessionRestored",
+                            "Target: the session resumes decoding (sessionId, sourceCellId, "
+                            "handover delay).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_restoredTrace),
+                            "ns3::EdgeLlmNode::RestoredTracedCallback");
+    return tid;
+}
+
+EdgeLlmNode::EdgeLlmNode()
+    : m_cellId(0),
+      m_kvBits(16),
+      m_decodeRate(100.0),
+      m_tokenBytes(4),
+      m_uePort(9000),
+      m_backhaulPort(9001),
+      m_backhaulBuffer(512 * 1024),
+      m_backhaulSegmentSize(0)
+{
+    NS_LOG_FUNCTION(this);
+    m_gpu = CreateObject<PrefillEngine>();
+}
+
+EdgeLlmNode::~EdgeLlmNode()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+EdgeLlmNode::DoDispose()
+{
+    for (auto& [id, peer] : m_peers)
+    {
+        if (peer.connection)
+        {
+            peer.connection->Dispose();
+        }
+    }
+    m_peers.clear();
+    for (auto& [id, s] : m_sessions)
+    {
+        s.decodeEvent.Cancel();
+    }
+    m_sessions.clear();
+    m_scheduler = nullptr;
+    m_gpu = nullptr;
+    m_ueSocket = nullptr;
+    m_listenSocket = nullptr;
+    Application::DoDispose();
+}
+
+uint16_t
+EdgeLlmNode::GetCellId() const
+{
+    return m_cellId;
+}
+
+LlmModelProfile
+EdgeLlmNode::GetModelProfile() const
+{
+    return LlmModelProfile::FromPreset(m_modelName, m_kvBits);
+}
+
+Ptr<HandoverScheduler>
+EdgeLlmNode::GetScheduler() const
+{
+    return m_scheduler;
+}
+
+Ptr<PrefillEngine>
+EdgeLlmNode::GetPrefillEngine() const
+{
+    return m_gpu;
+}
+
+Ptr<KvTransferConnection>
+EdgeLlmNode::GetConnection(uint16_t peerCellId) const
+{
+    auto it = m_peers.find(peerCellId);
+    return it == m_peers.end() ? nullptr : it->second.connection;
+}
+
+void
+EdgeLlmNode::AddPeer(uint16_t peerCellId,
+                     Ipv4Address localAddress,
+                     Ipv4Address peerAddress,
+                     DataRate linkRate)
+{
+    NS_LOG_FUNCTION(this << peerCellId << localAddress << peerAddress << linkRate);
+    NS_ABORT_MSG_IF(peerCellId == m_cellId,
+                    "EdgeLlmNode::AddPeer: peer cell id " << peerCellId << " is this BS's own");
+    NS_ABORT_MSG_IF(linkRate.GetBitRate() == 0,
+                    "EdgeLlmNode::AddPeer: backhaul link rate to cell " << peerCellId
+                                                                        << " must be > 0 bit/s");
+    Peer peer;
+    peer.cellId = peerCellId;
+    peer.local = localAddress;
+    peer.remote = peerAddress;
+    peer.rate = linkRate;
+    peer.connection = CreateObject<KvTransferConnection>();
+    peer.connection->SetMessageCallback(
+        MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this).Bind(peerCellId));
+    peer.connection->SetKvBytesCallback(MakeCallback(&EdgeLlmNode::OnKvBytes, this));
+    m_peers[peerCellId] = peer;
+}
+
+void
+EdgeLlmNode::ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when)
+{
+    NS_LOG_FUNCTION(this << sessionId << targetCellId << when);
+    m_expected.push_back({sessionId, targetCellId, when});
+}
+
+double
+EdgeLlmNode::BackhaulTokensPerSecond(const Peer& peer) const
+{
+    return static_cast<double>(peer.rate.GetBitRate()) /
+           static_cast<double>(m_profile.BitsPerToken());
+}
+
+Ptr<Socket>
+EdgeLlmNode::MakeBackhaulSocket() const
+{
+    Ptr<Socket> socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    socket->SetAttribute("SndBufSize", UintegerValue(m_backhaulBuffer));
+    socket->SetAttribute("RcvBufSize", UintegerValue(m_backhaulBuffer));
+    uint32_t mss = m_backhaulSegmentSize;
+    if (mss == 0)
+    {
+        // Link MTU - 52 (IPv4 + TCP with timestamps), over the smallest peer link.
+        Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
+        uint32_t mtu = std::numeric_limits<uint32_t>::max();
+        for (const auto& [id, peer] : m_peers)
+        {
+            const int32_t itf = ipv4->GetInterfaceForAddress(peer.local);
+            NS_ABORT_MSG_IF(itf < 0,
+                            "EdgeLlmNode: no interface has backhaul address " << peer.local);
+            mtu = std::min<uint32_t>(mtu, ipv4->GetMtu(itf));
+        }
+        mss = mtu == std::numeric_limits<uint32_t>::max() ? 536 : mtu - TCP_IP_OVERHEAD;
+    }
+    socket->SetAttribute("SegmentSize", UintegerValue(mss));
+    return socket;
+}
+
+void
+EdgeLlmNode::StartApplication()
+{
+    NS_LOG_FUNCTION(this);
+    try
+    {
+        m_profile = LlmModelProfile::FromPreset(m_modelName, m_kvBits);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        NS_FATAL_ERROR("ns3::EdgeLlmNode::Model / KvBits: " << e.what());
+    }
+    NS_ABORT_MSG_IF(!m_scheduler,
+                    "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId
+                                                                    << "); use EdgeLlmHelper");
+    m_ueSocket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
+    NS_ABORT_MSG_IF(m_ueSocket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_uePort)) != 0,
+                    "EdgeLlmNode: cannot bind UDP port " << m_uePort);
+    m_ueSocket->SetRecvCallback(MakeCallback(&EdgeLlmNode::HandleUeRead, this));
+
+    if (!m_peers.empty())
+    {
+        m_listenSocket = MakeBackhaulSocket();
+        NS_ABORT_MSG_IF(
+            m_listenSocket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_backhaulPort)) != 0,
+            "EdgeLlmNode: cannot bind TCP port " << m_backhaulPort);
+        m_listenSocket->Listen();
+        m_listenSocket->SetAcceptCallback(MakeCallback(&EdgeLlmNode::HandleAccept, this),
+                                          MakeCallback(&EdgeLlmNode::HandleNewConnection, this));
+    }
+    for (auto& [id, peer] : m_peers)
+    {
+        peer.connection->SetScheduler(m_scheduler);
+        if (m_cellId < peer.cellId) // the lower cell id opens the pair's one connection
+        {
+            Ptr<Socket> socket = MakeBackhaulSocket();
+            socket->Bind(InetSocketAddress(peer.local, 0));
+            socket->Connect(InetSocketAddress(peer.remote, m_backhaulPort));
+            peer.connection->SetSocket(socket, false);
+        }
+    }
+}
+
+void
+EdgeLlmNode::StopApplication()
+{
+    NS_LOG_FUNCTION(this);
+    for (auto& [id, s] : m_sessions)
+    {
+        s.decodeEvent.Cancel();
+    }
+    if (m_ueSocket)
+    {
+        m_ueSocket->Close();
+        m_ueSocket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+    }
+    if (m_listenSocket)
+    {
+        m_listenSocket->Close();
+    }
+}
+
+bool
+EdgeLlmNode::HandleAccept(Ptr<Socket> socket, const Address& from)
+{
+    return true;
+}
+
+void
+EdgeLlmNode::HandleNewConnection(Ptr<Socket> socket, const Address& from)
+{
+    const Ipv4Address addr = InetSocketAddress::ConvertFrom(from).GetIpv4();
+    for (auto& [id, peer] : m_peers)
+    {
+        if (peer.remote == addr)
+        {
+            NS_LOG_INFO("cell " << m_cellId << ": backhaul connection from cell " << id);
+            peer.connection->SetSocket(socket, true);
+            return;
+        }
+    }
+    NS_LOG_WARN("cell " << m_cellId << ": backhaul connection from unknown " << addr << " closed");
+    socket->Close();
+}
+
+// ---------------------------------------------------------------------------
+// Serving
+
+void
+EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
+{
+    Address from;
+    Ptr<Packet> packet;
+    while ((packet = socket->RecvFrom(from)))
+    {
+        if (packet->GetSize() < EdgeLlmPromptHeader::SIZE)
+        {
+            NS_LOG_WARN("cell " << m_cellId << ": runt prompt of " << packet->GetSize() << " B");
+            continue;
+        }
+        EdgeLlmPromptHeader prompt;
+        packet->RemoveHeader(prompt);
+        if (prompt.promptTokens == 0 || prompt.maxNewTokens == 0)
+        {
+            NS_LOG_WARN("cell " << m_cellId << ": prompt with zero tokens ignored");
+            continue;
+        }
+        Session s;
+        s.id = prompt.sessionId;
+        s.ueAddress = InetSocketAddress::ConvertFrom(from).GetIpv4();
+        s.uePort = prompt.replyPort;
+        s.promptTokens = prompt.promptTokens;
+        s.maxNewTokens = prompt.maxNewTokens;
+        s.state = PREFILLING;
+        m_sessions[s.id] = s;
+        m_sessionStartedTrace(s.id, m_cellId, s.promptTokens);
+        // The prompt is prefilled alone, on this BS's GPU.
+        const uint64_t key = (uint64_t{1} << 63) | s.id;
+        m_gpu->Join(key,
+                    1,
+                    s.promptTokens,
+                    Simulator::Now(),
+                    MakeCallback(&EdgeLlmNode::OnPromptPrefilled, this).Bind(s.id));
+    }
+}
+
+void
+EdgeLlmNode::OnPromptPrefilled(uint64_t sessionId)
+{
+    auto it = m_sessions.find(sessionId);
+    if (it == m_sessions.end() || it->second.state != PREFILLING)
+    {
+        return; // handed over meanwhile
+    }
+    StartDecoding(it->second);
+}
+
+void
+EdgeLlmNode::StartDecoding(Session& session)
+{
+    if (session.generated >= session.maxNewTokens)
+    {
+        session.state = FINISHED;
+        return;
+    }
+    session.state = DECODING;
+    session.nextToken = Simulator::Now() + Seconds(1.0 / m_decodeRate);
+    session.decodeEvent = Simulator::Schedule(session.nextToken - Simulator::Now(),
+                                              &EdgeLlmNode::DecodeToken,
+                                              this,
+                                              session.id);
+}
+
+void
+EdgeLlmNode::DecodeToken(uint64_t sessionId)
+{
+    Session& s = m_sessions.at(sessionId);
+    ++s.generated;
+    EdgeLlmTokenHeader token;
+    token.sessionId = s.id;
+    token.tokenIndex = s.generated;
+    token.cellId = m_cellId;
+    Ptr<Packet> p = Create<Packet>(m_tokenBytes);
+    p->AddHeader(token);
+    m_ueSocket->SendTo(p, 0, InetSocketAddress(s.ueAddress, s.uePort));
+    if (s.generated >= s.maxNewTokens)
+    {
+        s.state = FINISHED;
+        return;
+    }
+    s.nextToken += Seconds(1.0 / m_decodeRate);
+    s.decodeEvent =
+        Simulator::Schedule(s.nextToken - Simulator::Now(), &EdgeLlmNode::DecodeToken, this, s.id);
+}
+
+uint64_t
+EdgeLlmNode::PredictContextAt(uint64_t sessionId, Time t) const
+{
+    auto it = m_sessions.find(sessionId);
+    if (it == m_sessions.end())
+    {
+        return 0;
+    }
+    const Session& s = it->second;
+    uint64_t more = 0;
+    if (s.state == DECODING && t >= s.nextToken)
+    {
+        const int64_t step = Seconds(1.0 / m_decodeRate).GetTimeStep();
+        more = static_cast<uint64_t>((t - s.nextToken).GetTimeStep() / step) + 1;
+        more = std::min<uint64_t>(more, s.maxNewTokens - s.generated);
+    }
+    else if (s.state == PREFILLING)
+    {
+        // Decoding starts after the prompt's prefill; the planner sees at least the prompt.
+        more = 0;
+    }
+    return s.promptTokens + s.generated + more;
+}
+
+// ---------------------------------------------------------------------------
+// Source role
+
+void
+EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId)
+{
+    NS_LOG_FUNCTION(this << imsi << cellId << rnti << targetCellId);
+    NotifyHandoverStart(imsi, targetCellId);
+}
+
+EdgeLlmNode::SourceBatch&
+EdgeLlmNode::FormBatch(uint64_t sessionId, uint16_t targetCellId)
+{
+    const Peer& peer = m_peers.at(targetCellId);
+    SourceBatch batch;
+    batch.id = m_nextBatchId++;
+    batch.target = targetCellId;
+    std::vector<CtHoUe> planned;
+    // This handover, now, with its actual context...
+    planned.push_back({sessionId,
+                       Simulator::Now().GetSeconds(),
+                       m_sessions.at(sessionId).promptTokens + m_sessions.at(sessionId).generated});
+    batch.members.insert(sessionId);
+    // ...and every other announced, still pending handover to the same target, at its
+    // announced time with the context predicted for it (ctHO: known handover times).
+    for (auto it = m_expected.begin(); it != m_expected.end();)
+    {
+        auto s = m_sessions.find(it->sessionId);
+        const bool pending = s != m_sessions.end() && s->second.state != HANDED_OVER &&
+                             !m_sessionBatch.count(it->sessionId);
+        if (it->target == targetCellId && pending && it->sessionId != sessionId)
+        {
+            planned.push_back({it->sessionId,
+                               std::max(it->when, Simulator::Now()).GetSeconds(),
+                               PredictContextAt(it->sessionId, std::max(it->when, Simulator::Now()))});
+            batch.members.insert(it->sessionId);
+        }
+        if (it->target == targetCellId && (pending || it->sessionId == sessionId))
+        {
+            it = m_expected.erase(it);
+        }
+        else
+        {
+            ++it;
+        }
+    }
+    const CtHoPlan plan = m_scheduler->PlanBatch(planned,
+                                                 BackhaulTokensPerSecond(peer),
+                                                 m_gpu->GetModel(),
+                                                 m_gpu->GetBatchPeriod().GetSeconds());
+    batch.prefillLength = plan.prefillLength;
+    batch.transferBound = plan.transferDelay;
+    NS_LOG_INFO("cell " << m_cellId << ": " << m_scheduler->GetSchemeName() << " batch "
+                        << batch.id << " to cell " << targetCellId << ", " << planned.size()
+                        << " UEs, L = " << plan.prefillLength);
+    for (uint64_t member : batch.members)
+    {
+        m_sessionBatch[member] = batch.id;
+    }
+    return m_batches.emplace(batch.id, batch).first->second;
+}
+
+void
+EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
+{
+    NS_LOG_FUNCTION(this << sessionId << targetCellId);
+    auto sit = m_sessions.find(sessionId);
+    if (sit == m_sessions.end() || sit->second.state == HANDED_OVER ||
+        sit->second.state == RESTORING)
+    {
+        NS_LOG_INFO("cell " << m_cellId << ": handover of session " << sessionId
+                            << " with no servable LLM session here; nothing to move");
+        return;
+    }
+    NS_ABORT_MSG_IF(!m_peers.count(targetCellId),
+                    "EdgeLlmNode (cell " << m_cellId << "): handover to cell " << targetCellId
+                                         << " but no backhaul peer with that cell id");
+    Session& s = sit->second;
+    s.decodeEvent.Cancel();
+    s.state = HANDED_OVER;
+    const uint64_t context = s.promptTokens + s.generated;
+    m_handoverStartedTrace(sessionId, targetCellId, context);
+
+    auto bit = m_sessionBatch.find(sessionId);
+    SourceBatch& batch =
+        bit == m_sessionBatch.end() ? FormBatch(sessionId, targetCellId) : m_batches.at(bit->second);
+    m_sessionBatch.erase(sessionId);
+    NS_ABORT_MSG_IF(batch.target != targetCellId,
+                    "session " << sessionId << " was announced to cell " << batch.target
+                               << " but hands over to cell " << targetCellId);
+
+    const Time now = Simulator::Now();
+    const uint64_t npf = std::min<uint64_t>(context, batch.prefillLength);
+    const uint64_t ntx = context - npf;
+    Peer& peer = m_peers.at(targetCellId);
+
+    KvTransferRequestHeader req;
+    req.sessionId = sessionId;
+    req.ueAddress = s.ueAddress.Get();
+    req.uePort = s.uePort;
+    req.sourceCellId = m_cellId;
+    req.handoverTimeNs = now.GetNanoSeconds();
+    req.contextTokens = static_cast<uint32_t>(context);
+    req.prefillLength = static_cast<uint32_t>(batch.prefillLength);
+    req.prefillTokens = static_cast<uint32_t>(npf);
+    req.transferTokens = static_cast<uint32_t>(ntx);
+    req.batchId = batch.id;
+    req.batchSize = static_cast<uint16_t>(batch.members.size());
+    req.bytesPerToken = static_cast<uint32_t>(m_profile.BytesPerToken());
+    req.tokensGenerated = s.generated;
+    req.maxNewTokens = s.maxNewTokens;
+    peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST,
+                                 req,
+                                 static_cast<uint32_t>(npf * FORWARDED_TOKEN_BYTES));
+    KvTransferJob job;
+    job.sessionId = sessionId;
+    job.handoverTime = now;
+    job.deadline = now + Seconds(batch.transferBound);
+    job.remainingBytes = ntx * m_profile.BytesPerToken();
+    peer.connection->AddTransfer(job);
+
+    batch.arrived.push_back({sessionId, now.GetSeconds(), context});
+    if (batch.arrived.size() == batch.members.size())
+    {
+        // The plan at the chosen L, on the actual times and contexts.
+        const CtHoPlanner planner(BackhaulTokensPerSecond(peer),
+                                  m_gpu->GetModel(),
+                                  m_gpu->GetBatchPeriod().GetSeconds());
+        const CtHoPlan actual = planner.PlanWithPrefillLength(batch.arrived, batch.prefillLength);
+        for (const auto& ue : actual.ues)
+        {
+            m_plannedTrace(ue.ueId, ue.prefillTokens, ue.transferTokens, Seconds(ue.delay));
+        }
+        m_batches.erase(batch.id);
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Target role
+
+void
+EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message)
+{
+    switch (frame.type)
+    {
+    case KvFrameHeader::TRANSFER_REQUEST: {
+        KvTransferRequestHeader req;
+        message->RemoveHeader(req);
+        OnTransferRequest(peerCellId, req);
+        break;
+    }
+    case KvFrameHeader::TRANSFER_COMPLETE: {
+        KvTransferCompleteHeader done;
+        message->RemoveHeader(done);
+        auto it = m_sessions.find(done.sessionId);
+        if (it != m_sessions.end() && it->second.receivedKvBytes != done.totalBytes)
+        {
+            NS_LOG_ERROR("cell " << m_cellId << ": session " << done.sessionId << " got "
+                                 << it->second.receivedKvBytes << " KV bytes, source sent "
+                                 << done.totalBytes);
+        }
+        break;
+    }
+    default:
+        break; // KV_SEGMENT payload is counted in OnKvBytes
+    }
+}
+
+void
+EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req)
+{
+    NS_LOG_FUNCTION(this << peerCellId << req.sessionId);
+    if (req.bytesPerToken != m_profile.BytesPerToken())
+    {
+        NS_LOG_ERROR("cell " << m_cellId << ": session " << req.sessionId << " from cell "
+                             << peerCellId << " has " << req.bytesPerToken
+                             << " KV bytes/token, this BS's model has "
+                             << m_profile.BytesPerToken() << "; request refused");
+        return;
+    }
+    Session& s = m_sessions[req.sessionId];
+    s = Session();
+    s.id = req.sessionId;
+    s.ueAddress = Ipv4Address(req.ueAddress);
+    s.uePort = req.uePort;
+    s.promptTokens = req.contextTokens - req.tokensGenerated;
+    s.generated = req.tokensGenerated;
+    s.maxNewTokens = req.maxNewTokens;
+    s.state = RESTORING;
+    s.sourceCellId = peerCellId;
+    s.handoverTime = NanoSeconds(req.handoverTimeNs);
+    s.expectedKvBytes = uint64_t{req.transferTokens} * req.bytesPerToken;
+    s.prefillDone = req.prefillTokens == 0;
+    if (!s.prefillDone)
+    {
+        const uint64_t key = (uint64_t{peerCellId} << 32) | req.batchId;
+        m_gpu->Join(key,
+                    req.batchSize,
+                    req.prefillLength,
+                    s.handoverTime,
+                    MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this).Bind(req.sessionId));
+    }
+    if (s.expectedKvBytes == 0)
+    {
+        m_kvReceivedTrace(s.id, s.sourceCellId, 0);
+    }
+    MaybeResume(s);
+}
+
+void
+EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
+{
+    auto it = m_sessions.find(sessionId);
+    if (it == m_sessions.end() || it->second.state != RESTORING)
+    {
+        NS_LOG_WARN("cell " << m_cellId << ": " << bytes << " KV bytes for session " << sessionId
+                            << " that is not being restored here");
+        return;
+    }
+    Session& s = it->second;
+    s.receivedKvBytes += bytes;
+    if (s.receivedKvBytes == s.expectedKvBytes)
+    {
+        m_kvReceivedTrace(s.id, s.sourceCellId, s.receivedKvBytes);
+        MaybeResume(s);
+    }
+}
+
+void
+EdgeLlmNode::OnRestorePrefillDone(uint64_t sessionId)
+{
+    auto it = m_sessions.find(sessionId);
+    if (it == m_sessions.end() || it->second.state != RESTORING)
+    {
+        return;
+    }
+    it->second.prefillDone = true;
+    MaybeResume(it->second);
+}
+
+void
+EdgeLlmNode::MaybeResume(Session& s)
+{
+    if (s.state != RESTORING || !s.prefillDone || s.receivedKvBytes < s.expectedKvBytes)
+    {
+        return;
+    }
+    m_restoredTrace(s.id, s.sourceCellId, Simulator::Now() - s.handoverTime);
+    StartDecoding(s);
+}
+
+} // namespace ns3

@@ -1,0 +1,255 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_NODE_H
+#define EDGE_LLM_NODE_H
+
+#include "handover-scheduler.h"
+#include "kv-transfer-connection.h"
+#include "llm-model-profile.h"
+#include "prefill-engine.h"
+
+#include "ns3/application.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/socket.h"
+#include "ns3/traced-callback.h"
+
+#include <map>
+#include <set>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief The LLM server on a base station (eNB/gNB): serves LLM sessions to its UEs
+ *        and plays source or target when one of them hands over.
+ *
+ * Serving: a UE's prompt (EdgeLlmPromptHeader, UDP on UePort) opens a session; the
+ * BS prefills the prompt on its PrefillEngine, then decodes one token every
+ * 1/DecodeRate s and streams each to the UE (EdgeLlmTokenHeader). The context
+ * grows by one token per decoded token.
+ *
+ * Source role (NotifyHandoverStart, or the RRC's HandoverStart trace through
+ * RrcHandoverStart): decoding stops; the session joins a batch to that target
+ * (all handovers announced with ExpectHandover() to the same target and still
+ * pending form one batch, as in ctHO; an unannounced handover is a batch of one);
+ * the Scheduler plans the batch once, at its first handover, from the announced
+ * times and the contexts predicted at them. Each member then sends a
+ * TRANSFER_REQUEST with its n_pf forwarded tokens and queues its n_tx KV tokens on
+ * the backhaul connection to the target, in the scheduler's order. When every
+ * member has handed over, the plan is re-evaluated on the actual times and
+ * contexts at the chosen L, and HandoverPlanned reports each UE's predicted delay.
+ *
+ * Target role: prefills the first n_pf tokens in the batch (PrefillEngine), counts
+ * the KV bytes arriving, and resumes decoding when both are done; the first token
+ * after the handover follows one decode interval later, from this cell.
+ *
+ * Limitations (doc/edge-llm.rst, "Scope and Limitations"): a batch waits for every
+ * announced member; no cancel, timeout or ping-pong handling yet; one backhaul
+ * connection per peer over TCP.
+ */
+class EdgeLlmNode : public Application
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    EdgeLlmNode();
+    ~EdgeLlmNode() override;
+
+    /**
+     * \brief TracedCallback signature for a session event.
+     * \param [in] sessionId the session (the UE's IMSI in LTE scenarios)
+     * \param [in] cellId the other BS (target at the source, source at the target)
+     * \param [in] tokens context tokens
+     */
+    typedef void (*SessionTracedCallback)(uint64_t sessionId, uint16_t cellId, uint64_t tokens);
+
+    /**
+     * \brief TracedCallback signature for a planned handover (at the source).
+     * \param [in] sessionId the session
+     * \param [in] prefillTokens n_pf, tokens the target prefills
+     * \param [in] transferTokens n_tx, tokens whose KV cache crosses the backhaul
+     * \param [in] predictedDelay the planner's D_i for the actual times and contexts
+     */
+    typedef void (*PlannedTracedCallback)(uint64_t sessionId,
+                                          uint64_t prefillTokens,
+                                          uint64_t transferTokens,
+                                          Time predictedDelay);
+
+    /**
+     * \brief TracedCallback signature for a restored session (at the target).
+     * \param [in] sessionId the session
+     * \param [in] sourceCellId the source BS
+     * \param [in] delay resume time minus handover time (the handover delay D_i)
+     */
+    typedef void (*RestoredTracedCallback)(uint64_t sessionId, uint16_t sourceCellId, Time delay);
+
+    /**
+     * \brief Declare a backhaul peer reachable over a direct link (e.g. X2).
+     * \param peerCellId the peer BS's cell id
+     * \param localAddress this BS's address on the link
+     * \param peerAddress the peer's address on the link
+     * \param linkRate the link's rate (R of the planner, before dividing by s_KV)
+     */
+    void AddPeer(uint16_t peerCellId,
+                 Ipv4Address localAddress,
+                 Ipv4Address peerAddress,
+                 DataRate linkRate);
+
+    /**
+     * \brief Announce that session \p sessionId will hand over to \p targetCellId
+     *        at \p when (ctHO's known handover times).
+     */
+    void ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when);
+
+    /**
+     * \brief Start the edge handover of a session to \p targetCellId now.
+     * Unknown sessions (a UE without an LLM session) are ignored.
+     */
+    void NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId);
+
+    /**
+     * \brief Sink for the HandoverStart trace of LteEnbRrc and NrGnbRrc
+     *        (imsi, cellId, rnti, targetCellId); the session id is the IMSI.
+     */
+    void RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId);
+
+    /// \return this BS's cell id
+    uint16_t GetCellId() const;
+    /// \return the LLM's KV geometry
+    LlmModelProfile GetModelProfile() const;
+    /// \return the handover policy
+    Ptr<HandoverScheduler> GetScheduler() const;
+    /// \return the GPU
+    Ptr<PrefillEngine> GetPrefillEngine() const;
+    /// \return the backhaul connection to \p peerCellId (null if no such peer)
+    Ptr<KvTransferConnection> GetConnection(uint16_t peerCellId) const;
+
+    /**
+     * \brief The context a session will have at time \p t if it keeps decoding.
+     * \return tokens (prompt + decoded), or 0 for an unknown session
+     */
+    uint64_t PredictContextAt(uint64_t sessionId, Time t) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+
+    /// Life of a session at this BS.
+    enum SessionState
+    {
+        PREFILLING,  //!< Prompt prefill running
+        DECODING,    //!< Streaming tokens
+        FINISHED,    //!< All tokens decoded
+        HANDED_OVER, //!< Moved to another BS (source side)
+        RESTORING,   //!< Waiting for prefill and KV bytes (target side)
+    };
+
+    /// One LLM session.
+    struct Session
+    {
+        uint64_t id{0};                //!< Session id
+        Ipv4Address ueAddress;         //!< Where tokens go
+        uint16_t uePort{0};            //!< UE UDP port
+        uint32_t promptTokens{0};      //!< Prompt length
+        uint32_t maxNewTokens{0};      //!< Tokens to decode in total
+        uint32_t generated{0};         //!< Tokens decoded so far
+        SessionState state{PREFILLING}; //!< State
+        Time nextToken;                //!< When the next token is decoded
+        EventId decodeEvent;           //!< Pending decode
+        // Target side:
+        uint16_t sourceCellId{0};      //!< Source BS
+        Time handoverTime;             //!< tau_i
+        uint64_t expectedKvBytes{0};   //!< n_tx * bytes per token
+        uint64_t receivedKvBytes{0};   //!< Counted so far
+        bool prefillDone{false};       //!< Batch prefill finished
+    };
+
+    /// A handover announced with ExpectHandover().
+    struct Expected
+    {
+        uint64_t sessionId{0}; //!< Session
+        uint16_t target{0};    //!< Target cell
+        Time when;             //!< Announced handover time
+    };
+
+    /// A batch of handovers to one target, planned once.
+    struct SourceBatch
+    {
+        uint32_t id{0};                 //!< Batch id (unique at this BS)
+        uint16_t target{0};             //!< Target cell
+        uint64_t prefillLength{0};      //!< L
+        double transferBound{0};        //!< g(L) of the plan, s (EDF deadlines)
+        std::set<uint64_t> members;     //!< Sessions of the batch
+        std::vector<CtHoUe> arrived;    //!< Actual (tau, C) of members handed over
+    };
+
+    /// A backhaul peer.
+    struct Peer
+    {
+        uint16_t cellId{0};                 //!< Peer cell
+        Ipv4Address local;                  //!< Our link address
+        Ipv4Address remote;                 //!< Peer link address
+        DataRate rate;                      //!< Link rate
+        Ptr<KvTransferConnection> connection; //!< The connection
+    };
+
+    void HandleUeRead(Ptr<Socket> socket);
+    bool HandleAccept(Ptr<Socket> socket, const Address& from);
+    void HandleNewConnection(Ptr<Socket> socket, const Address& from);
+    void OnPromptPrefilled(uint64_t sessionId);
+    void StartDecoding(Session& session);
+    void DecodeToken(uint64_t sessionId);
+    void OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message);
+    void OnKvBytes(uint64_t sessionId, uint64_t bytes);
+    void OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req);
+    void OnRestorePrefillDone(uint64_t sessionId);
+    void MaybeResume(Session& session);
+    SourceBatch& FormBatch(uint64_t sessionId, uint16_t targetCellId);
+    Ptr<Socket> MakeBackhaulSocket() const;
+    double BackhaulTokensPerSecond(const Peer& peer) const;
+
+    // Attributes
+    uint16_t m_cellId;                  //!< Cell id
+    std::string m_modelName;            //!< LLM preset
+    uint32_t m_kvBits;                  //!< KV precision q
+    double m_decodeRate;                //!< Tokens/s per session
+    uint32_t m_tokenBytes;              //!< Radio payload per token
+    uint16_t m_uePort;                  //!< UDP port for prompts
+    uint16_t m_backhaulPort;            //!< TCP port for the backhaul
+    uint32_t m_backhaulBuffer;          //!< TCP send/receive buffer, bytes
+    uint32_t m_backhaulSegmentSize;     //!< TCP MSS, bytes (0: link MTU - 52)
+    Ptr<HandoverScheduler> m_scheduler; //!< Policy
+    Ptr<PrefillEngine> m_gpu;           //!< GPU
+
+    LlmModelProfile m_profile;          //!< Resolved at start
+    Ptr<Socket> m_ueSocket;             //!< UDP, prompts in, tokens out
+    Ptr<Socket> m_listenSocket;         //!< TCP listener for the backhaul
+    std::map<uint16_t, Peer> m_peers;   //!< By cell id
+    std::map<uint64_t, Session> m_sessions; //!< By session id
+    std::vector<Expected> m_expected;   //!< Announced handovers not yet started
+    std::map<uint32_t, SourceBatch> m_batches; //!< Open batches by id
+    std::map<uint64_t, uint32_t> m_sessionBatch; //!< Session -> batch id
+    uint32_t m_nextBatchId{1};          //!< Next batch id
+
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted
+    TracedCallback<uint64_t, uint64_t, uint64_t, Time> m_plannedTrace;   //!< HandoverPlanned
+    TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;            //!< SessionRestored
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace;      //!< KvTransferReceived
+};
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_NODE_H */

@@ -1,0 +1,202 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "edge-llm-ue-app.h"
+
+#include "token-stream-header.h"
+
+#include "ns3/inet-socket-address.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/udp-socket-factory.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EdgeLlmUeApp");
+
+NS_OBJECT_ENSURE_REGISTERED(EdgeLlmUeApp);
+
+namespace
+{
+/// Virtual prompt payload: 4 bytes per token id, capped to keep one datagram.
+constexpr uint32_t PROMPT_BYTES_CAP = 1024;
+} // namespace
+
+TypeId
+EdgeLlmUeApp::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::EdgeLlmUeApp")
+            .SetParent<Application>()
+            .SetGroupName("EdgeLlm")
+            .AddConstructor<EdgeLlmUeApp>()
+            .AddAttribute("SessionId",
+                          "Session id; EdgeLlmHelper sets the UE's IMSI, so the RRC's "
+                          "HandoverStart trace names the session.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EdgeLlmUeApp::m_sessionId),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("ServerAddress",
+                          "Address of the serving BS's EdgeLlmNode.",
+                          Ipv4AddressValue(),
+                          MakeIpv4AddressAccessor(&EdgeLlmUeApp::m_serverAddress),
+                          MakeIpv4AddressChecker())
+            .AddAttribute("ServerPort",
+                          "UDP port of the EdgeLlmNode (its UePort).",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&EdgeLlmUeApp::m_serverPort),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("LocalPort",
+                          "UDP port on which tokens arrive.",
+                          UintegerValue(9002),
+                          MakeUintegerAccessor(&EdgeLlmUeApp::m_localPort),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("PromptTokens",
+                          "Prompt length, tokens, >= 1.",
+                          UintegerValue(1024),
+                          MakeUintegerAccessor(&EdgeLlmUeApp::m_promptTokens),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("MaxNewTokens",
+                          "Tokens the session decodes in total, >= 1.",
+                          UintegerValue(1000),
+                          MakeUintegerAccessor(&EdgeLlmUeApp::m_maxNewTokens),
+                          MakeUintegerChecker<uint32_t>(1))
+            .AddTraceSource("TokenReceived",
+                            "A token arrived (sessionId, tokenIndex, cellId).",
+                            MakeTraceSourceAccessor(&EdgeLlmUeApp::m_tokenTrace),
+                            "ns3::EdgeLlmUeApp::TokenTracedCallback")
+            .AddTraceSource("Stall",
+                            "The stream moved to another cell: the gap between the last token "
+                            "of the old cell and the first of the new one.",
+                            MakeTraceSourceAccessor(&EdgeLlmUeApp::m_stallTrace),
+                            "ns3::EdgeLlmUeApp::StallTracedCallback");
+    return tid;
+}
+
+EdgeLlmUeApp::EdgeLlmUeApp()
+    : m_sessionId(0),
+      m_serverPort(9000),
+      m_localPort(9002),
+      m_promptTokens(1024),
+      m_maxNewTokens(1000)
+{
+}
+
+EdgeLlmUeApp::~EdgeLlmUeApp() = default;
+
+void
+EdgeLlmUeApp::DoDispose()
+{
+    m_socket = nullptr;
+    Application::DoDispose();
+}
+
+const std::vector<EdgeLlmUeApp::Stall>&
+EdgeLlmUeApp::GetStalls() const
+{
+    return m_stalls;
+}
+
+uint32_t
+EdgeLlmUeApp::GetTokensReceived() const
+{
+    return m_tokens;
+}
+
+uint32_t
+EdgeLlmUeApp::GetTokensMissing() const
+{
+    return m_missing;
+}
+
+uint32_t
+EdgeLlmUeApp::GetTokensDuplicated() const
+{
+    return m_duplicated;
+}
+
+uint64_t
+EdgeLlmUeApp::GetSessionId() const
+{
+    return m_sessionId;
+}
+
+void
+EdgeLlmUeApp::StartApplication()
+{
+    NS_LOG_FUNCTION(this);
+    NS_ABORT_MSG_IF(m_serverAddress == Ipv4Address(),
+                    "ns3::EdgeLlmUeApp::ServerAddress is not set (session " << m_sessionId << ")");
+    m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
+    NS_ABORT_MSG_IF(m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_localPort)) != 0,
+                    "EdgeLlmUeApp: cannot bind UDP port " << m_localPort);
+    m_socket->SetRecvCallback(MakeCallback(&EdgeLlmUeApp::HandleRead, this));
+    SendPrompt();
+}
+
+void
+EdgeLlmUeApp::StopApplication()
+{
+    if (m_socket)
+    {
+        m_socket->Close();
+        m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+    }
+}
+
+void
+EdgeLlmUeApp::SendPrompt()
+{
+    EdgeLlmPromptHeader prompt;
+    prompt.sessionId = m_sessionId;
+    prompt.promptTokens = m_promptTokens;
+    prompt.maxNewTokens = m_maxNewTokens;
+    prompt.replyPort = m_localPort;
+    Ptr<Packet> p = Create<Packet>(std::min(4 * m_promptTokens, PROMPT_BYTES_CAP));
+    p->AddHeader(prompt);
+    m_socket->SendTo(p, 0, InetSocketAddress(m_serverAddress, m_serverPort));
+}
+
+void
+EdgeLlmUeApp::HandleRead(Ptr<Socket> socket)
+{
+    Ptr<Packet> packet;
+    while ((packet = socket->Recv()))
+    {
+        if (packet->GetSize() < EdgeLlmTokenHeader::SIZE)
+        {
+            continue;
+        }
+        EdgeLlmTokenHeader token;
+        packet->RemoveHeader(token);
+        if (token.sessionId != m_sessionId)
+        {
+            continue;
+        }
+        const Time now = Simulator::Now();
+        if (token.tokenIndex <= m_lastIndex)
+        {
+            ++m_duplicated; // late or repeated: the stream already moved past it
+            continue;
+        }
+        m_missing += token.tokenIndex - m_lastIndex - 1; // skipped indices: lost on the way
+        if (m_lastCell != 0 && token.cellId != m_lastCell)
+        {
+            Stall s{m_lastCell, token.cellId, m_lastArrival, now};
+            m_stalls.push_back(s);
+            m_stallTrace(m_sessionId, s.fromCell, s.toCell, now - m_lastArrival);
+        }
+        ++m_tokens;
+        m_lastIndex = token.tokenIndex;
+        m_lastCell = token.cellId;
+        m_lastArrival = now;
+        m_tokenTrace(m_sessionId, token.tokenIndex, token.cellId);
+    }
+}
+
+} // namespace ns3

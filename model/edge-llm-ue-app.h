@@ -1,0 +1,113 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_UE_APP_H
+#define EDGE_LLM_UE_APP_H
+
+#include "ns3/application.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/nstime.h"
+#include "ns3/socket.h"
+#include "ns3/traced-callback.h"
+
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief The UE side of an edge-LLM session: sends one prompt at start, receives the
+ *        token stream, and measures the stall each handover causes.
+ *
+ * A stall is the gap between the last token decoded by one BS and the first token
+ * decoded by another (the cell id in EdgeLlmTokenHeader changes): what the user sees
+ * of the handover delay D_i, plus up to two decode intervals of cadence and the
+ * radio's latency.
+ */
+class EdgeLlmUeApp : public Application
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    EdgeLlmUeApp();
+    ~EdgeLlmUeApp() override;
+
+    /// One measured stall.
+    struct Stall
+    {
+        uint16_t fromCell{0}; //!< Cell that decoded the last token before
+        uint16_t toCell{0};   //!< Cell that decoded the first token after
+        Time lastBefore;      //!< Arrival of the last token from fromCell
+        Time firstAfter;      //!< Arrival of the first token from toCell
+    };
+
+    /**
+     * \brief TracedCallback signature for a stall.
+     * \param [in] sessionId the session
+     * \param [in] fromCell cell before
+     * \param [in] toCell cell after
+     * \param [in] stall firstAfter - lastBefore
+     */
+    typedef void (*StallTracedCallback)(uint64_t sessionId,
+                                        uint16_t fromCell,
+                                        uint16_t toCell,
+                                        Time stall);
+
+    /**
+     * \brief TracedCallback signature for a token.
+     * \param [in] sessionId the session
+     * \param [in] tokenIndex 1-based token index
+     * \param [in] cellId the cell that decoded it
+     */
+    typedef void (*TokenTracedCallback)(uint64_t sessionId, uint32_t tokenIndex, uint16_t cellId);
+
+    /// \return the stalls measured so far, in order
+    const std::vector<Stall>& GetStalls() const;
+    /// \return tokens received (duplicates excluded)
+    uint32_t GetTokensReceived() const;
+    /**
+     * \return token indices skipped by the stream so far (lost on the way; e.g. the
+     *         token in the source cell's RLC UM buffer when the UE leaves it)
+     */
+    uint32_t GetTokensMissing() const;
+    /// \return tokens that arrived after a later one, or twice (dropped)
+    uint32_t GetTokensDuplicated() const;
+    /// \return the session id (the UE's IMSI in LTE scenarios)
+    uint64_t GetSessionId() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+    void SendPrompt();
+    void HandleRead(Ptr<Socket> socket);
+
+    uint64_t m_sessionId;        //!< Session id
+    Ipv4Address m_serverAddress; //!< Serving BS's LLM address
+    uint16_t m_serverPort;       //!< Its UDP port
+    uint16_t m_localPort;        //!< Our UDP port
+    uint32_t m_promptTokens;     //!< Prompt length
+    uint32_t m_maxNewTokens;     //!< Tokens to decode
+    Ptr<Socket> m_socket;        //!< UDP socket
+    std::vector<Stall> m_stalls; //!< Measured stalls
+    uint32_t m_tokens{0};        //!< Tokens received
+    uint32_t m_missing{0};       //!< Indices skipped
+    uint32_t m_duplicated{0};    //!< Late or repeated tokens
+    uint32_t m_lastIndex{0};     //!< Highest index received
+    uint16_t m_lastCell{0};      //!< Cell of the last token (0: none yet)
+    Time m_lastArrival;          //!< Arrival of the last token
+
+    TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;      //!< TokenReceived
+    TracedCallback<uint64_t, uint16_t, uint16_t, Time> m_stallTrace; //!< Stall
+};
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_UE_APP_H */

@@ -1,0 +1,348 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "kv-transfer-connection.h"
+
+#include "ns3/log.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("KvTransferConnection");
+
+NS_OBJECT_ENSURE_REGISTERED(KvTransferConnection);
+
+TypeId
+KvTransferConnection::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::KvTransferConnection")
+            .SetParent<Object>()
+            .SetGroupName("EdgeLlm")
+            .AddConstructor<KvTransferConnection>()
+            .AddAttribute("SegmentBytes",
+                          "Largest KV payload of one KV_SEGMENT frame, bytes. Smaller "
+                          "segments let the scheduler switch sessions more finely.",
+                          UintegerValue(65536),
+                          MakeUintegerAccessor(&KvTransferConnection::m_segmentBytes),
+                          MakeUintegerChecker<uint32_t>(1024, 16 * 1024 * 1024))
+            .AddTraceSource("KvSegmentSent",
+                            "A KV segment was handed to the transport.",
+                            MakeTraceSourceAccessor(&KvTransferConnection::m_kvSegmentSentTrace),
+                            "ns3::KvTransferConnection::KvSegmentTracedCallback");
+    return tid;
+}
+
+KvTransferConnection::KvTransferConnection()
+    : m_segmentBytes(65536)
+{
+    NS_LOG_FUNCTION(this);
+}
+
+KvTransferConnection::~KvTransferConnection()
+{
+    NS_LOG_FUNCTION(this);
+}
+
+void
+KvTransferConnection::DoDispose()
+{
+    if (m_socket)
+    {
+        m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        m_socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
+        m_socket->Close();
+        m_socket = nullptr;
+    }
+    m_scheduler = nullptr;
+    m_control.clear();
+    m_jobs.clear();
+    m_messageCallback = MessageCallback();
+    m_kvBytesCallback = KvBytesCallback();
+    m_transferSentCallback = TransferSentCallback();
+    Object::DoDispose();
+}
+
+void
+KvTransferConnection::SetSocket(Ptr<Socket> socket, bool connected)
+{
+    NS_LOG_FUNCTION(this << socket << connected);
+    m_socket = socket;
+    m_connected = connected;
+    m_socket->SetConnectCallback(MakeCallback(&KvTransferConnection::HandleConnected, this),
+                                 MakeCallback(&KvTransferConnection::HandleConnectFailed, this));
+    m_socket->SetSendCallback(MakeCallback(&KvTransferConnection::HandleSend, this));
+    m_socket->SetRecvCallback(MakeCallback(&KvTransferConnection::HandleRead, this));
+    TrySend();
+}
+
+void
+KvTransferConnection::SetScheduler(Ptr<HandoverScheduler> scheduler)
+{
+    m_scheduler = scheduler;
+}
+
+void
+KvTransferConnection::SetMessageCallback(MessageCallback cb)
+{
+    m_messageCallback = cb;
+}
+
+void
+KvTransferConnection::SetKvBytesCallback(KvBytesCallback cb)
+{
+    m_kvBytesCallback = cb;
+}
+
+void
+KvTransferConnection::SetTransferSentCallback(TransferSentCallback cb)
+{
+    m_transferSentCallback = cb;
+}
+
+uint64_t
+KvTransferConnection::GetKvBytesSent() const
+{
+    return m_kvBytesSent;
+}
+
+uint64_t
+KvTransferConnection::GetKvBytesReceived() const
+{
+    return m_kvBytesReceived;
+}
+
+uint32_t
+KvTransferConnection::GetProtocolErrors() const
+{
+    return m_protocolErrors;
+}
+
+Ptr<Packet>
+KvTransferConnection::MakeFrame(KvFrameHeader::MessageType type,
+                                const Header& message,
+                                uint32_t payloadBytes)
+{
+    Ptr<Packet> p = Create<Packet>(payloadBytes); // virtual bytes: no allocation
+    p->AddHeader(message);
+    KvFrameHeader frame;
+    frame.type = type;
+    frame.messageLength = static_cast<uint16_t>(message.GetSerializedSize());
+    frame.payloadLength = payloadBytes;
+    p->AddHeader(frame);
+    return p;
+}
+
+void
+KvTransferConnection::SendMessage(KvFrameHeader::MessageType type,
+                                  const Header& message,
+                                  uint32_t payloadBytes)
+{
+    NS_LOG_FUNCTION(this << +type << payloadBytes);
+    m_control.push_back(MakeFrame(type, message, payloadBytes));
+    TrySend();
+}
+
+void
+KvTransferConnection::AddTransfer(const KvTransferJob& job)
+{
+    NS_LOG_FUNCTION(this << job.sessionId << job.remainingBytes);
+    m_jobs.push_back({job, 0});
+    TrySend();
+}
+
+void
+KvTransferConnection::HandleConnected(Ptr<Socket> socket)
+{
+    NS_LOG_FUNCTION(this << socket);
+    m_connected = true;
+    TrySend();
+}
+
+void
+KvTransferConnection::HandleConnectFailed(Ptr<Socket> socket)
+{
+    NS_LOG_ERROR("KV transfer connection could not be established");
+    m_connected = false;
+}
+
+void
+KvTransferConnection::HandleSend(Ptr<Socket> socket, uint32_t available)
+{
+    TrySend();
+}
+
+void
+KvTransferConnection::TrySend()
+{
+    if (!m_socket || !m_connected)
+    {
+        return;
+    }
+    while (true)
+    {
+        if (!m_control.empty())
+        {
+            Ptr<Packet> frame = m_control.front();
+            if (m_socket->GetTxAvailable() < frame->GetSize())
+            {
+                return;
+            }
+            const int sent = m_socket->Send(frame);
+            NS_ABORT_MSG_IF(sent != static_cast<int>(frame->GetSize()),
+                            "socket accepted " << sent << " of " << frame->GetSize() << " bytes");
+            m_control.pop_front();
+            continue;
+        }
+        if (m_jobs.empty())
+        {
+            return;
+        }
+        std::size_t pick = 0;
+        if (m_jobs.size() > 1)
+        {
+            std::vector<KvTransferJob> view;
+            view.reserve(m_jobs.size());
+            for (const auto& j : m_jobs)
+            {
+                view.push_back(j.job);
+            }
+            pick = m_scheduler ? m_scheduler->SelectNextTransfer(view) : 0;
+        }
+        Job& job = m_jobs[pick];
+        const uint32_t bytes =
+            static_cast<uint32_t>(std::min<uint64_t>(job.job.remainingBytes, m_segmentBytes));
+        if (bytes > 0)
+        {
+            if (m_socket->GetTxAvailable() < bytes + KvFrameHeader::SIZE + KvSegmentHeader::SIZE)
+            {
+                return;
+            }
+            KvSegmentHeader seg;
+            seg.sessionId = job.job.sessionId;
+            seg.byteOffset = job.offset;
+            Ptr<Packet> frame = MakeFrame(KvFrameHeader::KV_SEGMENT, seg, bytes);
+            const int sent = m_socket->Send(frame);
+            NS_ABORT_MSG_IF(sent != static_cast<int>(frame->GetSize()),
+                            "socket accepted " << sent << " of " << frame->GetSize() << " bytes");
+            job.offset += bytes;
+            job.job.remainingBytes -= bytes;
+            m_kvBytesSent += bytes;
+            m_kvSegmentSentTrace(seg.sessionId, bytes);
+        }
+        if (job.job.remainingBytes == 0)
+        {
+            KvTransferCompleteHeader done;
+            done.sessionId = job.job.sessionId;
+            done.totalBytes = job.offset;
+            m_control.push_back(MakeFrame(KvFrameHeader::TRANSFER_COMPLETE, done, 0));
+            const uint64_t session = job.job.sessionId;
+            m_jobs.erase(m_jobs.begin() + static_cast<std::ptrdiff_t>(pick));
+            if (!m_transferSentCallback.IsNull())
+            {
+                m_transferSentCallback(session);
+            }
+        }
+    }
+}
+
+void
+KvTransferConnection::HandleRead(Ptr<Socket> socket)
+{
+    Ptr<Packet> packet;
+    while ((packet = socket->Recv()))
+    {
+        if (packet->GetSize() == 0)
+        {
+            break;
+        }
+        Consume(packet);
+    }
+}
+
+void
+KvTransferConnection::Consume(Ptr<Packet> packet)
+{
+    const uint32_t size = packet->GetSize();
+    uint32_t offset = 0;
+    while (offset < size && m_rxState != RX_BROKEN)
+    {
+        if (m_rxState == RX_PAYLOAD)
+        {
+            const uint32_t n = std::min(size - offset, m_rxPayloadLeft);
+            offset += n;
+            m_rxPayloadLeft -= n;
+            if (m_rxFrame.type == KvFrameHeader::KV_SEGMENT && n > 0)
+            {
+                m_kvBytesReceived += n;
+                if (!m_kvBytesCallback.IsNull())
+                {
+                    m_kvBytesCallback(m_rxSession, n);
+                }
+            }
+            if (m_rxPayloadLeft == 0)
+            {
+                FinishFrame();
+            }
+            continue;
+        }
+        // Collect header bytes (frame header, then message header) into m_rxHeader.
+        const uint32_t want =
+            m_rxState == RX_FRAME ? KvFrameHeader::SIZE : m_rxFrame.messageLength;
+        const uint32_t n =
+            std::min<uint32_t>(size - offset, want - static_cast<uint32_t>(m_rxHeader.size()));
+        const std::size_t old = m_rxHeader.size();
+        m_rxHeader.resize(old + n);
+        packet->CreateFragment(offset, n)->CopyData(m_rxHeader.data() + old, n);
+        offset += n;
+        if (m_rxHeader.size() < want)
+        {
+            continue;
+        }
+        Ptr<Packet> bytes = Create<Packet>(m_rxHeader.data(), want);
+        m_rxHeader.clear();
+        if (m_rxState == RX_FRAME)
+        {
+            bytes->RemoveHeader(m_rxFrame);
+            if (!m_rxFrame.IsValid())
+            {
+                NS_LOG_ERROR("malformed KV frame header: " << m_rxFrame);
+                ++m_protocolErrors;
+                m_rxState = RX_BROKEN;
+                return;
+            }
+            m_rxState = RX_MESSAGE;
+            continue;
+        }
+        m_rxMessage = bytes;
+        if (m_rxFrame.type == KvFrameHeader::KV_SEGMENT)
+        {
+            KvSegmentHeader seg;
+            bytes->PeekHeader(seg);
+            m_rxSession = seg.sessionId;
+        }
+        m_rxPayloadLeft = m_rxFrame.payloadLength;
+        m_rxState = RX_PAYLOAD;
+        if (m_rxPayloadLeft == 0)
+        {
+            FinishFrame();
+        }
+    }
+}
+
+void
+KvTransferConnection::FinishFrame()
+{
+    m_rxState = RX_FRAME;
+    Ptr<Packet> message = m_rxMessage;
+    m_rxMessage = nullptr;
+    if (!m_messageCallback.IsNull())
+    {
+        m_messageCallback(m_rxFrame, message);
+    }
+}
+
+} // namespace ns3

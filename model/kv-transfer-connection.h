@@ -1,0 +1,170 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef KV_TRANSFER_CONNECTION_H
+#define KV_TRANSFER_CONNECTION_H
+
+#include "handover-scheduler.h"
+#include "kv-transfer-header.h"
+
+#include "ns3/callback.h"
+#include "ns3/object.h"
+#include "ns3/packet.h"
+#include "ns3/socket.h"
+#include "ns3/traced-callback.h"
+
+#include <array>
+#include <deque>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief One transport connection between two BSs that carries every session's
+ *        KV-cache transfer, multiplexed by the HandoverScheduler (ARCHITECTURE.md,
+ *        "Wire protocol").
+ *
+ * Sending: control messages (transfer requests, completions) go first, in order;
+ * then KV_SEGMENT frames of at most SegmentBytes, each for the job the scheduler's
+ * SelectNextTransfer() picks at that moment, so the scheduler, not TCP's per-flow
+ * fairness, decides who gets the backhaul. A job's TRANSFER_COMPLETE follows its
+ * last segment. Frames are handed to the socket only when they fit in its send
+ * buffer, so a control message never waits behind more than one buffer of KV bytes.
+ *
+ * Receiving: a byte-stream parser (frame header, message header, virtual payload)
+ * that stores at most one message header, never the payload: KV bytes are counted
+ * as they arrive and reported through the KV-bytes callback.
+ */
+class KvTransferConnection : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    KvTransferConnection();
+    ~KvTransferConnection() override;
+
+    /**
+     * \brief Called when a whole frame (headers and payload) has arrived.
+     * The packet holds the message header only (the payload is virtual).
+     */
+    typedef Callback<void, const KvFrameHeader&, Ptr<Packet>> MessageCallback;
+
+    /// Called as KV_SEGMENT payload arrives: (session id, bytes just received).
+    typedef Callback<void, uint64_t, uint64_t> KvBytesCallback;
+
+    /// Called when a job's last KV byte has been handed to the socket: (session id).
+    typedef Callback<void, uint64_t> TransferSentCallback;
+
+    /**
+     * \brief TracedCallback signature for KV bytes handed to the transport.
+     * \param [in] sessionId the session
+     * \param [in] bytes payload bytes of the segment
+     */
+    typedef void (*KvSegmentTracedCallback)(uint64_t sessionId, uint32_t bytes);
+
+    /**
+     * \brief Use \p socket (connected, or connecting) for this connection.
+     * \param socket a stream socket; its callbacks are taken over
+     * \param connected true if the connection is already established
+     */
+    void SetSocket(Ptr<Socket> socket, bool connected);
+
+    /// \param scheduler the policy that picks the next KV segment's session
+    void SetScheduler(Ptr<HandoverScheduler> scheduler);
+
+    /// \param cb receive-side message callback
+    void SetMessageCallback(MessageCallback cb);
+
+    /// \param cb receive-side KV progress callback
+    void SetKvBytesCallback(KvBytesCallback cb);
+
+    /// \param cb send-side job-finished callback
+    void SetTransferSentCallback(TransferSentCallback cb);
+
+    /**
+     * \brief Queue a control message ahead of any further KV segment.
+     * \param type the frame's message type
+     * \param message the message header
+     * \param payloadBytes virtual payload bytes after it (e.g. forwarded tokens)
+     */
+    void SendMessage(KvFrameHeader::MessageType type, const Header& message, uint32_t payloadBytes);
+
+    /**
+     * \brief Queue a session's KV cache for transfer.
+     * \param job session, handover time, deadline and its size in remainingBytes
+     *        (0 is allowed: only TRANSFER_COMPLETE is sent)
+     */
+    void AddTransfer(const KvTransferJob& job);
+
+    /// \return KV payload bytes handed to the socket so far
+    uint64_t GetKvBytesSent() const;
+    /// \return KV payload bytes received so far
+    uint64_t GetKvBytesReceived() const;
+    /// \return frames whose header failed validation (the connection then stops parsing)
+    uint32_t GetProtocolErrors() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// A queued KV transfer and how far it has been sent.
+    struct Job
+    {
+        KvTransferJob job;   //!< As given, remainingBytes counting down
+        uint64_t offset{0};  //!< Next byte offset to send
+    };
+
+    /// Receive-parser state.
+    enum RxState
+    {
+        RX_FRAME,   //!< Collecting the 8-byte frame header
+        RX_MESSAGE, //!< Collecting the message header
+        RX_PAYLOAD, //!< Counting payload bytes
+        RX_BROKEN,  //!< A malformed frame: nothing more is parsed
+    };
+
+    void HandleConnected(Ptr<Socket> socket);
+    void HandleConnectFailed(Ptr<Socket> socket);
+    void HandleSend(Ptr<Socket> socket, uint32_t available);
+    void HandleRead(Ptr<Socket> socket);
+    void TrySend();
+    void Consume(Ptr<Packet> packet);
+    void FinishFrame();
+    static Ptr<Packet> MakeFrame(KvFrameHeader::MessageType type,
+                                 const Header& message,
+                                 uint32_t payloadBytes);
+
+    Ptr<Socket> m_socket;                 //!< The transport
+    bool m_connected{false};              //!< Established?
+    Ptr<HandoverScheduler> m_scheduler;   //!< Picks the next KV segment
+    uint32_t m_segmentBytes;              //!< Max KV payload per frame
+    std::deque<Ptr<Packet>> m_control;    //!< Control frames, FIFO
+    std::vector<Job> m_jobs;              //!< KV transfers with bytes left
+
+    RxState m_rxState{RX_FRAME};          //!< Parser state
+    std::vector<uint8_t> m_rxHeader;      //!< Bytes of the header being collected
+    KvFrameHeader m_rxFrame;              //!< Current frame
+    uint64_t m_rxSession{0};              //!< Session of the current KV segment
+    uint32_t m_rxPayloadLeft{0};          //!< Payload bytes still to come
+    Ptr<Packet> m_rxMessage;              //!< Message header of the current frame
+
+    uint64_t m_kvBytesSent{0};            //!< Counter
+    uint64_t m_kvBytesReceived{0};        //!< Counter
+    uint32_t m_protocolErrors{0};         //!< Counter
+
+    MessageCallback m_messageCallback;         //!< Receive side
+    KvBytesCallback m_kvBytesCallback;         //!< Receive side
+    TransferSentCallback m_transferSentCallback; //!< Send side
+
+    TracedCallback<uint64_t, uint32_t> m_kvSegmentSentTrace; //!< KvSegmentSent
+};
+
+} // namespace ns3
+
+#endif /* KV_TRANSFER_CONNECTION_H */

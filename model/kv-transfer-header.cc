@@ -1,0 +1,246 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "kv-transfer-header.h"
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(KvFrameHeader);
+NS_OBJECT_ENSURE_REGISTERED(KvTransferRequestHeader);
+NS_OBJECT_ENSURE_REGISTERED(KvSegmentHeader);
+NS_OBJECT_ENSURE_REGISTERED(KvTransferCompleteHeader);
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvFrameHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvFrameHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvFrameHeader>();
+    return tid;
+}
+
+TypeId
+KvFrameHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvFrameHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+KvFrameHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteU8(version);
+    start.WriteU8(type);
+    start.WriteHtonU16(messageLength);
+    start.WriteHtonU32(payloadLength);
+}
+
+uint32_t
+KvFrameHeader::Deserialize(Buffer::Iterator start)
+{
+    version = start.ReadU8();
+    type = start.ReadU8();
+    messageLength = start.ReadNtohU16();
+    payloadLength = start.ReadNtohU32();
+    return SIZE;
+}
+
+bool
+KvFrameHeader::IsValid() const
+{
+    if (version != VERSION)
+    {
+        return false;
+    }
+    switch (type)
+    {
+    case TRANSFER_REQUEST:
+        return messageLength == KvTransferRequestHeader::SIZE;
+    case KV_SEGMENT:
+        return messageLength == KvSegmentHeader::SIZE;
+    case TRANSFER_COMPLETE:
+        return messageLength == KvTransferCompleteHeader::SIZE && payloadLength == 0;
+    default:
+        return false;
+    }
+}
+
+void
+KvFrameHeader::Print(std::ostream& os) const
+{
+    os << "version=" << +version << " type=" << +type << " messageLength=" << messageLength
+       << " payloadLength=" << payloadLength;
+}
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvTransferRequestHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvTransferRequestHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvTransferRequestHeader>();
+    return tid;
+}
+
+TypeId
+KvTransferRequestHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvTransferRequestHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+KvTransferRequestHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU64(sessionId);
+    start.WriteHtonU32(ueAddress);
+    start.WriteHtonU16(uePort);
+    start.WriteHtonU16(sourceCellId);
+    start.WriteHtonU64(static_cast<uint64_t>(handoverTimeNs));
+    start.WriteHtonU32(contextTokens);
+    start.WriteHtonU32(prefillLength);
+    start.WriteHtonU32(prefillTokens);
+    start.WriteHtonU32(transferTokens);
+    start.WriteHtonU32(batchId);
+    start.WriteHtonU16(batchSize);
+    start.WriteHtonU32(bytesPerToken);
+    start.WriteHtonU32(tokensGenerated);
+    start.WriteHtonU32(maxNewTokens);
+}
+
+uint32_t
+KvTransferRequestHeader::Deserialize(Buffer::Iterator start)
+{
+    sessionId = start.ReadNtohU64();
+    ueAddress = start.ReadNtohU32();
+    uePort = start.ReadNtohU16();
+    sourceCellId = start.ReadNtohU16();
+    handoverTimeNs = static_cast<int64_t>(start.ReadNtohU64());
+    contextTokens = start.ReadNtohU32();
+    prefillLength = start.ReadNtohU32();
+    prefillTokens = start.ReadNtohU32();
+    transferTokens = start.ReadNtohU32();
+    batchId = start.ReadNtohU32();
+    batchSize = start.ReadNtohU16();
+    bytesPerToken = start.ReadNtohU32();
+    tokensGenerated = start.ReadNtohU32();
+    maxNewTokens = start.ReadNtohU32();
+    return SIZE;
+}
+
+void
+KvTransferRequestHeader::Print(std::ostream& os) const
+{
+    os << "session=" << sessionId << " sourceCell=" << sourceCellId
+       << " handoverTimeNs=" << handoverTimeNs << " C=" << contextTokens << " L=" << prefillLength
+       << " n_pf=" << prefillTokens << " n_tx=" << transferTokens << " batch=" << batchId << "/"
+       << batchSize;
+}
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvSegmentHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvSegmentHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvSegmentHeader>();
+    return tid;
+}
+
+TypeId
+KvSegmentHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvSegmentHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+KvSegmentHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU64(sessionId);
+    start.WriteHtonU64(byteOffset);
+}
+
+uint32_t
+KvSegmentHeader::Deserialize(Buffer::Iterator start)
+{
+    sessionId = start.ReadNtohU64();
+    byteOffset = start.ReadNtohU64();
+    return SIZE;
+}
+
+void
+KvSegmentHeader::Print(std::ostream& os) const
+{
+    os << "session=" << sessionId << " offset=" << byteOffset;
+}
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvTransferCompleteHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvTransferCompleteHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvTransferCompleteHeader>();
+    return tid;
+}
+
+TypeId
+KvTransferCompleteHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvTransferCompleteHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+KvTransferCompleteHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU64(sessionId);
+    start.WriteHtonU64(totalBytes);
+}
+
+uint32_t
+KvTransferCompleteHeader::Deserialize(Buffer::Iterator start)
+{
+    sessionId = start.ReadNtohU64();
+    totalBytes = start.ReadNtohU64();
+    return SIZE;
+}
+
+void
+KvTransferCompleteHeader::Print(std::ostream& os) const
+{
+    os << "session=" << sessionId << " totalBytes=" << totalBytes;
+}
+
+} // namespace ns3

@@ -1,0 +1,173 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef KV_TRANSFER_HEADER_H
+#define KV_TRANSFER_HEADER_H
+
+#include "ns3/header.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief Framing of the X2/Xn-style KV-cache transfer protocol (doc/edge-llm.rst,
+ *        "KV transfer protocol"). Every message on the backhaul byte stream is
+ *
+ *     KvFrameHeader (8 B) | message header (messageLength B) | payload (payloadLength B)
+ *
+ * The payload is virtual: its bytes are counted, never stored (a 2 GB cache is a
+ * size). Fields are big-endian (network order).
+ *
+ * | field          | bytes | meaning                                          |
+ * |----------------|-------|--------------------------------------------------|
+ * | version        | 1     | protocol version, VERSION                        |
+ * | type           | 1     | MessageType                                      |
+ * | messageLength  | 2     | bytes of the message header that follows         |
+ * | payloadLength  | 4     | virtual payload bytes after the message header   |
+ */
+class KvFrameHeader : public Header
+{
+  public:
+    /// Protocol version carried by every frame.
+    static constexpr uint8_t VERSION = 1;
+    /// Serialized size in bytes.
+    static constexpr uint32_t SIZE = 8;
+
+    /// Message types.
+    enum MessageType : uint8_t
+    {
+        TRANSFER_REQUEST = 1,  //!< source -> target: a session moves (KvTransferRequestHeader)
+        KV_SEGMENT = 2,        //!< source -> target: KV bytes (KvSegmentHeader)
+        TRANSFER_COMPLETE = 3, //!< source -> target: all KV bytes sent (KvTransferCompleteHeader)
+    };
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    /**
+     * \brief Read 8 bytes; never reads past them. Check IsValid() afterwards.
+     * \param start where to read
+     * \return 8
+     */
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    /// \return true if the version is VERSION, the type is known and the lengths fit it
+    bool IsValid() const;
+
+    uint8_t version{VERSION};   //!< Protocol version
+    uint8_t type{0};            //!< MessageType
+    uint16_t messageLength{0};  //!< Message header bytes that follow
+    uint32_t payloadLength{0};  //!< Virtual payload bytes after the message header
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief TRANSFER_REQUEST: the source tells the target a session hands over, how the
+ *        target rebuilds it (ctHO: n_pf tokens by batch prefill, n_tx by KV transfer),
+ *        and where to resume streaming. Payload: the n_pf forwarded token ids, 4 B each.
+ *
+ * Fields, in order (bytes): sessionId (8), ueAddress (4, IPv4), uePort (2),
+ * sourceCellId (2), handoverTimeNs (8, signed), contextTokens (4), prefillLength (4,
+ * the batch's L), prefillTokens (4), transferTokens (4), batchId (4), batchSize (2),
+ * bytesPerToken (4), tokensGenerated (4), maxNewTokens (4): 58 bytes.
+ */
+class KvTransferRequestHeader : public Header
+{
+  public:
+    /// Serialized size in bytes.
+    static constexpr uint32_t SIZE = 58;
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint64_t sessionId{0};       //!< Session (UE) identifier, the UE's IMSI in LTE scenarios
+    uint32_t ueAddress{0};       //!< UE IPv4 address (host order value)
+    uint16_t uePort{0};          //!< UE UDP port for the token stream
+    uint16_t sourceCellId{0};    //!< Source BS cell id
+    int64_t handoverTimeNs{0};   //!< tau_i, simulation time in ns
+    uint32_t contextTokens{0};   //!< C_i, tokens
+    uint32_t prefillLength{0};   //!< L of the batch, tokens
+    uint32_t prefillTokens{0};   //!< n_pf_i = min(C_i, L)
+    uint32_t transferTokens{0};  //!< n_tx_i = C_i - n_pf_i
+    uint32_t batchId{0};         //!< Batch identifier, unique per source BS
+    uint16_t batchSize{0};       //!< Sessions in the batch (the target waits for all)
+    uint32_t bytesPerToken{0};   //!< s_KV / 8 of the source's model
+    uint32_t tokensGenerated{0}; //!< Tokens decoded so far (the stream resumes after them)
+    uint32_t maxNewTokens{0};    //!< Tokens the session decodes in total
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief KV_SEGMENT: a run of KV-cache bytes of one session. Payload: the bytes.
+ *
+ * Fields (bytes): sessionId (8), byteOffset (8, offset of the first payload byte in
+ * the session's transfer order): 16 bytes.
+ */
+class KvSegmentHeader : public Header
+{
+  public:
+    /// Serialized size in bytes.
+    static constexpr uint32_t SIZE = 16;
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint64_t sessionId{0};  //!< Session identifier
+    uint64_t byteOffset{0}; //!< Offset of the first payload byte
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief TRANSFER_COMPLETE: every KV byte of a session has been sent. No payload.
+ *
+ * Fields (bytes): sessionId (8), totalBytes (8): 16 bytes.
+ */
+class KvTransferCompleteHeader : public Header
+{
+  public:
+    /// Serialized size in bytes.
+    static constexpr uint32_t SIZE = 16;
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint64_t sessionId{0};  //!< Session identifier
+    uint64_t totalBytes{0}; //!< KV bytes the source sent for the session
+};
+
+} // namespace ns3
+
+#endif /* KV_TRANSFER_HEADER_H */

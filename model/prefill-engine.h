@@ -1,0 +1,101 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef PREFILL_ENGINE_H
+#define PREFILL_ENGINE_H
+
+#include "prefill-time-model.h"
+
+#include "ns3/callback.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/traced-callback.h"
+
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief One GPU that runs prefill batches one after another (MODEL.md sec. 2-3).
+ *
+ * A batch is identified by a key and has a known size; it starts once every member
+ * has joined, on the first batching-period boundary at or after the latest of:
+ * the members' handover times, the last join, and the end of the previous batch
+ * on this GPU (ctHO Sec. II: `t_s = ceil(tau_K / T_c) T_c`). It lasts p(L) for its
+ * prefill length L, then every member's callback runs.
+ */
+class PrefillEngine : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    PrefillEngine();
+    ~PrefillEngine() override;
+
+    /**
+     * \brief TracedCallback signature for a batch event.
+     * \param [in] batchKey the batch
+     * \param [in] prefillLength L, tokens
+     * \param [in] members sessions in the batch
+     */
+    typedef void (*BatchTracedCallback)(uint64_t batchKey, uint64_t prefillLength, uint32_t members);
+
+    /**
+     * \brief Join a batch; the batch runs when \p batchSize members have joined.
+     * \param batchKey identifies the batch (unique per GPU)
+     * \param batchSize members expected, >= 1 (the first join fixes it)
+     * \param prefillLength L, tokens, > 0 (the first join fixes it)
+     * \param handoverTime this member's handover time tau_i
+     * \param done called when the batch's prefill ends
+     */
+    void Join(uint64_t batchKey,
+              uint32_t batchSize,
+              uint64_t prefillLength,
+              Time handoverTime,
+              Callback<void> done);
+
+    /// \return the prefill time model of this GPU
+    PrefillTimeModel GetModel() const;
+
+    /// \return the batching period T_c
+    Time GetBatchPeriod() const;
+
+    /// \return when the GPU becomes idle (now or earlier if it is idle)
+    Time GetBusyUntil() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// A batch waiting for members.
+    struct Batch
+    {
+        uint32_t size{0};               //!< Members expected
+        uint64_t prefillLength{0};      //!< L, tokens
+        Time lastHandover;              //!< max tau_i so far
+        std::vector<Callback<void>> done; //!< Member callbacks
+    };
+
+    void Finish(uint64_t batchKey, std::vector<Callback<void>> done, uint64_t l, uint32_t n);
+
+    double m_a;          //!< s/token
+    double m_b;          //!< s
+    double m_c;          //!< s/token^2
+    Time m_batchPeriod;  //!< T_c
+    Time m_busyUntil;    //!< End of the last scheduled batch
+    std::map<uint64_t, Batch> m_waiting; //!< Batches not yet complete
+
+    TracedCallback<uint64_t, uint64_t, uint32_t> m_batchStartTrace; //!< BatchStart
+    TracedCallback<uint64_t, uint64_t, uint32_t> m_batchEndTrace;   //!< BatchEnd
+};
+
+} // namespace ns3
+
+#endif /* PREFILL_ENGINE_H */

@@ -1,0 +1,105 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/llm-model-profile.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/road-handover-scenario.h"
+#include "ns3/test.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace ns3;
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The main job at packet level (ctHO's road, LTE X2 handovers, TCP over the X2
+ *        backhaul) for ctHO, tHO and cHO on the same seed.
+ *
+ * Checks, per scheme: every UE hands over once and resumes; every KV byte the plan
+ * sends arrives (per UE: n_tx * s_KV / 8; per connection: sent = received); the split
+ * adds up to the context; the target never beats the fluid model (packets carry
+ * headers, the fluid model does not); the worst-user stall measured at the UE is
+ * within 10 % of the planner's prediction. Across schemes: ctHO's measured worst delay
+ * is not above tHO's nor cHO's.
+ */
+class LteHandoverSystemTestCase : public TestCase
+{
+  public:
+    LteHandoverSystemTestCase()
+        : TestCase("ctHO, tHO and cHO over LTE X2 handovers: bytes, delays, ordering")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RoadHandoverConfig cfg; // the paper's defaults (ctHO Sec. IV-A)
+        const uint64_t bytesPerToken =
+            LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BytesPerToken();
+        double measuredWorst[3] = {0, 0, 0};
+        const char* types[3] = {"ns3::CtHoScheduler", "ns3::ThoScheduler", "ns3::ChoScheduler"};
+        for (int s = 0; s < 3; ++s)
+        {
+            const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, types[s]);
+            NS_TEST_ASSERT_MSG_EQ(r.complete, true, r.scheme << ": every UE resumes");
+            NS_TEST_ASSERT_MSG_EQ(r.ues.size(), cfg.numUes, r.scheme << ": one result per UE");
+            uint64_t expectedTotal = 0;
+            for (const auto& ue : r.ues)
+            {
+                NS_TEST_ASSERT_MSG_EQ(ue.stalls, 1u, r.scheme << " UE " << ue.ueId << ": one handover");
+                NS_TEST_ASSERT_MSG_GT(ue.handoverTime, 0.0, "handover happened");
+                // Handover when crossing x_b = 150 m at 20 m/s, plus X2 preparation (< 50 ms).
+                NS_TEST_ASSERT_MSG_EQ_TOL(ue.handoverTime,
+                                          (cfg.boundary - ue.startX) / cfg.speed + 0.025,
+                                          0.025,
+                                          "handover at the boundary crossing");
+                NS_TEST_ASSERT_MSG_EQ(ue.prefillTokens + ue.transferTokens,
+                                      ue.contextTokens,
+                                      "n_pf + n_tx = C");
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(ue.contextTokens,
+                                            uint64_t{ue.promptTokens},
+                                            "context = prompt + decoded tokens");
+                NS_TEST_ASSERT_MSG_EQ(ue.kvBytesReceived,
+                                      ue.transferTokens * bytesPerToken,
+                                      r.scheme << " UE " << ue.ueId << ": every KV byte arrives");
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(ue.restoredDelay,
+                                            ue.predictedDelay - 1e-9,
+                                            "packets never beat the fluid model");
+                // The stream resumes right after the last decoded token: nothing repeated;
+                // at most the one token in the source's RLC UM buffer is lost on leaving.
+                NS_TEST_ASSERT_MSG_EQ(ue.tokensDuplicated, 0u, "no token decoded twice");
+                NS_TEST_ASSERT_MSG_LT_OR_EQ(ue.tokensMissing, 1u, "at most the in-flight token");
+                expectedTotal += ue.transferTokens * bytesPerToken;
+            }
+            NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, expectedTotal, r.scheme << ": bytes sent");
+            NS_TEST_ASSERT_MSG_EQ(r.kvBytesReceived, expectedTotal, r.scheme << ": bytes received");
+            NS_TEST_ASSERT_MSG_EQ_TOL(r.measuredWorst,
+                                      r.predictedWorst,
+                                      0.10 * r.predictedWorst,
+                                      r.scheme << ": measured worst delay within 10 % of the plan");
+            measuredWorst[s] = r.measuredWorst;
+        }
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(measuredWorst[0], measuredWorst[1], "ctHO <= tHO measured");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(measuredWorst[0], measuredWorst[2], "ctHO <= cHO measured");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Whole-scenario tests (SYSTEM).
+ */
+class EdgeLlmLteHandoverTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmLteHandoverTestSuite()
+        : TestSuite("edge-llm-lte-handover", SYSTEM)
+    {
+        AddTestCase(new LteHandoverSystemTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static EdgeLlmLteHandoverTestSuite g_edgeLlmLteHandoverTestSuite;

@@ -1,0 +1,247 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/ctho-scheduler.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-helper.h"
+#include "ns3/kv-transfer-connection.h"
+#include "ns3/kv-transfer-header.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/test.h"
+#include "ns3/token-stream-header.h"
+#include "ns3/uinteger.h"
+
+#include <map>
+
+using namespace ns3;
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Every header survives serialization field by field, and frame validation
+ *        rejects a wrong version, an unknown type and inconsistent lengths.
+ */
+class KvHeaderRoundTripTestCase : public TestCase
+{
+  public:
+    KvHeaderRoundTripTestCase()
+        : TestCase("KV transfer and token headers: round trip and frame validation")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        KvTransferRequestHeader req;
+        req.sessionId = 0x0102030405060708ULL;
+        req.ueAddress = 0x07000002;
+        req.uePort = 9002;
+        req.sourceCellId = 1;
+        req.handoverTimeNs = 1234567890123LL;
+        req.contextTokens = 4096;
+        req.prefillLength = 380;
+        req.prefillTokens = 380;
+        req.transferTokens = 3716;
+        req.batchId = 7;
+        req.batchSize = 4;
+        req.bytesPerToken = 57344;
+        req.tokensGenerated = 55;
+        req.maxNewTokens = 2000;
+        KvFrameHeader frame;
+        frame.type = KvFrameHeader::TRANSFER_REQUEST;
+        frame.messageLength = KvTransferRequestHeader::SIZE;
+        frame.payloadLength = 380 * 4;
+        Ptr<Packet> p = Create<Packet>(frame.payloadLength);
+        p->AddHeader(req);
+        p->AddHeader(frame);
+        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 8u + 58u + 1520u, "frame size on the wire");
+        KvFrameHeader f2;
+        KvTransferRequestHeader r2;
+        p->RemoveHeader(f2);
+        p->RemoveHeader(r2);
+        NS_TEST_ASSERT_MSG_EQ(f2.IsValid(), true, "valid frame");
+        NS_TEST_ASSERT_MSG_EQ(+f2.type, +KvFrameHeader::TRANSFER_REQUEST, "type");
+        NS_TEST_ASSERT_MSG_EQ(f2.payloadLength, 1520u, "payload length");
+        NS_TEST_ASSERT_MSG_EQ(r2.sessionId, req.sessionId, "sessionId");
+        NS_TEST_ASSERT_MSG_EQ(r2.ueAddress, req.ueAddress, "ueAddress");
+        NS_TEST_ASSERT_MSG_EQ(r2.uePort, req.uePort, "uePort");
+        NS_TEST_ASSERT_MSG_EQ(r2.sourceCellId, req.sourceCellId, "sourceCellId");
+        NS_TEST_ASSERT_MSG_EQ(r2.handoverTimeNs, req.handoverTimeNs, "handoverTimeNs");
+        NS_TEST_ASSERT_MSG_EQ(r2.contextTokens, req.contextTokens, "contextTokens");
+        NS_TEST_ASSERT_MSG_EQ(r2.prefillLength, req.prefillLength, "prefillLength");
+        NS_TEST_ASSERT_MSG_EQ(r2.prefillTokens, req.prefillTokens, "prefillTokens");
+        NS_TEST_ASSERT_MSG_EQ(r2.transferTokens, req.transferTokens, "transferTokens");
+        NS_TEST_ASSERT_MSG_EQ(r2.batchId, req.batchId, "batchId");
+        NS_TEST_ASSERT_MSG_EQ(r2.batchSize, req.batchSize, "batchSize");
+        NS_TEST_ASSERT_MSG_EQ(r2.bytesPerToken, req.bytesPerToken, "bytesPerToken");
+        NS_TEST_ASSERT_MSG_EQ(r2.tokensGenerated, req.tokensGenerated, "tokensGenerated");
+        NS_TEST_ASSERT_MSG_EQ(r2.maxNewTokens, req.maxNewTokens, "maxNewTokens");
+
+        // Big-endian on the wire: the first frame bytes are version, type, length.
+        uint8_t raw[8];
+        Ptr<Packet> q = Create<Packet>();
+        q->AddHeader(frame);
+        q->CopyData(raw, 8);
+        NS_TEST_ASSERT_MSG_EQ(+raw[0], 1, "version byte");
+        NS_TEST_ASSERT_MSG_EQ(+raw[1], 1, "type byte");
+        NS_TEST_ASSERT_MSG_EQ(+raw[3], 58, "message length, low byte (big-endian)");
+
+        KvFrameHeader bad = frame;
+        bad.version = 2;
+        NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "unknown version");
+        bad = frame;
+        bad.type = 99;
+        NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "unknown type");
+        bad = frame;
+        bad.messageLength = 57;
+        NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "message length must match the type");
+        bad.type = KvFrameHeader::TRANSFER_COMPLETE;
+        bad.messageLength = KvTransferCompleteHeader::SIZE;
+        bad.payloadLength = 1;
+        NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "TRANSFER_COMPLETE carries no payload");
+
+        EdgeLlmTokenHeader tok;
+        tok.sessionId = 42;
+        tok.tokenIndex = 17;
+        tok.cellId = 2;
+        Ptr<Packet> t = Create<Packet>(4);
+        t->AddHeader(tok);
+        EdgeLlmTokenHeader tok2;
+        t->RemoveHeader(tok2);
+        NS_TEST_ASSERT_MSG_EQ(tok2.sessionId, 42u, "token session");
+        NS_TEST_ASSERT_MSG_EQ(tok2.tokenIndex, 17u, "token index");
+        NS_TEST_ASSERT_MSG_EQ(tok2.cellId, 2u, "token cell");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Two KvTransferConnections over a 1 Gbit/s point-to-point link: every byte
+ *        arrives, the control message arrives first, and the backhaul serves one
+ *        session at a time in earliest-deadline order (ctHO Sec. III-B).
+ *
+ * Jobs queued at t = 0 before the connection is up: A (1 MB, deadline 2 s),
+ * B (300 kB, deadline 1 s), C (0 B, deadline 1.5 s). EDF sends B, then C's completion,
+ * then A; so when B's last byte arrives none of A's has.
+ */
+class KvConnectionEdfTestCase : public TestCase
+{
+  public:
+    KvConnectionEdfTestCase()
+        : TestCase("KV connection: bytes conserved, control first, EDF one session at a time")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NodeContainer nodes;
+        nodes.Create(2);
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+        p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
+        p2p.SetChannelAttribute("Delay", StringValue("1ms"));
+        NetDeviceContainer devs = p2p.Install(nodes);
+        InternetStackHelper internet;
+        internet.Install(nodes);
+        Ipv4AddressHelper addr("10.9.0.0", "255.255.255.0");
+        Ipv4InterfaceContainer ifs = addr.Assign(devs);
+
+        Ptr<KvTransferConnection> tx = CreateObject<KvTransferConnection>();
+        Ptr<KvTransferConnection> rx = CreateObject<KvTransferConnection>();
+        tx->SetScheduler(CreateObject<CtHoScheduler>());
+
+        std::map<uint64_t, uint64_t> received;
+        std::map<uint64_t, Time> doneAt;
+        const std::map<uint64_t, uint64_t> sizes = {{1, 1000000}, {2, 300000}, {3, 0}};
+        uint64_t aBytesWhenBDone = UINT64_MAX;
+        std::vector<uint8_t> messageOrder;
+        std::vector<uint64_t> completionOrder;
+        rx->SetKvBytesCallback(KvTransferConnection::KvBytesCallback([&](uint64_t s, uint64_t n) {
+            received[s] += n;
+            if (s == 2 && received[2] == sizes.at(2))
+            {
+                aBytesWhenBDone = received[1];
+            }
+        }));
+        rx->SetMessageCallback(KvTransferConnection::MessageCallback(
+            [&](const KvFrameHeader& f, Ptr<Packet> m) {
+                messageOrder.push_back(f.type);
+                if (f.type == KvFrameHeader::TRANSFER_COMPLETE)
+                {
+                    KvTransferCompleteHeader c;
+                    m->RemoveHeader(c);
+                    doneAt[c.sessionId] = Simulator::Now();
+                    completionOrder.push_back(c.sessionId);
+                    NS_TEST_EXPECT_MSG_EQ(c.totalBytes, sizes.at(c.sessionId), "total bytes");
+                }
+            }));
+
+        Ptr<Socket> listener = Socket::CreateSocket(nodes.Get(1), TcpSocketFactory::GetTypeId());
+        listener->Bind(InetSocketAddress(Ipv4Address::GetAny(), 9001));
+        listener->Listen();
+        listener->SetAcceptCallback(
+            MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
+            Callback<void, Ptr<Socket>, const Address&>(
+                [&](Ptr<Socket> s, const Address&) { rx->SetSocket(s, true); }));
+        Ptr<Socket> client = Socket::CreateSocket(nodes.Get(0), TcpSocketFactory::GetTypeId());
+        client->SetAttribute("SegmentSize", UintegerValue(9000 - 52));
+
+        KvTransferRequestHeader req;
+        req.sessionId = 9;
+        tx->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 4000);
+        tx->AddTransfer({1, Seconds(0), Seconds(2), sizes.at(1)});
+        tx->AddTransfer({2, Seconds(0), Seconds(1), sizes.at(2)});
+        tx->AddTransfer({3, Seconds(0), Seconds(1.5), sizes.at(3)});
+        // Sockets may only send once the nodes are initialized, i.e. inside the run.
+        Simulator::ScheduleNow([&]() {
+            client->Bind();
+            client->Connect(InetSocketAddress(ifs.GetAddress(1), 9001));
+            tx->SetSocket(client, false);
+        });
+
+        Simulator::Stop(Seconds(5));
+        Simulator::Run();
+
+        NS_TEST_ASSERT_MSG_EQ(received[1], sizes.at(1), "A's bytes all arrive");
+        NS_TEST_ASSERT_MSG_EQ(received[2], sizes.at(2), "B's bytes all arrive");
+        NS_TEST_ASSERT_MSG_EQ(received.count(3), 0u, "C has no KV bytes");
+        NS_TEST_ASSERT_MSG_EQ(tx->GetKvBytesSent(), 1300000u, "sent");
+        NS_TEST_ASSERT_MSG_EQ(rx->GetKvBytesReceived(), 1300000u, "received = sent");
+        NS_TEST_ASSERT_MSG_EQ(rx->GetProtocolErrors(), 0u, "no malformed frame");
+        NS_TEST_ASSERT_MSG_EQ(aBytesWhenBDone, 0u, "B (earlier deadline) goes entirely first");
+        NS_TEST_ASSERT_MSG_EQ(messageOrder.empty(), false, "messages arrived");
+        NS_TEST_ASSERT_MSG_EQ(+messageOrder.front(),
+                              +KvFrameHeader::TRANSFER_REQUEST,
+                              "the control message goes first");
+        NS_TEST_ASSERT_MSG_EQ(doneAt.size(), 3u, "three completions");
+        const std::vector<uint64_t> edf = {2, 3, 1}; // deadlines 1 s, 1.5 s, 2 s
+        NS_TEST_ASSERT_MSG_EQ((completionOrder == edf), true, "EDF: B, then C, then A");
+        NS_TEST_ASSERT_MSG_LT(doneAt[3], doneAt[1], "A finishes last");
+        // 1.3 MB at 1 Gbit/s is 10.4 ms of payload; TCP's slow start and a 2 ms RTT add
+        // a few RTTs: all done well within 60 ms.
+        NS_TEST_ASSERT_MSG_LT(doneAt[1], MilliSeconds(60), "finishes near the link rate");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The KV transfer protocol (UNIT).
+ */
+class EdgeLlmProtocolTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmProtocolTestSuite()
+        : TestSuite("edge-llm-protocol", UNIT)
+    {
+        AddTestCase(new KvHeaderRoundTripTestCase, TestCase::QUICK);
+        AddTestCase(new KvConnectionEdfTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static EdgeLlmProtocolTestSuite g_edgeLlmProtocolTestSuite;
