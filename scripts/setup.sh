@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Installs what the build needs (Debian packages, only those missing), then
+# configures and builds the module standalone against Debian's ns-3 into build/.
+# Idempotent: a second run installs nothing and rebuilds only what changed.
+#
+#   bash scripts/setup.sh            # RelWithDebInfo build in build/
+#   BUILD_TYPE=Debug bash scripts/setup.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake ninja-build g++ ccache pkg-config
+  libns3-dev ns3                      # ns-3 3.37 (ns3 ships the helper binaries its CMake package lists)
+  libgsl-dev libsqlite3-dev libxml2-dev  # needed to link against libns3
+  libboost-dev nlohmann-json3-dev     # Boost.Math, JSON output
+  libgtest-dev libbenchmark-dev       # GoogleTest, Google Benchmark
+  gnuplot-nox                         # PNG figures from ns-3's Gnuplot output
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  if [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" != "install ok installed" ]; then
+    missing+=("$p")
+  fi
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    if command -v sudo >/dev/null; then
+      sudo="sudo"
+    else
+      echo "setup: error: need root (or sudo) to run: apt-get install ${missing[*]}" >&2
+      exit 1
+    fi
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+build_type=${BUILD_TYPE:-RelWithDebInfo}
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
+cmake --build build -- -j"$(nproc)"
