@@ -130,6 +130,14 @@ function(edge_llm_add_gtests)
   include(GoogleTest)
   gtest_discover_tests(edge-llm-gtest TEST_PREFIX gtest- DISCOVERY_TIMEOUT 60)
   # The CLI contract (exit codes, stdout/stderr) is checked on the real binary.
+  # House style: ns-3's .clang-format over every C++ file of the module.
+  find_program(EDGE_LLM_CLANG_FORMAT NAMES clang-format clang-format-14 REQUIRED)
+  file(GLOB_RECURSE format_sources ${CMAKE_SOURCE_DIR}/model/*.[ch]
+       ${CMAKE_SOURCE_DIR}/model/*.cc ${CMAKE_SOURCE_DIR}/helper/*.h ${CMAKE_SOURCE_DIR}/helper/*.cc
+       ${CMAKE_SOURCE_DIR}/examples/*.cc ${CMAKE_SOURCE_DIR}/test/*.h ${CMAKE_SOURCE_DIR}/test/*.cc
+       ${CMAKE_SOURCE_DIR}/test/gtest/*.cc ${CMAKE_SOURCE_DIR}/benchmarks/*.cc)
+  add_test(NAME clang-format COMMAND ${EDGE_LLM_CLANG_FORMAT} --dry-run -Werror ${format_sources}
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   add_test(NAME cli-edge-llm-plan
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/edge-llm-plan-cli-test.sh
                    $<TARGET_FILE:edge-llm-plan> ${CMAKE_SOURCE_DIR}/test/cli)

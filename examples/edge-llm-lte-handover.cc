@@ -100,11 +100,10 @@ main(int argc, char* argv[])
         return 2;
     }
 
-    std::cout << "edge-llm-lte-handover: " << cfg.numUes << " UEs, " << cfg.model
-              << ", backhaul " << cfg.backhaulGbps << " Gbit/s (MTU " << cfg.backhaulMtu
-              << "), prompts Unif[" << cfg.contextMin << ", " << cfg.contextMax
-              << "] tokens, seed " << RngSeedManager::GetSeed() << " run "
-              << RngSeedManager::GetRun() << std::endl;
+    std::cout << "edge-llm-lte-handover: " << cfg.numUes << " UEs, " << cfg.model << ", backhaul "
+              << cfg.backhaulGbps << " Gbit/s (MTU " << cfg.backhaulMtu << "), prompts Unif["
+              << cfg.contextMin << ", " << cfg.contextMax << "] tokens, seed "
+              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
 
     std::ostringstream csv;
     csv << "scheme,ue_id,context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,"
@@ -119,7 +118,8 @@ main(int argc, char* argv[])
                   << name << ": L = " << r.prefillLength << " tokens, KV bytes sent "
                   << r.kvBytesSent << ", received " << r.kvBytesReceived
                   << (r.complete ? "" : "  [INCOMPLETE: some UE never resumed]") << "\n";
-        std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  measured_s\n";
+        std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  "
+                     "measured_s\n";
         for (const auto& ue : r.ues)
         {
             std::cout << std::fixed << std::setprecision(4) << "  " << std::setw(2) << ue.ueId
@@ -129,8 +129,8 @@ main(int argc, char* argv[])
                       << ue.predictedDelay << "  " << std::setw(10) << ue.restoredDelay << "  "
                       << std::setw(10) << ue.measuredDelay << "\n";
             csv << name << "," << ue.ueId << "," << ue.contextTokens << "," << ue.prefillTokens
-                << "," << ue.transferTokens << "," << ue.predictedDelay << ","
-                << ue.measuredDelay << "\n";
+                << "," << ue.transferTokens << "," << ue.predictedDelay << "," << ue.measuredDelay
+                << "\n";
         }
         std::cout << "  worst-user delay: predicted " << r.predictedWorst << " s, measured "
                   << r.measuredWorst << " s (" << std::showpos

@@ -136,8 +136,8 @@ EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std:
                 {
                     throw EdgeLlmInputError(path,
                                             lineNo,
-                                            "unknown column '" + c +
-                                                "'; the header must be " + Join(columns));
+                                            "unknown column '" + c + "'; the header must be " +
+                                                Join(columns));
                 }
             }
             for (const auto& c : columns)

@@ -86,10 +86,10 @@ class EdgeLlmCsvTable
   private:
     std::size_t ColumnIndex(const std::string& column) const;
 
-    std::string m_path;                          //!< File name as given
-    std::vector<std::string> m_columns;          //!< Header, file order
+    std::string m_path;                           //!< File name as given
+    std::vector<std::string> m_columns;           //!< Header, file order
     std::vector<std::vector<std::string>> m_rows; //!< Fields per record
-    std::vector<uint64_t> m_lines;               //!< File line per record
+    std::vector<uint64_t> m_lines;                //!< File line per record
 };
 
 /**

@@ -86,14 +86,15 @@ ApplicationContainer
 EdgeLlmHelper::InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellIds) const
 {
     NS_ABORT_MSG_IF(nodes.GetN() != cellIds.size(),
-                    "EdgeLlmHelper::InstallBs: " << nodes.GetN() << " nodes but "
-                                                 << cellIds.size() << " cell ids");
+                    "EdgeLlmHelper::InstallBs: " << nodes.GetN() << " nodes but " << cellIds.size()
+                                                 << " cell ids");
     ApplicationContainer apps;
     for (uint32_t i = 0; i < nodes.GetN(); ++i)
     {
         Ptr<EdgeLlmNode> app = m_nodeFactory.Create<EdgeLlmNode>();
         app->SetAttribute("CellId", UintegerValue(cellIds[i]));
-        app->SetAttribute("Scheduler", PointerValue(m_schedulerFactory.Create<HandoverScheduler>()));
+        app->SetAttribute("Scheduler",
+                          PointerValue(m_schedulerFactory.Create<HandoverScheduler>()));
         app->SetAttribute("PrefillEngine", PointerValue(m_gpuFactory.Create<PrefillEngine>()));
         nodes.Get(i)->AddApplication(app);
         apps.Add(app);
@@ -109,8 +110,9 @@ EdgeLlmHelper::InstallOnEnbs(NetDeviceContainer enbDevices) const
     for (uint32_t i = 0; i < enbDevices.GetN(); ++i)
     {
         Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(enbDevices.Get(i));
-        NS_ABORT_MSG_IF(!enb, "EdgeLlmHelper::InstallOnEnbs: device " << i
-                                                                      << " is not an LteEnbNetDevice");
+        NS_ABORT_MSG_IF(!enb,
+                        "EdgeLlmHelper::InstallOnEnbs: device " << i
+                                                                << " is not an LteEnbNetDevice");
         nodes.Add(enb->GetNode());
         cellIds.push_back(enb->GetCellId());
     }
@@ -173,8 +175,8 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
     for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
     {
         Ptr<LteUeNetDevice> dev = DynamicCast<LteUeNetDevice>(ueDevices.Get(i));
-        NS_ABORT_MSG_IF(!dev, "EdgeLlmHelper::InstallUe: device " << i
-                                                                  << " is not an LteUeNetDevice");
+        NS_ABORT_MSG_IF(!dev,
+                        "EdgeLlmHelper::InstallUe: device " << i << " is not an LteUeNetDevice");
         Ptr<EdgeLlmUeApp> app = m_ueFactory.Create<EdgeLlmUeApp>();
         app->SetAttribute("SessionId", UintegerValue(dev->GetImsi()));
         Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(server);

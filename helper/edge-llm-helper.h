@@ -123,7 +123,6 @@ class EdgeLlmHelper
      */
     static Ipv4Address GetUeFacingAddress(Ptr<Node> enbNode, Ptr<Node> sgw);
 
-
   private:
     ObjectFactory m_nodeFactory;      //!< EdgeLlmNode
     ObjectFactory m_ueFactory;        //!< EdgeLlmUeApp

@@ -60,9 +60,9 @@ MakeScheduler(const std::string& scheme)
         return CreateObject<ChoScheduler>();
     }
     throw OptionError("scheme",
-                      scheme.empty() ? "missing; valid schemes: ctho, tho, cho"
-                                     : "unknown scheme '" + scheme +
-                                           "'; valid schemes: ctho, tho, cho");
+                      scheme.empty()
+                          ? "missing; valid schemes: ctho, tho, cho"
+                          : "unknown scheme '" + scheme + "'; valid schemes: ctho, tho, cho");
 }
 
 /// Reject options CommandLine does not know, before it exits with its own code.
@@ -158,14 +158,15 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
         double b = 0;
         if (!EdgeLlmParseDouble(prefillB, b))
         {
-            throw OptionError("prefillB", "must be a finite number of seconds, got '" +
-                                              prefillB + "'");
+            throw OptionError("prefillB",
+                              "must be a finite number of seconds, got '" + prefillB + "'");
         }
         const double c = OptionDouble("prefillC", prefillC, 0, false);
         const double tc = OptionDouble("batchPeriod", batchPeriod, 0, false);
         if (uesFile.empty())
         {
-            throw OptionError("ues", "missing; a CSV file with ue_id,handover_time_s,context_tokens");
+            throw OptionError("ues",
+                              "missing; a CSV file with ue_id,handover_time_s,context_tokens");
         }
 
         const EdgeLlmCsvTable table(uesFile, {"ue_id", "handover_time_s", "context_tokens"});

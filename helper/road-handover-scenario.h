@@ -26,27 +26,27 @@ namespace ns3
  */
 struct RoadHandoverConfig
 {
-    uint32_t numUes{4};                        //!< K, >= 1
-    double bsDistance{300};                    //!< D_bs, m
-    double boundary{150};                      //!< x_b, m
-    double startMin{120};                      //!< m
-    double startMax{130};                      //!< m
-    double speed{20};                          //!< m/s, > 0
-    uint32_t contextMin{1024};                 //!< tokens, >= 1
-    uint32_t contextMax{4096};                 //!< C_max of the prompt draw, tokens
+    uint32_t numUes{4};                       //!< K, >= 1
+    double bsDistance{300};                   //!< D_bs, m
+    double boundary{150};                     //!< x_b, m
+    double startMin{120};                     //!< m
+    double startMax{130};                     //!< m
+    double speed{20};                         //!< m/s, > 0
+    uint32_t contextMin{1024};                //!< tokens, >= 1
+    uint32_t contextMax{4096};                //!< C_max of the prompt draw, tokens
     std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
-    uint32_t kvBits{16};                       //!< q
-    double backhaulGbps{4.5};                  //!< X2 link rate, Gbit/s (1e9 bit/s)
-    Time backhaulDelay{MicroSeconds(100)};     //!< X2 link propagation delay
-    uint16_t backhaulMtu{9000};                //!< X2 link MTU, bytes
-    double prefillA{9.4267e-5};                //!< s/token
-    double prefillB{2.4e-3};                   //!< s
-    double prefillC{0};                        //!< s/token^2
-    Time batchPeriod{MilliSeconds(10)};        //!< T_c
-    double decodeRate{100};                    //!< tokens/s per session
-    uint32_t maxNewTokens{2000};               //!< tokens per session
-    Time promptTime{MilliSeconds(100)};        //!< When the UEs send their prompts
-    Time maxSimTime{Seconds(60)};              //!< Safety stop
+    uint32_t kvBits{16};                      //!< q
+    double backhaulGbps{4.5};                 //!< X2 link rate, Gbit/s (1e9 bit/s)
+    Time backhaulDelay{MicroSeconds(100)};    //!< X2 link propagation delay
+    uint16_t backhaulMtu{9000};               //!< X2 link MTU, bytes
+    double prefillA{9.4267e-5};               //!< s/token
+    double prefillB{2.4e-3};                  //!< s
+    double prefillC{0};                       //!< s/token^2
+    Time batchPeriod{MilliSeconds(10)};       //!< T_c
+    double decodeRate{100};                   //!< tokens/s per session
+    uint32_t maxNewTokens{2000};              //!< tokens per session
+    Time promptTime{MilliSeconds(100)};       //!< When the UEs send their prompts
+    Time maxSimTime{Seconds(60)};             //!< Safety stop
 
     /**
      * \brief Check every knob.
@@ -61,21 +61,21 @@ struct RoadHandoverConfig
  */
 struct RoadHandoverUeResult
 {
-    uint64_t ueId{0};              //!< IMSI
-    double startX{0};              //!< x_i(0), m
-    uint32_t promptTokens{0};      //!< Drawn prompt length
-    double handoverTime{-1};       //!< When the source's RRC started the handover, s
-    uint64_t contextTokens{0};     //!< C_i at the handover
-    uint64_t prefillTokens{0};     //!< n_pf_i
-    uint64_t transferTokens{0};    //!< n_tx_i
-    double predictedDelay{-1};     //!< Planner's D_i for the actual tau and C, s
-    double restoredDelay{-1};      //!< Target: resume time - tau_i, s
-    double measuredDelay{-1};      //!< UE: the stall it saw, s
-    uint32_t stalls{0};            //!< Stalls measured (1 per handover)
-    uint64_t kvBytesExpected{0};   //!< n_tx_i * s_KV / 8
-    uint64_t kvBytesReceived{0};   //!< Counted at the target
-    uint32_t tokensMissing{0};     //!< Token indices the UE never received
-    uint32_t tokensDuplicated{0};  //!< Tokens received late or twice
+    uint64_t ueId{0};             //!< IMSI
+    double startX{0};             //!< x_i(0), m
+    uint32_t promptTokens{0};     //!< Drawn prompt length
+    double handoverTime{-1};      //!< When the source's RRC started the handover, s
+    uint64_t contextTokens{0};    //!< C_i at the handover
+    uint64_t prefillTokens{0};    //!< n_pf_i
+    uint64_t transferTokens{0};   //!< n_tx_i
+    double predictedDelay{-1};    //!< Planner's D_i for the actual tau and C, s
+    double restoredDelay{-1};     //!< Target: resume time - tau_i, s
+    double measuredDelay{-1};     //!< UE: the stall it saw, s
+    uint32_t stalls{0};           //!< Stalls measured (1 per handover)
+    uint64_t kvBytesExpected{0};  //!< n_tx_i * s_KV / 8
+    uint64_t kvBytesReceived{0};  //!< Counted at the target
+    uint32_t tokensMissing{0};    //!< Token indices the UE never received
+    uint32_t tokensDuplicated{0}; //!< Tokens received late or twice
 };
 
 /**
@@ -113,7 +113,8 @@ class RoadHandoverScenario
      * \return what happened
      * \throws std::invalid_argument for a bad config
      */
-    static RoadHandoverResult Run(const RoadHandoverConfig& config, const std::string& schedulerType);
+    static RoadHandoverResult Run(const RoadHandoverConfig& config,
+                                  const std::string& schedulerType);
 };
 
 } // namespace ns3

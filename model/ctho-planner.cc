@@ -21,9 +21,8 @@ CtHoPlanner::CtHoPlanner(double backhaulTokensPerSecond,
 {
     if (!std::isfinite(backhaulTokensPerSecond) || backhaulTokensPerSecond <= 0)
     {
-        throw std::invalid_argument(
-            "backhaul rate must be a finite number > 0 tokens/s, got " +
-            std::to_string(backhaulTokensPerSecond));
+        throw std::invalid_argument("backhaul rate must be a finite number > 0 tokens/s, got " +
+                                    std::to_string(backhaulTokensPerSecond));
     }
     if (!std::isfinite(batchPeriod) || batchPeriod < 0)
     {
@@ -74,11 +73,10 @@ CtHoPlanner::Prepare(const std::vector<CtHoUe>& ues) const
         }
         batch.maxContext = std::max(batch.maxContext, ue.contextTokens);
     }
-    std::stable_sort(batch.inputIndex.begin(),
-                     batch.inputIndex.end(),
-                     [&ues](std::size_t x, std::size_t y) {
-                         return ues[x].handoverTime < ues[y].handoverTime;
-                     });
+    std::stable_sort(
+        batch.inputIndex.begin(),
+        batch.inputIndex.end(),
+        [&ues](std::size_t x, std::size_t y) { return ues[x].handoverTime < ues[y].handoverTime; });
     batch.sorted.reserve(ues.size());
     for (std::size_t idx : batch.inputIndex)
     {
@@ -144,8 +142,8 @@ CtHoPlanner::Evaluate(const Batch& batch, uint64_t prefillLength) const
         out.prefillDone = out.prefillTokens > 0 ? plan.prefillDone : ue.handoverTime;
         if (out.transferTokens > 0)
         {
-            busy = std::max(busy, ue.handoverTime) +
-                   static_cast<double>(out.transferTokens) / m_rate;
+            busy =
+                std::max(busy, ue.handoverTime) + static_cast<double>(out.transferTokens) / m_rate;
             out.transferDone = busy;
         }
         else

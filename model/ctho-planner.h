@@ -45,14 +45,14 @@ struct CtHoUePlan
  */
 struct CtHoPlan
 {
-    uint64_t prefillLength{0};        //!< L in {0, ..., C_max}
-    double batchStart{0};             //!< t_s = ceil(tau_K / T_c) T_c, s
-    double prefillDone{0};            //!< T_pf(L) = t_s + p(L), s (t_s when L = 0)
-    double prefillDelay{0};           //!< f(L): 0 if L = 0, else T_pf(L) - tau_1, s
-    double transferDelay{0};          //!< g(L), least common transfer bound, s
-    double worstDelay{0};             //!< V(L) = max(f, g) = max_i D_i, s
+    uint64_t prefillLength{0};         //!< L in {0, ..., C_max}
+    double batchStart{0};              //!< t_s = ceil(tau_K / T_c) T_c, s
+    double prefillDone{0};             //!< T_pf(L) = t_s + p(L), s (t_s when L = 0)
+    double prefillDelay{0};            //!< f(L): 0 if L = 0, else T_pf(L) - tau_1, s
+    double transferDelay{0};           //!< g(L), least common transfer bound, s
+    double worstDelay{0};              //!< V(L) = max(f, g) = max_i D_i, s
     double backhaulTokensPerSecond{0}; //!< R, tokens/s
-    std::vector<CtHoUePlan> ues;      //!< One entry per input UE, in input order
+    std::vector<CtHoUePlan> ues;       //!< One entry per input UE, in input order
 };
 
 /**
@@ -118,10 +118,10 @@ class CtHoPlanner
     /// UEs sorted by (tau, input index), with the derived batch constants.
     struct Batch
     {
-        std::vector<CtHoUe> sorted;       //!< By (tau, input index)
+        std::vector<CtHoUe> sorted;          //!< By (tau, input index)
         std::vector<std::size_t> inputIndex; //!< sorted[k] is input UE inputIndex[k]
-        uint64_t maxContext{0};           //!< C_max, tokens
-        double batchStart{0};             //!< t_s, s
+        uint64_t maxContext{0};              //!< C_max, tokens
+        double batchStart{0};                //!< t_s, s
     };
 
     Batch Prepare(const std::vector<CtHoUe>& ues) const;
@@ -129,9 +129,9 @@ class CtHoPlanner
     double TransferDelay(const Batch& batch, uint64_t prefillLength) const;
     CtHoPlan Evaluate(const Batch& batch, uint64_t prefillLength) const;
 
-    double m_rate;             //!< R, tokens/s
+    double m_rate;              //!< R, tokens/s
     PrefillTimeModel m_prefill; //!< p(L)
-    double m_batchPeriod;      //!< T_c, s
+    double m_batchPeriod;       //!< T_c, s
 };
 
 } // namespace ns3

@@ -495,9 +495,10 @@ EdgeLlmNode::FormBatch(uint64_t sessionId, uint16_t targetCellId)
                              !m_sessionBatch.count(it->sessionId);
         if (it->target == targetCellId && pending && it->sessionId != sessionId)
         {
-            planned.push_back({it->sessionId,
-                               std::max(it->when, Simulator::Now()).GetSeconds(),
-                               PredictContextAt(it->sessionId, std::max(it->when, Simulator::Now()))});
+            planned.push_back(
+                {it->sessionId,
+                 std::max(it->when, Simulator::Now()).GetSeconds(),
+                 PredictContextAt(it->sessionId, std::max(it->when, Simulator::Now()))});
             batch.members.insert(it->sessionId);
         }
         if (it->target == targetCellId && (pending || it->sessionId == sessionId))
@@ -515,8 +516,8 @@ EdgeLlmNode::FormBatch(uint64_t sessionId, uint16_t targetCellId)
                                                  m_gpu->GetBatchPeriod().GetSeconds());
     batch.prefillLength = plan.prefillLength;
     batch.transferBound = plan.transferDelay;
-    NS_LOG_INFO("cell " << m_cellId << ": " << m_scheduler->GetSchemeName() << " batch "
-                        << batch.id << " to cell " << targetCellId << ", " << planned.size()
+    NS_LOG_INFO("cell " << m_cellId << ": " << m_scheduler->GetSchemeName() << " batch " << batch.id
+                        << " to cell " << targetCellId << ", " << planned.size()
                         << " UEs, L = " << plan.prefillLength);
     for (uint64_t member : batch.members)
     {
@@ -547,8 +548,8 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     m_handoverStartedTrace(sessionId, targetCellId, context);
 
     auto bit = m_sessionBatch.find(sessionId);
-    SourceBatch& batch =
-        bit == m_sessionBatch.end() ? FormBatch(sessionId, targetCellId) : m_batches.at(bit->second);
+    SourceBatch& batch = bit == m_sessionBatch.end() ? FormBatch(sessionId, targetCellId)
+                                                     : m_batches.at(bit->second);
     m_sessionBatch.erase(sessionId);
     NS_ABORT_MSG_IF(batch.target != targetCellId,
                     "session " << sessionId << " was announced to cell " << batch.target
@@ -639,8 +640,8 @@ EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeade
     {
         NS_LOG_ERROR("cell " << m_cellId << ": session " << req.sessionId << " from cell "
                              << peerCellId << " has " << req.bytesPerToken
-                             << " KV bytes/token, this BS's model has "
-                             << m_profile.BytesPerToken() << "; request refused");
+                             << " KV bytes/token, this BS's model has " << m_profile.BytesPerToken()
+                             << "; request refused");
         return;
     }
     Session& s = m_sessions[req.sessionId];

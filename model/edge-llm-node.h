@@ -159,21 +159,21 @@ class EdgeLlmNode : public Application
     /// One LLM session.
     struct Session
     {
-        uint64_t id{0};                //!< Session id
-        Ipv4Address ueAddress;         //!< Where tokens go
-        uint16_t uePort{0};            //!< UE UDP port
-        uint32_t promptTokens{0};      //!< Prompt length
-        uint32_t maxNewTokens{0};      //!< Tokens to decode in total
-        uint32_t generated{0};         //!< Tokens decoded so far
+        uint64_t id{0};                 //!< Session id
+        Ipv4Address ueAddress;          //!< Where tokens go
+        uint16_t uePort{0};             //!< UE UDP port
+        uint32_t promptTokens{0};       //!< Prompt length
+        uint32_t maxNewTokens{0};       //!< Tokens to decode in total
+        uint32_t generated{0};          //!< Tokens decoded so far
         SessionState state{PREFILLING}; //!< State
-        Time nextToken;                //!< When the next token is decoded
-        EventId decodeEvent;           //!< Pending decode
+        Time nextToken;                 //!< When the next token is decoded
+        EventId decodeEvent;            //!< Pending decode
         // Target side:
-        uint16_t sourceCellId{0};      //!< Source BS
-        Time handoverTime;             //!< tau_i
-        uint64_t expectedKvBytes{0};   //!< n_tx * bytes per token
-        uint64_t receivedKvBytes{0};   //!< Counted so far
-        bool prefillDone{false};       //!< Batch prefill finished
+        uint16_t sourceCellId{0};    //!< Source BS
+        Time handoverTime;           //!< tau_i
+        uint64_t expectedKvBytes{0}; //!< n_tx * bytes per token
+        uint64_t receivedKvBytes{0}; //!< Counted so far
+        bool prefillDone{false};     //!< Batch prefill finished
     };
 
     /// A handover announced with ExpectHandover().
@@ -187,21 +187,21 @@ class EdgeLlmNode : public Application
     /// A batch of handovers to one target, planned once.
     struct SourceBatch
     {
-        uint32_t id{0};                 //!< Batch id (unique at this BS)
-        uint16_t target{0};             //!< Target cell
-        uint64_t prefillLength{0};      //!< L
-        double transferBound{0};        //!< g(L) of the plan, s (EDF deadlines)
-        std::set<uint64_t> members;     //!< Sessions of the batch
-        std::vector<CtHoUe> arrived;    //!< Actual (tau, C) of members handed over
+        uint32_t id{0};              //!< Batch id (unique at this BS)
+        uint16_t target{0};          //!< Target cell
+        uint64_t prefillLength{0};   //!< L
+        double transferBound{0};     //!< g(L) of the plan, s (EDF deadlines)
+        std::set<uint64_t> members;  //!< Sessions of the batch
+        std::vector<CtHoUe> arrived; //!< Actual (tau, C) of members handed over
     };
 
     /// A backhaul peer.
     struct Peer
     {
-        uint16_t cellId{0};                 //!< Peer cell
-        Ipv4Address local;                  //!< Our link address
-        Ipv4Address remote;                 //!< Peer link address
-        DataRate rate;                      //!< Link rate
+        uint16_t cellId{0};                   //!< Peer cell
+        Ipv4Address local;                    //!< Our link address
+        Ipv4Address remote;                   //!< Peer link address
+        DataRate rate;                        //!< Link rate
         Ptr<KvTransferConnection> connection; //!< The connection
     };
 
@@ -233,15 +233,15 @@ class EdgeLlmNode : public Application
     Ptr<HandoverScheduler> m_scheduler; //!< Policy
     Ptr<PrefillEngine> m_gpu;           //!< GPU
 
-    LlmModelProfile m_profile;          //!< Resolved at start
-    Ptr<Socket> m_ueSocket;             //!< UDP, prompts in, tokens out
-    Ptr<Socket> m_listenSocket;         //!< TCP listener for the backhaul
-    std::map<uint16_t, Peer> m_peers;   //!< By cell id
-    std::map<uint64_t, Session> m_sessions; //!< By session id
-    std::vector<Expected> m_expected;   //!< Announced handovers not yet started
-    std::map<uint32_t, SourceBatch> m_batches; //!< Open batches by id
+    LlmModelProfile m_profile;                   //!< Resolved at start
+    Ptr<Socket> m_ueSocket;                      //!< UDP, prompts in, tokens out
+    Ptr<Socket> m_listenSocket;                  //!< TCP listener for the backhaul
+    std::map<uint16_t, Peer> m_peers;            //!< By cell id
+    std::map<uint64_t, Session> m_sessions;      //!< By session id
+    std::vector<Expected> m_expected;            //!< Announced handovers not yet started
+    std::map<uint32_t, SourceBatch> m_batches;   //!< Open batches by id
     std::map<uint64_t, uint32_t> m_sessionBatch; //!< Session -> batch id
-    uint32_t m_nextBatchId{1};          //!< Next batch id
+    uint32_t m_nextBatchId{1};                   //!< Next batch id
 
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted

@@ -104,7 +104,7 @@ class EdgeLlmUeApp : public Application
     uint16_t m_lastCell{0};      //!< Cell of the last token (0: none yet)
     Time m_lastArrival;          //!< Arrival of the last token
 
-    TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;      //!< TokenReceived
+    TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;       //!< TokenReceived
     TracedCallback<uint64_t, uint16_t, uint16_t, Time> m_stallTrace; //!< Stall
 };
 

@@ -18,7 +18,8 @@ NS_OBJECT_ENSURE_REGISTERED(HandoverScheduler);
 TypeId
 HandoverScheduler::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::HandoverScheduler").SetParent<Object>().SetGroupName("EdgeLlm");
+    static TypeId tid =
+        TypeId("ns3::HandoverScheduler").SetParent<Object>().SetGroupName("EdgeLlm");
     return tid;
 }
 

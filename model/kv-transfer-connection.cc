@@ -290,8 +290,7 @@ KvTransferConnection::Consume(Ptr<Packet> packet)
             continue;
         }
         // Collect header bytes (frame header, then message header) into m_rxHeader.
-        const uint32_t want =
-            m_rxState == RX_FRAME ? KvFrameHeader::SIZE : m_rxFrame.messageLength;
+        const uint32_t want = m_rxState == RX_FRAME ? KvFrameHeader::SIZE : m_rxFrame.messageLength;
         const uint32_t n =
             std::min<uint32_t>(size - offset, want - static_cast<uint32_t>(m_rxHeader.size()));
         const std::size_t old = m_rxHeader.size();

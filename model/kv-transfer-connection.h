@@ -116,8 +116,8 @@ class KvTransferConnection : public Object
     /// A queued KV transfer and how far it has been sent.
     struct Job
     {
-        KvTransferJob job;   //!< As given, remainingBytes counting down
-        uint64_t offset{0};  //!< Next byte offset to send
+        KvTransferJob job;  //!< As given, remainingBytes counting down
+        uint64_t offset{0}; //!< Next byte offset to send
     };
 
     /// Receive-parser state.
@@ -140,26 +140,26 @@ class KvTransferConnection : public Object
                                  const Header& message,
                                  uint32_t payloadBytes);
 
-    Ptr<Socket> m_socket;                 //!< The transport
-    bool m_connected{false};              //!< Established?
-    Ptr<HandoverScheduler> m_scheduler;   //!< Picks the next KV segment
-    uint32_t m_segmentBytes;              //!< Max KV payload per frame
-    std::deque<Ptr<Packet>> m_control;    //!< Control frames, FIFO
-    std::vector<Job> m_jobs;              //!< KV transfers with bytes left
+    Ptr<Socket> m_socket;               //!< The transport
+    bool m_connected{false};            //!< Established?
+    Ptr<HandoverScheduler> m_scheduler; //!< Picks the next KV segment
+    uint32_t m_segmentBytes;            //!< Max KV payload per frame
+    std::deque<Ptr<Packet>> m_control;  //!< Control frames, FIFO
+    std::vector<Job> m_jobs;            //!< KV transfers with bytes left
 
-    RxState m_rxState{RX_FRAME};          //!< Parser state
-    std::vector<uint8_t> m_rxHeader;      //!< Bytes of the header being collected
-    KvFrameHeader m_rxFrame;              //!< Current frame
-    uint64_t m_rxSession{0};              //!< Session of the current KV segment
-    uint32_t m_rxPayloadLeft{0};          //!< Payload bytes still to come
-    Ptr<Packet> m_rxMessage;              //!< Message header of the current frame
+    RxState m_rxState{RX_FRAME};     //!< Parser state
+    std::vector<uint8_t> m_rxHeader; //!< Bytes of the header being collected
+    KvFrameHeader m_rxFrame;         //!< Current frame
+    uint64_t m_rxSession{0};         //!< Session of the current KV segment
+    uint32_t m_rxPayloadLeft{0};     //!< Payload bytes still to come
+    Ptr<Packet> m_rxMessage;         //!< Message header of the current frame
 
-    uint64_t m_kvBytesSent{0};            //!< Counter
-    uint64_t m_kvBytesReceived{0};        //!< Counter
-    uint32_t m_protocolErrors{0};         //!< Counter
+    uint64_t m_kvBytesSent{0};     //!< Counter
+    uint64_t m_kvBytesReceived{0}; //!< Counter
+    uint32_t m_protocolErrors{0};  //!< Counter
 
-    MessageCallback m_messageCallback;         //!< Receive side
-    KvBytesCallback m_kvBytesCallback;         //!< Receive side
+    MessageCallback m_messageCallback;           //!< Receive side
+    KvBytesCallback m_kvBytesCallback;           //!< Receive side
     TransferSentCallback m_transferSentCallback; //!< Send side
 
     TracedCallback<uint64_t, uint32_t> m_kvSegmentSentTrace; //!< KvSegmentSent

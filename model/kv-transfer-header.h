@@ -63,10 +63,10 @@ class KvFrameHeader : public Header
     /// \return true if the version is VERSION, the type is known and the lengths fit it
     bool IsValid() const;
 
-    uint8_t version{VERSION};   //!< Protocol version
-    uint8_t type{0};            //!< MessageType
-    uint16_t messageLength{0};  //!< Message header bytes that follow
-    uint32_t payloadLength{0};  //!< Virtual payload bytes after the message header
+    uint8_t version{VERSION};  //!< Protocol version
+    uint8_t type{0};           //!< MessageType
+    uint16_t messageLength{0}; //!< Message header bytes that follow
+    uint32_t payloadLength{0}; //!< Virtual payload bytes after the message header
 };
 
 /**

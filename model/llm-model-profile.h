@@ -24,11 +24,11 @@ namespace ns3
  */
 struct LlmModelProfile
 {
-    std::string name;        //!< Preset name, e.g. "qwen2.5-7b-instruct"
-    uint32_t numLayers{0};   //!< N_layers, >= 1
-    uint32_t numKvHeads{0};  //!< N_kv_heads (grouped-query KV heads), >= 1
-    uint32_t headDim{0};     //!< d_head, elements per head, >= 1
-    uint32_t kvBits{16};     //!< q, bits per KV element: 16 (BF16), 8 or 4 (quantized)
+    std::string name;       //!< Preset name, e.g. "qwen2.5-7b-instruct"
+    uint32_t numLayers{0};  //!< N_layers, >= 1
+    uint32_t numKvHeads{0}; //!< N_kv_heads (grouped-query KV heads), >= 1
+    uint32_t headDim{0};    //!< d_head, elements per head, >= 1
+    uint32_t kvBits{16};    //!< q, bits per KV element: 16 (BF16), 8 or 4 (quantized)
 
     /**
      * \return s_KV in bits per token, `2 * N_layers * N_kv_heads * d_head * q`.

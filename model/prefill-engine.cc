@@ -130,10 +130,9 @@ PrefillEngine::Join(uint64_t batchKey,
     m_busyUntil = start + duration;
     const uint64_t l = batch.prefillLength;
     const auto members = static_cast<uint32_t>(batch.done.size());
-    Simulator::Schedule(start - Simulator::Now(),
-                        [this, batchKey, l, members]() {
-                            m_batchStartTrace(batchKey, l, members);
-                        });
+    Simulator::Schedule(start - Simulator::Now(), [this, batchKey, l, members]() {
+        m_batchStartTrace(batchKey, l, members);
+    });
     Simulator::Schedule(m_busyUntil - Simulator::Now(),
                         &PrefillEngine::Finish,
                         this,

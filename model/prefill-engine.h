@@ -45,7 +45,9 @@ class PrefillEngine : public Object
      * \param [in] prefillLength L, tokens
      * \param [in] members sessions in the batch
      */
-    typedef void (*BatchTracedCallback)(uint64_t batchKey, uint64_t prefillLength, uint32_t members);
+    typedef void (*BatchTracedCallback)(uint64_t batchKey,
+                                        uint64_t prefillLength,
+                                        uint32_t members);
 
     /**
      * \brief Join a batch; the batch runs when \p batchSize members have joined.
@@ -77,19 +79,19 @@ class PrefillEngine : public Object
     /// A batch waiting for members.
     struct Batch
     {
-        uint32_t size{0};               //!< Members expected
-        uint64_t prefillLength{0};      //!< L, tokens
-        Time lastHandover;              //!< max tau_i so far
+        uint32_t size{0};                 //!< Members expected
+        uint64_t prefillLength{0};        //!< L, tokens
+        Time lastHandover;                //!< max tau_i so far
         std::vector<Callback<void>> done; //!< Member callbacks
     };
 
     void Finish(uint64_t batchKey, std::vector<Callback<void>> done, uint64_t l, uint32_t n);
 
-    double m_a;          //!< s/token
-    double m_b;          //!< s
-    double m_c;          //!< s/token^2
-    Time m_batchPeriod;  //!< T_c
-    Time m_busyUntil;    //!< End of the last scheduled batch
+    double m_a;                          //!< s/token
+    double m_b;                          //!< s
+    double m_c;                          //!< s/token^2
+    Time m_batchPeriod;                  //!< T_c
+    Time m_busyUntil;                    //!< End of the last scheduled batch
     std::map<uint64_t, Batch> m_waiting; //!< Batches not yet complete
 
     TracedCallback<uint64_t, uint64_t, uint32_t> m_batchStartTrace; //!< BatchStart

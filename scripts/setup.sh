@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  cmake ninja-build g++ ccache pkg-config
+  cmake ninja-build g++ ccache pkg-config clang-format
   libns3-dev ns3                      # ns-3 3.37 (ns3 ships the helper binaries its CMake package lists)
   libgsl-dev libsqlite3-dev libxml2-dev  # needed to link against libns3
   libboost-dev nlohmann-json3-dev     # Boost.Math, JSON output

@@ -23,12 +23,12 @@ namespace edgellmtest
 /// A ctHO instance: UEs plus R, p, T_c.
 struct CtHoInstance
 {
-    std::vector<CtHoUe> ues;   //!< any order
-    double rate{1000};         //!< R, tokens/s
-    double a{1e-4};            //!< prefill slope, s/token
-    double b{2e-3};            //!< prefill constant, s
-    double c{0};               //!< prefill quadratic, s/token^2
-    double batchPeriod{0.01};  //!< T_c, s
+    std::vector<CtHoUe> ues;  //!< any order
+    double rate{1000};        //!< R, tokens/s
+    double a{1e-4};           //!< prefill slope, s/token
+    double b{2e-3};           //!< prefill constant, s
+    double c{0};              //!< prefill quadratic, s/token^2
+    double batchPeriod{0.01}; //!< T_c, s
 };
 
 /// V(L) by definition: f(L) and the double-max g(L) over UEs sorted by tau.

@@ -49,7 +49,9 @@ class LteHandoverSystemTestCase : public TestCase
             uint64_t expectedTotal = 0;
             for (const auto& ue : r.ues)
             {
-                NS_TEST_ASSERT_MSG_EQ(ue.stalls, 1u, r.scheme << " UE " << ue.ueId << ": one handover");
+                NS_TEST_ASSERT_MSG_EQ(ue.stalls,
+                                      1u,
+                                      r.scheme << " UE " << ue.ueId << ": one handover");
                 NS_TEST_ASSERT_MSG_GT(ue.handoverTime, 0.0, "handover happened");
                 // Handover when crossing x_b = 150 m at 20 m/s, plus X2 preparation (< 50 ms).
                 NS_TEST_ASSERT_MSG_EQ_TOL(ue.handoverTime,

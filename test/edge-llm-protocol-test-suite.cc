@@ -167,8 +167,8 @@ class KvConnectionEdfTestCase : public TestCase
                 aBytesWhenBDone = received[1];
             }
         }));
-        rx->SetMessageCallback(KvTransferConnection::MessageCallback(
-            [&](const KvFrameHeader& f, Ptr<Packet> m) {
+        rx->SetMessageCallback(
+            KvTransferConnection::MessageCallback([&](const KvFrameHeader& f, Ptr<Packet> m) {
                 messageOrder.push_back(f.type);
                 if (f.type == KvFrameHeader::TRANSFER_COMPLETE)
                 {

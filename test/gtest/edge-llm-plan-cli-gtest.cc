@@ -99,9 +99,9 @@ TEST(EdgeLlmPlanCli, HandWorkedBatchAsJson)
 struct BadCase
 {
     std::string name;
-    std::string csv;                 // file content ("" with noFile: no file at all)
-    std::vector<std::string> extra;  // options besides --ues
-    std::string expect;              // a substring the error line must contain
+    std::string csv;                // file content ("" with noFile: no file at all)
+    std::vector<std::string> extra; // options besides --ues
+    std::string expect;             // a substring the error line must contain
 };
 
 // Name the case in test output instead of dumping its bytes.
@@ -147,22 +147,61 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"missing_file", "", {}, "cannot open"},
         BadCase{"empty_file", "", {}, "empty_file.csv:1: empty file"},
         BadCase{"header_only", kHeader, {}, "no records"},
-        BadCase{"missing_column", "ue_id,handover_time_s\n1,0.5\n", {}, "missing column 'context_tokens'"},
-        BadCase{"unknown_column", "ue_id,handover_time_s,context_tokens,x\n1,0.5,10,1\n", {}, "unknown column 'x'"},
-        BadCase{"non_numeric", kHeader + "1,0.5,10\n2,soon,10\n", {}, "non_numeric.csv:3: handover_time_s"},
-        BadCase{"negative_time", kHeader + "1,-0.5,10\n", {}, "negative_time.csv:2: handover_time_s must be in [0,"},
-        BadCase{"zero_context", kHeader + "1,0.5,0\n", {}, "zero_context.csv:2: context_tokens must be in [1,"},
-        BadCase{"negative_context", kHeader + "1,0.5,-4\n", {}, "negative_context.csv:2: context_tokens must be an integer"},
-        BadCase{"fractional_context", kHeader + "1,0.5,4.5\n", {}, "context_tokens must be an integer"},
+        BadCase{"missing_column",
+                "ue_id,handover_time_s\n1,0.5\n",
+                {},
+                "missing column 'context_tokens'"},
+        BadCase{"unknown_column",
+                "ue_id,handover_time_s,context_tokens,x\n1,0.5,10,1\n",
+                {},
+                "unknown column 'x'"},
+        BadCase{"non_numeric",
+                kHeader + "1,0.5,10\n2,soon,10\n",
+                {},
+                "non_numeric.csv:3: handover_time_s"},
+        BadCase{"negative_time",
+                kHeader + "1,-0.5,10\n",
+                {},
+                "negative_time.csv:2: handover_time_s must be in [0,"},
+        BadCase{"zero_context",
+                kHeader + "1,0.5,0\n",
+                {},
+                "zero_context.csv:2: context_tokens must be in [1,"},
+        BadCase{"negative_context",
+                kHeader + "1,0.5,-4\n",
+                {},
+                "negative_context.csv:2: context_tokens must be an integer"},
+        BadCase{"fractional_context",
+                kHeader + "1,0.5,4.5\n",
+                {},
+                "context_tokens must be an integer"},
         BadCase{"short_row", kHeader + "1,0.5\n", {}, "short_row.csv:2: expected 3"},
-        BadCase{"duplicate_ue", kHeader + "1,0.5,10\n1,0.6,10\n", {}, "duplicate_ue.csv:3: ue_id 1 appears twice"},
-        BadCase{"unknown_model", kHeader + "1,0.5,10\n", {"--model=gpt-5"}, "--model: unknown model 'gpt-5'"},
-        BadCase{"unknown_scheme", kHeader + "1,0.5,10\n", {"--scheme=best"}, "--scheme: unknown scheme 'best'"},
-        BadCase{"zero_backhaul", kHeader + "1,0.5,10\n", {"--backhaulGbps=0"}, "--backhaulGbps: must be a finite number > 0"},
+        BadCase{"duplicate_ue",
+                kHeader + "1,0.5,10\n1,0.6,10\n",
+                {},
+                "duplicate_ue.csv:3: ue_id 1 appears twice"},
+        BadCase{"unknown_model",
+                kHeader + "1,0.5,10\n",
+                {"--model=gpt-5"},
+                "--model: unknown model 'gpt-5'"},
+        BadCase{"unknown_scheme",
+                kHeader + "1,0.5,10\n",
+                {"--scheme=best"},
+                "--scheme: unknown scheme 'best'"},
+        BadCase{"zero_backhaul",
+                kHeader + "1,0.5,10\n",
+                {"--backhaulGbps=0"},
+                "--backhaulGbps: must be a finite number > 0"},
         BadCase{"text_backhaul", kHeader + "1,0.5,10\n", {"--backhaulGbps=fast"}, "--backhaulGbps"},
-        BadCase{"bad_kv_bits", kHeader + "1,0.5,10\n", {"--kvBits=12"}, "--kvBits: must be 16, 8 or 4"},
+        BadCase{"bad_kv_bits",
+                kHeader + "1,0.5,10\n",
+                {"--kvBits=12"},
+                "--kvBits: must be 16, 8 or 4"},
         BadCase{"negative_slope", kHeader + "1,0.5,10\n", {"--prefillA=-1"}, "--prefillA"},
-        BadCase{"unknown_option", kHeader + "1,0.5,10\n", {"--speed=3"}, "--speed: unknown option"}),
+        BadCase{"unknown_option",
+                kHeader + "1,0.5,10\n",
+                {"--speed=3"},
+                "--speed: unknown option"}),
     [](const ::testing::TestParamInfo<BadCase>& info) { return info.param.name; });
 
 } // namespace
