@@ -8,6 +8,7 @@ MODULE_SOURCES = [
     'model/prefill-time-model.cc',
     'model/ctho-planner.cc',
     'model/handover-scheduler.cc',
+    'model/handover-batcher.cc',
     'model/ctho-scheduler.cc',
     'model/kv-transfer-header.cc',
     'model/kv-transfer-connection.cc',

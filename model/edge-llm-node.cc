@@ -229,7 +229,7 @@ void
 EdgeLlmNode::ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when)
 {
     NS_LOG_FUNCTION(this << sessionId << targetCellId << when);
-    m_expected.push_back({sessionId, targetCellId, when});
+    GetBatcher().Expect(sessionId, targetCellId, when);
 }
 
 double
@@ -327,7 +327,7 @@ EdgeLlmNode::StopApplication()
 }
 
 bool
-EdgeLlmNode::HandleAccept(Ptr<Socket> socket, const Address& from)
+EdgeLlmNode::HandleAccept(Ptr<Socket> /* socket */, const Address& /* from */)
 {
     return true;
 }
@@ -448,17 +448,16 @@ EdgeLlmNode::PredictContextAt(uint64_t sessionId, Time t) const
         return 0;
     }
     const Session& s = it->second;
+    if (s.state == HANDED_OVER || s.state == RESTORING)
+    {
+        return 0; // not servable here: cannot join a batch from this BS
+    }
     uint64_t more = 0;
     if (s.state == DECODING && t >= s.nextToken)
     {
         const int64_t step = Seconds(1.0 / m_decodeRate).GetTimeStep();
         more = static_cast<uint64_t>((t - s.nextToken).GetTimeStep() / step) + 1;
         more = std::min<uint64_t>(more, s.maxNewTokens - s.generated);
-    }
-    else if (s.state == PREFILLING)
-    {
-        // Decoding starts after the prompt's prefill; the planner sees at least the prompt.
-        more = 0;
     }
     return s.promptTokens + s.generated + more;
 }
@@ -473,57 +472,16 @@ EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uin
     NotifyHandoverStart(imsi, targetCellId);
 }
 
-EdgeLlmNode::SourceBatch&
-EdgeLlmNode::FormBatch(uint64_t sessionId, uint16_t targetCellId)
+HandoverBatcher&
+EdgeLlmNode::GetBatcher()
 {
-    const Peer& peer = m_peers.at(targetCellId);
-    SourceBatch batch;
-    batch.id = m_nextBatchId++;
-    batch.target = targetCellId;
-    std::vector<CtHoUe> planned;
-    // This handover, now, with its actual context...
-    planned.push_back({sessionId,
-                       Simulator::Now().GetSeconds(),
-                       m_sessions.at(sessionId).promptTokens + m_sessions.at(sessionId).generated});
-    batch.members.insert(sessionId);
-    // ...and every other announced, still pending handover to the same target, at its
-    // announced time with the context predicted for it (ctHO: known handover times).
-    for (auto it = m_expected.begin(); it != m_expected.end();)
+    if (!m_batcher)
     {
-        auto s = m_sessions.find(it->sessionId);
-        const bool pending = s != m_sessions.end() && s->second.state != HANDED_OVER &&
-                             !m_sessionBatch.count(it->sessionId);
-        if (it->target == targetCellId && pending && it->sessionId != sessionId)
-        {
-            planned.push_back(
-                {it->sessionId,
-                 std::max(it->when, Simulator::Now()).GetSeconds(),
-                 PredictContextAt(it->sessionId, std::max(it->when, Simulator::Now()))});
-            batch.members.insert(it->sessionId);
-        }
-        if (it->target == targetCellId && (pending || it->sessionId == sessionId))
-        {
-            it = m_expected.erase(it);
-        }
-        else
-        {
-            ++it;
-        }
+        NS_ABORT_MSG_IF(!m_scheduler,
+                        "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId << ")");
+        m_batcher = std::make_unique<HandoverBatcher>(m_scheduler);
     }
-    const CtHoPlan plan = m_scheduler->PlanBatch(planned,
-                                                 BackhaulTokensPerSecond(peer),
-                                                 m_gpu->GetModel(),
-                                                 m_gpu->GetBatchPeriod().GetSeconds());
-    batch.prefillLength = plan.prefillLength;
-    batch.transferBound = plan.transferDelay;
-    NS_LOG_INFO("cell " << m_cellId << ": " << m_scheduler->GetSchemeName() << " batch " << batch.id
-                        << " to cell " << targetCellId << ", " << planned.size()
-                        << " UEs, L = " << plan.prefillLength);
-    for (uint64_t member : batch.members)
-    {
-        m_sessionBatch[member] = batch.id;
-    }
-    return m_batches.emplace(batch.id, batch).first->second;
+    return *m_batcher;
 }
 
 void
@@ -547,18 +505,21 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     const uint64_t context = s.promptTokens + s.generated;
     m_handoverStartedTrace(sessionId, targetCellId, context);
 
-    auto bit = m_sessionBatch.find(sessionId);
-    SourceBatch& batch = bit == m_sessionBatch.end() ? FormBatch(sessionId, targetCellId)
-                                                     : m_batches.at(bit->second);
-    m_sessionBatch.erase(sessionId);
-    NS_ABORT_MSG_IF(batch.target != targetCellId,
-                    "session " << sessionId << " was announced to cell " << batch.target
-                               << " but hands over to cell " << targetCellId);
-
     const Time now = Simulator::Now();
-    const uint64_t npf = std::min<uint64_t>(context, batch.prefillLength);
-    const uint64_t ntx = context - npf;
     Peer& peer = m_peers.at(targetCellId);
+    HandoverBatcher::PlanInputs inputs;
+    inputs.backhaulTokensPerSecond = BackhaulTokensPerSecond(peer);
+    inputs.prefill = m_gpu->GetModel();
+    inputs.batchPeriod = m_gpu->GetBatchPeriod().GetSeconds();
+    std::optional<CtHoPlan> completed;
+    const HandoverBatcher::Decision d = GetBatcher().Start(
+        sessionId,
+        targetCellId,
+        context,
+        now,
+        inputs,
+        [this](uint64_t id, Time when) { return PredictContextAt(id, when); },
+        completed);
 
     KvTransferRequestHeader req;
     req.sessionId = sessionId;
@@ -567,37 +528,31 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     req.sourceCellId = m_cellId;
     req.handoverTimeNs = now.GetNanoSeconds();
     req.contextTokens = static_cast<uint32_t>(context);
-    req.prefillLength = static_cast<uint32_t>(batch.prefillLength);
-    req.prefillTokens = static_cast<uint32_t>(npf);
-    req.transferTokens = static_cast<uint32_t>(ntx);
-    req.batchId = batch.id;
-    req.batchSize = static_cast<uint16_t>(batch.members.size());
+    req.prefillLength = static_cast<uint32_t>(d.prefillLength);
+    req.prefillTokens = static_cast<uint32_t>(d.prefillTokens);
+    req.transferTokens = static_cast<uint32_t>(d.transferTokens);
+    req.batchId = d.batchId;
+    req.batchSize = d.batchSize;
     req.bytesPerToken = static_cast<uint32_t>(m_profile.BytesPerToken());
     req.tokensGenerated = s.generated;
     req.maxNewTokens = s.maxNewTokens;
     peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST,
                                  req,
-                                 static_cast<uint32_t>(npf * FORWARDED_TOKEN_BYTES));
+                                 static_cast<uint32_t>(d.prefillTokens * FORWARDED_TOKEN_BYTES));
     KvTransferJob job;
     job.sessionId = sessionId;
     job.handoverTime = now;
-    job.deadline = now + Seconds(batch.transferBound);
-    job.remainingBytes = ntx * m_profile.BytesPerToken();
+    job.deadline = d.deadline;
+    job.remainingBytes = d.transferTokens * m_profile.BytesPerToken();
     peer.connection->AddTransfer(job);
 
-    batch.arrived.push_back({sessionId, now.GetSeconds(), context});
-    if (batch.arrived.size() == batch.members.size())
+    if (completed)
     {
-        // The plan at the chosen L, on the actual times and contexts.
-        const CtHoPlanner planner(BackhaulTokensPerSecond(peer),
-                                  m_gpu->GetModel(),
-                                  m_gpu->GetBatchPeriod().GetSeconds());
-        const CtHoPlan actual = planner.PlanWithPrefillLength(batch.arrived, batch.prefillLength);
-        for (const auto& ue : actual.ues)
+        // The batch is complete: the plan at its L on the actual times and contexts.
+        for (const auto& ue : completed->ues)
         {
             m_plannedTrace(ue.ueId, ue.prefillTokens, ue.transferTokens, Seconds(ue.delay));
         }
-        m_batches.erase(batch.id);
     }
 }
 

@@ -4,6 +4,7 @@
 #ifndef EDGE_LLM_NODE_H
 #define EDGE_LLM_NODE_H
 
+#include "handover-batcher.h"
 #include "handover-scheduler.h"
 #include "kv-transfer-connection.h"
 #include "llm-model-profile.h"
@@ -17,7 +18,7 @@
 #include "ns3/traced-callback.h"
 
 #include <map>
-#include <set>
+#include <memory>
 #include <vector>
 
 namespace ns3
@@ -176,25 +177,6 @@ class EdgeLlmNode : public Application
         bool prefillDone{false};     //!< Batch prefill finished
     };
 
-    /// A handover announced with ExpectHandover().
-    struct Expected
-    {
-        uint64_t sessionId{0}; //!< Session
-        uint16_t target{0};    //!< Target cell
-        Time when;             //!< Announced handover time
-    };
-
-    /// A batch of handovers to one target, planned once.
-    struct SourceBatch
-    {
-        uint32_t id{0};              //!< Batch id (unique at this BS)
-        uint16_t target{0};          //!< Target cell
-        uint64_t prefillLength{0};   //!< L
-        double transferBound{0};     //!< g(L) of the plan, s (EDF deadlines)
-        std::set<uint64_t> members;  //!< Sessions of the batch
-        std::vector<CtHoUe> arrived; //!< Actual (tau, C) of members handed over
-    };
-
     /// A backhaul peer.
     struct Peer
     {
@@ -216,7 +198,7 @@ class EdgeLlmNode : public Application
     void OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req);
     void OnRestorePrefillDone(uint64_t sessionId);
     void MaybeResume(Session& session);
-    SourceBatch& FormBatch(uint64_t sessionId, uint16_t targetCellId);
+    HandoverBatcher& GetBatcher();
     Ptr<Socket> MakeBackhaulSocket() const;
     double BackhaulTokensPerSecond(const Peer& peer) const;
 
@@ -233,15 +215,12 @@ class EdgeLlmNode : public Application
     Ptr<HandoverScheduler> m_scheduler; //!< Policy
     Ptr<PrefillEngine> m_gpu;           //!< GPU
 
-    LlmModelProfile m_profile;                   //!< Resolved at start
-    Ptr<Socket> m_ueSocket;                      //!< UDP, prompts in, tokens out
-    Ptr<Socket> m_listenSocket;                  //!< TCP listener for the backhaul
-    std::map<uint16_t, Peer> m_peers;            //!< By cell id
-    std::map<uint64_t, Session> m_sessions;      //!< By session id
-    std::vector<Expected> m_expected;            //!< Announced handovers not yet started
-    std::map<uint32_t, SourceBatch> m_batches;   //!< Open batches by id
-    std::map<uint64_t, uint32_t> m_sessionBatch; //!< Session -> batch id
-    uint32_t m_nextBatchId{1};                   //!< Next batch id
+    LlmModelProfile m_profile;                  //!< Resolved at start
+    Ptr<Socket> m_ueSocket;                     //!< UDP, prompts in, tokens out
+    Ptr<Socket> m_listenSocket;                 //!< TCP listener for the backhaul
+    std::map<uint16_t, Peer> m_peers;           //!< By cell id
+    std::map<uint64_t, Session> m_sessions;     //!< By session id
+    std::unique_ptr<HandoverBatcher> m_batcher; //!< Source-side batching (ctHO)
 
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted
