@@ -13,6 +13,7 @@ MODULE_SOURCES = [
     'model/kv-transfer-header.cc',
     'model/kv-transfer-connection.cc',
     'model/prefill-engine.cc',
+    'model/fluid-backhaul.cc',
     'model/token-stream-header.cc',
     'model/edge-llm-node.cc',
     'model/edge-llm-ue-app.cc',
@@ -20,6 +21,7 @@ MODULE_SOURCES = [
     'helper/edge-llm-plan-cli.cc',
     'helper/edge-llm-helper.cc',
     'helper/road-handover-scenario.cc',
+    'helper/fluid-handover-scenario.cc',
 ]
 
 MODULE_HEADERS = [s.replace('.cc', '.h') for s in MODULE_SOURCES]
@@ -28,6 +30,7 @@ TEST_SOURCES = [
     'test/edge-llm-planner-test-suite.cc',
     'test/edge-llm-protocol-test-suite.cc',
     'test/edge-llm-lte-handover-test-suite.cc',
+    'test/edge-llm-fluid-test-suite.cc',
 ]
 
 

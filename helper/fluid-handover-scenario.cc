@@ -1,0 +1,168 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "fluid-handover-scenario.h"
+
+#include "ns3/double.h"
+#include "ns3/fluid-backhaul.h"
+#include "ns3/handover-batcher.h"
+#include "ns3/object-factory.h"
+#include "ns3/pointer.h"
+#include "ns3/prefill-engine.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+/// Random streams of the road draws (fixed so every scheme sees the same UEs).
+constexpr int64_t STREAM_START_X = 11;
+constexpr int64_t STREAM_CONTEXT = 12;
+/// Target cell id of the flow-level batch.
+constexpr uint16_t TARGET_CELL = 2;
+} // namespace
+
+std::vector<CtHoUe>
+RoadUeDraw::Draw(uint64_t run) const
+{
+    if (numUes < 1 || speed <= 0 || startMin > startMax || startMax >= boundary || contextMin < 1 ||
+        contextMin > contextMax)
+    {
+        throw std::invalid_argument("road draw needs numUes >= 1, speed > 0, startMin <= "
+                                    "startMax < boundary and 1 <= contextMin <= contextMax");
+    }
+    const uint64_t oldRun = RngSeedManager::GetRun();
+    RngSeedManager::SetRun(run);
+    Ptr<UniformRandomVariable> x = CreateObject<UniformRandomVariable>();
+    x->SetStream(STREAM_START_X);
+    Ptr<UniformRandomVariable> c = CreateObject<UniformRandomVariable>();
+    c->SetStream(STREAM_CONTEXT);
+    RngSeedManager::SetRun(oldRun);
+    std::vector<CtHoUe> ues;
+    for (uint32_t i = 0; i < numUes; ++i)
+    {
+        const double x0 = x->GetValue(startMin, startMax);
+        CtHoUe ue;
+        ue.ueId = i + 1;
+        ue.handoverTime = (boundary - x0) / speed;
+        ue.contextTokens = c->GetInteger(contextMin, contextMax);
+        ues.push_back(ue);
+    }
+    return ues;
+}
+
+FluidHandoverResult
+FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<CtHoUe>& ues)
+{
+    const LlmModelProfile profile = LlmModelProfile::FromPreset(config.model, config.kvBits);
+    if (!(config.backhaulGbps > 0) || !std::isfinite(config.backhaulGbps))
+    {
+        throw std::invalid_argument("backhaulGbps must be a finite number > 0");
+    }
+    if (ues.empty())
+    {
+        throw std::invalid_argument("a flow-level batch needs at least one UE");
+    }
+    ObjectFactory schedulerFactory(config.schedulerType);
+    Ptr<HandoverScheduler> scheduler = schedulerFactory.Create<HandoverScheduler>();
+
+    Ptr<PrefillEngine> gpu = CreateObject<PrefillEngine>();
+    gpu->SetAttribute("PrefillA", DoubleValue(config.prefill.GetA()));
+    gpu->SetAttribute("PrefillB", DoubleValue(config.prefill.GetB()));
+    gpu->SetAttribute("PrefillC", DoubleValue(config.prefill.GetC()));
+    gpu->SetAttribute("BatchPeriod", TimeValue(config.batchPeriod));
+    Ptr<FluidBackhaul> backhaul = CreateObject<FluidBackhaul>();
+    const double bitRate = config.backhaulGbps * 1e9;
+    backhaul->SetAttribute("Rate", DataRateValue(DataRate(static_cast<uint64_t>(bitRate))));
+    backhaul->SetAttribute("Scheduler", PointerValue(scheduler));
+
+    HandoverBatcher batcher(scheduler);
+    HandoverBatcher::PlanInputs inputs;
+    inputs.backhaulTokensPerSecond = bitRate / static_cast<double>(profile.BitsPerToken());
+    inputs.prefill = config.prefill;
+    inputs.batchPeriod = config.batchPeriod.GetSeconds();
+
+    FluidHandoverResult result;
+    result.ues.resize(ues.size());
+    std::vector<int> pending(ues.size(), 0);
+    std::vector<double> transferDone(ues.size());
+    std::vector<double> prefillDone(ues.size());
+    auto index = [&ues](uint64_t id) {
+        return static_cast<std::size_t>(
+            std::find_if(ues.begin(), ues.end(), [id](const CtHoUe& u) { return u.ueId == id; }) -
+            ues.begin());
+    };
+    auto finish = [&](std::size_t i) {
+        if (--pending[i] == 0)
+        {
+            CtHoUePlan& u = result.ues[i];
+            u.delay = Simulator::Now().GetSeconds() - u.handoverTime;
+        }
+    };
+
+    for (const auto& ue : ues)
+    {
+        batcher.Expect(ue.ueId, TARGET_CELL, Seconds(ue.handoverTime));
+    }
+    for (std::size_t i = 0; i < ues.size(); ++i)
+    {
+        Simulator::Schedule(Seconds(ues[i].handoverTime), [&, i]() {
+            const CtHoUe& ue = ues[i];
+            std::optional<CtHoPlan> completed;
+            const HandoverBatcher::Decision d = batcher.Start(
+                ue.ueId,
+                TARGET_CELL,
+                ue.contextTokens,
+                Simulator::Now(),
+                inputs,
+                [&](uint64_t id, Time) { return ues[index(id)].contextTokens; },
+                completed);
+            CtHoUePlan& u = result.ues[i];
+            u.ueId = ue.ueId;
+            u.handoverTime = Simulator::Now().GetSeconds();
+            u.contextTokens = ue.contextTokens;
+            u.prefillTokens = d.prefillTokens;
+            u.transferTokens = d.transferTokens;
+            u.prefillDone = u.handoverTime;
+            u.transferDone = u.handoverTime;
+            result.prefillLength = d.prefillLength;
+            pending[i] = 2;
+            if (d.prefillTokens > 0)
+            {
+                gpu->Join(d.batchId, d.batchSize, d.prefillLength, Simulator::Now(), [&, i]() {
+                    result.ues[i].prefillDone = Simulator::Now().GetSeconds();
+                    finish(i);
+                });
+            }
+            else
+            {
+                finish(i);
+            }
+            KvTransferJob job;
+            job.sessionId = ue.ueId;
+            job.handoverTime = Simulator::Now();
+            job.deadline = d.deadline;
+            job.remainingBytes = d.transferTokens * profile.BytesPerToken();
+            backhaul->AddTransfer(job, [&, i](uint64_t) {
+                result.ues[i].transferDone = Simulator::Now().GetSeconds();
+                finish(i);
+            });
+        });
+    }
+    Simulator::Run();
+    Simulator::Destroy();
+    for (const auto& u : result.ues)
+    {
+        result.worstDelay = std::max(result.worstDelay, u.delay);
+    }
+    return result;
+}
+
+} // namespace ns3

@@ -1,0 +1,89 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FLUID_HANDOVER_SCENARIO_H
+#define FLUID_HANDOVER_SCENARIO_H
+
+#include "ns3/ctho-planner.h"
+#include "ns3/llm-model-profile.h"
+#include "ns3/nstime.h"
+#include "ns3/prefill-time-model.h"
+
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief Knobs of one flow-level batch (ctHO Sec. IV-A defaults).
+ */
+struct FluidHandoverConfig
+{
+    std::string schedulerType{"ns3::CtHoScheduler"}; //!< HandoverScheduler subclass
+    std::string model{"qwen2.5-7b-instruct"};        //!< LLM preset
+    uint32_t kvBits{16};                             //!< q
+    double backhaulGbps{4.5};                        //!< R in Gbit/s (1e9 bit/s), > 0
+    PrefillTimeModel prefill;                        //!< Target GPU's p(L)
+    Time batchPeriod{MilliSeconds(10)};              //!< T_c
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief The outcome of one flow-level batch.
+ */
+struct FluidHandoverResult
+{
+    uint64_t prefillLength{0};   //!< L chosen by the scheduler
+    std::vector<CtHoUePlan> ues; //!< Per UE, input order: split, completion times, D_i
+    double worstDelay{0};        //!< max_i D_i, s
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief The paper's road UEs (ctHO Sec. IV-A): K UEs at x_i(0) ~ Unif[startMin, startMax]
+ *        at constant speed, handover at tau_i = (boundary - x_i(0)) / speed, context
+ *        C_i ~ Unif{contextMin..contextMax}.
+ */
+struct RoadUeDraw
+{
+    uint32_t numUes{4};        //!< K
+    double boundary{150};      //!< x_b, m
+    double startMin{120};      //!< m
+    double startMax{130};      //!< m
+    double speed{20};          //!< m/s
+    uint32_t contextMin{1024}; //!< tokens
+    uint32_t contextMax{4096}; //!< C_max, tokens
+
+    /**
+     * \brief Draw the UEs of run \p run: the same (seed, run) always gives the same UEs,
+     *        whatever else the simulation draws (fixed streams).
+     * \return UEs with ids 1..K
+     */
+    std::vector<CtHoUe> Draw(uint64_t run) const;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Runs a batch of handovers with known times through the same objects as the
+ *        packet level (the scheduler, HandoverBatcher, PrefillEngine) over a
+ *        FluidBackhaul instead of packets.
+ */
+class FluidHandoverScenario
+{
+  public:
+    /**
+     * \brief One run; leaves the simulator destroyed.
+     * \param config scheme, model, backhaul, GPU
+     * \param ues handover times (s, >= 0) and contexts (tokens, >= 1)
+     * \return per-UE delays
+     * \throws std::invalid_argument for a bad config or UE
+     */
+    static FluidHandoverResult Run(const FluidHandoverConfig& config,
+                                   const std::vector<CtHoUe>& ues);
+};
+
+} // namespace ns3
+
+#endif /* FLUID_HANDOVER_SCENARIO_H */

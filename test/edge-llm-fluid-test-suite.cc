@@ -1,0 +1,118 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ctho-brute-force.h"
+
+#include "ns3/ctho-planner.h"
+#include "ns3/fluid-handover-scenario.h"
+#include "ns3/llm-model-profile.h"
+#include "ns3/test.h"
+
+using namespace ns3;
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The flow-level engine (events, FluidBackhaul, PrefillEngine, HandoverBatcher)
+ *        reproduces the closed-form plan UE by UE, and ctHO attains the brute-force
+ *        minimum and beats tHO and cHO, on random batches.
+ *
+ * The engine simulates: transfers served one at a time by the scheduler's EDF pick,
+ * a T_c-aligned batch on the GPU. The planner computes the same schedule in closed
+ * form; the brute force scans every L with the O(K^2) definition of g (MODEL.md sec. 3).
+ */
+class FluidMatchesPlanTestCase : public TestCase
+{
+  public:
+    FluidMatchesPlanTestCase()
+        : TestCase("flow-level engine = closed-form plan; ctHO = brute force <= tHO, cHO")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const LlmModelProfile profile = LlmModelProfile::FromPreset("qwen2.5-7b-instruct");
+        for (uint32_t seed = 1; seed <= 60; ++seed)
+        {
+            const edgellmtest::CtHoInstance inst = edgellmtest::RandomInstance(seed);
+            FluidHandoverConfig cfg;
+            cfg.backhaulGbps = inst.rate * static_cast<double>(profile.BitsPerToken()) / 1e9;
+            cfg.prefill = PrefillTimeModel(inst.a, inst.b, inst.c);
+            cfg.batchPeriod = Seconds(inst.batchPeriod);
+            const CtHoPlanner planner(inst.rate, cfg.prefill, inst.batchPeriod);
+            double worst[3] = {0, 0, 0};
+            const char* types[3] = {"ns3::CtHoScheduler", "ns3::ThoScheduler", "ns3::ChoScheduler"};
+            for (int s = 0; s < 3; ++s)
+            {
+                cfg.schedulerType = types[s];
+                const FluidHandoverResult r = FluidHandoverScenario::Run(cfg, inst.ues);
+                const CtHoPlan plan = planner.PlanWithPrefillLength(inst.ues, r.prefillLength);
+                for (std::size_t i = 0; i < inst.ues.size(); ++i)
+                {
+                    NS_TEST_ASSERT_MSG_EQ(r.ues[i].transferTokens,
+                                          plan.ues[i].transferTokens,
+                                          "split, seed " << seed);
+                    // ns time resolution: 1e-9 s per event.
+                    NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[i].delay,
+                                              plan.ues[i].delay,
+                                              1e-6,
+                                              types[s] << " D_i, seed " << seed << " UE " << i);
+                }
+                worst[s] = r.worstDelay;
+            }
+            NS_TEST_ASSERT_MSG_EQ_TOL(worst[0],
+                                      edgellmtest::BruteForceMinimum(inst),
+                                      1e-6,
+                                      "ctHO attains the minimum, seed " << seed);
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(worst[0], worst[1] + 1e-6, "ctHO <= tHO, seed " << seed);
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(worst[0], worst[2] + 1e-6, "ctHO <= cHO, seed " << seed);
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A hand-worked FIFO backhaul: UEs (tau, C) = (0 s, 100), (0.05 s, 100), cHO
+ *        at R = 1000 tokens/s: UE 1 done at 0.1 s, UE 2 waits and is done at 0.2 s
+ *        (delay 0.15 s), not at 0.15 s as an equal split would give.
+ */
+class FluidFifoTestCase : public TestCase
+{
+  public:
+    FluidFifoTestCase()
+        : TestCase("flow-level backhaul serves one UE at a time, FIFO")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const LlmModelProfile profile = LlmModelProfile::FromPreset("qwen2.5-7b-instruct");
+        FluidHandoverConfig cfg;
+        cfg.schedulerType = "ns3::ChoScheduler";
+        cfg.backhaulGbps = 1000.0 * static_cast<double>(profile.BitsPerToken()) / 1e9;
+        const FluidHandoverResult r =
+            FluidHandoverScenario::Run(cfg, {{1, 0.0, 100}, {2, 0.05, 100}});
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].transferDone, 0.1, 1e-9, "UE 1 done at 0.1 s");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].transferDone, 0.2, 1e-9, "UE 2 done at 0.2 s");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].delay, 0.15, 1e-9, "UE 2 delay 0.15 s");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The flow-level engine (UNIT).
+ */
+class EdgeLlmFluidTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmFluidTestSuite()
+        : TestSuite("edge-llm-fluid", UNIT)
+    {
+        AddTestCase(new FluidFifoTestCase, TestCase::QUICK);
+        AddTestCase(new FluidMatchesPlanTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static EdgeLlmFluidTestSuite g_edgeLlmFluidTestSuite;
