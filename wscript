@@ -22,6 +22,7 @@ MODULE_SOURCES = [
     'helper/edge-llm-helper.cc',
     'helper/road-handover-scenario.cc',
     'helper/fluid-handover-scenario.cc',
+    'helper/road-ue-draw.cc',
 ]
 
 MODULE_HEADERS = [s.replace('.cc', '.h') for s in MODULE_SOURCES]

@@ -41,14 +41,16 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.Usage("Packet-level edge-LLM handover on the ctHO paper's road (LTE, X2 backhaul).");
     cmd.AddValue("schemes", "Comma-separated: ctho, tho, cho", schemes);
-    cmd.AddValue("numUes", "K, UEs handing over", cfg.numUes);
+    cmd.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
     cmd.AddValue("bsDistance", "D_bs, distance between the eNBs, m", cfg.bsDistance);
-    cmd.AddValue("boundary", "x_b, handover boundary, m", cfg.boundary);
-    cmd.AddValue("startMin", "UE start position, lower bound, m", cfg.startMin);
-    cmd.AddValue("startMax", "UE start position, upper bound, m", cfg.startMax);
-    cmd.AddValue("speed", "UE speed, m/s", cfg.speed);
-    cmd.AddValue("contextMin", "Prompt length, lower bound, tokens", cfg.contextMin);
-    cmd.AddValue("contextMax", "Prompt length, upper bound (C_max), tokens", cfg.contextMax);
+    cmd.AddValue("boundary", "x_b, handover boundary, m", cfg.road.boundary);
+    cmd.AddValue("startMin", "UE start position, lower bound, m", cfg.road.startMin);
+    cmd.AddValue("startMax", "UE start position, upper bound, m", cfg.road.startMax);
+    cmd.AddValue("speed", "UE speed, m/s", cfg.road.speed);
+    cmd.AddValue("contextMin", "Context at the handover, lower bound, tokens", cfg.road.contextMin);
+    cmd.AddValue("contextMax",
+                 "Context at the handover, upper bound (C_max), tokens",
+                 cfg.road.contextMax);
     cmd.AddValue("model", "LLM preset", cfg.model);
     cmd.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);
     cmd.AddValue("backhaulGbps", "X2 backhaul rate, Gbit/s", cfg.backhaulGbps);
@@ -100,10 +102,11 @@ main(int argc, char* argv[])
         return 2;
     }
 
-    std::cout << "edge-llm-lte-handover: " << cfg.numUes << " UEs, " << cfg.model << ", backhaul "
-              << cfg.backhaulGbps << " Gbit/s (MTU " << cfg.backhaulMtu << "), prompts Unif["
-              << cfg.contextMin << ", " << cfg.contextMax << "] tokens, seed "
-              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+    std::cout << "edge-llm-lte-handover: " << cfg.road.numUes << " UEs, " << cfg.model
+              << ", backhaul " << cfg.backhaulGbps << " Gbit/s (MTU " << cfg.backhaulMtu
+              << "), contexts Unif[" << cfg.road.contextMin << ", " << cfg.road.contextMax
+              << "] tokens, seed " << RngSeedManager::GetSeed() << " run "
+              << RngSeedManager::GetRun() << std::endl;
 
     std::ostringstream csv;
     csv << "scheme,ue_id,context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,"

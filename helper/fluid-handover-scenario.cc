@@ -22,41 +22,9 @@ namespace ns3
 
 namespace
 {
-/// Random streams of the road draws (fixed so every scheme sees the same UEs).
-constexpr int64_t STREAM_START_X = 11;
-constexpr int64_t STREAM_CONTEXT = 12;
 /// Target cell id of the flow-level batch.
 constexpr uint16_t TARGET_CELL = 2;
 } // namespace
-
-std::vector<CtHoUe>
-RoadUeDraw::Draw(uint64_t run) const
-{
-    if (numUes < 1 || speed <= 0 || startMin > startMax || startMax >= boundary || contextMin < 1 ||
-        contextMin > contextMax)
-    {
-        throw std::invalid_argument("road draw needs numUes >= 1, speed > 0, startMin <= "
-                                    "startMax < boundary and 1 <= contextMin <= contextMax");
-    }
-    const uint64_t oldRun = RngSeedManager::GetRun();
-    RngSeedManager::SetRun(run);
-    Ptr<UniformRandomVariable> x = CreateObject<UniformRandomVariable>();
-    x->SetStream(STREAM_START_X);
-    Ptr<UniformRandomVariable> c = CreateObject<UniformRandomVariable>();
-    c->SetStream(STREAM_CONTEXT);
-    RngSeedManager::SetRun(oldRun);
-    std::vector<CtHoUe> ues;
-    for (uint32_t i = 0; i < numUes; ++i)
-    {
-        const double x0 = x->GetValue(startMin, startMax);
-        CtHoUe ue;
-        ue.ueId = i + 1;
-        ue.handoverTime = (boundary - x0) / speed;
-        ue.contextTokens = c->GetInteger(contextMin, contextMax);
-        ues.push_back(ue);
-    }
-    return ues;
-}
 
 FluidHandoverResult
 FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<CtHoUe>& ues)

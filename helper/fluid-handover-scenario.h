@@ -8,6 +8,7 @@
 #include "ns3/llm-model-profile.h"
 #include "ns3/nstime.h"
 #include "ns3/prefill-time-model.h"
+#include "ns3/road-ue-draw.h"
 
 #include <string>
 #include <vector>
@@ -38,30 +39,6 @@ struct FluidHandoverResult
     uint64_t prefillLength{0};   //!< L chosen by the scheduler
     std::vector<CtHoUePlan> ues; //!< Per UE, input order: split, completion times, D_i
     double worstDelay{0};        //!< max_i D_i, s
-};
-
-/**
- * \ingroup edge-llm
- * \brief The paper's road UEs (ctHO Sec. IV-A): K UEs at x_i(0) ~ Unif[startMin, startMax]
- *        at constant speed, handover at tau_i = (boundary - x_i(0)) / speed, context
- *        C_i ~ Unif{contextMin..contextMax}.
- */
-struct RoadUeDraw
-{
-    uint32_t numUes{4};        //!< K
-    double boundary{150};      //!< x_b, m
-    double startMin{120};      //!< m
-    double startMax{130};      //!< m
-    double speed{20};          //!< m/s
-    uint32_t contextMin{1024}; //!< tokens
-    uint32_t contextMax{4096}; //!< C_max, tokens
-
-    /**
-     * \brief Draw the UEs of run \p run: the same (seed, run) always gives the same UEs,
-     *        whatever else the simulation draws (fixed streams).
-     * \return UEs with ids 1..K
-     */
-    std::vector<CtHoUe> Draw(uint64_t run) const;
 };
 
 /**

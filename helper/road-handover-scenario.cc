@@ -15,12 +15,13 @@
 #include "ns3/lte-ue-net-device.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/point-to-point-epc-helper.h"
-#include "ns3/random-variable-stream.h"
+#include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -32,9 +33,7 @@ NS_LOG_COMPONENT_DEFINE("RoadHandoverScenario");
 
 namespace
 {
-/// Random streams of the scenario's own draws (LTE's start after them).
-constexpr int64_t STREAM_START_X = 11;
-constexpr int64_t STREAM_PROMPT = 12;
+/// First random stream of LTE's (the road draws use lower fixed streams).
 constexpr int64_t STREAM_LTE = 100;
 } // namespace
 
@@ -47,14 +46,10 @@ RoadHandoverConfig::Validate() const
             throw std::invalid_argument(what);
         }
     };
-    require(numUes >= 1 && numUes <= 1000, "numUes must be in [1, 1000]");
+    road.Validate();
+    require(road.numUes <= 1000, "numUes must be in [1, 1000] at packet level");
     require(bsDistance > 0, "bsDistance must be > 0 m");
-    require(boundary > 0 && boundary < bsDistance, "boundary must be in (0, bsDistance) m");
-    require(startMin >= 0 && startMin <= startMax && startMax < boundary,
-            "start positions need 0 <= startMin <= startMax < boundary (m)");
-    require(speed > 0, "speed must be > 0 m/s");
-    require(contextMin >= 1 && contextMin <= contextMax,
-            "contexts need 1 <= contextMin <= contextMax (tokens)");
+    require(road.boundary < bsDistance, "boundary must be in (0, bsDistance) m");
     require(kvBits == 16 || kvBits == 8 || kvBits == 4, "kvBits must be 16, 8 or 4");
     require(backhaulGbps > 0 && backhaulGbps <= 1000, "backhaulGbps must be in (0, 1000]");
     require(!backhaulDelay.IsNegative(), "backhaulDelay must be >= 0");
@@ -64,7 +59,8 @@ RoadHandoverConfig::Validate() const
     require(decodeRate > 0, "decodeRate must be > 0 tokens/s");
     require(maxNewTokens >= 1, "maxNewTokens must be >= 1");
     require(promptTime.IsStrictlyPositive(), "promptTime must be > 0");
-    require(promptTime < Seconds((boundary - startMax) / speed),
+    require(!uplinkLatency.IsNegative(), "uplinkLatency must be >= 0");
+    require(promptTime < Seconds((road.boundary - road.startMax) / road.speed),
             "promptTime must come before the first handover");
     (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
 }
@@ -76,19 +72,39 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     Ipv4AddressGenerator::Reset();
 
     RoadHandoverResult result;
-    const uint32_t k = cfg.numUes;
+    const uint32_t k = cfg.road.numUes;
 
-    // The scenario's own draws: fixed streams, so every scheme sees the same UEs.
-    Ptr<UniformRandomVariable> startX = CreateObject<UniformRandomVariable>();
-    startX->SetStream(STREAM_START_X);
-    Ptr<UniformRandomVariable> prompt = CreateObject<UniformRandomVariable>();
-    prompt->SetStream(STREAM_PROMPT);
+    // The flow level's UEs for this run; each prompt is sized so that the context at
+    // the handover (prompt + tokens decoded by then) is the drawn C_i.
+    const std::vector<CtHoUe> drawn = cfg.road.Draw(RngSeedManager::GetRun());
+    const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
     std::vector<double> x0(k);
     std::vector<uint32_t> prompts(k);
+    // The source's one GPU prefills the prompts in turn (arrival ~ IMSI order), each
+    // batch on a T_c boundary; decoding starts when its own prompt's batch ends.
+    const double tc = cfg.batchPeriod.GetSeconds();
+    double gpuFree = 0;
     for (uint32_t i = 0; i < k; ++i)
     {
-        x0[i] = startX->GetValue(cfg.startMin, cfg.startMax);
-        prompts[i] = prompt->GetInteger(cfg.contextMin, cfg.contextMax);
+        x0[i] = cfg.road.boundary - drawn[i].handoverTime * cfg.road.speed;
+        const double arrival = (cfg.promptTime + cfg.uplinkLatency).GetSeconds();
+        double start = std::max(arrival, gpuFree);
+        start = tc > 0 ? std::ceil(start / tc) * tc : start;
+        uint64_t p = drawn[i].contextTokens;
+        double decodeStart = start;
+        for (int iteration = 0; iteration < 4; ++iteration)
+        {
+            decodeStart = start + prefill.Evaluate(p);
+            const double decoded = std::clamp(
+                std::floor((drawn[i].handoverTime - decodeStart) * cfg.decodeRate),
+                0.0,
+                static_cast<double>(cfg.maxNewTokens));
+            p = drawn[i].contextTokens > decoded + 1
+                    ? drawn[i].contextTokens - static_cast<uint64_t>(decoded)
+                    : 1;
+        }
+        gpuFree = decodeStart;
+        prompts[i] = static_cast<uint32_t>(p);
     }
 
     Ptr<LteHelper> lte = CreateObject<LteHelper>();
@@ -118,7 +134,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         Ptr<ConstantVelocityMobilityModel> m =
             ueNodes.Get(i)->GetObject<ConstantVelocityMobilityModel>();
         m->SetPosition(Vector(x0[i], 10, 0)); // a road 10 m beside the BS line
-        m->SetVelocity(Vector(cfg.speed, 0, 0));
+        m->SetVelocity(Vector(cfg.road.speed, 0, 0));
     }
 
     NetDeviceContainer enbDevs = lte->InstallEnbDevice(enbNodes);
@@ -173,7 +189,8 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         r.ueId = imsi;
         r.startX = x0[i];
         r.promptTokens = prompts[i];
-        const Time tau = Seconds((cfg.boundary - x0[i]) / cfg.speed);
+        r.drawnContext = drawn[i].contextTokens;
+        const Time tau = Seconds(drawn[i].handoverTime);
         lte->HandoverRequest(tau, ueDevs.Get(i), enbDevs.Get(0), enbDevs.Get(1));
         source->ExpectHandover(imsi, target->GetCellId(), tau);
     }

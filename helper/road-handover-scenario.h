@@ -5,6 +5,7 @@
 #define ROAD_HANDOVER_SCENARIO_H
 
 #include "ns3/nstime.h"
+#include "ns3/road-ue-draw.h"
 
 #include <cstdint>
 #include <string>
@@ -21,19 +22,15 @@ namespace ns3
  * between them as the backhaul, K UEs starting at x ~ Unif[startMin, startMax] m at
  * constant speed; UE i hands over when it crosses x = boundary, at
  * tau_i = (boundary - x_i(0)) / speed, through a real X2 handover requested at that
- * instant. Each UE's prompt is Unif{contextMin..contextMax} tokens; its context at
- * the handover is the prompt plus the tokens decoded before it.
+ * instant. The UEs are RoadUeDraw's for the current run (the flow level draws the
+ * same ones); each UE's prompt is sized so that, with the tokens decoded before the
+ * handover, its context at the handover is the drawn C_i (within a few tokens: the
+ * prompt's radio latency is estimated as uplinkLatency).
  */
 struct RoadHandoverConfig
 {
-    uint32_t numUes{4};                       //!< K, >= 1
+    RoadUeDraw road;                          //!< K, positions, speed, contexts (the flow level's)
     double bsDistance{300};                   //!< D_bs, m
-    double boundary{150};                     //!< x_b, m
-    double startMin{120};                     //!< m
-    double startMax{130};                     //!< m
-    double speed{20};                         //!< m/s, > 0
-    uint32_t contextMin{1024};                //!< tokens, >= 1
-    uint32_t contextMax{4096};                //!< C_max of the prompt draw, tokens
     std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
     uint32_t kvBits{16};                      //!< q
     double backhaulGbps{4.5};                 //!< X2 link rate, Gbit/s (1e9 bit/s)
@@ -46,6 +43,7 @@ struct RoadHandoverConfig
     double decodeRate{100};                   //!< tokens/s per session
     uint32_t maxNewTokens{2000};              //!< tokens per session
     Time promptTime{MilliSeconds(100)};       //!< When the UEs send their prompts
+    Time uplinkLatency{MilliSeconds(20)};     //!< Expected prompt latency, for sizing prompts
     Time maxSimTime{Seconds(60)};             //!< Safety stop
 
     /**
@@ -63,7 +61,8 @@ struct RoadHandoverUeResult
 {
     uint64_t ueId{0};             //!< IMSI
     double startX{0};             //!< x_i(0), m
-    uint32_t promptTokens{0};     //!< Drawn prompt length
+    uint64_t drawnContext{0};     //!< C_i drawn by RoadUeDraw
+    uint32_t promptTokens{0};     //!< Prompt sized to reach it at the handover
     double handoverTime{-1};      //!< When the source's RRC started the handover, s
     uint64_t contextTokens{0};    //!< C_i at the handover
     uint64_t prefillTokens{0};    //!< n_pf_i
@@ -106,8 +105,8 @@ class RoadHandoverScenario
     /**
      * \brief Run once, then Simulator::Destroy().
      *
-     * Random draws (start positions, prompts) use fixed streams of the current
-     * seed and run (RngSeedManager), so every scheme sees the same UEs.
+     * The UEs are cfg.road.Draw(current run) (RngSeedManager), so every scheme, and
+     * the flow level, sees the same UEs.
      * \param config the knobs (validated)
      * \param schedulerType e.g. "ns3::CtHoScheduler"
      * \return what happened

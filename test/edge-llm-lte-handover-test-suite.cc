@@ -45,7 +45,7 @@ class LteHandoverSystemTestCase : public TestCase
         {
             const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, types[s]);
             NS_TEST_ASSERT_MSG_EQ(r.complete, true, r.scheme << ": every UE resumes");
-            NS_TEST_ASSERT_MSG_EQ(r.ues.size(), cfg.numUes, r.scheme << ": one result per UE");
+            NS_TEST_ASSERT_MSG_EQ(r.ues.size(), cfg.road.numUes, r.scheme << ": one result per UE");
             uint64_t expectedTotal = 0;
             for (const auto& ue : r.ues)
             {
@@ -55,7 +55,7 @@ class LteHandoverSystemTestCase : public TestCase
                 NS_TEST_ASSERT_MSG_GT(ue.handoverTime, 0.0, "handover happened");
                 // Handover when crossing x_b = 150 m at 20 m/s, plus X2 preparation (< 50 ms).
                 NS_TEST_ASSERT_MSG_EQ_TOL(ue.handoverTime,
-                                          (cfg.boundary - ue.startX) / cfg.speed + 0.025,
+                                          (cfg.road.boundary - ue.startX) / cfg.road.speed + 0.025,
                                           0.025,
                                           "handover at the boundary crossing");
                 NS_TEST_ASSERT_MSG_EQ(ue.prefillTokens + ue.transferTokens,
@@ -64,6 +64,11 @@ class LteHandoverSystemTestCase : public TestCase
                 NS_TEST_ASSERT_MSG_GT_OR_EQ(ue.contextTokens,
                                             uint64_t{ue.promptTokens},
                                             "context = prompt + decoded tokens");
+                // Prompts are sized so the context at the handover is the drawn one.
+                NS_TEST_ASSERT_MSG_EQ_TOL(double(ue.contextTokens),
+                                          double(ue.drawnContext),
+                                          5.0,
+                                          "context at the handover ~ drawn C_i");
                 NS_TEST_ASSERT_MSG_EQ(ue.kvBytesReceived,
                                       ue.transferTokens * bytesPerToken,
                                       r.scheme << " UE " << ue.ueId << ": every KV byte arrives");

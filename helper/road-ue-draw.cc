@@ -1,0 +1,69 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "road-ue-draw.h"
+
+#include "ns3/random-variable-stream.h"
+#include "ns3/rng-seed-manager.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+/// Random streams of the road draws (fixed so every scheme sees the same UEs).
+constexpr int64_t STREAM_START_X = 11;
+constexpr int64_t STREAM_CONTEXT = 12;
+} // namespace
+
+void
+RoadUeDraw::Validate() const
+{
+    auto require = [](bool ok, const std::string& what) {
+        if (!ok)
+        {
+            throw std::invalid_argument(what);
+        }
+    };
+    require(numUes >= 1 && numUes <= 10000, "numUes must be in [1, 10000]");
+    require(std::isfinite(speed) && speed > 0, "speed must be > 0 m/s");
+    require(std::isfinite(boundary) && boundary > 0, "boundary must be > 0 m");
+    require(startMin >= 0 && startMin <= startMax && startMax < boundary,
+            "start positions need 0 <= startMin <= startMax < boundary (m)");
+    require(contextMin >= 1 && contextMin <= contextMax && contextMax <= 10000000,
+            "contexts need 1 <= contextMin <= contextMax <= 1e7 (tokens)");
+}
+
+std::vector<CtHoUe>
+RoadUeDraw::Draw(uint64_t run) const
+{
+    if (numUes < 1 || speed <= 0 || startMin > startMax || startMax >= boundary || contextMin < 1 ||
+        contextMin > contextMax)
+    {
+        throw std::invalid_argument("road draw needs numUes >= 1, speed > 0, startMin <= "
+                                    "startMax < boundary and 1 <= contextMin <= contextMax");
+    }
+    const uint64_t oldRun = RngSeedManager::GetRun();
+    RngSeedManager::SetRun(run);
+    Ptr<UniformRandomVariable> x = CreateObject<UniformRandomVariable>();
+    x->SetStream(STREAM_START_X);
+    Ptr<UniformRandomVariable> c = CreateObject<UniformRandomVariable>();
+    c->SetStream(STREAM_CONTEXT);
+    RngSeedManager::SetRun(oldRun);
+    std::vector<CtHoUe> ues;
+    for (uint32_t i = 0; i < numUes; ++i)
+    {
+        const double x0 = x->GetValue(startMin, startMax);
+        CtHoUe ue;
+        ue.ueId = i + 1;
+        ue.handoverTime = (boundary - x0) / speed;
+        ue.contextTokens = c->GetInteger(contextMin, contextMax);
+        ues.push_back(ue);
+    }
+    return ues;
+}
+
+} // namespace ns3
