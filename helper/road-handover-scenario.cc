@@ -95,10 +95,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         for (int iteration = 0; iteration < 4; ++iteration)
         {
             decodeStart = start + prefill.Evaluate(p);
-            const double decoded = std::clamp(
-                std::floor((drawn[i].handoverTime - decodeStart) * cfg.decodeRate),
-                0.0,
-                static_cast<double>(cfg.maxNewTokens));
+            const double decoded =
+                std::clamp(std::floor((drawn[i].handoverTime - decodeStart) * cfg.decodeRate),
+                           0.0,
+                           static_cast<double>(cfg.maxNewTokens));
             p = drawn[i].contextTokens > decoded + 1
                     ? drawn[i].contextTokens - static_cast<uint64_t>(decoded)
                     : 1;
