@@ -14,6 +14,7 @@ MODULE_SOURCES = [
     'model/kv-transfer-connection.cc',
     'model/prefill-engine.cc',
     'model/fluid-backhaul.cc',
+    'model/streaming-radio-model.cc',
     'model/token-stream-header.cc',
     'model/edge-llm-node.cc',
     'model/edge-llm-ue-app.cc',
@@ -23,6 +24,8 @@ MODULE_SOURCES = [
     'helper/road-handover-scenario.cc',
     'helper/fluid-handover-scenario.cc',
     'helper/road-ue-draw.cc',
+    'helper/edge-llm-stats.cc',
+    'helper/ctho-figures.cc',
 ]
 
 MODULE_HEADERS = [s.replace('.cc', '.h') for s in MODULE_SOURCES]
@@ -42,7 +45,7 @@ def configure(conf):
 def build(bld):
     module = bld.create_ns3_module(
         'edge-llm',
-        ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'lte'])
+        ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'lte', 'stats'])
     module.source = MODULE_SOURCES
 
     module_test = bld.create_ns3_module_test_library('edge-llm')
