@@ -35,6 +35,7 @@ TEST_SOURCES = [
     'test/edge-llm-protocol-test-suite.cc',
     'test/edge-llm-lte-handover-test-suite.cc',
     'test/edge-llm-fluid-test-suite.cc',
+    'test/edge-llm-ctho-figures-test-suite.cc',
 ]
 
 

@@ -1,0 +1,122 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/ctho-figures.h"
+#include "ns3/test.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace ns3;
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief At every point of every ctHO sweep (Figs. 3a-3d, 4) and in every run,
+ *        ctHO's worst-user delay is not above tHO's nor cHO's (ctHO is optimal for
+ *        each batch; tHO and cHO are two of its candidates).
+ */
+class CtHoSweepDominanceTestCase : public TestCase
+{
+  public:
+    CtHoSweepDominanceTestCase()
+        : TestCase("ctHO <= min(tHO, cHO) at every sweep point and run")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        CtHoFigureSettings base;
+        for (const auto& figure : CtHoFigures::FigureIds())
+        {
+            for (double x : CtHoFigures::SweepValues(figure))
+            {
+                const CtHoFigureSettings s = CtHoFigures::AtPoint(figure, base, x);
+                for (uint64_t run = 1; run <= 10; ++run)
+                {
+                    const double ctho = CtHoFigures::FlowLevelRun(figure, s, "ctho", run);
+                    const double tho = CtHoFigures::FlowLevelRun(figure, s, "tho", run);
+                    const double cho = CtHoFigures::FlowLevelRun(figure, s, "cho", run);
+                    NS_TEST_ASSERT_MSG_LT_OR_EQ(ctho,
+                                                tho + 1e-9,
+                                                "fig " << figure << " x " << x << " run " << run);
+                    NS_TEST_ASSERT_MSG_LT_OR_EQ(ctho,
+                                                cho + 1e-9,
+                                                "fig " << figure << " x " << x << " run " << run);
+                }
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The shapes the paper reports: Fig. 4's no-HO crossover lies between 350 m
+ *        and 400 m (paper: ~375 m) and no-HO exceeds ctHO by more than 2.1 s at
+ *        500 m; at K = 12 with C_max = 9216 and 7.4 Gbit/s, tHO and cHO are within 5 %
+ *        of the paper's 1.25 s and 3.35 s and ctHO is below both (paper: 0.95 s; see
+ *        doc/edge-llm.rst for why ours is lower).
+ */
+class CtHoPaperShapesTestCase : public TestCase
+{
+  public:
+    CtHoPaperShapesTestCase()
+        : TestCase("Fig. 4 crossover and K = 12 delays against the paper's numbers")
+    {
+    }
+
+  private:
+    static std::map<std::string, double> Means(const std::string& figure,
+                                               const CtHoFigureSettings& s,
+                                               uint32_t runs)
+    {
+        std::map<std::string, double> m;
+        for (const auto& scheme : CtHoFigures::Schemes(figure))
+        {
+            double sum = 0;
+            for (uint64_t r = 1; r <= runs; ++r)
+            {
+                sum += CtHoFigures::FlowLevelRun(figure, s, scheme, r);
+            }
+            m[scheme] = sum / runs;
+        }
+        return m;
+    }
+
+    void DoRun() override
+    {
+        CtHoFigureSettings base;
+        const auto at350 = Means("4", CtHoFigures::AtPoint("4", base, 350), 50);
+        const auto at400 = Means("4", CtHoFigures::AtPoint("4", base, 400), 50);
+        const auto at500 = Means("4", CtHoFigures::AtPoint("4", base, 500), 50);
+        NS_TEST_ASSERT_MSG_LT(at350.at("no-ho"), at350.at("ctho"), "no-HO wins at 350 m");
+        NS_TEST_ASSERT_MSG_GT(at400.at("no-ho"), at400.at("ctho"), "ctHO wins at 400 m");
+        NS_TEST_ASSERT_MSG_GT(at500.at("no-ho") - at500.at("ctho"), 2.1, "gap at 500 m");
+
+        CtHoFigureSettings k12 = base;
+        k12.fluid.backhaulGbps = 7.4;
+        k12.road.contextMax = 9216;
+        const auto m = Means("3d", CtHoFigures::AtPoint("3d", k12, 12), 100);
+        NS_TEST_ASSERT_MSG_EQ_TOL(m.at("tho"), 1.25, 0.05 * 1.25, "tHO at K = 12");
+        NS_TEST_ASSERT_MSG_EQ_TOL(m.at("cho"), 3.35, 0.05 * 3.35, "cHO at K = 12");
+        NS_TEST_ASSERT_MSG_LT(m.at("ctho"), m.at("tho"), "ctHO below tHO at K = 12");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief ctHO figure sweeps (SYSTEM).
+ */
+class EdgeLlmCtHoFiguresTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmCtHoFiguresTestSuite()
+        : TestSuite("edge-llm-ctho-figures", SYSTEM)
+    {
+        AddTestCase(new CtHoSweepDominanceTestCase, TestCase::QUICK);
+        AddTestCase(new CtHoPaperShapesTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static EdgeLlmCtHoFiguresTestSuite g_edgeLlmCtHoFiguresTestSuite;
