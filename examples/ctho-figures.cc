@@ -172,11 +172,12 @@ Main(int argc, char* argv[])
                 const SampleSummary ps = SummarizeSamples(packet);
                 const SampleSummary fs = SummarizeSamples(flow);
                 points.push_back({x, scheme + "-packet", ps.mean, ps.ci95, ps.n});
-                std::cout << "packet level, x = " << x << ", " << scheme << ": " << ps.mean
-                          << " s vs flow level " << fs.mean << " s on the same " << packetRuns
-                          << " runs (" << std::showpos << std::setprecision(2)
-                          << 100.0 * (ps.mean - fs.mean) / fs.mean << std::noshowpos << " %)"
-                          << std::endl;
+                std::ostringstream line;
+                line << std::fixed << std::setprecision(4) << "packet level, x = " << x << ", "
+                     << scheme << ": " << ps.mean << " s vs flow level " << fs.mean
+                     << " s on the same " << packetRuns << " runs (" << std::showpos
+                     << std::setprecision(2) << 100.0 * (ps.mean - fs.mean) / fs.mean << " %)";
+                std::cout << line.str() << std::endl;
                 std::cerr << "[fig" << figure << "] packet-level x = " << x << " " << scheme
                           << " done" << std::endl;
             }
