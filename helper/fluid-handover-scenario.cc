@@ -39,6 +39,7 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
         throw std::invalid_argument("a flow-level batch needs at least one UE");
     }
     ObjectFactory schedulerFactory(config.schedulerType);
+    schedulerFactory.Set("Lookahead", TimeValue(config.lookahead));
     Ptr<HandoverScheduler> scheduler = schedulerFactory.Create<HandoverScheduler>();
 
     Ptr<PrefillEngine> gpu = CreateObject<PrefillEngine>();
@@ -75,23 +76,47 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
         }
     };
 
-    for (const auto& ue : ues)
+    batcher.SetBatchCompleteCallback(
+        [&gpu](uint32_t id, uint16_t, uint16_t size, bool online, const CtHoPlan& plan) {
+            if (online && plan.prefillLength > 0)
+            {
+                gpu->Close(id, size);
+            }
+        });
+    if (config.knownHandoverTimes)
     {
-        batcher.Expect(ue.ueId, TARGET_CELL, Seconds(ue.handoverTime));
+        for (const auto& ue : ues)
+        {
+            batcher.Expect(ue.ueId, TARGET_CELL, Seconds(ue.handoverTime));
+        }
+    }
+    else
+    {
+        // Online: the road's future handovers are foreseen up to the Lookahead.
+        batcher.SetArrivalPredictor([&ues](uint16_t, Time now, Time horizon) {
+            std::vector<CtHoUe> next;
+            for (const auto& ue : ues)
+            {
+                if (ue.handoverTime > now.GetSeconds() &&
+                    ue.handoverTime <= (now + horizon).GetSeconds())
+                {
+                    next.push_back(ue);
+                }
+            }
+            return next;
+        });
     }
     for (std::size_t i = 0; i < ues.size(); ++i)
     {
         Simulator::Schedule(Seconds(ues[i].handoverTime), [&, i]() {
             const CtHoUe& ue = ues[i];
-            std::optional<CtHoPlan> completed;
-            const HandoverBatcher::Decision d = batcher.Start(
-                ue.ueId,
-                TARGET_CELL,
-                ue.contextTokens,
-                Simulator::Now(),
-                inputs,
-                [&](uint64_t id, Time) { return ues[index(id)].contextTokens; },
-                completed);
+            const HandoverBatcher::Decision d =
+                batcher.Start(ue.ueId,
+                              TARGET_CELL,
+                              ue.contextTokens,
+                              Simulator::Now(),
+                              inputs,
+                              [&](uint64_t id, Time) { return ues[index(id)].contextTokens; });
             CtHoUePlan& u = result.ues[i];
             u.ueId = ue.ueId;
             u.handoverTime = Simulator::Now().GetSeconds();

@@ -28,6 +28,9 @@ struct FluidHandoverConfig
     double backhaulGbps{4.5};                        //!< R in Gbit/s (1e9 bit/s), > 0
     PrefillTimeModel prefill;                        //!< Target GPU's p(L)
     Time batchPeriod{MilliSeconds(10)};              //!< T_c
+    bool knownHandoverTimes{true};                   //!< ctHO's setting; false: online batches
+    Time lookahead{Seconds(0)}; //!< Online: predicted arrivals within this (perfect
+                                //!< foresight of the road's times and contexts)
 };
 
 /**

@@ -480,8 +480,45 @@ EdgeLlmNode::GetBatcher()
         NS_ABORT_MSG_IF(!m_scheduler,
                         "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId << ")");
         m_batcher = std::make_unique<HandoverBatcher>(m_scheduler);
+        m_batcher->SetArrivalPredictor(m_predictor);
+        m_batcher->SetBatchCompleteCallback(
+            [this](uint32_t id, uint16_t target, uint16_t size, bool online, const CtHoPlan& p) {
+                OnBatchComplete(id, target, size, online, p);
+            });
     }
     return *m_batcher;
+}
+
+void
+EdgeLlmNode::SetArrivalPredictor(HandoverBatcher::ArrivalPredictor predictor)
+{
+    m_predictor = predictor;
+    if (m_batcher)
+    {
+        m_batcher->SetArrivalPredictor(predictor);
+    }
+}
+
+void
+EdgeLlmNode::OnBatchComplete(uint32_t batchId,
+                             uint16_t target,
+                             uint16_t size,
+                             bool online,
+                             const CtHoPlan& plan)
+{
+    if (online && plan.prefillLength > 0)
+    {
+        // The target waits for this before it starts the batch's prefill.
+        KvBatchCloseHeader close;
+        close.batchId = batchId;
+        close.batchSize = size;
+        m_peers.at(target).connection->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+    }
+    // The plan at the batch's L on the actual times and contexts.
+    for (const auto& ue : plan.ues)
+    {
+        m_plannedTrace(ue.ueId, ue.prefillTokens, ue.transferTokens, Seconds(ue.delay));
+    }
 }
 
 void
@@ -511,15 +548,13 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     inputs.backhaulTokensPerSecond = BackhaulTokensPerSecond(peer);
     inputs.prefill = m_gpu->GetModel();
     inputs.batchPeriod = m_gpu->GetBatchPeriod().GetSeconds();
-    std::optional<CtHoPlan> completed;
-    const HandoverBatcher::Decision d = GetBatcher().Start(
-        sessionId,
-        targetCellId,
-        context,
-        now,
-        inputs,
-        [this](uint64_t id, Time when) { return PredictContextAt(id, when); },
-        completed);
+    const HandoverBatcher::Decision d =
+        GetBatcher().Start(sessionId,
+                           targetCellId,
+                           context,
+                           now,
+                           inputs,
+                           [this](uint64_t id, Time when) { return PredictContextAt(id, when); });
 
     KvTransferRequestHeader req;
     req.sessionId = sessionId;
@@ -545,15 +580,6 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     job.deadline = d.deadline;
     job.remainingBytes = d.transferTokens * m_profile.BytesPerToken();
     peer.connection->AddTransfer(job);
-
-    if (completed)
-    {
-        // The batch is complete: the plan at its L on the actual times and contexts.
-        for (const auto& ue : completed->ues)
-        {
-            m_plannedTrace(ue.ueId, ue.prefillTokens, ue.transferTokens, Seconds(ue.delay));
-        }
-    }
 }
 
 // ---------------------------------------------------------------------------
@@ -580,6 +606,12 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
                                  << it->second.receivedKvBytes << " KV bytes, source sent "
                                  << done.totalBytes);
         }
+        break;
+    }
+    case KvFrameHeader::BATCH_CLOSE: {
+        KvBatchCloseHeader close;
+        message->RemoveHeader(close);
+        m_gpu->Close((uint64_t{peerCellId} << 32) | close.batchId, close.batchSize);
         break;
     }
     default:

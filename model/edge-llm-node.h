@@ -112,6 +112,12 @@ class EdgeLlmNode : public Application
     void ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when);
 
     /**
+     * \brief Where online batches (unannounced handovers) get predicted arrivals, e.g.
+     *        from UE positions and speeds; used up to the scheduler's Lookahead.
+     */
+    void SetArrivalPredictor(HandoverBatcher::ArrivalPredictor predictor);
+
+    /**
      * \brief Start the edge handover of a session to \p targetCellId now.
      * Unknown sessions (a UE without an LLM session) are ignored.
      */
@@ -199,6 +205,11 @@ class EdgeLlmNode : public Application
     void OnRestorePrefillDone(uint64_t sessionId);
     void MaybeResume(Session& session);
     HandoverBatcher& GetBatcher();
+    void OnBatchComplete(uint32_t batchId,
+                         uint16_t target,
+                         uint16_t size,
+                         bool online,
+                         const CtHoPlan& plan);
     Ptr<Socket> MakeBackhaulSocket() const;
     double BackhaulTokensPerSecond(const Peer& peer) const;
 
@@ -215,12 +226,13 @@ class EdgeLlmNode : public Application
     Ptr<HandoverScheduler> m_scheduler; //!< Policy
     Ptr<PrefillEngine> m_gpu;           //!< GPU
 
-    LlmModelProfile m_profile;                  //!< Resolved at start
-    Ptr<Socket> m_ueSocket;                     //!< UDP, prompts in, tokens out
-    Ptr<Socket> m_listenSocket;                 //!< TCP listener for the backhaul
-    std::map<uint16_t, Peer> m_peers;           //!< By cell id
-    std::map<uint64_t, Session> m_sessions;     //!< By session id
-    std::unique_ptr<HandoverBatcher> m_batcher; //!< Source-side batching (ctHO)
+    LlmModelProfile m_profile;                     //!< Resolved at start
+    Ptr<Socket> m_ueSocket;                        //!< UDP, prompts in, tokens out
+    Ptr<Socket> m_listenSocket;                    //!< TCP listener for the backhaul
+    std::map<uint16_t, Peer> m_peers;              //!< By cell id
+    std::map<uint64_t, Session> m_sessions;        //!< By session id
+    HandoverBatcher::ArrivalPredictor m_predictor; //!< Online arrivals
+    std::unique_ptr<HandoverBatcher> m_batcher;    //!< Source-side batching (ctHO)
 
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/log.h"
+#include "ns3/simulator.h"
 
 #include <algorithm>
 
@@ -19,10 +20,30 @@ HandoverBatcher::HandoverBatcher(Ptr<HandoverScheduler> scheduler)
     NS_ABORT_MSG_IF(!scheduler, "HandoverBatcher needs a HandoverScheduler");
 }
 
+HandoverBatcher::~HandoverBatcher()
+{
+    for (auto& [id, batch] : m_batches)
+    {
+        batch.closeEvent.Cancel();
+    }
+}
+
 Ptr<HandoverScheduler>
 HandoverBatcher::GetScheduler() const
 {
     return m_scheduler;
+}
+
+void
+HandoverBatcher::SetBatchCompleteCallback(BatchCompleteCallback cb)
+{
+    m_complete = std::move(cb);
+}
+
+void
+HandoverBatcher::SetArrivalPredictor(ArrivalPredictor predictor)
+{
+    m_predictor = std::move(predictor);
 }
 
 void
@@ -32,12 +53,12 @@ HandoverBatcher::Expect(uint64_t sessionId, uint16_t target, Time when)
 }
 
 uint32_t
-HandoverBatcher::Form(uint64_t sessionId,
-                      uint16_t target,
-                      uint64_t context,
-                      Time now,
-                      const PlanInputs& inputs,
-                      const ContextPredictor& predict)
+HandoverBatcher::FormKnown(uint64_t sessionId,
+                           uint16_t target,
+                           uint64_t context,
+                           Time now,
+                           const PlanInputs& inputs,
+                           const ContextPredictor& predict)
 {
     Batch batch;
     batch.target = target;
@@ -52,7 +73,7 @@ HandoverBatcher::Form(uint64_t sessionId,
             continue;
         }
         if (it->sessionId != sessionId && !m_memberOf.count(it->sessionId) &&
-            !batch.members.count(it->sessionId))
+            !m_started.count(it->sessionId) && !batch.members.count(it->sessionId))
         {
             const Time when = std::max(it->when, now);
             const uint64_t c = predict(it->sessionId, when);
@@ -77,8 +98,64 @@ HandoverBatcher::Form(uint64_t sessionId,
     }
     NS_LOG_INFO(m_scheduler->GetSchemeName()
                 << ": batch " << id << " to cell " << target << ", " << planned.size()
-                << " UEs, L = " << plan.prefillLength);
+                << " UEs announced, L = " << plan.prefillLength);
     m_batches.emplace(id, batch);
+    return id;
+}
+
+uint32_t
+HandoverBatcher::FormOnline(uint64_t sessionId,
+                            uint16_t target,
+                            uint64_t context,
+                            Time now,
+                            const PlanInputs& inputs)
+{
+    Batch batch;
+    batch.target = target;
+    batch.online = true;
+    batch.inputs = inputs;
+    std::vector<CtHoUe> planned{{sessionId, now.GetSeconds(), context}};
+    const Time lookahead = m_scheduler->GetLookahead();
+    if (m_predictor && lookahead.IsStrictlyPositive())
+    {
+        for (const CtHoUe& ue : m_predictor(target, now, lookahead))
+        {
+            if (ue.ueId != sessionId && !m_started.count(ue.ueId) && ue.contextTokens > 0 &&
+                ue.handoverTime >= now.GetSeconds() &&
+                ue.handoverTime <= (now + lookahead).GetSeconds())
+            {
+                planned.push_back(ue);
+            }
+        }
+    }
+    const CtHoPlan plan = m_scheduler->PlanBatch(planned,
+                                                 inputs.backhaulTokensPerSecond,
+                                                 inputs.prefill,
+                                                 inputs.batchPeriod);
+    batch.prefillLength = plan.prefillLength;
+    batch.transferBound = plan.transferDelay;
+    // Close on the GPU start the plan assumes: the first T_c boundary at or after the
+    // last planned handover (integer ns, as the PrefillEngine computes it).
+    double last = now.GetSeconds();
+    for (const auto& ue : planned)
+    {
+        last = std::max(last, ue.handoverTime);
+    }
+    Time close = std::max(Seconds(last), now);
+    const int64_t tc = Seconds(inputs.batchPeriod).GetTimeStep();
+    if (tc > 0)
+    {
+        close = TimeStep(((close.GetTimeStep() + tc - 1) / tc) * tc);
+    }
+    batch.closeTime = close;
+    const uint32_t id = m_nextBatchId++;
+    batch.closeEvent = Simulator::Schedule(close - now, &HandoverBatcher::Complete, this, id);
+    NS_LOG_INFO(m_scheduler->GetSchemeName()
+                << ": online batch " << id << " to cell " << target << ", " << planned.size()
+                << " UEs planned (" << planned.size() - 1 << " predicted), L = "
+                << plan.prefillLength << ", closes at " << close.As(Time::S));
+    m_batches.emplace(id, batch);
+    m_openOnline[target] = id;
     return id;
 }
 
@@ -88,36 +165,80 @@ HandoverBatcher::Start(uint64_t sessionId,
                        uint64_t context,
                        Time now,
                        const PlanInputs& inputs,
-                       const ContextPredictor& predict,
-                       std::optional<CtHoPlan>& completed)
+                       const ContextPredictor& predict)
 {
-    completed.reset();
+    uint32_t id = 0;
     auto member = m_memberOf.find(sessionId);
-    const uint32_t id = member == m_memberOf.end()
-                            ? Form(sessionId, target, context, now, inputs, predict)
-                            : member->second;
-    m_memberOf.erase(sessionId);
+    const bool announced =
+        std::any_of(m_expected.begin(), m_expected.end(), [&](const Expected& e) {
+            return e.sessionId == sessionId && e.target == target;
+        });
+    if (member != m_memberOf.end())
+    {
+        id = member->second;
+        m_memberOf.erase(member);
+    }
+    else if (announced)
+    {
+        id = FormKnown(sessionId, target, context, now, inputs, predict);
+        m_memberOf.erase(sessionId);
+    }
+    else
+    {
+        auto open = m_openOnline.find(target);
+        id = open != m_openOnline.end() ? open->second
+                                        : FormOnline(sessionId, target, context, now, inputs);
+    }
+    m_started.insert(sessionId);
     Batch& batch = m_batches.at(id);
     NS_ABORT_MSG_IF(batch.target != target,
                     "session " << sessionId << " was announced to cell " << batch.target
                                << " but hands over to cell " << target);
     Decision d;
     d.batchId = id;
-    d.batchSize = static_cast<uint16_t>(batch.members.size());
+    d.batchSize = batch.online ? 0 : static_cast<uint16_t>(batch.members.size());
     d.prefillLength = batch.prefillLength;
     d.prefillTokens = std::min(context, batch.prefillLength);
     d.transferTokens = context - d.prefillTokens;
     d.deadline = now + Seconds(batch.transferBound);
     batch.arrived.push_back({sessionId, now.GetSeconds(), context});
-    if (batch.arrived.size() == batch.members.size())
+    if (!batch.online && batch.arrived.size() == batch.members.size())
     {
-        const CtHoPlanner planner(batch.inputs.backhaulTokensPerSecond,
-                                  batch.inputs.prefill,
-                                  batch.inputs.batchPeriod);
-        completed = planner.PlanWithPrefillLength(batch.arrived, batch.prefillLength);
-        m_batches.erase(id);
+        Complete(id);
     }
     return d;
+}
+
+void
+HandoverBatcher::Complete(uint32_t batchId)
+{
+    auto it = m_batches.find(batchId);
+    if (it == m_batches.end())
+    {
+        return;
+    }
+    Batch batch = it->second;
+    m_batches.erase(it);
+    if (batch.online)
+    {
+        m_openOnline.erase(batch.target);
+    }
+    if (batch.arrived.empty())
+    {
+        return;
+    }
+    const CtHoPlanner planner(batch.inputs.backhaulTokensPerSecond,
+                              batch.inputs.prefill,
+                              batch.inputs.batchPeriod);
+    const CtHoPlan plan = planner.PlanWithPrefillLength(batch.arrived, batch.prefillLength);
+    if (m_complete)
+    {
+        m_complete(batchId,
+                   batch.target,
+                   static_cast<uint16_t>(batch.arrived.size()),
+                   batch.online,
+                   plan);
+    }
 }
 
 } // namespace ns3

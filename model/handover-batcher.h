@@ -6,12 +6,12 @@
 
 #include "handover-scheduler.h"
 
+#include "ns3/event-id.h"
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 
 #include <functional>
 #include <map>
-#include <optional>
 #include <set>
 #include <vector>
 
@@ -24,13 +24,22 @@ namespace ns3
  *        shared by the packet level (EdgeLlmNode) and the flow level
  *        (FluidHandoverScenario), so both apply the same policy.
  *
- * Known handover times (ctHO): handovers announced with Expect() to the same target
- * and still pending when one of them starts form one batch. It is planned at that
- * first start with the scheduler, from the announced times and the contexts the
- * caller predicts for them. Each member's actual context then fixes its split
- * `n_pf = min(C, L)`, `n_tx = C - n_pf`. When the last member has started, the plan is
- * evaluated again at the chosen L on the actual times and contexts (the planner's
- * prediction for what really happened). An unannounced handover is a batch of one.
+ * **Known handover times** (ctHO's setting): handovers announced with Expect() to the
+ * same target and still pending when one of them starts form one batch, planned at
+ * that first start from the announced times and the contexts the caller predicts. The
+ * batch is complete when its last member has started.
+ *
+ * **Unknown handover times** (online ctHO, doc/edge-llm.rst): an unannounced handover
+ * opens a batch to its target, planned at once from what is known then: itself, plus
+ * the arrivals the caller's ArrivalPredictor expects within the scheduler's Lookahead
+ * (e.g. from UE positions and speeds). The batch's GPU start is the first T_c boundary
+ * at or after the last planned handover; every handover to that target that starts
+ * before then joins it (predicted or not) with the same L, and the batch closes then
+ * with whoever joined (a predicted UE that has not arrived is left for a later batch).
+ *
+ * Each member's split is `n_pf = min(C, L)`, `n_tx = C - n_pf`, with EDF deadline
+ * `tau + g(L)`. On completion (or close) the plan is evaluated at the batch's L on the
+ * actual times and contexts and handed to the BatchCompleteCallback.
  */
 class HandoverBatcher
 {
@@ -40,6 +49,21 @@ class HandoverBatcher
      * \return tokens, or 0 if the session cannot hand over (unknown, already moved)
      */
     using ContextPredictor = std::function<uint64_t(uint64_t sessionId, Time when)>;
+
+    /**
+     * \brief Predicts which sessions hand over to \p target within (now, now + horizon]:
+     *        (session id, predicted handover time in s, predicted context in tokens).
+     */
+    using ArrivalPredictor =
+        std::function<std::vector<CtHoUe>(uint16_t target, Time now, Time horizon)>;
+
+    /**
+     * \brief A batch is complete (known times) or closed (online).
+     * Arguments: batch id, target cell, members, true if online (the target needs a
+     * BATCH_CLOSE), the plan at its L on the actual times and contexts.
+     */
+    using BatchCompleteCallback =
+        std::function<void(uint32_t, uint16_t, uint16_t, bool, const CtHoPlan&)>;
 
     /// What the planner needs besides the UEs.
     struct PlanInputs
@@ -53,7 +77,7 @@ class HandoverBatcher
     struct Decision
     {
         uint32_t batchId{0};        //!< Batch identifier (unique per batcher)
-        uint16_t batchSize{0};      //!< Members in the batch
+        uint16_t batchSize{0};      //!< Members in the batch; 0 for an online batch
         uint64_t prefillLength{0};  //!< L of the batch, tokens
         uint64_t prefillTokens{0};  //!< n_pf = min(C, L)
         uint64_t transferTokens{0}; //!< n_tx = C - n_pf
@@ -61,9 +85,16 @@ class HandoverBatcher
     };
 
     /**
-     * \param scheduler the policy that chooses L (ctHO, tHO, cHO, ...)
+     * \param scheduler the policy that chooses L (ctHO, tHO, cHO, ...) and its Lookahead
      */
     explicit HandoverBatcher(Ptr<HandoverScheduler> scheduler);
+    ~HandoverBatcher();
+
+    /// \param cb called when a batch is complete or closed
+    void SetBatchCompleteCallback(BatchCompleteCallback cb);
+
+    /// \param predictor expected arrivals, for online batches (none by default)
+    void SetArrivalPredictor(ArrivalPredictor predictor);
 
     /**
      * \brief Announce a handover of \p sessionId to \p target at \p when.
@@ -78,8 +109,6 @@ class HandoverBatcher
      * \param now the current time (its handover time tau)
      * \param inputs R, p and T_c toward this target
      * \param predict contexts of announced members at their announced times
-     * \param completed set to the plan on actual values when this start completes
-     *        its batch, left empty otherwise
      * \return this member's split and batch
      */
     Decision Start(uint64_t sessionId,
@@ -87,8 +116,7 @@ class HandoverBatcher
                    uint64_t context,
                    Time now,
                    const PlanInputs& inputs,
-                   const ContextPredictor& predict,
-                   std::optional<CtHoPlan>& completed);
+                   const ContextPredictor& predict);
 
     /// \return the policy
     Ptr<HandoverScheduler> GetScheduler() const;
@@ -106,25 +134,38 @@ class HandoverBatcher
     struct Batch
     {
         uint16_t target{0};          //!< Target cell
+        bool online{false};          //!< Unknown times: closes at closeTime
+        Time closeTime;              //!< Online: the planned GPU start
+        EventId closeEvent;          //!< Online: the close
         uint64_t prefillLength{0};   //!< L
         double transferBound{0};     //!< g(L) of the plan, s
-        std::set<uint64_t> members;  //!< Sessions
+        std::set<uint64_t> members;  //!< Known times: the sessions to wait for
         std::vector<CtHoUe> arrived; //!< Actual (tau, C) so far
         PlanInputs inputs;           //!< As planned
     };
 
-    uint32_t Form(uint64_t sessionId,
-                  uint16_t target,
-                  uint64_t context,
-                  Time now,
-                  const PlanInputs& inputs,
-                  const ContextPredictor& predict);
+    uint32_t FormKnown(uint64_t sessionId,
+                       uint16_t target,
+                       uint64_t context,
+                       Time now,
+                       const PlanInputs& inputs,
+                       const ContextPredictor& predict);
+    uint32_t FormOnline(uint64_t sessionId,
+                        uint16_t target,
+                        uint64_t context,
+                        Time now,
+                        const PlanInputs& inputs);
+    void Complete(uint32_t batchId);
 
-    Ptr<HandoverScheduler> m_scheduler;      //!< Policy
-    std::vector<Expected> m_expected;        //!< Announced, not yet batched
-    std::map<uint32_t, Batch> m_batches;     //!< Open batches
-    std::map<uint64_t, uint32_t> m_memberOf; //!< Session -> open batch
-    uint32_t m_nextBatchId{1};               //!< Next id
+    Ptr<HandoverScheduler> m_scheduler;        //!< Policy
+    std::vector<Expected> m_expected;          //!< Announced, not yet batched
+    std::map<uint32_t, Batch> m_batches;       //!< Open batches
+    std::map<uint64_t, uint32_t> m_memberOf;   //!< Session -> open known-times batch
+    std::map<uint16_t, uint32_t> m_openOnline; //!< Target -> open online batch
+    std::set<uint64_t> m_started;              //!< Sessions that have started
+    uint32_t m_nextBatchId{1};                 //!< Next id
+    BatchCompleteCallback m_complete;          //!< Completion callback
+    ArrivalPredictor m_predictor;              //!< Online look-ahead
 };
 
 } // namespace ns3

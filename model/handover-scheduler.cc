@@ -19,8 +19,23 @@ TypeId
 HandoverScheduler::GetTypeId()
 {
     static TypeId tid =
-        TypeId("ns3::HandoverScheduler").SetParent<Object>().SetGroupName("EdgeLlm");
+        TypeId("ns3::HandoverScheduler")
+            .SetParent<Object>()
+            .SetGroupName("EdgeLlm")
+            .AddAttribute("Lookahead",
+                          "Online batches (handover times not announced): how far ahead the "
+                          "first handover of a batch looks for predicted arrivals to plan with "
+                          "and wait for. 0: plan with the arrived UE alone.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&HandoverScheduler::m_lookahead),
+                          MakeTimeChecker(Seconds(0), Seconds(3600)));
     return tid;
+}
+
+Time
+HandoverScheduler::GetLookahead() const
+{
+    return m_lookahead;
 }
 
 HandoverScheduler::HandoverScheduler() = default;

@@ -78,7 +78,15 @@ class HandoverScheduler : public Object
      */
     virtual std::string GetSchemeName() const = 0;
 
+    /**
+     * \return how far ahead an online batch looks for predicted arrivals (Lookahead
+     *         attribute; 0: plan with the arrived UE alone)
+     */
+    Time GetLookahead() const;
+
   protected:
+    Time m_lookahead; //!< Online look-ahead for predicted arrivals
+
     /**
      * \brief The policy's hook: the batch prefill length L.
      * \param planner a planner for this batch's R, p and T_c

@@ -163,14 +163,14 @@ KvTransferConnection::HandleConnected(Ptr<Socket> socket)
 }
 
 void
-KvTransferConnection::HandleConnectFailed(Ptr<Socket> socket)
+KvTransferConnection::HandleConnectFailed(Ptr<Socket> /* socket */)
 {
     NS_LOG_ERROR("KV transfer connection could not be established");
     m_connected = false;
 }
 
 void
-KvTransferConnection::HandleSend(Ptr<Socket> socket, uint32_t available)
+KvTransferConnection::HandleSend(Ptr<Socket> /* socket */, uint32_t /* available */)
 {
     TrySend();
 }

@@ -10,6 +10,7 @@ NS_OBJECT_ENSURE_REGISTERED(KvFrameHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvTransferRequestHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvSegmentHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvTransferCompleteHeader);
+NS_OBJECT_ENSURE_REGISTERED(KvBatchCloseHeader);
 
 // ---------------------------------------------------------------------------
 
@@ -69,6 +70,8 @@ KvFrameHeader::IsValid() const
         return messageLength == KvSegmentHeader::SIZE;
     case TRANSFER_COMPLETE:
         return messageLength == KvTransferCompleteHeader::SIZE && payloadLength == 0;
+    case BATCH_CLOSE:
+        return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;
     default:
         return false;
     }
@@ -241,6 +244,53 @@ void
 KvTransferCompleteHeader::Print(std::ostream& os) const
 {
     os << "session=" << sessionId << " totalBytes=" << totalBytes;
+}
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvBatchCloseHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvBatchCloseHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvBatchCloseHeader>();
+    return tid;
+}
+
+TypeId
+KvBatchCloseHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvBatchCloseHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+KvBatchCloseHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU32(batchId);
+    start.WriteHtonU16(batchSize);
+    start.WriteHtonU16(0);
+}
+
+uint32_t
+KvBatchCloseHeader::Deserialize(Buffer::Iterator start)
+{
+    batchId = start.ReadNtohU32();
+    batchSize = start.ReadNtohU16();
+    start.ReadNtohU16();
+    return SIZE;
+}
+
+void
+KvBatchCloseHeader::Print(std::ostream& os) const
+{
+    os << "batch=" << batchId << " size=" << batchSize;
 }
 
 } // namespace ns3

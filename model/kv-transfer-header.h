@@ -42,6 +42,7 @@ class KvFrameHeader : public Header
         TRANSFER_REQUEST = 1,  //!< source -> target: a session moves (KvTransferRequestHeader)
         KV_SEGMENT = 2,        //!< source -> target: KV bytes (KvSegmentHeader)
         TRANSFER_COMPLETE = 3, //!< source -> target: all KV bytes sent (KvTransferCompleteHeader)
+        BATCH_CLOSE = 4, //!< source -> target: an open batch's final size (KvBatchCloseHeader)
     };
 
     /**
@@ -107,7 +108,8 @@ class KvTransferRequestHeader : public Header
     uint32_t prefillTokens{0};   //!< n_pf_i = min(C_i, L)
     uint32_t transferTokens{0};  //!< n_tx_i = C_i - n_pf_i
     uint32_t batchId{0};         //!< Batch identifier, unique per source BS
-    uint16_t batchSize{0};       //!< Sessions in the batch (the target waits for all)
+    uint16_t batchSize{0};       //!< Sessions in the batch (the target waits for all); 0: an
+                                 //!< online batch whose size a BATCH_CLOSE gives later
     uint32_t bytesPerToken{0};   //!< s_KV / 8 of the source's model
     uint32_t tokensGenerated{0}; //!< Tokens decoded so far (the stream resumes after them)
     uint32_t maxNewTokens{0};    //!< Tokens the session decodes in total
@@ -166,6 +168,35 @@ class KvTransferCompleteHeader : public Header
 
     uint64_t sessionId{0};  //!< Session identifier
     uint64_t totalBytes{0}; //!< KV bytes the source sent for the session
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief BATCH_CLOSE: an online batch (announced with batchSize 0 in its requests) is
+ *        closed; the target starts its prefill once batchSize members have joined.
+ *        No payload.
+ *
+ * Fields (bytes): batchId (4), batchSize (2), reserved (2): 8 bytes.
+ */
+class KvBatchCloseHeader : public Header
+{
+  public:
+    /// Serialized size in bytes.
+    static constexpr uint32_t SIZE = 8;
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint32_t batchId{0};   //!< Batch identifier, as in its TRANSFER_REQUESTs
+    uint16_t batchSize{0}; //!< Members that joined it, >= 1
 };
 
 } // namespace ns3

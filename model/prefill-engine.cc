@@ -98,7 +98,6 @@ PrefillEngine::Join(uint64_t batchKey,
                     Callback<void> done)
 {
     NS_LOG_FUNCTION(this << batchKey << batchSize << prefillLength << handoverTime);
-    NS_ABORT_MSG_IF(batchSize == 0, "PrefillEngine::Join: batchSize must be >= 1");
     NS_ABORT_MSG_IF(prefillLength == 0, "PrefillEngine::Join: prefillLength must be >= 1 token");
     auto it = m_waiting.find(batchKey);
     if (it == m_waiting.end())
@@ -112,7 +111,30 @@ PrefillEngine::Join(uint64_t batchKey,
     Batch& batch = it->second;
     batch.lastHandover = std::max(batch.lastHandover, handoverTime);
     batch.done.push_back(done);
-    if (batch.done.size() < batch.size)
+    MaybeStart(batchKey);
+}
+
+void
+PrefillEngine::Close(uint64_t batchKey, uint32_t batchSize)
+{
+    NS_LOG_FUNCTION(this << batchKey << batchSize);
+    NS_ABORT_MSG_IF(batchSize == 0, "PrefillEngine::Close: batchSize must be >= 1");
+    auto it = m_waiting.find(batchKey);
+    if (it == m_waiting.end())
+    {
+        NS_LOG_WARN("PrefillEngine::Close: no open batch " << batchKey << "; ignored");
+        return;
+    }
+    it->second.size = batchSize;
+    MaybeStart(batchKey);
+}
+
+void
+PrefillEngine::MaybeStart(uint64_t batchKey)
+{
+    auto it = m_waiting.find(batchKey);
+    Batch& batch = it->second;
+    if (batch.size == 0 || batch.done.size() < batch.size)
     {
         return;
     }

@@ -52,7 +52,8 @@ class PrefillEngine : public Object
     /**
      * \brief Join a batch; the batch runs when \p batchSize members have joined.
      * \param batchKey identifies the batch (unique per GPU)
-     * \param batchSize members expected, >= 1 (the first join fixes it)
+     * \param batchSize members expected, >= 1 (the first join fixes it); 0 for an
+     *        online batch whose size Close() gives later
      * \param prefillLength L, tokens, > 0 (the first join fixes it)
      * \param handoverTime this member's handover time tau_i
      * \param done called when the batch's prefill ends
@@ -62,6 +63,13 @@ class PrefillEngine : public Object
               uint64_t prefillLength,
               Time handoverTime,
               Callback<void> done);
+
+    /**
+     * \brief Give an online batch its final size; it runs once that many have joined.
+     * \param batchKey the batch
+     * \param batchSize members, >= 1
+     */
+    void Close(uint64_t batchKey, uint32_t batchSize);
 
     /// \return the prefill time model of this GPU
     PrefillTimeModel GetModel() const;
@@ -86,6 +94,7 @@ class PrefillEngine : public Object
     };
 
     void Finish(uint64_t batchKey, std::vector<Callback<void>> done, uint64_t l, uint32_t n);
+    void MaybeStart(uint64_t batchKey);
 
     double m_a;                          //!< s/token
     double m_b;                          //!< s

@@ -101,6 +101,63 @@ class FluidFifoTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Online ctHO (handover times not announced) on the paper's road.
+ *
+ * With a look-ahead that foresees every handover of the batch, the online batch is
+ * the clairvoyant one: same L, same delays. With no look-ahead each batch closes on
+ * the first T_c boundary after its first handover: every UE still resumes, its split
+ * adds up, and no UE resumes sooner than the fastest way to rebuild its own context
+ * alone (the ctHO optimum of a batch of one).
+ */
+class FluidOnlineTestCase : public TestCase
+{
+  public:
+    FluidOnlineTestCase()
+        : TestCase("online ctHO: full look-ahead = clairvoyant; no look-ahead resumes everyone")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RoadUeDraw road;
+        road.numUes = 6;
+        const LlmModelProfile profile = LlmModelProfile::FromPreset("qwen2.5-7b-instruct");
+        for (uint64_t run = 1; run <= 20; ++run)
+        {
+            const auto ues = road.Draw(run);
+            FluidHandoverConfig known;
+            const FluidHandoverResult clairvoyant = FluidHandoverScenario::Run(known, ues);
+            FluidHandoverConfig online = known;
+            online.knownHandoverTimes = false;
+            online.lookahead = Seconds(1.0); // > the 0.5 s spread of the road's handovers
+            const FluidHandoverResult foreseen = FluidHandoverScenario::Run(online, ues);
+            NS_TEST_ASSERT_MSG_EQ_TOL(foreseen.worstDelay,
+                                      clairvoyant.worstDelay,
+                                      1e-6,
+                                      "full look-ahead = clairvoyant, run " << run);
+            online.lookahead = Seconds(0);
+            const FluidHandoverResult blind = FluidHandoverScenario::Run(online, ues);
+            const double rate =
+                known.backhaulGbps * 1e9 / static_cast<double>(profile.BitsPerToken());
+            for (std::size_t i = 0; i < ues.size(); ++i)
+            {
+                const auto& u = blind.ues[i];
+                NS_TEST_ASSERT_MSG_EQ(u.prefillTokens + u.transferTokens,
+                                      ues[i].contextTokens,
+                                      "split adds up, run " << run);
+                NS_TEST_ASSERT_MSG_GT(u.delay, 0.0, "every UE resumes, run " << run);
+                // Alone, UE i needs at least min_L max(p(L) + wait for a boundary, C_i - L / R).
+                const CtHoPlanner alone(rate, known.prefill, known.batchPeriod.GetSeconds());
+                const double bound = alone.PlanOptimal({ues[i]}).worstDelay;
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(u.delay + 1e-6, bound, "no UE beats its lone optimum");
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The flow-level engine (UNIT).
  */
 class EdgeLlmFluidTestSuite : public TestSuite
@@ -111,6 +168,7 @@ class EdgeLlmFluidTestSuite : public TestSuite
     {
         AddTestCase(new FluidFifoTestCase, TestCase::QUICK);
         AddTestCase(new FluidMatchesPlanTestCase, TestCase::QUICK);
+        AddTestCase(new FluidOnlineTestCase, TestCase::QUICK);
     }
 };
 
