@@ -61,12 +61,20 @@ main(int argc, char* argv[])
     cmd.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
     cmd.AddValue("batchPeriodMs", "Batching period T_c, ms", batchPeriodMs);
     cmd.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
-    cmd.AddValue("maxNewTokens", "Tokens decoded per session", cfg.maxNewTokens);
+    cmd.AddValue("tokensAfterHandover",
+                 "Tokens each session decodes after its handover",
+                 cfg.tokensAfterHandover);
     cmd.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
     cmd.Parse(argc, argv);
     cfg.backhaulDelay = MicroSeconds(backhaulDelayUs);
     cfg.batchPeriod = MicroSeconds(batchPeriodMs * 1000);
-    cfg.backhaulMtu = static_cast<uint16_t>(std::min<uint32_t>(backhaulMtu, 65535));
+    if (backhaulMtu < 576 || backhaulMtu > 65535)
+    {
+        std::cerr << "error: --backhaulMtu: must be in [576, 65535] bytes, got " << backhaulMtu
+                  << std::endl;
+        return 2;
+    }
+    cfg.backhaulMtu = static_cast<uint16_t>(backhaulMtu);
 
     std::vector<std::pair<std::string, std::string>> runs;
     std::istringstream list(schemes);
@@ -101,6 +109,20 @@ main(int argc, char* argv[])
         std::cerr << "error: " << e.what() << std::endl;
         return 2;
     }
+    // Check the output directory before simulating, so a bad one costs nothing.
+    const std::string path = outputDir + "/handover-delays.csv";
+    const std::string tmp = path + ".tmp";
+    {
+        std::error_code ec;
+        std::filesystem::create_directories(outputDir, ec);
+        std::ofstream probe(tmp);
+        if (ec || !probe)
+        {
+            std::cerr << "error: --outputDir: cannot write to '" << outputDir << "'"
+                      << (ec ? ": " + ec.message() : std::string()) << std::endl;
+            return 2;
+        }
+    }
 
     std::cout << "edge-llm-lte-handover: " << cfg.road.numUes << " UEs, " << cfg.model
               << ", backhaul " << cfg.backhaulGbps << " Gbit/s (MTU " << cfg.backhaulMtu
@@ -119,10 +141,11 @@ main(int argc, char* argv[])
         results.push_back(r);
         std::cout << "\n"
                   << name << ": L = " << r.prefillLength << " tokens, KV bytes sent "
-                  << r.kvBytesSent << ", received " << r.kvBytesReceived
+                  << r.kvBytesSent << ", received " << r.kvBytesReceived << ", warm-up " << r.warmup
+                  << " s (handover times are simulation times)"
                   << (r.complete ? "" : "  [INCOMPLETE: some UE never resumed]") << "\n";
         std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  "
-                     "measured_s\n";
+                     "stall_s  measured_s\n";
         for (const auto& ue : r.ues)
         {
             std::cout << std::fixed << std::setprecision(4) << "  " << std::setw(2) << ue.ueId
@@ -130,7 +153,8 @@ main(int argc, char* argv[])
                       << ue.contextTokens << "  " << std::setw(7) << ue.prefillTokens << "  "
                       << std::setw(8) << ue.transferTokens << "  " << std::setw(11)
                       << ue.predictedDelay << "  " << std::setw(10) << ue.restoredDelay << "  "
-                      << std::setw(10) << ue.measuredDelay << "\n";
+                      << std::setw(7) << ue.stall << "  " << std::setw(10) << ue.measuredDelay
+                      << "\n";
             csv << name << "," << ue.ueId << "," << ue.contextTokens << "," << ue.prefillTokens
                 << "," << ue.transferTokens << "," << ue.predictedDelay << "," << ue.measuredDelay
                 << "\n";
@@ -143,9 +167,6 @@ main(int argc, char* argv[])
     }
 
     // Write the CSV whole or not at all.
-    std::filesystem::create_directories(outputDir);
-    const std::string path = outputDir + "/handover-delays.csv";
-    const std::string tmp = path + ".tmp";
     {
         std::ofstream out(tmp);
         out << csv.str();
@@ -155,7 +176,14 @@ main(int argc, char* argv[])
             return 1;
         }
     }
-    std::filesystem::rename(tmp, path);
+    std::error_code ec;
+    std::filesystem::rename(tmp, path, ec);
+    if (ec)
+    {
+        std::cerr << "error: cannot rename " << tmp << " to " << path << ": " << ec.message()
+                  << std::endl;
+        return 1;
+    }
     std::cout << "\nwrote " << path << std::endl;
 
     bool complete = true;

@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -69,7 +71,9 @@ EdgeLlmInputError::EdgeLlmInputError(const std::string& file,
 bool
 EdgeLlmParseDouble(const std::string& text, double& value)
 {
-    if (text.empty() || std::isspace(static_cast<unsigned char>(text.front())))
+    // Decimal notation only: no leading blank or '+', no hex, inf or nan spellings.
+    if (text.empty() || text.find_first_not_of("0123456789.eE+-") != std::string::npos ||
+        text.front() == '+')
     {
         return false;
     }
@@ -107,10 +111,18 @@ EdgeLlmParseUnsigned(const std::string& text, uint64_t& value)
 EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std::string>& columns)
     : m_path(path)
 {
+    std::error_code ec;
+    if (std::filesystem::is_directory(path, ec))
+    {
+        throw EdgeLlmInputError(path, 0, "is a directory, not a CSV file");
+    }
     std::ifstream in(path);
     if (!in)
     {
-        throw EdgeLlmInputError(path, 0, "cannot open file for reading");
+        throw EdgeLlmInputError(path,
+                                0,
+                                std::string("cannot open file for reading: ") +
+                                    std::strerror(errno));
     }
     std::string line;
     uint64_t lineNo = 0;
@@ -118,6 +130,10 @@ EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std:
     while (std::getline(in, line))
     {
         ++lineNo;
+        if (lineNo == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0)
+        {
+            line.erase(0, 3); // a UTF-8 byte-order mark is not part of the first column name
+        }
         if (Trim(line).empty())
         {
             continue;

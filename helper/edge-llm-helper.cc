@@ -4,6 +4,7 @@
 #include "edge-llm-helper.h"
 
 #include "ns3/config.h"
+#include "ns3/double.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -183,6 +184,9 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
         NS_ABORT_MSG_IF(!bs, "EdgeLlmHelper::InstallUe: the server is not an EdgeLlmNode");
         UintegerValue port;
         bs->GetAttribute("UePort", port);
+        DoubleValue rate;
+        bs->GetAttribute("DecodeRate", rate);
+        app->SetAttribute("DecodeInterval", TimeValue(Seconds(1.0 / rate.Get())));
         app->SetAttribute("ServerPort", port);
         app->SetAttribute("ServerAddress", Ipv4AddressValue(serverAddress));
         ueNodes.Get(i)->AddApplication(app);

@@ -10,6 +10,7 @@
 #include "ns3/llm-model-profile.h"
 #include "ns3/prefill-time-model.h"
 
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -31,15 +32,16 @@ class OptionError : public std::runtime_error
     }
 };
 
+/// A real option value in (min, max] (minOpen) or [min, max].
 double
-OptionDouble(const std::string& name, const std::string& text, double min, bool minOpen)
+OptionDouble(const std::string& name, const std::string& text, double min, bool minOpen, double max)
 {
     double v = 0;
     std::ostringstream range;
-    range << (minOpen ? "> " : ">= ") << min;
-    if (!EdgeLlmParseDouble(text, v) || (minOpen ? v <= min : v < min))
+    range << (minOpen ? "(" : "[") << min << ", " << max << "]";
+    if (!EdgeLlmParseDouble(text, v) || (minOpen ? v <= min : v < min) || v > max)
     {
-        throw OptionError(name, "must be a finite number " + range.str() + ", got '" + text + "'");
+        throw OptionError(name, "must be a number in " + range.str() + ", got '" + text + "'");
     }
     return v;
 }
@@ -80,12 +82,18 @@ CheckOptionNames(int argc, char** argv, const std::set<std::string>& known)
                                                   "version"};
     for (int i = 1; i < argc; ++i)
     {
-        std::string arg = argv[i];
+        const std::string arg = argv[i];
         if (arg.rfind("--", 0) != 0)
         {
-            throw OptionError(arg, "unexpected argument; options are --name=value");
+            throw std::runtime_error("unexpected argument '" + arg +
+                                     "'; options are --name=value (see --help)");
         }
-        const std::string name = arg.substr(2, arg.find('=') - 2);
+        const auto eq = arg.find('=');
+        const std::string name = arg.substr(2, eq == std::string::npos ? eq : eq - 2);
+        if (known.count(name) && (eq == std::string::npos || eq + 1 == arg.size()))
+        {
+            throw OptionError(name, "missing value; write --" + name + "=VALUE");
+        }
         if (!known.count(name) && !builtin.count(name))
         {
             std::string list;
@@ -133,7 +141,9 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
         cmd.AddValue("kvBits", "KV precision q in bits: 16, 8 or 4", kvBits);
         cmd.AddValue("backhaulGbps", "Backhaul rate, Gbit/s (1e9 bit/s), > 0", backhaulGbps);
         cmd.AddValue("prefillA", "Prefill slope a, s/token, >= 0", prefillA);
-        cmd.AddValue("prefillB", "Prefill constant b, s", prefillB);
+        cmd.AddValue("prefillB",
+                     "Prefill constant b, s, in [-3600, 3600] (p(L) is floored at 0)",
+                     prefillB);
         cmd.AddValue("prefillC", "Prefill quadratic coefficient c, s/token^2, >= 0", prefillC);
         cmd.AddValue("batchPeriod", "Batching period T_c, s, >= 0", batchPeriod);
         cmd.Parse(argc, argv);
@@ -153,16 +163,12 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
         {
             throw OptionError("model", e.what());
         }
-        const double gbps = OptionDouble("backhaulGbps", backhaulGbps, 0, true);
-        const double a = OptionDouble("prefillA", prefillA, 0, false);
-        double b = 0;
-        if (!EdgeLlmParseDouble(prefillB, b))
-        {
-            throw OptionError("prefillB",
-                              "must be a finite number of seconds, got '" + prefillB + "'");
-        }
-        const double c = OptionDouble("prefillC", prefillC, 0, false);
-        const double tc = OptionDouble("batchPeriod", batchPeriod, 0, false);
+        // Ranges far beyond practice, so every result is finite (PrefillTimeModel's).
+        const double gbps = OptionDouble("backhaulGbps", backhaulGbps, 0, true, 1e6);
+        const double a = OptionDouble("prefillA", prefillA, 0, false, 1);
+        const double b = OptionDouble("prefillB", prefillB, -3600, false, 3600);
+        const double c = OptionDouble("prefillC", prefillC, 0, false, 1e-3);
+        const double tc = OptionDouble("batchPeriod", batchPeriod, 0, false, 3600);
         if (uesFile.empty())
         {
             throw OptionError("ues",
@@ -187,6 +193,10 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
 
         const double rate = gbps * 1e9 / static_cast<double>(profile.BitsPerToken());
         const CtHoPlan plan = scheduler->PlanBatch(ues, rate, PrefillTimeModel(a, b, c), tc);
+        if (!std::isfinite(plan.worstDelay))
+        {
+            throw std::runtime_error("the plan's delay is not a finite number; check the ranges");
+        }
 
         nlohmann::ordered_json j;
         j["scheme"] = scheme;

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -57,11 +58,9 @@ RoadHandoverConfig::Validate() const
     require(prefillA >= 0 && prefillC >= 0, "prefillA and prefillC must be >= 0");
     require(!batchPeriod.IsNegative(), "batchPeriod must be >= 0");
     require(decodeRate > 0, "decodeRate must be > 0 tokens/s");
-    require(maxNewTokens >= 1, "maxNewTokens must be >= 1");
+    require(tokensAfterHandover >= 1, "tokensAfterHandover must be >= 1");
     require(promptTime.IsStrictlyPositive(), "promptTime must be > 0");
     require(!uplinkLatency.IsNegative(), "uplinkLatency must be >= 0");
-    require(promptTime < Seconds((road.boundary - road.startMax) / road.speed),
-            "promptTime must come before the first handover");
     (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
 }
 
@@ -74,37 +73,51 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     RoadHandoverResult result;
     const uint32_t k = cfg.road.numUes;
 
-    // The flow level's UEs for this run; each prompt is sized so that the context at
-    // the handover (prompt + tokens decoded by then) is the drawn C_i.
+    // The flow level's UEs for this run. The road's time 0 comes after a warm-up W (a
+    // multiple of T_c, so batch boundaries fall as at flow level) in which every
+    // session's prompt is prefilled on the source's one GPU (in IMSI order, each on a
+    // T_c boundary) and decoding has begun. Each prompt is sized so that the context
+    // at the handover (prompt + tokens decoded by then) is the drawn C_i.
     const std::vector<CtHoUe> drawn = cfg.road.Draw(RngSeedManager::GetRun());
     const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
+    const double tc = cfg.batchPeriod.GetSeconds();
+    const double arrival = (cfg.promptTime + cfg.uplinkLatency).GetSeconds();
+    double busy = arrival;
+    double firstHandover = drawn.front().handoverTime;
+    for (const auto& ue : drawn)
+    {
+        busy += tc + prefill.Evaluate(ue.contextTokens);
+        firstHandover = std::min(firstHandover, ue.handoverTime);
+    }
+    const Time step = tc > 0 ? cfg.batchPeriod : MilliSeconds(1);
+    const double needed = std::max(0.0, busy + 0.1 - firstHandover); // 100 ms of decoding
+    const Time warmup = step * static_cast<int64_t>(std::ceil(needed / step.GetSeconds()));
+    result.warmup = warmup.GetSeconds();
+
     std::vector<double> x0(k);
     std::vector<uint32_t> prompts(k);
-    // The source's one GPU prefills the prompts in turn (arrival ~ IMSI order), each
-    // batch on a T_c boundary; decoding starts when its own prompt's batch ends.
-    const double tc = cfg.batchPeriod.GetSeconds();
+    std::vector<uint32_t> maxNewTokens(k);
     double gpuFree = 0;
     for (uint32_t i = 0; i < k; ++i)
     {
-        x0[i] = cfg.road.boundary - drawn[i].handoverTime * cfg.road.speed;
-        const double arrival = (cfg.promptTime + cfg.uplinkLatency).GetSeconds();
+        const double tau = warmup.GetSeconds() + drawn[i].handoverTime;
+        x0[i] = cfg.road.boundary - tau * cfg.road.speed;
         double start = std::max(arrival, gpuFree);
-        start = tc > 0 ? std::ceil(start / tc) * tc : start;
+        start = tc > 0 ? std::ceil(start / tc - 1e-9) * tc : start;
         uint64_t p = drawn[i].contextTokens;
         double decodeStart = start;
+        double decoded = 0;
         for (int iteration = 0; iteration < 4; ++iteration)
         {
             decodeStart = start + prefill.Evaluate(p);
-            const double decoded =
-                std::clamp(std::floor((drawn[i].handoverTime - decodeStart) * cfg.decodeRate),
-                           0.0,
-                           static_cast<double>(cfg.maxNewTokens));
+            decoded = std::max(0.0, std::floor((tau - decodeStart) * cfg.decodeRate));
             p = drawn[i].contextTokens > decoded + 1
                     ? drawn[i].contextTokens - static_cast<uint64_t>(decoded)
                     : 1;
         }
         gpuFree = decodeStart;
         prompts[i] = static_cast<uint32_t>(p);
+        maxNewTokens[i] = static_cast<uint32_t>(decoded) + cfg.tokensAfterHandover;
     }
 
     Ptr<LteHelper> lte = CreateObject<LteHelper>();
@@ -165,7 +178,6 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(cfg.prefillB));
     edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(cfg.prefillC));
     edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(cfg.batchPeriod));
-    edge.SetUeAttribute("MaxNewTokens", UintegerValue(cfg.maxNewTokens));
     ApplicationContainer bsApps = edge.InstallOnEnbs(enbDevs);
     edge.ConnectBackhaul(bsApps);
     edge.ConnectHandoverTrace(bsApps);
@@ -184,13 +196,14 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
         app->SetAttribute("PromptTokens", UintegerValue(prompts[i]));
+        app->SetAttribute("MaxNewTokens", UintegerValue(maxNewTokens[i]));
         const uint64_t imsi = app->GetSessionId();
         RoadHandoverUeResult& r = ues[imsi];
         r.ueId = imsi;
         r.startX = x0[i];
         r.promptTokens = prompts[i];
         r.drawnContext = drawn[i].contextTokens;
-        const Time tau = Seconds(drawn[i].handoverTime);
+        const Time tau = warmup + Seconds(drawn[i].handoverTime);
         lte->HandoverRequest(tau, ueDevs.Get(i), enbDevs.Get(0), enbDevs.Get(1));
         source->ExpectHandover(imsi, target->GetCellId(), tau);
     }
@@ -226,12 +239,13 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         const uint64_t imsi = app->GetSessionId();
         app->TraceConnectWithoutContext(
             "Stall",
-            Callback<void, uint64_t, uint16_t, uint16_t, Time>(
-                [&, imsi](uint64_t, uint16_t, uint16_t, Time stall) {
+            Callback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
+                [&, imsi](uint64_t, uint16_t, uint16_t, Time stall, Time excess) {
                     RoadHandoverUeResult& r = ues[imsi];
                     if (r.stalls++ == 0)
                     {
-                        r.measuredDelay = stall.GetSeconds();
+                        r.stall = stall.GetSeconds();
+                        r.measuredDelay = excess.GetSeconds();
                         if (++resumed == k)
                         {
                             Simulator::Stop(MilliSeconds(1)); // every UE streams again
@@ -256,8 +270,13 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         r.tokensMissing = app->GetTokensMissing();
         r.tokensDuplicated = app->GetTokensDuplicated();
         result.ues.push_back(r);
-        result.predictedWorst = std::max(result.predictedWorst, r.predictedDelay);
-        result.measuredWorst = std::max(result.measuredWorst, r.measuredDelay);
+        // A missing value (NaN) makes the worst case unknown, never silently smaller.
+        result.predictedWorst = std::isnan(r.predictedDelay) || std::isnan(result.predictedWorst)
+                                    ? std::numeric_limits<double>::quiet_NaN()
+                                    : std::max(result.predictedWorst, r.predictedDelay);
+        result.measuredWorst = std::isnan(r.measuredDelay) || std::isnan(result.measuredWorst)
+                                   ? std::numeric_limits<double>::quiet_NaN()
+                                   : std::max(result.measuredWorst, r.measuredDelay);
     }
     Simulator::Destroy();
     return result;

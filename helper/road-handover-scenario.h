@@ -8,6 +8,7 @@
 #include "ns3/road-ue-draw.h"
 
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,13 +20,14 @@ namespace ns3
  * \brief Knobs of the paper's road scenario at packet level (ctHO Sec. IV-A).
  *
  * Two eNBs at x = 0 (source) and x = bsDistance (target), an X2 point-to-point link
- * between them as the backhaul, K UEs starting at x ~ Unif[startMin, startMax] m at
- * constant speed; UE i hands over when it crosses x = boundary, at
+ * between them as the backhaul, K UEs at x ~ Unif[startMin, startMax] m at the road's
+ * time 0, at constant speed; UE i hands over when it crosses x = boundary, at
  * tau_i = (boundary - x_i(0)) / speed, through a real X2 handover requested at that
- * instant. The UEs are RoadUeDraw's for the current run (the flow level draws the
- * same ones); each UE's prompt is sized so that, with the tokens decoded before the
- * handover, its context at the handover is the drawn C_i (within a few tokens: the
- * prompt's radio latency is estimated as uplinkLatency).
+ * instant. The road's time 0 is W s into the simulation: a warm-up, a multiple of T_c,
+ * in which every session's prompt is prefilled and decoding has begun. The UEs are RoadUeDraw's for
+ * the current run (the flow level draws the same ones); each UE's prompt is sized so that, with the
+ * tokens decoded before the handover, its context at the handover is the drawn C_i (within a few
+ * tokens: the prompt's radio latency is estimated as uplinkLatency).
  */
 struct RoadHandoverConfig
 {
@@ -41,7 +43,7 @@ struct RoadHandoverConfig
     double prefillC{0};                       //!< s/token^2
     Time batchPeriod{MilliSeconds(10)};       //!< T_c
     double decodeRate{100};                   //!< tokens/s per session
-    uint32_t maxNewTokens{2000};              //!< tokens per session
+    uint32_t tokensAfterHandover{500};        //!< tokens each session decodes after it
     Time promptTime{MilliSeconds(100)};       //!< When the UEs send their prompts
     Time uplinkLatency{MilliSeconds(20)};     //!< Expected prompt latency, for sizing prompts
     Time maxSimTime{Seconds(60)};             //!< Safety stop
@@ -59,22 +61,26 @@ struct RoadHandoverConfig
  */
 struct RoadHandoverUeResult
 {
-    uint64_t ueId{0};             //!< IMSI
-    double startX{0};             //!< x_i(0), m
-    uint64_t drawnContext{0};     //!< C_i drawn by RoadUeDraw
-    uint32_t promptTokens{0};     //!< Prompt sized to reach it at the handover
-    double handoverTime{-1};      //!< When the source's RRC started the handover, s
-    uint64_t contextTokens{0};    //!< C_i at the handover
-    uint64_t prefillTokens{0};    //!< n_pf_i
-    uint64_t transferTokens{0};   //!< n_tx_i
-    double predictedDelay{-1};    //!< Planner's D_i for the actual tau and C, s
-    double restoredDelay{-1};     //!< Target: resume time - tau_i, s
-    double measuredDelay{-1};     //!< UE: the stall it saw, s
-    uint32_t stalls{0};           //!< Stalls measured (1 per handover)
-    uint64_t kvBytesExpected{0};  //!< n_tx_i * s_KV / 8
-    uint64_t kvBytesReceived{0};  //!< Counted at the target
-    uint32_t tokensMissing{0};    //!< Token indices the UE never received
-    uint32_t tokensDuplicated{0}; //!< Tokens received late or twice
+    /// Marks a value that was never measured (the UE did not hand over or resume).
+    static constexpr double UNKNOWN = std::numeric_limits<double>::quiet_NaN();
+
+    uint64_t ueId{0};               //!< IMSI
+    double startX{0};               //!< x at simulation time 0, m
+    uint64_t drawnContext{0};       //!< C_i drawn by RoadUeDraw
+    uint32_t promptTokens{0};       //!< Prompt sized to reach it at the handover
+    double handoverTime{UNKNOWN};   //!< When the source's RRC started the handover, s
+    uint64_t contextTokens{0};      //!< C_i at the handover
+    uint64_t prefillTokens{0};      //!< n_pf_i
+    uint64_t transferTokens{0};     //!< n_tx_i
+    double predictedDelay{UNKNOWN}; //!< Planner's D_i for the actual tau and C, s
+    double restoredDelay{UNKNOWN};  //!< Target: resume time - tau_i, s
+    double stall{UNKNOWN};          //!< UE: the raw stall, s
+    double measuredDelay{UNKNOWN};  //!< UE: the stall's excess over the decode cadence, s
+    uint32_t stalls{0};             //!< Stalls measured (1 per handover)
+    uint64_t kvBytesExpected{0};    //!< n_tx_i * s_KV / 8
+    uint64_t kvBytesReceived{0};    //!< Counted at the target
+    uint32_t tokensMissing{0};      //!< Token indices the UE never received
+    uint32_t tokensDuplicated{0};   //!< Tokens received late or twice
 };
 
 /**
@@ -86,11 +92,12 @@ struct RoadHandoverResult
     std::string scheme;                    //!< "ctho", "tho", "cho", ...
     uint64_t prefillLength{0};             //!< L of the batch
     std::vector<RoadHandoverUeResult> ues; //!< One per UE, by IMSI
-    double predictedWorst{0};              //!< max_i predictedDelay, s
-    double measuredWorst{0};               //!< max_i measuredDelay, s
+    double predictedWorst{0};              //!< max_i predictedDelay, s (NaN if one is missing)
+    double measuredWorst{0};               //!< max_i measuredDelay, s (NaN if one is missing)
     uint64_t kvBytesSent{0};               //!< Source connection total
     uint64_t kvBytesReceived{0};           //!< Target connection total
     double simulatedSeconds{0};            //!< Simulated time at the end
+    double warmup{0};                      //!< W: the road's time 0 in simulation time, s
     bool complete{false};                  //!< Every UE handed over and resumed
 };
 

@@ -24,9 +24,9 @@ CtHoPlanner::CtHoPlanner(double backhaulTokensPerSecond,
         throw std::invalid_argument("backhaul rate must be a finite number > 0 tokens/s, got " +
                                     std::to_string(backhaulTokensPerSecond));
     }
-    if (!std::isfinite(batchPeriod) || batchPeriod < 0)
+    if (!std::isfinite(batchPeriod) || batchPeriod < 0 || batchPeriod > 3600)
     {
-        throw std::invalid_argument("batch period T_c must be a finite number >= 0 s, got " +
+        throw std::invalid_argument("batch period T_c must be in [0, 3600] s, got " +
                                     std::to_string(batchPeriod));
     }
 }
@@ -44,9 +44,10 @@ CtHoPlanner::BatchStart(double lastHandoverTime) const
     {
         return lastHandoverTime;
     }
-    // A handover within 1e-9 T_c after a boundary counts as on it (floating-point noise).
+    // A handover within 1e-9 T_c after a boundary counts as on it (floating-point
+    // noise); the batch never starts before the handover itself.
     const double periods = std::ceil(lastHandoverTime / m_batchPeriod - 1e-9);
-    return std::max(periods, 0.0) * m_batchPeriod;
+    return std::max(std::max(periods, 0.0) * m_batchPeriod, lastHandoverTime);
 }
 
 CtHoPlanner::Batch

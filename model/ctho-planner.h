@@ -84,7 +84,7 @@ class CtHoPlanner
     /**
      * \param backhaulTokensPerSecond R = backhaul bit/s / s_KV, finite and > 0
      * \param prefill the target GPU's batch prefill time p(L)
-     * \param batchPeriod T_c, s, finite and >= 0 (0: the batch starts at tau_K)
+     * \param batchPeriod T_c, s, in [0, 3600] (0: the batch starts at tau_K)
      * \throws std::invalid_argument naming the parameter and its range
      */
     CtHoPlanner(double backhaulTokensPerSecond, PrefillTimeModel prefill, double batchPeriod);
@@ -105,7 +105,8 @@ class CtHoPlanner
     CtHoPlan PlanWithPrefillLength(const std::vector<CtHoUe>& ues, uint64_t prefillLength) const;
 
     /**
-     * \brief t_s, the first T_c boundary at or after tau (within 1e-9 T_c).
+     * \brief t_s, the first T_c boundary at or after tau (a boundary up to 1e-9 T_c
+     *        before tau counts, but t_s is never before tau).
      * \param lastHandoverTime tau_K, s
      * \return t_s in s
      */

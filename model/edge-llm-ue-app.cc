@@ -66,13 +66,20 @@ EdgeLlmUeApp::GetTypeId()
                           UintegerValue(1000),
                           MakeUintegerAccessor(&EdgeLlmUeApp::m_maxNewTokens),
                           MakeUintegerChecker<uint32_t>(1))
+            .AddAttribute("DecodeInterval",
+                          "The server's decode cadence, 1 / DecodeRate (EdgeLlmHelper sets it): "
+                          "a stall's excess is the stall minus this times the token gap.",
+                          TimeValue(MilliSeconds(10)),
+                          MakeTimeAccessor(&EdgeLlmUeApp::m_decodeInterval),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("TokenReceived",
                             "A token arrived (sessionId, tokenIndex, cellId).",
                             MakeTraceSourceAccessor(&EdgeLlmUeApp::m_tokenTrace),
                             "ns3::EdgeLlmUeApp::TokenTracedCallback")
             .AddTraceSource("Stall",
                             "The stream moved to another cell: the gap between the last token "
-                            "of the old cell and the first of the new one.",
+                            "of the old cell and the first of the new one, and its excess over "
+                            "the decode cadence.",
                             MakeTraceSourceAccessor(&EdgeLlmUeApp::m_stallTrace),
                             "ns3::EdgeLlmUeApp::StallTracedCallback");
     return tid;
@@ -83,7 +90,8 @@ EdgeLlmUeApp::EdgeLlmUeApp()
       m_serverPort(9000),
       m_localPort(9002),
       m_promptTokens(1024),
-      m_maxNewTokens(1000)
+      m_maxNewTokens(1000),
+      m_decodeInterval(MilliSeconds(10))
 {
 }
 
@@ -187,9 +195,15 @@ EdgeLlmUeApp::HandleRead(Ptr<Socket> socket)
         m_missing += token.tokenIndex - m_lastIndex - 1; // skipped indices: lost on the way
         if (m_lastCell != 0 && token.cellId != m_lastCell)
         {
-            Stall s{m_lastCell, token.cellId, m_lastArrival, now};
+            Stall s;
+            s.fromCell = m_lastCell;
+            s.toCell = token.cellId;
+            s.lastBefore = m_lastArrival;
+            s.firstAfter = now;
+            s.tokenGap = token.tokenIndex - m_lastIndex;
+            s.excess = now - m_lastArrival - m_decodeInterval * static_cast<int64_t>(s.tokenGap);
             m_stalls.push_back(s);
-            m_stallTrace(m_sessionId, s.fromCell, s.toCell, now - m_lastArrival);
+            m_stallTrace(m_sessionId, s.fromCell, s.toCell, now - m_lastArrival, s.excess);
         }
         ++m_tokens;
         m_lastIndex = token.tokenIndex;

@@ -21,9 +21,12 @@ namespace ns3
  *        token stream, and measures the stall each handover causes.
  *
  * A stall is the gap between the last token decoded by one BS and the first token
- * decoded by another (the cell id in EdgeLlmTokenHeader changes): what the user sees
- * of the handover delay D_i, plus up to two decode intervals of cadence and the
- * radio's latency.
+ * decoded by another (the cell id in EdgeLlmTokenHeader changes). Its *excess* is the
+ * stall minus the decode cadence the token indices account for, `stall - gap *
+ * DecodeInterval` (gap = index of the first token after minus that of the last one
+ * received before; 1 unless a token was lost): the handover delay as the user sees
+ * it, D_i plus the time from the last decode before the handover to the handover
+ * (under one interval) and the radio's latency difference.
  */
 class EdgeLlmUeApp : public Application
 {
@@ -44,6 +47,8 @@ class EdgeLlmUeApp : public Application
         uint16_t toCell{0};   //!< Cell that decoded the first token after
         Time lastBefore;      //!< Arrival of the last token from fromCell
         Time firstAfter;      //!< Arrival of the first token from toCell
+        uint32_t tokenGap{1}; //!< Index difference of those two tokens (>= 1)
+        Time excess;          //!< firstAfter - lastBefore - tokenGap * DecodeInterval
     };
 
     /**
@@ -52,11 +57,13 @@ class EdgeLlmUeApp : public Application
      * \param [in] fromCell cell before
      * \param [in] toCell cell after
      * \param [in] stall firstAfter - lastBefore
+     * \param [in] excess stall minus the token gap's decode intervals
      */
     typedef void (*StallTracedCallback)(uint64_t sessionId,
                                         uint16_t fromCell,
                                         uint16_t toCell,
-                                        Time stall);
+                                        Time stall,
+                                        Time excess);
 
     /**
      * \brief TracedCallback signature for a token.
@@ -95,6 +102,7 @@ class EdgeLlmUeApp : public Application
     uint16_t m_localPort;        //!< Our UDP port
     uint32_t m_promptTokens;     //!< Prompt length
     uint32_t m_maxNewTokens;     //!< Tokens to decode
+    Time m_decodeInterval;       //!< The server's decode cadence (for the excess)
     Ptr<Socket> m_socket;        //!< UDP socket
     std::vector<Stall> m_stalls; //!< Measured stalls
     uint32_t m_tokens{0};        //!< Tokens received
@@ -104,8 +112,8 @@ class EdgeLlmUeApp : public Application
     uint16_t m_lastCell{0};      //!< Cell of the last token (0: none yet)
     Time m_lastArrival;          //!< Arrival of the last token
 
-    TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;       //!< TokenReceived
-    TracedCallback<uint64_t, uint16_t, uint16_t, Time> m_stallTrace; //!< Stall
+    TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;             //!< TokenReceived
+    TracedCallback<uint64_t, uint16_t, uint16_t, Time, Time> m_stallTrace; //!< Stall
 };
 
 } // namespace ns3

@@ -16,20 +16,22 @@ PrefillTimeModel::PrefillTimeModel(double a, double b, double c)
       m_b(b),
       m_c(c)
 {
-    if (!std::isfinite(a) || a < 0)
+    // Bounds far beyond any GPU keep every p(L) of a 1e8-token context finite.
+    if (!std::isfinite(a) || a < 0 || a > 1)
     {
-        throw std::invalid_argument("prefill slope a must be a finite number >= 0 s/token, got " +
+        throw std::invalid_argument("prefill slope a must be in [0, 1] s/token, got " +
                                     std::to_string(a));
     }
-    if (!std::isfinite(b))
+    if (!std::isfinite(b) || std::abs(b) > 3600)
     {
-        throw std::invalid_argument("prefill constant b must be a finite number of seconds");
+        throw std::invalid_argument("prefill constant b must be in [-3600, 3600] s, got " +
+                                    std::to_string(b));
     }
-    if (!std::isfinite(c) || c < 0)
+    if (!std::isfinite(c) || c < 0 || c > 1e-3)
     {
-        throw std::invalid_argument(
-            "prefill quadratic coefficient c must be a finite number >= 0 s/token^2, got " +
-            std::to_string(c));
+        throw std::invalid_argument("prefill quadratic coefficient c must be in [0, 1e-3] "
+                                    "s/token^2, got " +
+                                    std::to_string(c));
     }
 }
 

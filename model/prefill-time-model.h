@@ -25,9 +25,9 @@ class PrefillTimeModel
 {
   public:
     /**
-     * \param a linear coefficient, s/token, finite and >= 0
-     * \param b constant, s, finite (may be negative, see class note)
-     * \param c quadratic coefficient, s/token^2, finite and >= 0
+     * \param a linear coefficient, s/token, in [0, 1]
+     * \param b constant, s, in [-3600, 3600] (may be negative, see class note)
+     * \param c quadratic coefficient, s/token^2, in [0, 1e-3]
      * \throws std::invalid_argument naming the coefficient and its range
      */
     explicit PrefillTimeModel(double a = 9.4267e-5, double b = 2.4e-3, double c = 0.0);

@@ -51,6 +51,23 @@ WriteFile(const std::string& name, const std::string& text)
 
 // The hand-worked batch of the planner test suite (R = 1000 tokens/s), expressed
 // through the CLI: backhaulGbps = 1000 tokens/s * 458752 bit/token / 1e9.
+// A UTF-8 byte-order mark (as some spreadsheet exports write) is not part of a column name.
+TEST(EdgeLlmPlanCli, ByteOrderMarkIsAccepted)
+{
+    const std::string file =
+        WriteFile("bom.csv", "\xEF\xBB\xBFue_id,handover_time_s,context_tokens\n1,0.5,10\n");
+    const CliResult r = RunCli({"--scheme=cho", "--ues=" + file});
+    EXPECT_EQ(r.code, 0) << r.err;
+}
+
+// A directory is refused by name, not as an unreadable file.
+TEST(EdgeLlmPlanCli, DirectoryIsRefused)
+{
+    const CliResult r = RunCli({"--scheme=cho", "--ues=" + ::testing::TempDir()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
+}
+
 TEST(EdgeLlmPlanCli, HandWorkedBatchAsJson)
 {
     const std::string file =
@@ -191,13 +208,26 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"zero_backhaul",
                 kHeader + "1,0.5,10\n",
                 {"--backhaulGbps=0"},
-                "--backhaulGbps: must be a finite number > 0"},
+                "--backhaulGbps: must be a number in (0, 1e+06]"},
         BadCase{"text_backhaul", kHeader + "1,0.5,10\n", {"--backhaulGbps=fast"}, "--backhaulGbps"},
         BadCase{"bad_kv_bits",
                 kHeader + "1,0.5,10\n",
                 {"--kvBits=12"},
                 "--kvBits: must be 16, 8 or 4"},
         BadCase{"negative_slope", kHeader + "1,0.5,10\n", {"--prefillA=-1"}, "--prefillA"},
+        BadCase{"empty_value", kHeader + "1,0.5,10\n", {"--model="}, "--model: missing value"},
+        BadCase{"hex_time",
+                kHeader + "1,0x10,10\n",
+                {},
+                "hex_time.csv:2: handover_time_s must be a number"},
+        BadCase{"huge_batch_period",
+                kHeader + "1,0.5,10\n",
+                {"--batchPeriod=1e20"},
+                "--batchPeriod: must be a number in [0, 3600]"},
+        BadCase{"huge_slope",
+                kHeader + "1,0.5,10\n",
+                {"--prefillA=1e301"},
+                "--prefillA: must be a number in [0, 1]"},
         BadCase{"unknown_option",
                 kHeader + "1,0.5,10\n",
                 {"--speed=3"},
