@@ -37,6 +37,7 @@ main(int argc, char* argv[])
     double backhaulDelayUs = cfg.backhaulDelay.GetMicroSeconds();
     double batchPeriodMs = cfg.batchPeriod.GetMilliSeconds();
     uint32_t backhaulMtu = cfg.backhaulMtu;
+    double lookaheadMs = 0;
 
     CommandLine cmd(__FILE__);
     cmd.Usage("Packet-level edge-LLM handover on the ctHO paper's road (LTE, X2 backhaul).");
@@ -64,10 +65,29 @@ main(int argc, char* argv[])
     cmd.AddValue("tokensAfterHandover",
                  "Tokens each session decodes after its handover",
                  cfg.tokensAfterHandover);
+    cmd.AddValue("handoverAlgorithm",
+                 "'' (handovers at the boundary, announced: ctHO) or an LTE algorithm, e.g. "
+                 "ns3::A3RsrpHandoverAlgorithm, ns3::A2A4RsrqHandoverAlgorithm (online ctHO)",
+                 cfg.handoverAlgorithm);
+    cmd.AddValue("lookaheadMs",
+                 "Online: scheduler look-ahead for predicted arrivals, ms",
+                 lookaheadMs);
+    cmd.AddValue("predictArrivals",
+                 "Online: predict arrivals from UE positions and speeds",
+                 cfg.predictArrivals);
+    cmd.AddValue("predictedHandoverX",
+                 "Online: where the predictor expects handovers, m (default: the boundary)",
+                 cfg.predictedHandoverX);
     cmd.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
     cmd.Parse(argc, argv);
     cfg.backhaulDelay = MicroSeconds(backhaulDelayUs);
     cfg.batchPeriod = MicroSeconds(batchPeriodMs * 1000);
+    if (!(lookaheadMs >= 0 && lookaheadMs <= 3.6e6))
+    {
+        std::cerr << "error: --lookaheadMs: must be in [0, 3.6e6] ms" << std::endl;
+        return 2;
+    }
+    cfg.lookahead = MicroSeconds(lookaheadMs * 1000);
     if (backhaulMtu < 576 || backhaulMtu > 65535)
     {
         std::cerr << "error: --backhaulMtu: must be in [576, 65535] bytes, got " << backhaulMtu
@@ -163,6 +183,10 @@ main(int argc, char* argv[])
                   << r.measuredWorst << " s (" << std::showpos
                   << 100.0 * (r.measuredWorst - r.predictedWorst) / r.predictedWorst
                   << std::noshowpos << " %)\n";
+        std::cout << "  flow level on these handovers: this policy " << r.fluidWorst
+                  << " s, clairvoyant ctHO " << r.clairvoyantWorst << " s; packet-level restore "
+                  << r.restoredWorst << " s = " << r.restoredWorst / r.clairvoyantWorst
+                  << " x clairvoyant\n";
         std::cout.unsetf(std::ios::fixed);
     }
 

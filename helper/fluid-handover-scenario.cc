@@ -110,12 +110,14 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
     {
         Simulator::Schedule(Seconds(ues[i].handoverTime), [&, i]() {
             const CtHoUe& ue = ues[i];
+            HandoverBatcher::PlanInputs current = inputs;
+            current.backhaulFreeAt = backhaul->GetFreeAt().GetSeconds(); // online backlog
             const HandoverBatcher::Decision d =
                 batcher.Start(ue.ueId,
                               TARGET_CELL,
                               ue.contextTokens,
                               Simulator::Now(),
-                              inputs,
+                              current,
                               [&](uint64_t id, Time) { return ues[index(id)].contextTokens; });
             CtHoUePlan& u = result.ues[i];
             u.ueId = ue.ueId;

@@ -4,6 +4,7 @@
 #include "road-handover-scenario.h"
 
 #include "edge-llm-helper.h"
+#include "fluid-handover-scenario.h"
 
 #include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/double.h"
@@ -14,6 +15,7 @@
 #include "ns3/lte-helper.h"
 #include "ns3/lte-ue-net-device.h"
 #include "ns3/mobility-helper.h"
+#include "ns3/mobility-model.h"
 #include "ns3/point-to-point-epc-helper.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
@@ -126,7 +128,11 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     epc->SetAttribute("X2LinkDelay", TimeValue(cfg.backhaulDelay));
     epc->SetAttribute("X2LinkMtu", UintegerValue(cfg.backhaulMtu));
     lte->SetEpcHelper(epc);
-    lte->SetHandoverAlgorithmType("ns3::NoOpHandoverAlgorithm"); // handovers are requested
+    // Known handover times: the example requests each X2 handover at the boundary
+    // crossing and announces it. Otherwise the RRC's algorithm decides (online ctHO).
+    const bool automatic = !cfg.handoverAlgorithm.empty();
+    lte->SetHandoverAlgorithmType(automatic ? cfg.handoverAlgorithm
+                                            : std::string("ns3::NoOpHandoverAlgorithm"));
 
     NodeContainer enbNodes;
     enbNodes.Create(2);
@@ -170,7 +176,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     }
 
     EdgeLlmHelper edge;
-    edge.SetSchedulerType(schedulerType);
+    edge.SetSchedulerType(schedulerType, "Lookahead", TimeValue(cfg.lookahead));
     edge.SetNodeAttribute("Model", StringValue(cfg.model));
     edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
     edge.SetNodeAttribute("DecodeRate", DoubleValue(cfg.decodeRate));
@@ -204,8 +210,11 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         r.promptTokens = prompts[i];
         r.drawnContext = drawn[i].contextTokens;
         const Time tau = warmup + Seconds(drawn[i].handoverTime);
-        lte->HandoverRequest(tau, ueDevs.Get(i), enbDevs.Get(0), enbDevs.Get(1));
-        source->ExpectHandover(imsi, target->GetCellId(), tau);
+        if (!automatic)
+        {
+            lte->HandoverRequest(tau, ueDevs.Get(i), enbDevs.Get(0), enbDevs.Get(1));
+            source->ExpectHandover(imsi, target->GetCellId(), tau);
+        }
     }
 
     uint32_t resumed = 0;
@@ -256,7 +265,46 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
 
     bsApps.Start(Seconds(0));
     ueApps.Start(cfg.promptTime);
-    Simulator::Stop(cfg.maxSimTime);
+    if (automatic && cfg.predictArrivals)
+    {
+        // Online look-ahead from UE positions and speeds: a UE is expected to hand over
+        // when it reaches predictedHandoverX, with the context it will have by then.
+        const double xHo =
+            std::isnan(cfg.predictedHandoverX) ? cfg.road.boundary : cfg.predictedHandoverX;
+        std::map<uint64_t, Ptr<MobilityModel>> mobility;
+        for (uint32_t i = 0; i < k; ++i)
+        {
+            mobility[DynamicCast<EdgeLlmUeApp>(ueApps.Get(i))->GetSessionId()] =
+                ueNodes.Get(i)->GetObject<MobilityModel>();
+        }
+        source->SetArrivalPredictor([source, mobility, xHo](uint16_t, Time now, Time horizon) {
+            std::vector<CtHoUe> next;
+            for (const auto& [imsi, m] : mobility)
+            {
+                const double x = m->GetPosition().x;
+                const double v = m->GetVelocity().x;
+                if (v <= 0 || x >= xHo)
+                {
+                    continue;
+                }
+                const Time when = now + Seconds((xHo - x) / v);
+                const uint64_t c = source->PredictContextAt(imsi, when);
+                if (when <= now + horizon && c > 0)
+                {
+                    next.push_back({imsi, when.GetSeconds(), c});
+                }
+            }
+            return next;
+        });
+    }
+    double lastTau = 0;
+    for (const auto& ue : drawn)
+    {
+        lastTau = std::max(lastTau, ue.handoverTime);
+    }
+    Simulator::Stop(cfg.maxSimTime.IsStrictlyPositive()
+                        ? cfg.maxSimTime
+                        : warmup + Seconds(lastTau) + Seconds(cfg.tailTime.GetSeconds()));
     Simulator::Run();
 
     result.simulatedSeconds = Simulator::Now().GetSeconds();
@@ -277,8 +325,38 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         result.measuredWorst = std::isnan(r.measuredDelay) || std::isnan(result.measuredWorst)
                                    ? std::numeric_limits<double>::quiet_NaN()
                                    : std::max(result.measuredWorst, r.measuredDelay);
+        result.restoredWorst = std::isnan(r.restoredDelay) || std::isnan(result.restoredWorst)
+                                   ? std::numeric_limits<double>::quiet_NaN()
+                                   : std::max(result.restoredWorst, r.restoredDelay);
     }
     Simulator::Destroy();
+
+    // The flow level on what actually happened: the clairvoyant plan (every time known)
+    // and the run's own policy.
+    std::vector<CtHoUe> actual;
+    for (const auto& r : result.ues)
+    {
+        if (!std::isnan(r.handoverTime))
+        {
+            actual.push_back({r.ueId, r.handoverTime, r.contextTokens});
+        }
+    }
+    if (!actual.empty())
+    {
+        FluidHandoverConfig fluid;
+        fluid.schedulerType = schedulerType;
+        fluid.model = cfg.model;
+        fluid.kvBits = cfg.kvBits;
+        fluid.backhaulGbps = cfg.backhaulGbps;
+        fluid.prefill = prefill;
+        fluid.batchPeriod = cfg.batchPeriod;
+        FluidHandoverConfig clairvoyant = fluid;
+        clairvoyant.schedulerType = "ns3::CtHoScheduler";
+        result.clairvoyantWorst = FluidHandoverScenario::Run(clairvoyant, actual).worstDelay;
+        fluid.knownHandoverTimes = !automatic;
+        fluid.lookahead = cfg.lookahead;
+        result.fluidWorst = FluidHandoverScenario::Run(fluid, actual).worstDelay;
+    }
     return result;
 }
 

@@ -46,7 +46,18 @@ struct RoadHandoverConfig
     uint32_t tokensAfterHandover{500};        //!< tokens each session decodes after it
     Time promptTime{MilliSeconds(100)};       //!< When the UEs send their prompts
     Time uplinkLatency{MilliSeconds(20)};     //!< Expected prompt latency, for sizing prompts
-    Time maxSimTime{Seconds(60)};             //!< Safety stop
+    Time maxSimTime{Seconds(0)};              //!< Safety stop; 0: W + last tau + tailTime
+    Time tailTime{Seconds(20)};               //!< Simulated time allowed after the last
+                                              //!< boundary crossing (automatic handovers
+                                              //!< come later than the crossing)
+    std::string handoverAlgorithm;            //!< "": handovers requested at the boundary
+                                              //!< and announced (ctHO); else an LTE handover
+                                              //!< algorithm TypeId, e.g.
+                                              //!< "ns3::A3RsrpHandoverAlgorithm" (online)
+    Time lookahead{Seconds(0)};               //!< Scheduler Lookahead for online batches
+    bool predictArrivals{false};              //!< Online: predict arrivals from positions
+    /// Where the arrival predictor expects handovers, m (NaN: the boundary)
+    double predictedHandoverX{std::numeric_limits<double>::quiet_NaN()};
 
     /**
      * \brief Check every knob.
@@ -98,7 +109,14 @@ struct RoadHandoverResult
     uint64_t kvBytesReceived{0};           //!< Target connection total
     double simulatedSeconds{0};            //!< Simulated time at the end
     double warmup{0};                      //!< W: the road's time 0 in simulation time, s
-    bool complete{false};                  //!< Every UE handed over and resumed
+    double restoredWorst{0};               //!< max_i restoredDelay, s (NaN if one is missing)
+    /// Flow level on the actual handover times and contexts, all known in advance:
+    /// ctHO's clairvoyant plan (the yardstick of online ctHO)
+    double clairvoyantWorst{0};
+    /// Flow level on the actual times and contexts with the same policy as the run
+    /// (online batches if the handovers were not announced)
+    double fluidWorst{0};
+    bool complete{false}; //!< Every UE handed over and resumed
 };
 
 /**

@@ -31,6 +31,16 @@ CtHoPlanner::CtHoPlanner(double backhaulTokensPerSecond,
     }
 }
 
+void
+CtHoPlanner::SetBackhaulFreeAt(double time)
+{
+    if (!std::isfinite(time) || time < 0)
+    {
+        throw std::invalid_argument("backhaul free time must be a finite number >= 0 s");
+    }
+    m_backhaulFreeAt = time;
+}
+
 double
 CtHoPlanner::GetBackhaulTokensPerSecond() const
 {
@@ -102,7 +112,7 @@ CtHoPlanner::TransferDelay(const Batch& batch, uint64_t prefillLength) const
 {
     // FIFO fluid recursion: T_k = max_{j<=k} (tau_j + (S_k - S_{j-1}) / R), so
     // max_k (T_k - tau_k)^+ is the full g(L) of MODEL.md sec. 3.
-    double busy = 0;
+    double busy = m_backhaulFreeAt;
     double worst = 0;
     for (const auto& ue : batch.sorted)
     {
@@ -128,7 +138,7 @@ CtHoPlanner::Evaluate(const Batch& batch, uint64_t prefillLength) const
     plan.backhaulTokensPerSecond = m_rate;
     plan.ues.resize(batch.sorted.size());
 
-    double busy = 0;
+    double busy = m_backhaulFreeAt;
     double worst = 0;
     double transferWorst = 0;
     for (std::size_t k = 0; k < batch.sorted.size(); ++k)

@@ -112,6 +112,14 @@ class CtHoPlanner
      */
     double BatchStart(double lastHandoverTime) const;
 
+    /**
+     * \brief Online use: the backhaul is busy with earlier transfers until \p time (s),
+     *        so this batch's FIFO schedule starts then (`busy = max(time, tau_1)` in the
+     *        recursion). Default 0: an idle backhaul, as in ctHO.
+     * \throws std::invalid_argument for a negative or non-finite time
+     */
+    void SetBackhaulFreeAt(double time);
+
     /// \return R, tokens/s
     double GetBackhaulTokensPerSecond() const;
 
@@ -133,6 +141,7 @@ class CtHoPlanner
     double m_rate;              //!< R, tokens/s
     PrefillTimeModel m_prefill; //!< p(L)
     double m_batchPeriod;       //!< T_c, s
+    double m_backhaulFreeAt{0}; //!< Backlog of earlier transfers ends at, s
 };
 
 } // namespace ns3

@@ -548,6 +548,9 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     inputs.backhaulTokensPerSecond = BackhaulTokensPerSecond(peer);
     inputs.prefill = m_gpu->GetModel();
     inputs.batchPeriod = m_gpu->GetBatchPeriod().GetSeconds();
+    inputs.backhaulFreeAt =
+        now.GetSeconds() + 8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) /
+                               static_cast<double>(peer.rate.GetBitRate());
     const HandoverBatcher::Decision d =
         GetBatcher().Start(sessionId,
                            targetCellId,

@@ -60,6 +60,24 @@ FluidBackhaul::GetBytesDelivered() const
     return m_deliveredBytes;
 }
 
+Time
+FluidBackhaul::GetFreeAt() const
+{
+    double bits = 0;
+    for (std::size_t i = 0; i < m_flows.size(); ++i)
+    {
+        bits += m_flows[i].remainingBits;
+    }
+    if (m_busy)
+    {
+        // The served flow has progressed since m_since.
+        const double sent =
+            (Simulator::Now() - m_since).GetSeconds() * static_cast<double>(m_rate.GetBitRate());
+        bits -= std::min(sent, m_flows[m_serving].remainingBits);
+    }
+    return Simulator::Now() + Seconds(bits / static_cast<double>(m_rate.GetBitRate()));
+}
+
 void
 FluidBackhaul::AddTransfer(const KvTransferJob& job, DoneCallback done)
 {

@@ -59,6 +59,9 @@ class FluidBackhaul : public Object
     /// \return bytes delivered so far
     double GetBytesDelivered() const;
 
+    /// \return when every transfer queued now will have been delivered (now if idle)
+    Time GetFreeAt() const;
+
   protected:
     void DoDispose() override;
 

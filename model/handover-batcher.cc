@@ -88,7 +88,8 @@ HandoverBatcher::FormKnown(uint64_t sessionId,
     const CtHoPlan plan = m_scheduler->PlanBatch(planned,
                                                  inputs.backhaulTokensPerSecond,
                                                  inputs.prefill,
-                                                 inputs.batchPeriod);
+                                                 inputs.batchPeriod,
+                                                 inputs.backhaulFreeAt);
     batch.prefillLength = plan.prefillLength;
     batch.transferBound = plan.transferDelay;
     const uint32_t id = m_nextBatchId++;
@@ -131,7 +132,8 @@ HandoverBatcher::FormOnline(uint64_t sessionId,
     const CtHoPlan plan = m_scheduler->PlanBatch(planned,
                                                  inputs.backhaulTokensPerSecond,
                                                  inputs.prefill,
-                                                 inputs.batchPeriod);
+                                                 inputs.batchPeriod,
+                                                 inputs.backhaulFreeAt);
     batch.prefillLength = plan.prefillLength;
     batch.transferBound = plan.transferDelay;
     // Close on the GPU start the plan assumes: the first T_c boundary at or after the
@@ -227,9 +229,10 @@ HandoverBatcher::Complete(uint32_t batchId)
     {
         return;
     }
-    const CtHoPlanner planner(batch.inputs.backhaulTokensPerSecond,
-                              batch.inputs.prefill,
-                              batch.inputs.batchPeriod);
+    CtHoPlanner planner(batch.inputs.backhaulTokensPerSecond,
+                        batch.inputs.prefill,
+                        batch.inputs.batchPeriod);
+    planner.SetBackhaulFreeAt(batch.inputs.backhaulFreeAt);
     const CtHoPlan plan = planner.PlanWithPrefillLength(batch.arrived, batch.prefillLength);
     if (m_complete)
     {

@@ -71,6 +71,7 @@ class HandoverBatcher
         double backhaulTokensPerSecond{0}; //!< R, tokens/s, > 0
         PrefillTimeModel prefill;          //!< Target GPU's p(L)
         double batchPeriod{0.01};          //!< T_c, s
+        double backhaulFreeAt{0};          //!< Earlier transfers end at, s (0: idle)
     };
 
     /// One member's part of its batch.

@@ -46,9 +46,11 @@ CtHoPlan
 HandoverScheduler::PlanBatch(const std::vector<CtHoUe>& batch,
                              double backhaulTokensPerSecond,
                              const PrefillTimeModel& prefill,
-                             double batchPeriod) const
+                             double batchPeriod,
+                             double backhaulFreeAt) const
 {
-    const CtHoPlanner planner(backhaulTokensPerSecond, prefill, batchPeriod);
+    CtHoPlanner planner(backhaulTokensPerSecond, prefill, batchPeriod);
+    planner.SetBackhaulFreeAt(backhaulFreeAt);
     const uint64_t l = ChoosePrefillLength(planner, batch);
     CtHoPlan plan = planner.PlanWithPrefillLength(batch, l);
     NS_LOG_INFO(GetSchemeName() << ": batch of " << batch.size() << " UEs, L = " << l

@@ -55,13 +55,15 @@ class HandoverScheduler : public Object
      * \param backhaulTokensPerSecond R = backhaul bit/s / s_KV, > 0
      * \param prefill the target GPU's prefill time model
      * \param batchPeriod T_c, s, >= 0
+     * \param backhaulFreeAt when earlier transfers leave the backhaul, s (0: idle)
      * \return the plan at the prefill length chosen by ChoosePrefillLength()
      * \throws std::invalid_argument for an empty batch or invalid values
      */
     CtHoPlan PlanBatch(const std::vector<CtHoUe>& batch,
                        double backhaulTokensPerSecond,
                        const PrefillTimeModel& prefill,
-                       double batchPeriod) const;
+                       double batchPeriod,
+                       double backhaulFreeAt = 0) const;
 
     /**
      * \brief Which job the backhaul serves next (one at a time, at full rate).

@@ -110,6 +110,25 @@ KvTransferConnection::GetKvBytesSent() const
 }
 
 uint64_t
+KvTransferConnection::GetBacklogBytes() const
+{
+    uint64_t bytes = 0;
+    for (const auto& j : m_jobs)
+    {
+        bytes += j.job.remainingBytes;
+    }
+    if (m_socket)
+    {
+        UintegerValue size;
+        if (m_socket->GetAttributeFailSafe("SndBufSize", size))
+        {
+            bytes += size.Get() - std::min<uint64_t>(size.Get(), m_socket->GetTxAvailable());
+        }
+    }
+    return bytes;
+}
+
+uint64_t
 KvTransferConnection::GetKvBytesReceived() const
 {
     return m_kvBytesReceived;

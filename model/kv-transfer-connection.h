@@ -104,6 +104,11 @@ class KvTransferConnection : public Object
 
     /// \return KV payload bytes handed to the socket so far
     uint64_t GetKvBytesSent() const;
+    /**
+     * \return bytes still ahead of a new transfer: queued KV bytes not yet handed to the
+     *         socket plus the bytes in the socket's send buffer
+     */
+    uint64_t GetBacklogBytes() const;
     /// \return KV payload bytes received so far
     uint64_t GetKvBytesReceived() const;
     /// \return frames whose header failed validation (the connection then stops parsing)

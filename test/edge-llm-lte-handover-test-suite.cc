@@ -115,6 +115,65 @@ class LteHandoverSystemTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Online ctHO with automatic LTE handovers (A3-RSRP and A2-A4-RSRQ): nobody
+ *        announces the handover times.
+ *
+ * Checks: every UE hands over once, after its boundary crossing (the algorithms need
+ * a signal margin and a time to trigger), and resumes; every KV byte arrives, per UE
+ * and per connection, and none twice; the split adds up; the target-side worst delay
+ * is within 5 % of the flow level's for the same handovers and policy.
+ */
+class OnlineCtHoSystemTestCase : public TestCase
+{
+  public:
+    OnlineCtHoSystemTestCase()
+        : TestCase("online ctHO over automatic LTE handovers: every UE resumes, bytes conserved")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(2);
+        for (const std::string algorithm :
+             {"ns3::A3RsrpHandoverAlgorithm", "ns3::A2A4RsrqHandoverAlgorithm"})
+        {
+            RoadHandoverConfig cfg;
+            cfg.handoverAlgorithm = algorithm;
+            const uint64_t bytesPerToken =
+                LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BytesPerToken();
+            const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, "ns3::CtHoScheduler");
+            NS_TEST_ASSERT_MSG_EQ(r.complete, true, algorithm << ": every UE resumes");
+            uint64_t expectedTotal = 0;
+            for (const auto& ue : r.ues)
+            {
+                NS_TEST_ASSERT_MSG_EQ(ue.stalls, 1u, algorithm << ": one handover per UE");
+                NS_TEST_ASSERT_MSG_GT(ue.handoverTime,
+                                      (cfg.road.boundary - ue.startX) / cfg.road.speed,
+                                      algorithm << ": after the boundary crossing");
+                NS_TEST_ASSERT_MSG_EQ(ue.prefillTokens + ue.transferTokens,
+                                      ue.contextTokens,
+                                      "n_pf + n_tx = C");
+                NS_TEST_ASSERT_MSG_EQ(ue.kvBytesReceived,
+                                      ue.transferTokens * bytesPerToken,
+                                      algorithm << " UE " << ue.ueId << ": every KV byte arrives");
+                NS_TEST_ASSERT_MSG_EQ(ue.tokensDuplicated, 0u, "no token decoded twice");
+                NS_TEST_ASSERT_MSG_EQ(std::isfinite(ue.measuredDelay), true, "delay reported");
+                expectedTotal += ue.transferTokens * bytesPerToken;
+            }
+            NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, expectedTotal, algorithm << ": bytes sent");
+            NS_TEST_ASSERT_MSG_EQ(r.kvBytesReceived, expectedTotal, "bytes received = sent");
+            NS_TEST_ASSERT_MSG_EQ_TOL(r.restoredWorst,
+                                      r.fluidWorst,
+                                      0.05 * r.fluidWorst,
+                                      algorithm << ": packet level within 5 % of the flow level");
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Whole-scenario tests (SYSTEM).
  */
 class EdgeLlmLteHandoverTestSuite : public TestSuite
@@ -124,6 +183,7 @@ class EdgeLlmLteHandoverTestSuite : public TestSuite
         : TestSuite("edge-llm-lte-handover", SYSTEM)
     {
         AddTestCase(new LteHandoverSystemTestCase, TestCase::QUICK);
+        AddTestCase(new OnlineCtHoSystemTestCase, TestCase::QUICK);
     }
 };
 
