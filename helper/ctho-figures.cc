@@ -14,7 +14,7 @@ namespace ns3
 std::vector<std::string>
 CtHoFigures::FigureIds()
 {
-    return {"3a", "3b", "3c", "3d", "4"};
+    return {"3a", "3b", "3c", "3d", "4", "online"};
 }
 
 std::vector<double>
@@ -42,6 +42,10 @@ CtHoFigures::SweepValues(const std::string& figure)
         // delivered: the sweep stops at the paper's 500 m.
         return {200, 250, 300, 350, 375, 400, 450, 500}; // m
     }
+    if (figure == "online")
+    {
+        return {0, 0.05, 0.1, 0.2, 0.3, 0.5}; // look-ahead, s
+    }
     throw std::invalid_argument("unknown figure '" + figure + "'; valid: 3a, 3b, 3c, 3d, 4");
 }
 
@@ -53,7 +57,8 @@ CtHoFigures::XLabel(const std::string& figure)
         {"3b", "Prefill slope a (s/token)"},
         {"3c", "Maximum context C_{max} (tokens)"},
         {"3d", "Number of UEs K"},
-        {"4", "Distance between BSs D_{bs} (m)"}};
+        {"4", "Distance between BSs D_{bs} (m)"},
+        {"online", "Online look-ahead (s)"}};
     return labels.at(figure);
 }
 
@@ -71,13 +76,17 @@ CtHoFigures::Schemes(const std::string& figure)
     {
         return {"ctho", "tho", "cho", "no-ho"};
     }
+    if (figure == "online")
+    {
+        return {"ctho", "ctho-online"};
+    }
     return {"ctho", "tho", "cho"};
 }
 
 std::string
 CtHoFigures::SchedulerType(const std::string& scheme)
 {
-    if (scheme == "ctho")
+    if (scheme == "ctho" || scheme == "ctho-online")
     {
         return "ns3::CtHoScheduler";
     }
@@ -112,6 +121,10 @@ CtHoFigures::AtPoint(const std::string& figure, const CtHoFigureSettings& base, 
     {
         s.road.numUes = static_cast<uint32_t>(x);
     }
+    else if (figure == "online")
+    {
+        s.fluid.lookahead = Seconds(x);
+    }
     else if (figure == "4")
     {
         // The paper's geometry scaled to D_bs: boundary halfway, UEs 20-30 m before it.
@@ -139,6 +152,8 @@ CtHoFigures::FlowLevelRun(const std::string& figure,
     {
         FluidHandoverConfig cfg = settings.fluid;
         cfg.schedulerType = SchedulerType(scheme);
+        // "ctho-online": nobody announces the handovers (online ctHO); "ctho" knows them.
+        cfg.knownHandoverTimes = scheme != "ctho-online";
         return FluidHandoverScenario::Run(cfg, ues).worstDelay;
     }
     // Fig. 4: handover delay, then G tokens over the radio; no-HO streams from the

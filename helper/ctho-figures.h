@@ -60,11 +60,13 @@ using CtHoFigureProgress = std::function<void(uint32_t, uint32_t, uint64_t, uint
  * from the target over StreamingRadioModel) vs D_bs, plus no-HO (the UE stays on the
  * source, streaming from the handover time on, no handover delay); the handover
  * boundary is D_bs / 2 and the UEs start 20-30 m before it, as at D_bs = 300 m.
+ * "online": worst-user delay of online ctHO (handover times not announced, arrivals
+ * foreseen up to the look-ahead) and of clairvoyant ctHO vs the look-ahead.
  */
 class CtHoFigures
 {
   public:
-    /// \return "3a", "3b", "3c", "3d", "4"
+    /// \return "3a", "3b", "3c", "3d", "4", "online"
     static std::vector<std::string> FigureIds();
 
     /**
@@ -91,7 +93,7 @@ class CtHoFigures
      * \brief The worst-user delay of one flow-level run.
      * \param figure a FigureIds() entry
      * \param settings the point's settings
-     * \param scheme "ctho", "tho", "cho", or "no-ho" (Fig. 4 only)
+     * \param scheme "ctho", "tho", "cho", "no-ho" (Fig. 4) or "ctho-online" ("online")
      * \param run run number (selects the UEs)
      * \return seconds
      */
