@@ -12,6 +12,8 @@
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/log.h"
+#include "ns3/lte-enb-net-device.h"
+#include "ns3/lte-enb-phy.h"
 #include "ns3/lte-helper.h"
 #include "ns3/lte-ue-net-device.h"
 #include "ns3/mobility-helper.h"
@@ -63,6 +65,14 @@ RoadHandoverConfig::Validate() const
     require(tokensAfterHandover >= 1, "tokensAfterHandover must be >= 1");
     require(promptTime.IsStrictlyPositive(), "promptTime must be > 0");
     require(!uplinkLatency.IsNegative(), "uplinkLatency must be >= 0");
+    require(tokenBytes <= 1400, "tokenBytes must be in [0, 1400]");
+    require(bandwidthRbs == 6 || bandwidthRbs == 15 || bandwidthRbs == 25 || bandwidthRbs == 50 ||
+                bandwidthRbs == 75 || bandwidthRbs == 100,
+            "bandwidthRbs must be 6, 15, 25, 50, 75 or 100");
+    require(std::isfinite(enbTxPowerDbm) && enbTxPowerDbm >= -30 && enbTxPowerDbm <= 60,
+            "enbTxPowerDbm must be in [-30, 60] dBm");
+    require(!(handoverDisabled && !handoverAlgorithm.empty()),
+            "handoverDisabled and handoverAlgorithm exclude each other");
     (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
 }
 
@@ -133,6 +143,13 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     const bool automatic = !cfg.handoverAlgorithm.empty();
     lte->SetHandoverAlgorithmType(automatic ? cfg.handoverAlgorithm
                                             : std::string("ns3::NoOpHandoverAlgorithm"));
+    if (!cfg.pathlossModel.empty())
+    {
+        lte->SetAttribute("PathlossModel", StringValue(cfg.pathlossModel));
+        lte->SetPathlossModelAttribute("Exponent", DoubleValue(cfg.pathlossExponent));
+    }
+    lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(cfg.bandwidthRbs));
+    lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(cfg.bandwidthRbs));
 
     NodeContainer enbNodes;
     enbNodes.Create(2);
@@ -158,6 +175,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
 
     NetDeviceContainer enbDevs = lte->InstallEnbDevice(enbNodes);
     NetDeviceContainer ueDevs = lte->InstallUeDevice(ueNodes);
+    for (uint32_t i = 0; i < enbDevs.GetN(); ++i)
+    {
+        DynamicCast<LteEnbNetDevice>(enbDevs.Get(i))->GetPhy()->SetTxPower(cfg.enbTxPowerDbm);
+    }
     lte->AssignStreams(enbDevs, STREAM_LTE);
     lte->AssignStreams(ueDevs, STREAM_LTE + 1000);
     InternetStackHelper internet;
@@ -180,6 +201,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     edge.SetNodeAttribute("Model", StringValue(cfg.model));
     edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
     edge.SetNodeAttribute("DecodeRate", DoubleValue(cfg.decodeRate));
+    edge.SetNodeAttribute("TokenBytes", UintegerValue(cfg.tokenBytes));
     edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(cfg.prefillA));
     edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(cfg.prefillB));
     edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(cfg.prefillC));
@@ -198,6 +220,16 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     const uint64_t bytesPerToken = source->GetModelProfile().BytesPerToken();
 
     std::map<uint64_t, RoadHandoverUeResult> ues;
+    std::map<uint64_t, uint64_t> streamTarget; // token index that completes the G tokens
+    uint32_t streamed = 0;
+    uint32_t resumed = 0;
+    auto maybeStop = [&]() {
+        const uint32_t done = cfg.streamTokens > 0 ? streamed : resumed;
+        if (done == k)
+        {
+            Simulator::Stop(MilliSeconds(1)); // every UE streams again (or streamed G)
+        }
+    };
     for (uint32_t i = 0; i < k; ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
@@ -210,19 +242,30 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         r.promptTokens = prompts[i];
         r.drawnContext = drawn[i].contextTokens;
         const Time tau = warmup + Seconds(drawn[i].handoverTime);
-        if (!automatic)
+        if (cfg.handoverDisabled)
+        {
+            // No-HO: streaming is measured from the boundary crossing, from the source.
+            Simulator::Schedule(tau, [&, imsi, tau]() {
+                RoadHandoverUeResult& u = ues[imsi];
+                u.streamStart = tau.GetSeconds();
+                streamTarget[imsi] =
+                    source->PredictContextAt(imsi, tau) - u.promptTokens + cfg.streamTokens;
+            });
+        }
+        else if (!automatic)
         {
             lte->HandoverRequest(tau, ueDevs.Get(i), enbDevs.Get(0), enbDevs.Get(1));
             source->ExpectHandover(imsi, target->GetCellId(), tau);
         }
     }
 
-    uint32_t resumed = 0;
     source->TraceConnectWithoutContext(
         "HandoverStarted",
         Callback<void, uint64_t, uint16_t, uint64_t>([&](uint64_t id, uint16_t, uint64_t c) {
             ues[id].handoverTime = Simulator::Now().GetSeconds();
             ues[id].contextTokens = c;
+            ues[id].streamStart = ues[id].handoverTime;
+            streamTarget[id] = c - ues[id].promptTokens + cfg.streamTokens;
         }));
     source->TraceConnectWithoutContext(
         "HandoverPlanned",
@@ -255,12 +298,27 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
                     {
                         r.stall = stall.GetSeconds();
                         r.measuredDelay = excess.GetSeconds();
-                        if (++resumed == k)
-                        {
-                            Simulator::Stop(MilliSeconds(1)); // every UE streams again
-                        }
+                        ++resumed;
+                        maybeStop();
                     }
                 }));
+        if (cfg.streamTokens > 0)
+        {
+            app->TraceConnectWithoutContext(
+                "TokenReceived",
+                Callback<void, uint64_t, uint32_t, uint16_t>(
+                    [&, imsi](uint64_t, uint32_t index, uint16_t) {
+                        RoadHandoverUeResult& r = ues[imsi];
+                        auto t = streamTarget.find(imsi);
+                        if (t != streamTarget.end() && index >= t->second &&
+                            std::isnan(r.streamDelay))
+                        {
+                            r.streamDelay = Simulator::Now().GetSeconds() - r.streamStart;
+                            ++streamed;
+                            maybeStop();
+                        }
+                    }));
+        }
     }
 
     bsApps.Start(Seconds(0));
@@ -308,7 +366,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     Simulator::Run();
 
     result.simulatedSeconds = Simulator::Now().GetSeconds();
-    result.complete = resumed == k;
+    result.complete = cfg.streamTokens > 0 ? streamed == k : resumed == k;
     result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
     result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
     for (uint32_t i = 0; i < k; ++i)
@@ -328,6 +386,9 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         result.restoredWorst = std::isnan(r.restoredDelay) || std::isnan(result.restoredWorst)
                                    ? std::numeric_limits<double>::quiet_NaN()
                                    : std::max(result.restoredWorst, r.restoredDelay);
+        result.streamWorst = std::isnan(r.streamDelay) || std::isnan(result.streamWorst)
+                                 ? std::numeric_limits<double>::quiet_NaN()
+                                 : std::max(result.streamWorst, r.streamDelay);
     }
     Simulator::Destroy();
 

@@ -56,6 +56,14 @@ struct RoadHandoverConfig
                                               //!< "ns3::A3RsrpHandoverAlgorithm" (online)
     Time lookahead{Seconds(0)};               //!< Scheduler Lookahead for online batches
     bool predictArrivals{false};              //!< Online: predict arrivals from positions
+    bool handoverDisabled{false}; //!< No-HO: the UEs stay on the source (Fig. 4's baseline)
+    uint32_t streamTokens{0};     //!< G: measure the time to receive G tokens after the
+                                  //!< handover (no-HO: after the boundary crossing); 0: off
+    uint32_t tokenBytes{4};       //!< Radio payload per streamed token, bytes
+    std::string pathlossModel;    //!< LTE path-loss model TypeId ("": LTE's default, Friis)
+    double pathlossExponent{3.0}; //!< Its "Exponent" attribute, if it has one
+    uint16_t bandwidthRbs{25};    //!< LTE DL and UL bandwidth, resource blocks
+    double enbTxPowerDbm{30};     //!< eNB transmit power, dBm
     /// Where the arrival predictor expects handovers, m (NaN: the boundary)
     double predictedHandoverX{std::numeric_limits<double>::quiet_NaN()};
 
@@ -92,6 +100,8 @@ struct RoadHandoverUeResult
     uint64_t kvBytesReceived{0};    //!< Counted at the target
     uint32_t tokensMissing{0};      //!< Token indices the UE never received
     uint32_t tokensDuplicated{0};   //!< Tokens received late or twice
+    double streamStart{UNKNOWN};    //!< Handover (no-HO: boundary crossing) time, s
+    double streamDelay{UNKNOWN};    //!< Time from streamStart to the G-th token after it, s
 };
 
 /**
@@ -110,6 +120,7 @@ struct RoadHandoverResult
     double simulatedSeconds{0};            //!< Simulated time at the end
     double warmup{0};                      //!< W: the road's time 0 in simulation time, s
     double restoredWorst{0};               //!< max_i restoredDelay, s (NaN if one is missing)
+    double streamWorst{0};                 //!< max_i streamDelay, s (NaN if one is missing)
     /// Flow level on the actual handover times and contexts, all known in advance:
     /// ctHO's clairvoyant plan (the yardstick of online ctHO)
     double clairvoyantWorst{0};
