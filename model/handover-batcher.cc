@@ -52,6 +52,20 @@ HandoverBatcher::Expect(uint64_t sessionId, uint16_t target, Time when)
     m_expected.push_back({sessionId, target, when});
 }
 
+CtHoPlan
+HandoverBatcher::Plan(Batch& batch, const std::vector<CtHoUe>& planned) const
+{
+    const PlanInputs& in = batch.inputs;
+    const CtHoPlan plan = m_scheduler->PlanBatch(planned,
+                                                 in.backhaulTokensPerSecond,
+                                                 in.prefill,
+                                                 in.batchPeriod,
+                                                 in.backhaulFreeAt);
+    batch.prefillLength = plan.prefillLength;
+    batch.transferBound = plan.transferDelay;
+    return plan;
+}
+
 uint32_t
 HandoverBatcher::FormKnown(uint64_t sessionId,
                            uint16_t target,
@@ -85,13 +99,7 @@ HandoverBatcher::FormKnown(uint64_t sessionId,
         }
         it = m_expected.erase(it);
     }
-    const CtHoPlan plan = m_scheduler->PlanBatch(planned,
-                                                 inputs.backhaulTokensPerSecond,
-                                                 inputs.prefill,
-                                                 inputs.batchPeriod,
-                                                 inputs.backhaulFreeAt);
-    batch.prefillLength = plan.prefillLength;
-    batch.transferBound = plan.transferDelay;
+    const CtHoPlan plan = Plan(batch, planned);
     const uint32_t id = m_nextBatchId++;
     for (uint64_t member : batch.members)
     {
@@ -129,13 +137,7 @@ HandoverBatcher::FormOnline(uint64_t sessionId,
             }
         }
     }
-    const CtHoPlan plan = m_scheduler->PlanBatch(planned,
-                                                 inputs.backhaulTokensPerSecond,
-                                                 inputs.prefill,
-                                                 inputs.batchPeriod,
-                                                 inputs.backhaulFreeAt);
-    batch.prefillLength = plan.prefillLength;
-    batch.transferBound = plan.transferDelay;
+    const CtHoPlan plan = Plan(batch, planned);
     // Close on the GPU start the plan assumes: the first T_c boundary at or after the
     // last planned handover (integer ns, as the PrefillEngine computes it).
     double last = now.GetSeconds();

@@ -157,6 +157,8 @@ class HandoverBatcher
                         Time now,
                         const PlanInputs& inputs);
     void Complete(uint32_t batchId);
+    /// Plans \p planned with the batch's inputs; sets its L and g(L).
+    CtHoPlan Plan(Batch& batch, const std::vector<CtHoUe>& planned) const;
 
     Ptr<HandoverScheduler> m_scheduler;        //!< Policy
     std::vector<Expected> m_expected;          //!< Announced, not yet batched
