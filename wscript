@@ -15,6 +15,8 @@ MODULE_SOURCES = [
     'model/prefill-engine.cc',
     'model/fluid-backhaul.cc',
     'model/streaming-radio-model.cc',
+    'model/accuracy-utility.cc',
+    'model/slot-allocator.cc',
     'model/token-stream-header.cc',
     'model/edge-llm-node.cc',
     'model/edge-llm-ue-app.cc',

@@ -1,0 +1,113 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef ACCURACY_UTILITY_H
+#define ACCURACY_UTILITY_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief Accuracy of an LLM as a function of the fraction y in [0, 1] of its
+ *        importance-ordered KV cache received: a sigmoid with upper asymptote M,
+ *        sharpness k and inflection tau (ImpactHO Sec. III-D and IV, Eq. 6; MODEL.md
+ *        sec. 4). With `u = k (y - tau)`:
+ *
+ * | family    | A(y)                             | A'(y)                          |
+ * |-----------|----------------------------------|--------------------------------|
+ * | algebraic | M/2 (1 + u / sqrt(1 + u^2))      | M k / (2 (1 + u^2)^{3/2})      |
+ * | logistic  | M / (1 + e^{-u})                 | M k s (1 - s), s = A/M         |
+ * | erf       | M/2 (1 + erf(u))                 | M k e^{-u^2} / sqrt(pi)        |
+ * | arctan    | M (1/2 + atan(u) / pi)           | M k / (pi (1 + u^2))           |
+ *
+ * The paper fits the algebraic family (tau in [0.064, 0.067] under Fast KVzip order).
+ * A is increasing; it is concave on [tau, 1], where InverseDerivative() is defined.
+ * Pure math: no simulator state.
+ */
+struct AccuracyUtility
+{
+    /// The sigmoid family.
+    enum Family
+    {
+        ALGEBRAIC, //!< ImpactHO Eq. (6)
+        LOGISTIC,  //!< Logistic
+        ERF,       //!< Gauss error function
+        ARCTAN,    //!< Arctangent
+    };
+
+    Family family{ALGEBRAIC}; //!< Curve family
+    double asymptote{0.94};   //!< M, full-cache accuracy, in (0, 1]
+    double sharpness{45};     //!< k, > 0 (per unit fraction)
+    double inflection{0.065}; //!< tau, the concavity anchor, in (0, 1)
+
+    /// \return A(y), accuracy in [0, M], for y in [0, 1]
+    double Value(double y) const;
+
+    /// \return A'(y), accuracy per unit fraction
+    double Derivative(double y) const;
+
+    /**
+     * \brief The inverse of A' on the concave branch (ImpactHO Eq. 12, MODEL.md sec. 4).
+     * \param slope p > 0
+     * \return the y >= tau with A'(y) = p; tau if p >= A'(tau) (the steepest slope);
+     *         +infinity if p <= 0 (any y is too steep)
+     */
+    double InverseDerivative(double slope) const;
+
+    /**
+     * \brief Check every parameter.
+     * \throws std::invalid_argument naming the parameter and its valid range
+     */
+    void Validate() const;
+
+    /// \return "algebraic", "logistic", "erf" or "arctan"
+    static std::string FamilyName(Family family);
+
+    /**
+     * \param name "algebraic", "logistic", "erf" or "arctan"
+     * \throws std::invalid_argument for another name (listing the valid ones)
+     */
+    static Family ParseFamily(const std::string& name);
+
+    /**
+     * \brief The defaults of MODEL.md sec. 4 (Qwen3-8B on RULER).
+     *
+     * Importance order (Fast KVzip): algebraic, tau = 0.065, k = 45, M = 0.9535 (4K
+     * tokens), 0.940 (8K), 0.9302 (16K), linear in log2 of the context between and
+     * constant outside. Random order (a documented choice, doc/edge-llm.rst): tau = 0.45,
+     * k = 8, same M: without importance, accuracy needs about half the cache.
+     * \param contextTokens the context length, tokens, >= 1
+     * \param importanceOrder true for Fast KVzip order, false for random order
+     */
+    static AccuracyUtility Preset(uint64_t contextTokens, bool importanceOrder = true);
+
+    /// What Fit() returns.
+    struct FitResult
+    {
+        double asymptote{0};  //!< M
+        double sharpness{0};  //!< k
+        double inflection{0}; //!< tau
+        double rSquared{0};   //!< Coefficient of determination of the fit
+    };
+
+    /**
+     * \brief Least-squares fit of (M, k, tau) to measured (fraction, accuracy) points
+     *        (GSL's multifit_nlinear, trust region with Levenberg-Marquardt steps).
+     * \param points at least 4 points, fractions in [0, 1], accuracies in [0, 1]
+     * \param family the curve family
+     * \return the parameters and R^2
+     * \throws std::invalid_argument for too few or out-of-range points, or if the fit
+     *         does not converge to parameters in range
+     */
+    static FitResult Fit(const std::vector<std::pair<double, double>>& points, Family family);
+};
+
+} // namespace ns3
+
+#endif /* ACCURACY_UTILITY_H */
