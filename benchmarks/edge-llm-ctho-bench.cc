@@ -23,6 +23,7 @@
 #include <iostream>
 #include <map>
 #include <random>
+#include <unistd.h>
 
 using namespace ns3;
 
@@ -127,6 +128,12 @@ BENCHMARK(Figure3All)->Iterations(1)->Unit(benchmark::kSecond);
 class RecordingReporter : public benchmark::ConsoleReporter
 {
   public:
+    /// Colours only on a terminal, so a redirected report is plain text.
+    RecordingReporter()
+        : benchmark::ConsoleReporter(isatty(STDOUT_FILENO) ? OO_Defaults : OO_Tabular)
+    {
+    }
+
     void ReportRuns(const std::vector<Run>& runs) override
     {
         for (const auto& r : runs)
@@ -152,16 +159,29 @@ main(int argc, char** argv)
     RecordingReporter reporter;
     benchmark::RunSpecifiedBenchmarks(&reporter);
     auto& s = reporter.seconds;
-    auto ratio = [&s](const std::string& a, const std::string& b) {
-        return s.count(a) && s.count(b) && s[b] > 0 ? s[a] / s[b] : 0.0;
-    };
+    // A figure whose benchmarks were filtered out prints n/a, never a made-up 0.
+    auto show =
+        [&s](const std::string& name, const std::string& a, const std::string& b, double scale) {
+            std::cout << name << "=";
+            if (!s.count(a) || (!b.empty() && !s.count(b)))
+            {
+                std::cout << "n/a\n";
+                return;
+            }
+            std::cout << (b.empty() ? s[a] * scale : s[a] / s[b] * scale) << "\n";
+        };
     std::cout << std::setprecision(4);
-    std::cout << "planner_vs_bruteforce_k16=" << ratio("CtHoBruteForce/16", "CtHoPlanOptimal/16")
-              << "x faster\n";
-    std::cout << "planner_us_k65536=" << s["CtHoPlanOptimal/65536"] * 1e6 << "\n";
-    std::cout << "flow_runs_per_s_k4=" << (s["FlowLevelRun/4"] > 0 ? 1 / s["FlowLevelRun/4"] : 0)
-              << "\n";
-    std::cout << "flow_vs_closed_form_k4=" << ratio("FlowLevelRun/4", "ClosedFormRun/4") << "\n";
-    std::cout << "figure3_all_s=" << s["Figure3All/iterations:1"] << "\n";
+    show("planner_vs_bruteforce_k16", "CtHoBruteForce/16", "CtHoPlanOptimal/16", 1);
+    show("planner_us_k65536", "CtHoPlanOptimal/65536", "", 1e6);
+    if (s.count("FlowLevelRun/4"))
+    {
+        std::cout << "flow_runs_per_s_k4=" << 1 / s["FlowLevelRun/4"] << "\n";
+    }
+    else
+    {
+        std::cout << "flow_runs_per_s_k4=n/a\n";
+    }
+    show("flow_vs_closed_form_k4", "FlowLevelRun/4", "ClosedFormRun/4", 1);
+    show("figure3_all_s", "Figure3All/iterations:1", "", 1);
     return 0;
 }

@@ -115,12 +115,30 @@ Main(int argc, char* argv[])
     std::vector<double> xs;
     try
     {
-        xs = CtHoFigures::SweepValues(figure);
-        if (runs < 2)
+        if (figure.empty())
         {
-            throw std::invalid_argument("--runs must be >= 2 for a confidence interval");
+            throw std::invalid_argument("--figure is required: 3a, 3b, 3c, 3d, 4 or online");
+        }
+        xs = CtHoFigures::SweepValues(figure);
+        if (runs < 2 || runs > 1000000)
+        {
+            throw std::invalid_argument("--runs must be in [2, 1000000] (a confidence interval "
+                                        "needs two)");
+        }
+        if (packetRuns < 1 || packetRuns > 1000)
+        {
+            throw std::invalid_argument("--packetRuns must be in [1, 1000]");
         }
         base.road.Validate();
+        // The output directory is checked before any simulation runs.
+        std::error_code ec;
+        std::filesystem::create_directories(outputDir, ec);
+        if (ec || !std::ofstream(outputDir + "/.write-test"))
+        {
+            throw std::invalid_argument("--outputDir: cannot write to '" + outputDir + "'" +
+                                        (ec ? ": " + ec.message() : std::string()));
+        }
+        std::filesystem::remove(outputDir + "/.write-test", ec);
     }
     catch (const std::exception& e)
     {

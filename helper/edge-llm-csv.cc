@@ -18,6 +18,21 @@ namespace ns3
 namespace
 {
 
+/// Longest line accepted (a larger one is not a table of UEs or users).
+constexpr std::size_t MAX_LINE = 65536;
+
+/// A field as quoted in an error: at most 40 characters, control bytes escaped.
+std::string
+Quote(const std::string& text)
+{
+    std::string out;
+    for (char c : text.substr(0, 40))
+    {
+        out += std::isprint(static_cast<unsigned char>(c)) ? std::string(1, c) : std::string("?");
+    }
+    return out + (text.size() > 40 ? "..." : "");
+}
+
 std::string
 Trim(const std::string& s)
 {
@@ -130,6 +145,13 @@ EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std:
     while (std::getline(in, line))
     {
         ++lineNo;
+        if (line.size() > MAX_LINE)
+        {
+            throw EdgeLlmInputError(path,
+                                    lineNo,
+                                    "line longer than " + std::to_string(MAX_LINE) +
+                                        " characters; not a CSV of this tool");
+        }
         if (lineNo == 1 && line.rfind("\xEF\xBB\xBF", 0) == 0)
         {
             line.erase(0, 3); // a UTF-8 byte-order mark is not part of the first column name
@@ -146,14 +168,16 @@ EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std:
             {
                 if (std::count(m_columns.begin(), m_columns.end(), c) > 1)
                 {
-                    throw EdgeLlmInputError(path, lineNo, "column '" + c + "' appears twice");
+                    throw EdgeLlmInputError(path,
+                                            lineNo,
+                                            "column '" + Quote(c) + "' appears twice");
                 }
                 if (std::find(columns.begin(), columns.end(), c) == columns.end())
                 {
                     throw EdgeLlmInputError(path,
                                             lineNo,
-                                            "unknown column '" + c + "'; the header must be " +
-                                                Join(columns));
+                                            "unknown column '" + Quote(c) +
+                                                "'; the header must be " + Join(columns));
                 }
             }
             for (const auto& c : columns)
@@ -244,7 +268,7 @@ EdgeLlmCsvTable::GetDouble(std::size_t row, const std::string& column, double mi
     range << "[" << min << ", " << max << "]";
     if (!EdgeLlmParseDouble(text, v))
     {
-        Fail(row, column + " must be a number in " + range.str() + ", got '" + text + "'");
+        Fail(row, column + " must be a number in " + range.str() + ", got '" + Quote(text) + "'");
     }
     if (v < min || v > max)
     {
@@ -264,7 +288,7 @@ EdgeLlmCsvTable::GetUnsigned(std::size_t row,
     const std::string range = "[" + std::to_string(min) + ", " + std::to_string(max) + "]";
     if (!EdgeLlmParseUnsigned(text, v))
     {
-        Fail(row, column + " must be an integer in " + range + ", got '" + text + "'");
+        Fail(row, column + " must be an integer in " + range + ", got '" + Quote(text) + "'");
     }
     if (v < min || v > max)
     {

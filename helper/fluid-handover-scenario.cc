@@ -4,6 +4,7 @@
 #include "fluid-handover-scenario.h"
 
 #include "ns3/double.h"
+#include "ns3/event-id.h"
 #include "ns3/fluid-backhaul.h"
 #include "ns3/handover-batcher.h"
 #include "ns3/object-factory.h"
@@ -106,49 +107,81 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
             return next;
         });
     }
+    // UE i's handover, planned now (at or after its time tau).
+    auto begin = [&](std::size_t i) {
+        const CtHoUe& ue = ues[i];
+        const Time tau = Seconds(ue.handoverTime);
+        HandoverBatcher::PlanInputs current = inputs;
+        current.backhaulFreeAt = backhaul->GetFreeAt().GetSeconds(); // online backlog
+        const HandoverBatcher::Decision d =
+            batcher.Start(ue.ueId,
+                          TARGET_CELL,
+                          ue.contextTokens,
+                          tau,
+                          current,
+                          [&](uint64_t id, Time) { return ues[index(id)].contextTokens; });
+        CtHoUePlan& u = result.ues[i];
+        u.ueId = ue.ueId;
+        u.handoverTime = ue.handoverTime;
+        u.contextTokens = ue.contextTokens;
+        u.prefillTokens = d.prefillTokens;
+        u.transferTokens = d.transferTokens;
+        u.prefillDone = u.handoverTime;
+        u.transferDone = u.handoverTime;
+        result.prefillLength = d.prefillLength;
+        pending[i] = 2;
+        if (d.prefillTokens > 0)
+        {
+            gpu->Join(d.batchId, d.batchSize, d.prefillLength, tau, [&, i]() {
+                result.ues[i].prefillDone = Simulator::Now().GetSeconds();
+                finish(i);
+            });
+        }
+        else
+        {
+            finish(i);
+        }
+        KvTransferJob job;
+        job.sessionId = ue.ueId;
+        job.handoverTime = tau;
+        job.deadline = d.deadline;
+        job.remainingBytes = d.transferTokens * profile.BytesPerToken();
+        backhaul->AddTransfer(job, [&, i](uint64_t) {
+            result.ues[i].transferDone = Simulator::Now().GetSeconds();
+            finish(i);
+        });
+    };
+    // Online handovers within gatherTime of the first are planned together, as the
+    // packet level's EdgeLlmNode does.
+    std::vector<std::size_t> gathered;
+    EventId gatherEvent;
+    auto processGathered = [&]() {
+        std::vector<CtHoUe> arrivals;
+        for (std::size_t i : gathered)
+        {
+            arrivals.push_back(ues[i]);
+        }
+        batcher.SetSimultaneous(TARGET_CELL, arrivals);
+        const auto group = gathered;
+        gathered.clear();
+        for (std::size_t i : group)
+        {
+            begin(i);
+        }
+    };
     for (std::size_t i = 0; i < ues.size(); ++i)
     {
         Simulator::Schedule(Seconds(ues[i].handoverTime), [&, i]() {
-            const CtHoUe& ue = ues[i];
-            HandoverBatcher::PlanInputs current = inputs;
-            current.backhaulFreeAt = backhaul->GetFreeAt().GetSeconds(); // online backlog
-            const HandoverBatcher::Decision d =
-                batcher.Start(ue.ueId,
-                              TARGET_CELL,
-                              ue.contextTokens,
-                              Simulator::Now(),
-                              current,
-                              [&](uint64_t id, Time) { return ues[index(id)].contextTokens; });
-            CtHoUePlan& u = result.ues[i];
-            u.ueId = ue.ueId;
-            u.handoverTime = Simulator::Now().GetSeconds();
-            u.contextTokens = ue.contextTokens;
-            u.prefillTokens = d.prefillTokens;
-            u.transferTokens = d.transferTokens;
-            u.prefillDone = u.handoverTime;
-            u.transferDone = u.handoverTime;
-            result.prefillLength = d.prefillLength;
-            pending[i] = 2;
-            if (d.prefillTokens > 0)
+            if (config.knownHandoverTimes || config.gatherTime.IsZero())
             {
-                gpu->Join(d.batchId, d.batchSize, d.prefillLength, Simulator::Now(), [&, i]() {
-                    result.ues[i].prefillDone = Simulator::Now().GetSeconds();
-                    finish(i);
-                });
+                begin(i);
+                return;
             }
-            else
+            gathered.push_back(i);
+            if (!gatherEvent.IsRunning())
             {
-                finish(i);
+                gatherEvent = Simulator::Schedule(config.gatherTime, processGathered);
             }
-            KvTransferJob job;
-            job.sessionId = ue.ueId;
-            job.handoverTime = Simulator::Now();
-            job.deadline = d.deadline;
-            job.remainingBytes = d.transferTokens * profile.BytesPerToken();
-            backhaul->AddTransfer(job, [&, i](uint64_t) {
-                result.ues[i].transferDone = Simulator::Now().GetSeconds();
-                finish(i);
-            });
         });
     }
     Simulator::Run();

@@ -31,6 +31,9 @@ struct FluidHandoverConfig
     bool knownHandoverTimes{true};                   //!< ctHO's setting; false: online batches
     Time lookahead{Seconds(0)}; //!< Online: predicted arrivals within this (perfect
                                 //!< foresight of the road's times and contexts)
+    /// Online: handovers within this time of the first are planned together (as
+    /// EdgeLlmNode's GatherTime does at packet level)
+    Time gatherTime{MilliSeconds(2)};
 };
 
 /**

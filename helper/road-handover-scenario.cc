@@ -52,19 +52,21 @@ RoadHandoverConfig::Validate() const
         }
     };
     road.Validate();
-    require(road.numUes <= 1000, "numUes must be in [1, 1000] at packet level");
+    require(road.numUes <= 12,
+            "numUes must be in [1, 12] at packet level (one LTE cell of this scenario "
+            "loses prompts beyond 12 UEs; the flow level takes any K)");
     require(bsDistance > 0, "bsDistance must be > 0 m");
     require(road.boundary < bsDistance, "boundary must be in (0, bsDistance) m");
     require(kvBits == 16 || kvBits == 8 || kvBits == 4, "kvBits must be 16, 8 or 4");
     require(backhaulGbps > 0 && backhaulGbps <= 1000, "backhaulGbps must be in (0, 1000]");
-    require(!backhaulDelay.IsNegative(), "backhaulDelay must be >= 0");
+    require(!backhaulDelay.IsStrictlyNegative(), "backhaulDelay must be >= 0");
     require(backhaulMtu >= 576, "backhaulMtu must be >= 576 bytes");
     require(prefillA >= 0 && prefillC >= 0, "prefillA and prefillC must be >= 0");
-    require(!batchPeriod.IsNegative(), "batchPeriod must be >= 0");
+    require(!batchPeriod.IsStrictlyNegative(), "batchPeriod must be >= 0");
     require(decodeRate > 0, "decodeRate must be > 0 tokens/s");
     require(tokensAfterHandover >= 1, "tokensAfterHandover must be >= 1");
     require(promptTime.IsStrictlyPositive(), "promptTime must be > 0");
-    require(!uplinkLatency.IsNegative(), "uplinkLatency must be >= 0");
+    require(!uplinkLatency.IsStrictlyNegative(), "uplinkLatency must be >= 0");
     require(tokenBytes <= 1400, "tokenBytes must be in [0, 1400]");
     require(bandwidthRbs == 6 || bandwidthRbs == 15 || bandwidthRbs == 25 || bandwidthRbs == 50 ||
                 bandwidthRbs == 75 || bandwidthRbs == 100,

@@ -91,6 +91,13 @@ EdgeLlmNode::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulSegmentSize),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("GatherTime",
+                          "Online batches: unannounced handovers that start within this time "
+                          "of the first one are planned together (an RRC starts handovers in "
+                          "bursts). 0: plan each at its own start.",
+                          TimeValue(MilliSeconds(2)),
+                          MakeTimeAccessor(&EdgeLlmNode::m_gatherTime),
+                          MakeTimeChecker(Seconds(0), Seconds(1)))
             .AddAttribute("Scheduler",
                           "The handover policy (ns3::CtHoScheduler, ns3::ThoScheduler, "
                           "ns3::ChoScheduler, ...).",
@@ -136,7 +143,8 @@ EdgeLlmNode::EdgeLlmNode()
       m_uePort(9000),
       m_backhaulPort(9001),
       m_backhaulBuffer(512 * 1024),
-      m_backhaulSegmentSize(0)
+      m_backhaulSegmentSize(0),
+      m_gatherTime(MilliSeconds(2))
 {
     NS_LOG_FUNCTION(this);
     m_gpu = CreateObject<PrefillEngine>();
@@ -541,16 +549,58 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     s.state = HANDED_OVER;
     const uint64_t context = s.promptTokens + s.generated;
     m_handoverStartedTrace(sessionId, targetCellId, context);
+    if (GetBatcher().IsAnnounced(sessionId, targetCellId) || m_gatherTime.IsZero())
+    {
+        StartTransfer(sessionId, targetCellId, context, Simulator::Now());
+        return;
+    }
+    // Online: the RRC starts handovers in bursts (one measurement report period, X2
+    // acks microseconds apart); those within GatherTime of the first are planned together.
+    m_pending.push_back({sessionId, Simulator::Now().GetSeconds(), context});
+    m_pendingTarget.push_back(targetCellId);
+    if (!m_pendingEvent.IsRunning())
+    {
+        m_pendingEvent =
+            Simulator::Schedule(m_gatherTime, &EdgeLlmNode::ProcessPendingHandovers, this);
+    }
+}
 
-    const Time now = Simulator::Now();
+void
+EdgeLlmNode::ProcessPendingHandovers()
+{
+    std::map<uint16_t, std::vector<CtHoUe>> byTarget;
+    for (std::size_t i = 0; i < m_pending.size(); ++i)
+    {
+        byTarget[m_pendingTarget[i]].push_back(m_pending[i]);
+    }
+    m_pending.clear();
+    m_pendingTarget.clear();
+    for (const auto& [target, arrivals] : byTarget)
+    {
+        GetBatcher().SetSimultaneous(target, arrivals);
+        for (const auto& ue : arrivals)
+        {
+            StartTransfer(ue.ueId, target, ue.contextTokens, Seconds(ue.handoverTime));
+        }
+    }
+}
+
+void
+EdgeLlmNode::StartTransfer(uint64_t sessionId,
+                           uint16_t targetCellId,
+                           uint64_t context,
+                           Time handoverTime)
+{
+    Session& s = m_sessions.at(sessionId);
+    const Time now = handoverTime; // tau: the plan and the target count from it
     Peer& peer = m_peers.at(targetCellId);
     HandoverBatcher::PlanInputs inputs;
     inputs.backhaulTokensPerSecond = BackhaulTokensPerSecond(peer);
     inputs.prefill = m_gpu->GetModel();
     inputs.batchPeriod = m_gpu->GetBatchPeriod().GetSeconds();
-    inputs.backhaulFreeAt =
-        now.GetSeconds() + 8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) /
-                               static_cast<double>(peer.rate.GetBitRate());
+    inputs.backhaulFreeAt = Simulator::Now().GetSeconds() +
+                            8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) /
+                                static_cast<double>(peer.rate.GetBitRate());
     const HandoverBatcher::Decision d =
         GetBatcher().Start(sessionId,
                            targetCellId,

@@ -205,6 +205,11 @@ class EdgeLlmNode : public Application
     void OnRestorePrefillDone(uint64_t sessionId);
     void MaybeResume(Session& session);
     HandoverBatcher& GetBatcher();
+    void ProcessPendingHandovers();
+    void StartTransfer(uint64_t sessionId,
+                       uint16_t targetCellId,
+                       uint64_t context,
+                       Time handoverTime);
     void OnBatchComplete(uint32_t batchId,
                          uint16_t target,
                          uint16_t size,
@@ -223,6 +228,7 @@ class EdgeLlmNode : public Application
     uint16_t m_backhaulPort;            //!< TCP port for the backhaul
     uint32_t m_backhaulBuffer;          //!< TCP send/receive buffer, bytes
     uint32_t m_backhaulSegmentSize;     //!< TCP MSS, bytes (0: link MTU - 52)
+    Time m_gatherTime;                  //!< Online burst gathering window
     Ptr<HandoverScheduler> m_scheduler; //!< Policy
     Ptr<PrefillEngine> m_gpu;           //!< GPU
 
@@ -232,7 +238,11 @@ class EdgeLlmNode : public Application
     std::map<uint16_t, Peer> m_peers;              //!< By cell id
     std::map<uint64_t, Session> m_sessions;        //!< By session id
     HandoverBatcher::ArrivalPredictor m_predictor; //!< Online arrivals
-    std::unique_ptr<HandoverBatcher> m_batcher;    //!< Source-side batching (ctHO)
+    /// Online handovers gathered for one plan: (session, tau, context) and their targets
+    std::vector<CtHoUe> m_pending;
+    std::vector<uint16_t> m_pendingTarget; //!< Target of each m_pending entry
+    EventId m_pendingEvent; //!< Processes m_pending once this instant's triggers are in
+    std::unique_ptr<HandoverBatcher> m_batcher; //!< Source-side batching (ctHO)
 
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted

@@ -46,6 +46,21 @@ HandoverBatcher::SetArrivalPredictor(ArrivalPredictor predictor)
     m_predictor = std::move(predictor);
 }
 
+bool
+HandoverBatcher::IsAnnounced(uint64_t sessionId, uint16_t target) const
+{
+    return m_memberOf.count(sessionId) ||
+           std::any_of(m_expected.begin(), m_expected.end(), [&](const Expected& e) {
+               return e.sessionId == sessionId && e.target == target;
+           });
+}
+
+void
+HandoverBatcher::SetSimultaneous(uint16_t target, const std::vector<CtHoUe>& arrivals)
+{
+    m_simultaneous[target] = arrivals;
+}
+
 void
 HandoverBatcher::Expect(uint64_t sessionId, uint16_t target, Time when)
 {
@@ -124,12 +139,23 @@ HandoverBatcher::FormOnline(uint64_t sessionId,
     batch.online = true;
     batch.inputs = inputs;
     std::vector<CtHoUe> planned{{sessionId, now.GetSeconds(), context}};
+    for (const CtHoUe& ue : m_simultaneous[target])
+    {
+        if (ue.ueId != sessionId && !m_started.count(ue.ueId))
+        {
+            planned.push_back(ue);
+        }
+    }
+    m_simultaneous.erase(target);
     const Time lookahead = m_scheduler->GetLookahead();
     if (m_predictor && lookahead.IsStrictlyPositive())
     {
         for (const CtHoUe& ue : m_predictor(target, now, lookahead))
         {
-            if (ue.ueId != sessionId && !m_started.count(ue.ueId) && ue.contextTokens > 0 &&
+            const bool known = std::any_of(planned.begin(), planned.end(), [&](const CtHoUe& p) {
+                return p.ueId == ue.ueId;
+            });
+            if (!known && !m_started.count(ue.ueId) && ue.contextTokens > 0 &&
                 ue.handoverTime >= now.GetSeconds() &&
                 ue.handoverTime <= (now + lookahead).GetSeconds())
             {
@@ -153,7 +179,10 @@ HandoverBatcher::FormOnline(uint64_t sessionId,
     }
     batch.closeTime = close;
     const uint32_t id = m_nextBatchId++;
-    batch.closeEvent = Simulator::Schedule(close - now, &HandoverBatcher::Complete, this, id);
+    close = std::max(close, Simulator::Now()); // gathered arrivals are planned a little later
+    batch.closeTime = close;
+    batch.closeEvent =
+        Simulator::Schedule(close - Simulator::Now(), &HandoverBatcher::Complete, this, id);
     NS_LOG_INFO(m_scheduler->GetSchemeName()
                 << ": online batch " << id << " to cell " << target << ", " << planned.size()
                 << " UEs planned (" << planned.size() - 1 << " predicted), L = "

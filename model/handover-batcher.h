@@ -103,6 +103,19 @@ class HandoverBatcher
     void Expect(uint64_t sessionId, uint16_t target, Time when);
 
     /**
+     * \brief Handovers that start at this same instant, before Start() is called for
+     *        each: an online batch formed now plans with all of them, not only with the
+     *        first (LTE's handover decisions come in bursts at measurement reports).
+     * \param target target cell
+     * \param arrivals (session, now, context) of each
+     */
+    void SetSimultaneous(uint16_t target, const std::vector<CtHoUe>& arrivals);
+
+    /// \return true if \p sessionId was announced (Expect()) to \p target, or is in a
+    ///         known-times batch
+    bool IsAnnounced(uint64_t sessionId, uint16_t target) const;
+
+    /**
      * \brief A handover starts now.
      * \param sessionId the session
      * \param target target cell
@@ -160,15 +173,16 @@ class HandoverBatcher
     /// Plans \p planned with the batch's inputs; sets its L and g(L).
     CtHoPlan Plan(Batch& batch, const std::vector<CtHoUe>& planned) const;
 
-    Ptr<HandoverScheduler> m_scheduler;        //!< Policy
-    std::vector<Expected> m_expected;          //!< Announced, not yet batched
-    std::map<uint32_t, Batch> m_batches;       //!< Open batches
-    std::map<uint64_t, uint32_t> m_memberOf;   //!< Session -> open known-times batch
-    std::map<uint16_t, uint32_t> m_openOnline; //!< Target -> open online batch
-    std::set<uint64_t> m_started;              //!< Sessions that have started
-    uint32_t m_nextBatchId{1};                 //!< Next id
-    BatchCompleteCallback m_complete;          //!< Completion callback
-    ArrivalPredictor m_predictor;              //!< Online look-ahead
+    Ptr<HandoverScheduler> m_scheduler;                     //!< Policy
+    std::vector<Expected> m_expected;                       //!< Announced, not yet batched
+    std::map<uint32_t, Batch> m_batches;                    //!< Open batches
+    std::map<uint64_t, uint32_t> m_memberOf;                //!< Session -> open known-times batch
+    std::map<uint16_t, uint32_t> m_openOnline;              //!< Target -> open online batch
+    std::set<uint64_t> m_started;                           //!< Sessions that have started
+    std::map<uint16_t, std::vector<CtHoUe>> m_simultaneous; //!< Same-instant arrivals
+    uint32_t m_nextBatchId{1};                              //!< Next id
+    BatchCompleteCallback m_complete;                       //!< Completion callback
+    ArrivalPredictor m_predictor;                           //!< Online look-ahead
 };
 
 } // namespace ns3

@@ -103,11 +103,11 @@ class FluidFifoTestCase : public TestCase
  * \ingroup edge-llm-tests
  * \brief Online ctHO (handover times not announced) on the paper's road.
  *
- * With a look-ahead that foresees every handover of the batch, the online batch is
- * the clairvoyant one: same L, same delays. With no look-ahead each batch closes on
- * the first T_c boundary after its first handover: every UE still resumes, its split
- * adds up, and no UE resumes sooner than the fastest way to rebuild its own context
- * alone (the ctHO optimum of a batch of one).
+ * With a look-ahead that foresees every handover of the batch (and no gathering
+ * window), the online batch is the clairvoyant one: same L, same delays. With no look-ahead each
+ * batch closes on the first T_c boundary after its first handover: every UE still resumes, its
+ * split adds up, and no UE resumes sooner than the fastest way to rebuild its own context alone
+ * (the ctHO optimum of a batch of one).
  */
 class FluidOnlineTestCase : public TestCase
 {
@@ -131,12 +131,14 @@ class FluidOnlineTestCase : public TestCase
             FluidHandoverConfig online = known;
             online.knownHandoverTimes = false;
             online.lookahead = Seconds(1.0); // > the 0.5 s spread of the road's handovers
+            online.gatherTime = Seconds(0);  // no burst to gather: plan at the first handover
             const FluidHandoverResult foreseen = FluidHandoverScenario::Run(online, ues);
             NS_TEST_ASSERT_MSG_EQ_TOL(foreseen.worstDelay,
                                       clairvoyant.worstDelay,
                                       1e-6,
                                       "full look-ahead = clairvoyant, run " << run);
             online.lookahead = Seconds(0);
+            online.gatherTime = MilliSeconds(2);
             const FluidHandoverResult blind = FluidHandoverScenario::Run(online, ues);
             const double rate =
                 known.backhaulGbps * 1e9 / static_cast<double>(profile.BitsPerToken());
