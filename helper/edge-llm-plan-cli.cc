@@ -9,6 +9,7 @@
 #include "ns3/ctho-scheduler.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/prefill-time-model.h"
+#include "ns3/slot-allocator.h"
 
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -61,10 +62,11 @@ MakeScheduler(const std::string& scheme)
     {
         return CreateObject<ChoScheduler>();
     }
+    const std::string valid =
+        "valid schemes: ctho, tho, cho, impactho-slot, ea-slot, wta-slot, pf-slot";
     throw OptionError("scheme",
-                      scheme.empty()
-                          ? "missing; valid schemes: ctho, tho, cho"
-                          : "unknown scheme '" + scheme + "'; valid schemes: ctho, tho, cho");
+                      scheme.empty() ? "missing; " + valid
+                                     : "unknown scheme '" + scheme + "'; " + valid);
 }
 
 /// Reject options CommandLine does not know, before it exits with its own code.
@@ -106,6 +108,170 @@ CheckOptionNames(int argc, char** argv, const std::set<std::string>& known)
     }
 }
 
+LlmModelProfile
+ProfileOption(const std::string& model, const std::string& kvBits)
+{
+    uint64_t q = 0;
+    if (!EdgeLlmParseUnsigned(kvBits, q) || (q != 16 && q != 8 && q != 4))
+    {
+        throw OptionError("kvBits", "must be 16, 8 or 4, got '" + kvBits + "'");
+    }
+    try
+    {
+        return LlmModelProfile::FromPreset(model, static_cast<uint32_t>(q));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw OptionError("model", e.what());
+    }
+}
+
+/// --fit=FILE: least-squares sigmoid through fraction,accuracy points.
+int
+FitCli(const std::string& file, const std::string& family, std::ostream& out)
+{
+    AccuracyUtility::Family f;
+    try
+    {
+        f = AccuracyUtility::ParseFamily(family);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw OptionError("family", e.what());
+    }
+    const EdgeLlmCsvTable table(file, {"fraction", "accuracy"});
+    std::vector<std::pair<double, double>> points;
+    for (std::size_t r = 0; r < table.GetRowCount(); ++r)
+    {
+        points.emplace_back(table.GetDouble(r, "fraction", 0, 1),
+                            table.GetDouble(r, "accuracy", 0, 1));
+    }
+    AccuracyUtility::FitResult fit;
+    try
+    {
+        fit = AccuracyUtility::Fit(points, f);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw EdgeLlmInputError(file, 0, e.what());
+    }
+    nlohmann::ordered_json j;
+    j["family"] = family;
+    j["M"] = fit.asymptote;
+    j["k"] = fit.sharpness;
+    j["tau"] = fit.inflection;
+    j["r_squared"] = fit.rSquared;
+    j["points"] = points.size();
+    out << j.dump(2) << std::endl;
+    return 0;
+}
+
+/// --scheme=*-slot: one ImpactHO backhaul slot (MODEL.md sec. 4).
+int
+SlotCli(const std::string& scheme,
+        const std::string& usersFile,
+        const std::string& model,
+        const std::string& kvBits,
+        const std::string& backhaulGbps,
+        const std::string& slot,
+        const std::string& fallback,
+        std::ostream& out)
+{
+    const LlmModelProfile profile = ProfileOption(model, kvBits);
+    const double gbps = OptionDouble("backhaulGbps", backhaulGbps, 0, true, 1e6);
+    const double dt = OptionDouble("slot", slot, 0, true, 60);
+    SlotAllocator::Fallback fb;
+    try
+    {
+        fb = SlotAllocator::ParseFallback(fallback);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw OptionError("fallback", e.what());
+    }
+    if (usersFile.empty())
+    {
+        throw OptionError("users",
+                          "missing; a CSV file with user_id,context_tokens,received_fraction,"
+                          "M,k,tau");
+    }
+    const EdgeLlmCsvTable table(
+        usersFile,
+        {"user_id", "context_tokens", "received_fraction", "M", "k", "tau"});
+    std::vector<SlotUser> users;
+    std::unordered_set<uint64_t> ids;
+    for (std::size_t r = 0; r < table.GetRowCount(); ++r)
+    {
+        SlotUser u;
+        u.userId = table.GetUnsigned(r, "user_id", 0, UINT64_MAX);
+        if (!ids.insert(u.userId).second)
+        {
+            table.Fail(r, "user_id " + std::to_string(u.userId) + " appears twice");
+        }
+        u.cacheBits = static_cast<double>(table.GetUnsigned(r, "context_tokens", 1, 100000000)) *
+                      static_cast<double>(profile.BitsPerToken());
+        u.received = table.GetDouble(r, "received_fraction", 0, 1);
+        u.utility.asymptote = table.GetDouble(r, "M", 0, 1);
+        u.utility.sharpness = table.GetDouble(r, "k", 0, 1e4);
+        u.utility.inflection = table.GetDouble(r, "tau", 0, 1);
+        if (u.utility.asymptote <= 0)
+        {
+            table.Fail(r, "M must be in (0, 1], got 0");
+        }
+        if (u.utility.sharpness <= 0)
+        {
+            table.Fail(r, "k must be in (0, 1e4], got 0");
+        }
+        if (u.utility.inflection <= 0 || u.utility.inflection >= 1)
+        {
+            table.Fail(r, "tau must be in (0, 1), got " + table.GetString(r, "tau"));
+        }
+        users.push_back(u);
+    }
+    const double budget = gbps * 1e9 * dt;
+    SlotAllocation a;
+    if (scheme == "impactho-slot")
+    {
+        a = SlotAllocator::WaterFilling(users, budget, fb);
+    }
+    else if (scheme == "ea-slot")
+    {
+        a = SlotAllocator::EqualAllocation(users, budget);
+    }
+    else if (scheme == "wta-slot")
+    {
+        a = SlotAllocator::CascadingWta(users, budget);
+    }
+    else
+    {
+        a = SlotAllocator::ProportionalFair(users, budget);
+    }
+    nlohmann::ordered_json j;
+    j["scheme"] = scheme;
+    j["regime"] = a.regime == SlotAllocation::FALLBACK ? "fallback" : "water-filling";
+    if (a.regime == SlotAllocation::BASELINE)
+    {
+        j["regime"] = "baseline";
+    }
+    j["price"] = std::isfinite(a.price) ? a.price : 0.0;
+    j["budget_bits"] = a.budgetBits;
+    j["users"] = nlohmann::ordered_json::array();
+    double total = 0;
+    for (std::size_t i = 0; i < users.size(); ++i)
+    {
+        nlohmann::ordered_json u;
+        u["user_id"] = users[i].userId;
+        u["received_fraction"] = users[i].received;
+        u["target_fraction"] = a.target[i];
+        u["accuracy"] = users[i].utility.Value(a.target[i]);
+        total += users[i].utility.Value(a.target[i]);
+        j["users"].push_back(u);
+    }
+    j["total_accuracy"] = total;
+    out << j.dump(2) << std::endl;
+    return 0;
+}
+
 } // namespace
 
 int
@@ -113,9 +279,14 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
 {
     std::string scheme;
     std::string uesFile;
-    std::string model = "qwen2.5-7b-instruct";
+    std::string usersFile;
+    std::string fitFile;
+    std::string family = "algebraic";
+    std::string slot = "0.1";
+    std::string fallback = "eb";
+    std::string model; // per scheme: qwen2.5-7b-instruct (ctHO), qwen3-8b (ImpactHO)
     std::string kvBits = "16";
-    std::string backhaulGbps = "4.5";
+    std::string backhaulGbps; // per scheme: 4.5 (ctHO), 20 (ImpactHO)
     std::string prefillA = "9.4267e-5";
     std::string prefillB = "2.4e-3";
     std::string prefillC = "0";
@@ -126,6 +297,11 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
                          argv,
                          {"scheme",
                           "ues",
+                          "users",
+                          "fit",
+                          "family",
+                          "slot",
+                          "fallback",
                           "model",
                           "kvBits",
                           "backhaulGbps",
@@ -134,12 +310,30 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
                           "prefillC",
                           "batchPeriod"});
         CommandLine cmd("edge-llm-plan");
-        cmd.Usage("Plans a batch of edge-LLM handovers (ctHO, tHO or cHO) and prints JSON.");
-        cmd.AddValue("scheme", "ctho | tho | cho", scheme);
-        cmd.AddValue("ues", "CSV file: ue_id,handover_time_s,context_tokens", uesFile);
-        cmd.AddValue("model", "LLM preset (KV geometry)", model);
+        cmd.Usage("Plans a batch of edge-LLM handovers (ctHO, tHO, cHO), one ImpactHO backhaul "
+                  "slot (impactho-slot, ea-slot, wta-slot, pf-slot), or fits an accuracy "
+                  "sigmoid (--fit), and prints JSON.");
+        cmd.AddValue("scheme",
+                     "ctho | tho | cho | impactho-slot | ea-slot | wta-slot | pf-slot",
+                     scheme);
+        cmd.AddValue("ues", "ctHO: CSV file ue_id,handover_time_s,context_tokens", uesFile);
+        cmd.AddValue("users",
+                     "ImpactHO slot: CSV file user_id,context_tokens,received_fraction,M,k,tau",
+                     usersFile);
+        cmd.AddValue("slot", "ImpactHO slot length, s, in (0, 60]", slot);
+        cmd.AddValue("fallback", "ImpactHO admission fallback: eb | wta | none", fallback);
+        cmd.AddValue("fit", "Fit a sigmoid to a CSV file fraction,accuracy", fitFile);
+        cmd.AddValue("family",
+                     "Sigmoid family for --fit: algebraic | logistic | erf | arctan",
+                     family);
+        cmd.AddValue("model",
+                     "LLM preset (KV geometry); default qwen2.5-7b-instruct for ctHO, qwen3-8b "
+                     "for ImpactHO",
+                     model);
         cmd.AddValue("kvBits", "KV precision q in bits: 16, 8 or 4", kvBits);
-        cmd.AddValue("backhaulGbps", "Backhaul rate, Gbit/s (1e9 bit/s), > 0", backhaulGbps);
+        cmd.AddValue("backhaulGbps",
+                     "Backhaul rate, Gbit/s (1e9 bit/s), > 0; default 4.5 (ctHO), 20 (ImpactHO)",
+                     backhaulGbps);
         cmd.AddValue("prefillA", "Prefill slope a, s/token, >= 0", prefillA);
         cmd.AddValue("prefillB",
                      "Prefill constant b, s, in [-3600, 3600] (p(L) is floored at 0)",
@@ -148,6 +342,24 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
         cmd.AddValue("batchPeriod", "Batching period T_c, s, >= 0", batchPeriod);
         cmd.Parse(argc, argv);
 
+        if (!fitFile.empty())
+        {
+            return FitCli(fitFile, family, out);
+        }
+        const bool slotScheme = scheme == "impactho-slot" || scheme == "ea-slot" ||
+                                scheme == "wta-slot" || scheme == "pf-slot";
+        if (model.empty())
+        {
+            model = slotScheme ? "qwen3-8b" : "qwen2.5-7b-instruct";
+        }
+        if (backhaulGbps.empty())
+        {
+            backhaulGbps = slotScheme ? "20" : "4.5";
+        }
+        if (slotScheme)
+        {
+            return SlotCli(scheme, usersFile, model, kvBits, backhaulGbps, slot, fallback, out);
+        }
         Ptr<HandoverScheduler> scheduler = MakeScheduler(scheme);
         uint64_t q = 0;
         if (!EdgeLlmParseUnsigned(kvBits, q) || (q != 16 && q != 8 && q != 4))

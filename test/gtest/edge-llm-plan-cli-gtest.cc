@@ -68,6 +68,49 @@ TEST(EdgeLlmPlanCli, DirectoryIsRefused)
     EXPECT_NE(r.err.find("is a directory"), std::string::npos) << r.err;
 }
 
+// ImpactHO slot through the CLI: two identical users above tau share the budget by
+// classical water-filling (MODEL.md sec. 4): levels 0.2 and 0.4 meet at W = 0.3 when
+// the budget is 0.1 of one cache (qwen3-8b, 1000 tokens: 1.179648e9 bits).
+TEST(EdgeLlmPlanCli, ImpactHoSlotAsJson)
+{
+    const std::string file = WriteFile("users.csv",
+                                       "user_id,context_tokens,received_fraction,M,k,tau\n"
+                                       "1,1000,0.2,0.94,45,0.065\n2,1000,0.4,0.94,45,0.065\n");
+    // budget = 0.3 cache = 0.3 * 1.179648e9 bits = backhaulGbps * 1e9 * slot.
+    const CliResult r = RunCli(
+        {"--scheme=impactho-slot", "--users=" + file, "--backhaulGbps=0.3538944", "--slot=1"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["regime"], "water-filling");
+    EXPECT_NEAR(j["budget_bits"].get<double>(), 0.3 * 1.179648e9, 1);
+    EXPECT_NEAR(j["users"][0]["target_fraction"].get<double>(), 0.45, 1e-6);
+    EXPECT_NEAR(j["users"][1]["target_fraction"].get<double>(), 0.45, 1e-6);
+    for (const std::string scheme : {"ea-slot", "wta-slot", "pf-slot"})
+    {
+        const CliResult b = RunCli({"--scheme=" + scheme, "--users=" + file});
+        EXPECT_EQ(b.code, 0) << scheme << ": " << b.err;
+        EXPECT_EQ(nlohmann::json::parse(b.out)["regime"], "baseline");
+    }
+}
+
+TEST(EdgeLlmPlanCli, FitsASigmoid)
+{
+    std::string csv = "fraction,accuracy\n";
+    for (int i = 0; i <= 20; ++i)
+    {
+        const double y = i / 20.0;
+        const double u = 30 * (y - 0.2);
+        csv += std::to_string(y) + "," + std::to_string(0.9 / 2 * (1 + u / std::sqrt(1 + u * u))) +
+               "\n";
+    }
+    const CliResult r = RunCli({"--fit=" + WriteFile("fit.csv", csv)});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_NEAR(j["M"].get<double>(), 0.9, 1e-3);
+    EXPECT_NEAR(j["k"].get<double>(), 30, 0.5);
+    EXPECT_NEAR(j["tau"].get<double>(), 0.2, 1e-3);
+}
+
 TEST(EdgeLlmPlanCli, HandWorkedBatchAsJson)
 {
     const std::string file =
@@ -141,7 +184,15 @@ TEST_P(EdgeLlmPlanCliBadInput, RefusedWithExitTwoAndNoStdout)
         file = WriteFile(c.name + ".csv", c.csv);
     }
     std::vector<std::string> args = {"--ues=" + file};
-    args.insert(args.end(), c.extra.begin(), c.extra.end());
+    for (const auto& e : c.extra)
+    {
+        // "--users=@TEXT": a users file with that content
+        const auto at = e.find("=@");
+        args.push_back(at == std::string::npos
+                           ? e
+                           : e.substr(0, at + 1) +
+                                 WriteFile(c.name + "-users.csv", e.substr(at + 2)));
+    }
     if (std::none_of(args.begin(), args.end(), [](const std::string& a) {
             return a.rfind("--scheme", 0) == 0;
         }))
@@ -228,6 +279,31 @@ INSTANTIATE_TEST_SUITE_P(
                 kHeader + "1,0.5,10\n",
                 {"--prefillA=1e301"},
                 "--prefillA: must be a number in [0, 1]"},
+        BadCase{"slot_fraction",
+                "",
+                {"--scheme=impactho-slot",
+                 "--users=@user_id,context_tokens,received_fraction,M,k,tau\n1,4096,1.5,0.9,45,0."
+                 "065\n"},
+                "received_fraction must be in [0, 1]"},
+        BadCase{
+            "slot_tau",
+            "",
+            {"--scheme=impactho-slot",
+             "--users=@user_id,context_tokens,received_fraction,M,k,tau\n1,4096,0.5,0.9,45,1\n"},
+            "tau must be in (0, 1)"},
+        BadCase{
+            "slot_k",
+            "",
+            {"--scheme=pf-slot",
+             "--users=@user_id,context_tokens,received_fraction,M,k,tau\n1,4096,0.5,0.9,0,0.1\n"},
+            "k must be in (0, 1e4]"},
+        BadCase{
+            "slot_fallback",
+            "",
+            {"--scheme=impactho-slot",
+             "--fallback=maybe",
+             "--users=@user_id,context_tokens,received_fraction,M,k,tau\n1,4096,0.5,0.9,45,0.1\n"},
+            "--fallback: unknown fallback 'maybe'"},
         BadCase{"unknown_option",
                 kHeader + "1,0.5,10\n",
                 {"--speed=3"},
