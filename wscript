@@ -17,6 +17,7 @@ MODULE_SOURCES = [
     'model/streaming-radio-model.cc',
     'model/accuracy-utility.cc',
     'model/slot-allocator.cc',
+    'model/impactho-scheduler.cc',
     'model/token-stream-header.cc',
     'model/edge-llm-node.cc',
     'model/edge-llm-ue-app.cc',
@@ -28,6 +29,8 @@ MODULE_SOURCES = [
     'helper/road-ue-draw.cc',
     'helper/edge-llm-stats.cc',
     'helper/ctho-figures.cc',
+    'helper/edge-llm-figure-writer.cc',
+    'helper/impactho-fluid-scenario.cc',
 ]
 
 MODULE_HEADERS = [s.replace('.cc', '.h') for s in MODULE_SOURCES]
@@ -38,6 +41,7 @@ TEST_SOURCES = [
     'test/edge-llm-lte-handover-test-suite.cc',
     'test/edge-llm-fluid-test-suite.cc',
     'test/edge-llm-ctho-figures-test-suite.cc',
+    'test/edge-llm-impactho-test-suite.cc',
 ]
 
 

@@ -14,8 +14,8 @@
 #include "ns3/ctho-figures.h"
 
 #include "ns3/core-module.h"
+#include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-stats.h"
-#include "ns3/gnuplot.h"
 #include "ns3/road-handover-scenario.h"
 
 #include <chrono>
@@ -31,24 +31,6 @@ using namespace ns3;
 
 namespace
 {
-
-/// Writes \p text to \p path whole or not at all.
-bool
-WriteAtomically(const std::string& path, const std::string& text)
-{
-    const std::string tmp = path + ".tmp";
-    {
-        std::ofstream out(tmp);
-        out << text;
-        if (!out)
-        {
-            std::cerr << "error: cannot write " << tmp << std::endl;
-            return false;
-        }
-    }
-    std::filesystem::rename(tmp, path);
-    return true;
-}
 
 /// The packet-level road scenario for a figure point.
 RoadHandoverConfig
@@ -130,15 +112,7 @@ Main(int argc, char* argv[])
             throw std::invalid_argument("--packetRuns must be in [1, 1000]");
         }
         base.road.Validate();
-        // The output directory is checked before any simulation runs.
-        std::error_code ec;
-        std::filesystem::create_directories(outputDir, ec);
-        if (ec || !std::ofstream(outputDir + "/.write-test"))
-        {
-            throw std::invalid_argument("--outputDir: cannot write to '" + outputDir + "'" +
-                                        (ec ? ": " + ec.message() : std::string()));
-        }
-        std::filesystem::remove(outputDir + "/.write-test", ec);
+        CheckOutputDirectory(outputDir); // before any simulation runs
     }
     catch (const std::exception& e)
     {
@@ -261,48 +235,24 @@ Main(int argc, char* argv[])
     // CSV, gnuplot script, PNG.
     std::ostringstream csv;
     csv << "x,scheme,mean_delay_s,ci95_s,runs\n" << std::setprecision(9);
-    std::map<std::string, Gnuplot2dDataset> datasets;
+    std::vector<FigurePoint> plotted;
     std::map<double, std::map<std::string, double>> byX;
     for (const auto& p : points)
     {
         csv << p.x << "," << p.scheme << "," << p.mean << "," << p.ci95 << "," << p.runs << "\n";
-        auto it = datasets.find(p.scheme);
-        if (it == datasets.end())
-        {
-            it = datasets.emplace(p.scheme, Gnuplot2dDataset(p.scheme)).first;
-            const bool packet = p.scheme.find("-packet") != std::string::npos;
-            it->second.SetStyle(packet ? Gnuplot2dDataset::POINTS : Gnuplot2dDataset::LINES_POINTS);
-            it->second.SetErrorBars(Gnuplot2dDataset::Y);
-        }
-        it->second.Add(p.x, p.mean, p.ci95);
+        plotted.push_back(
+            {p.x, p.scheme, p.mean, p.ci95, p.scheme.find("-packet") != std::string::npos});
         byX[p.x][p.scheme] = p.mean;
     }
-    std::filesystem::create_directories(outputDir);
     const std::string stem = outputDir + "/fig" + figure;
-    Gnuplot plot(stem + ".png");
-    plot.SetTerminal("png size 800,560");
-    plot.SetTitle("ctHO Fig. " + figure + " (" + std::to_string(runs) + " runs per point, 95% CI)");
-    plot.SetLegend(CtHoFigures::XLabel(figure), CtHoFigures::YLabel(figure));
-    plot.AppendExtra("set key top left");
-    plot.AppendExtra("set grid");
-    for (auto& [name, ds] : datasets)
+    if (!WriteFigure(stem,
+                     csv.str(),
+                     "ctHO Fig. " + figure + " (" + std::to_string(runs) +
+                         " runs per point, 95% CI)",
+                     CtHoFigures::XLabel(figure),
+                     CtHoFigures::YLabel(figure),
+                     plotted))
     {
-        plot.AddDataset(ds);
-    }
-    std::ostringstream plt;
-    plot.GenerateOutput(plt);
-    if (!WriteAtomically(stem + ".csv", csv.str()) || !WriteAtomically(stem + ".plt", plt.str()))
-    {
-        return 1;
-    }
-    const std::string gnuplotCmd = "gnuplot '" + stem + ".plt'";
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-    {
-        std::cerr << "note: gnuplot not found; run " << gnuplotCmd << " for the PNG" << std::endl;
-    }
-    else if (std::system(gnuplotCmd.c_str()) != 0)
-    {
-        std::cerr << "error: " << gnuplotCmd << " failed" << std::endl;
         return 1;
     }
 

@@ -1,0 +1,209 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "impactho-fluid-scenario.h"
+
+#include "ns3/ctho-planner.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/impactho-scheduler.h"
+#include "ns3/llm-model-profile.h"
+#include "ns3/object-factory.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+/// Random streams of the ImpactHO draws.
+constexpr int64_t STREAM_ARRIVALS = 21;
+constexpr int64_t STREAM_CONTEXTS = 22;
+
+/// The fraction y with A(y) = level (A increasing), by bisection to 1e-12.
+double
+FractionFor(const AccuracyUtility& a, double level)
+{
+    double lo = 0;
+    double hi = 1;
+    for (int i = 0; i < 60; ++i)
+    {
+        const double mid = 0.5 * (lo + hi);
+        (a.Value(mid) >= level ? hi : lo) = mid;
+    }
+    return hi;
+}
+} // namespace
+
+void
+ImpactHoFluidConfig::Validate() const
+{
+    auto require = [](bool ok, const std::string& what) {
+        if (!ok)
+        {
+            throw std::invalid_argument(what);
+        }
+    };
+    (void)LlmModelProfile::FromPreset(model, kvBits);
+    require(backhaulGbps > 0 && backhaulGbps <= 1e6, "backhaulGbps must be in (0, 1e6]");
+    require(slot.IsStrictlyPositive(), "slot must be > 0");
+    require(window.IsStrictlyPositive(), "window must be > 0");
+    require(arrivalRate > 0 && arrivalRate <= 1e4, "arrivalRate must be in (0, 1e4] users/s");
+    require(simTime.IsStrictlyPositive(), "simTime must be > 0");
+    require(!contexts.empty(), "contexts must list at least one length");
+}
+
+double
+ImpactHoFluidScenario::RePrefillLatency(uint64_t context)
+{
+    return PrefillTimeModel::ImpactHoQwen3_8b().Evaluate(context);
+}
+
+double
+ImpactHoFluidScenario::HybridLatency(uint64_t context,
+                                     double arrival,
+                                     double& backhaulFreeAt,
+                                     double backhaulTokensPerSecond)
+{
+    // ctHO for this user alone (no batching period), on its own GPU, behind the FCFS
+    // backhaul's backlog: the split that minimizes its own delay.
+    CtHoPlanner planner(backhaulTokensPerSecond, PrefillTimeModel::ImpactHoQwen3_8b(), 0.0);
+    planner.SetBackhaulFreeAt(backhaulFreeAt);
+    const CtHoPlan plan = planner.PlanOptimal({{0, arrival, context}});
+    if (plan.ues[0].transferTokens > 0)
+    {
+        backhaulFreeAt = plan.ues[0].transferDone;
+    }
+    return plan.worstDelay;
+}
+
+ImpactHoFluidResult
+ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
+{
+    cfg.Validate();
+    ObjectFactory factory("ns3::ImpactHoScheduler");
+    factory.Set("Policy", StringValue(cfg.policy));
+    factory.Set("Fallback", StringValue(cfg.fallback));
+    factory.Set("SlotLength", TimeValue(cfg.slot));
+    factory.Set("TransferWindow", TimeValue(cfg.window));
+    Ptr<ImpactHoScheduler> scheduler = factory.Create<ImpactHoScheduler>();
+    const double bitsPerToken =
+        static_cast<double>(LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BitsPerToken());
+
+    // Draws of (seed, run): Poisson arrivals and uniform contexts, fixed streams.
+    const uint64_t oldRun = RngSeedManager::GetRun();
+    RngSeedManager::SetRun(run);
+    Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
+    gap->SetStream(STREAM_ARRIVALS);
+    gap->SetAttribute("Mean", DoubleValue(1.0 / cfg.arrivalRate));
+    Ptr<UniformRandomVariable> pick = CreateObject<UniformRandomVariable>();
+    pick->SetStream(STREAM_CONTEXTS);
+    RngSeedManager::SetRun(oldRun);
+
+    struct User
+    {
+        double arrival{0};
+        uint64_t context{0};
+        double bits{0};
+        AccuracyUtility utility;
+        double x{0};
+        double reach99{1};
+        double latency99{std::numeric_limits<double>::quiet_NaN()};
+    };
+
+    std::vector<User> users;
+    for (double t = gap->GetValue(); t < cfg.simTime.GetSeconds(); t += gap->GetValue())
+    {
+        const uint64_t c = cfg.contexts[pick->GetInteger(0, cfg.contexts.size() - 1)];
+        User u;
+        u.arrival = t;
+        u.context = c;
+        u.bits = static_cast<double>(c) * bitsPerToken;
+        u.utility = AccuracyUtility::Preset(c, cfg.importanceOrder);
+        u.reach99 = FractionFor(u.utility, 0.99 * u.utility.asymptote);
+        users.push_back(u);
+    }
+
+    ImpactHoFluidResult result;
+    const double dt = cfg.slot.GetSeconds();
+    const double window = cfg.window.GetSeconds();
+    const double budget = cfg.backhaulGbps * 1e9 * dt;
+    std::size_t first = 0; // users before it are done (window closed or full)
+    for (uint64_t k = 0;; ++k)
+    {
+        const double t = static_cast<double>(k) * dt;
+        while (first < users.size() &&
+               (users[first].arrival + window <= t || users[first].x >= 1.0))
+        {
+            ++first;
+        }
+        if (first >= users.size())
+        {
+            break;
+        }
+        // Active: arrived before this slot's start, window still open, cache not full.
+        std::vector<SlotUser> active;
+        std::vector<std::size_t> index;
+        for (std::size_t i = first; i < users.size() && users[i].arrival <= t; ++i)
+        {
+            User& u = users[i];
+            if (u.arrival + window > t && u.x < 1.0)
+            {
+                active.push_back({i, u.bits, u.x, u.utility});
+                index.push_back(i);
+            }
+        }
+        if (active.empty())
+        {
+            continue;
+        }
+        const SlotAllocation a = scheduler->AllocateSlot(active, budget);
+        ++result.slots;
+        result.fallbackSlots += a.regime == SlotAllocation::FALLBACK ? 1 : 0;
+        for (std::size_t n = 0; n < index.size(); ++n)
+        {
+            User& u = users[index[n]];
+            // Sent at a constant rate over the slot; the window may cut it short.
+            const double share = std::clamp((u.arrival + window - t) / dt, 0.0, 1.0);
+            const double y = u.x + (a.target[n] - u.x) * share;
+            if (std::isnan(u.latency99) && y >= u.reach99 && a.target[n] > u.x)
+            {
+                u.latency99 = t + dt * (u.reach99 - u.x) / (a.target[n] - u.x) - u.arrival;
+            }
+            u.x = std::min(1.0, y);
+        }
+    }
+    double accSum = 0;
+    double fullSum = 0;
+    uint32_t starved = 0;
+    for (const auto& u : users)
+    {
+        ImpactHoUserResult r;
+        r.arrival = u.arrival;
+        r.contextTokens = u.context;
+        r.received = u.x;
+        r.accuracy = u.utility.Value(u.x);
+        r.fullAccuracy = u.utility.asymptote;
+        r.starved = u.x < u.utility.inflection;
+        r.latency99 = u.latency99;
+        accSum += r.accuracy;
+        fullSum += r.fullAccuracy;
+        starved += r.starved ? 1 : 0;
+        result.users.push_back(r);
+    }
+    if (!users.empty())
+    {
+        result.meanAccuracy = accSum / static_cast<double>(users.size());
+        result.meanFullAccuracy = fullSum / static_cast<double>(users.size());
+        result.starvationRate = static_cast<double>(starved) / static_cast<double>(users.size());
+    }
+    return result;
+}
+
+} // namespace ns3

@@ -1,0 +1,108 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef IMPACTHO_FLUID_SCENARIO_H
+#define IMPACTHO_FLUID_SCENARIO_H
+
+#include "ns3/nstime.h"
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief Knobs of ImpactHO's evaluation (ImpactHO Sec. VI-A; MODEL.md sec. 4).
+ */
+struct ImpactHoFluidConfig
+{
+    std::string policy{"WaterFilling"};                //!< ImpactHoScheduler Policy
+    std::string fallback{"EqualizedBytes"};            //!< ImpactHoScheduler Fallback
+    std::string model{"qwen3-8b"};                     //!< LLM preset
+    uint32_t kvBits{16};                               //!< q
+    double backhaulGbps{20};                           //!< B, Gbit/s
+    Time slot{MilliSeconds(100)};                      //!< dt
+    Time window{MilliSeconds(500)};                    //!< T_max (a very long one: no truncation)
+    double arrivalRate{4};                             //!< rho, handovers/s (Poisson)
+    Time simTime{Seconds(100)};                        //!< Arrivals in [0, simTime)
+    bool importanceOrder{true};                        //!< Fast KVzip order (false: random order)
+    std::vector<uint64_t> contexts{4096, 8192, 16384}; //!< Uniform choice per user
+
+    /**
+     * \brief Check every knob.
+     * \throws std::invalid_argument naming the knob and its valid range
+     */
+    void Validate() const;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief One user of an ImpactHO run.
+ */
+struct ImpactHoUserResult
+{
+    double arrival{0};         //!< Handover time, s
+    uint64_t contextTokens{0}; //!< C_i
+    double received{0};        //!< Final fraction x_i
+    double accuracy{0};        //!< A_i(x_i)
+    double fullAccuracy{0};    //!< M_i, the full-cache ceiling
+    bool starved{false};       //!< x_i never reached tau_i within T_max
+    /// Time from arrival to 99 % of full accuracy, s (NaN: never)
+    double latency99{std::numeric_limits<double>::quiet_NaN()};
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief What one ImpactHO run gives.
+ */
+struct ImpactHoFluidResult
+{
+    std::vector<ImpactHoUserResult> users; //!< In arrival order
+    double meanAccuracy{0};                //!< Average final accuracy
+    double meanFullAccuracy{0};            //!< Average ceiling (the full-cache curve)
+    double starvationRate{0};              //!< Share of starved users
+    uint32_t fallbackSlots{0};             //!< Slots decided by the admission fallback
+    uint32_t slots{0};                     //!< Slots with active users
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Flow-level ImpactHO: Poisson handovers, each cache sent in importance order,
+ *        every slot's budget B dt shared by an ImpactHoScheduler (the same object the
+ *        packet level uses), truncation after T_max.
+ *
+ * A handover that arrives inside a slot waits for the next slot. In a slot a user's
+ * share is delivered at a constant rate; a window that ends mid-slot truncates it
+ * pro rata. The final accuracy is the utility of the received fraction (anytime
+ * inference); a user is starved if it never reached its tau.
+ */
+class ImpactHoFluidScenario
+{
+  public:
+    /**
+     * \param config the knobs (validated)
+     * \param run the run number: the arrivals and contexts of (seed, run)
+     * \throws std::invalid_argument for a bad config
+     */
+    static ImpactHoFluidResult Run(const ImpactHoFluidConfig& config, uint64_t run);
+
+    /**
+     * \brief Table II's compute baselines for one user arriving at \p arrival with
+     *        \p context tokens: re-prefill on its own GPU (ImpactHO's quadratic p) and
+     *        hybrid (ctHO-style split for that user alone on a FCFS backhaul that is busy
+     *        until \p backhaulFreeAt), latency in s.
+     */
+    static double RePrefillLatency(uint64_t context);
+    static double HybridLatency(uint64_t context,
+                                double arrival,
+                                double& backhaulFreeAt,
+                                double backhaulTokensPerSecond);
+};
+
+} // namespace ns3
+
+#endif /* IMPACTHO_FLUID_SCENARIO_H */

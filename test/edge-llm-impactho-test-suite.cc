@@ -1,0 +1,139 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/impactho-fluid-scenario.h"
+#include "ns3/test.h"
+
+#include <map>
+
+using namespace ns3;
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The shapes ImpactHO reports (Sec. VI), at flow level, 10 runs per point:
+ *        ours >= EA, WTA, PF at every rho in 1..8; ours within 1 pp of the full-cache
+ *        ceiling at rho = 4 (paper: 93.7 % vs 94.1 %); WTA ahead of EA at 10 Gbit/s and
+ *        behind at 30 Gbit/s (the crossover); at rho = 12 EB starves far fewer users than
+ *        no admission (paper: 0.65 % vs 20.8 %) and fewer than the WTA fallback; random
+ *        order far below importance order at rho = 8 (paper: 20.2 %).
+ */
+class ImpactHoShapesTestCase : public TestCase
+{
+  public:
+    ImpactHoShapesTestCase()
+        : TestCase("ImpactHO at flow level: the paper's shapes hold")
+    {
+    }
+
+  private:
+    /// Mean accuracy and starvation over runs 1..10.
+    static std::pair<double, double> Mean(ImpactHoFluidConfig c)
+    {
+        double acc = 0;
+        double starved = 0;
+        for (uint64_t r = 1; r <= 10; ++r)
+        {
+            const ImpactHoFluidResult res = ImpactHoFluidScenario::Run(c, r);
+            acc += res.meanAccuracy / 10;
+            starved += res.starvationRate / 10;
+        }
+        return {acc, starved};
+    }
+
+    void DoRun() override
+    {
+        for (double rho : {1.0, 2.0, 4.0, 6.0, 8.0})
+        {
+            ImpactHoFluidConfig c;
+            c.arrivalRate = rho;
+            const double ours = Mean(c).first;
+            for (const std::string policy : {"Equal", "Wta", "Pf"})
+            {
+                c.policy = policy;
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(ours,
+                                            Mean(c).first,
+                                            "ours >= " << policy << " at rho " << rho);
+            }
+        }
+        ImpactHoFluidConfig def;
+        const double ours = Mean(def).first;
+        const double ceiling = ImpactHoFluidScenario::Run(def, 1).meanFullAccuracy;
+        NS_TEST_ASSERT_MSG_LT(ceiling - ours, 0.01, "within 1 pp of the full cache at rho 4");
+
+        ImpactHoFluidConfig ea;
+        ea.policy = "Equal";
+        ImpactHoFluidConfig wta;
+        wta.policy = "Wta";
+        ea.backhaulGbps = wta.backhaulGbps = 10;
+        NS_TEST_ASSERT_MSG_GT(Mean(wta).first, Mean(ea).first, "WTA ahead at 10 Gbit/s");
+        ea.backhaulGbps = wta.backhaulGbps = 30;
+        NS_TEST_ASSERT_MSG_LT(Mean(wta).first, Mean(ea).first, "EA ahead at 30 Gbit/s");
+
+        ImpactHoFluidConfig eb;
+        eb.arrivalRate = 12;
+        ImpactHoFluidConfig none = eb;
+        none.fallback = "None";
+        ImpactHoFluidConfig wtaFallback = eb;
+        wtaFallback.fallback = "CascadingWta";
+        const double ebStarved = Mean(eb).second;
+        NS_TEST_ASSERT_MSG_LT(ebStarved, 0.02, "EB starvation at rho 12 (paper 0.65 %)");
+        NS_TEST_ASSERT_MSG_GT(Mean(none).second, 10 * ebStarved, "no admission starves far more");
+        NS_TEST_ASSERT_MSG_GT(Mean(wtaFallback).second, ebStarved, "EB below the WTA fallback");
+
+        ImpactHoFluidConfig random;
+        random.arrivalRate = 8;
+        random.importanceOrder = false;
+        NS_TEST_ASSERT_MSG_LT(Mean(random).first, 0.5, "random order collapses at rho 8");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Table II's compute baselines against the paper: re-prefill 300 / 676 / 1566 ms
+ *        (the quadratic through them), and a single hybrid user alone on an idle
+ *        backhaul: ctHO's split for K = 1 balances p(L) against (C - L) / R.
+ */
+class ImpactHoTable2TestCase : public TestCase
+{
+  public:
+    ImpactHoTable2TestCase()
+        : TestCase("ImpactHO Table II baselines: re-prefill and a lone hybrid user")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NS_TEST_ASSERT_MSG_EQ_TOL(ImpactHoFluidScenario::RePrefillLatency(4096), 0.300, 0.01, "4K");
+        NS_TEST_ASSERT_MSG_EQ_TOL(ImpactHoFluidScenario::RePrefillLatency(8192), 0.676, 0.01, "8K");
+        NS_TEST_ASSERT_MSG_EQ_TOL(ImpactHoFluidScenario::RePrefillLatency(16384),
+                                  1.566,
+                                  0.02,
+                                  "16K");
+        // Alone at 20 Gbit/s (16954 tokens/s of Qwen3-8B), 8K tokens: a scan of every L
+        // (done outside the project) finds p(L) = (8192 - L) / R at L = 3691, 0.26549 s.
+        double free = 0;
+        const double rate = 20e9 / 1179648.0;
+        const double hybrid = ImpactHoFluidScenario::HybridLatency(8192, 0.0, free, rate);
+        NS_TEST_ASSERT_MSG_EQ_TOL(hybrid, 0.26549, 1e-4, "hybrid: the balanced split");
+        NS_TEST_ASSERT_MSG_GT(free, 0.0, "its transfer occupies the FCFS backhaul");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief ImpactHO at flow level (SYSTEM).
+ */
+class EdgeLlmImpactHoTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmImpactHoTestSuite()
+        : TestSuite("edge-llm-impactho", SYSTEM)
+    {
+        AddTestCase(new ImpactHoTable2TestCase, TestCase::QUICK);
+        AddTestCase(new ImpactHoShapesTestCase, TestCase::QUICK);
+    }
+};
+
+/// Static instance registering the suite.
+static EdgeLlmImpactHoTestSuite g_edgeLlmImpactHoTestSuite;
