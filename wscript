@@ -31,6 +31,7 @@ MODULE_SOURCES = [
     'helper/ctho-figures.cc',
     'helper/edge-llm-figure-writer.cc',
     'helper/impactho-fluid-scenario.cc',
+    'helper/impactho-packet-scenario.cc',
 ]
 
 MODULE_HEADERS = [s.replace('.cc', '.h') for s in MODULE_SOURCES]

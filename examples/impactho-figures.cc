@@ -15,6 +15,7 @@
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/impactho-fluid-scenario.h"
+#include "ns3/impactho-packet-scenario.h"
 #include "ns3/llm-model-profile.h"
 
 #include <chrono>
@@ -50,12 +51,20 @@ main(int argc, char* argv[])
     uint32_t runs = 50;
     double simTime = 100;
     std::string outputDir = "results/impactho-figures";
+    bool packetLevel = false;
+    uint32_t packetRuns = 2;
+    double packetSimTime = 10;
     CommandLine cmd(__FILE__);
     cmd.Usage("ImpactHO's Figs. 3-5 and Table II at flow level.");
     cmd.AddValue("figure", "3a | 3b | 4a | 4b | 5a | 5b | table2", figure);
     cmd.AddValue("runs", "Monte-Carlo runs per point (>= 2)", runs);
     cmd.AddValue("simTime", "Simulated arrival time per run, s", simTime);
     cmd.AddValue("outputDir", "Where the CSV and PNG go", outputDir);
+    cmd.AddValue("packetLevel",
+                 "Add packet-level points of ours (TCP backhaul) at two x values",
+                 packetLevel);
+    cmd.AddValue("packetRuns", "Runs per packet-level point", packetRuns);
+    cmd.AddValue("packetSimTime", "Simulated arrival time per packet-level run, s", packetSimTime);
     cmd.Parse(argc, argv);
 
     // Sweep, x label and curves of each figure (defaults: rho = 4, B = 20 Gbit/s,
@@ -218,6 +227,33 @@ main(int argc, char* argv[])
                   << done << "/" << total << ", " << std::fixed << std::setprecision(1) << elapsed
                   << " s elapsed, ~" << elapsed * (total - done) / std::max<uint64_t>(done, 1)
                   << " s left" << std::endl;
+    }
+    if (packetLevel)
+    {
+        // Packet-level points of the first curve (ours) on the same runs' handovers.
+        for (double x : {xs[1], xs[xs.size() / 2]})
+        {
+            std::vector<double> packet;
+            std::vector<double> fluid;
+            for (uint32_t r = 1; r <= packetRuns; ++r)
+            {
+                ImpactHoFluidConfig c;
+                c.simTime = Seconds(packetSimTime);
+                curves.front().set(c, x);
+                packet.push_back(ImpactHoPacketScenario::Run(c, r).meanAccuracy);
+                fluid.push_back(ImpactHoFluidScenario::Run(c, r).meanAccuracy);
+            }
+            const SampleSummary ps = SummarizeSamples(packet);
+            const SampleSummary fs = SummarizeSamples(fluid);
+            csv << x << "," << curves.front().name << "-packet," << ps.mean << "," << ps.ci95
+                << ",0," << ps.n << "\n";
+            points.push_back(
+                {x, curves.front().name + "-packet", 100 * ps.mean, 100 * ps.ci95, true});
+            std::cout << std::fixed << std::setprecision(2) << "packet level, x = " << x << ": "
+                      << 100 * ps.mean << " % vs flow level " << 100 * fs.mean << " % on the same "
+                      << packetRuns << " runs (" << std::showpos << 100 * (ps.mean - fs.mean)
+                      << std::noshowpos << " pp)" << std::endl;
+        }
     }
     const std::string stem = outputDir + "/fig" + figure;
     if (!WriteFigure(stem,

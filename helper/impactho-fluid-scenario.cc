@@ -59,6 +59,26 @@ ImpactHoFluidConfig::Validate() const
     require(!contexts.empty(), "contexts must list at least one length");
 }
 
+std::vector<std::pair<double, uint64_t>>
+ImpactHoFluidScenario::DrawHandovers(const ImpactHoFluidConfig& cfg, uint64_t run)
+{
+    // Draws of (seed, run): Poisson arrivals and uniform contexts, fixed streams.
+    const uint64_t oldRun = RngSeedManager::GetRun();
+    RngSeedManager::SetRun(run);
+    Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
+    gap->SetStream(STREAM_ARRIVALS);
+    gap->SetAttribute("Mean", DoubleValue(1.0 / cfg.arrivalRate));
+    Ptr<UniformRandomVariable> pick = CreateObject<UniformRandomVariable>();
+    pick->SetStream(STREAM_CONTEXTS);
+    RngSeedManager::SetRun(oldRun);
+    std::vector<std::pair<double, uint64_t>> handovers;
+    for (double t = gap->GetValue(); t < cfg.simTime.GetSeconds(); t += gap->GetValue())
+    {
+        handovers.emplace_back(t, cfg.contexts[pick->GetInteger(0, cfg.contexts.size() - 1)]);
+    }
+    return handovers;
+}
+
 double
 ImpactHoFluidScenario::RePrefillLatency(uint64_t context)
 {
@@ -96,16 +116,6 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
     const double bitsPerToken =
         static_cast<double>(LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BitsPerToken());
 
-    // Draws of (seed, run): Poisson arrivals and uniform contexts, fixed streams.
-    const uint64_t oldRun = RngSeedManager::GetRun();
-    RngSeedManager::SetRun(run);
-    Ptr<ExponentialRandomVariable> gap = CreateObject<ExponentialRandomVariable>();
-    gap->SetStream(STREAM_ARRIVALS);
-    gap->SetAttribute("Mean", DoubleValue(1.0 / cfg.arrivalRate));
-    Ptr<UniformRandomVariable> pick = CreateObject<UniformRandomVariable>();
-    pick->SetStream(STREAM_CONTEXTS);
-    RngSeedManager::SetRun(oldRun);
-
     struct User
     {
         double arrival{0};
@@ -118,9 +128,8 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
     };
 
     std::vector<User> users;
-    for (double t = gap->GetValue(); t < cfg.simTime.GetSeconds(); t += gap->GetValue())
+    for (const auto& [t, c] : DrawHandovers(cfg, run))
     {
-        const uint64_t c = cfg.contexts[pick->GetInteger(0, cfg.contexts.size() - 1)];
         User u;
         u.arrival = t;
         u.context = c;

@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -89,6 +90,15 @@ class ImpactHoFluidScenario
      * \throws std::invalid_argument for a bad config
      */
     static ImpactHoFluidResult Run(const ImpactHoFluidConfig& config, uint64_t run);
+
+    /**
+     * \brief The handovers of (seed, run): Poisson times in [0, simTime) at arrivalRate
+     *        and a uniform choice of context, from fixed streams (the packet level draws
+     *        the same ones).
+     * \return (handover time in s, context in tokens), in time order
+     */
+    static std::vector<std::pair<double, uint64_t>> DrawHandovers(const ImpactHoFluidConfig& config,
+                                                                  uint64_t run);
 
     /**
      * \brief Table II's compute baselines for one user arriving at \p arrival with

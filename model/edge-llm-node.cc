@@ -5,6 +5,7 @@
 
 #include "token-stream-header.h"
 
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
@@ -98,6 +99,12 @@ EdgeLlmNode::GetTypeId()
                           TimeValue(MilliSeconds(2)),
                           MakeTimeAccessor(&EdgeLlmNode::m_gatherTime),
                           MakeTimeChecker(Seconds(0), Seconds(1)))
+            .AddAttribute("ImportanceOrder",
+                          "ImpactHO: caches are sent in Fast KVzip importance order (true) or "
+                          "in random order (false); selects the accuracy utility preset.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmNode::m_importanceOrder),
+                          MakeBooleanChecker())
             .AddAttribute("Scheduler",
                           "The handover policy (ns3::CtHoScheduler, ns3::ThoScheduler, "
                           "ns3::ChoScheduler, ...).",
@@ -127,6 +134,16 @@ EdgeLlmNode::GetTypeId()
                             "sourceCellId, bytes).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_kvReceivedTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PartialRestored",
+                            "Target, ImpactHO: a session resumes on the importance-ordered "
+                            "prefix it received (sessionId, sourceCellId, fraction in [0, 1]).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_partialTrace),
+                            "ns3::EdgeLlmNode::PartialTracedCallback")
+            .AddTraceSource("ImpactHoSlot",
+                            "Source, ImpactHO: a slot was shared (targetCellId, active users, "
+                            "true if the admission fallback decided it).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_slotTrace),
+                            "ns3::EdgeLlmNode::SlotTracedCallback")
             .AddTraceSource("SessionRestored",
                             "Target: the session resumes decoding (sessionId, sourceCellId, "
                             "handover delay).",
@@ -230,6 +247,7 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId,
     peer.connection->SetMessageCallback(
         MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this).Bind(peerCellId));
     peer.connection->SetKvBytesCallback(MakeCallback(&EdgeLlmNode::OnKvBytes, this));
+    peer.connection->SetTransferSentCallback(MakeCallback(&EdgeLlmNode::OnTransferSent, this));
     m_peers[peerCellId] = peer;
 }
 
@@ -436,7 +454,10 @@ EdgeLlmNode::DecodeToken(uint64_t sessionId)
     token.cellId = m_cellId;
     Ptr<Packet> p = Create<Packet>(m_tokenBytes);
     p->AddHeader(token);
-    m_ueSocket->SendTo(p, 0, InetSocketAddress(s.ueAddress, s.uePort));
+    if (s.ueAddress != Ipv4Address())
+    {
+        m_ueSocket->SendTo(p, 0, InetSocketAddress(s.ueAddress, s.uePort));
+    }
     if (s.generated >= s.maxNewTokens)
     {
         s.state = FINISHED;
@@ -549,6 +570,11 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     s.state = HANDED_OVER;
     const uint64_t context = s.promptTokens + s.generated;
     m_handoverStartedTrace(sessionId, targetCellId, context);
+    if (Ptr<ImpactHoScheduler> impact = DynamicCast<ImpactHoScheduler>(m_scheduler))
+    {
+        StartImpactHo(impact, sessionId, targetCellId, context);
+        return;
+    }
     if (GetBatcher().IsAnnounced(sessionId, targetCellId) || m_gatherTime.IsZero())
     {
         StartTransfer(sessionId, targetCellId, context, Simulator::Now());
@@ -635,6 +661,129 @@ EdgeLlmNode::StartTransfer(uint64_t sessionId,
     peer.connection->AddTransfer(job);
 }
 
+void
+EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens)
+{
+    NS_ABORT_MSG_IF(contextTokens < 1 || contextTokens > UINT32_MAX,
+                    "EdgeLlmNode::OpenSession: context must be in [1, 2^32 - 1] tokens");
+    Session s;
+    s.id = sessionId;
+    s.promptTokens = static_cast<uint32_t>(contextTokens);
+    s.state = FINISHED; // its context is built; no UE stream attached
+    m_sessions[sessionId] = s;
+}
+
+void
+EdgeLlmNode::StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
+                           uint64_t sessionId,
+                           uint16_t targetCellId,
+                           uint64_t context)
+{
+    const Time now = Simulator::Now();
+    Session& s = m_sessions.at(sessionId);
+    Peer& peer = m_peers.at(targetCellId);
+    KvTransferRequestHeader req;
+    req.sessionId = sessionId;
+    req.ueAddress = s.ueAddress.Get();
+    req.uePort = s.uePort;
+    req.sourceCellId = m_cellId;
+    req.handoverTimeNs = now.GetNanoSeconds();
+    req.contextTokens = static_cast<uint32_t>(context);
+    req.transferTokens = static_cast<uint32_t>(context);
+    req.bytesPerToken = static_cast<uint32_t>(m_profile.BytesPerToken());
+    req.tokensGenerated = s.generated;
+    req.maxNewTokens = s.maxNewTokens;
+    req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
+    peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0);
+    KvTransferJob job;
+    job.sessionId = sessionId;
+    job.handoverTime = now;
+    job.deadline = now + scheduler->GetTransferWindow();
+    job.remainingBytes = context * m_profile.BytesPerToken();
+    job.slotBudget = 0; // it waits for the next slot
+    job.entryBytes = static_cast<uint32_t>(m_profile.BitsPerEntry() / 8);
+    peer.connection->AddTransfer(job);
+
+    ImpactHoTransfer t;
+    t.target = targetCellId;
+    t.arrival = now;
+    t.bytes = job.remainingBytes;
+    t.utility = AccuracyUtility::Preset(context, m_importanceOrder);
+    m_impactHo[sessionId] = t;
+    Simulator::Schedule(scheduler->GetTransferWindow(),
+                        &EdgeLlmNode::TruncateImpactHo,
+                        this,
+                        sessionId);
+    if (!m_slotEvent.IsRunning())
+    {
+        // Slots fall on multiples of dt; a handover inside a slot waits for the next.
+        const int64_t dt = scheduler->GetSlotLength().GetTimeStep();
+        const int64_t next = ((now.GetTimeStep() + dt - 1) / dt) * dt;
+        m_slotEvent = Simulator::Schedule(TimeStep(next) - now, &EdgeLlmNode::OnImpactHoSlot, this);
+    }
+}
+
+void
+EdgeLlmNode::OnImpactHoSlot()
+{
+    Ptr<ImpactHoScheduler> scheduler = DynamicCast<ImpactHoScheduler>(m_scheduler);
+    const Time now = Simulator::Now();
+    const Time dt = scheduler->GetSlotLength();
+    std::map<uint16_t, std::vector<SlotUser>> active;
+    for (const auto& [id, t] : m_impactHo)
+    {
+        if (t.arrival <= now && now < t.arrival + scheduler->GetTransferWindow())
+        {
+            const double sent =
+                static_cast<double>(m_peers.at(t.target).connection->GetBytesQueued(id));
+            SlotUser u;
+            u.userId = id;
+            u.cacheBits = 8.0 * static_cast<double>(t.bytes);
+            u.received = std::min(1.0, sent / static_cast<double>(t.bytes));
+            u.utility = t.utility;
+            active[t.target].push_back(u);
+        }
+    }
+    for (const auto& [target, users] : active)
+    {
+        Peer& peer = m_peers.at(target);
+        const double budget = static_cast<double>(peer.rate.GetBitRate()) * dt.GetSeconds();
+        const SlotAllocation a = scheduler->AllocateSlot(users, budget);
+        m_slotTrace(target,
+                    static_cast<uint32_t>(users.size()),
+                    a.regime == SlotAllocation::FALLBACK);
+        for (std::size_t i = 0; i < users.size(); ++i)
+        {
+            const double bits = (a.target[i] - users[i].received) * users[i].cacheBits;
+            peer.connection->SetSlotBudget(users[i].userId,
+                                           static_cast<uint64_t>(std::max(0.0, bits / 8.0)));
+        }
+    }
+    if (!m_impactHo.empty())
+    {
+        m_slotEvent = Simulator::Schedule(dt, &EdgeLlmNode::OnImpactHoSlot, this);
+    }
+}
+
+void
+EdgeLlmNode::TruncateImpactHo(uint64_t sessionId)
+{
+    auto it = m_impactHo.find(sessionId);
+    if (it == m_impactHo.end())
+    {
+        return; // already complete
+    }
+    const uint16_t target = it->second.target;
+    m_impactHo.erase(it); // before Truncate(): its completion callback erases too
+    m_peers.at(target).connection->Truncate(sessionId);
+}
+
+void
+EdgeLlmNode::OnTransferSent(uint64_t sessionId)
+{
+    m_impactHo.erase(sessionId);
+}
+
 // ---------------------------------------------------------------------------
 // Target role
 
@@ -653,10 +802,28 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
         KvTransferCompleteHeader done;
         message->RemoveHeader(done);
         auto it = m_sessions.find(done.sessionId);
-        if (it != m_sessions.end() && it->second.receivedKvBytes != done.totalBytes)
+        if (it == m_sessions.end())
+        {
+            break;
+        }
+        Session& t = it->second;
+        if (t.entryBytes > 0 && t.state == RESTORING)
+        {
+            // ImpactHO: complete or truncated, the target resumes on the prefix it has
+            // (anytime inference); the fraction counts the entries that arrived.
+            const uint64_t kv = t.ReceivedKvBytes();
+            m_partialTrace(t.id,
+                           t.sourceCellId,
+                           t.expectedKvBytes > 0
+                               ? static_cast<double>(kv) / static_cast<double>(t.expectedKvBytes)
+                               : 1.0);
+            t.expectedKvBytes = kv;
+            MaybeResume(t);
+        }
+        else if (t.ReceivedKvBytes() != done.totalBytes)
         {
             NS_LOG_ERROR("cell " << m_cellId << ": session " << done.sessionId << " got "
-                                 << it->second.receivedKvBytes << " KV bytes, source sent "
+                                 << t.ReceivedKvBytes() << " KV bytes, source sent "
                                  << done.totalBytes);
         }
         break;
@@ -696,6 +863,10 @@ EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeade
     s.sourceCellId = peerCellId;
     s.handoverTime = NanoSeconds(req.handoverTimeNs);
     s.expectedKvBytes = uint64_t{req.transferTokens} * req.bytesPerToken;
+    if (req.flags & KvTransferRequestHeader::IMPORTANCE_ORDERED)
+    {
+        s.entryBytes = static_cast<uint32_t>(m_profile.BitsPerEntry() / 8);
+    }
     s.prefillDone = req.prefillTokens == 0;
     if (!s.prefillDone)
     {
@@ -725,10 +896,13 @@ EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
     }
     Session& s = it->second;
     s.receivedKvBytes += bytes;
-    if (s.receivedKvBytes == s.expectedKvBytes)
+    if (s.ReceivedKvBytes() == s.expectedKvBytes)
     {
-        m_kvReceivedTrace(s.id, s.sourceCellId, s.receivedKvBytes);
-        MaybeResume(s);
+        m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
+        if (s.entryBytes == 0)
+        {
+            MaybeResume(s); // ImpactHO sessions resume on their TRANSFER_COMPLETE
+        }
     }
 }
 
@@ -747,7 +921,7 @@ EdgeLlmNode::OnRestorePrefillDone(uint64_t sessionId)
 void
 EdgeLlmNode::MaybeResume(Session& s)
 {
-    if (s.state != RESTORING || !s.prefillDone || s.receivedKvBytes < s.expectedKvBytes)
+    if (s.state != RESTORING || !s.prefillDone || s.ReceivedKvBytes() < s.expectedKvBytes)
     {
         return;
     }

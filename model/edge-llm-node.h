@@ -6,6 +6,7 @@
 
 #include "handover-batcher.h"
 #include "handover-scheduler.h"
+#include "impactho-scheduler.h"
 #include "kv-transfer-connection.h"
 #include "llm-model-profile.h"
 #include "prefill-engine.h"
@@ -112,6 +113,32 @@ class EdgeLlmNode : public Application
     void ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when);
 
     /**
+     * \brief Open a session whose context is already built and that has no UE stream
+     *        (scenarios that study the backhaul alone, e.g. ImpactHO's).
+     * \param sessionId the session
+     * \param contextTokens its context, tokens, >= 1
+     */
+    void OpenSession(uint64_t sessionId, uint64_t contextTokens);
+
+    /**
+     * \brief TracedCallback signature for an ImpactHO session resumed on a prefix.
+     * \param [in] sessionId the session
+     * \param [in] sourceCellId the source BS
+     * \param [in] fraction share of the cache received, in [0, 1]
+     */
+    typedef void (*PartialTracedCallback)(uint64_t sessionId,
+                                          uint16_t sourceCellId,
+                                          double fraction);
+
+    /**
+     * \brief TracedCallback signature for an ImpactHO slot.
+     * \param [in] targetCellId the backhaul peer
+     * \param [in] users active users in the slot
+     * \param [in] fallback true if the admission fallback decided it
+     */
+    typedef void (*SlotTracedCallback)(uint16_t targetCellId, uint32_t users, bool fallback);
+
+    /**
      * \brief Where online batches (unannounced handovers) get predicted arrivals, e.g.
      *        from UE positions and speeds; used up to the scheduler's Lookahead.
      */
@@ -181,6 +208,14 @@ class EdgeLlmNode : public Application
         uint64_t expectedKvBytes{0}; //!< n_tx * bytes per token
         uint64_t receivedKvBytes{0}; //!< Counted so far
         bool prefillDone{false};     //!< Batch prefill finished
+        uint32_t entryBytes{0};      //!< ImpactHO: KV bytes per entry (0: plain bytes)
+
+        /// KV bytes received (ImpactHO segments carry a 3-byte coordinate per entry)
+        uint64_t ReceivedKvBytes() const
+        {
+            return entryBytes == 0 ? receivedKvBytes
+                                   : receivedKvBytes / (entryBytes + 3) * entryBytes;
+        }
     };
 
     /// A backhaul peer.
@@ -205,6 +240,13 @@ class EdgeLlmNode : public Application
     void OnRestorePrefillDone(uint64_t sessionId);
     void MaybeResume(Session& session);
     HandoverBatcher& GetBatcher();
+    void StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
+                       uint64_t sessionId,
+                       uint16_t targetCellId,
+                       uint64_t context);
+    void OnImpactHoSlot();
+    void TruncateImpactHo(uint64_t sessionId);
+    void OnTransferSent(uint64_t sessionId);
     void ProcessPendingHandovers();
     void StartTransfer(uint64_t sessionId,
                        uint16_t targetCellId,
@@ -242,7 +284,23 @@ class EdgeLlmNode : public Application
     std::vector<CtHoUe> m_pending;
     std::vector<uint16_t> m_pendingTarget; //!< Target of each m_pending entry
     EventId m_pendingEvent; //!< Processes m_pending once this instant's triggers are in
-    std::unique_ptr<HandoverBatcher> m_batcher; //!< Source-side batching (ctHO)
+    std::unique_ptr<HandoverBatcher> m_batcher;
+
+    /// An ImpactHO transfer in progress at the source.
+    struct ImpactHoTransfer
+    {
+        uint16_t target{0};      //!< Target cell
+        Time arrival;            //!< Handover time
+        uint64_t bytes{0};       //!< L_i / 8
+        AccuracyUtility utility; //!< A_i
+    };
+
+    std::map<uint64_t, ImpactHoTransfer> m_impactHo;           //!< By session
+    EventId m_slotEvent;                                       //!< Next slot
+    bool m_importanceOrder{true};                              //!< Utility preset choice
+    TracedCallback<uint64_t, uint16_t, double> m_partialTrace; //!< PartialRestored
+    TracedCallback<uint16_t, uint32_t, bool>
+        m_slotTrace; //!< ImpactHoSlot //!< Source-side batching (ctHO)
 
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted

@@ -25,6 +25,12 @@ struct KvTransferJob
     Time handoverTime;          //!< tau_i, when the UE handed over
     Time deadline;              //!< d_i = tau_i + g(L) for ctHO (ctHO Sec. III-B)
     uint64_t remainingBytes{0}; //!< KV bytes not yet handed to the transport
+    /// KV bytes the job may still send in the current slot (ImpactHO's per-slot share;
+    /// UINT64_MAX: no limit, as for ctHO)
+    uint64_t slotBudget{UINT64_MAX};
+    /// 0: plain KV bytes; else the job sends importance-ordered entries of this many KV
+    /// bytes, each with its 3-byte (layer, head, token) coordinate (ImpactHO Sec. VI-E)
+    uint32_t entryBytes{0};
 };
 
 /**

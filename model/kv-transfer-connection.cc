@@ -13,6 +13,12 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("KvTransferConnection");
 
+namespace
+{
+/// Bytes of an entry's (layer, kv-head, token) coordinate (ImpactHO Sec. VI-E).
+constexpr uint64_t ENTRY_COORDINATE_BYTES = 3;
+} // namespace
+
 NS_OBJECT_ENSURE_REGISTERED(KvTransferConnection);
 
 TypeId
@@ -216,56 +222,136 @@ KvTransferConnection::TrySend()
             m_control.pop_front();
             continue;
         }
-        if (m_jobs.empty())
+        // Jobs that may send now: bytes left and slot budget left (or done: complete).
+        std::vector<std::size_t> eligible;
+        for (std::size_t i = 0; i < m_jobs.size(); ++i)
+        {
+            const KvTransferJob& j = m_jobs[i].job;
+            if (j.remainingBytes == 0 || j.slotBudget >= std::max<uint64_t>(j.entryBytes, 1))
+            {
+                eligible.push_back(i);
+            }
+        }
+        if (eligible.empty())
         {
             return;
         }
-        std::size_t pick = 0;
-        if (m_jobs.size() > 1)
+        std::size_t pick = eligible.front();
+        if (eligible.size() > 1)
         {
             std::vector<KvTransferJob> view;
-            view.reserve(m_jobs.size());
-            for (const auto& j : m_jobs)
+            view.reserve(eligible.size());
+            for (std::size_t i : eligible)
             {
-                view.push_back(j.job);
+                view.push_back(m_jobs[i].job);
             }
-            pick = m_scheduler ? m_scheduler->SelectNextTransfer(view) : 0;
+            pick = eligible[m_scheduler ? m_scheduler->SelectNextTransfer(view) : 0];
         }
         Job& job = m_jobs[pick];
-        const uint32_t bytes =
-            static_cast<uint32_t>(std::min<uint64_t>(job.job.remainingBytes, m_segmentBytes));
-        if (bytes > 0)
+        uint64_t kvBytes =
+            std::min<uint64_t>({job.job.remainingBytes, m_segmentBytes, job.job.slotBudget});
+        uint64_t wireBytes = kvBytes;
+        if (job.job.entryBytes > 0 && kvBytes < job.job.remainingBytes)
         {
-            if (m_socket->GetTxAvailable() < bytes + KvFrameHeader::SIZE + KvSegmentHeader::SIZE)
+            // Whole entries only, each with its 3-byte coordinate.
+            const uint64_t entries = kvBytes / job.job.entryBytes;
+            kvBytes = entries * job.job.entryBytes;
+        }
+        if (job.job.entryBytes > 0)
+        {
+            const uint64_t entries = (kvBytes + job.job.entryBytes - 1) / job.job.entryBytes;
+            wireBytes = kvBytes + ENTRY_COORDINATE_BYTES * entries;
+        }
+        if (kvBytes > 0)
+        {
+            if (m_socket->GetTxAvailable() <
+                wireBytes + KvFrameHeader::SIZE + KvSegmentHeader::SIZE)
             {
                 return;
             }
             KvSegmentHeader seg;
             seg.sessionId = job.job.sessionId;
             seg.byteOffset = job.offset;
-            Ptr<Packet> frame = MakeFrame(KvFrameHeader::KV_SEGMENT, seg, bytes);
+            Ptr<Packet> frame =
+                MakeFrame(KvFrameHeader::KV_SEGMENT, seg, static_cast<uint32_t>(wireBytes));
             const int sent = m_socket->Send(frame);
             NS_ABORT_MSG_IF(sent != static_cast<int>(frame->GetSize()),
                             "socket accepted " << sent << " of " << frame->GetSize() << " bytes");
-            job.offset += bytes;
-            job.job.remainingBytes -= bytes;
-            m_kvBytesSent += bytes;
-            m_kvSegmentSentTrace(seg.sessionId, bytes);
+            job.offset += kvBytes;
+            job.job.remainingBytes -= kvBytes;
+            if (job.job.slotBudget != UINT64_MAX)
+            {
+                job.job.slotBudget -= std::min(job.job.slotBudget, kvBytes);
+            }
+            m_kvBytesSent += kvBytes;
+            m_kvSegmentSentTrace(seg.sessionId, static_cast<uint32_t>(kvBytes));
         }
         if (job.job.remainingBytes == 0)
         {
-            KvTransferCompleteHeader done;
-            done.sessionId = job.job.sessionId;
-            done.totalBytes = job.offset;
-            m_control.push_back(MakeFrame(KvFrameHeader::TRANSFER_COMPLETE, done, 0));
-            const uint64_t session = job.job.sessionId;
-            m_jobs.erase(m_jobs.begin() + static_cast<std::ptrdiff_t>(pick));
-            if (!m_transferSentCallback.IsNull())
-            {
-                m_transferSentCallback(session);
-            }
+            Finish(pick);
+        }
+        else if (kvBytes == 0)
+        {
+            job.job.slotBudget = 0; // less than one entry left in this slot
         }
     }
+}
+
+void
+KvTransferConnection::Finish(std::size_t index)
+{
+    KvTransferCompleteHeader done;
+    done.sessionId = m_jobs[index].job.sessionId;
+    done.totalBytes = m_jobs[index].offset;
+    m_control.push_back(MakeFrame(KvFrameHeader::TRANSFER_COMPLETE, done, 0));
+    const uint64_t session = done.sessionId;
+    m_jobs.erase(m_jobs.begin() + static_cast<std::ptrdiff_t>(index));
+    if (!m_transferSentCallback.IsNull())
+    {
+        m_transferSentCallback(session);
+    }
+}
+
+void
+KvTransferConnection::SetSlotBudget(uint64_t sessionId, uint64_t bytes)
+{
+    for (auto& j : m_jobs)
+    {
+        if (j.job.sessionId == sessionId)
+        {
+            j.job.slotBudget = bytes;
+        }
+    }
+    TrySend();
+}
+
+uint64_t
+KvTransferConnection::Truncate(uint64_t sessionId)
+{
+    for (std::size_t i = 0; i < m_jobs.size(); ++i)
+    {
+        if (m_jobs[i].job.sessionId == sessionId)
+        {
+            const uint64_t sent = m_jobs[i].offset;
+            Finish(i); // TRANSFER_COMPLETE carries what was sent: the target keeps the prefix
+            TrySend();
+            return sent;
+        }
+    }
+    return 0;
+}
+
+uint64_t
+KvTransferConnection::GetBytesQueued(uint64_t sessionId) const
+{
+    for (const auto& j : m_jobs)
+    {
+        if (j.job.sessionId == sessionId)
+        {
+            return j.offset;
+        }
+    }
+    return 0;
 }
 
 void

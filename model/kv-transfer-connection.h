@@ -102,6 +102,23 @@ class KvTransferConnection : public Object
      */
     void AddTransfer(const KvTransferJob& job);
 
+    /**
+     * \brief ImpactHO: how many KV bytes a session may still send in the current slot
+     *        (its share of B dt); replaces what was left of the previous slot's.
+     */
+    void SetSlotBudget(uint64_t sessionId, uint64_t bytes);
+
+    /**
+     * \brief Stop a session's transfer now: its TRANSFER_COMPLETE carries the KV bytes
+     *        sent so far and the target keeps that prefix (ImpactHO's truncation at
+     *        the transfer window).
+     * \return the KV bytes sent (0 if no such job is queued)
+     */
+    uint64_t Truncate(uint64_t sessionId);
+
+    /// \return KV bytes of \p sessionId handed to the socket so far (0 if finished)
+    uint64_t GetBytesQueued(uint64_t sessionId) const;
+
     /// \return KV payload bytes handed to the socket so far
     uint64_t GetKvBytesSent() const;
     /**
@@ -139,6 +156,7 @@ class KvTransferConnection : public Object
     void HandleSend(Ptr<Socket> socket, uint32_t available);
     void HandleRead(Ptr<Socket> socket);
     void TrySend();
+    void Finish(std::size_t index);
     void Consume(Ptr<Packet> packet);
     void FinishFrame();
     static Ptr<Packet> MakeFrame(KvFrameHeader::MessageType type,

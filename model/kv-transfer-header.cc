@@ -125,6 +125,7 @@ KvTransferRequestHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU32(bytesPerToken);
     start.WriteHtonU32(tokensGenerated);
     start.WriteHtonU32(maxNewTokens);
+    start.WriteHtonU16(flags);
 }
 
 uint32_t
@@ -144,6 +145,7 @@ KvTransferRequestHeader::Deserialize(Buffer::Iterator start)
     bytesPerToken = start.ReadNtohU32();
     tokensGenerated = start.ReadNtohU32();
     maxNewTokens = start.ReadNtohU32();
+    flags = start.ReadNtohU16();
     return SIZE;
 }
 

@@ -79,13 +79,17 @@ class KvFrameHeader : public Header
  * Fields, in order (bytes): sessionId (8), ueAddress (4, IPv4), uePort (2),
  * sourceCellId (2), handoverTimeNs (8, signed), contextTokens (4), prefillLength (4,
  * the batch's L), prefillTokens (4), transferTokens (4), batchId (4), batchSize (2),
- * bytesPerToken (4), tokensGenerated (4), maxNewTokens (4): 58 bytes.
+ * bytesPerToken (4), tokensGenerated (4), maxNewTokens (4), flags (2): 60 bytes. Flag
+ * bit 0: the KV cache comes as importance-ordered entries, each with a 3-byte
+ * coordinate, and may be truncated (ImpactHO).
  */
 class KvTransferRequestHeader : public Header
 {
   public:
     /// Serialized size in bytes.
-    static constexpr uint32_t SIZE = 58;
+    static constexpr uint32_t SIZE = 60;
+    /// flags bit: importance-ordered entries with coordinates (ImpactHO)
+    static constexpr uint16_t IMPORTANCE_ORDERED = 1;
 
     /**
      * \brief Get the type ID.
@@ -113,6 +117,7 @@ class KvTransferRequestHeader : public Header
     uint32_t bytesPerToken{0};   //!< s_KV / 8 of the source's model
     uint32_t tokensGenerated{0}; //!< Tokens decoded so far (the stream resumes after them)
     uint32_t maxNewTokens{0};    //!< Tokens the session decodes in total
+    uint16_t flags{0};           //!< IMPORTANCE_ORDERED or 0
 };
 
 /**

@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/impactho-fluid-scenario.h"
+#include "ns3/impactho-packet-scenario.h"
 #include "ns3/test.h"
 
 #include <map>
@@ -122,7 +123,40 @@ class ImpactHoTable2TestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief ImpactHO at flow level (SYSTEM).
+ * \brief ImpactHO at packet level (10 s of handovers at the defaults over a 20 Gbit/s
+ *        TCP backhaul, importance-ordered entries with coordinates, per-slot budgets,
+ *        truncation) agrees with the flow level on average accuracy within 1 pp, and
+ *        every handover is accounted for.
+ */
+class ImpactHoPacketTestCase : public TestCase
+{
+  public:
+    ImpactHoPacketTestCase()
+        : TestCase("ImpactHO packet level within 1 pp of the flow level (10 s, defaults)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ImpactHoFluidConfig c;
+        c.simTime = Seconds(10);
+        const ImpactHoFluidResult packet = ImpactHoPacketScenario::Run(c, 1);
+        const ImpactHoFluidResult fluid = ImpactHoFluidScenario::Run(c, 1);
+        NS_TEST_ASSERT_MSG_EQ(packet.users.size(), fluid.users.size(), "the same handovers");
+        NS_TEST_ASSERT_MSG_GT(packet.users.size(), 20u, "rho = 4 over 10 s");
+        NS_TEST_ASSERT_MSG_EQ_TOL(packet.meanAccuracy, fluid.meanAccuracy, 0.01, "within 1 pp");
+        for (const auto& u : packet.users)
+        {
+            NS_TEST_ASSERT_MSG_GT(u.received, 0.0, "every handover delivered a prefix");
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(u.received, 1.0, "no more than the cache");
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief ImpactHO at flow and packet level (SYSTEM).
  */
 class EdgeLlmImpactHoTestSuite : public TestSuite
 {
@@ -132,6 +166,7 @@ class EdgeLlmImpactHoTestSuite : public TestSuite
     {
         AddTestCase(new ImpactHoTable2TestCase, TestCase::QUICK);
         AddTestCase(new ImpactHoShapesTestCase, TestCase::QUICK);
+        AddTestCase(new ImpactHoPacketTestCase, TestCase::QUICK);
     }
 };
 

@@ -50,6 +50,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         req.bytesPerToken = 57344;
         req.tokensGenerated = 55;
         req.maxNewTokens = 2000;
+        req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
         KvFrameHeader frame;
         frame.type = KvFrameHeader::TRANSFER_REQUEST;
         frame.messageLength = KvTransferRequestHeader::SIZE;
@@ -57,7 +58,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         Ptr<Packet> p = Create<Packet>(frame.payloadLength);
         p->AddHeader(req);
         p->AddHeader(frame);
-        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 8u + 58u + 1520u, "frame size on the wire");
+        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 8u + 60u + 1520u, "frame size on the wire");
         KvFrameHeader f2;
         KvTransferRequestHeader r2;
         p->RemoveHeader(f2);
@@ -79,6 +80,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r2.bytesPerToken, req.bytesPerToken, "bytesPerToken");
         NS_TEST_ASSERT_MSG_EQ(r2.tokensGenerated, req.tokensGenerated, "tokensGenerated");
         NS_TEST_ASSERT_MSG_EQ(r2.maxNewTokens, req.maxNewTokens, "maxNewTokens");
+        NS_TEST_ASSERT_MSG_EQ(r2.flags, req.flags, "flags");
 
         // Big-endian on the wire: the first frame bytes are version, type, length.
         uint8_t raw[8];
@@ -87,7 +89,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         q->CopyData(raw, 8);
         NS_TEST_ASSERT_MSG_EQ(+raw[0], 1, "version byte");
         NS_TEST_ASSERT_MSG_EQ(+raw[1], 1, "type byte");
-        NS_TEST_ASSERT_MSG_EQ(+raw[3], 58, "message length, low byte (big-endian)");
+        NS_TEST_ASSERT_MSG_EQ(+raw[3], 60, "message length, low byte (big-endian)");
 
         KvFrameHeader bad = frame;
         bad.version = 2;
@@ -96,7 +98,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         bad.type = 99;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "unknown type");
         bad = frame;
-        bad.messageLength = 57;
+        bad.messageLength = 59;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "message length must match the type");
         bad.type = KvFrameHeader::TRANSFER_COMPLETE;
         bad.messageLength = KvTransferCompleteHeader::SIZE;
