@@ -798,7 +798,8 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
         OnTransferRequest(peerCellId, req);
         break;
     }
-    case KvFrameHeader::TRANSFER_COMPLETE: {
+    case KvFrameHeader::TRANSFER_COMPLETE:
+    case KvFrameHeader::TRANSFER_TRUNCATE: {
         KvTransferCompleteHeader done;
         message->RemoveHeader(done);
         auto it = m_sessions.find(done.sessionId);

@@ -288,7 +288,7 @@ KvTransferConnection::TrySend()
         }
         if (job.job.remainingBytes == 0)
         {
-            Finish(pick);
+            Finish(pick, false);
         }
         else if (kvBytes == 0)
         {
@@ -298,12 +298,15 @@ KvTransferConnection::TrySend()
 }
 
 void
-KvTransferConnection::Finish(std::size_t index)
+KvTransferConnection::Finish(std::size_t index, bool truncated)
 {
     KvTransferCompleteHeader done;
     done.sessionId = m_jobs[index].job.sessionId;
     done.totalBytes = m_jobs[index].offset;
-    m_control.push_back(MakeFrame(KvFrameHeader::TRANSFER_COMPLETE, done, 0));
+    m_control.push_back(
+        MakeFrame(truncated ? KvFrameHeader::TRANSFER_TRUNCATE : KvFrameHeader::TRANSFER_COMPLETE,
+                  done,
+                  0));
     const uint64_t session = done.sessionId;
     m_jobs.erase(m_jobs.begin() + static_cast<std::ptrdiff_t>(index));
     if (!m_transferSentCallback.IsNull())
@@ -333,7 +336,7 @@ KvTransferConnection::Truncate(uint64_t sessionId)
         if (m_jobs[i].job.sessionId == sessionId)
         {
             const uint64_t sent = m_jobs[i].offset;
-            Finish(i); // TRANSFER_COMPLETE carries what was sent: the target keeps the prefix
+            Finish(i, true); // TRANSFER_TRUNCATE carries what was sent: the target keeps it
             TrySend();
             return sent;
         }

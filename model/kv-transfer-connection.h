@@ -109,7 +109,7 @@ class KvTransferConnection : public Object
     void SetSlotBudget(uint64_t sessionId, uint64_t bytes);
 
     /**
-     * \brief Stop a session's transfer now: its TRANSFER_COMPLETE carries the KV bytes
+     * \brief Stop a session's transfer now: a TRANSFER_TRUNCATE carries the KV bytes
      *        sent so far and the target keeps that prefix (ImpactHO's truncation at
      *        the transfer window).
      * \return the KV bytes sent (0 if no such job is queued)
@@ -156,7 +156,7 @@ class KvTransferConnection : public Object
     void HandleSend(Ptr<Socket> socket, uint32_t available);
     void HandleRead(Ptr<Socket> socket);
     void TrySend();
-    void Finish(std::size_t index);
+    void Finish(std::size_t index, bool truncated);
     void Consume(Ptr<Packet> packet);
     void FinishFrame();
     static Ptr<Packet> MakeFrame(KvFrameHeader::MessageType type,

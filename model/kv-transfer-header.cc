@@ -69,6 +69,7 @@ KvFrameHeader::IsValid() const
     case KV_SEGMENT:
         return messageLength == KvSegmentHeader::SIZE;
     case TRANSFER_COMPLETE:
+    case TRANSFER_TRUNCATE:
         return messageLength == KvTransferCompleteHeader::SIZE && payloadLength == 0;
     case BATCH_CLOSE:
         return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;

@@ -43,6 +43,8 @@ class KvFrameHeader : public Header
         KV_SEGMENT = 2,        //!< source -> target: KV bytes (KvSegmentHeader)
         TRANSFER_COMPLETE = 3, //!< source -> target: all KV bytes sent (KvTransferCompleteHeader)
         BATCH_CLOSE = 4, //!< source -> target: an open batch's final size (KvBatchCloseHeader)
+        TRANSFER_TRUNCATE = 5, //!< source -> target: the window closed; what was sent is all
+                               //!< (KvTransferCompleteHeader; ImpactHO)
     };
 
     /**
