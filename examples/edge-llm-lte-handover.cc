@@ -15,6 +15,7 @@
  *   edge-llm-lte-handover --PrintHelp
  */
 #include "ns3/core-module.h"
+#include "ns3/edge-llm-figure-writer.h"
 #include "ns3/road-handover-scenario.h"
 
 #include <cstdio>
@@ -131,17 +132,14 @@ main(int argc, char* argv[])
     }
     // Check the output directory before simulating, so a bad one costs nothing.
     const std::string path = outputDir + "/handover-delays.csv";
-    const std::string tmp = path + ".tmp";
+    try
     {
-        std::error_code ec;
-        std::filesystem::create_directories(outputDir, ec);
-        std::ofstream probe(tmp);
-        if (ec || !probe)
-        {
-            std::cerr << "error: --outputDir: cannot write to '" << outputDir << "'"
-                      << (ec ? ": " + ec.message() : std::string()) << std::endl;
-            return 2;
-        }
+        CheckOutputDirectory(outputDir);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
     }
 
     std::cout << "edge-llm-lte-handover: " << cfg.road.numUes << " UEs, " << cfg.model
@@ -191,21 +189,8 @@ main(int argc, char* argv[])
     }
 
     // Write the CSV whole or not at all.
+    if (!WriteFileAtomically(path, csv.str()))
     {
-        std::ofstream out(tmp);
-        out << csv.str();
-        if (!out)
-        {
-            std::cerr << "error: cannot write " << tmp << std::endl;
-            return 1;
-        }
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path, ec);
-    if (ec)
-    {
-        std::cerr << "error: cannot rename " << tmp << " to " << path << ": " << ec.message()
-                  << std::endl;
         return 1;
     }
     std::cout << "\nwrote " << path << std::endl;
