@@ -42,7 +42,10 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.Usage("Packet-level edge-LLM handover on the ctHO paper's road (LTE, X2 backhaul).");
-    cmd.AddValue("schemes", "Comma-separated: ctho, tho, cho", schemes);
+    cmd.AddValue("schemes",
+                 "Comma-separated: ctho, tho, cho, impactho (importance-ordered partial "
+                 "transfer, 100 ms slots, 500 ms window)",
+                 schemes);
     cmd.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
     cmd.AddValue("bsDistance", "D_bs, distance between the eNBs, m", cfg.bsDistance);
     cmd.AddValue("boundary", "x_b, handover boundary, m", cfg.road.boundary);
@@ -114,10 +117,14 @@ main(int argc, char* argv[])
         {
             runs.emplace_back(s, "ns3::ChoScheduler");
         }
+        else if (s == "impactho")
+        {
+            runs.emplace_back(s, "ns3::ImpactHoScheduler");
+        }
         else
         {
             std::cerr << "error: --schemes: unknown scheme '" << s
-                      << "'; valid schemes: ctho, tho, cho" << std::endl;
+                      << "'; valid schemes: ctho, tho, cho, impactho" << std::endl;
             return 2;
         }
     }
@@ -181,6 +188,19 @@ main(int argc, char* argv[])
                   << r.measuredWorst << " s (" << std::showpos
                   << 100.0 * (r.measuredWorst - r.predictedWorst) / r.predictedWorst
                   << std::noshowpos << " %)\n";
+        std::ostringstream partial;
+        for (const auto& ue : r.ues)
+        {
+            if (!std::isnan(ue.receivedFraction))
+            {
+                partial << " UE " << ue.ueId << " " << ue.receivedFraction;
+            }
+        }
+        if (!partial.str().empty())
+        {
+            std::cout << "  importance-ordered share of the cache received:" << partial.str()
+                      << "\n";
+        }
         std::cout << "  flow level on these handovers: this policy " << r.fluidWorst
                   << " s, clairvoyant ctHO " << r.clairvoyantWorst << " s; packet-level restore "
                   << r.restoredWorst << " s = " << r.restoredWorst / r.clairvoyantWorst

@@ -284,6 +284,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         Callback<void, uint64_t, uint16_t, uint64_t>(
             [&](uint64_t id, uint16_t, uint64_t bytes) { ues[id].kvBytesReceived = bytes; }));
     target->TraceConnectWithoutContext(
+        "PartialRestored",
+        Callback<void, uint64_t, uint16_t, double>(
+            [&](uint64_t id, uint16_t, double f) { ues[id].receivedFraction = f; }));
+    target->TraceConnectWithoutContext(
         "SessionRestored",
         Callback<void, uint64_t, uint16_t, Time>(
             [&](uint64_t id, uint16_t, Time d) { ues[id].restoredDelay = d.GetSeconds(); }));
@@ -404,6 +408,9 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             actual.push_back({r.ueId, r.handoverTime, r.contextTokens});
         }
     }
+    // The ctHO-family flow level has no ImpactHO (slots, partial caches): no replay.
+    const bool impactHo = schedulerType.find("ImpactHo") != std::string::npos;
+    result.fluidWorst = std::numeric_limits<double>::quiet_NaN();
     if (!actual.empty())
     {
         FluidHandoverConfig fluid;
@@ -418,7 +425,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         result.clairvoyantWorst = FluidHandoverScenario::Run(clairvoyant, actual).worstDelay;
         fluid.knownHandoverTimes = !automatic;
         fluid.lookahead = cfg.lookahead;
-        result.fluidWorst = FluidHandoverScenario::Run(fluid, actual).worstDelay;
+        if (!impactHo)
+        {
+            result.fluidWorst = FluidHandoverScenario::Run(fluid, actual).worstDelay;
+        }
     }
     return result;
 }

@@ -83,25 +83,26 @@ struct RoadHandoverUeResult
     /// Marks a value that was never measured (the UE did not hand over or resume).
     static constexpr double UNKNOWN = std::numeric_limits<double>::quiet_NaN();
 
-    uint64_t ueId{0};               //!< IMSI
-    double startX{0};               //!< x at simulation time 0, m
-    uint64_t drawnContext{0};       //!< C_i drawn by RoadUeDraw
-    uint32_t promptTokens{0};       //!< Prompt sized to reach it at the handover
-    double handoverTime{UNKNOWN};   //!< When the source's RRC started the handover, s
-    uint64_t contextTokens{0};      //!< C_i at the handover
-    uint64_t prefillTokens{0};      //!< n_pf_i
-    uint64_t transferTokens{0};     //!< n_tx_i
-    double predictedDelay{UNKNOWN}; //!< Planner's D_i for the actual tau and C, s
-    double restoredDelay{UNKNOWN};  //!< Target: resume time - tau_i, s
-    double stall{UNKNOWN};          //!< UE: the raw stall, s
-    double measuredDelay{UNKNOWN};  //!< UE: the stall's excess over the decode cadence, s
-    uint32_t stalls{0};             //!< Stalls measured (1 per handover)
-    uint64_t kvBytesExpected{0};    //!< n_tx_i * s_KV / 8
-    uint64_t kvBytesReceived{0};    //!< Counted at the target
-    uint32_t tokensMissing{0};      //!< Token indices the UE never received
-    uint32_t tokensDuplicated{0};   //!< Tokens received late or twice
-    double streamStart{UNKNOWN};    //!< Handover (no-HO: boundary crossing) time, s
-    double streamDelay{UNKNOWN};    //!< Time from streamStart to the G-th token after it, s
+    uint64_t ueId{0};                 //!< IMSI
+    double startX{0};                 //!< x at simulation time 0, m
+    uint64_t drawnContext{0};         //!< C_i drawn by RoadUeDraw
+    uint32_t promptTokens{0};         //!< Prompt sized to reach it at the handover
+    double handoverTime{UNKNOWN};     //!< When the source's RRC started the handover, s
+    uint64_t contextTokens{0};        //!< C_i at the handover
+    uint64_t prefillTokens{0};        //!< n_pf_i
+    uint64_t transferTokens{0};       //!< n_tx_i
+    double predictedDelay{UNKNOWN};   //!< Planner's D_i for the actual tau and C, s
+    double restoredDelay{UNKNOWN};    //!< Target: resume time - tau_i, s
+    double stall{UNKNOWN};            //!< UE: the raw stall, s
+    double measuredDelay{UNKNOWN};    //!< UE: the stall's excess over the decode cadence, s
+    uint32_t stalls{0};               //!< Stalls measured (1 per handover)
+    uint64_t kvBytesExpected{0};      //!< n_tx_i * s_KV / 8
+    uint64_t kvBytesReceived{0};      //!< Counted at the target
+    uint32_t tokensMissing{0};        //!< Token indices the UE never received
+    uint32_t tokensDuplicated{0};     //!< Tokens received late or twice
+    double receivedFraction{UNKNOWN}; //!< ImpactHO: share of the cache received
+    double streamStart{UNKNOWN};      //!< Handover (no-HO: boundary crossing) time, s
+    double streamDelay{UNKNOWN};      //!< Time from streamStart to the G-th token after it, s
 };
 
 /**

@@ -283,7 +283,7 @@ KvTransferConnection::TrySend()
             {
                 job.job.slotBudget -= std::min(job.job.slotBudget, kvBytes);
             }
-            m_kvBytesSent += kvBytes;
+            m_kvBytesSent += wireBytes; // as the receiver counts: coordinates included
             m_kvSegmentSentTrace(seg.sessionId, static_cast<uint32_t>(kvBytes));
         }
         if (job.job.remainingBytes == 0)

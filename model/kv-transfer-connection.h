@@ -119,7 +119,8 @@ class KvTransferConnection : public Object
     /// \return KV bytes of \p sessionId handed to the socket so far (0 if finished)
     uint64_t GetBytesQueued(uint64_t sessionId) const;
 
-    /// \return KV payload bytes handed to the socket so far
+    /// \return KV segment payload bytes handed to the socket so far (with ImpactHO's entry
+    ///         coordinates, as GetKvBytesReceived() counts them at the other end)
     uint64_t GetKvBytesSent() const;
     /**
      * \return bytes still ahead of a new transfer: queued KV bytes not yet handed to the
