@@ -13,6 +13,7 @@
  *  * Figure3All: all of Fig. 3 (4 panels, 100 runs per point, 3 schemes), seconds.
  */
 #include "../test/ctho-brute-force.h"
+#include "recording-reporter.h"
 
 #include "ns3/ctho-figures.h"
 #include "ns3/ctho-planner.h"
@@ -123,32 +124,6 @@ Figure3All(benchmark::State& state)
 }
 
 BENCHMARK(Figure3All)->Iterations(1)->Unit(benchmark::kSecond);
-
-/// Keeps each run's time per iteration (ns) for the closing ratios.
-class RecordingReporter : public benchmark::ConsoleReporter
-{
-  public:
-    /// Colours only on a terminal, so a redirected report is plain text.
-    RecordingReporter()
-        : benchmark::ConsoleReporter(isatty(STDOUT_FILENO) ? OO_Defaults : OO_Tabular)
-    {
-    }
-
-    void ReportRuns(const std::vector<Run>& runs) override
-    {
-        for (const auto& r : runs)
-        {
-            if (r.run_type == Run::RT_Iteration)
-            {
-                seconds[r.benchmark_name()] =
-                    r.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(r.time_unit);
-            }
-        }
-        ConsoleReporter::ReportRuns(runs);
-    }
-
-    std::map<std::string, double> seconds; //!< per iteration
-};
 
 } // namespace
 

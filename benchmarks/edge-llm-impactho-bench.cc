@@ -5,6 +5,8 @@
  * (TOMS 748 price search) at N = 10, 1e3, 1e4 users, in the feasible regime and in the
  * EB fallback, against equal allocation (EA) on the same users as the baseline.
  */
+#include "recording-reporter.h"
+
 #include "ns3/slot-allocator.h"
 
 #include <benchmark/benchmark.h>
@@ -92,31 +94,6 @@ EqualAllocation(benchmark::State& state)
 }
 
 BENCHMARK(EqualAllocation)->Arg(10)->Arg(1000)->Arg(10000);
-
-/// Keeps each run's time per iteration (s) for the closing lines.
-class RecordingReporter : public benchmark::ConsoleReporter
-{
-  public:
-    RecordingReporter()
-        : benchmark::ConsoleReporter(isatty(STDOUT_FILENO) ? OO_Defaults : OO_Tabular)
-    {
-    }
-
-    void ReportRuns(const std::vector<Run>& runs) override
-    {
-        for (const auto& r : runs)
-        {
-            if (r.run_type == Run::RT_Iteration)
-            {
-                seconds[r.benchmark_name()] =
-                    r.GetAdjustedRealTime() / benchmark::GetTimeUnitMultiplier(r.time_unit);
-            }
-        }
-        ConsoleReporter::ReportRuns(runs);
-    }
-
-    std::map<std::string, double> seconds; //!< per iteration
-};
 
 } // namespace
 

@@ -135,7 +135,8 @@ function(edge_llm_add_gtests)
   file(GLOB_RECURSE format_sources ${CMAKE_SOURCE_DIR}/model/*.[ch]
        ${CMAKE_SOURCE_DIR}/model/*.cc ${CMAKE_SOURCE_DIR}/helper/*.h ${CMAKE_SOURCE_DIR}/helper/*.cc
        ${CMAKE_SOURCE_DIR}/examples/*.cc ${CMAKE_SOURCE_DIR}/test/*.h ${CMAKE_SOURCE_DIR}/test/*.cc
-       ${CMAKE_SOURCE_DIR}/test/gtest/*.cc ${CMAKE_SOURCE_DIR}/benchmarks/*.cc)
+       ${CMAKE_SOURCE_DIR}/test/gtest/*.cc ${CMAKE_SOURCE_DIR}/benchmarks/*.cc
+       ${CMAKE_SOURCE_DIR}/benchmarks/*.h)
   add_test(NAME clang-format COMMAND ${EDGE_LLM_CLANG_FORMAT} --dry-run -Werror ${format_sources}
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   add_test(NAME cli-edge-llm-plan
