@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <boost/math/tools/roots.hpp>
 #include <cmath>
+#include <limits>
 #include <numeric>
 #include <stdexcept>
 
@@ -95,13 +96,31 @@ Start(const std::vector<SlotUser>& users, double budgetBits)
     return a;
 }
 
+double
+Used(const std::vector<SlotUser>& users, const std::vector<double>& target)
+{
+    double bits = 0;
+    for (std::size_t i = 0; i < users.size(); ++i)
+    {
+        bits += users[i].cacheBits * (target[i] - users[i].received);
+    }
+    return bits;
+}
+
+/// Records the bits used; a rounding overshoot (a few ulps) is scaled back into budget.
 void
 Finish(const std::vector<SlotUser>& users, SlotAllocation& a)
 {
-    a.usedBits = 0;
-    for (std::size_t i = 0; i < users.size(); ++i)
+    a.usedBits = Used(users, a.target);
+    for (int attempt = 0; attempt < 8 && a.usedBits > a.budgetBits; ++attempt)
     {
-        a.usedBits += users[i].cacheBits * (a.target[i] - users[i].received);
+        const double factor = a.budgetBits / a.usedBits * (1 - 1e-12);
+        for (std::size_t i = 0; i < users.size(); ++i)
+        {
+            const double x = users[i].received;
+            a.target[i] = std::max(x, x + (a.target[i] - x) * factor);
+        }
+        a.usedBits = Used(users, a.target);
     }
 }
 
@@ -292,28 +311,45 @@ SlotAllocator::WaterFilling(const std::vector<SlotUser>& users,
         return a;
     }
     // Usage falls from above the budget at lambda = 0 to sum L (lower - x) <= budget at
-    // lambda_max, where every user sits at its lower bound.
+    // lambda_max, where every user sits at its lower bound. The root can lie many
+    // decades below lambda_max (steep logistic or erf curves), so search log(lambda).
     double lambdaMax = 0;
     for (std::size_t i = 0; i < users.size(); ++i)
     {
         lambdaMax = std::max(lambdaMax, users[i].utility.Derivative(lower[i]) / users[i].cacheBits);
     }
-    lambdaMax *= 1.0000001;
-    auto f = [&](double lambda) { return AtPrice(users, lower, lambda, nullptr) - budgetBits; };
-    const double fHi = f(lambdaMax);
-    double price = lambdaMax;
-    if (fHi < 0)
+    if (!(lambdaMax > 0))
     {
-        std::uintmax_t iterations = 200;
+        // Every slope underflowed at the floor: any positive price keeps all users there.
+        lambdaMax = std::numeric_limits<double>::min();
+    }
+    auto f = [&](double logLambda) {
+        return AtPrice(users, lower, std::exp(logLambda), nullptr) - budgetBits;
+    };
+    const double tHi = std::log(lambdaMax) + 1e-9;
+    const double tLo = std::max(tHi - 1400.0, std::log(std::numeric_limits<double>::denorm_min()));
+    double price = std::exp(tHi);
+    const double fLo = f(tLo);
+    if (fLo <= 0)
+    {
+        // The budget is not binding above the smallest representable price: the users
+        // whose marginal accuracy is below it (flat tails) stay where they are.
+        price = std::exp(tLo);
+    }
+    else if (f(tHi) < 0)
+    {
+        std::uintmax_t iterations = 300;
         const auto root = boost::math::tools::toms748_solve(
             f,
-            0.0,
-            lambdaMax,
-            f(0.0),
-            fHi,
-            [](double a, double b) { return std::abs(b - a) <= 1e-12 * std::max(a, b); },
+            tLo,
+            tHi,
+            fLo,
+            f(tHi),
+            [](double a, double b) {
+                return std::abs(b - a) <= 1e-13 * std::max(1.0, std::abs(b));
+            },
             iterations);
-        price = root.second; // the end within budget
+        price = std::exp(root.second); // the end within budget
     }
     a.price = price;
     AtPrice(users, lower, price, &a.target);
@@ -384,6 +420,8 @@ SlotAllocator::ProportionalFair(const std::vector<SlotUser>& users, double budge
         double used = 0;
         int slope = 0;
         double at = events.front().level;
+        level = std::numeric_limits<double>::infinity(); // unless the walk stops first:
+        // the budget is a few ulps below the total room (rounding), so everyone fills
         for (const auto& e : events)
         {
             const double next = used + slope * (e.level - at);
@@ -405,15 +443,6 @@ SlotAllocator::ProportionalFair(const std::vector<SlotUser>& users, double budge
         a.target[i] = std::clamp(bits / u.cacheBits, u.received, 1.0); // no rounding below x
     }
     Finish(users, a);
-    // Rounding can overshoot by an ulp or so: scale back into the budget.
-    if (a.usedBits > budgetBits)
-    {
-        for (std::size_t i = 0; i < users.size(); ++i)
-        {
-            a.target[i] = std::max(users[i].received, std::nextafter(a.target[i], 0.0));
-        }
-        Finish(users, a);
-    }
     return a;
 }
 

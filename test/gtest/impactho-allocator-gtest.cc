@@ -300,6 +300,49 @@ TEST(SlotAllocator, ProportionalFairLevel)
     }
 }
 
+// Steep logistic and erf curves (what --fit may return): the price lies decades below
+// the steepest slope, or every slope underflows. Regressions found in review: the
+// budget was overspent tenfold, or a third of it left unused by identical users.
+TEST(SlotAllocator, SteepCurvesKeepTheBudget)
+{
+    for (auto f : {AccuracyUtility::LOGISTIC, AccuracyUtility::ERF})
+    {
+        std::vector<SlotUser> users(2);
+        users[0] = {0, 1e10, 0.2, Utility(f, 0.9, 1e4, 0.1)};
+        users[1] = {1, 1e10, 0.3, Utility(f, 0.9, 1e4, 0.1)};
+        const SlotAllocation a = SlotAllocator::WaterFilling(users, 1e8);
+        ExpectWithinBoundsAndBudget(users, a);
+    }
+    // Two identical erf users at x = 0.5 (k = 32.6): the binding budget is shared
+    // equally and spent: each gains 1e9 bits = 0.1035... of its 9.66e9-bit cache.
+    std::vector<SlotUser> users(2);
+    users[0] = {0, 9.663676416e9, 0.5, Utility(AccuracyUtility::ERF, 0.94, 32.6, 0.07)};
+    users[1] = users[0];
+    users[1].userId = 1;
+    const SlotAllocation a = SlotAllocator::WaterFilling(users, 2e9);
+    EXPECT_NEAR(a.usedBits, 2e9, 1e-6 * 2e9);
+    EXPECT_NEAR(a.target[0], 0.5 + 1e9 / 9.663676416e9, 1e-9);
+    EXPECT_NEAR(a.target[1], a.target[0], 1e-12);
+}
+
+// PF with a budget a few ulps below the total room: everyone fills (within budget),
+// not nobody (a regression found in review).
+TEST(SlotAllocator, ProportionalFairBudgetJustBelowTheRoom)
+{
+    std::vector<SlotUser> users(2);
+    users[0] = {0,
+                19327352832.0,
+                0.98750783054925284,
+                Utility(AccuracyUtility::ALGEBRAIC, 0.94, 45, 0.065)};
+    users[1] = {1,
+                4831838208.0,
+                0.75300258625015382,
+                Utility(AccuracyUtility::ALGEBRAIC, 0.94, 45, 0.065)};
+    const SlotAllocation a = SlotAllocator::ProportionalFair(users, 1434892107.6454132);
+    EXPECT_GT(a.usedBits, 0.999 * 1434892107.6454132);
+    ExpectWithinBoundsAndBudget(users, a);
+}
+
 TEST(SlotAllocator, RejectsBadInput)
 {
     std::vector<SlotUser> users(1);
