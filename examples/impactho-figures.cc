@@ -126,6 +126,14 @@ main(int argc, char* argv[])
         {
             throw std::invalid_argument("--simTime must be in (0, 1e5] s");
         }
+        if (packetLevel && (packetRuns < 1 || packetRuns > 1000))
+        {
+            throw std::invalid_argument("--packetRuns must be in [1, 1000]");
+        }
+        if (packetLevel && !(packetSimTime > 0 && packetSimTime <= 1000))
+        {
+            throw std::invalid_argument("--packetSimTime must be in (0, 1000] s");
+        }
         CheckOutputDirectory(outputDir);
     }
     catch (const std::exception& e)
@@ -235,18 +243,23 @@ main(int argc, char* argv[])
         {
             std::vector<double> packet;
             std::vector<double> fluid;
+            std::vector<double> starved;
             for (uint32_t r = 1; r <= packetRuns; ++r)
             {
                 ImpactHoFluidConfig c;
                 c.simTime = Seconds(packetSimTime);
                 curves.front().set(c, x);
-                packet.push_back(ImpactHoPacketScenario::Run(c, r).meanAccuracy);
+                const ImpactHoFluidResult pr = ImpactHoPacketScenario::Run(c, r);
+                packet.push_back(pr.meanAccuracy);
+                starved.push_back(pr.starvationRate);
                 fluid.push_back(ImpactHoFluidScenario::Run(c, r).meanAccuracy);
             }
             const SampleSummary ps = SummarizeSamples(packet);
             const SampleSummary fs = SummarizeSamples(fluid);
-            csv << x << "," << curves.front().name << "-packet," << ps.mean << "," << ps.ci95
-                << ",0," << ps.n << "\n";
+            // One run has no confidence interval: the ci95 field is left empty.
+            csv << x << "," << curves.front().name << "-packet," << ps.mean << ","
+                << (ps.n >= 2 ? std::to_string(ps.ci95) : std::string()) << ","
+                << SummarizeSamples(starved).mean << "," << ps.n << "\n";
             points.push_back(
                 {x, curves.front().name + "-packet", 100 * ps.mean, 100 * ps.ci95, true});
             std::cout << std::fixed << std::setprecision(2) << "packet level, x = " << x << ": "

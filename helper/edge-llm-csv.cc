@@ -260,17 +260,22 @@ EdgeLlmCsvTable::Fail(std::size_t row, const std::string& what) const
 }
 
 double
-EdgeLlmCsvTable::GetDouble(std::size_t row, const std::string& column, double min, double max) const
+EdgeLlmCsvTable::GetDouble(std::size_t row,
+                           const std::string& column,
+                           double min,
+                           double max,
+                           bool minOpen,
+                           bool maxOpen) const
 {
     const std::string& text = GetString(row, column);
     double v = 0;
     std::ostringstream range;
-    range << "[" << min << ", " << max << "]";
+    range << (minOpen ? "(" : "[") << min << ", " << max << (maxOpen ? ")" : "]");
     if (!EdgeLlmParseDouble(text, v))
     {
         Fail(row, column + " must be a number in " + range.str() + ", got '" + Quote(text) + "'");
     }
-    if (v < min || v > max)
+    if ((minOpen ? v <= min : v < min) || (maxOpen ? v >= max : v > max))
     {
         Fail(row, column + " must be in " + range.str() + ", got " + text);
     }

@@ -64,10 +64,16 @@ class EdgeLlmCsvTable
     const std::string& GetString(std::size_t row, const std::string& column) const;
 
     /**
-     * \brief A finite real in [min, max].
+     * \brief A finite real in [min, max], or (min, max] / [min, max) / (min, max) with
+     *        \p minOpen / \p maxOpen; the error message shows the same brackets.
      * \throws EdgeLlmInputError if not a number or outside the range
      */
-    double GetDouble(std::size_t row, const std::string& column, double min, double max) const;
+    double GetDouble(std::size_t row,
+                     const std::string& column,
+                     double min,
+                     double max,
+                     bool minOpen = false,
+                     bool maxOpen = false) const;
 
     /**
      * \brief A decimal integer in [min, max].

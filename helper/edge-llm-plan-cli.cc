@@ -146,6 +146,22 @@ FitCli(const std::string& file, const std::string& family, std::ostream& out)
         points.emplace_back(table.GetDouble(r, "fraction", 0, 1),
                             table.GetDouble(r, "accuracy", 0, 1));
     }
+    // A sigmoid needs the data to vary: at least three distinct fractions and more
+    // than one accuracy.
+    std::set<double> fractions;
+    std::set<double> accuracies;
+    for (const auto& [y, acc] : points)
+    {
+        fractions.insert(y);
+        accuracies.insert(acc);
+    }
+    if (fractions.size() < 3 || accuracies.size() < 2)
+    {
+        throw EdgeLlmInputError(file,
+                                0,
+                                "the data do not determine a sigmoid: need at least 3 distinct "
+                                "fractions and 2 distinct accuracies");
+    }
     AccuracyUtility::FitResult fit;
     try
     {
@@ -153,7 +169,10 @@ FitCli(const std::string& file, const std::string& family, std::ostream& out)
     }
     catch (const std::invalid_argument& e)
     {
-        throw EdgeLlmInputError(file, 0, e.what());
+        throw EdgeLlmInputError(file,
+                                0,
+                                std::string("the data do not determine a valid sigmoid (") +
+                                    e.what() + ")");
     }
     nlohmann::ordered_json j;
     j["family"] = family;
@@ -211,21 +230,9 @@ SlotCli(const std::string& scheme,
         u.cacheBits = static_cast<double>(table.GetUnsigned(r, "context_tokens", 1, 100000000)) *
                       static_cast<double>(profile.BitsPerToken());
         u.received = table.GetDouble(r, "received_fraction", 0, 1);
-        u.utility.asymptote = table.GetDouble(r, "M", 0, 1);
-        u.utility.sharpness = table.GetDouble(r, "k", 0, 1e4);
-        u.utility.inflection = table.GetDouble(r, "tau", 0, 1);
-        if (u.utility.asymptote <= 0)
-        {
-            table.Fail(r, "M must be in (0, 1], got 0");
-        }
-        if (u.utility.sharpness <= 0)
-        {
-            table.Fail(r, "k must be in (0, 1e4], got 0");
-        }
-        if (u.utility.inflection <= 0 || u.utility.inflection >= 1)
-        {
-            table.Fail(r, "tau must be in (0, 1), got " + table.GetString(r, "tau"));
-        }
+        u.utility.asymptote = table.GetDouble(r, "M", 0, 1, true);
+        u.utility.sharpness = table.GetDouble(r, "k", 0, 1e4, true);
+        u.utility.inflection = table.GetDouble(r, "tau", 0, 1, true, true);
         users.push_back(u);
     }
     const double budget = gbps * 1e9 * dt;
@@ -281,7 +288,7 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
     std::string uesFile;
     std::string usersFile;
     std::string fitFile;
-    std::string family = "algebraic";
+    std::string family; // --fit only; default algebraic
     std::string slot = "0.1";
     std::string fallback = "eb";
     std::string model; // per scheme: qwen2.5-7b-instruct (ctHO), qwen3-8b (ImpactHO)
@@ -342,12 +349,29 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
         cmd.AddValue("batchPeriod", "Batching period T_c, s, >= 0", batchPeriod);
         cmd.Parse(argc, argv);
 
-        if (!fitFile.empty())
-        {
-            return FitCli(fitFile, family, out);
-        }
         const bool slotScheme = scheme == "impactho-slot" || scheme == "ea-slot" ||
                                 scheme == "wta-slot" || scheme == "pf-slot";
+        // An option that does not apply to the chosen mode is an error, not ignored.
+        if (!fitFile.empty() && !scheme.empty())
+        {
+            throw OptionError("fit", "fits a sigmoid on its own; drop --scheme");
+        }
+        if (!family.empty() && fitFile.empty())
+        {
+            throw OptionError("family", "applies to --fit only (slot users are algebraic)");
+        }
+        if (!fitFile.empty())
+        {
+            return FitCli(fitFile, family.empty() ? "algebraic" : family, out);
+        }
+        if (slotScheme && !uesFile.empty())
+        {
+            throw OptionError("ues", "is for ctho, tho, cho; slot schemes take --users");
+        }
+        if (!slotScheme && !usersFile.empty())
+        {
+            throw OptionError("users", "is for the slot schemes; ctho, tho, cho take --ues");
+        }
         if (model.empty())
         {
             model = slotScheme ? "qwen3-8b" : "qwen2.5-7b-instruct";

@@ -183,7 +183,15 @@ TEST_P(EdgeLlmPlanCliBadInput, RefusedWithExitTwoAndNoStdout)
     {
         file = WriteFile(c.name + ".csv", c.csv);
     }
-    std::vector<std::string> args = {"--ues=" + file};
+    // Slot cases bring their own --users file; the others read --ues.
+    const bool slot = std::any_of(c.extra.begin(), c.extra.end(), [](const std::string& e) {
+        return e.rfind("--users=", 0) == 0;
+    });
+    std::vector<std::string> args;
+    if (!slot)
+    {
+        args.push_back("--ues=" + file);
+    }
     for (const auto& e : c.extra)
     {
         // "--users=@TEXT": a users file with that content
@@ -296,7 +304,7 @@ INSTANTIATE_TEST_SUITE_P(
             "",
             {"--scheme=pf-slot",
              "--users=@user_id,context_tokens,received_fraction,M,k,tau\n1,4096,0.5,0.9,0,0.1\n"},
-            "k must be in (0, 1e4]"},
+            "k must be in (0, 10000]"},
         BadCase{
             "slot_fallback",
             "",
@@ -304,6 +312,14 @@ INSTANTIATE_TEST_SUITE_P(
              "--fallback=maybe",
              "--users=@user_id,context_tokens,received_fraction,M,k,tau\n1,4096,0.5,0.9,45,0.1\n"},
             "--fallback: unknown fallback 'maybe'"},
+        BadCase{"family_without_fit",
+                kHeader + "1,0.5,10\n",
+                {"--family=erf"},
+                "--family: applies to --fit only"},
+        BadCase{"users_for_ctho",
+                kHeader + "1,0.5,10\n",
+                {"--users=x.csv"},
+                "--users: is for the slot schemes"},
         BadCase{"unknown_option",
                 kHeader + "1,0.5,10\n",
                 {"--speed=3"},
