@@ -43,6 +43,7 @@ TEST_SOURCES = [
     'test/edge-llm-fluid-test-suite.cc',
     'test/edge-llm-ctho-figures-test-suite.cc',
     'test/edge-llm-impactho-test-suite.cc',
+    'test/edge-llm-faults-test-suite.cc',
 ]
 
 
