@@ -139,6 +139,9 @@ function(edge_llm_add_gtests)
        ${CMAKE_SOURCE_DIR}/benchmarks/*.h)
   add_test(NAME clang-format COMMAND ${EDGE_LLM_CLANG_FORMAT} --dry-run -Werror ${format_sources}
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  add_test(NAME wireshark-dissector
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/kv-dissector-test.sh
+                   $<TARGET_FILE:edge-llm-test-runner> ${CMAKE_SOURCE_DIR})
   add_test(NAME cli-edge-llm-plan
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/edge-llm-plan-cli-test.sh
                    $<TARGET_FILE:edge-llm-plan> ${CMAKE_SOURCE_DIR}/test/cli)

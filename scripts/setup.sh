@@ -15,6 +15,7 @@ packages=(
   libboost-dev nlohmann-json3-dev     # Boost.Math, JSON output
   libgtest-dev libbenchmark-dev       # GoogleTest, Google Benchmark
   gnuplot-nox                         # PNG figures from ns-3's Gnuplot output
+  tshark                              # tests the Wireshark dissector (tools/)
 )
 
 missing=()

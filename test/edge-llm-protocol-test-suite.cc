@@ -15,6 +15,7 @@
 #include "ns3/token-stream-header.h"
 #include "ns3/uinteger.h"
 
+#include <cstdlib>
 #include <map>
 
 using namespace ns3;
@@ -147,6 +148,11 @@ class KvConnectionEdfTestCase : public TestCase
         p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
         p2p.SetChannelAttribute("Delay", StringValue("1ms"));
         NetDeviceContainer devs = p2p.Install(nodes);
+        if (const char* pcap = std::getenv("EDGE_LLM_PCAP"))
+        {
+            // test/cli/kv-dissector-test.sh decodes this capture with tools/edge-llm-kv.lua
+            p2p.EnablePcap(pcap, devs.Get(1), false, true);
+        }
         InternetStackHelper internet;
         internet.Install(nodes);
         Ipv4AddressHelper addr("10.9.0.0", "255.255.255.0");

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The Wireshark dissector (tools/edge-llm-kv.lua) decodes a capture of the protocol
+# suite's EDF test: a TRANSFER_REQUEST for session 9 first, session 2's segments (earlier
+# deadline) before session 1's, and TRANSFER_COMPLETE totals 300000 (session 2), 0
+# (session 3) and 1000000 (session 1).
+# Usage: kv-dissector-test.sh PATH/TO/edge-llm-test-runner SOURCE_DIR
+set -u
+runner=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+if ! command -v tshark >/dev/null; then
+  echo "tshark is missing (scripts/setup.sh installs it)"; echo "0 passed, 1 failed"; exit 1
+fi
+EDGE_LLM_PCAP="$tmp/kv.pcap" "$runner" --suite=edge-llm-protocol >/dev/null || {
+  echo "the protocol suite failed"; echo "0 passed, 1 failed"; exit 1; }
+tshark -r "$tmp/kv.pcap" -X lua_script:"$src/tools/edge-llm-kv.lua" -Y edgellm -T fields \
+  -E occurrence=a -E aggregator=';' -e edgellm.type -e edgellm.session -e edgellm.total_bytes \
+  2>/dev/null | tr '\t' ' ' >"$tmp/decoded"
+# One line per decoded PDU: "type session total".
+awk '{ n = split($1, t, ";"); split($2, s, ";"); split($3, b, ";"); k = 0;
+       for (i = 1; i <= n; ++i) { tot = ""; if (t[i] == 3 || t[i] == 5) { k++; tot = b[k] }
+                                   print t[i], s[i], tot } }' "$tmp/decoded" >"$tmp/pdus"
+fail=0
+check() { if eval "$2"; then :; else echo "FAIL: $1"; fail=1; fi; }
+check "first PDU is the TRANSFER_REQUEST of session 9" '[ "$(head -1 "$tmp/pdus")" = "1 9 " ]'
+check "session 2 completes with 300000 bytes" 'grep -qx "3 2 300000" "$tmp/pdus"'
+check "session 3 completes with 0 bytes" 'grep -qx "3 3 0" "$tmp/pdus"'
+check "session 1 completes with 1000000 bytes" 'grep -qx "3 1 1000000" "$tmp/pdus"'
+first1=$(grep -n "^2 1 " "$tmp/pdus" | head -1 | cut -d: -f1)
+last2=$(grep -n "^2 2 " "$tmp/pdus" | tail -1 | cut -d: -f1)
+check "every segment of session 2 before any of session 1 (EDF)" '[ -n "$first1" ] && [ -n "$last2" ] && [ "$last2" -lt "$first1" ]'
+if [ $fail -eq 0 ]; then echo "5 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
+exit $fail

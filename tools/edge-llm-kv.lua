@@ -1,0 +1,81 @@
+-- Wireshark dissector for the edge-llm KV-cache transfer protocol (doc/edge-llm.rst,
+-- "KV transfer protocol"). Usage:
+--   tshark -r capture.pcap -X lua_script:tools/edge-llm-kv.lua -Y edgellm -V
+-- Frames ride on TCP port 9001 (EdgeLlmNode's BackhaulPort); a frame is
+--   frame header (8 B) | message header (message_length B) | payload (payload_length B)
+-- all big-endian. Payload bytes are virtual in ns-3 (zeros in a capture).
+
+local p = Proto("edgellm", "edge-llm KV transfer")
+
+local types = {
+  [1] = "TRANSFER_REQUEST",
+  [2] = "KV_SEGMENT",
+  [3] = "TRANSFER_COMPLETE",
+  [4] = "BATCH_CLOSE",
+  [5] = "TRANSFER_TRUNCATE",
+}
+
+local f = {
+  version = ProtoField.uint8("edgellm.version", "Version"),
+  type = ProtoField.uint8("edgellm.type", "Type", base.DEC, types),
+  message_length = ProtoField.uint16("edgellm.message_length", "Message header length"),
+  payload_length = ProtoField.uint32("edgellm.payload_length", "Payload length"),
+  session = ProtoField.uint64("edgellm.session", "Session"),
+  ue_address = ProtoField.ipv4("edgellm.ue_address", "UE address"),
+  ue_port = ProtoField.uint16("edgellm.ue_port", "UE port"),
+  source_cell = ProtoField.uint16("edgellm.source_cell", "Source cell"),
+  handover_time_ns = ProtoField.int64("edgellm.handover_time_ns", "Handover time (ns)"),
+  context_tokens = ProtoField.uint32("edgellm.context_tokens", "Context tokens"),
+  prefill_length = ProtoField.uint32("edgellm.prefill_length", "Batch prefill length L"),
+  prefill_tokens = ProtoField.uint32("edgellm.prefill_tokens", "Prefill tokens"),
+  transfer_tokens = ProtoField.uint32("edgellm.transfer_tokens", "Transfer tokens"),
+  batch_id = ProtoField.uint32("edgellm.batch_id", "Batch id"),
+  batch_size = ProtoField.uint16("edgellm.batch_size", "Batch size"),
+  bytes_per_token = ProtoField.uint32("edgellm.bytes_per_token", "KV bytes per token"),
+  tokens_generated = ProtoField.uint32("edgellm.tokens_generated", "Tokens generated"),
+  max_new_tokens = ProtoField.uint32("edgellm.max_new_tokens", "Max new tokens"),
+  flags = ProtoField.uint16("edgellm.flags", "Flags", base.HEX),
+  byte_offset = ProtoField.uint64("edgellm.byte_offset", "Byte offset"),
+  total_bytes = ProtoField.uint64("edgellm.total_bytes", "Total bytes"),
+}
+p.fields = f
+
+local function pdu_length(tvb, pinfo, offset)
+  return 8 + tvb(offset + 2, 2):uint() + tvb(offset + 4, 4):uint()
+end
+
+local function dissect_pdu(tvb, pinfo, tree)
+  pinfo.cols.protocol = "EDGE-LLM"
+  local t = tree:add(p, tvb())
+  local kind = tvb(1, 1):uint()
+  t:add(f.version, tvb(0, 1))
+  t:add(f.type, tvb(1, 1))
+  t:add(f.message_length, tvb(2, 2))
+  t:add(f.payload_length, tvb(4, 4))
+  local m = 8
+  if kind == 1 then
+    t:add(f.session, tvb(m, 8)); t:add(f.ue_address, tvb(m + 8, 4))
+    t:add(f.ue_port, tvb(m + 12, 2)); t:add(f.source_cell, tvb(m + 14, 2))
+    t:add(f.handover_time_ns, tvb(m + 16, 8)); t:add(f.context_tokens, tvb(m + 24, 4))
+    t:add(f.prefill_length, tvb(m + 28, 4)); t:add(f.prefill_tokens, tvb(m + 32, 4))
+    t:add(f.transfer_tokens, tvb(m + 36, 4)); t:add(f.batch_id, tvb(m + 40, 4))
+    t:add(f.batch_size, tvb(m + 44, 2)); t:add(f.bytes_per_token, tvb(m + 46, 4))
+    t:add(f.tokens_generated, tvb(m + 50, 4)); t:add(f.max_new_tokens, tvb(m + 54, 4))
+    t:add(f.flags, tvb(m + 58, 2))
+  elseif kind == 2 then
+    t:add(f.session, tvb(m, 8)); t:add(f.byte_offset, tvb(m + 8, 8))
+  elseif kind == 3 or kind == 5 then
+    t:add(f.session, tvb(m, 8)); t:add(f.total_bytes, tvb(m + 8, 8))
+  elseif kind == 4 then
+    t:add(f.batch_id, tvb(m, 4)); t:add(f.batch_size, tvb(m + 4, 2))
+  end
+  pinfo.cols.info:append(" " .. (types[kind] or "unknown"))
+  return tvb:len()
+end
+
+function p.dissector(tvb, pinfo, tree)
+  dissect_tcp_pdus(tvb, tree, 8, pdu_length, dissect_pdu)
+  return tvb:len()
+end
+
+DissectorTable.get("tcp.port"):add(9001, p)
