@@ -136,12 +136,15 @@ function(edge_llm_add_gtests)
        ${CMAKE_SOURCE_DIR}/model/*.cc ${CMAKE_SOURCE_DIR}/helper/*.h ${CMAKE_SOURCE_DIR}/helper/*.cc
        ${CMAKE_SOURCE_DIR}/examples/*.cc ${CMAKE_SOURCE_DIR}/test/*.h ${CMAKE_SOURCE_DIR}/test/*.cc
        ${CMAKE_SOURCE_DIR}/test/gtest/*.cc ${CMAKE_SOURCE_DIR}/benchmarks/*.cc
-       ${CMAKE_SOURCE_DIR}/benchmarks/*.h)
+       ${CMAKE_SOURCE_DIR}/benchmarks/*.h ${CMAKE_SOURCE_DIR}/fuzz/*.cc)
   add_test(NAME clang-format COMMAND ${EDGE_LLM_CLANG_FORMAT} --dry-run -Werror ${format_sources}
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   add_test(NAME wireshark-dissector
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/kv-dissector-test.sh
                    $<TARGET_FILE:edge-llm-test-runner> ${CMAKE_SOURCE_DIR})
+  # The frame parser under libFuzzer with ASan and UBSan, briefly (doc: a longer run).
+  add_test(NAME fuzz-kv-frames COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 20
+           WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
   add_test(NAME cli-edge-llm-plan
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/edge-llm-plan-cli-test.sh
                    $<TARGET_FILE:edge-llm-plan> ${CMAKE_SOURCE_DIR}/test/cli)

@@ -358,6 +358,12 @@ KvTransferConnection::GetBytesQueued(uint64_t sessionId) const
 }
 
 void
+KvTransferConnection::ReceiveBytes(Ptr<Packet> bytes)
+{
+    Consume(bytes);
+}
+
+void
 KvTransferConnection::HandleRead(Ptr<Socket> socket)
 {
     Ptr<Packet> packet;

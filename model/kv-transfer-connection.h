@@ -116,6 +116,13 @@ class KvTransferConnection : public Object
      */
     uint64_t Truncate(uint64_t sessionId);
 
+    /**
+     * \brief Feed bytes received from the stream to the parser, as the socket's receive
+     *        callback does (for tests and the fuzz target). Malformed frames stop the
+     *        parsing and count in GetProtocolErrors(); nothing is read out of range.
+     */
+    void ReceiveBytes(Ptr<Packet> bytes);
+
     /// \return KV bytes of \p sessionId handed to the socket so far (0 if finished)
     uint64_t GetBytesQueued(uint64_t sessionId) const;
 

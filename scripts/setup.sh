@@ -16,6 +16,7 @@ packages=(
   libgtest-dev libbenchmark-dev       # GoogleTest, Google Benchmark
   gnuplot-nox                         # PNG figures from ns-3's Gnuplot output
   tshark                              # tests the Wireshark dissector (tools/)
+  clang libclang-rt-14-dev            # the libFuzzer target (scripts/fuzz.sh)
 )
 
 missing=()
