@@ -38,7 +38,12 @@ struct TwoBsOutcome
  * hand over 10 ms apart with \p scheduler.
  */
 TwoBsOutcome
-RunTwoBs(const std::string& scheduler, double lossRate, uint32_t sessions, uint64_t tokens)
+RunTwoBs(const std::string& scheduler,
+         double lossRate,
+         uint32_t sessions,
+         uint64_t tokens,
+         Time outageStart = Seconds(0),
+         Time outageEnd = Seconds(0))
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
@@ -55,6 +60,17 @@ RunTwoBs(const std::string& scheduler, double lossRate, uint32_t sessions, uint6
         loss->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
         loss->AssignStreams(31);
         devs.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+    }
+    if (outageEnd > outageStart)
+    {
+        // An outage: the target side receives nothing in [outageStart, outageEnd).
+        Ptr<RateErrorModel> cut = CreateObject<RateErrorModel>();
+        cut->SetAttribute("ErrorRate", DoubleValue(1.0));
+        cut->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+        cut->Disable();
+        devs.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(cut));
+        Simulator::Schedule(outageStart, &ErrorModel::Enable, cut);
+        Simulator::Schedule(outageEnd, &ErrorModel::Disable, cut);
     }
     TwoBsOutcome out;
     devs.Get(1)->TraceConnectWithoutContext(
@@ -150,6 +166,40 @@ class BackhaulLossTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief A backhaul outage of 200 ms in mid-transfer (everything the target side
+ *        receives is dropped): TCP backs off and retransmits, the transfer resumes, every
+ *        session ends restored after the outage, and bytes sent = bytes delivered.
+ */
+class BackhaulOutageTestCase : public TestCase
+{
+  public:
+    BackhaulOutageTestCase()
+        : TestCase("backhaul outage in mid-transfer: the transfer resumes, bytes conserved")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytesPerToken =
+            LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
+        // 5 x 300 tokens of cHO = 86 MB: 0.7 s at 1 Gbit/s, cut from 0.1 s to 0.3 s.
+        const TwoBsOutcome o = RunTwoBs("ns3::ChoScheduler", 0, 5, 300, Seconds(0.1), Seconds(0.3));
+        NS_TEST_ASSERT_MSG_GT(o.dropped, 0u, "the outage dropped packets");
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 5u, "every session resumes");
+        double last = 0;
+        for (const auto& [id, t] : o.restoredAt)
+        {
+            last = std::max(last, t);
+        }
+        NS_TEST_ASSERT_MSG_GT(last, 0.3, "the last session resumes after the outage");
+        NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
+        NS_TEST_ASSERT_MSG_EQ(o.sent, 5 * 300 * bytesPerToken, "whole caches");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Fault handling of the KV transfer (SYSTEM).
  */
 class EdgeLlmFaultsTestSuite : public TestSuite
@@ -159,6 +209,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
         : TestSuite("edge-llm-faults", SYSTEM)
     {
         AddTestCase(new BackhaulLossTestCase, TestCase::QUICK);
+        AddTestCase(new BackhaulOutageTestCase, TestCase::QUICK);
     }
 };
 
