@@ -144,6 +144,12 @@ EdgeLlmNode::GetTypeId()
                             "true if the admission fallback decided it).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_slotTrace),
                             "ns3::EdgeLlmNode::SlotTracedCallback")
+            .AddTraceSource("TransferCancelled",
+                            "A transfer was cancelled because the UE came back (ping-pong): at "
+                            "the target when it sends TRANSFER_CANCEL, at the source when it "
+                            "resumes from its own cache (sessionId, other cell, KV bytes).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_cancelledTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("SessionRestored",
                             "Target: the session resumes decoding (sessionId, sourceCellId, "
                             "handover delay).",
@@ -555,8 +561,22 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
 {
     NS_LOG_FUNCTION(this << sessionId << targetCellId);
     auto sit = m_sessions.find(sessionId);
+    if (sit != m_sessions.end() && sit->second.state == RESTORING &&
+        targetCellId == sit->second.sourceCellId)
+    {
+        // Ping-pong: the UE goes back before its state is rebuilt here. The source still
+        // holds the cache: cancel the transfer and let the source serve it again.
+        Session& s = sit->second;
+        KvTransferCompleteHeader cancel;
+        cancel.sessionId = sessionId;
+        cancel.totalBytes = s.ReceivedKvBytes();
+        m_peers.at(targetCellId).connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+        m_cancelledTrace(sessionId, targetCellId, s.ReceivedKvBytes());
+        s.state = CANCELLED;
+        return;
+    }
     if (sit == m_sessions.end() || sit->second.state == HANDED_OVER ||
-        sit->second.state == RESTORING)
+        sit->second.state == RESTORING || sit->second.state == CANCELLED)
     {
         NS_LOG_INFO("cell " << m_cellId << ": handover of session " << sessionId
                             << " with no servable LLM session here; nothing to move");
@@ -829,6 +849,22 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
         }
         break;
     }
+    case KvFrameHeader::TRANSFER_CANCEL: {
+        // Source: the UE came back before the target rebuilt its state. Stop sending and
+        // serve it again from this BS's own cache.
+        KvTransferCompleteHeader cancel;
+        message->RemoveHeader(cancel);
+        auto it = m_sessions.find(cancel.sessionId);
+        if (it == m_sessions.end() || it->second.state != HANDED_OVER)
+        {
+            break;
+        }
+        m_peers.at(peerCellId).connection->Cancel(cancel.sessionId);
+        m_impactHo.erase(cancel.sessionId);
+        m_cancelledTrace(cancel.sessionId, peerCellId, cancel.totalBytes);
+        StartDecoding(it->second);
+        break;
+    }
     case KvFrameHeader::BATCH_CLOSE: {
         KvBatchCloseHeader close;
         message->RemoveHeader(close);
@@ -891,8 +927,15 @@ EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
     auto it = m_sessions.find(sessionId);
     if (it == m_sessions.end() || it->second.state != RESTORING)
     {
-        NS_LOG_WARN("cell " << m_cellId << ": " << bytes << " KV bytes for session " << sessionId
-                            << " that is not being restored here");
+        if (it == m_sessions.end() || it->second.state != CANCELLED)
+        {
+            NS_LOG_WARN("cell " << m_cellId << ": " << bytes << " KV bytes for session "
+                                << sessionId << " that is not being restored here");
+        }
+        if (it != m_sessions.end())
+        {
+            it->second.receivedKvBytes += bytes; // counted, then discarded (cancelled)
+        }
         return;
     }
     Session& s = it->second;

@@ -188,6 +188,7 @@ class EdgeLlmNode : public Application
         FINISHED,    //!< All tokens decoded
         HANDED_OVER, //!< Moved to another BS (source side)
         RESTORING,   //!< Waiting for prefill and KV bytes (target side)
+        CANCELLED,   //!< The UE went back before the restore (target side, ping-pong)
     };
 
     /// One LLM session.
@@ -307,6 +308,7 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint64_t, uint64_t, Time> m_plannedTrace;   //!< HandoverPlanned
     TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;            //!< SessionRestored
     TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace;      //!< KvTransferReceived
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;       //!< TransferCancelled
 };
 
 } // namespace ns3

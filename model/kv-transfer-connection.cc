@@ -345,6 +345,21 @@ KvTransferConnection::Truncate(uint64_t sessionId)
 }
 
 uint64_t
+KvTransferConnection::Cancel(uint64_t sessionId)
+{
+    for (std::size_t i = 0; i < m_jobs.size(); ++i)
+    {
+        if (m_jobs[i].job.sessionId == sessionId)
+        {
+            const uint64_t sent = m_jobs[i].offset;
+            m_jobs.erase(m_jobs.begin() + static_cast<std::ptrdiff_t>(i));
+            return sent;
+        }
+    }
+    return 0;
+}
+
+uint64_t
 KvTransferConnection::GetBytesQueued(uint64_t sessionId) const
 {
     for (const auto& j : m_jobs)

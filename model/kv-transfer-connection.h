@@ -123,6 +123,13 @@ class KvTransferConnection : public Object
      */
     void ReceiveBytes(Ptr<Packet> bytes);
 
+    /**
+     * \brief Drop a session's queued KV bytes without a completion message (the target
+     *        cancelled it). Bytes already in the socket still arrive and are counted.
+     * \return the KV bytes that had been sent
+     */
+    uint64_t Cancel(uint64_t sessionId);
+
     /// \return KV bytes of \p sessionId handed to the socket so far (0 if finished)
     uint64_t GetBytesQueued(uint64_t sessionId) const;
 

@@ -70,6 +70,7 @@ KvFrameHeader::IsValid() const
         return messageLength == KvSegmentHeader::SIZE;
     case TRANSFER_COMPLETE:
     case TRANSFER_TRUNCATE:
+    case TRANSFER_CANCEL:
         return messageLength == KvTransferCompleteHeader::SIZE && payloadLength == 0;
     case BATCH_CLOSE:
         return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;

@@ -42,7 +42,10 @@ class KvFrameHeader : public Header
         TRANSFER_REQUEST = 1,  //!< source -> target: a session moves (KvTransferRequestHeader)
         KV_SEGMENT = 2,        //!< source -> target: KV bytes (KvSegmentHeader)
         TRANSFER_COMPLETE = 3, //!< source -> target: all KV bytes sent (KvTransferCompleteHeader)
-        BATCH_CLOSE = 4, //!< source -> target: an open batch's final size (KvBatchCloseHeader)
+        BATCH_CLOSE = 4,     //!< source -> target: an open batch's final size (KvBatchCloseHeader)
+        TRANSFER_CANCEL = 6, //!< target -> source: the UE came back (ping-pong); stop
+                             //!< sending and serve from your own cache
+                             //!< (KvTransferCompleteHeader, totalBytes received)
         TRANSFER_TRUNCATE = 5, //!< source -> target: the window closed; what was sent is all
                                //!< (KvTransferCompleteHeader; ImpactHO)
     };

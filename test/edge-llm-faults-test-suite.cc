@@ -15,6 +15,7 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <functional>
 #include <map>
 
 using namespace ns3;
@@ -30,7 +31,12 @@ struct TwoBsOutcome
     uint64_t sent{0};                        //!< Source connection, KV payload bytes
     uint64_t received{0};                    //!< Target connection, KV payload bytes
     uint32_t dropped{0};                     //!< Packets the error model dropped
+    uint32_t cancelledAtSource{0};           //!< TransferCancelled at the source
+    uint32_t cancelledAtTarget{0};           //!< TransferCancelled at the target
 };
+
+/// Extra events a test schedules on the two BSs (source, target).
+using Script = std::function<void(Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode>)>;
 
 /**
  * Two BSs over a 1 Gbit/s, 1 ms point-to-point backhaul whose target side drops a
@@ -43,7 +49,8 @@ RunTwoBs(const std::string& scheduler,
          uint32_t sessions,
          uint64_t tokens,
          Time outageStart = Seconds(0),
-         Time outageEnd = Seconds(0))
+         Time outageEnd = Seconds(0),
+         const Script& script = nullptr)
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
@@ -101,6 +108,18 @@ RunTwoBs(const std::string& scheduler,
         Callback<void, uint64_t, uint16_t, Time>([&out](uint64_t id, uint16_t, Time) {
             out.restoredAt[id] = Simulator::Now().GetSeconds();
         }));
+    source->TraceConnectWithoutContext(
+        "TransferCancelled",
+        Callback<void, uint64_t, uint16_t, uint64_t>(
+            [&out](uint64_t, uint16_t, uint64_t) { ++out.cancelledAtSource; }));
+    target->TraceConnectWithoutContext(
+        "TransferCancelled",
+        Callback<void, uint64_t, uint16_t, uint64_t>(
+            [&out](uint64_t, uint16_t, uint64_t) { ++out.cancelledAtTarget; }));
+    if (script)
+    {
+        script(source, target);
+    }
     apps.Start(Seconds(0));
     Simulator::Stop(Seconds(20));
     Simulator::Run();
@@ -200,6 +219,50 @@ class BackhaulOutageTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Ping-pong: the UE hands back to the source 40 ms into a 138 ms transfer. The
+ *        target cancels (TRANSFER_CANCEL), the source drops the rest of the queue and
+ *        serves the session from its own cache; the target never restores it; every byte
+ *        that was sent is delivered (and discarded) and no more are sent.
+ */
+class PingPongTestCase : public TestCase
+{
+  public:
+    PingPongTestCase()
+        : TestCase("ping-pong: the transfer is cancelled and the source keeps serving")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytesPerToken =
+            LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
+        const TwoBsOutcome o = RunTwoBs("ns3::ChoScheduler",
+                                        0,
+                                        1,
+                                        300,
+                                        Seconds(0),
+                                        Seconds(0),
+                                        [](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
+                                            // The UE goes back: the target's RRC starts a handover
+                                            // to cell 1.
+                                            Simulator::Schedule(MilliSeconds(50),
+                                                                &EdgeLlmNode::NotifyHandoverStart,
+                                                                target,
+                                                                1,
+                                                                1);
+                                        });
+        NS_TEST_ASSERT_MSG_EQ(o.cancelledAtTarget, 1u, "the target cancels");
+        NS_TEST_ASSERT_MSG_EQ(o.cancelledAtSource, 1u, "the source resumes from its cache");
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 0u, "the target never restores it");
+        NS_TEST_ASSERT_MSG_LT(o.sent, 300 * bytesPerToken, "the rest was never sent");
+        NS_TEST_ASSERT_MSG_GT(o.sent, 0u, "part of it was");
+        NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Fault handling of the KV transfer (SYSTEM).
  */
 class EdgeLlmFaultsTestSuite : public TestSuite
@@ -210,6 +273,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
     {
         AddTestCase(new BackhaulLossTestCase, TestCase::QUICK);
         AddTestCase(new BackhaulOutageTestCase, TestCase::QUICK);
+        AddTestCase(new PingPongTestCase, TestCase::QUICK);
     }
 };
 
