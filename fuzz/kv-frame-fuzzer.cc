@@ -42,7 +42,8 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                 break;
             }
             case KvFrameHeader::TRANSFER_COMPLETE:
-            case KvFrameHeader::TRANSFER_TRUNCATE: {
+            case KvFrameHeader::TRANSFER_TRUNCATE:
+            case KvFrameHeader::TRANSFER_CANCEL: {
                 KvTransferCompleteHeader h;
                 message->RemoveHeader(h);
                 break;

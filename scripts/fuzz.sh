@@ -22,4 +22,4 @@ printf '\x00\x01\x01\x00\x3c\x00\x00\x00\x00' >"$out/corpus/seed-request-prefix"
 printf '\x05\x01\x03\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x09\x00\x00\x00\x00\x00\x00\x00\x00' \
   >"$out/corpus/seed-complete"
 ASAN_OPTIONS=detect_leaks=0 "$out/kv-frame-fuzzer" -max_total_time="$seconds" -max_len=4096 \
-  "$out/corpus" 2>&1 | tail -5
+  -artifact_prefix="$out/" "$out/corpus" 2>&1 | tail -5
