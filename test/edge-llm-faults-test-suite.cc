@@ -10,6 +10,7 @@
 #include "ns3/llm-model-profile.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/pointer.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -263,6 +264,105 @@ class PingPongTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Many sessions at once: 7 BSs, every pair joined by a 10 Gbit/s link, 200
+ *        sessions handing over to random other BSs within 100 ms (ctHO, online
+ *        batches). No session is stuck: every one is restored at its target, and on
+ *        every connection bytes sent = bytes delivered.
+ */
+class ManySessionsTestCase : public TestCase
+{
+  public:
+    ManySessionsTestCase()
+        : TestCase("200 concurrent handovers between 7 BSs: none stuck, bytes conserved")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ipv4AddressGenerator::Reset();
+        const uint32_t bsCount = 7;
+        NodeContainer nodes;
+        nodes.Create(bsCount);
+        InternetStackHelper internet;
+        internet.Install(nodes);
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
+        p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
+        p2p.SetChannelAttribute("Delay", StringValue("100us"));
+        Ipv4AddressHelper addr("10.20.0.0", "255.255.255.252");
+        for (uint32_t a = 0; a < bsCount; ++a)
+        {
+            for (uint32_t b = a + 1; b < bsCount; ++b)
+            {
+                addr.Assign(p2p.Install(nodes.Get(a), nodes.Get(b)));
+                addr.NewNetwork();
+            }
+        }
+        EdgeLlmHelper edge;
+        edge.SetSchedulerType("ns3::CtHoScheduler");
+        std::vector<uint16_t> cells;
+        for (uint32_t i = 0; i < bsCount; ++i)
+        {
+            cells.push_back(static_cast<uint16_t>(i + 1));
+        }
+        ApplicationContainer apps = edge.InstallBs(nodes, cells);
+        edge.ConnectBackhaul(apps);
+        Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+        u->SetStream(41);
+        std::map<uint64_t, uint16_t> targetOf;
+        for (uint64_t id = 1; id <= 200; ++id)
+        {
+            const uint32_t from = u->GetInteger(0, bsCount - 1);
+            uint32_t to = u->GetInteger(0, bsCount - 2);
+            to += to >= from ? 1 : 0;
+            Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(from));
+            source->OpenSession(id, u->GetInteger(100, 400));
+            targetOf[id] = static_cast<uint16_t>(to + 1);
+            Simulator::Schedule(Seconds(u->GetValue(0.01, 0.11)),
+                                &EdgeLlmNode::NotifyHandoverStart,
+                                source,
+                                id,
+                                static_cast<uint16_t>(to + 1));
+        }
+        std::map<uint64_t, uint16_t> restoredAt;
+        for (uint32_t i = 0; i < bsCount; ++i)
+        {
+            const uint16_t cell = static_cast<uint16_t>(i + 1);
+            apps.Get(i)->TraceConnectWithoutContext(
+                "SessionRestored",
+                Callback<void, uint64_t, uint16_t, Time>(
+                    [&restoredAt, cell](uint64_t id, uint16_t, Time) { restoredAt[id] = cell; }));
+        }
+        apps.Start(Seconds(0));
+        Simulator::Stop(Seconds(10));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(restoredAt.size(), 200u, "no session is stuck");
+        for (const auto& [id, cell] : restoredAt)
+        {
+            NS_TEST_ASSERT_MSG_EQ(cell, targetOf[id], "restored at its target");
+        }
+        for (uint32_t a = 0; a < bsCount; ++a)
+        {
+            for (uint32_t b = 0; b < bsCount; ++b)
+            {
+                if (a == b)
+                {
+                    continue;
+                }
+                Ptr<EdgeLlmNode> x = DynamicCast<EdgeLlmNode>(apps.Get(a));
+                Ptr<EdgeLlmNode> y = DynamicCast<EdgeLlmNode>(apps.Get(b));
+                NS_TEST_ASSERT_MSG_EQ(x->GetConnection(b + 1)->GetKvBytesSent(),
+                                      y->GetConnection(a + 1)->GetKvBytesReceived(),
+                                      "bytes sent = bytes delivered, " << a + 1 << " -> " << b + 1);
+            }
+        }
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Fault handling of the KV transfer (SYSTEM).
  */
 class EdgeLlmFaultsTestSuite : public TestSuite
@@ -274,6 +374,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
         AddTestCase(new BackhaulLossTestCase, TestCase::QUICK);
         AddTestCase(new BackhaulOutageTestCase, TestCase::QUICK);
         AddTestCase(new PingPongTestCase, TestCase::QUICK);
+        AddTestCase(new ManySessionsTestCase, TestCase::QUICK);
     }
 };
 
