@@ -43,7 +43,8 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             }
             case KvFrameHeader::TRANSFER_COMPLETE:
             case KvFrameHeader::TRANSFER_TRUNCATE:
-            case KvFrameHeader::TRANSFER_CANCEL: {
+            case KvFrameHeader::TRANSFER_CANCEL:
+            case KvFrameHeader::TRANSFER_STOP: {
                 KvTransferCompleteHeader h;
                 message->RemoveHeader(h);
                 break;

@@ -92,6 +92,13 @@ EdgeLlmNode::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulSegmentSize),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("TransferTimeout",
+                          "Target: if a session's KV bytes have not all arrived this long after "
+                          "its handover, the source is told to stop (TRANSFER_STOP) and the "
+                          "missing tokens are re-prefilled here. 0: wait for ever.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&EdgeLlmNode::m_transferTimeout),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("GatherTime",
                           "Online batches: unannounced handovers that start within this time "
                           "of the first one are planned together (an RRC starts handovers in "
@@ -144,6 +151,11 @@ EdgeLlmNode::GetTypeId()
                             "true if the admission fallback decided it).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_slotTrace),
                             "ns3::EdgeLlmNode::SlotTracedCallback")
+            .AddTraceSource("TransferTimedOut",
+                            "Target: the KV transfer exceeded TransferTimeout; the missing "
+                            "tokens are re-prefilled here (sessionId, sourceCellId, tokens).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_timeoutTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("TransferCancelled",
                             "A transfer was cancelled because the UE came back (ping-pong): at "
                             "the target when it sends TRANSFER_CANCEL, at the source when it "
@@ -865,6 +877,14 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
         StartDecoding(it->second);
         break;
     }
+    case KvFrameHeader::TRANSFER_STOP: {
+        // Source: the target timed out and re-prefills what is missing; stop sending.
+        KvTransferCompleteHeader stop;
+        message->RemoveHeader(stop);
+        m_peers.at(peerCellId).connection->Cancel(stop.sessionId);
+        m_impactHo.erase(stop.sessionId);
+        break;
+    }
     case KvFrameHeader::BATCH_CLOSE: {
         KvBatchCloseHeader close;
         message->RemoveHeader(close);
@@ -918,6 +938,15 @@ EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeade
     {
         m_kvReceivedTrace(s.id, s.sourceCellId, 0);
     }
+    else if (m_transferTimeout.IsStrictlyPositive() && s.entryBytes == 0)
+    {
+        const Time at = std::max(s.handoverTime + m_transferTimeout, Simulator::Now());
+        Simulator::Schedule(at - Simulator::Now(),
+                            &EdgeLlmNode::OnTransferTimeout,
+                            this,
+                            s.id,
+                            s.restoreGeneration = ++m_restoreCounter);
+    }
     MaybeResume(s);
 }
 
@@ -948,6 +977,37 @@ EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
             MaybeResume(s); // ImpactHO sessions resume on their TRANSFER_COMPLETE
         }
     }
+}
+
+void
+EdgeLlmNode::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
+{
+    auto it = m_sessions.find(sessionId);
+    if (it == m_sessions.end() || it->second.state != RESTORING ||
+        it->second.restoreGeneration != generation ||
+        it->second.ReceivedKvBytes() >= it->second.expectedKvBytes)
+    {
+        return; // restored, cancelled, or a later handover of the same session
+    }
+    Session& s = it->second;
+    // Tokens arrive in order: the whole ones received are kept, the rest is re-prefilled
+    // here (p(missing), the prefix's KV being in place) and the source stops sending.
+    const uint64_t bytesPerToken = m_profile.BytesPerToken();
+    const uint64_t missing =
+        (s.expectedKvBytes - s.ReceivedKvBytes() + bytesPerToken - 1) / bytesPerToken;
+    KvTransferCompleteHeader stop;
+    stop.sessionId = sessionId;
+    stop.totalBytes = s.ReceivedKvBytes();
+    m_peers.at(s.sourceCellId).connection->SendMessage(KvFrameHeader::TRANSFER_STOP, stop, 0);
+    m_timeoutTrace(sessionId, s.sourceCellId, missing);
+    s.expectedKvBytes = s.ReceivedKvBytes(); // nothing more is awaited
+    s.prefillDone = false;
+    const uint64_t key = (uint64_t{1} << 62) | sessionId; // a batch of its own
+    m_gpu->Join(key,
+                1,
+                missing,
+                Simulator::Now(),
+                MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this).Bind(sessionId));
 }
 
 void

@@ -204,12 +204,13 @@ class EdgeLlmNode : public Application
         Time nextToken;                 //!< When the next token is decoded
         EventId decodeEvent;            //!< Pending decode
         // Target side:
-        uint16_t sourceCellId{0};    //!< Source BS
-        Time handoverTime;           //!< tau_i
-        uint64_t expectedKvBytes{0}; //!< n_tx * bytes per token
-        uint64_t receivedKvBytes{0}; //!< Counted so far
-        bool prefillDone{false};     //!< Batch prefill finished
-        uint32_t entryBytes{0};      //!< ImpactHO: KV bytes per entry (0: plain bytes)
+        uint16_t sourceCellId{0};      //!< Source BS
+        Time handoverTime;             //!< tau_i
+        uint64_t expectedKvBytes{0};   //!< n_tx * bytes per token
+        uint64_t receivedKvBytes{0};   //!< Counted so far
+        bool prefillDone{false};       //!< Batch prefill finished
+        uint32_t entryBytes{0};        //!< ImpactHO: KV bytes per entry (0: plain bytes)
+        uint32_t restoreGeneration{0}; //!< Tells a stale timeout from the current restore
 
         /// KV bytes received (ImpactHO segments carry a 3-byte coordinate per entry)
         uint64_t ReceivedKvBytes() const
@@ -248,6 +249,7 @@ class EdgeLlmNode : public Application
     void OnImpactHoSlot();
     void TruncateImpactHo(uint64_t sessionId);
     void OnTransferSent(uint64_t sessionId);
+    void OnTransferTimeout(uint64_t sessionId, uint32_t generation);
     void ProcessPendingHandovers();
     void StartTransfer(uint64_t sessionId,
                        uint16_t targetCellId,
@@ -309,6 +311,9 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;            //!< SessionRestored
     TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace;      //!< KvTransferReceived
     TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;       //!< TransferCancelled
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;         //!< TransferTimedOut
+    Time m_transferTimeout;                                              //!< 0: none
+    uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
 };
 
 } // namespace ns3

@@ -71,6 +71,7 @@ KvFrameHeader::IsValid() const
     case TRANSFER_COMPLETE:
     case TRANSFER_TRUNCATE:
     case TRANSFER_CANCEL:
+    case TRANSFER_STOP:
         return messageLength == KvTransferCompleteHeader::SIZE && payloadLength == 0;
     case BATCH_CLOSE:
         return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;

@@ -46,6 +46,9 @@ class KvFrameHeader : public Header
         TRANSFER_CANCEL = 6, //!< target -> source: the UE came back (ping-pong); stop
                              //!< sending and serve from your own cache
                              //!< (KvTransferCompleteHeader, totalBytes received)
+        TRANSFER_STOP = 7,   //!< target -> source: the transfer timed out; the target
+                             //!< re-prefills what is missing (KvTransferCompleteHeader,
+                             //!< totalBytes received)
         TRANSFER_TRUNCATE = 5, //!< source -> target: the window closed; what was sent is all
                                //!< (KvTransferCompleteHeader; ImpactHO)
     };

@@ -34,6 +34,7 @@ struct TwoBsOutcome
     uint32_t dropped{0};                     //!< Packets the error model dropped
     uint32_t cancelledAtSource{0};           //!< TransferCancelled at the source
     uint32_t cancelledAtTarget{0};           //!< TransferCancelled at the target
+    uint64_t timedOutTokens{0};              //!< TransferTimedOut at the target
 };
 
 /// Extra events a test schedules on the two BSs (source, target).
@@ -117,6 +118,10 @@ RunTwoBs(const std::string& scheduler,
         "TransferCancelled",
         Callback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t) { ++out.cancelledAtTarget; }));
+    target->TraceConnectWithoutContext(
+        "TransferTimedOut",
+        Callback<void, uint64_t, uint16_t, uint64_t>(
+            [&out](uint64_t, uint16_t, uint64_t tokens) { out.timedOutTokens += tokens; }));
     if (script)
     {
         script(source, target);
@@ -215,6 +220,48 @@ class BackhaulOutageTestCase : public TestCase
         NS_TEST_ASSERT_MSG_GT(last, 0.3, "the last session resumes after the outage");
         NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
         NS_TEST_ASSERT_MSG_EQ(o.sent, 5 * 300 * bytesPerToken, "whole caches");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief An outage longer than the target's TransferTimeout (300 ms): the target tells
+ *        the source to stop (TRANSFER_STOP), re-prefills the missing tokens and resumes
+ *        long before the link comes back; every byte sent is still delivered once it does.
+ */
+class TransferTimeoutTestCase : public TestCase
+{
+  public:
+    TransferTimeoutTestCase()
+        : TestCase("outage past the transfer timeout: the target re-prefills what is missing")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytesPerToken =
+            LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
+        // One cHO session of 300 tokens (17 MB, 138 ms at 1 Gbit/s) handed over at 10 ms;
+        // the link is cut from 50 ms to 2 s.
+        const TwoBsOutcome o =
+            RunTwoBs("ns3::ChoScheduler",
+                     0,
+                     1,
+                     300,
+                     MilliSeconds(50),
+                     Seconds(2),
+                     [](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
+                         target->SetAttribute("TransferTimeout", TimeValue(MilliSeconds(300)));
+                     });
+        NS_TEST_ASSERT_MSG_GT(o.timedOutTokens, 0u, "the transfer timed out");
+        NS_TEST_ASSERT_MSG_LT(o.timedOutTokens, 300u, "part had arrived before the cut");
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 1u, "the session is restored");
+        // Timeout at 10 + 300 ms, then p(missing) <= p(300) = 30.7 ms, on a 10 ms boundary.
+        NS_TEST_ASSERT_MSG_LT(o.restoredAt.at(1), 0.36, "well before the link returns");
+        NS_TEST_ASSERT_MSG_GT(o.restoredAt.at(1), 0.31, "after the timeout");
+        NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
+        NS_TEST_ASSERT_MSG_LT(o.sent, 300 * bytesPerToken, "the source stopped sending");
     }
 };
 
@@ -374,6 +421,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
         AddTestCase(new BackhaulLossTestCase, TestCase::QUICK);
         AddTestCase(new BackhaulOutageTestCase, TestCase::QUICK);
         AddTestCase(new PingPongTestCase, TestCase::QUICK);
+        AddTestCase(new TransferTimeoutTestCase, TestCase::QUICK);
         AddTestCase(new ManySessionsTestCase, TestCase::QUICK);
     }
 };

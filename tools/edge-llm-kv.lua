@@ -13,6 +13,8 @@ local types = {
   [3] = "TRANSFER_COMPLETE",
   [4] = "BATCH_CLOSE",
   [5] = "TRANSFER_TRUNCATE",
+  [6] = "TRANSFER_CANCEL",
+  [7] = "TRANSFER_STOP",
 }
 
 local f = {
@@ -64,7 +66,7 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.flags, tvb(m + 58, 2))
   elseif kind == 2 then
     t:add(f.session, tvb(m, 8)); t:add(f.byte_offset, tvb(m + 8, 8))
-  elseif kind == 3 or kind == 5 then
+  elseif kind == 3 or kind == 5 or kind == 6 or kind == 7 then
     t:add(f.session, tvb(m, 8)); t:add(f.total_bytes, tvb(m + 8, 8))
   elseif kind == 4 then
     t:add(f.batch_id, tvb(m, 4)); t:add(f.batch_size, tvb(m + 4, 2))
