@@ -49,6 +49,11 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                 message->RemoveHeader(h);
                 break;
             }
+            case KvFrameHeader::TRANSFER_REDIRECT: {
+                KvRedirectHeader h;
+                message->RemoveHeader(h);
+                break;
+            }
             case KvFrameHeader::BATCH_CLOSE: {
                 KvBatchCloseHeader h;
                 message->RemoveHeader(h);

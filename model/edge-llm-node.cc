@@ -587,6 +587,21 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
         s.state = CANCELLED;
         return;
     }
+    if (sit != m_sessions.end() && sit->second.state == RESTORING &&
+        m_peers.count(sit->second.sourceCellId))
+    {
+        // The UE moves on to a third BS before its state is rebuilt here: the source
+        // still holds the whole cache, so it hands the session over there instead.
+        Session& s = sit->second;
+        KvRedirectHeader redirect;
+        redirect.sessionId = sessionId;
+        redirect.newTargetCellId = targetCellId;
+        m_peers.at(s.sourceCellId)
+            .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT, redirect, 0);
+        m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
+        s.state = CANCELLED;
+        return;
+    }
     if (sit == m_sessions.end() || sit->second.state == HANDED_OVER ||
         sit->second.state == RESTORING || sit->second.state == CANCELLED)
     {
@@ -875,6 +890,25 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
         m_impactHo.erase(cancel.sessionId);
         m_cancelledTrace(cancel.sessionId, peerCellId, cancel.totalBytes);
         StartDecoding(it->second);
+        break;
+    }
+    case KvFrameHeader::TRANSFER_REDIRECT: {
+        // Source: the UE went on from that target to a third BS; hand the session over
+        // to it from here, where the whole cache still is.
+        KvRedirectHeader redirect;
+        message->RemoveHeader(redirect);
+        auto it = m_sessions.find(redirect.sessionId);
+        if (it == m_sessions.end() || it->second.state != HANDED_OVER ||
+            !m_peers.count(redirect.newTargetCellId))
+        {
+            NS_LOG_WARN("cell " << m_cellId << ": redirect of session " << redirect.sessionId
+                                << " to cell " << redirect.newTargetCellId << " ignored");
+            break;
+        }
+        m_peers.at(peerCellId).connection->Cancel(redirect.sessionId);
+        m_impactHo.erase(redirect.sessionId);
+        it->second.state = FINISHED; // servable again, decoding stays stopped
+        NotifyHandoverStart(redirect.sessionId, redirect.newTargetCellId);
         break;
     }
     case KvFrameHeader::TRANSFER_STOP: {

@@ -11,6 +11,7 @@ NS_OBJECT_ENSURE_REGISTERED(KvTransferRequestHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvSegmentHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvTransferCompleteHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvBatchCloseHeader);
+NS_OBJECT_ENSURE_REGISTERED(KvRedirectHeader);
 
 // ---------------------------------------------------------------------------
 
@@ -75,6 +76,8 @@ KvFrameHeader::IsValid() const
         return messageLength == KvTransferCompleteHeader::SIZE && payloadLength == 0;
     case BATCH_CLOSE:
         return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;
+    case TRANSFER_REDIRECT:
+        return messageLength == KvRedirectHeader::SIZE && payloadLength == 0;
     default:
         return false;
     }
@@ -296,6 +299,53 @@ void
 KvBatchCloseHeader::Print(std::ostream& os) const
 {
     os << "batch=" << batchId << " size=" << batchSize;
+}
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvRedirectHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvRedirectHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvRedirectHeader>();
+    return tid;
+}
+
+TypeId
+KvRedirectHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvRedirectHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+KvRedirectHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU64(sessionId);
+    start.WriteHtonU16(newTargetCellId);
+    start.WriteHtonU16(0);
+}
+
+uint32_t
+KvRedirectHeader::Deserialize(Buffer::Iterator start)
+{
+    sessionId = start.ReadNtohU64();
+    newTargetCellId = start.ReadNtohU16();
+    start.ReadNtohU16();
+    return SIZE;
+}
+
+void
+KvRedirectHeader::Print(std::ostream& os) const
+{
+    os << "session=" << sessionId << " newTarget=" << newTargetCellId;
 }
 
 } // namespace ns3

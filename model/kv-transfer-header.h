@@ -46,9 +46,11 @@ class KvFrameHeader : public Header
         TRANSFER_CANCEL = 6, //!< target -> source: the UE came back (ping-pong); stop
                              //!< sending and serve from your own cache
                              //!< (KvTransferCompleteHeader, totalBytes received)
-        TRANSFER_STOP = 7,   //!< target -> source: the transfer timed out; the target
-                             //!< re-prefills what is missing (KvTransferCompleteHeader,
-                             //!< totalBytes received)
+        TRANSFER_REDIRECT = 8, //!< target -> source: the UE moved on to a third BS before the
+                               //!< restore; hand the session there instead (KvRedirectHeader)
+        TRANSFER_STOP = 7,     //!< target -> source: the transfer timed out; the target
+                               //!< re-prefills what is missing (KvTransferCompleteHeader,
+                               //!< totalBytes received)
         TRANSFER_TRUNCATE = 5, //!< source -> target: the window closed; what was sent is all
                                //!< (KvTransferCompleteHeader; ImpactHO)
     };
@@ -210,6 +212,35 @@ class KvBatchCloseHeader : public Header
 
     uint32_t batchId{0};   //!< Batch identifier, as in its TRANSFER_REQUESTs
     uint16_t batchSize{0}; //!< Members that joined it, >= 1
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief TRANSFER_REDIRECT: the UE handed over again, to a third BS, before the target
+ *        rebuilt its state; the source (which still holds the cache) hands the session
+ *        over to that BS instead. No payload.
+ *
+ * Fields (bytes): sessionId (8), newTargetCellId (2), reserved (2): 12 bytes.
+ */
+class KvRedirectHeader : public Header
+{
+  public:
+    /// Serialized size in bytes.
+    static constexpr uint32_t SIZE = 12;
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint64_t sessionId{0};       //!< Session
+    uint16_t newTargetCellId{0}; //!< The BS the UE is now served by
 };
 
 } // namespace ns3

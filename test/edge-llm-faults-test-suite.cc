@@ -135,6 +135,41 @@ RunTwoBs(const std::string& scheduler,
     return out;
 }
 
+/// \p n BSs (cells 1..n), every pair joined by a link of \p rate, 100 us, MTU 9000.
+ApplicationContainer
+MakeMesh(uint32_t n, const std::string& scheduler, const std::string& rate)
+{
+    Ipv4AddressGenerator::Reset();
+    NodeContainer nodes;
+    nodes.Create(n);
+    InternetStackHelper internet;
+    internet.Install(nodes);
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
+    p2p.SetChannelAttribute("Delay", StringValue("100us"));
+    Ipv4AddressHelper addr("10.20.0.0", "255.255.255.252");
+    for (uint32_t a = 0; a < n; ++a)
+    {
+        for (uint32_t b = a + 1; b < n; ++b)
+        {
+            addr.Assign(p2p.Install(nodes.Get(a), nodes.Get(b)));
+            addr.NewNetwork();
+        }
+    }
+    EdgeLlmHelper edge;
+    edge.SetSchedulerType(scheduler);
+    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    std::vector<uint16_t> cells;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        cells.push_back(static_cast<uint16_t>(i + 1));
+    }
+    ApplicationContainer apps = edge.InstallBs(nodes, cells);
+    edge.ConnectBackhaul(apps);
+    return apps;
+}
+
 } // namespace
 
 /**
@@ -327,34 +362,8 @@ class ManySessionsTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ipv4AddressGenerator::Reset();
         const uint32_t bsCount = 7;
-        NodeContainer nodes;
-        nodes.Create(bsCount);
-        InternetStackHelper internet;
-        internet.Install(nodes);
-        PointToPointHelper p2p;
-        p2p.SetDeviceAttribute("DataRate", StringValue("10Gbps"));
-        p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
-        p2p.SetChannelAttribute("Delay", StringValue("100us"));
-        Ipv4AddressHelper addr("10.20.0.0", "255.255.255.252");
-        for (uint32_t a = 0; a < bsCount; ++a)
-        {
-            for (uint32_t b = a + 1; b < bsCount; ++b)
-            {
-                addr.Assign(p2p.Install(nodes.Get(a), nodes.Get(b)));
-                addr.NewNetwork();
-            }
-        }
-        EdgeLlmHelper edge;
-        edge.SetSchedulerType("ns3::CtHoScheduler");
-        std::vector<uint16_t> cells;
-        for (uint32_t i = 0; i < bsCount; ++i)
-        {
-            cells.push_back(static_cast<uint16_t>(i + 1));
-        }
-        ApplicationContainer apps = edge.InstallBs(nodes, cells);
-        edge.ConnectBackhaul(apps);
+        ApplicationContainer apps = MakeMesh(bsCount, "ns3::CtHoScheduler", "10Gbps");
         Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
         u->SetStream(41);
         std::map<uint64_t, uint16_t> targetOf;
@@ -410,6 +419,63 @@ class ManySessionsTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief A second handover mid-transfer: the UE goes from BS 1 to BS 2 at 10 ms and on
+ *        to BS 3 at 40 ms, while BS 2 is still receiving. BS 2 redirects the session
+ *        (TRANSFER_REDIRECT) and BS 1, which holds the whole cache, hands it over to BS 3:
+ *        restored at BS 3 only, with the whole cache; nothing lost on either connection.
+ */
+class SecondHandoverTestCase : public TestCase
+{
+  public:
+    SecondHandoverTestCase()
+        : TestCase("second handover to a third BS mid-transfer: redirected, restored there")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytesPerToken =
+            LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
+        ApplicationContainer apps = MakeMesh(3, "ns3::ChoScheduler", "1Gbps");
+        Ptr<EdgeLlmNode> a = DynamicCast<EdgeLlmNode>(apps.Get(0));
+        Ptr<EdgeLlmNode> b = DynamicCast<EdgeLlmNode>(apps.Get(1));
+        Ptr<EdgeLlmNode> c = DynamicCast<EdgeLlmNode>(apps.Get(2));
+        a->OpenSession(1, 300); // 17 MB: 138 ms at 1 Gbit/s
+        Simulator::Schedule(MilliSeconds(10), &EdgeLlmNode::NotifyHandoverStart, a, 1, 2);
+        Simulator::Schedule(MilliSeconds(40), &EdgeLlmNode::NotifyHandoverStart, b, 1, 3);
+        std::map<uint16_t, uint32_t> restoredAt;
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            const uint16_t cell = static_cast<uint16_t>(i + 1);
+            apps.Get(i)->TraceConnectWithoutContext(
+                "SessionRestored",
+                Callback<void, uint64_t, uint16_t, Time>(
+                    [&restoredAt, cell](uint64_t, uint16_t, Time) { ++restoredAt[cell]; }));
+        }
+        uint64_t atC = 0;
+        c->TraceConnectWithoutContext(
+            "KvTransferReceived",
+            Callback<void, uint64_t, uint16_t, uint64_t>(
+                [&atC](uint64_t, uint16_t, uint64_t bytes) { atC = bytes; }));
+        apps.Start(Seconds(0));
+        Simulator::Stop(Seconds(5));
+        Simulator::Run();
+        NS_TEST_ASSERT_MSG_EQ(restoredAt[3], 1u, "restored at BS 3");
+        NS_TEST_ASSERT_MSG_EQ(restoredAt[2], 0u, "not at BS 2");
+        NS_TEST_ASSERT_MSG_EQ(atC, 300 * bytesPerToken, "with the whole cache");
+        const uint64_t toB = a->GetConnection(2)->GetKvBytesSent();
+        NS_TEST_ASSERT_MSG_LT(toB, 300 * bytesPerToken, "BS 1 stopped sending to BS 2");
+        NS_TEST_ASSERT_MSG_EQ(b->GetConnection(1)->GetKvBytesReceived(), toB, "1 -> 2 conserved");
+        NS_TEST_ASSERT_MSG_EQ(c->GetConnection(1)->GetKvBytesReceived(),
+                              a->GetConnection(3)->GetKvBytesSent(),
+                              "1 -> 3 conserved");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Fault handling of the KV transfer (SYSTEM).
  */
 class EdgeLlmFaultsTestSuite : public TestSuite
@@ -422,6 +488,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
         AddTestCase(new BackhaulOutageTestCase, TestCase::QUICK);
         AddTestCase(new PingPongTestCase, TestCase::QUICK);
         AddTestCase(new TransferTimeoutTestCase, TestCase::QUICK);
+        AddTestCase(new SecondHandoverTestCase, TestCase::QUICK);
         AddTestCase(new ManySessionsTestCase, TestCase::QUICK);
     }
 };

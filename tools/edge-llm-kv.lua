@@ -15,6 +15,7 @@ local types = {
   [5] = "TRANSFER_TRUNCATE",
   [6] = "TRANSFER_CANCEL",
   [7] = "TRANSFER_STOP",
+  [8] = "TRANSFER_REDIRECT",
 }
 
 local f = {
@@ -39,6 +40,7 @@ local f = {
   flags = ProtoField.uint16("edgellm.flags", "Flags", base.HEX),
   byte_offset = ProtoField.uint64("edgellm.byte_offset", "Byte offset"),
   total_bytes = ProtoField.uint64("edgellm.total_bytes", "Total bytes"),
+  new_target = ProtoField.uint16("edgellm.new_target_cell", "New target cell"),
 }
 p.fields = f
 
@@ -68,6 +70,8 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.session, tvb(m, 8)); t:add(f.byte_offset, tvb(m + 8, 8))
   elseif kind == 3 or kind == 5 or kind == 6 or kind == 7 then
     t:add(f.session, tvb(m, 8)); t:add(f.total_bytes, tvb(m + 8, 8))
+  elseif kind == 8 then
+    t:add(f.session, tvb(m, 8)); t:add(f.new_target, tvb(m + 8, 2))
   elseif kind == 4 then
     t:add(f.batch_id, tvb(m, 4)); t:add(f.batch_size, tvb(m + 4, 2))
   end
