@@ -160,6 +160,19 @@ EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::stri
             path.str(),
             MakeCallback(&EdgeLlmNode::RrcHandoverStart, app));
         NS_ABORT_MSG_IF(!ok, "EdgeLlmHelper::ConnectHandoverTrace: no trace at " << path.str());
+        // Handover failures, where the RRC reports them (LteEnbRrc does since ns-3.32).
+        for (const char* failure : {"HandoverFailureNoPreamble",
+                                    "HandoverFailureMaxRach",
+                                    "HandoverFailureLeaving",
+                                    "HandoverFailureJoining"})
+        {
+            std::ostringstream fp;
+            fp << "/NodeList/" << app->GetNode()->GetId() << "/DeviceList/*/" << rrcName << "/"
+               << failure;
+            Config::ConnectWithoutContextFailSafe(
+                fp.str(),
+                MakeCallback(&EdgeLlmNode::RrcHandoverFailure, app));
+        }
     }
 }
 

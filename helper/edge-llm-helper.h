@@ -77,7 +77,9 @@ class EdgeLlmHelper
     void ConnectBackhaul(ApplicationContainer bsApps) const;
 
     /**
-     * \brief Connect each BS's RRC HandoverStart trace to its EdgeLlmNode.
+     * \brief Connect each BS's RRC HandoverStart trace to its EdgeLlmNode, and its handover
+     *        failure traces (HandoverFailureNoPreamble, ...MaxRach, ...Leaving, ...Joining)
+     *        where the RRC has them.
      * \param bsApps EdgeLlmNode applications
      * \param rrcName the RRC attribute of the BS's net device: "LteEnbRrc" (LTE);
      *        NR's NrGnbRrc has the same trace names and signature

@@ -513,6 +513,49 @@ EdgeLlmNode::PredictContextAt(uint64_t sessionId, Time t) const
 // Source role
 
 void
+EdgeLlmNode::RrcHandoverFailure(uint64_t imsi, uint16_t /* cellId */, uint16_t /* rnti */)
+{
+    NotifyHandoverFailure(imsi);
+}
+
+void
+EdgeLlmNode::NotifyHandoverFailure(uint64_t sessionId)
+{
+    NS_LOG_FUNCTION(this << sessionId);
+    auto it = m_sessions.find(sessionId);
+    if (it == m_sessions.end())
+    {
+        return;
+    }
+    Session& s = it->second;
+    if (s.state == RESTORING && m_peers.count(s.sourceCellId))
+    {
+        // Target: the UE never arrived. The source still holds the cache and serves it.
+        KvTransferCompleteHeader cancel;
+        cancel.sessionId = sessionId;
+        cancel.totalBytes = s.ReceivedKvBytes();
+        m_peers.at(s.sourceCellId)
+            .connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+        m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
+        s.state = CANCELLED;
+    }
+    else if (s.state == HANDED_OVER && m_peers.count(s.targetCellId))
+    {
+        // Source: the UE did not complete the handover; tell the target to drop the
+        // restore and serve the session again from this BS's own cache.
+        Peer& peer = m_peers.at(s.targetCellId);
+        KvTransferCompleteHeader cancel;
+        cancel.sessionId = sessionId;
+        cancel.totalBytes = peer.connection->GetBytesQueued(sessionId);
+        peer.connection->Cancel(sessionId);
+        peer.connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+        m_impactHo.erase(sessionId);
+        m_cancelledTrace(sessionId, s.targetCellId, cancel.totalBytes);
+        StartDecoding(s);
+    }
+}
+
+void
 EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId)
 {
     NS_LOG_FUNCTION(this << imsi << cellId << rnti << targetCellId);
@@ -615,6 +658,7 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     Session& s = sit->second;
     s.decodeEvent.Cancel();
     s.state = HANDED_OVER;
+    s.targetCellId = targetCellId;
     const uint64_t context = s.promptTokens + s.generated;
     m_handoverStartedTrace(sessionId, targetCellId, context);
     if (Ptr<ImpactHoScheduler> impact = DynamicCast<ImpactHoScheduler>(m_scheduler))
@@ -882,6 +926,13 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
         KvTransferCompleteHeader cancel;
         message->RemoveHeader(cancel);
         auto it = m_sessions.find(cancel.sessionId);
+        if (it != m_sessions.end() && it->second.state == RESTORING)
+        {
+            // Target: the source reports the handover failed; drop the restore.
+            m_cancelledTrace(cancel.sessionId, peerCellId, it->second.ReceivedKvBytes());
+            it->second.state = CANCELLED;
+            break;
+        }
         if (it == m_sessions.end() || it->second.state != HANDED_OVER)
         {
             break;

@@ -156,6 +156,20 @@ class EdgeLlmNode : public Application
      */
     void RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId);
 
+    /**
+     * \brief Sink for the RRC's handover failure traces of LteEnbRrc
+     *        (HandoverFailureNoPreamble, ...MaxRach, ...Leaving, ...Joining:
+     *        imsi, cellId, rnti); the session id is the IMSI.
+     */
+    void RrcHandoverFailure(uint64_t imsi, uint16_t cellId, uint16_t rnti);
+
+    /**
+     * \brief A handover of \p sessionId failed. At the target (restoring): TRANSFER_CANCEL
+     *        to the source, which serves the session again from its own cache. At the
+     *        source (handed over): the same, told to the target, which drops the restore.
+     */
+    void NotifyHandoverFailure(uint64_t sessionId);
+
     /// \return this BS's cell id
     uint16_t GetCellId() const;
     /// \return the LLM's KV geometry
@@ -205,6 +219,7 @@ class EdgeLlmNode : public Application
         EventId decodeEvent;            //!< Pending decode
         // Target side:
         uint16_t sourceCellId{0};      //!< Source BS
+        uint16_t targetCellId{0};      //!< Target BS (source side, once handed over)
         Time handoverTime;             //!< tau_i
         uint64_t expectedKvBytes{0};   //!< n_tx * bytes per token
         uint64_t receivedKvBytes{0};   //!< Counted so far

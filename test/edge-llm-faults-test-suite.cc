@@ -476,6 +476,47 @@ class SecondHandoverTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Handover failure reported by the RRC (e.g. the source's handover-leaving
+ *        timeout) 30 ms into a transfer: the source tells the target to drop the restore
+ *        and serves the session again from its own cache; nothing is restored at the
+ *        target, and every byte sent is delivered.
+ */
+class HandoverFailureTestCase : public TestCase
+{
+  public:
+    HandoverFailureTestCase()
+        : TestCase("handover failure: the session is not lost, the source keeps serving")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const TwoBsOutcome o = RunTwoBs("ns3::ChoScheduler",
+                                        0,
+                                        1,
+                                        300,
+                                        Seconds(0),
+                                        Seconds(0),
+                                        [](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode>) {
+                                            // LteEnbRrc's HandoverFailureLeaving signature: (imsi,
+                                            // cellId, rnti).
+                                            Simulator::Schedule(MilliSeconds(40),
+                                                                &EdgeLlmNode::RrcHandoverFailure,
+                                                                source,
+                                                                1,
+                                                                1,
+                                                                0);
+                                        });
+        NS_TEST_ASSERT_MSG_EQ(o.cancelledAtSource, 1u, "the source serves it again");
+        NS_TEST_ASSERT_MSG_EQ(o.cancelledAtTarget, 1u, "the target drops the restore");
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 0u, "nothing restored at the target");
+        NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Fault handling of the KV transfer (SYSTEM).
  */
 class EdgeLlmFaultsTestSuite : public TestSuite
@@ -489,6 +530,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
         AddTestCase(new PingPongTestCase, TestCase::QUICK);
         AddTestCase(new TransferTimeoutTestCase, TestCase::QUICK);
         AddTestCase(new SecondHandoverTestCase, TestCase::QUICK);
+        AddTestCase(new HandoverFailureTestCase, TestCase::QUICK);
         AddTestCase(new ManySessionsTestCase, TestCase::QUICK);
     }
 };
