@@ -145,6 +145,8 @@ function(edge_llm_add_gtests)
   # The frame parser under libFuzzer with ASan and UBSan, briefly (doc: a longer run).
   add_test(NAME fuzz-kv-frames COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 20
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  add_test(NAME cli-bad-input
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/bad-input-test.sh ${CMAKE_BINARY_DIR}/bin)
   add_test(NAME cli-edge-llm-plan
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/edge-llm-plan-cli-test.sh
                    $<TARGET_FILE:edge-llm-plan> ${CMAKE_SOURCE_DIR}/test/cli)

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Bad input to the programs a user runs: each must exit non-zero before simulating and
+# name the field (or, for ns-3 attributes, ns-3's CommandLine names the argument).
+# Usage: bad-input-test.sh BIN_DIR
+set -u
+bin=$1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+expect() { # expected-exit-code message-substring command...
+  local code=$1 text=$2
+  shift 2
+  "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" -eq "$code" ] && grep -qF -- "$text" "$tmp/err"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $* -> exit $got, stderr: $(head -c 300 "$tmp/err")"
+  fi
+}
+main="$bin/edge-llm-lte-handover --outputDir=$tmp/o"
+expect 2 "backhaulGbps must be in (0, 1000]" $main --backhaulGbps=0
+expect 2 "unknown model 'gpt'" $main --model=gpt
+expect 2 "kvBits must be 16, 8 or 4" $main --kvBits=3
+expect 2 "numUes must be in [1, 12] at packet level" $main --numUes=13
+expect 2 "contextMin <= contextMax" $main --contextMin=5000
+expect 2 "--schemes: unknown scheme 'best'" $main --schemes=best
+expect 2 "--backhaulMtu: must be in [576, 65535]" $main --backhaulMtu=70000
+expect 2 "--outputDir: cannot write" $bin/edge-llm-lte-handover --outputDir=/proc/no/such
+expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::DecodeRate=-1" \
+  $main --ns3::EdgeLlmNode::DecodeRate=-1
+expect 2 "--figure is required" $bin/ctho-figures
+expect 2 "--runs must be in [2, 1000000]" $bin/ctho-figures --figure=3a --runs=1
+expect 2 "--figure must be 3a, 3b, 4a, 4b, 5a, 5b or table2" $bin/impactho-figures --figure=9z
+expect 2 "--packetSimTime must be in (0, 1000]" \
+  $bin/impactho-figures --figure=3a --packetLevel=1 --packetSimTime=0
+echo "$pass passed, $fail failed"
+[ $fail -eq 0 ]
