@@ -135,7 +135,8 @@ function(edge_llm_add_gtests)
   file(GLOB_RECURSE format_sources ${CMAKE_SOURCE_DIR}/model/*.[ch]
        ${CMAKE_SOURCE_DIR}/model/*.cc ${CMAKE_SOURCE_DIR}/helper/*.h ${CMAKE_SOURCE_DIR}/helper/*.cc
        ${CMAKE_SOURCE_DIR}/examples/*.cc ${CMAKE_SOURCE_DIR}/test/*.h ${CMAKE_SOURCE_DIR}/test/*.cc
-       ${CMAKE_SOURCE_DIR}/test/gtest/*.cc ${CMAKE_SOURCE_DIR}/benchmarks/*.cc
+       ${CMAKE_SOURCE_DIR}/test/gtest/*.cc ${CMAKE_SOURCE_DIR}/test/probe/*.cc
+       ${CMAKE_SOURCE_DIR}/benchmarks/*.cc
        ${CMAKE_SOURCE_DIR}/benchmarks/*.h ${CMAKE_SOURCE_DIR}/fuzz/*.cc)
   add_test(NAME clang-format COMMAND ${EDGE_LLM_CLANG_FORMAT} --dry-run -Werror ${format_sources}
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
@@ -145,6 +146,9 @@ function(edge_llm_add_gtests)
   # The frame parser under libFuzzer with ASan and UBSan, briefly (doc: a longer run).
   add_test(NAME fuzz-kv-frames COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 20
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
+  # Bad configuration given straight to the API must abort naming the field.
+  add_executable(edge-llm-fatal-probe ${CMAKE_SOURCE_DIR}/test/probe/edge-llm-fatal-probe.cc)
+  target_link_libraries(edge-llm-fatal-probe PRIVATE ns3-edge-llm)
   add_test(NAME cli-bad-input
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/bad-input-test.sh ${CMAKE_BINARY_DIR}/bin)
   add_test(NAME cli-edge-llm-plan

@@ -312,14 +312,17 @@ void
 EdgeLlmNode::StartApplication()
 {
     NS_LOG_FUNCTION(this);
+    std::string profileError;
     try
     {
         m_profile = LlmModelProfile::FromPreset(m_modelName, m_kvBits);
     }
     catch (const std::invalid_argument& e)
     {
-        NS_FATAL_ERROR("ns3::EdgeLlmNode::Model / KvBits: " << e.what());
+        profileError = e.what();
     }
+    // Outside the handler, so that the abort does not also report the exception.
+    NS_ABORT_MSG_IF(!profileError.empty(), "ns3::EdgeLlmNode::Model / KvBits: " << profileError);
     NS_ABORT_MSG_IF(!m_scheduler,
                     "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId
                                                                     << "); use EdgeLlmHelper");

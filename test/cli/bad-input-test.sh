@@ -36,5 +36,13 @@ expect 2 "--runs must be in [2, 1000000]" $bin/ctho-figures --figure=3a --runs=1
 expect 2 "--figure must be 3a, 3b, 4a, 4b, 5a, 5b or table2" $bin/impactho-figures --figure=9z
 expect 2 "--packetSimTime must be in (0, 1000]" \
   $bin/impactho-figures --figure=3a --packetLevel=1 --packetSimTime=0
+# Bad configuration given to EdgeLlmNode through the API: ns-3 aborts (SIGABRT, exit
+# 134) after printing the field.
+probe=$bin/edge-llm-fatal-probe
+expect 134 "ns3::EdgeLlmNode::Model / KvBits: unknown model 'gpt-17'" $probe --case=unknown-model
+expect 134 "backhaul link rate to cell 2 must be > 0 bit/s" $probe --case=zero-backhaul-rate
+expect 134 "peer cell id 1 is this BS's own" $probe --case=own-cell-peer
+expect 134 "ns3::EdgeLlmNode::Scheduler is not set (cell 1)" $probe --case=no-scheduler
+expect 2 "--case: unknown case 'x'" $probe --case=x
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
