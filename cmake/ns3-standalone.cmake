@@ -100,6 +100,9 @@ function(build_lib)
     add_executable(${BLIB_LIBNAME}-test-runner ${CMAKE_CURRENT_SOURCE_DIR}/test/test-runner.cc
                                                ${BLIB_TEST_SOURCES})
     target_link_libraries(${BLIB_LIBNAME}-test-runner PRIVATE ${target})
+    # Every suite runs under LeakSanitizer (issue 5: the 200-session fault test is
+    # leak-free). LSan only replaces the allocator, so linking with it is enough.
+    target_link_options(${BLIB_LIBNAME}-test-runner PRIVATE -fsanitize=leak)
     # One ctest test per TestSuite, named after the suite.
     foreach(source ${BLIB_TEST_SOURCES})
       file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} lines REGEX "TestSuite\\(\"[^\"]+\"")
@@ -146,17 +149,6 @@ function(edge_llm_add_gtests)
   # The frame parser under libFuzzer with ASan and UBSan, briefly (doc: a longer run).
   add_test(NAME fuzz-kv-frames COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/fuzz.sh 20
            WORKING_DIRECTORY ${CMAKE_SOURCE_DIR})
-  # Issue 5: the fault suite (200 concurrent sessions included) is LeakSanitizer-clean.
-  # LSan only replaces the allocator, so relinking the test runner is enough.
-  add_executable(edge-llm-test-runner-lsan ${CMAKE_SOURCE_DIR}/test/test-runner.cc
-                                           ${CMAKE_SOURCE_DIR}/test/edge-llm-faults-test-suite.cc)
-  target_link_libraries(edge-llm-test-runner-lsan PRIVATE ns3-edge-llm)
-  target_link_options(edge-llm-test-runner-lsan PRIVATE -fsanitize=leak)
-  add_test(NAME leak-check-faults
-           COMMAND edge-llm-test-runner-lsan --suite=edge-llm-faults --fullness=QUICK
-           WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-  set_tests_properties(leak-check-faults PROPERTIES ENVIRONMENT
-                       "LSAN_OPTIONS=exitcode=23:report_objects=1")
   # Bad configuration given straight to the API must abort naming the field.
   add_executable(edge-llm-fatal-probe ${CMAKE_SOURCE_DIR}/test/probe/edge-llm-fatal-probe.cc)
   target_link_libraries(edge-llm-fatal-probe PRIVATE ns3-edge-llm)
