@@ -99,6 +99,16 @@ EdgeLlmNode::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&EdgeLlmNode::m_transferTimeout),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("LayerwiseStreaming",
+                          "Source: send each session's KV cache layer-major (layer 0 of all "
+                          "n_tx tokens, then layer 1, ...) and flag it in TRANSFER_REQUEST; the "
+                          "target then runs the first decode step after the handover layer by "
+                          "layer as each KV layer completes. On a TransferTimeout a layer-major "
+                          "transfer keeps nothing: every transferred token is re-prefilled. "
+                          "ImpactHO transfers keep their importance order.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&EdgeLlmNode::m_layerwise),
+                          MakeBooleanChecker())
             .AddAttribute("GatherTime",
                           "Online batches: unannounced handovers that start within this time "
                           "of the first one are planned together (an RRC starts handovers in "
@@ -161,6 +171,16 @@ EdgeLlmNode::GetTypeId()
                             "the target when it sends TRANSFER_CANCEL, at the source when it "
                             "resumes from its own cache (sessionId, other cell, KV bytes).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_cancelledTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("KvLayerReceived",
+                            "Target, layer-wise streaming: every KV byte of one layer of a "
+                            "session arrived (sessionId, sourceCellId, layer index from 0).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_layerTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("TokenDecoded",
+                            "A token was decoded (sessionId, cellId of this BS, token index "
+                            "from 1 in the session).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_tokenTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("SessionRestored",
                             "Target: the session resumes decoding (sessionId, sourceCellId, "
@@ -445,11 +465,11 @@ EdgeLlmNode::OnPromptPrefilled(uint64_t sessionId)
     {
         return; // handed over meanwhile
     }
-    StartDecoding(it->second);
+    StartDecoding(it->second, Simulator::Now() + Seconds(1.0 / m_decodeRate));
 }
 
 void
-EdgeLlmNode::StartDecoding(Session& session)
+EdgeLlmNode::StartDecoding(Session& session, Time firstToken)
 {
     if (session.generated >= session.maxNewTokens)
     {
@@ -457,7 +477,7 @@ EdgeLlmNode::StartDecoding(Session& session)
         return;
     }
     session.state = DECODING;
-    session.nextToken = Simulator::Now() + Seconds(1.0 / m_decodeRate);
+    session.nextToken = firstToken;
     session.decodeEvent = Simulator::Schedule(session.nextToken - Simulator::Now(),
                                               &EdgeLlmNode::DecodeToken,
                                               this,
@@ -473,6 +493,7 @@ EdgeLlmNode::DecodeToken(uint64_t sessionId)
     token.sessionId = s.id;
     token.tokenIndex = s.generated;
     token.cellId = m_cellId;
+    m_tokenTrace(s.id, m_cellId, s.generated);
     Ptr<Packet> p = Create<Packet>(m_tokenBytes);
     p->AddHeader(token);
     if (s.ueAddress != Ipv4Address())
@@ -554,7 +575,7 @@ EdgeLlmNode::NotifyHandoverFailure(uint64_t sessionId)
         peer.connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
         m_impactHo.erase(sessionId);
         m_cancelledTrace(sessionId, s.targetCellId, cancel.totalBytes);
-        StartDecoding(s);
+        StartDecoding(s, Simulator::Now() + Seconds(1.0 / m_decodeRate));
     }
 }
 
@@ -744,6 +765,10 @@ EdgeLlmNode::StartTransfer(uint64_t sessionId,
     req.bytesPerToken = static_cast<uint32_t>(m_profile.BytesPerToken());
     req.tokensGenerated = s.generated;
     req.maxNewTokens = s.maxNewTokens;
+    if (m_layerwise)
+    {
+        req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
+    }
     peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST,
                                  req,
                                  static_cast<uint32_t>(d.prefillTokens * FORWARDED_TOKEN_BYTES));
@@ -756,14 +781,15 @@ EdgeLlmNode::StartTransfer(uint64_t sessionId,
 }
 
 void
-EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens)
+EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens, uint32_t newTokens)
 {
     NS_ABORT_MSG_IF(contextTokens < 1 || contextTokens > UINT32_MAX,
                     "EdgeLlmNode::OpenSession: context must be in [1, 2^32 - 1] tokens");
     Session s;
     s.id = sessionId;
     s.promptTokens = static_cast<uint32_t>(contextTokens);
-    s.state = FINISHED; // its context is built; no UE stream attached
+    s.maxNewTokens = newTokens; // decoded after a handover (none generated here)
+    s.state = FINISHED;         // its context is built; no UE stream attached
     m_sessions[sessionId] = s;
 }
 
@@ -943,7 +969,7 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
         m_peers.at(peerCellId).connection->Cancel(cancel.sessionId);
         m_impactHo.erase(cancel.sessionId);
         m_cancelledTrace(cancel.sessionId, peerCellId, cancel.totalBytes);
-        StartDecoding(it->second);
+        StartDecoding(it->second, Simulator::Now() + Seconds(1.0 / m_decodeRate));
         break;
     }
     case KvFrameHeader::TRANSFER_REDIRECT: {
@@ -1012,6 +1038,8 @@ EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeade
     {
         s.entryBytes = static_cast<uint32_t>(m_profile.BitsPerEntry() / 8);
     }
+    s.layerMajor = (req.flags & KvTransferRequestHeader::LAYER_MAJOR) && s.entryBytes == 0 &&
+                   s.expectedKvBytes > 0;
     s.prefillDone = req.prefillTokens == 0;
     if (!s.prefillDone)
     {
@@ -1057,6 +1085,19 @@ EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
     }
     Session& s = it->second;
     s.receivedKvBytes += bytes;
+    if (s.layerMajor)
+    {
+        // Layer l is bytes [l E / N, (l + 1) E / N) of the E expected (E / N = n_tx times
+        // the bytes of one token's layer, a whole number).
+        const uint64_t layers = m_profile.numLayers;
+        const uint64_t perLayer = s.expectedKvBytes / layers;
+        while (s.layerReady.size() < layers &&
+               s.receivedKvBytes >= (s.layerReady.size() + 1) * perLayer)
+        {
+            s.layerReady.push_back(Simulator::Now());
+            m_layerTrace(s.id, s.sourceCellId, s.layerReady.size() - 1);
+        }
+    }
     if (s.ReceivedKvBytes() == s.expectedKvBytes)
     {
         m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
@@ -1078,11 +1119,17 @@ EdgeLlmNode::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
         return; // restored, cancelled, or a later handover of the same session
     }
     Session& s = it->second;
-    // Tokens arrive in order: the whole ones received are kept, the rest is re-prefilled
-    // here (p(missing), the prefix's KV being in place) and the source stops sending.
+    // Token-major, tokens arrive in order: the whole ones received are kept, the rest is
+    // re-prefilled here (p(missing), the prefix's KV being in place) and the source stops
+    // sending. Layer-major, no token is complete: the complete layers alone cannot seed a
+    // prefill (a layer's input is the previous layer's hidden state, which is not sent),
+    // so every transferred token is re-prefilled.
     const uint64_t bytesPerToken = m_profile.BytesPerToken();
     const uint64_t missing =
-        (s.expectedKvBytes - s.ReceivedKvBytes() + bytesPerToken - 1) / bytesPerToken;
+        s.layerMajor
+            ? s.expectedKvBytes / bytesPerToken
+            : (s.expectedKvBytes - s.ReceivedKvBytes() + bytesPerToken - 1) / bytesPerToken;
+    s.layerMajor = false; // the re-prefill rebuilds every layer before decoding resumes
     KvTransferCompleteHeader stop;
     stop.sessionId = sessionId;
     stop.totalBytes = s.ReceivedKvBytes();
@@ -1107,6 +1154,7 @@ EdgeLlmNode::OnRestorePrefillDone(uint64_t sessionId)
         return;
     }
     it->second.prefillDone = true;
+    it->second.prefillDoneAt = Simulator::Now();
     MaybeResume(it->second);
 }
 
@@ -1118,7 +1166,20 @@ EdgeLlmNode::MaybeResume(Session& s)
         return;
     }
     m_restoredTrace(s.id, s.sourceCellId, Simulator::Now() - s.handoverTime);
-    StartDecoding(s);
+    Time firstToken = Simulator::Now() + Seconds(1.0 / m_decodeRate);
+    if (s.layerMajor && s.layerReady.size() == m_profile.numLayers)
+    {
+        // The first decode step, layer by layer: layer l runs once its KV layer and the
+        // batch prefill are in place and layer l - 1 is done, for 1 / (DecodeRate N).
+        const double perLayer = 1.0 / (m_decodeRate * m_profile.numLayers);
+        double done = 0;
+        for (const Time& ready : s.layerReady)
+        {
+            done = std::max({done, ready.GetSeconds(), s.prefillDoneAt.GetSeconds()}) + perLayer;
+        }
+        firstToken = Seconds(done);
+    }
+    StartDecoding(s, firstToken);
 }
 
 } // namespace ns3

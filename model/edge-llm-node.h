@@ -50,9 +50,15 @@ namespace ns3
  * the KV bytes arriving, and resumes decoding when both are done; the first token
  * after the handover follows one decode interval later, from this cell.
  *
+ * Layer-wise streaming (LayerwiseStreaming, doc/edge-llm.rst): the source sends the
+ * n_tx tokens' KV cache layer-major, and the target runs the first decode step after
+ * the handover layer by layer as each layer of the cache completes: layer l of the step
+ * starts at max(end of layer l - 1, arrival of KV layer l, end of the batch prefill) and
+ * lasts 1 / (DecodeRate N_layers). Token-major (the default), the step starts when the
+ * whole cache is in place and lasts 1 / DecodeRate.
+ *
  * Limitations (doc/edge-llm.rst, "Scope and Limitations"): a batch waits for every
- * announced member; no cancel, timeout or ping-pong handling yet; one backhaul
- * connection per peer over TCP.
+ * announced member; one backhaul connection per peer.
  */
 class EdgeLlmNode : public Application
 {
@@ -117,8 +123,10 @@ class EdgeLlmNode : public Application
      *        (scenarios that study the backhaul alone, e.g. ImpactHO's).
      * \param sessionId the session
      * \param contextTokens its context, tokens, >= 1
+     * \param newTokens tokens it decodes after a handover, at the target (default 0:
+     *        none; they are traced by TokenDecoded, not sent: there is no UE)
      */
-    void OpenSession(uint64_t sessionId, uint64_t contextTokens);
+    void OpenSession(uint64_t sessionId, uint64_t contextTokens, uint32_t newTokens = 0);
 
     /**
      * \brief TracedCallback signature for an ImpactHO session resumed on a prefix.
@@ -226,6 +234,9 @@ class EdgeLlmNode : public Application
         bool prefillDone{false};       //!< Batch prefill finished
         uint32_t entryBytes{0};        //!< ImpactHO: KV bytes per entry (0: plain bytes)
         uint32_t restoreGeneration{0}; //!< Tells a stale timeout from the current restore
+        bool layerMajor{false};        //!< KV bytes arrive layer-major (layer-wise streaming)
+        std::vector<Time> layerReady;  //!< Layer-major: when each KV layer completed
+        Time prefillDoneAt;            //!< When the batch prefill ended (0: none)
 
         /// KV bytes received (ImpactHO segments carry a 3-byte coordinate per entry)
         uint64_t ReceivedKvBytes() const
@@ -249,7 +260,7 @@ class EdgeLlmNode : public Application
     bool HandleAccept(Ptr<Socket> socket, const Address& from);
     void HandleNewConnection(Ptr<Socket> socket, const Address& from);
     void OnPromptPrefilled(uint64_t sessionId);
-    void StartDecoding(Session& session);
+    void StartDecoding(Session& session, Time firstToken);
     void DecodeToken(uint64_t sessionId);
     void OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message);
     void OnKvBytes(uint64_t sessionId, uint64_t bytes);
@@ -327,7 +338,10 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace;      //!< KvTransferReceived
     TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;       //!< TransferCancelled
     TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;         //!< TransferTimedOut
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;           //!< KvLayerReceived
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;           //!< TokenDecoded
     Time m_transferTimeout;                                              //!< 0: none
+    bool m_layerwise{false};                                             //!< LayerwiseStreaming
     uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
 };
 

@@ -91,7 +91,9 @@ class KvFrameHeader : public Header
  * the batch's L), prefillTokens (4), transferTokens (4), batchId (4), batchSize (2),
  * bytesPerToken (4), tokensGenerated (4), maxNewTokens (4), flags (2): 60 bytes. Flag
  * bit 0: the KV cache comes as importance-ordered entries, each with a 3-byte
- * coordinate, and may be truncated (ImpactHO).
+ * coordinate, and may be truncated (ImpactHO). Flag bit 1: the n_tx tokens' KV cache
+ * comes layer-major (all tokens of layer 0, then layer 1, ...), so the target can use
+ * each layer as it completes (EdgeLlmNode::LayerwiseStreaming); without it, token-major.
  */
 class KvTransferRequestHeader : public Header
 {
@@ -100,6 +102,8 @@ class KvTransferRequestHeader : public Header
     static constexpr uint32_t SIZE = 60;
     /// flags bit: importance-ordered entries with coordinates (ImpactHO)
     static constexpr uint16_t IMPORTANCE_ORDERED = 1;
+    /// flags bit: the KV bytes come layer-major (layer-wise streaming)
+    static constexpr uint16_t LAYER_MAJOR = 2;
 
     /**
      * \brief Get the type ID.
@@ -127,7 +131,7 @@ class KvTransferRequestHeader : public Header
     uint32_t bytesPerToken{0};   //!< s_KV / 8 of the source's model
     uint32_t tokensGenerated{0}; //!< Tokens decoded so far (the stream resumes after them)
     uint32_t maxNewTokens{0};    //!< Tokens the session decodes in total
-    uint16_t flags{0};           //!< IMPORTANCE_ORDERED or 0
+    uint16_t flags{0};           //!< IMPORTANCE_ORDERED, LAYER_MAJOR or 0
 };
 
 /**

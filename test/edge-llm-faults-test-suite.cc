@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/error-model.h"
@@ -18,6 +19,8 @@
 
 #include <functional>
 #include <map>
+#include <memory>
+#include <vector>
 
 using namespace ns3;
 
@@ -517,6 +520,155 @@ class HandoverFailureTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Layer-wise streaming (LayerwiseStreaming): one cHO session of 300 tokens (17.2 MB
+ *        of qwen2.5-7b's 28 layers, 614,400 B a layer) over 1 Gbit/s. Layer-major, the 28
+ *        KV layers complete one by one about 4.94 ms apart (614,400 B at 1 Gbit/s times the
+ *        TCP and framing overhead), the last at the restore, and the first decode step
+ *        overlaps them: the first token follows the restore by one layer's share of the
+ *        step, 1 / (100 tok/s x 28) = 0.357 ms. Token-major, it follows by the whole step,
+ *        10 ms, and no layer is reported.
+ */
+class LayerwiseStreamingTestCase : public TestCase
+{
+  public:
+    LayerwiseStreamingTestCase()
+        : TestCase("layer-wise streaming: the first decode step overlaps the last KV layers")
+    {
+    }
+
+  private:
+    /// When the KV layers, the restore and the first token after it came, in seconds.
+    struct Timeline
+    {
+        std::vector<double> layers; //!< KvLayerReceived times
+        double restored{-1};        //!< SessionRestored time
+        double firstToken{-1};      //!< First TokenDecoded at the target
+    };
+
+    static Timeline Run(bool layerwise)
+    {
+        auto t = std::make_shared<Timeline>();
+        const TwoBsOutcome o = RunTwoBs(
+            "ns3::ChoScheduler",
+            0,
+            1,
+            300,
+            Seconds(0),
+            Seconds(0),
+            [layerwise, t](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                source->SetAttribute("LayerwiseStreaming", BooleanValue(layerwise));
+                source->OpenSession(1, 300, 5); // 5 tokens to decode at the target
+                target->TraceConnectWithoutContext(
+                    "KvLayerReceived",
+                    Callback<void, uint64_t, uint16_t, uint64_t>(
+                        [t](uint64_t, uint16_t, uint64_t layer) {
+                            NS_ABORT_UNLESS(layer == t->layers.size());
+                            t->layers.push_back(Simulator::Now().GetSeconds());
+                        }));
+                target->TraceConnectWithoutContext(
+                    "SessionRestored",
+                    Callback<void, uint64_t, uint16_t, Time>([t](uint64_t, uint16_t, Time) {
+                        t->restored = Simulator::Now().GetSeconds();
+                    }));
+                target->TraceConnectWithoutContext("TokenDecoded",
+                                                   Callback<void, uint64_t, uint16_t, uint64_t>(
+                                                       [t](uint64_t, uint16_t, uint64_t index) {
+                                                           if (index == 1)
+                                                           {
+                                                               t->firstToken =
+                                                                   Simulator::Now().GetSeconds();
+                                                           }
+                                                       }));
+            });
+        NS_ABORT_UNLESS(o.received == o.sent);
+        return *t;
+    }
+
+    void DoRun() override
+    {
+        const Timeline layered = Run(true);
+        NS_TEST_ASSERT_MSG_EQ(layered.layers.size(), 28u, "one report per layer");
+        NS_TEST_ASSERT_MSG_EQ_TOL(layered.layers.back(),
+                                  layered.restored,
+                                  1e-9,
+                                  "the last layer completes the cache");
+        // 614,400 B a layer at 1 Gbit/s is 4.915 ms of payload; TCP/IP (52 B per 8,948 B
+        // segment) and the 24 B frame headers per 64 KiB segment add 0.6 %.
+        for (std::size_t l = 1; l < layered.layers.size(); ++l)
+        {
+            NS_TEST_ASSERT_MSG_EQ_TOL(layered.layers[l] - layered.layers[l - 1],
+                                      4.94e-3,
+                                      0.05e-3,
+                                      "layer " << l << " arrives one layer time later");
+        }
+        NS_TEST_ASSERT_MSG_EQ_TOL(layered.firstToken - layered.restored,
+                                  1.0 / (100.0 * 28),
+                                  1e-8,
+                                  "layer-wise: one layer of the decode step after the restore");
+
+        const Timeline tokenMajor = Run(false);
+        NS_TEST_ASSERT_MSG_EQ(tokenMajor.layers.size(), 0u, "no layer reports token-major");
+        NS_TEST_ASSERT_MSG_EQ_TOL(tokenMajor.firstToken - tokenMajor.restored,
+                                  0.01,
+                                  1e-8,
+                                  "token-major: the whole decode step after the restore");
+        NS_TEST_ASSERT_MSG_EQ_TOL(tokenMajor.restored,
+                                  layered.restored,
+                                  1e-6,
+                                  "the order does not change when the cache is complete");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Layer-wise streaming and the transfer timeout: a layer-major transfer cut at
+ *        50 ms and timed out at 10 + 300 ms holds complete layers but no complete token,
+ *        so all 300 tokens are re-prefilled: p(300) = 9.4267e-5 x 300 + 2.4e-3 = 30.68 ms
+ *        from the 310 ms batch boundary, a restore at 340.68 ms, later than token-major's,
+ *        which keeps the whole tokens that arrived.
+ */
+class LayerwiseTimeoutTestCase : public TestCase
+{
+  public:
+    LayerwiseTimeoutTestCase()
+        : TestCase("layer-wise streaming: a timed-out transfer re-prefills every token")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto run = [](bool layerwise) {
+            return RunTwoBs("ns3::ChoScheduler",
+                            0,
+                            1,
+                            300,
+                            MilliSeconds(50),
+                            Seconds(2),
+                            [layerwise](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                                source->SetAttribute("LayerwiseStreaming", BooleanValue(layerwise));
+                                target->SetAttribute("TransferTimeout",
+                                                     TimeValue(MilliSeconds(300)));
+                            });
+        };
+        const TwoBsOutcome layered = run(true);
+        const TwoBsOutcome tokenMajor = run(false);
+        NS_TEST_ASSERT_MSG_EQ(layered.timedOutTokens, 300u, "every token is re-prefilled");
+        NS_TEST_ASSERT_MSG_EQ(layered.restoredAt.size(), 1u, "the session is restored");
+        NS_TEST_ASSERT_MSG_EQ_TOL(layered.restoredAt.at(1),
+                                  0.31 + 9.4267e-5 * 300 + 2.4e-3,
+                                  1e-6,
+                                  "p(300) after the timeout");
+        NS_TEST_ASSERT_MSG_EQ(layered.received, layered.sent, "bytes sent = bytes delivered");
+        NS_TEST_ASSERT_MSG_LT(tokenMajor.timedOutTokens, 300u, "token-major keeps what arrived");
+        NS_TEST_ASSERT_MSG_LT(tokenMajor.restoredAt.at(1),
+                              layered.restoredAt.at(1),
+                              "and restores sooner");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Fault handling of the KV transfer (SYSTEM).
  */
 class EdgeLlmFaultsTestSuite : public TestSuite
@@ -532,6 +684,8 @@ class EdgeLlmFaultsTestSuite : public TestSuite
         AddTestCase(new SecondHandoverTestCase, TestCase::QUICK);
         AddTestCase(new HandoverFailureTestCase, TestCase::QUICK);
         AddTestCase(new ManySessionsTestCase, TestCase::QUICK);
+        AddTestCase(new LayerwiseStreamingTestCase, TestCase::QUICK);
+        AddTestCase(new LayerwiseTimeoutTestCase, TestCase::QUICK);
     }
 };
 

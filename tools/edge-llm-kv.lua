@@ -38,6 +38,9 @@ local f = {
   tokens_generated = ProtoField.uint32("edgellm.tokens_generated", "Tokens generated"),
   max_new_tokens = ProtoField.uint32("edgellm.max_new_tokens", "Max new tokens"),
   flags = ProtoField.uint16("edgellm.flags", "Flags", base.HEX),
+  importance_ordered = ProtoField.bool("edgellm.flags.importance_ordered",
+                                       "Importance-ordered entries", 16, nil, 0x0001),
+  layer_major = ProtoField.bool("edgellm.flags.layer_major", "Layer-major order", 16, nil, 0x0002),
   byte_offset = ProtoField.uint64("edgellm.byte_offset", "Byte offset"),
   total_bytes = ProtoField.uint64("edgellm.total_bytes", "Total bytes"),
   new_target = ProtoField.uint16("edgellm.new_target_cell", "New target cell"),
@@ -65,7 +68,8 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.transfer_tokens, tvb(m + 36, 4)); t:add(f.batch_id, tvb(m + 40, 4))
     t:add(f.batch_size, tvb(m + 44, 2)); t:add(f.bytes_per_token, tvb(m + 46, 4))
     t:add(f.tokens_generated, tvb(m + 50, 4)); t:add(f.max_new_tokens, tvb(m + 54, 4))
-    t:add(f.flags, tvb(m + 58, 2))
+    local fl = t:add(f.flags, tvb(m + 58, 2))
+    fl:add(f.importance_ordered, tvb(m + 58, 2)); fl:add(f.layer_major, tvb(m + 58, 2))
   elseif kind == 2 then
     t:add(f.session, tvb(m, 8)); t:add(f.byte_offset, tvb(m + 8, 8))
   elseif kind == 3 or kind == 5 or kind == 6 or kind == 7 then
