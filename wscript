@@ -12,6 +12,8 @@ MODULE_SOURCES = [
     'model/ctho-scheduler.cc',
     'model/kv-transfer-header.cc',
     'model/kv-transfer-connection.cc',
+    'model/kv-datagram-header.cc',
+    'model/kv-datagram-socket.cc',
     'model/prefill-engine.cc',
     'model/fluid-backhaul.cc',
     'model/streaming-radio-model.cc',
@@ -44,6 +46,7 @@ TEST_SOURCES = [
     'test/edge-llm-ctho-figures-test-suite.cc',
     'test/edge-llm-impactho-test-suite.cc',
     'test/edge-llm-faults-test-suite.cc',
+    'test/edge-llm-transport-test-suite.cc',
 ]
 
 
