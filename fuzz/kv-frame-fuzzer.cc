@@ -6,13 +6,19 @@
  * chooses, either yields valid messages, which are then deserialized by type as
  * EdgeLlmNode does, or stops at a malformed frame; it never crashes or reads out of
  * range (built with AddressSanitizer and UndefinedBehaviorSanitizer by scripts/fuzz.sh).
+ * The same bytes are also parsed as a UDP-transport datagram header (KvDatagramHeader):
+ * it is valid or not, never a crash, and a valid one serializes back to the bytes it
+ * was read from.
  */
+#include "ns3/kv-datagram-header.h"
 #include "ns3/kv-transfer-connection.h"
 #include "ns3/kv-transfer-header.h"
 #include "ns3/packet.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 using namespace ns3;
 
@@ -67,5 +73,24 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     c->ReceiveBytes(Create<Packet>(data + 1, static_cast<uint32_t>(cut - 1)));
     c->ReceiveBytes(Create<Packet>(data + cut, static_cast<uint32_t>(size - cut)));
     c->Dispose();
+
+    Ptr<Packet> datagram = Create<Packet>(data, static_cast<uint32_t>(size));
+    KvDatagramHeader h;
+    const uint32_t read = datagram->RemoveHeader(h);
+    if (h.IsValid())
+    {
+        if (read != h.GetSerializedSize() || read > size)
+        {
+            __builtin_trap(); // a valid header must say how many bytes it took
+        }
+        Ptr<Packet> again = Create<Packet>();
+        again->AddHeader(h);
+        std::vector<uint8_t> bytes(again->GetSize());
+        again->CopyData(bytes.data(), bytes.size());
+        if (std::memcmp(bytes.data(), data, bytes.size()) != 0)
+        {
+            __builtin_trap(); // a valid header round-trips to the bytes it came from
+        }
+    }
     return 0;
 }

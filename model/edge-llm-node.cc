@@ -7,6 +7,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -33,6 +34,8 @@ namespace
 constexpr uint32_t FORWARDED_TOKEN_BYTES = 4;
 /// IPv4 + TCP (with timestamps) header bytes: MSS = MTU - 52.
 constexpr uint32_t TCP_IP_OVERHEAD = 52;
+/// IPv4 (20) + UDP (8) header bytes.
+constexpr uint32_t UDP_IP_OVERHEAD = 28;
 } // namespace
 
 TypeId
@@ -76,12 +79,21 @@ EdgeLlmNode::GetTypeId()
                           MakeUintegerAccessor(&EdgeLlmNode::m_uePort),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("BackhaulPort",
-                          "TCP port of the KV transfer protocol (not X2's 4444 or 2152).",
+                          "TCP or UDP port of the KV transfer protocol (not X2's 4444 or 2152).",
                           UintegerValue(9001),
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulPort),
                           MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("Transport",
+                          "Backhaul transport of the KV transfer protocol: Tcp (one TCP "
+                          "connection per BS pair, ns-3's default TCP variant) or Udp "
+                          "(KvDatagramSocket: paced at the link rate, selective-repeat "
+                          "retransmission; an RDMA-like transfer without congestion control).",
+                          EnumValue(EdgeLlmNode::TCP),
+                          MakeEnumAccessor(&EdgeLlmNode::m_transport),
+                          MakeEnumChecker(EdgeLlmNode::TCP, "Tcp", EdgeLlmNode::UDP, "Udp"))
             .AddAttribute("BackhaulBuffer",
-                          "TCP send and receive buffer of each backhaul connection, bytes. "
+                          "Send and receive buffer of each backhaul connection, bytes (TCP's, "
+                          "or KvDatagramSocket's window). "
                           "Size it to at least the bandwidth-delay product; control messages "
                           "wait behind at most this many KV bytes.",
                           UintegerValue(512 * 1024),
@@ -219,8 +231,17 @@ EdgeLlmNode::DoDispose()
         {
             peer.connection->Dispose();
         }
+        if (peer.datagram)
+        {
+            peer.datagram->Dispose();
+        }
     }
     m_peers.clear();
+    for (const auto& udp : m_udpSockets)
+    {
+        udp->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+    }
+    m_udpSockets.clear();
     for (auto& [id, s] : m_sessions)
     {
         s.decodeEvent.Cancel();
@@ -262,6 +283,13 @@ EdgeLlmNode::GetConnection(uint16_t peerCellId) const
 {
     auto it = m_peers.find(peerCellId);
     return it == m_peers.end() ? nullptr : it->second.connection;
+}
+
+Ptr<KvDatagramSocket>
+EdgeLlmNode::GetDatagramSocket(uint16_t peerCellId) const
+{
+    auto it = m_peers.find(peerCellId);
+    return it == m_peers.end() ? nullptr : it->second.datagram;
 }
 
 void
@@ -351,7 +379,11 @@ EdgeLlmNode::StartApplication()
                     "EdgeLlmNode: cannot bind UDP port " << m_uePort);
     m_ueSocket->SetRecvCallback(MakeCallback(&EdgeLlmNode::HandleUeRead, this));
 
-    if (!m_peers.empty())
+    if (m_transport == UDP)
+    {
+        StartUdpBackhaul();
+    }
+    else if (!m_peers.empty())
     {
         m_listenSocket = MakeBackhaulSocket();
         NS_ABORT_MSG_IF(
@@ -364,7 +396,7 @@ EdgeLlmNode::StartApplication()
     for (auto& [id, peer] : m_peers)
     {
         peer.connection->SetScheduler(m_scheduler);
-        if (m_cellId < peer.cellId) // the lower cell id opens the pair's one connection
+        if (m_transport == TCP && m_cellId < peer.cellId) // the lower cell id opens it
         {
             Ptr<Socket> socket = MakeBackhaulSocket();
             socket->Bind(InetSocketAddress(peer.local, 0));
@@ -390,6 +422,83 @@ EdgeLlmNode::StopApplication()
     if (m_listenSocket)
     {
         m_listenSocket->Close();
+    }
+    for (const auto& udp : m_udpSockets)
+    {
+        udp->Close();
+        udp->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+    }
+}
+
+uint32_t
+EdgeLlmNode::PeerMtu(const Peer& peer) const
+{
+    Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
+    const int32_t itf = ipv4->GetInterfaceForAddress(peer.local);
+    NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << peer.local);
+    return ipv4->GetMtu(itf);
+}
+
+void
+EdgeLlmNode::StartUdpBackhaul()
+{
+    // One UDP socket per local backhaul address (peers on a shared link share it); each
+    // peer's KvDatagramSocket sends through it, and HandleBackhaulDatagram hands it what
+    // that peer sent.
+    std::map<Ipv4Address, Ptr<Socket>> byLocal;
+    for (auto& [id, peer] : m_peers)
+    {
+        Ptr<Socket>& udp = byLocal[peer.local];
+        if (!udp)
+        {
+            udp = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
+            NS_ABORT_MSG_IF(udp->Bind(InetSocketAddress(peer.local, m_backhaulPort)) != 0,
+                            "EdgeLlmNode: cannot bind UDP port " << m_backhaulPort << " on "
+                                                                 << peer.local);
+            udp->SetRecvCallback(MakeCallback(&EdgeLlmNode::HandleBackhaulDatagram, this));
+            m_udpSockets.push_back(udp);
+        }
+        const uint32_t mtu = PeerMtu(peer);
+        NS_ABORT_MSG_IF(mtu <= UDP_IP_OVERHEAD + KvDatagramHeader::DATA_SIZE,
+                        "EdgeLlmNode: backhaul MTU " << mtu << " to cell " << id
+                                                     << " leaves no room for KV bytes");
+        peer.datagram = CreateObject<KvDatagramSocket>();
+        peer.datagram->SetNode(GetNode());
+        peer.datagram->SetAttribute("PacingRate", DataRateValue(peer.rate));
+        peer.datagram->SetAttribute(
+            "DatagramPayload",
+            UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));
+        peer.datagram->SetAttribute("SndBufSize", UintegerValue(m_backhaulBuffer));
+        peer.datagram->SetAttribute("RcvBufSize", UintegerValue(m_backhaulBuffer));
+        peer.datagram->SetUdpSocket(udp, InetSocketAddress(peer.remote, m_backhaulPort));
+        peer.connection->SetSocket(peer.datagram, true);
+    }
+}
+
+void
+EdgeLlmNode::HandleBackhaulDatagram(Ptr<Socket> socket)
+{
+    Address from;
+    Ptr<Packet> packet;
+    while ((packet = socket->RecvFrom(from)))
+    {
+        const Ipv4Address addr = InetSocketAddress::ConvertFrom(from).GetIpv4();
+        Ptr<KvDatagramSocket> target;
+        for (auto& [id, peer] : m_peers)
+        {
+            if (peer.remote == addr)
+            {
+                target = peer.datagram;
+                break;
+            }
+        }
+        if (!target)
+        {
+            NS_LOG_WARN("cell " << m_cellId << ": backhaul datagram from unknown " << addr
+                                << " dropped");
+            continue;
+        }
+        target->ReceiveDatagram(packet);
     }
 }
 

@@ -7,6 +7,7 @@
 #include "handover-batcher.h"
 #include "handover-scheduler.h"
 #include "impactho-scheduler.h"
+#include "kv-datagram-socket.h"
 #include "kv-transfer-connection.h"
 #include "llm-model-profile.h"
 #include "prefill-engine.h"
@@ -71,6 +72,13 @@ class EdgeLlmNode : public Application
 
     EdgeLlmNode();
     ~EdgeLlmNode() override;
+
+    /// The backhaul transport of the KV transfer protocol (attribute Transport).
+    enum Transport
+    {
+        TCP, //!< One TCP connection per BS pair (ns-3's TcpSocketFactory, its default variant)
+        UDP, //!< KvDatagramSocket over UDP: paced at the link rate, selective-repeat ARQ
+    };
 
     /**
      * \brief TracedCallback signature for a session event.
@@ -190,6 +198,14 @@ class EdgeLlmNode : public Application
     Ptr<KvTransferConnection> GetConnection(uint16_t peerCellId) const;
 
     /**
+     * \param peerCellId a peer's cell id
+     * \return the UDP transport's stream to that peer (retransmission and RTT
+     *         counters), or null for an unknown peer, with Transport=Tcp, or before
+     *         the application starts
+     */
+    Ptr<KvDatagramSocket> GetDatagramSocket(uint16_t peerCellId) const;
+
+    /**
      * \brief The context a session will have at time \p t if it keeps decoding.
      * \return tokens (prompt + decoded), or 0 for an unknown session
      */
@@ -254,6 +270,7 @@ class EdgeLlmNode : public Application
         Ipv4Address remote;                   //!< Peer link address
         DataRate rate;                        //!< Link rate
         Ptr<KvTransferConnection> connection; //!< The connection
+        Ptr<KvDatagramSocket> datagram;       //!< UDP transport's stream to this peer
     };
 
     void HandleUeRead(Ptr<Socket> socket);
@@ -287,6 +304,9 @@ class EdgeLlmNode : public Application
                          bool online,
                          const CtHoPlan& plan);
     Ptr<Socket> MakeBackhaulSocket() const;
+    void StartUdpBackhaul();
+    void HandleBackhaulDatagram(Ptr<Socket> socket);
+    uint32_t PeerMtu(const Peer& peer) const;
     double BackhaulTokensPerSecond(const Peer& peer) const;
 
     // Attributes
@@ -306,6 +326,7 @@ class EdgeLlmNode : public Application
     LlmModelProfile m_profile;                     //!< Resolved at start
     Ptr<Socket> m_ueSocket;                        //!< UDP, prompts in, tokens out
     Ptr<Socket> m_listenSocket;                    //!< TCP listener for the backhaul
+    std::vector<Ptr<Socket>> m_udpSockets;         //!< UDP transport: one per local address
     std::map<uint16_t, Peer> m_peers;              //!< By cell id
     std::map<uint64_t, Session> m_sessions;        //!< By session id
     HandoverBatcher::ArrivalPredictor m_predictor; //!< Online arrivals
@@ -342,6 +363,7 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;           //!< TokenDecoded
     Time m_transferTimeout;                                              //!< 0: none
     bool m_layerwise{false};                                             //!< LayerwiseStreaming
+    Transport m_transport{TCP};                                          //!< Transport
     uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
 };
 

@@ -9,17 +9,20 @@ seconds=${1:-20}
 out=build/fuzz
 mkdir -p "$out/include/ns3" "$out/corpus"
 for h in model/kv-transfer-header.h model/kv-transfer-connection.h model/handover-scheduler.h \
-         model/ctho-planner.h model/prefill-time-model.h; do
+         model/ctho-planner.h model/prefill-time-model.h model/kv-datagram-header.h; do
   cp "$h" "$out/include/ns3/"
 done
 clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$out/include" -I/usr/include \
   fuzz/kv-frame-fuzzer.cc model/kv-transfer-header.cc model/kv-transfer-connection.cc \
+  model/kv-datagram-header.cc \
   model/handover-scheduler.cc model/ctho-planner.cc model/prefill-time-model.cc \
   -lns3-internet -lns3-network -lns3-core -o "$out/kv-frame-fuzzer"
 # Seeds: a valid request frame, and a truncated one.
 printf '\x00\x01\x01\x00\x3c\x00\x00\x00\x00' >"$out/corpus/seed-request-prefix"
 printf '\x05\x01\x03\x00\x10\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x09\x00\x00\x00\x00\x00\x00\x00\x00' \
   >"$out/corpus/seed-complete"
+# A UDP-transport ACK with one SACK block (next expected 5, held [7, 9)).
+printf '\x01\x02\x00\x00\x00\x05\x01\x00\x00\x00\x07\x00\x00\x00\x09' >"$out/corpus/seed-ack"
 ASAN_OPTIONS=detect_leaks=0 "$out/kv-frame-fuzzer" -max_total_time="$seconds" -max_len=4096 \
   -artifact_prefix="$out/" "$out/corpus" 2>&1 | tail -5

@@ -8,6 +8,7 @@
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-address-helper.h"
+#include "ns3/kv-datagram-socket.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/pointer.h"
@@ -38,6 +39,36 @@ struct TwoBsOutcome
     uint32_t cancelledAtSource{0};           //!< TransferCancelled at the source
     uint32_t cancelledAtTarget{0};           //!< TransferCancelled at the target
     uint64_t timedOutTokens{0};              //!< TransferTimedOut at the target
+    uint64_t retransmissions{0};             //!< Transport=Udp: source datagrams resent
+};
+
+/// The backhaul transport of the next scenario (EdgeLlmNode::Transport): "Tcp" or "Udp".
+std::string g_transport = "Tcp";
+
+/**
+ * A fault test that runs over one backhaul transport: its name ends with it, and
+ * RunTwoBs and MakeMesh use it while the test runs.
+ */
+class FaultTestCase : public TestCase
+{
+  public:
+    /**
+     * \param name what the test checks
+     * \param transport "Tcp" or "Udp"
+     */
+    FaultTestCase(const std::string& name, const std::string& transport)
+        : TestCase(name + " [" + transport + "]"),
+          m_transport(transport)
+    {
+    }
+
+  protected:
+    void DoSetup() override
+    {
+        g_transport = m_transport;
+    }
+
+    std::string m_transport; //!< The transport under test
 };
 
 /// Extra events a test schedules on the two BSs (source, target).
@@ -95,6 +126,7 @@ RunTwoBs(const std::string& scheduler,
     EdgeLlmHelper edge;
     edge.SetSchedulerType(scheduler);
     edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    edge.SetNodeAttribute("Transport", StringValue(g_transport));
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});
     edge.ConnectBackhaul(apps);
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(0));
@@ -134,6 +166,10 @@ RunTwoBs(const std::string& scheduler,
     Simulator::Run();
     out.sent = source->GetConnection(2)->GetKvBytesSent();
     out.received = target->GetConnection(1)->GetKvBytesReceived();
+    if (Ptr<KvDatagramSocket> udp = source->GetDatagramSocket(2))
+    {
+        out.retransmissions = udp->GetRetransmissions();
+    }
     Simulator::Destroy();
     return out;
 }
@@ -163,6 +199,7 @@ MakeMesh(uint32_t n, const std::string& scheduler, const std::string& rate)
     EdgeLlmHelper edge;
     edge.SetSchedulerType(scheduler);
     edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    edge.SetNodeAttribute("Transport", StringValue(g_transport));
     std::vector<uint16_t> cells;
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -177,15 +214,18 @@ MakeMesh(uint32_t n, const std::string& scheduler, const std::string& rate)
 
 /**
  * \ingroup edge-llm-tests
- * \brief Backhaul packet loss (0.1 % and 1 %, ns-3's RateErrorModel): TCP recovers,
+ * \brief Backhaul packet loss (0.1 % and 1 %, ns-3's RateErrorModel): the transport
+ *        (TCP, or KvDatagramSocket's selective repeat) recovers,
  *        every session ends restored, and bytes sent = bytes delivered (none reported
  *        lost), for cHO (all transfer) and ctHO (prefill and transfer).
  */
-class BackhaulLossTestCase : public TestCase
+class BackhaulLossTestCase : public FaultTestCase
 {
   public:
-    BackhaulLossTestCase()
-        : TestCase("backhaul packet loss: every session restored, every KV byte delivered")
+    /// \param transport "Tcp" or "Udp"
+    explicit BackhaulLossTestCase(const std::string& transport)
+        : FaultTestCase("backhaul packet loss: every session restored, every KV byte delivered",
+                        transport)
     {
     }
 
@@ -209,6 +249,10 @@ class BackhaulLossTestCase : public TestCase
                     NS_TEST_ASSERT_MSG_GT(o.dropped, 0u, "the error model dropped packets");
                 }
                 NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
+                if (m_transport == "Udp" && o.dropped > 0)
+                {
+                    NS_TEST_ASSERT_MSG_GT(o.retransmissions, 0u, "the datagram transport resent");
+                }
                 uint64_t total = 0;
                 for (const auto& [id, bytes] : o.kvReceived)
                 {
@@ -233,11 +277,13 @@ class BackhaulLossTestCase : public TestCase
  *        receives is dropped): TCP backs off and retransmits, the transfer resumes, every
  *        session ends restored after the outage, and bytes sent = bytes delivered.
  */
-class BackhaulOutageTestCase : public TestCase
+class BackhaulOutageTestCase : public FaultTestCase
 {
   public:
-    BackhaulOutageTestCase()
-        : TestCase("backhaul outage in mid-transfer: the transfer resumes, bytes conserved")
+    /// \param transport "Tcp" or "Udp"
+    explicit BackhaulOutageTestCase(const std::string& transport)
+        : FaultTestCase("backhaul outage in mid-transfer: the transfer resumes, bytes conserved",
+                        transport)
     {
     }
 
@@ -267,11 +313,13 @@ class BackhaulOutageTestCase : public TestCase
  *        the source to stop (TRANSFER_STOP), re-prefills the missing tokens and resumes
  *        long before the link comes back; every byte sent is still delivered once it does.
  */
-class TransferTimeoutTestCase : public TestCase
+class TransferTimeoutTestCase : public FaultTestCase
 {
   public:
-    TransferTimeoutTestCase()
-        : TestCase("outage past the transfer timeout: the target re-prefills what is missing")
+    /// \param transport "Tcp" or "Udp"
+    explicit TransferTimeoutTestCase(const std::string& transport)
+        : FaultTestCase("outage past the transfer timeout: the target re-prefills what is missing",
+                        transport)
     {
     }
 
@@ -310,11 +358,13 @@ class TransferTimeoutTestCase : public TestCase
  *        serves the session from its own cache; the target never restores it; every byte
  *        that was sent is delivered (and discarded) and no more are sent.
  */
-class PingPongTestCase : public TestCase
+class PingPongTestCase : public FaultTestCase
 {
   public:
-    PingPongTestCase()
-        : TestCase("ping-pong: the transfer is cancelled and the source keeps serving")
+    /// \param transport "Tcp" or "Udp"
+    explicit PingPongTestCase(const std::string& transport)
+        : FaultTestCase("ping-pong: the transfer is cancelled and the source keeps serving",
+                        transport)
     {
     }
 
@@ -354,11 +404,13 @@ class PingPongTestCase : public TestCase
  *        batches). No session is stuck: every one is restored at its target, and on
  *        every connection bytes sent = bytes delivered.
  */
-class ManySessionsTestCase : public TestCase
+class ManySessionsTestCase : public FaultTestCase
 {
   public:
-    ManySessionsTestCase()
-        : TestCase("200 concurrent handovers between 7 BSs: none stuck, bytes conserved")
+    /// \param transport "Tcp" or "Udp"
+    explicit ManySessionsTestCase(const std::string& transport)
+        : FaultTestCase("200 concurrent handovers between 7 BSs: none stuck, bytes conserved",
+                        transport)
     {
     }
 
@@ -427,11 +479,13 @@ class ManySessionsTestCase : public TestCase
  *        (TRANSFER_REDIRECT) and BS 1, which holds the whole cache, hands it over to BS 3:
  *        restored at BS 3 only, with the whole cache; nothing lost on either connection.
  */
-class SecondHandoverTestCase : public TestCase
+class SecondHandoverTestCase : public FaultTestCase
 {
   public:
-    SecondHandoverTestCase()
-        : TestCase("second handover to a third BS mid-transfer: redirected, restored there")
+    /// \param transport "Tcp" or "Udp"
+    explicit SecondHandoverTestCase(const std::string& transport)
+        : FaultTestCase("second handover to a third BS mid-transfer: redirected, restored there",
+                        transport)
     {
     }
 
@@ -484,11 +538,13 @@ class SecondHandoverTestCase : public TestCase
  *        and serves the session again from its own cache; nothing is restored at the
  *        target, and every byte sent is delivered.
  */
-class HandoverFailureTestCase : public TestCase
+class HandoverFailureTestCase : public FaultTestCase
 {
   public:
-    HandoverFailureTestCase()
-        : TestCase("handover failure: the session is not lost, the source keeps serving")
+    /// \param transport "Tcp" or "Udp"
+    explicit HandoverFailureTestCase(const std::string& transport)
+        : FaultTestCase("handover failure: the session is not lost, the source keeps serving",
+                        transport)
     {
     }
 
@@ -677,13 +733,17 @@ class EdgeLlmFaultsTestSuite : public TestSuite
     EdgeLlmFaultsTestSuite()
         : TestSuite("edge-llm-faults", SYSTEM)
     {
-        AddTestCase(new BackhaulLossTestCase, TestCase::QUICK);
-        AddTestCase(new BackhaulOutageTestCase, TestCase::QUICK);
-        AddTestCase(new PingPongTestCase, TestCase::QUICK);
-        AddTestCase(new TransferTimeoutTestCase, TestCase::QUICK);
-        AddTestCase(new SecondHandoverTestCase, TestCase::QUICK);
-        AddTestCase(new HandoverFailureTestCase, TestCase::QUICK);
-        AddTestCase(new ManySessionsTestCase, TestCase::QUICK);
+        // Every fault over both backhaul transports.
+        for (const char* transport : {"Tcp", "Udp"})
+        {
+            AddTestCase(new BackhaulLossTestCase(transport), TestCase::QUICK);
+            AddTestCase(new BackhaulOutageTestCase(transport), TestCase::QUICK);
+            AddTestCase(new PingPongTestCase(transport), TestCase::QUICK);
+            AddTestCase(new TransferTimeoutTestCase(transport), TestCase::QUICK);
+            AddTestCase(new SecondHandoverTestCase(transport), TestCase::QUICK);
+            AddTestCase(new HandoverFailureTestCase(transport), TestCase::QUICK);
+            AddTestCase(new ManySessionsTestCase(transport), TestCase::QUICK);
+        }
         AddTestCase(new LayerwiseStreamingTestCase, TestCase::QUICK);
         AddTestCase(new LayerwiseTimeoutTestCase, TestCase::QUICK);
     }

@@ -31,6 +31,8 @@ expect 2 "--backhaulMtu: must be in [576, 65535]" $main --backhaulMtu=70000
 expect 2 "--outputDir: cannot write" $bin/edge-llm-lte-handover --outputDir=/proc/no/such
 expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::DecodeRate=-1" \
   $main --ns3::EdgeLlmNode::DecodeRate=-1
+expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::Transport=Sctp" \
+  $main --ns3::EdgeLlmNode::Transport=Sctp
 expect 2 "--figure is required" $bin/ctho-figures
 expect 2 "--runs must be in [2, 1000000]" $bin/ctho-figures --figure=3a --runs=1
 expect 2 "--figure must be 3a, 3b, 4a, 4b, 5a, 5b or table2" $bin/impactho-figures --figure=9z
