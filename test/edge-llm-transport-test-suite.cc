@@ -155,8 +155,8 @@ struct StreamChecker
 
 /**
  * Two nodes on a 1 Gbit/s, 1 ms, MTU 9000 point-to-point link; on each a UDP socket
- * bound to its link address, port 7000, and a KvDatagramSocket fed by the UDP socket's
- * receive callback (the owner's job in EdgeLlmNode), as the brief of the transport asks.
+ * bound to its link address, port 9001 (EdgeLlmNode's BackhaulPort), and a
+ * KvDatagramSocket fed by the UDP socket's receive callback (as EdgeLlmNode does).
  */
 struct DatagramLink
 {
@@ -191,7 +191,7 @@ struct DatagramLink
             kv[i]->SetAttribute("DatagramPayload", UintegerValue(PAYLOAD));
             kv[i]->SetAttribute("PacingRate", DataRateValue(DataRate(LINK_BPS)));
             udp[i] = Socket::CreateSocket(nodes.Get(i), UdpSocketFactory::GetTypeId());
-            udp[i]->Bind(InetSocketAddress(interfaces.GetAddress(i), 7000));
+            udp[i]->Bind(InetSocketAddress(interfaces.GetAddress(i), 9001));
             const Ipv4Address peer = interfaces.GetAddress(1 - i);
             Ptr<KvDatagramSocket> transport = kv[i];
             udp[i]->SetRecvCallback(Callback<void, Ptr<Socket>>([transport, peer](Ptr<Socket> s) {
@@ -257,8 +257,8 @@ struct DatagramLink
         Simulator::ScheduleNow([this]() {
             for (uint32_t i = 0; i < 2; ++i)
             {
-                kv[i]->SetUdpSocket(udp[i], InetSocketAddress(interfaces.GetAddress(1 - i), 7000));
-                kv[i]->Connect(InetSocketAddress(interfaces.GetAddress(1 - i), 7000));
+                kv[i]->SetUdpSocket(udp[i], InetSocketAddress(interfaces.GetAddress(1 - i), 9001));
+                kv[i]->Connect(InetSocketAddress(interfaces.GetAddress(1 - i), 9001));
                 writer[i].Fill();
             }
         });
@@ -592,6 +592,11 @@ class KvDatagramLossTestCase : public TestCase
         em->SetAttribute("ErrorRate", DoubleValue(0.01));
         em->AssignStreams(7);
         link.devices.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        if (const char* pcap = std::getenv("EDGE_LLM_UDP_PCAP"))
+        {
+            // test/cli/kv-dissector-test.sh decodes this capture with tools/edge-llm-kv.lua
+            PointToPointHelper().EnablePcap(pcap, link.devices.Get(1), false, true);
+        }
         uint64_t* drops = &link.phyDrops;
         link.devices.Get(1)->TraceConnectWithoutContext(
             "PhyRxDrop",

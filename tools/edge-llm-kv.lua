@@ -1,7 +1,8 @@
 -- Wireshark dissector for the edge-llm KV-cache transfer protocol (doc/edge-llm.rst,
 -- "KV transfer protocol"). Usage:
 --   tshark -r capture.pcap -X lua_script:tools/edge-llm-kv.lua -Y edgellm -V
--- Frames ride on TCP port 9001 (EdgeLlmNode's BackhaulPort); a frame is
+-- Frames ride on TCP port 9001 (EdgeLlmNode's BackhaulPort; with Transport=Udp, inside
+-- UDP datagrams on port 9001, decoded by edgellm_dgram below); a frame is
 --   frame header (8 B) | message header (message_length B) | payload (payload_length B)
 -- all big-endian. Payload bytes are virtual in ns-3 (zeros in a capture).
 
@@ -89,3 +90,47 @@ function p.dissector(tvb, pinfo, tree)
 end
 
 DissectorTable.get("tcp.port"):add(9001, p)
+
+-- Transport=Udp: every datagram starts with a KvDatagramHeader (KvDatagramSocket). DATA
+-- carries a run of the frame stream above (frames span datagrams, so they are not
+-- decoded here); ACK carries the cumulative ack and up to 4 SACK blocks.
+local d = Proto("edgellm_dgram", "edge-llm KV datagram")
+local dtypes = { [1] = "DATA", [2] = "ACK" }
+local g = {
+  version = ProtoField.uint8("edgellm_dgram.version", "Version"),
+  type = ProtoField.uint8("edgellm_dgram.type", "Type", base.DEC, dtypes),
+  sequence = ProtoField.uint32("edgellm_dgram.sequence", "Sequence"),
+  stream_bytes = ProtoField.uint32("edgellm_dgram.stream_bytes", "Stream bytes"),
+  next_expected = ProtoField.uint32("edgellm_dgram.next_expected", "Next expected"),
+  sack_count = ProtoField.uint8("edgellm_dgram.sack_count", "SACK blocks"),
+  sack_start = ProtoField.uint32("edgellm_dgram.sack_start", "SACK start"),
+  sack_end = ProtoField.uint32("edgellm_dgram.sack_end", "SACK end (exclusive)"),
+}
+d.fields = g
+
+function d.dissector(tvb, pinfo, tree)
+  if tvb:len() < 2 then return 0 end
+  pinfo.cols.protocol = "EDGE-LLM-DGRAM"
+  local t = tree:add(d, tvb())
+  t:add(g.version, tvb(0, 1))
+  t:add(g.type, tvb(1, 1))
+  local kind = tvb(1, 1):uint()
+  if kind == 1 and tvb:len() >= 6 then
+    t:add(g.sequence, tvb(2, 4))
+    t:add(g.stream_bytes, tvb:len() - 6)
+    pinfo.cols.info:set("DATA seq " .. tvb(2, 4):uint())
+  elseif kind == 2 and tvb:len() >= 7 then
+    t:add(g.next_expected, tvb(2, 4))
+    t:add(g.sack_count, tvb(6, 1))
+    local n = tvb(6, 1):uint()
+    for i = 0, n - 1 do
+      local o = 7 + 8 * i
+      if tvb:len() < o + 8 then break end
+      t:add(g.sack_start, tvb(o, 4)); t:add(g.sack_end, tvb(o + 4, 4))
+    end
+    pinfo.cols.info:set("ACK next " .. tvb(2, 4):uint() .. ", " .. n .. " SACK")
+  end
+  return tvb:len()
+end
+
+DissectorTable.get("udp.port"):add(9001, d)

@@ -2,7 +2,8 @@
 # The Wireshark dissector (tools/edge-llm-kv.lua) decodes a capture of the protocol
 # suite's EDF test: a TRANSFER_REQUEST for session 9 first, session 2's segments (earlier
 # deadline) before session 1's, and TRANSFER_COMPLETE totals 300000 (session 2), 0
-# (session 3) and 1000000 (session 1).
+# (session 3) and 1000000 (session 1). Then the UDP transport's datagram header on a
+# capture of the transport suite's 1 % loss case.
 # Usage: kv-dissector-test.sh PATH/TO/edge-llm-test-runner SOURCE_DIR
 set -u
 runner=$1
@@ -30,5 +31,24 @@ check "session 1 completes with 1000000 bytes" 'grep -qx "3 1 1000000" "$tmp/pdu
 first1=$(grep -n "^2 1 " "$tmp/pdus" | head -1 | cut -d: -f1)
 last2=$(grep -n "^2 2 " "$tmp/pdus" | tail -1 | cut -d: -f1)
 check "every segment of session 2 before any of session 1 (EDF)" '[ -n "$first1" ] && [ -n "$last2" ] && [ "$last2" -lt "$first1" ]'
-if [ $fail -eq 0 ]; then echo "5 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
+
+# Transport=Udp: the transport suite's 1 % loss case, captured at the receiver (dropped
+# datagrams are not captured): 20,000,000 stream bytes in datagrams 0 .. N-1, each seen
+# once, ACKs with SACK blocks around the holes, and a last ACK that expects N.
+EDGE_LLM_UDP_PCAP="$tmp/udp.pcap" "$runner" --suite=edge-llm-transport >/dev/null || {
+  echo "the transport suite failed"; echo "0 passed, 1 failed"; exit 1; }
+tshark -r "$tmp/udp.pcap" -X lua_script:"$src/tools/edge-llm-kv.lua" -Y edgellm_dgram -T fields \
+  -e edgellm_dgram.type -e edgellm_dgram.sequence -e edgellm_dgram.stream_bytes \
+  -e edgellm_dgram.next_expected -e edgellm_dgram.sack_count 2>/dev/null >"$tmp/dgrams"
+read -r datagrams distinct maxseq bytes < <(awk -F'\t' '$1 == 1 { n++; if (!($2 in seen)) { d++; b += $3 }
+  seen[$2] = 1; if ($2 + 0 > m) m = $2 + 0 } END { print n, d, m, b }' "$tmp/dgrams")
+lastnext=$(awk -F'\t' '$1 == 2 { x = $4 } END { print x }' "$tmp/dgrams")
+sacks=$(awk -F'\t' '$1 == 2 && $5 > 0 { n++ } END { print n + 0 }' "$tmp/dgrams")
+check "UDP: every datagram 0 .. N-1 decoded ($distinct distinct, highest $maxseq)" '[ "$distinct" -eq $((maxseq + 1)) ]'
+check "UDP: each datagram once ($datagrams DATA)" '[ "$datagrams" -eq "$distinct" ]'
+check "UDP: the stream bytes add up to 20000000 ($bytes)" '[ "$bytes" -eq 20000000 ]'
+check "UDP: the last ACK expects N ($lastnext)" '[ "$lastnext" -eq $((maxseq + 1)) ]'
+check "UDP: ACKs with SACK blocks around the holes ($sacks)" '[ "$sacks" -gt 0 ]'
+
+if [ $fail -eq 0 ]; then echo "10 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
 exit $fail
