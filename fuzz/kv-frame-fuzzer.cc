@@ -60,6 +60,16 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                 message->RemoveHeader(h);
                 break;
             }
+            case KvFrameHeader::TRANSFER_RESPONSE: {
+                KvTransferResponseHeader h;
+                message->RemoveHeader(h);
+                break;
+            }
+            case KvFrameHeader::TRANSFER_STATUS: {
+                KvTransferStatusHeader h;
+                message->RemoveHeader(h);
+                break;
+            }
             case KvFrameHeader::BATCH_CLOSE: {
                 KvBatchCloseHeader h;
                 message->RemoveHeader(h);

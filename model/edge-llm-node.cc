@@ -111,6 +111,13 @@ EdgeLlmNode::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&EdgeLlmNode::m_transferTimeout),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("StatusInterval",
+                          "Target: while a session restores, send the source a TRANSFER_STATUS "
+                          "(PROGRESS, KV bytes received) this often. 0: none (RESTORED is "
+                          "always sent once the session resumes).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&EdgeLlmNode::m_statusInterval),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("LayerwiseStreaming",
                           "Source: send each session's KV cache layer-major (layer 0 of all "
                           "n_tx tokens, then layer 1, ...) and flag it in TRANSFER_REQUEST; the "
@@ -193,6 +200,23 @@ EdgeLlmNode::GetTypeId()
                             "A token was decoded (sessionId, cellId of this BS, token index "
                             "from 1 in the session).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_tokenTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("TransferRefused",
+                            "The target refused a session's KV cache (TRANSFER_RESPONSE "
+                            "REFUSED_KV_FORMAT): at the target when it answers, at the source "
+                            "when it stops sending (sessionId, other cell, KV bytes sent).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_refusedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("TransferStatus",
+                            "Source: a TRANSFER_STATUS PROGRESS report arrived (sessionId, "
+                            "targetCellId, KV bytes the target has received).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_statusTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("SessionReleased",
+                            "Source: the target restored the session (TRANSFER_STATUS RESTORED) "
+                            "and this BS forgot it (sessionId, targetCellId, KV bytes the "
+                            "target received).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_releasedTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("SessionRestored",
                             "Target: the session resumes decoding (sessionId, sourceCellId, "
@@ -1108,6 +1132,18 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
         m_impactHo.erase(stop.sessionId);
         break;
     }
+    case KvFrameHeader::TRANSFER_RESPONSE: {
+        KvTransferResponseHeader response;
+        message->RemoveHeader(response);
+        OnTransferResponse(peerCellId, response);
+        break;
+    }
+    case KvFrameHeader::TRANSFER_STATUS: {
+        KvTransferStatusHeader status;
+        message->RemoveHeader(status);
+        OnTransferStatus(peerCellId, status);
+        break;
+    }
     case KvFrameHeader::BATCH_CLOSE: {
         KvBatchCloseHeader close;
         message->RemoveHeader(close);
@@ -1123,14 +1159,27 @@ void
 EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req)
 {
     NS_LOG_FUNCTION(this << peerCellId << req.sessionId);
+    KvTransferResponseHeader response;
+    response.sessionId = req.sessionId;
+    response.bytesPerToken = static_cast<uint32_t>(m_profile.BytesPerToken());
     if (req.bytesPerToken != m_profile.BytesPerToken())
     {
         NS_LOG_ERROR("cell " << m_cellId << ": session " << req.sessionId << " from cell "
                              << peerCellId << " has " << req.bytesPerToken
                              << " KV bytes/token, this BS's model has " << m_profile.BytesPerToken()
                              << "; request refused");
+        response.result = KvTransferResponseHeader::REFUSED_KV_FORMAT;
+        m_peers.at(peerCellId)
+            .connection->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
+        Session& refused = m_sessions[req.sessionId];
+        refused = Session();
+        refused.id = req.sessionId;
+        refused.state = REFUSED; // its KV bytes still in flight are counted and dropped
+        refused.sourceCellId = peerCellId;
+        m_refusedTrace(req.sessionId, peerCellId, 0);
         return;
     }
+    m_peers.at(peerCellId).connection->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
     Session& s = m_sessions[req.sessionId];
     s = Session();
     s.id = req.sessionId;
@@ -1159,6 +1208,15 @@ EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeade
                     s.handoverTime,
                     MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this).Bind(req.sessionId));
     }
+    s.restoreGeneration = ++m_restoreCounter;
+    if (m_statusInterval.IsStrictlyPositive())
+    {
+        Simulator::Schedule(m_statusInterval,
+                            &EdgeLlmNode::OnStatusTimer,
+                            this,
+                            s.id,
+                            s.restoreGeneration);
+    }
     if (s.expectedKvBytes == 0)
     {
         m_kvReceivedTrace(s.id, s.sourceCellId, 0);
@@ -1170,7 +1228,7 @@ EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeade
                             &EdgeLlmNode::OnTransferTimeout,
                             this,
                             s.id,
-                            s.restoreGeneration = ++m_restoreCounter);
+                            s.restoreGeneration);
     }
     MaybeResume(s);
 }
@@ -1181,7 +1239,8 @@ EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
     auto it = m_sessions.find(sessionId);
     if (it == m_sessions.end() || it->second.state != RESTORING)
     {
-        if (it == m_sessions.end() || it->second.state != CANCELLED)
+        if (it == m_sessions.end() ||
+            (it->second.state != CANCELLED && it->second.state != REFUSED))
         {
             NS_LOG_WARN("cell " << m_cellId << ": " << bytes << " KV bytes for session "
                                 << sessionId << " that is not being restored here");
@@ -1275,6 +1334,7 @@ EdgeLlmNode::MaybeResume(Session& s)
         return;
     }
     m_restoredTrace(s.id, s.sourceCellId, Simulator::Now() - s.handoverTime);
+    SendStatus(s.id, KvTransferStatusHeader::RESTORED);
     Time firstToken = Simulator::Now() + Seconds(1.0 / m_decodeRate);
     if (s.layerMajor && s.layerReady.size() == m_profile.numLayers)
     {
@@ -1289,6 +1349,81 @@ EdgeLlmNode::MaybeResume(Session& s)
         firstToken = Seconds(done);
     }
     StartDecoding(s, firstToken);
+}
+
+void
+EdgeLlmNode::SendStatus(uint64_t sessionId, uint8_t state)
+{
+    const Session& s = m_sessions.at(sessionId);
+    auto peer = m_peers.find(s.sourceCellId);
+    if (peer == m_peers.end())
+    {
+        return; // restored from a source that is no peer (not over this protocol)
+    }
+    KvTransferStatusHeader status;
+    status.sessionId = sessionId;
+    status.receivedBytes = s.ReceivedKvBytes();
+    status.state = state;
+    peer->second.connection->SendMessage(KvFrameHeader::TRANSFER_STATUS, status, 0);
+}
+
+void
+EdgeLlmNode::OnStatusTimer(uint64_t sessionId, uint32_t generation)
+{
+    auto it = m_sessions.find(sessionId);
+    if (it == m_sessions.end() || it->second.state != RESTORING ||
+        it->second.restoreGeneration != generation)
+    {
+        return; // restored (RESTORED was sent), cancelled, or restored again later
+    }
+    SendStatus(sessionId, KvTransferStatusHeader::PROGRESS);
+    Simulator::Schedule(m_statusInterval, &EdgeLlmNode::OnStatusTimer, this, sessionId, generation);
+}
+
+void
+EdgeLlmNode::OnTransferResponse(uint16_t peerCellId, const KvTransferResponseHeader& response)
+{
+    if (response.result == KvTransferResponseHeader::ACCEPTED)
+    {
+        return;
+    }
+    // Source: the target cannot use this cache. Stop sending it; the session ends here.
+    auto it = m_sessions.find(response.sessionId);
+    if (it == m_sessions.end() || it->second.state != HANDED_OVER ||
+        it->second.targetCellId != peerCellId)
+    {
+        return;
+    }
+    NS_LOG_ERROR("cell " << m_cellId << ": cell " << peerCellId << " refused session "
+                         << response.sessionId << " (result " << +response.result
+                         << "): its model has " << response.bytesPerToken
+                         << " KV bytes/token, this BS's " << m_profile.BytesPerToken());
+    const uint64_t sent = m_peers.at(peerCellId).connection->Cancel(response.sessionId);
+    m_impactHo.erase(response.sessionId);
+    it->second.state = REFUSED;
+    m_refusedTrace(response.sessionId, peerCellId, sent);
+}
+
+void
+EdgeLlmNode::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusHeader& status)
+{
+    auto it = m_sessions.find(status.sessionId);
+    if (it == m_sessions.end() || it->second.state != HANDED_OVER ||
+        it->second.targetCellId != peerCellId)
+    {
+        return; // e.g. the session came back here meanwhile
+    }
+    if (status.state == KvTransferStatusHeader::PROGRESS)
+    {
+        m_statusTrace(status.sessionId, peerCellId, status.receivedBytes);
+    }
+    else if (status.state == KvTransferStatusHeader::RESTORED)
+    {
+        // Restored at the target: this BS's copy is no longer needed.
+        m_impactHo.erase(status.sessionId);
+        m_sessions.erase(it);
+        m_releasedTrace(status.sessionId, peerCellId, status.receivedBytes);
+    }
 }
 
 } // namespace ns3

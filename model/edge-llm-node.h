@@ -47,9 +47,12 @@ namespace ns3
  * member has handed over, the plan is re-evaluated on the actual times and
  * contexts at the chosen L, and HandoverPlanned reports each UE's predicted delay.
  *
- * Target role: prefills the first n_pf tokens in the batch (PrefillEngine), counts
- * the KV bytes arriving, and resumes decoding when both are done; the first token
- * after the handover follows one decode interval later, from this cell.
+ * Target role: answers the request (TRANSFER_RESPONSE: accepted, or refused when its
+ * model's KV bytes per token differ), prefills the first n_pf tokens in the batch
+ * (PrefillEngine), counts the KV bytes arriving (TRANSFER_STATUS PROGRESS every
+ * StatusInterval), and resumes decoding when both are done; the first token after the
+ * handover follows one decode interval later, from this cell, and TRANSFER_STATUS
+ * RESTORED lets the source release its copy of the session.
  *
  * Layer-wise streaming (LayerwiseStreaming, doc/edge-llm.rst): the source sends the
  * n_tx tokens' KV cache layer-major, and the target runs the first decode step after
@@ -227,6 +230,7 @@ class EdgeLlmNode : public Application
         HANDED_OVER, //!< Moved to another BS (source side)
         RESTORING,   //!< Waiting for prefill and KV bytes (target side)
         CANCELLED,   //!< The UE went back before the restore (target side, ping-pong)
+        REFUSED,     //!< The target cannot use the source's KV cache (both sides; final)
     };
 
     /// One LLM session.
@@ -293,6 +297,10 @@ class EdgeLlmNode : public Application
     void TruncateImpactHo(uint64_t sessionId);
     void OnTransferSent(uint64_t sessionId);
     void OnTransferTimeout(uint64_t sessionId, uint32_t generation);
+    void SendStatus(uint64_t sessionId, uint8_t state);
+    void OnStatusTimer(uint64_t sessionId, uint32_t generation);
+    void OnTransferResponse(uint16_t peerCellId, const KvTransferResponseHeader& response);
+    void OnTransferStatus(uint16_t peerCellId, const KvTransferStatusHeader& status);
     void ProcessPendingHandovers();
     void StartTransfer(uint64_t sessionId,
                        uint16_t targetCellId,
@@ -361,6 +369,10 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;         //!< TransferTimedOut
     TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;           //!< KvLayerReceived
     TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;           //!< TokenDecoded
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;         //!< TransferRefused
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;          //!< TransferStatus
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace;        //!< SessionReleased
+    Time m_statusInterval;                                               //!< 0: no PROGRESS
     Time m_transferTimeout;                                              //!< 0: none
     bool m_layerwise{false};                                             //!< LayerwiseStreaming
     Transport m_transport{TCP};                                          //!< Transport

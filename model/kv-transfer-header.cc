@@ -12,6 +12,8 @@ NS_OBJECT_ENSURE_REGISTERED(KvSegmentHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvTransferCompleteHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvBatchCloseHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvRedirectHeader);
+NS_OBJECT_ENSURE_REGISTERED(KvTransferResponseHeader);
+NS_OBJECT_ENSURE_REGISTERED(KvTransferStatusHeader);
 
 // ---------------------------------------------------------------------------
 
@@ -78,6 +80,10 @@ KvFrameHeader::IsValid() const
         return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;
     case TRANSFER_REDIRECT:
         return messageLength == KvRedirectHeader::SIZE && payloadLength == 0;
+    case TRANSFER_RESPONSE:
+        return messageLength == KvTransferResponseHeader::SIZE && payloadLength == 0;
+    case TRANSFER_STATUS:
+        return messageLength == KvTransferStatusHeader::SIZE && payloadLength == 0;
     default:
         return false;
     }
@@ -346,6 +352,108 @@ void
 KvRedirectHeader::Print(std::ostream& os) const
 {
     os << "session=" << sessionId << " newTarget=" << newTargetCellId;
+}
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvTransferResponseHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvTransferResponseHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvTransferResponseHeader>();
+    return tid;
+}
+
+TypeId
+KvTransferResponseHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvTransferResponseHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+KvTransferResponseHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU64(sessionId);
+    start.WriteHtonU32(bytesPerToken);
+    start.WriteU8(result);
+    start.WriteU8(0);
+    start.WriteHtonU16(0);
+}
+
+uint32_t
+KvTransferResponseHeader::Deserialize(Buffer::Iterator start)
+{
+    sessionId = start.ReadNtohU64();
+    bytesPerToken = start.ReadNtohU32();
+    result = start.ReadU8();
+    start.ReadU8();
+    start.ReadNtohU16();
+    return SIZE;
+}
+
+void
+KvTransferResponseHeader::Print(std::ostream& os) const
+{
+    os << "session=" << sessionId << " bytesPerToken=" << bytesPerToken << " result=" << +result;
+}
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvTransferStatusHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvTransferStatusHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvTransferStatusHeader>();
+    return tid;
+}
+
+TypeId
+KvTransferStatusHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvTransferStatusHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+KvTransferStatusHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU64(sessionId);
+    start.WriteHtonU64(receivedBytes);
+    start.WriteU8(state);
+    start.WriteU8(0);
+    start.WriteHtonU16(0);
+}
+
+uint32_t
+KvTransferStatusHeader::Deserialize(Buffer::Iterator start)
+{
+    sessionId = start.ReadNtohU64();
+    receivedBytes = start.ReadNtohU64();
+    state = start.ReadU8();
+    start.ReadU8();
+    start.ReadNtohU16();
+    return SIZE;
+}
+
+void
+KvTransferStatusHeader::Print(std::ostream& os) const
+{
+    os << "session=" << sessionId << " receivedBytes=" << receivedBytes << " state=" << +state;
 }
 
 } // namespace ns3

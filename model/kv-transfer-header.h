@@ -53,6 +53,10 @@ class KvFrameHeader : public Header
                                //!< totalBytes received)
         TRANSFER_TRUNCATE = 5, //!< source -> target: the window closed; what was sent is all
                                //!< (KvTransferCompleteHeader; ImpactHO)
+        TRANSFER_RESPONSE = 9, //!< target -> source: the answer to a TRANSFER_REQUEST
+                               //!< (KvTransferResponseHeader)
+        TRANSFER_STATUS = 10,  //!< target -> source: progress, or the session is restored
+                               //!< and the source may release it (KvTransferStatusHeader)
     };
 
     /**
@@ -245,6 +249,87 @@ class KvRedirectHeader : public Header
 
     uint64_t sessionId{0};       //!< Session
     uint16_t newTargetCellId{0}; //!< The BS the UE is now served by
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief TRANSFER_RESPONSE: the target's answer to every TRANSFER_REQUEST. ACCEPTED: the
+ *        target restores the session as requested. REFUSED_KV_FORMAT: the target's model
+ *        stores a different number of KV bytes per token (another model or precision q),
+ *        so the cache cannot be used there; the source stops sending it and the session
+ *        ends, refused, at both BSs. No payload.
+ *
+ * Fields (bytes): sessionId (8), bytesPerToken (4, the target's s_KV / 8), result (1),
+ * reserved (3): 16 bytes. A result other than ACCEPTED or REFUSED_KV_FORMAT is read as
+ * a refusal.
+ */
+class KvTransferResponseHeader : public Header
+{
+  public:
+    /// Serialized size in bytes.
+    static constexpr uint32_t SIZE = 16;
+
+    /// The target's answer.
+    enum Result : uint8_t
+    {
+        ACCEPTED = 0,          //!< The target restores the session
+        REFUSED_KV_FORMAT = 1, //!< The target's KV bytes per token differ from the source's
+    };
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint64_t sessionId{0};     //!< Session
+    uint32_t bytesPerToken{0}; //!< The target's s_KV / 8
+    uint8_t result{ACCEPTED};  //!< Result
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief TRANSFER_STATUS: the target reports a session's restore. PROGRESS, every
+ *        EdgeLlmNode::StatusInterval while it restores: the KV bytes received so far.
+ *        RESTORED, once, when it resumes decoding there: the source releases its copy of
+ *        the session (as X2's UE CONTEXT RELEASE lets the source free its resources).
+ *        No payload.
+ *
+ * Fields (bytes): sessionId (8), receivedBytes (8, KV bytes received so far), state (1),
+ * reserved (3): 20 bytes. Other states are ignored by the source.
+ */
+class KvTransferStatusHeader : public Header
+{
+  public:
+    /// Serialized size in bytes.
+    static constexpr uint32_t SIZE = 20;
+
+    /// What the report says.
+    enum State : uint8_t
+    {
+        PROGRESS = 1, //!< Still restoring; receivedBytes so far
+        RESTORED = 2, //!< Decoding here; the source may release the session
+    };
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+
+    uint64_t sessionId{0};     //!< Session
+    uint64_t receivedBytes{0}; //!< KV bytes received so far
+    uint8_t state{PROGRESS};   //!< State
 };
 
 } // namespace ns3

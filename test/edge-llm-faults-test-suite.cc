@@ -11,6 +11,7 @@
 #include "ns3/kv-datagram-socket.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/point-to-point-helper.h"
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
@@ -18,6 +19,8 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
+#include <cstdlib>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,15 +34,19 @@ namespace
 /// What a two-BS run produced.
 struct TwoBsOutcome
 {
-    std::map<uint64_t, uint64_t> kvReceived; //!< Per session, at the target
-    std::map<uint64_t, double> restoredAt;   //!< Per session, resume time
-    uint64_t sent{0};                        //!< Source connection, KV payload bytes
-    uint64_t received{0};                    //!< Target connection, KV payload bytes
-    uint32_t dropped{0};                     //!< Packets the error model dropped
-    uint32_t cancelledAtSource{0};           //!< TransferCancelled at the source
-    uint32_t cancelledAtTarget{0};           //!< TransferCancelled at the target
-    uint64_t timedOutTokens{0};              //!< TransferTimedOut at the target
-    uint64_t retransmissions{0};             //!< Transport=Udp: source datagrams resent
+    std::map<uint64_t, uint64_t> kvReceived;           //!< Per session, at the target
+    std::map<uint64_t, double> restoredAt;             //!< Per session, resume time
+    uint64_t sent{0};                                  //!< Source connection, KV payload bytes
+    uint64_t received{0};                              //!< Target connection, KV payload bytes
+    uint32_t dropped{0};                               //!< Packets the error model dropped
+    uint32_t cancelledAtSource{0};                     //!< TransferCancelled at the source
+    uint32_t cancelledAtTarget{0};                     //!< TransferCancelled at the target
+    uint64_t timedOutTokens{0};                        //!< TransferTimedOut at the target
+    uint64_t retransmissions{0};                       //!< Transport=Udp: source datagrams resent
+    uint32_t refusedAtSource{0};                       //!< TransferRefused at the source
+    uint32_t refusedAtTarget{0};                       //!< TransferRefused at the target
+    std::map<uint64_t, uint64_t> released;             //!< SessionReleased at the source: bytes
+    std::vector<std::pair<double, uint64_t>> progress; //!< TransferStatus: (time, bytes)
 };
 
 /// The backhaul transport of the next scenario (EdgeLlmNode::Transport): "Tcp" or "Udp".
@@ -157,6 +164,23 @@ RunTwoBs(const std::string& scheduler,
         "TransferTimedOut",
         Callback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t tokens) { out.timedOutTokens += tokens; }));
+    source->TraceConnectWithoutContext(
+        "TransferRefused",
+        Callback<void, uint64_t, uint16_t, uint64_t>(
+            [&out](uint64_t, uint16_t, uint64_t) { ++out.refusedAtSource; }));
+    target->TraceConnectWithoutContext(
+        "TransferRefused",
+        Callback<void, uint64_t, uint16_t, uint64_t>(
+            [&out](uint64_t, uint16_t, uint64_t) { ++out.refusedAtTarget; }));
+    source->TraceConnectWithoutContext(
+        "SessionReleased",
+        Callback<void, uint64_t, uint16_t, uint64_t>(
+            [&out](uint64_t id, uint16_t, uint64_t bytes) { out.released[id] = bytes; }));
+    source->TraceConnectWithoutContext(
+        "TransferStatus",
+        Callback<void, uint64_t, uint16_t, uint64_t>([&out](uint64_t, uint16_t, uint64_t bytes) {
+            out.progress.emplace_back(Simulator::Now().GetSeconds(), bytes);
+        }));
     if (script)
     {
         script(source, target);
@@ -401,7 +425,8 @@ class PingPongTestCase : public FaultTestCase
  * \ingroup edge-llm-tests
  * \brief Many sessions at once: 7 BSs, every pair joined by a 10 Gbit/s link, 200
  *        sessions handing over to random other BSs within 100 ms (ctHO, online
- *        batches). No session is stuck: every one is restored at its target, and on
+ *        batches). No session is stuck: every one is restored at its target and released
+ *        by its source (TRANSFER_STATUS RESTORED), and on
  *        every connection bytes sent = bytes delivered.
  */
 class ManySessionsTestCase : public FaultTestCase
@@ -437,8 +462,13 @@ class ManySessionsTestCase : public FaultTestCase
                                 static_cast<uint16_t>(to + 1));
         }
         std::map<uint64_t, uint16_t> restoredAt;
+        uint32_t released = 0;
         for (uint32_t i = 0; i < bsCount; ++i)
         {
+            apps.Get(i)->TraceConnectWithoutContext(
+                "SessionReleased",
+                Callback<void, uint64_t, uint16_t, uint64_t>(
+                    [&released](uint64_t, uint16_t, uint64_t) { ++released; }));
             const uint16_t cell = static_cast<uint16_t>(i + 1);
             apps.Get(i)->TraceConnectWithoutContext(
                 "SessionRestored",
@@ -449,6 +479,7 @@ class ManySessionsTestCase : public FaultTestCase
         Simulator::Stop(Seconds(10));
         Simulator::Run();
         NS_TEST_ASSERT_MSG_EQ(restoredAt.size(), 200u, "no session is stuck");
+        NS_TEST_ASSERT_MSG_EQ(released, 200u, "every source released its copy");
         for (const auto& [id, cell] : restoredAt)
         {
             NS_TEST_ASSERT_MSG_EQ(cell, targetOf[id], "restored at its target");
@@ -571,6 +602,119 @@ class HandoverFailureTestCase : public FaultTestCase
         NS_TEST_ASSERT_MSG_EQ(o.cancelledAtTarget, 1u, "the target drops the restore");
         NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 0u, "nothing restored at the target");
         NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A target whose model stores a different KV size per token (KvBits 8 against the
+ *        source's 16) answers TRANSFER_RESPONSE REFUSED_KV_FORMAT: the source stops
+ *        sending after about one round trip, both BSs end the session REFUSED (traced),
+ *        nothing is restored, and every byte sent is delivered (and dropped).
+ */
+class TransferRefusedTestCase : public FaultTestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit TransferRefusedTestCase(const std::string& transport)
+        : FaultTestCase("a target with another KV format refuses: the source stops sending",
+                        transport)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytesPerToken =
+            LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
+        const TwoBsOutcome o = RunTwoBs("ns3::ChoScheduler",
+                                        0,
+                                        1,
+                                        300,
+                                        Seconds(0),
+                                        Seconds(0),
+                                        [](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
+                                            target->SetAttribute("KvBits", UintegerValue(8));
+                                        });
+        NS_TEST_ASSERT_MSG_EQ(o.refusedAtTarget, 1u, "the target refuses");
+        NS_TEST_ASSERT_MSG_EQ(o.refusedAtSource, 1u, "the source learns it");
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 0u, "nothing restored");
+        NS_TEST_ASSERT_MSG_EQ(o.released.size(), 0u, "nothing released as restored");
+        // The response comes back after ~2 ms of a 139 ms transfer: well under a tenth.
+        NS_TEST_ASSERT_MSG_LT(o.sent, 30 * bytesPerToken, "the source stopped early");
+        NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief TRANSFER_STATUS: with StatusInterval 20 ms the target reports the KV bytes it
+ *        holds every 20 ms from the request's arrival (~11 ms) until the restore, in increasing
+ *        amounts at about the link rate; when it resumes, RESTORED makes the source
+ *        release the session with the whole cache counted (300 x 57,344 B).
+ */
+class TransferStatusTestCase : public FaultTestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit TransferStatusTestCase(const std::string& transport)
+        : FaultTestCase("status reports during the restore, release at the source after it",
+                        transport)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytesPerToken =
+            LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
+        const TwoBsOutcome o = RunTwoBs(
+            "ns3::ChoScheduler",
+            0,
+            1,
+            300,
+            Seconds(0),
+            Seconds(0),
+            [this](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
+                target->SetAttribute("StatusInterval", TimeValue(MilliSeconds(20)));
+                const char* pcap = std::getenv("EDGE_LLM_NODE_PCAP");
+                if (pcap && m_transport == "Tcp")
+                {
+                    // test/cli/kv-dissector-test.sh decodes this capture
+                    Ptr<Node> node = target->GetNode();
+                    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+                    {
+                        if (DynamicCast<PointToPointNetDevice>(node->GetDevice(i)))
+                        {
+                            PointToPointHelper().EnablePcap(pcap, node->GetDevice(i), false, true);
+                        }
+                    }
+                }
+            });
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 1u, "restored");
+        const double restored = o.restoredAt.at(1);
+        // The request reaches the target at ~11 ms (10 ms handover, 1 ms link); reports
+        // leave 20, 40, ... ms after that while the session restores, 1 ms on the link.
+        NS_TEST_ASSERT_MSG_GT(o.progress.size(), 0u, "reports");
+        const double first = o.progress.front().first;
+        NS_TEST_ASSERT_MSG_EQ_TOL(first, 0.0315, 0.0015, "first report 20 ms after the request");
+        const double requestAt = first - 0.021;
+        const auto expected = static_cast<std::size_t>(std::floor((restored - requestAt) / 0.020));
+        NS_TEST_ASSERT_MSG_EQ(o.progress.size(), expected, "one report per 20 ms of restore");
+        for (std::size_t k = 1; k < o.progress.size(); ++k)
+        {
+            NS_TEST_ASSERT_MSG_EQ_TOL(o.progress[k].first - o.progress[k - 1].first,
+                                      0.020,
+                                      0.00005,
+                                      "report " << k << " 20 ms after the one before");
+            // 20 ms at 1 Gbit/s is 2.5 MB; allow for slow start and headers.
+            const double grown =
+                static_cast<double>(o.progress[k].second - o.progress[k - 1].second);
+            NS_TEST_ASSERT_MSG_GT(grown, 1.5e6, "report " << k << " grew");
+            NS_TEST_ASSERT_MSG_LT(grown, 2.5e6, "at most the link rate");
+        }
+        NS_TEST_ASSERT_MSG_EQ(o.released.size(), 1u, "the source released it");
+        NS_TEST_ASSERT_MSG_EQ(o.released.at(1), 300 * bytesPerToken, "with the whole cache");
     }
 };
 
@@ -743,6 +887,8 @@ class EdgeLlmFaultsTestSuite : public TestSuite
             AddTestCase(new SecondHandoverTestCase(transport), TestCase::QUICK);
             AddTestCase(new HandoverFailureTestCase(transport), TestCase::QUICK);
             AddTestCase(new ManySessionsTestCase(transport), TestCase::QUICK);
+            AddTestCase(new TransferRefusedTestCase(transport), TestCase::QUICK);
+            AddTestCase(new TransferStatusTestCase(transport), TestCase::QUICK);
         }
         AddTestCase(new LayerwiseStreamingTestCase, TestCase::QUICK);
         AddTestCase(new LayerwiseTimeoutTestCase, TestCase::QUICK);

@@ -17,7 +17,11 @@ local types = {
   [6] = "TRANSFER_CANCEL",
   [7] = "TRANSFER_STOP",
   [8] = "TRANSFER_REDIRECT",
+  [9] = "TRANSFER_RESPONSE",
+  [10] = "TRANSFER_STATUS",
 }
+local results = { [0] = "ACCEPTED", [1] = "REFUSED_KV_FORMAT" }
+local states = { [1] = "PROGRESS", [2] = "RESTORED" }
 
 local f = {
   version = ProtoField.uint8("edgellm.version", "Version"),
@@ -45,6 +49,9 @@ local f = {
   byte_offset = ProtoField.uint64("edgellm.byte_offset", "Byte offset"),
   total_bytes = ProtoField.uint64("edgellm.total_bytes", "Total bytes"),
   new_target = ProtoField.uint16("edgellm.new_target_cell", "New target cell"),
+  result = ProtoField.uint8("edgellm.result", "Result", base.DEC, results),
+  received_bytes = ProtoField.uint64("edgellm.received_bytes", "Received KV bytes"),
+  state = ProtoField.uint8("edgellm.state", "State", base.DEC, states),
 }
 p.fields = f
 
@@ -77,6 +84,12 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.session, tvb(m, 8)); t:add(f.total_bytes, tvb(m + 8, 8))
   elseif kind == 8 then
     t:add(f.session, tvb(m, 8)); t:add(f.new_target, tvb(m + 8, 2))
+  elseif kind == 9 then
+    t:add(f.session, tvb(m, 8)); t:add(f.bytes_per_token, tvb(m + 8, 4))
+    t:add(f.result, tvb(m + 12, 1))
+  elseif kind == 10 then
+    t:add(f.session, tvb(m, 8)); t:add(f.received_bytes, tvb(m + 8, 8))
+    t:add(f.state, tvb(m + 16, 1))
   elseif kind == 4 then
     t:add(f.batch_id, tvb(m, 4)); t:add(f.batch_size, tvb(m + 4, 2))
   end

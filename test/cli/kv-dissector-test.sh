@@ -50,5 +50,17 @@ check "UDP: the stream bytes add up to 20000000 ($bytes)" '[ "$bytes" -eq 200000
 check "UDP: the last ACK expects N ($lastnext)" '[ "$lastnext" -eq $((maxseq + 1)) ]'
 check "UDP: ACKs with SACK blocks around the holes ($sacks)" '[ "$sacks" -gt 0 ]'
 
-if [ $fail -eq 0 ]; then echo "10 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
+# Node-level messages: the faults suite's status case (one cHO session of 300 tokens,
+# StatusInterval 20 ms), captured at the target: TRANSFER_RESPONSE ACCEPTED, PROGRESS
+# reports, then RESTORED with the whole cache (300 x 57344 = 17203200 bytes).
+EDGE_LLM_NODE_PCAP="$tmp/node.pcap" "$runner" --suite=edge-llm-faults >/dev/null || {
+  echo "the faults suite failed"; echo "0 passed, 1 failed"; exit 1; }
+tshark -r "$tmp/node.pcap" -X lua_script:"$src/tools/edge-llm-kv.lua" -Y "edgellm.type >= 9" \
+  -T fields -E occurrence=a -E aggregator=';' -e edgellm.type -e edgellm.result \
+  -e edgellm.state -e edgellm.received_bytes 2>/dev/null | tr '\t' ' ' >"$tmp/node"
+check "node: TRANSFER_RESPONSE ACCEPTED" 'grep -q "^9 0 " "$tmp/node"'
+check "node: TRANSFER_STATUS PROGRESS reports" 'grep -q "^10 *1 [0-9]" "$tmp/node"'
+check "node: TRANSFER_STATUS RESTORED with 17203200 bytes" 'grep -q "^10 *2 17203200" "$tmp/node"'
+
+if [ $fail -eq 0 ]; then echo "13 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
 exit $fail
