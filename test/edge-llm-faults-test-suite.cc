@@ -426,8 +426,8 @@ class PingPongTestCase : public FaultTestCase
  * \brief Many sessions at once: 7 BSs, every pair joined by a 10 Gbit/s link, 200
  *        sessions handing over to random other BSs within 100 ms (ctHO, online
  *        batches). No session is stuck: every one is restored at its target and released
- *        by its source (TRANSFER_STATUS RESTORED), and on
- *        every connection bytes sent = bytes delivered.
+ *        by its source (TRANSFER_STATUS RESTORED), and on every connection bytes sent =
+ *        bytes delivered.
  */
 class ManySessionsTestCase : public FaultTestCase
 {
@@ -649,9 +649,9 @@ class TransferRefusedTestCase : public FaultTestCase
 /**
  * \ingroup edge-llm-tests
  * \brief TRANSFER_STATUS: with StatusInterval 20 ms the target reports the KV bytes it
- *        holds every 20 ms from the request's arrival (~11 ms) until the restore, in increasing
- *        amounts at about the link rate; when it resumes, RESTORED makes the source
- *        release the session with the whole cache counted (300 x 57,344 B).
+ *        holds every 20 ms from the request's arrival (~11 ms) until the restore, in
+ *        increasing amounts at about the link rate; when it resumes, RESTORED makes the
+ *        source release the session with the whole cache counted (300 x 57,344 B).
  */
 class TransferStatusTestCase : public FaultTestCase
 {
