@@ -1198,17 +1198,18 @@ EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeade
     }
     s.layerMajor = (req.flags & KvTransferRequestHeader::LAYER_MAJOR) && s.entryBytes == 0 &&
                    s.expectedKvBytes > 0;
-    s.prefillDone = req.prefillTokens == 0;
-    if (!s.prefillDone)
+    s.restoreGeneration = ++m_restoreCounter;
+    s.batchPending = req.prefillTokens > 0;
+    if (s.batchPending)
     {
         const uint64_t key = (uint64_t{peerCellId} << 32) | req.batchId;
         m_gpu->Join(key,
                     req.batchSize,
                     req.prefillLength,
                     s.handoverTime,
-                    MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this).Bind(req.sessionId));
+                    MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this)
+                        .Bind(req.sessionId, s.restoreGeneration, false));
     }
-    s.restoreGeneration = ++m_restoreCounter;
     if (m_statusInterval.IsStrictlyPositive())
     {
         Simulator::Schedule(m_statusInterval,
@@ -1304,32 +1305,58 @@ EdgeLlmNode::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
     m_peers.at(s.sourceCellId).connection->SendMessage(KvFrameHeader::TRANSFER_STOP, stop, 0);
     m_timeoutTrace(sessionId, s.sourceCellId, missing);
     s.expectedKvBytes = s.ReceivedKvBytes(); // nothing more is awaited
-    s.prefillDone = false;
-    const uint64_t key = (uint64_t{1} << 62) | sessionId; // a batch of its own
-    m_gpu->Join(key,
-                1,
-                missing,
-                Simulator::Now(),
-                MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this).Bind(sessionId));
+    s.reprefillTokens = missing;
+    if (!s.batchPending)
+    {
+        StartReprefill(s);
+    }
+    // else: the missing tokens attend to the prefix, so they wait for its batch prefill
 }
 
 void
-EdgeLlmNode::OnRestorePrefillDone(uint64_t sessionId)
+EdgeLlmNode::StartReprefill(Session& s)
+{
+    s.reprefillRunning = true;
+    const uint64_t key = (uint64_t{1} << 62) | s.id; // a batch of its own
+    m_gpu->Join(key,
+                1,
+                s.reprefillTokens,
+                Simulator::Now(),
+                MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this)
+                    .Bind(s.id, s.restoreGeneration, true));
+}
+
+void
+EdgeLlmNode::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool reprefill)
 {
     auto it = m_sessions.find(sessionId);
-    if (it == m_sessions.end() || it->second.state != RESTORING)
+    if (it == m_sessions.end() || it->second.state != RESTORING ||
+        it->second.restoreGeneration != generation)
     {
-        return;
+        return; // cancelled, refused, or a later restore of the same session
     }
-    it->second.prefillDone = true;
-    it->second.prefillDoneAt = Simulator::Now();
-    MaybeResume(it->second);
+    Session& s = it->second;
+    s.prefillDoneAt = Simulator::Now();
+    if (reprefill)
+    {
+        s.reprefillRunning = false;
+        s.reprefillTokens = 0;
+    }
+    else
+    {
+        s.batchPending = false;
+        if (s.reprefillTokens > 0 && !s.reprefillRunning)
+        {
+            StartReprefill(s); // the transfer timed out while the batch was pending
+        }
+    }
+    MaybeResume(s);
 }
 
 void
 EdgeLlmNode::MaybeResume(Session& s)
 {
-    if (s.state != RESTORING || !s.prefillDone || s.ReceivedKvBytes() < s.expectedKvBytes)
+    if (s.state != RESTORING || !s.PrefillDone() || s.ReceivedKvBytes() < s.expectedKvBytes)
     {
         return;
     }

@@ -251,12 +251,20 @@ class EdgeLlmNode : public Application
         Time handoverTime;             //!< tau_i
         uint64_t expectedKvBytes{0};   //!< n_tx * bytes per token
         uint64_t receivedKvBytes{0};   //!< Counted so far
-        bool prefillDone{false};       //!< Batch prefill finished
+        bool batchPending{false};      //!< The n_pf batch prefill has not finished
+        uint64_t reprefillTokens{0};   //!< Timed out: tokens to re-prefill (0: none)
+        bool reprefillRunning{false};  //!< That re-prefill is on the GPU
         uint32_t entryBytes{0};        //!< ImpactHO: KV bytes per entry (0: plain bytes)
         uint32_t restoreGeneration{0}; //!< Tells a stale timeout from the current restore
         bool layerMajor{false};        //!< KV bytes arrive layer-major (layer-wise streaming)
         std::vector<Time> layerReady;  //!< Layer-major: when each KV layer completed
-        Time prefillDoneAt;            //!< When the batch prefill ended (0: none)
+        Time prefillDoneAt;            //!< When the last prefill of the restore ended (0: none)
+
+        /// \return true once every prefill the restore needs has finished
+        bool PrefillDone() const
+        {
+            return !batchPending && reprefillTokens == 0 && !reprefillRunning;
+        }
 
         /// KV bytes received (ImpactHO segments carry a 3-byte coordinate per entry)
         uint64_t ReceivedKvBytes() const
@@ -286,7 +294,8 @@ class EdgeLlmNode : public Application
     void OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message);
     void OnKvBytes(uint64_t sessionId, uint64_t bytes);
     void OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req);
-    void OnRestorePrefillDone(uint64_t sessionId);
+    void OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool reprefill);
+    void StartReprefill(Session& session);
     void MaybeResume(Session& session);
     HandoverBatcher& GetBatcher();
     void StartImpactHo(Ptr<ImpactHoScheduler> scheduler,

@@ -607,6 +607,58 @@ class HandoverFailureTestCase : public FaultTestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief A transfer that times out while the batch prefill of the prefix is still
+ *        pending (one ctHO session of 1000 tokens, TransferTimeout 1 ms): the missing
+ *        tokens attend to the prefix, so their re-prefill starts on the first 10 ms
+ *        boundary after the batch ends and the session resumes p(missing) later, not
+ *        when the first of the two prefills ends.
+ */
+class TimeoutBeforeBatchTestCase : public FaultTestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit TimeoutBeforeBatchTestCase(const std::string& transport)
+        : FaultTestCase("timeout before the batch prefill ends: the re-prefill waits for it",
+                        transport)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto batchEnds = std::make_shared<std::vector<std::pair<double, uint64_t>>>();
+        const TwoBsOutcome o =
+            RunTwoBs("ns3::CtHoScheduler",
+                     0,
+                     1,
+                     1000,
+                     Seconds(0),
+                     Seconds(0),
+                     [batchEnds](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
+                         target->SetAttribute("TransferTimeout", TimeValue(MilliSeconds(1)));
+                         target->GetPrefillEngine()->TraceConnectWithoutContext(
+                             "BatchEnd",
+                             Callback<void, uint64_t, uint64_t, uint32_t>(
+                                 [batchEnds](uint64_t, uint64_t length, uint32_t) {
+                                     batchEnds->emplace_back(Simulator::Now().GetSeconds(), length);
+                                 }));
+                     });
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 1u, "restored");
+        NS_TEST_ASSERT_MSG_GT(o.timedOutTokens, 0u, "the transfer timed out");
+        NS_TEST_ASSERT_MSG_EQ(batchEnds->size(), 2u, "the batch, then the re-prefill");
+        const double batchEnd = batchEnds->at(0).first;
+        NS_TEST_ASSERT_MSG_EQ(batchEnds->at(1).second, o.timedOutTokens, "re-prefill length");
+        const double start = std::ceil(batchEnd / 0.01 - 1e-9) * 0.01;
+        const double p = 9.4267e-5 * static_cast<double>(o.timedOutTokens) + 2.4e-3;
+        NS_TEST_ASSERT_MSG_EQ_TOL(o.restoredAt.at(1),
+                                  start + p,
+                                  1e-6,
+                                  "resumed p(missing) after the boundary that follows the batch");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief A target whose model stores a different KV size per token (KvBits 8 against the
  *        source's 16) answers TRANSFER_RESPONSE REFUSED_KV_FORMAT: the source stops
  *        sending after about one round trip, both BSs end the session REFUSED (traced),
@@ -887,6 +939,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
             AddTestCase(new SecondHandoverTestCase(transport), TestCase::QUICK);
             AddTestCase(new HandoverFailureTestCase(transport), TestCase::QUICK);
             AddTestCase(new ManySessionsTestCase(transport), TestCase::QUICK);
+            AddTestCase(new TimeoutBeforeBatchTestCase(transport), TestCase::QUICK);
             AddTestCase(new TransferRefusedTestCase(transport), TestCase::QUICK);
             AddTestCase(new TransferStatusTestCase(transport), TestCase::QUICK);
         }
