@@ -3,7 +3,8 @@
  *
  * ctho-figures: reproduces ctHO's Figs. 3a-3d and 4 (Lee et al., arXiv:2603.28018)
  * with the flow-level engine, Monte-Carlo with 95 % confidence intervals, and
- * optional packet-level points (LTE X2 handovers, TCP backhaul) on the same plot.
+ * optional packet-level points (LTE X2 handovers; the backhaul transport is
+ * ns3::EdgeLlmNode::Transport, TCP by default) on the same plot.
  *
  *   ctho-figures --figure=3a [--runs=100] [--packetLevel=0|1] [--outputDir=DIR]
  *
@@ -82,7 +83,8 @@ Main(int argc, char* argv[])
     cmd.AddValue("figure", "3a | 3b | 3c | 3d | 4 | online", figure);
     cmd.AddValue("runs", "Monte-Carlo runs per point (>= 2)", runs);
     cmd.AddValue("packetLevel",
-                 "Add packet-level points (LTE X2, TCP) for Figs. 3a-3d",
+                 "Add packet-level points (LTE X2; transport: --ns3::EdgeLlmNode::Transport) for "
+                 "Figs. 3a-3d",
                  packetLevel);
     cmd.AddValue("packetRuns", "Runs per packet-level point", packetRuns);
     cmd.AddValue("outputDir", "Where fig<id>.csv/.plt/.png go", outputDir);

@@ -16,6 +16,7 @@
  */
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-node.h"
 #include "ns3/road-handover-scenario.h"
 
 #include <cstdio>
@@ -149,15 +150,24 @@ main(int argc, char* argv[])
         return 2;
     }
 
+    // The protocol options come as ns-3 attribute defaults (--ns3::EdgeLlmNode::...):
+    // read them back from a node made with those defaults, to say what ran.
+    Ptr<EdgeLlmNode> defaults = CreateObject<EdgeLlmNode>();
+    EnumValue transport;
+    BooleanValue layerwise;
+    defaults->GetAttribute("Transport", transport);
+    defaults->GetAttribute("LayerwiseStreaming", layerwise);
+    const std::string transportName = transport.Get() == EdgeLlmNode::UDP ? "Udp" : "Tcp";
     std::cout << "edge-llm-lte-handover: " << cfg.road.numUes << " UEs, " << cfg.model
               << ", backhaul " << cfg.backhaulGbps << " Gbit/s (MTU " << cfg.backhaulMtu
-              << "), contexts Unif[" << cfg.road.contextMin << ", " << cfg.road.contextMax
-              << "] tokens, seed " << RngSeedManager::GetSeed() << " run "
-              << RngSeedManager::GetRun() << std::endl;
+              << ", transport " << transportName << ", layer-wise "
+              << (layerwise.Get() ? "on" : "off") << "), contexts Unif[" << cfg.road.contextMin
+              << ", " << cfg.road.contextMax << "] tokens, seed " << RngSeedManager::GetSeed()
+              << " run " << RngSeedManager::GetRun() << std::endl;
 
     std::ostringstream csv;
     csv << "scheme,ue_id,context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,"
-           "measured_delay_s\n";
+           "measured_delay_s,transport,layerwise\n";
     csv << std::setprecision(9);
     std::vector<RoadHandoverResult> results;
     for (const auto& [name, type] : runs)
@@ -182,7 +192,7 @@ main(int argc, char* argv[])
                       << "\n";
             csv << name << "," << ue.ueId << "," << ue.contextTokens << "," << ue.prefillTokens
                 << "," << ue.transferTokens << "," << ue.predictedDelay << "," << ue.measuredDelay
-                << "\n";
+                << "," << transportName << "," << (layerwise.Get() ? 1 : 0) << "\n";
         }
         std::cout << "  worst-user delay: predicted " << r.predictedWorst << " s, measured "
                   << r.measuredWorst << " s (" << std::showpos

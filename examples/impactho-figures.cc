@@ -61,7 +61,8 @@ main(int argc, char* argv[])
     cmd.AddValue("simTime", "Simulated arrival time per run, s", simTime);
     cmd.AddValue("outputDir", "Where the CSV and PNG go", outputDir);
     cmd.AddValue("packetLevel",
-                 "Add packet-level points of ours (TCP backhaul) at two x values",
+                 "Add packet-level points of ours (backhaul transport: "
+                 "--ns3::EdgeLlmNode::Transport, Tcp by default) at two x values",
                  packetLevel);
     cmd.AddValue("packetRuns", "Runs per packet-level point", packetRuns);
     cmd.AddValue("packetSimTime", "Simulated arrival time per packet-level run, s", packetSimTime);

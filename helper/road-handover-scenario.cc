@@ -361,14 +361,24 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             return next;
         });
     }
+    // The tail after the last crossing also covers the slowest restore any scheme could
+    // need: every cache over the backhaul one after another, or a prefill of the longest
+    // context, then the tokens streamed after it (a slow backhaul must not cut it short).
     double lastTau = 0;
+    double allBytes = 0;
+    uint64_t longest = 0;
     for (const auto& ue : drawn)
     {
         lastTau = std::max(lastTau, ue.handoverTime);
+        allBytes += static_cast<double>(ue.contextTokens) * static_cast<double>(bytesPerToken);
+        longest = std::max<uint64_t>(longest, ue.contextTokens);
     }
+    const double restoreBound =
+        std::max(8.0 * allBytes / (cfg.backhaulGbps * 1e9), k * prefill.Evaluate(longest)) +
+        cfg.tokensAfterHandover / cfg.decodeRate;
     Simulator::Stop(cfg.maxSimTime.IsStrictlyPositive()
                         ? cfg.maxSimTime
-                        : warmup + Seconds(lastTau) + Seconds(cfg.tailTime.GetSeconds()));
+                        : warmup + Seconds(lastTau + restoreBound) + cfg.tailTime);
     Simulator::Run();
 
     result.simulatedSeconds = Simulator::Now().GetSeconds();

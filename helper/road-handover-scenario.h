@@ -49,7 +49,10 @@ struct RoadHandoverConfig
     Time maxSimTime{Seconds(0)};              //!< Safety stop; 0: W + last tau + tailTime
     Time tailTime{Seconds(20)};               //!< Simulated time allowed after the last
                                               //!< boundary crossing (automatic handovers
-                                              //!< come later than the crossing)
+                                              //!< come later than the crossing), on top of
+                                              //!< the slowest restore any scheme could need
+                                              //!< (all caches in a row, or K prefills of the
+                                              //!< longest context) and the stream after it
     std::string handoverAlgorithm;            //!< "": handovers requested at the boundary
                                               //!< and announced (ctHO); else an LTE handover
                                               //!< algorithm TypeId, e.g.

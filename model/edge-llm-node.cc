@@ -36,6 +36,10 @@ constexpr uint32_t FORWARDED_TOKEN_BYTES = 4;
 constexpr uint32_t TCP_IP_OVERHEAD = 52;
 /// IPv4 (20) + UDP (8) header bytes.
 constexpr uint32_t UDP_IP_OVERHEAD = 28;
+/// Smallest backhaul MTU accepted: IPv4's minimum datagram every host must take.
+constexpr uint32_t MIN_BACKHAUL_MTU = 576;
+/// Smallest BackhaulSegmentSize accepted, bytes.
+constexpr uint32_t MIN_SEGMENT_SIZE = 64;
 } // namespace
 
 TypeId
@@ -100,7 +104,8 @@ EdgeLlmNode::GetTypeId()
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulBuffer),
                           MakeUintegerChecker<uint32_t>(16384))
             .AddAttribute("BackhaulSegmentSize",
-                          "TCP segment size on the backhaul, bytes; 0 = link MTU - 52.",
+                          "TCP segment size on the backhaul, bytes: 0 = link MTU - 52, else "
+                          "in [64, link MTU - 52] (checked when the application starts).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulSegmentSize),
                           MakeUintegerChecker<uint32_t>())
@@ -113,11 +118,22 @@ EdgeLlmNode::GetTypeId()
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("StatusInterval",
                           "Target: while a session restores, send the source a TRANSFER_STATUS "
-                          "(PROGRESS, KV bytes received) this often. 0: none (RESTORED is "
-                          "always sent once the session resumes).",
+                          "(PROGRESS, KV bytes received) this often: 0 (none; RESTORED is "
+                          "always sent once the session resumes) or >= 1 ms (checked when "
+                          "the application starts).",
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&EdgeLlmNode::m_statusInterval),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute(
+                "PlanningRate",
+                "The backhaul rate the schedulers plan with (ctHO's R, ImpactHO's "
+                "slot budget B dt): Nominal (the link's bit rate, as the papers do) "
+                "or Payload (that rate times the share of each point-to-point packet "
+                "that is KV payload: MSS / (MSS + 54) for TCP, (MTU - 34) / (MTU + 2) "
+                "for UDP; 0.6 % less at MTU 9000, 4.5 % at 1500).",
+                EnumValue(EdgeLlmNode::NOMINAL),
+                MakeEnumAccessor(&EdgeLlmNode::m_planningRate),
+                MakeEnumChecker(EdgeLlmNode::NOMINAL, "Nominal", EdgeLlmNode::PAYLOAD, "Payload"))
             .AddAttribute("LayerwiseStreaming",
                           "Source: send each session's KV cache layer-major (layer 0 of all "
                           "n_tx tokens, then layer 1, ...) and flag it in TRANSFER_REQUEST; the "
@@ -351,8 +367,26 @@ EdgeLlmNode::ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when
 double
 EdgeLlmNode::BackhaulTokensPerSecond(const Peer& peer) const
 {
-    return static_cast<double>(peer.rate.GetBitRate()) /
-           static_cast<double>(m_profile.BitsPerToken());
+    return PlanningBitRate(peer) / static_cast<double>(m_profile.BitsPerToken());
+}
+
+double
+EdgeLlmNode::PlanningBitRate(const Peer& peer) const
+{
+    const double nominal = static_cast<double>(peer.rate.GetBitRate());
+    if (m_planningRate == NOMINAL)
+    {
+        return nominal;
+    }
+    // The payload share of each packet on a point-to-point link (PPP: 2 B per frame).
+    const double mtu = PeerMtu(peer);
+    constexpr double PPP_BYTES = 2;
+    if (m_transport == UDP)
+    {
+        return nominal * (mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE) / (mtu + PPP_BYTES);
+    }
+    const double mss = m_backhaulSegmentSize != 0 ? m_backhaulSegmentSize : mtu - TCP_IP_OVERHEAD;
+    return nominal * mss / (mss + TCP_IP_OVERHEAD + PPP_BYTES);
 }
 
 Ptr<Socket>
@@ -365,14 +399,10 @@ EdgeLlmNode::MakeBackhaulSocket() const
     if (mss == 0)
     {
         // Link MTU - 52 (IPv4 + TCP with timestamps), over the smallest peer link.
-        Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
         uint32_t mtu = std::numeric_limits<uint32_t>::max();
         for (const auto& [id, peer] : m_peers)
         {
-            const int32_t itf = ipv4->GetInterfaceForAddress(peer.local);
-            NS_ABORT_MSG_IF(itf < 0,
-                            "EdgeLlmNode: no interface has backhaul address " << peer.local);
-            mtu = std::min<uint32_t>(mtu, ipv4->GetMtu(itf));
+            mtu = std::min(mtu, PeerMtu(peer));
         }
         mss = mtu == std::numeric_limits<uint32_t>::max() ? 536 : mtu - TCP_IP_OVERHEAD;
     }
@@ -398,6 +428,27 @@ EdgeLlmNode::StartApplication()
     NS_ABORT_MSG_IF(!m_scheduler,
                     "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId
                                                                     << "); use EdgeLlmHelper");
+    NS_ABORT_MSG_IF(m_statusInterval.IsStrictlyPositive() && m_statusInterval < MilliSeconds(1),
+                    "ns3::EdgeLlmNode::StatusInterval is "
+                        << m_statusInterval.As(Time::US)
+                        << "; it must be 0 (no PROGRESS reports) or >= 1 ms (cell " << m_cellId
+                        << ")");
+    for (const auto& [id, peer] : m_peers)
+    {
+        const uint32_t mtu = PeerMtu(peer);
+        NS_ABORT_MSG_IF(mtu < MIN_BACKHAUL_MTU,
+                        "EdgeLlmNode (cell " << m_cellId << "): the backhaul link to cell " << id
+                                             << " has MTU " << mtu
+                                             << "; it must be >= " << MIN_BACKHAUL_MTU);
+        NS_ABORT_MSG_IF(m_transport == TCP && m_backhaulSegmentSize != 0 &&
+                            (m_backhaulSegmentSize < MIN_SEGMENT_SIZE ||
+                             m_backhaulSegmentSize > mtu - TCP_IP_OVERHEAD),
+                        "ns3::EdgeLlmNode::BackhaulSegmentSize is "
+                            << m_backhaulSegmentSize << "; it must be 0 (link MTU - "
+                            << TCP_IP_OVERHEAD << ") or in [" << MIN_SEGMENT_SIZE << ", "
+                            << mtu - TCP_IP_OVERHEAD << "] for the link to cell " << id << " (MTU "
+                            << mtu << ")");
+    }
     m_ueSocket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     NS_ABORT_MSG_IF(m_ueSocket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_uePort)) != 0,
                     "EdgeLlmNode: cannot bind UDP port " << m_uePort);
@@ -482,10 +533,7 @@ EdgeLlmNode::StartUdpBackhaul()
             udp->SetRecvCallback(MakeCallback(&EdgeLlmNode::HandleBackhaulDatagram, this));
             m_udpSockets.push_back(udp);
         }
-        const uint32_t mtu = PeerMtu(peer);
-        NS_ABORT_MSG_IF(mtu <= UDP_IP_OVERHEAD + KvDatagramHeader::DATA_SIZE,
-                        "EdgeLlmNode: backhaul MTU " << mtu << " to cell " << id
-                                                     << " leaves no room for KV bytes");
+        const uint32_t mtu = PeerMtu(peer); // >= MIN_BACKHAUL_MTU: checked at start
         peer.datagram = CreateObject<KvDatagramSocket>();
         peer.datagram->SetNode(GetNode());
         peer.datagram->SetAttribute("PacingRate", DataRateValue(peer.rate));
@@ -872,9 +920,9 @@ EdgeLlmNode::StartTransfer(uint64_t sessionId,
     inputs.backhaulTokensPerSecond = BackhaulTokensPerSecond(peer);
     inputs.prefill = m_gpu->GetModel();
     inputs.batchPeriod = m_gpu->GetBatchPeriod().GetSeconds();
-    inputs.backhaulFreeAt = Simulator::Now().GetSeconds() +
-                            8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) /
-                                static_cast<double>(peer.rate.GetBitRate());
+    inputs.backhaulFreeAt =
+        Simulator::Now().GetSeconds() +
+        8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / PlanningBitRate(peer);
     const HandoverBatcher::Decision d =
         GetBatcher().Start(sessionId,
                            targetCellId,
@@ -1000,7 +1048,7 @@ EdgeLlmNode::OnImpactHoSlot()
     for (const auto& [target, users] : active)
     {
         Peer& peer = m_peers.at(target);
-        const double budget = static_cast<double>(peer.rate.GetBitRate()) * dt.GetSeconds();
+        const double budget = PlanningBitRate(peer) * dt.GetSeconds();
         const SlotAllocation a = scheduler->AllocateSlot(users, budget);
         m_slotTrace(target,
                     static_cast<uint32_t>(users.size()),

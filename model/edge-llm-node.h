@@ -83,6 +83,13 @@ class EdgeLlmNode : public Application
         UDP, //!< KvDatagramSocket over UDP: paced at the link rate, selective-repeat ARQ
     };
 
+    /// The backhaul rate the schedulers plan with (attribute PlanningRate).
+    enum PlanningRate
+    {
+        NOMINAL, //!< The link's bit rate (the papers' R)
+        PAYLOAD, //!< The link's rate times the KV payload share of its packets
+    };
+
     /**
      * \brief TracedCallback signature for a session event.
      * \param [in] sessionId the session (the UE's IMSI in LTE scenarios)
@@ -325,6 +332,7 @@ class EdgeLlmNode : public Application
     void HandleBackhaulDatagram(Ptr<Socket> socket);
     uint32_t PeerMtu(const Peer& peer) const;
     double BackhaulTokensPerSecond(const Peer& peer) const;
+    double PlanningBitRate(const Peer& peer) const;
 
     // Attributes
     uint16_t m_cellId;                  //!< Cell id
@@ -385,6 +393,7 @@ class EdgeLlmNode : public Application
     Time m_transferTimeout;                                              //!< 0: none
     bool m_layerwise{false};                                             //!< LayerwiseStreaming
     Transport m_transport{TCP};                                          //!< Transport
+    PlanningRate m_planningRate{NOMINAL};                                //!< PlanningRate
     uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
 };
 

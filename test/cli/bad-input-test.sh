@@ -33,6 +33,10 @@ expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::DecodeRate=-1" \
   $main --ns3::EdgeLlmNode::DecodeRate=-1
 expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::Transport=Sctp" \
   $main --ns3::EdgeLlmNode::Transport=Sctp
+expect 134 "StatusInterval is +1us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
+  $main --ns3::EdgeLlmNode::StatusInterval=1us
+expect 134 "BackhaulSegmentSize is 100000; it must be 0 (link MTU - 52) or in [64, 8948]" \
+  $main --ns3::EdgeLlmNode::BackhaulSegmentSize=100000
 expect 2 "--figure is required" $bin/ctho-figures
 expect 2 "--runs must be in [2, 1000000]" $bin/ctho-figures --figure=3a --runs=1
 expect 2 "--figure must be 3a, 3b, 4a, 4b, 5a, 5b or table2" $bin/impactho-figures --figure=9z
