@@ -1056,8 +1056,15 @@ EdgeLlmNode::OnImpactHoSlot()
         for (std::size_t i = 0; i < users.size(); ++i)
         {
             const double bits = (a.target[i] - users[i].received) * users[i].cacheBits;
-            peer.connection->SetSlotBudget(users[i].userId,
-                                           static_cast<uint64_t>(std::max(0.0, bits / 8.0)));
+            uint64_t bytes = static_cast<uint64_t>(std::max(0.0, bits / 8.0));
+            if (a.target[i] >= 1.0 - 1e-9)
+            {
+                // The whole rest: a rounding shortfall of a few bytes would hold back the
+                // last entry and keep the user active for another slot.
+                const ImpactHoTransfer& t = m_impactHo.at(users[i].userId);
+                bytes = std::max(bytes, t.bytes - peer.connection->GetBytesQueued(users[i].userId));
+            }
+            peer.connection->SetSlotBudget(users[i].userId, bytes);
         }
     }
     if (!m_impactHo.empty())
