@@ -22,6 +22,24 @@
 
 using namespace ns3;
 
+namespace
+{
+/// Read a \p H from the first bytes of \p data; trap if it claims more than it had.
+template <typename H>
+void
+ParseDirectly(const uint8_t* data, size_t size)
+{
+    Ptr<Packet> p = Create<Packet>(data, static_cast<uint32_t>(size));
+    H h;
+    const uint32_t read = p->RemoveHeader(h);
+    const bool whole = size >= H::SIZE;
+    if (read > size || (whole && read != H::SIZE) || (!whole && (read != 0 || !h.truncated)))
+    {
+        __builtin_trap(); // a header must read all of its bytes or none, and say which
+    }
+}
+} // namespace
+
 extern "C" int
 LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
@@ -83,6 +101,17 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     c->ReceiveBytes(Create<Packet>(data + 1, static_cast<uint32_t>(cut - 1)));
     c->ReceiveBytes(Create<Packet>(data + cut, static_cast<uint32_t>(size - cut)));
     c->Dispose();
+
+    // Every header type read straight from the bytes (as a user of the headers might):
+    // a short string must leave it invalid, never read past the end.
+    ParseDirectly<KvFrameHeader>(data, size);
+    ParseDirectly<KvTransferRequestHeader>(data, size);
+    ParseDirectly<KvSegmentHeader>(data, size);
+    ParseDirectly<KvTransferCompleteHeader>(data, size);
+    ParseDirectly<KvBatchCloseHeader>(data, size);
+    ParseDirectly<KvRedirectHeader>(data, size);
+    ParseDirectly<KvTransferResponseHeader>(data, size);
+    ParseDirectly<KvTransferStatusHeader>(data, size);
 
     Ptr<Packet> datagram = Create<Packet>(data, static_cast<uint32_t>(size));
     KvDatagramHeader h;

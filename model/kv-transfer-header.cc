@@ -51,6 +51,12 @@ KvFrameHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 KvFrameHeader::Deserialize(Buffer::Iterator start)
 {
+    // Never read past the bytes given: a short string leaves the header invalid.
+    truncated = start.GetRemainingSize() < SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
     version = start.ReadU8();
     type = start.ReadU8();
     messageLength = start.ReadNtohU16();
@@ -61,7 +67,7 @@ KvFrameHeader::Deserialize(Buffer::Iterator start)
 bool
 KvFrameHeader::IsValid() const
 {
-    if (version != VERSION)
+    if (truncated || version != VERSION)
     {
         return false;
     }
@@ -143,6 +149,12 @@ KvTransferRequestHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 KvTransferRequestHeader::Deserialize(Buffer::Iterator start)
 {
+    // Never read past the bytes given: a short string leaves the header invalid.
+    truncated = start.GetRemainingSize() < SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
     sessionId = start.ReadNtohU64();
     ueAddress = start.ReadNtohU32();
     uePort = start.ReadNtohU16();
@@ -159,6 +171,12 @@ KvTransferRequestHeader::Deserialize(Buffer::Iterator start)
     maxNewTokens = start.ReadNtohU32();
     flags = start.ReadNtohU16();
     return SIZE;
+}
+
+bool
+KvTransferRequestHeader::IsValid() const
+{
+    return !truncated;
 }
 
 void
@@ -204,9 +222,21 @@ KvSegmentHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 KvSegmentHeader::Deserialize(Buffer::Iterator start)
 {
+    // Never read past the bytes given: a short string leaves the header invalid.
+    truncated = start.GetRemainingSize() < SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
     sessionId = start.ReadNtohU64();
     byteOffset = start.ReadNtohU64();
     return SIZE;
+}
+
+bool
+KvSegmentHeader::IsValid() const
+{
+    return !truncated;
 }
 
 void
@@ -249,9 +279,21 @@ KvTransferCompleteHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 KvTransferCompleteHeader::Deserialize(Buffer::Iterator start)
 {
+    // Never read past the bytes given: a short string leaves the header invalid.
+    truncated = start.GetRemainingSize() < SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
     sessionId = start.ReadNtohU64();
     totalBytes = start.ReadNtohU64();
     return SIZE;
+}
+
+bool
+KvTransferCompleteHeader::IsValid() const
+{
+    return !truncated;
 }
 
 void
@@ -295,10 +337,22 @@ KvBatchCloseHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 KvBatchCloseHeader::Deserialize(Buffer::Iterator start)
 {
+    // Never read past the bytes given: a short string leaves the header invalid.
+    truncated = start.GetRemainingSize() < SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
     batchId = start.ReadNtohU32();
     batchSize = start.ReadNtohU16();
     start.ReadNtohU16();
     return SIZE;
+}
+
+bool
+KvBatchCloseHeader::IsValid() const
+{
+    return !truncated;
 }
 
 void
@@ -342,10 +396,22 @@ KvRedirectHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 KvRedirectHeader::Deserialize(Buffer::Iterator start)
 {
+    // Never read past the bytes given: a short string leaves the header invalid.
+    truncated = start.GetRemainingSize() < SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
     sessionId = start.ReadNtohU64();
     newTargetCellId = start.ReadNtohU16();
     start.ReadNtohU16();
     return SIZE;
+}
+
+bool
+KvRedirectHeader::IsValid() const
+{
+    return !truncated;
 }
 
 void
@@ -391,12 +457,24 @@ KvTransferResponseHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 KvTransferResponseHeader::Deserialize(Buffer::Iterator start)
 {
+    // Never read past the bytes given: a short string leaves the header invalid.
+    truncated = start.GetRemainingSize() < SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
     sessionId = start.ReadNtohU64();
     bytesPerToken = start.ReadNtohU32();
     result = start.ReadU8();
     start.ReadU8();
     start.ReadNtohU16();
     return SIZE;
+}
+
+bool
+KvTransferResponseHeader::IsValid() const
+{
+    return !truncated;
 }
 
 void
@@ -442,12 +520,24 @@ KvTransferStatusHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 KvTransferStatusHeader::Deserialize(Buffer::Iterator start)
 {
+    // Never read past the bytes given: a short string leaves the header invalid.
+    truncated = start.GetRemainingSize() < SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
     sessionId = start.ReadNtohU64();
     receivedBytes = start.ReadNtohU64();
     state = start.ReadU8();
     start.ReadU8();
     start.ReadNtohU16();
     return SIZE;
+}
+
+bool
+KvTransferStatusHeader::IsValid() const
+{
+    return !truncated;
 }
 
 void

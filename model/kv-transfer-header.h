@@ -70,12 +70,15 @@ class KvFrameHeader : public Header
     /**
      * \brief Read 8 bytes; never reads past them. Check IsValid() afterwards.
      * \param start where to read
-     * \return 8
+     * \return 8, or 0 if fewer than 8 bytes were given (then IsValid() is false)
      */
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
 
-    /// \return true if the version is VERSION, the type is known and the lengths fit it
+    bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
+
+    /// \return true if 8 bytes were read, the version is VERSION, the type is known and
+    ///         the lengths fit it
     bool IsValid() const;
 
     uint8_t version{VERSION};  //!< Protocol version
@@ -119,6 +122,10 @@ class KvTransferRequestHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
+    /// \return false if Deserialize() was given fewer than SIZE bytes (it read none)
+    bool IsValid() const;
+
+    bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
 
     uint64_t sessionId{0};       //!< Session (UE) identifier, the UE's IMSI in LTE scenarios
     uint32_t ueAddress{0};       //!< UE IPv4 address (host order value)
@@ -161,6 +168,10 @@ class KvSegmentHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
+    /// \return false if Deserialize() was given fewer than SIZE bytes (it read none)
+    bool IsValid() const;
+
+    bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
 
     uint64_t sessionId{0};  //!< Session identifier
     uint64_t byteOffset{0}; //!< Offset of the first payload byte
@@ -188,6 +199,10 @@ class KvTransferCompleteHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
+    /// \return false if Deserialize() was given fewer than SIZE bytes (it read none)
+    bool IsValid() const;
+
+    bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
 
     uint64_t sessionId{0};  //!< Session identifier
     uint64_t totalBytes{0}; //!< KV bytes the source sent for the session
@@ -217,6 +232,10 @@ class KvBatchCloseHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
+    /// \return false if Deserialize() was given fewer than SIZE bytes (it read none)
+    bool IsValid() const;
+
+    bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
 
     uint32_t batchId{0};   //!< Batch identifier, as in its TRANSFER_REQUESTs
     uint16_t batchSize{0}; //!< Members that joined it, >= 1
@@ -246,6 +265,10 @@ class KvRedirectHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
+    /// \return false if Deserialize() was given fewer than SIZE bytes (it read none)
+    bool IsValid() const;
+
+    bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
 
     uint64_t sessionId{0};       //!< Session
     uint16_t newTargetCellId{0}; //!< The BS the UE is now served by
@@ -286,6 +309,10 @@ class KvTransferResponseHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
+    /// \return false if Deserialize() was given fewer than SIZE bytes (it read none)
+    bool IsValid() const;
+
+    bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
 
     uint64_t sessionId{0};     //!< Session
     uint32_t bytesPerToken{0}; //!< The target's s_KV / 8
@@ -326,6 +353,10 @@ class KvTransferStatusHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
+    /// \return false if Deserialize() was given fewer than SIZE bytes (it read none)
+    bool IsValid() const;
+
+    bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
 
     uint64_t sessionId{0};     //!< Session
     uint64_t receivedBytes{0}; //!< KV bytes received so far

@@ -35,19 +35,20 @@ namespace
 /// What a two-BS run produced.
 struct TwoBsOutcome
 {
-    std::map<uint64_t, uint64_t> kvReceived;           //!< Per session, at the target
-    std::map<uint64_t, double> restoredAt;             //!< Per session, resume time
-    uint64_t sent{0};                                  //!< Source connection, KV payload bytes
-    uint64_t received{0};                              //!< Target connection, KV payload bytes
-    uint32_t dropped{0};                               //!< Packets the error model dropped
-    uint32_t cancelledAtSource{0};                     //!< TransferCancelled at the source
-    uint32_t cancelledAtTarget{0};                     //!< TransferCancelled at the target
-    uint64_t timedOutTokens{0};                        //!< TransferTimedOut at the target
-    uint64_t retransmissions{0};                       //!< Transport=Udp: source datagrams resent
-    uint32_t refusedAtSource{0};                       //!< TransferRefused at the source
-    uint32_t refusedAtTarget{0};                       //!< TransferRefused at the target
+    std::map<uint64_t, uint64_t> kvReceived; //!< Per session, at the target
+    std::map<uint64_t, double> restoredAt;   //!< Per session, resume time
+    uint64_t sent{0};                        //!< Source connection, KV payload bytes
+    uint64_t received{0};                    //!< Target connection, KV payload bytes
+    uint32_t dropped{0};           //!< Packets the error model or the down interface dropped
+    uint32_t cancelledAtSource{0}; //!< TransferCancelled at the source
+    uint32_t cancelledAtTarget{0}; //!< TransferCancelled at the target
+    uint64_t timedOutTokens{0};    //!< TransferTimedOut at the target
+    uint64_t retransmissions{0};   //!< Transport=Udp: source datagrams resent
+    uint32_t refusedAtSource{0};   //!< TransferRefused at the source
+    uint32_t refusedAtTarget{0};   //!< TransferRefused at the target
     std::map<uint64_t, uint64_t> released;             //!< SessionReleased at the source: bytes
     std::vector<std::pair<double, uint64_t>> progress; //!< TransferStatus: (time, bytes)
+    std::map<uint16_t, std::vector<double>> tokens;    //!< TokenDecoded times, by cell
 };
 
 /// The backhaul transport of the next scenario (EdgeLlmNode::Transport): "Tcp" or "Udp".
@@ -180,6 +181,14 @@ RunTwoBs(const std::string& scheduler,
         "TransferTimedOut",
         Callback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t tokens) { out.timedOutTokens += tokens; }));
+    for (Ptr<EdgeLlmNode> bs : {source, target})
+    {
+        bs->TraceConnectWithoutContext(
+            "TokenDecoded",
+            Callback<void, uint64_t, uint16_t, uint64_t>([&out](uint64_t, uint16_t cell, uint64_t) {
+                out.tokens[cell].push_back(Simulator::Now().GetSeconds());
+            }));
+    }
     source->TraceConnectWithoutContext(
         "TransferRefused",
         Callback<void, uint64_t, uint16_t, uint64_t>(
@@ -427,7 +436,8 @@ class PingPongTestCase : public FaultTestCase
                                         300,
                                         Seconds(0),
                                         Seconds(0),
-                                        [](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
+                                        [](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                                            source->OpenSession(1, 300, 5); // 5 tokens to go
                                             // The UE goes back: the target's RRC starts a handover
                                             // to cell 1.
                                             Simulator::Schedule(MilliSeconds(50),
@@ -439,6 +449,17 @@ class PingPongTestCase : public FaultTestCase
         NS_TEST_ASSERT_MSG_EQ(o.cancelledAtTarget, 1u, "the target cancels");
         NS_TEST_ASSERT_MSG_EQ(o.cancelledAtSource, 1u, "the source resumes from its cache");
         NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 0u, "the target never restores it");
+        // The cancel leaves at 50 ms and crosses the 1 ms link; the source then decodes its
+        // 5 tokens 10 ms apart (100 tokens/s) and the target none.
+        NS_TEST_ASSERT_MSG_EQ(o.tokens.count(2), 0u, "no token from the target");
+        NS_TEST_ASSERT_MSG_EQ(o.tokens.count(1), 1u, "tokens from the source");
+        if (o.tokens.count(1))
+        {
+            const std::vector<double>& t = o.tokens.at(1);
+            NS_TEST_ASSERT_MSG_EQ(t.size(), 5u, "the source decodes all 5");
+            NS_TEST_ASSERT_MSG_EQ_TOL(t.front(), 0.051 + 0.010, 0.001, "one step after the cancel");
+            NS_TEST_ASSERT_MSG_EQ_TOL(t.back() - t.front(), 0.040, 1e-9, "10 ms apart");
+        }
         NS_TEST_ASSERT_MSG_LT(o.sent, 300 * bytesPerToken, "the rest was never sent");
         NS_TEST_ASSERT_MSG_GT(o.sent, 0u, "part of it was");
         NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");

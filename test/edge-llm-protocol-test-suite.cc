@@ -34,6 +34,21 @@ class KvHeaderRoundTripTestCase : public TestCase
     }
 
   private:
+    /// A \p H read from 3 bytes: nothing read, invalid; then from SIZE bytes: valid.
+    template <typename H>
+    void CheckShort(const uint8_t (&bytes)[3])
+    {
+        Ptr<Packet> p = Create<Packet>(bytes, 3);
+        H h;
+        NS_TEST_ASSERT_MSG_EQ(p->RemoveHeader(h), 0u, H::GetTypeId().GetName() << ": nothing read");
+        NS_TEST_ASSERT_MSG_EQ(h.IsValid(), false, H::GetTypeId().GetName() << ": invalid");
+        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 3u, "the bytes are left in place");
+        Ptr<Packet> whole = Create<Packet>(H::SIZE);
+        H w;
+        NS_TEST_ASSERT_MSG_EQ(whole->RemoveHeader(w), H::SIZE, "a whole header is read");
+        NS_TEST_ASSERT_MSG_EQ(w.truncated, false, H::GetTypeId().GetName() << ": complete");
+    }
+
     void DoRun() override
     {
         KvTransferRequestHeader req;
@@ -152,6 +167,17 @@ class KvHeaderRoundTripTestCase : public TestCase
         bad.payloadLength = 4;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "TRANSFER_RESPONSE carries no payload");
 
+        // A byte string shorter than a header leaves it invalid and is not read past.
+        const uint8_t three[3] = {1, 1, 0};
+        CheckShort<KvFrameHeader>(three);
+        CheckShort<KvTransferRequestHeader>(three);
+        CheckShort<KvSegmentHeader>(three);
+        CheckShort<KvTransferCompleteHeader>(three);
+        CheckShort<KvBatchCloseHeader>(three);
+        CheckShort<KvRedirectHeader>(three);
+        CheckShort<KvTransferResponseHeader>(three);
+        CheckShort<KvTransferStatusHeader>(three);
+
         EdgeLlmTokenHeader tok;
         tok.sessionId = 42;
         tok.tokenIndex = 17;
@@ -163,6 +189,68 @@ class KvHeaderRoundTripTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(tok2.sessionId, 42u, "token session");
         NS_TEST_ASSERT_MSG_EQ(tok2.tokenIndex, 17u, "token index");
         NS_TEST_ASSERT_MSG_EQ(tok2.cellId, 2u, "token cell");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The stream parser on malformed input: a valid TRANSFER_COMPLETE split across
+ *        three chunks is delivered once; then a frame with version 2 is counted as a
+ *        protocol error and nothing after it is parsed, not even a valid frame.
+ */
+class KvParserErrorTestCase : public TestCase
+{
+  public:
+    KvParserErrorTestCase()
+        : TestCase("KV stream parser: split frames parse, a malformed frame stops the stream")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<KvTransferConnection> c = CreateObject<KvTransferConnection>();
+        std::vector<uint64_t> completed;
+        c->SetMessageCallback(KvTransferConnection::MessageCallback(
+            [&completed](const KvFrameHeader& frame, Ptr<Packet> message) {
+                if (frame.type == KvFrameHeader::TRANSFER_COMPLETE)
+                {
+                    KvTransferCompleteHeader h;
+                    message->RemoveHeader(h);
+                    completed.push_back(h.sessionId);
+                }
+            }));
+        auto frameOf = [](uint64_t session, uint8_t version) {
+            KvTransferCompleteHeader done;
+            done.sessionId = session;
+            done.totalBytes = 1000;
+            KvFrameHeader frame;
+            frame.version = version;
+            frame.type = KvFrameHeader::TRANSFER_COMPLETE;
+            frame.messageLength = KvTransferCompleteHeader::SIZE;
+            Ptr<Packet> p = Create<Packet>();
+            p->AddHeader(done);
+            p->AddHeader(frame);
+            return p;
+        };
+        Ptr<Packet> good = frameOf(7, KvFrameHeader::VERSION);
+        NS_TEST_ASSERT_MSG_EQ(good->GetSize(), 24u, "8 + 16 bytes");
+        c->ReceiveBytes(good->CreateFragment(0, 3));
+        c->ReceiveBytes(good->CreateFragment(3, 10));
+        NS_TEST_ASSERT_MSG_EQ(completed.size(), 0u, "not before the last byte");
+        c->ReceiveBytes(good->CreateFragment(13, 11));
+        NS_TEST_ASSERT_MSG_EQ(completed.size(), 1u, "one message");
+        NS_TEST_ASSERT_MSG_EQ(completed.front(), 7u, "session 7");
+        NS_TEST_ASSERT_MSG_EQ(c->GetProtocolErrors(), 0u, "no error yet");
+        Ptr<Packet> bad = frameOf(8, 2);
+        bad->AddAtEnd(frameOf(9, KvFrameHeader::VERSION));
+        c->ReceiveBytes(bad);
+        NS_TEST_ASSERT_MSG_EQ(c->GetProtocolErrors(), 1u, "the version-2 frame is counted");
+        NS_TEST_ASSERT_MSG_EQ(completed.size(), 1u, "nothing parsed after it");
+        c->ReceiveBytes(frameOf(10, KvFrameHeader::VERSION));
+        NS_TEST_ASSERT_MSG_EQ(completed.size(), 1u, "the stream stays stopped");
+        NS_TEST_ASSERT_MSG_EQ(c->GetProtocolErrors(), 1u, "one error in all");
+        c->Dispose();
     }
 };
 
@@ -294,6 +382,7 @@ class EdgeLlmProtocolTestSuite : public TestSuite
     {
         AddTestCase(new KvHeaderRoundTripTestCase, TestCase::QUICK);
         AddTestCase(new KvConnectionEdfTestCase, TestCase::QUICK);
+        AddTestCase(new KvParserErrorTestCase, TestCase::QUICK);
     }
 };
 
