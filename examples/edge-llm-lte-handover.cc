@@ -176,8 +176,15 @@ main(int argc, char* argv[])
         results.push_back(r);
         std::cout << "\n"
                   << name << ": L = " << r.prefillLength << " tokens, KV bytes sent "
-                  << r.kvBytesSent << ", received " << r.kvBytesReceived << ", warm-up " << r.warmup
-                  << " s (handover times are simulation times)"
+                  << r.kvBytesSent << ", received " << r.kvBytesReceived
+                  << (r.kvBytesSent > r.kvBytesReceived
+                          ? " (" + std::to_string(r.kvBytesSent - r.kvBytesReceived) +
+                                " still in flight when the run stopped)"
+                          : std::string())
+                  << (r.timedOut > 0 ? ", " + std::to_string(r.timedOut) +
+                                           " transfer(s) timed out into re-prefill"
+                                     : std::string())
+                  << ", warm-up " << r.warmup << " s (handover times are simulation times)"
                   << (r.complete ? "" : "  [INCOMPLETE: some UE never resumed]") << "\n";
         std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  "
                      "stall_s  measured_s\n";

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -225,11 +226,23 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     std::map<uint64_t, uint64_t> streamTarget; // token index that completes the G tokens
     uint32_t streamed = 0;
     uint32_t resumed = 0;
+    // Every UE streams again (or streamed G): stop once the backhaul has delivered every
+    // KV byte sent (a transfer stopped by a timeout still drains), checked each 1 ms.
+    Ptr<KvTransferConnection> sending = source->GetConnection(target->GetCellId());
+    Ptr<KvTransferConnection> receiving = target->GetConnection(source->GetCellId());
+    std::function<void()> stopWhenDrained = [&]() {
+        if (receiving->GetKvBytesReceived() >= sending->GetKvBytesSent())
+        {
+            Simulator::Stop(MilliSeconds(1));
+            return;
+        }
+        Simulator::Schedule(MilliSeconds(1), stopWhenDrained);
+    };
     auto maybeStop = [&]() {
         const uint32_t done = cfg.streamTokens > 0 ? streamed : resumed;
         if (done == k)
         {
-            Simulator::Stop(MilliSeconds(1)); // every UE streams again (or streamed G)
+            stopWhenDrained();
         }
     };
     for (uint32_t i = 0; i < k; ++i)
@@ -291,6 +304,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         "SessionRestored",
         Callback<void, uint64_t, uint16_t, Time>(
             [&](uint64_t id, uint16_t, Time d) { ues[id].restoredDelay = d.GetSeconds(); }));
+    target->TraceConnectWithoutContext(
+        "TransferTimedOut",
+        Callback<void, uint64_t, uint16_t, uint64_t>(
+            [&](uint64_t, uint16_t, uint64_t) { ++result.timedOut; }));
     for (uint32_t i = 0; i < k; ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));

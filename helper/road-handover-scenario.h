@@ -121,6 +121,7 @@ struct RoadHandoverResult
     double measuredWorst{0};               //!< max_i measuredDelay, s (NaN if one is missing)
     uint64_t kvBytesSent{0};               //!< Source connection total
     uint64_t kvBytesReceived{0};           //!< Target connection total
+    uint32_t timedOut{0};                  //!< Transfers that hit TransferTimeout
     double simulatedSeconds{0};            //!< Simulated time at the end
     double warmup{0};                      //!< W: the road's time 0 in simulation time, s
     double restoredWorst{0};               //!< max_i restoredDelay, s (NaN if one is missing)
