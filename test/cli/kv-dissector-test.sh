@@ -58,9 +58,15 @@ EDGE_LLM_NODE_PCAP="$tmp/node.pcap" "$runner" --suite=edge-llm-faults >/dev/null
 tshark -r "$tmp/node.pcap" -X lua_script:"$src/tools/edge-llm-kv.lua" -Y "edgellm.type >= 9" \
   -T fields -E occurrence=a -E aggregator=';' -e edgellm.type -e edgellm.result \
   -e edgellm.state -e edgellm.received_bytes 2>/dev/null | tr '\t' ' ' >"$tmp/node"
+tshark -r "$tmp/node.pcap" -X lua_script:"$src/tools/edge-llm-kv.lua" -Y "edgellm.type == 1" \
+  -T fields -e edgellm.session -e edgellm.context_tokens -e edgellm.prefill_tokens \
+  -e edgellm.transfer_tokens -e edgellm.bytes_per_token -e edgellm.batch_size \
+  -e edgellm.flags 2>/dev/null | tr '\t' ' ' >"$tmp/request"
+check "node: TRANSFER_REQUEST session 1, C 300, n_pf 0, n_tx 300, 57344 B/token, online batch" \
+  '[ "$(head -1 "$tmp/request")" = "1 300 0 300 57344 0 0x0000" ]'
 check "node: TRANSFER_RESPONSE ACCEPTED" 'grep -q "^9 0 " "$tmp/node"'
 check "node: TRANSFER_STATUS PROGRESS reports" 'grep -q "^10 *1 [0-9]" "$tmp/node"'
 check "node: TRANSFER_STATUS RESTORED with 17203200 bytes" 'grep -q "^10 *2 17203200" "$tmp/node"'
 
-if [ $fail -eq 0 ]; then echo "13 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
+if [ $fail -eq 0 ]; then echo "14 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
 exit $fail
