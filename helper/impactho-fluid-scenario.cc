@@ -57,6 +57,9 @@ ImpactHoFluidConfig::Validate() const
     require(arrivalRate > 0 && arrivalRate <= 1e4, "arrivalRate must be in (0, 1e4] users/s");
     require(simTime.IsStrictlyPositive(), "simTime must be > 0");
     require(!contexts.empty(), "contexts must list at least one length");
+    require(kvAccuracyLoss >= 0 && kvAccuracyLoss < 1, "kvAccuracyLoss must be in [0, 1)");
+    require(kvBits < 16 || kvAccuracyLoss == 0,
+            "kvAccuracyLoss must be 0 at kvBits 16 (the loss is that of a lower precision)");
 }
 
 std::vector<std::pair<double, uint64_t>>
@@ -134,7 +137,7 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
         u.arrival = t;
         u.context = c;
         u.bits = static_cast<double>(c) * bitsPerToken;
-        u.utility = AccuracyUtility::Preset(c, cfg.importanceOrder);
+        u.utility = AccuracyUtility::Preset(c, cfg.importanceOrder, cfg.kvAccuracyLoss);
         u.reach99 = FractionFor(u.utility, 0.99 * u.utility.asymptote);
         users.push_back(u);
     }

@@ -21,16 +21,18 @@ namespace ns3
  */
 struct ImpactHoFluidConfig
 {
-    std::string policy{"WaterFilling"};                //!< ImpactHoScheduler Policy
-    std::string fallback{"EqualizedBytes"};            //!< ImpactHoScheduler Fallback
-    std::string model{"qwen3-8b"};                     //!< LLM preset
-    uint32_t kvBits{16};                               //!< q
-    double backhaulGbps{20};                           //!< B, Gbit/s
-    Time slot{MilliSeconds(100)};                      //!< dt
-    Time window{MilliSeconds(500)};                    //!< T_max (a very long one: no truncation)
-    double arrivalRate{4};                             //!< rho, handovers/s (Poisson)
-    Time simTime{Seconds(100)};                        //!< Arrivals in [0, simTime)
-    bool importanceOrder{true};                        //!< Fast KVzip order (false: random order)
+    std::string policy{"WaterFilling"};     //!< ImpactHoScheduler Policy
+    std::string fallback{"EqualizedBytes"}; //!< ImpactHoScheduler Fallback
+    std::string model{"qwen3-8b"};          //!< LLM preset
+    uint32_t kvBits{16};                    //!< q
+    double backhaulGbps{20};                //!< B, Gbit/s
+    Time slot{MilliSeconds(100)};           //!< dt
+    Time window{MilliSeconds(500)};         //!< T_max (a very long one: no truncation)
+    double arrivalRate{4};                  //!< rho, handovers/s (Poisson)
+    Time simTime{Seconds(100)};             //!< Arrivals in [0, simTime)
+    bool importanceOrder{true};             //!< Fast KVzip order (false: random order)
+    double kvAccuracyLoss{0}; //!< Share of M lost at kvBits < 16 (a quantizer's measured
+                              //!< loss), in [0, 1); 0 at kvBits = 16
     std::vector<uint64_t> contexts{4096, 8192, 16384}; //!< Uniform choice per user
 
     /**

@@ -7,6 +7,7 @@
 
 #include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
+#include "ns3/double.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-address-helper.h"
@@ -53,6 +54,7 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
     edge.SetNodeAttribute("Model", StringValue(cfg.model));
     edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
     edge.SetNodeAttribute("ImportanceOrder", BooleanValue(cfg.importanceOrder));
+    edge.SetNodeAttribute("KvAccuracyLoss", DoubleValue(cfg.kvAccuracyLoss));
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});
     edge.ConnectBackhaul(apps);
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(0));
@@ -86,7 +88,8 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
     uint32_t starved = 0;
     for (std::size_t i = 0; i < handovers.size(); ++i)
     {
-        const AccuracyUtility u = AccuracyUtility::Preset(handovers[i].second, cfg.importanceOrder);
+        const AccuracyUtility u =
+            AccuracyUtility::Preset(handovers[i].second, cfg.importanceOrder, cfg.kvAccuracyLoss);
         ImpactHoUserResult r;
         r.arrival = handovers[i].first;
         r.contextTokens = handovers[i].second;

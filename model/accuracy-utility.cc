@@ -172,11 +172,15 @@ AccuracyUtility::ParseFamily(const std::string& name)
 }
 
 AccuracyUtility
-AccuracyUtility::Preset(uint64_t contextTokens, bool importanceOrder)
+AccuracyUtility::Preset(uint64_t contextTokens, bool importanceOrder, double kvAccuracyLoss)
 {
     if (contextTokens < 1)
     {
         throw std::invalid_argument("context length must be >= 1 token");
+    }
+    if (!(kvAccuracyLoss >= 0 && kvAccuracyLoss < 1))
+    {
+        throw std::invalid_argument("kvAccuracyLoss must be in [0, 1)");
     }
     // MODEL.md sec. 4: M at 4K, 8K, 16K tokens; linear in log2(C) between, flat outside.
     const double l = std::clamp(std::log2(static_cast<double>(contextTokens)), 12.0, 14.0);
@@ -184,7 +188,7 @@ AccuracyUtility::Preset(uint64_t contextTokens, bool importanceOrder)
         l <= 13 ? 0.9535 + (l - 12) * (0.940 - 0.9535) : 0.940 + (l - 13) * (0.9302 - 0.940);
     AccuracyUtility a;
     a.family = ALGEBRAIC;
-    a.asymptote = m;
+    a.asymptote = m * (1 - kvAccuracyLoss);
     a.sharpness = importanceOrder ? 45.0 : 8.0;
     a.inflection = importanceOrder ? 0.065 : 0.45;
     return a;

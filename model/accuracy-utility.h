@@ -84,8 +84,15 @@ struct AccuracyUtility
      * k = 8, same M: without importance, accuracy needs about half the cache.
      * \param contextTokens the context length, tokens, >= 1
      * \param importanceOrder true for Fast KVzip order, false for random order
+     * \param kvAccuracyLoss share of M lost by storing the cache at a lower KV precision
+     *        q, in [0, 1): M becomes M (1 - kvAccuracyLoss) (MODEL.md sec. 1: q shrinks
+     *        the bytes; the accuracy effect goes through the utility). 0 at q = 16.
+     * \throws std::invalid_argument if contextTokens is 0 or kvAccuracyLoss is outside
+     *         [0, 1)
      */
-    static AccuracyUtility Preset(uint64_t contextTokens, bool importanceOrder = true);
+    static AccuracyUtility Preset(uint64_t contextTokens,
+                                  bool importanceOrder = true,
+                                  double kvAccuracyLoss = 0);
 
     /// What Fit() returns.
     struct FitResult

@@ -112,7 +112,8 @@ EdgeLlmNode::GetTypeId()
             .AddAttribute("TransferTimeout",
                           "Target: if a session's KV bytes have not all arrived this long after "
                           "its handover, the source is told to stop (TRANSFER_STOP) and the "
-                          "missing tokens are re-prefilled here. 0: wait for ever.",
+                          "missing tokens are re-prefilled here. 0: wait for ever. ctHO, tHO "
+                          "and cHO only: ImpactHO's transfer window is its deadline.",
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&EdgeLlmNode::m_transferTimeout),
                           MakeTimeChecker(Seconds(0)))
@@ -151,6 +152,14 @@ EdgeLlmNode::GetTypeId()
                           TimeValue(MilliSeconds(2)),
                           MakeTimeAccessor(&EdgeLlmNode::m_gatherTime),
                           MakeTimeChecker(Seconds(0), Seconds(1)))
+            .AddAttribute("KvAccuracyLoss",
+                          "ImpactHO: the share of the full-cache accuracy M lost by storing the "
+                          "KV cache at KvBits < 16 (a quantizer's measured loss), in [0, 1); the "
+                          "utility's asymptote becomes M (1 - loss). Must be 0 at KvBits 16 "
+                          "(checked when the application starts).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&EdgeLlmNode::m_kvAccuracyLoss),
+                          MakeDoubleChecker<double>(0.0, 0.999999))
             .AddAttribute("ImportanceOrder",
                           "ImpactHO: caches are sent in Fast KVzip importance order (true) or "
                           "in random order (false); selects the accuracy utility preset.",
@@ -428,6 +437,10 @@ EdgeLlmNode::StartApplication()
     NS_ABORT_MSG_IF(!m_scheduler,
                     "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId
                                                                     << "); use EdgeLlmHelper");
+    NS_ABORT_MSG_IF(m_kvBits == 16 && m_kvAccuracyLoss > 0,
+                    "ns3::EdgeLlmNode::KvAccuracyLoss is " << m_kvAccuracyLoss
+                                                           << "; it must be 0 at KvBits 16 (it "
+                                                              "is the loss of a lower precision)");
     NS_ABORT_MSG_IF(m_statusInterval.IsStrictlyPositive() && m_statusInterval < MilliSeconds(1),
                     "ns3::EdgeLlmNode::StatusInterval is "
                         << m_statusInterval.As(Time::US)
@@ -1009,7 +1022,7 @@ EdgeLlmNode::StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
     t.target = targetCellId;
     t.arrival = now;
     t.bytes = job.remainingBytes;
-    t.utility = AccuracyUtility::Preset(context, m_importanceOrder);
+    t.utility = AccuracyUtility::Preset(context, m_importanceOrder, m_kvAccuracyLoss);
     m_impactHo[sessionId] = t;
     Simulator::Schedule(scheduler->GetTransferWindow(),
                         &EdgeLlmNode::TruncateImpactHo,

@@ -370,9 +370,10 @@ class EdgeLlmNode : public Application
         AccuracyUtility utility; //!< A_i
     };
 
-    std::map<uint64_t, ImpactHoTransfer> m_impactHo;           //!< By session
-    EventId m_slotEvent;                                       //!< Next slot
-    bool m_importanceOrder{true};                              //!< Utility preset choice
+    std::map<uint64_t, ImpactHoTransfer> m_impactHo; //!< By session
+    EventId m_slotEvent;                             //!< Next slot
+    bool m_importanceOrder{true};                    //!< Utility preset choice
+    double m_kvAccuracyLoss{0}; //!< Share of M lost at KvBits < 16 (ImpactHO utility)
     TracedCallback<uint64_t, uint16_t, double> m_partialTrace; //!< PartialRestored
     TracedCallback<uint16_t, uint32_t, bool>
         m_slotTrace; //!< ImpactHoSlot //!< Source-side batching (ctHO)

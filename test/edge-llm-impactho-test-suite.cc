@@ -156,6 +156,60 @@ class ImpactHoPacketTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief KV precision q through the utility: at q = 8 with a 2 % accuracy loss every
+ *        user's ceiling is 0.98 of the preset's M (4K tokens: 0.9535 x 0.98 = 0.93443),
+ *        and since every utility is scaled alike, the water-filling shares are those of
+ *        the loss-free run and every accuracy is 0.98 of it. A loss at q = 16 is refused.
+ */
+class ImpactHoKvPrecisionTestCase : public TestCase
+{
+  public:
+    ImpactHoKvPrecisionTestCase()
+        : TestCase("KV precision: q shrinks the bytes, its accuracy loss scales the utility")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ImpactHoFluidConfig c;
+        c.kvBits = 8;
+        c.simTime = Seconds(20);
+        const ImpactHoFluidResult plain = ImpactHoFluidScenario::Run(c, 1);
+        c.kvAccuracyLoss = 0.02;
+        const ImpactHoFluidResult lossy = ImpactHoFluidScenario::Run(c, 1);
+        NS_TEST_ASSERT_MSG_EQ(lossy.users.size(), plain.users.size(), "the same arrivals");
+        NS_TEST_ASSERT_MSG_GT(plain.users.size(), 40u, "about 80 users in 20 s at 4/s");
+        for (std::size_t i = 0; i < plain.users.size(); ++i)
+        {
+            const ImpactHoUserResult& a = plain.users[i];
+            const ImpactHoUserResult& b = lossy.users[i];
+            NS_TEST_ASSERT_MSG_EQ_TOL(b.received, a.received, 1e-6, "user " << i << " share");
+            NS_TEST_ASSERT_MSG_EQ_TOL(b.accuracy, 0.98 * a.accuracy, 1e-6, "user " << i);
+            NS_TEST_ASSERT_MSG_EQ_TOL(b.fullAccuracy, 0.98 * a.fullAccuracy, 1e-12, "ceiling");
+            if (a.contextTokens == 4096)
+            {
+                NS_TEST_ASSERT_MSG_EQ_TOL(b.fullAccuracy, 0.9535 * 0.98, 1e-12, "4K ceiling");
+            }
+        }
+        ImpactHoFluidConfig bad;
+        bad.kvAccuracyLoss = 0.02; // at the default q = 16
+        bool refused = false;
+        try
+        {
+            bad.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            refused = std::string(e.what()).find("kvAccuracyLoss must be 0 at kvBits 16") !=
+                      std::string::npos;
+        }
+        NS_TEST_ASSERT_MSG_EQ(refused, true, "a loss at q = 16 is refused, naming the field");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief ImpactHO at flow and packet level (SYSTEM).
  */
 class EdgeLlmImpactHoTestSuite : public TestSuite
@@ -167,6 +221,7 @@ class EdgeLlmImpactHoTestSuite : public TestSuite
         AddTestCase(new ImpactHoTable2TestCase, TestCase::QUICK);
         AddTestCase(new ImpactHoShapesTestCase, TestCase::QUICK);
         AddTestCase(new ImpactHoPacketTestCase, TestCase::QUICK);
+        AddTestCase(new ImpactHoKvPrecisionTestCase, TestCase::QUICK);
     }
 };
 
