@@ -652,6 +652,56 @@ class HandoverFailureTestCase : public FaultTestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Handover failure seen by the target's RRC (e.g. HandoverFailureJoining or
+ *        ...MaxRach, through the same RrcHandoverFailure hook) 40 ms into a transfer: the
+ *        target drops the restore and sends TRANSFER_CANCEL; the source stops sending and
+ *        decodes the session's 5 remaining tokens itself; bytes sent = bytes delivered.
+ */
+class TargetHandoverFailureTestCase : public FaultTestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit TargetHandoverFailureTestCase(const std::string& transport)
+        : FaultTestCase("handover failure at the target: the source takes the session back",
+                        transport)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint64_t bytesPerToken =
+            LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
+        const TwoBsOutcome o = RunTwoBs("ns3::ChoScheduler",
+                                        0,
+                                        1,
+                                        300,
+                                        Seconds(0),
+                                        Seconds(0),
+                                        [](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                                            source->OpenSession(1, 300, 5);
+                                            // LteEnbRrc's signature: (imsi, cellId, rnti).
+                                            Simulator::Schedule(MilliSeconds(40),
+                                                                &EdgeLlmNode::RrcHandoverFailure,
+                                                                target,
+                                                                1,
+                                                                2,
+                                                                0);
+                                        });
+        NS_TEST_ASSERT_MSG_EQ(o.cancelledAtTarget, 1u, "the target drops the restore");
+        NS_TEST_ASSERT_MSG_EQ(o.cancelledAtSource, 1u, "the source takes it back");
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 0u, "nothing restored at the target");
+        NS_TEST_ASSERT_MSG_EQ(o.tokens.count(2), 0u, "no token from the target");
+        NS_TEST_ASSERT_MSG_EQ(o.tokens.count(1) ? o.tokens.at(1).size() : 0u,
+                              5u,
+                              "the source decodes the 5 tokens");
+        NS_TEST_ASSERT_MSG_LT(o.sent, 300 * bytesPerToken, "the rest was never sent");
+        NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief A transfer that times out while the batch prefill of the prefix is still
  *        pending (one ctHO session of 1000 tokens, TransferTimeout 1 ms): the missing
  *        tokens attend to the prefix, so their re-prefill starts on the first 10 ms
@@ -1070,6 +1120,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
             AddTestCase(new HandoverFailureTestCase(transport), TestCase::QUICK);
             AddTestCase(new ManySessionsTestCase(transport), TestCase::QUICK);
             AddTestCase(new TimeoutBeforeBatchTestCase(transport), TestCase::QUICK);
+            AddTestCase(new TargetHandoverFailureTestCase(transport), TestCase::QUICK);
             AddTestCase(new TransferRefusedTestCase(transport), TestCase::QUICK);
             AddTestCase(new TransferStatusTestCase(transport), TestCase::QUICK);
             AddTestCase(new PlanningRateTestCase(transport), TestCase::QUICK);
