@@ -83,7 +83,12 @@ main(int argc, char* argv[])
     cmd.AddValue("predictedHandoverX",
                  "Online: where the predictor expects handovers, m (default: the boundary)",
                  cfg.predictedHandoverX);
+    bool pcap = false;
     cmd.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
+    cmd.AddValue("pcap",
+                 "Write pcap of the eNBs' point-to-point links (X2, S1-U) to "
+                 "<outputDir>/<scheme>-<node>-<device>.pcap (decode: tools/edge-llm-kv.lua)",
+                 pcap);
     cmd.Parse(argc, argv);
     cfg.backhaulDelay = MicroSeconds(backhaulDelayUs);
     cfg.batchPeriod = MicroSeconds(batchPeriodMs * 1000);
@@ -172,6 +177,7 @@ main(int argc, char* argv[])
     std::vector<RoadHandoverResult> results;
     for (const auto& [name, type] : runs)
     {
+        cfg.pcapPrefix = pcap ? outputDir + "/" + name : "";
         const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, type);
         results.push_back(r);
         std::cout << "\n"

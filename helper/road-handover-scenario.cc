@@ -19,6 +19,8 @@
 #include "ns3/mobility-helper.h"
 #include "ns3/mobility-model.h"
 #include "ns3/point-to-point-epc-helper.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -194,6 +196,22 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
     }
     lte->AddX2Interface(enbNodes);
+    if (!cfg.pcapPrefix.empty())
+    {
+        // The usual helper call, on the eNBs' point-to-point devices (X2 and S1-U);
+        // tools/edge-llm-kv.lua decodes the KV transfer in them.
+        for (uint32_t n = 0; n < enbNodes.GetN(); ++n)
+        {
+            for (uint32_t d = 0; d < enbNodes.Get(n)->GetNDevices(); ++d)
+            {
+                Ptr<NetDevice> dev = enbNodes.Get(n)->GetDevice(d);
+                if (DynamicCast<PointToPointNetDevice>(dev))
+                {
+                    PointToPointHelper().EnablePcap(cfg.pcapPrefix, dev, false);
+                }
+            }
+        }
+    }
     for (uint32_t i = 0; i < k; ++i)
     {
         lte->Attach(ueDevs.Get(i), enbDevs.Get(0));

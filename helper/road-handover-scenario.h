@@ -53,20 +53,22 @@ struct RoadHandoverConfig
                                               //!< the slowest restore any scheme could need
                                               //!< (all caches in a row, or K prefills of the
                                               //!< longest context) and the stream after it
-    std::string handoverAlgorithm;            //!< "": handovers requested at the boundary
-                                              //!< and announced (ctHO); else an LTE handover
-                                              //!< algorithm TypeId, e.g.
-                                              //!< "ns3::A3RsrpHandoverAlgorithm" (online)
-    Time lookahead{Seconds(0)};               //!< Scheduler Lookahead for online batches
-    bool predictArrivals{false};              //!< Online: predict arrivals from positions
-    bool handoverDisabled{false}; //!< No-HO: the UEs stay on the source (Fig. 4's baseline)
-    uint32_t streamTokens{0};     //!< G: measure the time to receive G tokens after the
-                                  //!< handover (no-HO: after the boundary crossing); 0: off
-    uint32_t tokenBytes{4};       //!< Radio payload per streamed token, bytes
-    std::string pathlossModel;    //!< LTE path-loss model TypeId ("": LTE's default, Friis)
-    double pathlossExponent{3.0}; //!< Its "Exponent" attribute, if it has one
-    uint16_t bandwidthRbs{25};    //!< LTE DL and UL bandwidth, resource blocks
-    double enbTxPowerDbm{30};     //!< eNB transmit power, dBm
+    std::string pcapPrefix;        //!< Non-empty: pcap of the eNBs' point-to-point links (X2 with
+                                   //!< the KV transfer, and S1-U), ns-3's usual file names
+    std::string handoverAlgorithm; //!< "": handovers requested at the boundary
+                                   //!< and announced (ctHO); else an LTE handover
+                                   //!< algorithm TypeId, e.g.
+                                   //!< "ns3::A3RsrpHandoverAlgorithm" (online)
+    Time lookahead{Seconds(0)};    //!< Scheduler Lookahead for online batches
+    bool predictArrivals{false};   //!< Online: predict arrivals from positions
+    bool handoverDisabled{false};  //!< No-HO: the UEs stay on the source (Fig. 4's baseline)
+    uint32_t streamTokens{0};      //!< G: measure the time to receive G tokens after the
+                                   //!< handover (no-HO: after the boundary crossing); 0: off
+    uint32_t tokenBytes{4};        //!< Radio payload per streamed token, bytes
+    std::string pathlossModel;     //!< LTE path-loss model TypeId ("": LTE's default, Friis)
+    double pathlossExponent{3.0};  //!< Its "Exponent" attribute, if it has one
+    uint16_t bandwidthRbs{25};     //!< LTE DL and UL bandwidth, resource blocks
+    double enbTxPowerDbm{30};      //!< eNB transmit power, dBm
     /// Where the arrival predictor expects handovers, m (NaN: the boundary)
     double predictedHandoverX{std::numeric_limits<double>::quiet_NaN()};
 

@@ -68,5 +68,20 @@ check "node: TRANSFER_RESPONSE ACCEPTED" 'grep -q "^9 0 " "$tmp/node"'
 check "node: TRANSFER_STATUS PROGRESS reports" 'grep -q "^10 *1 [0-9]" "$tmp/node"'
 check "node: TRANSFER_STATUS RESTORED with 17203200 bytes" 'grep -q "^10 *2 17203200" "$tmp/node"'
 
-if [ $fail -eq 0 ]; then echo "14 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
+# The main example's --pcap (the usual PointToPointHelper::EnablePcap on the eNBs' links):
+# ctHO's four TRANSFER_REQUESTs on X2, each with n_pf + n_tx = C and the batch's L = n_pf.
+main="$(dirname "$runner")/edge-llm-lte-handover"
+mkdir -p "$tmp/main"
+"$main" --schemes=ctho --pcap=1 --outputDir="$tmp/main" >"$tmp/main/out" 2>&1 || {
+  echo "the main example failed"; echo "0 passed, 1 failed"; exit 1; }
+tshark -r "$tmp/main/ctho-3-3.pcap" -X lua_script:"$src/tools/edge-llm-kv.lua" \
+  -Y "edgellm.type == 1" -T fields -e edgellm.session -e edgellm.context_tokens \
+  -e edgellm.prefill_length -e edgellm.prefill_tokens -e edgellm.transfer_tokens \
+  2>/dev/null | tr '\t' ' ' >"$tmp/main/requests"
+L=$(sed -n 's/^ctho: L = \([0-9]*\) tokens.*/\1/p' "$tmp/main/out")
+check "main --pcap: four TRANSFER_REQUESTs on X2" '[ "$(wc -l <"$tmp/main/requests")" -eq 4 ]'
+check "main --pcap: n_pf = L = $L and n_pf + n_tx = C in each" \
+  'awk -v L="$L" "{ if (\$3 != L || \$4 != L || \$4 + \$5 != \$2) bad = 1 } END { exit bad }" "$tmp/main/requests"'
+
+if [ $fail -eq 0 ]; then echo "16 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
 exit $fail
