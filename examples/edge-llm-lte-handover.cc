@@ -163,6 +163,19 @@ main(int argc, char* argv[])
     defaults->GetAttribute("Transport", transport);
     defaults->GetAttribute("LayerwiseStreaming", layerwise);
     const std::string transportName = transport.Get() == EdgeLlmNode::UDP ? "Udp" : "Tcp";
+    // Model and KvBits are this program's --model and --kvBits; an attribute default for
+    // them would be overridden without a word, so it is refused instead.
+    StringValue modelDefault;
+    UintegerValue kvBitsDefault;
+    defaults->GetAttribute("Model", modelDefault);
+    defaults->GetAttribute("KvBits", kvBitsDefault);
+    if (modelDefault.Get() != "qwen2.5-7b-instruct" || kvBitsDefault.Get() != 16)
+    {
+        std::cerr << "error: set the model and KV precision with --model and --kvBits, not "
+                     "--ns3::EdgeLlmNode::Model / KvBits (this program sets both)"
+                  << std::endl;
+        return 2;
+    }
     std::cout << "edge-llm-lte-handover: " << cfg.road.numUes << " UEs, " << cfg.model
               << ", backhaul " << cfg.backhaulGbps << " Gbit/s (MTU " << cfg.backhaulMtu
               << ", transport " << transportName << ", layer-wise "

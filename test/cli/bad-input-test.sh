@@ -33,6 +33,8 @@ expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::DecodeRate=-1" \
   $main --ns3::EdgeLlmNode::DecodeRate=-1
 expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::Transport=Sctp" \
   $main --ns3::EdgeLlmNode::Transport=Sctp
+expect 2 "set the model and KV precision with --model and --kvBits" \
+  $main --ns3::EdgeLlmNode::KvBits=8
 expect 134 "StatusInterval is +1us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
   $main --ns3::EdgeLlmNode::StatusInterval=1us
 expect 134 "BackhaulSegmentSize is 100000; it must be 0 (link MTU - 52) or in [64, 8948]" \
