@@ -51,6 +51,21 @@ struct TwoBsOutcome
     std::map<uint16_t, std::vector<double>> tokens;    //!< TokenDecoded times, by cell
 };
 
+/// \return the point-to-point devices of \p node (its backhaul links)
+std::vector<Ptr<PointToPointNetDevice>>
+P2pDevices(Ptr<Node> node)
+{
+    std::vector<Ptr<PointToPointNetDevice>> devices;
+    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+    {
+        if (Ptr<PointToPointNetDevice> d = DynamicCast<PointToPointNetDevice>(node->GetDevice(i)))
+        {
+            devices.push_back(d);
+        }
+    }
+    return devices;
+}
+
 /// The backhaul transport of the next scenario (EdgeLlmNode::Transport): "Tcp" or "Udp".
 std::string g_transport = "Tcp";
 
@@ -815,29 +830,25 @@ class TransferStatusTestCase : public FaultTestCase
     {
         const uint64_t bytesPerToken =
             LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
-        const TwoBsOutcome o = RunTwoBs(
-            "ns3::ChoScheduler",
-            0,
-            1,
-            300,
-            Seconds(0),
-            Seconds(0),
-            [this](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
-                target->SetAttribute("StatusInterval", TimeValue(MilliSeconds(20)));
-                const char* pcap = std::getenv("EDGE_LLM_NODE_PCAP");
-                if (pcap && m_transport == "Tcp")
-                {
-                    // test/cli/kv-dissector-test.sh decodes this capture
-                    Ptr<Node> node = target->GetNode();
-                    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
-                    {
-                        if (DynamicCast<PointToPointNetDevice>(node->GetDevice(i)))
-                        {
-                            PointToPointHelper().EnablePcap(pcap, node->GetDevice(i), false, true);
-                        }
-                    }
-                }
-            });
+        const TwoBsOutcome o =
+            RunTwoBs("ns3::ChoScheduler",
+                     0,
+                     1,
+                     300,
+                     Seconds(0),
+                     Seconds(0),
+                     [this](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
+                         target->SetAttribute("StatusInterval", TimeValue(MilliSeconds(20)));
+                         const char* pcap = std::getenv("EDGE_LLM_NODE_PCAP");
+                         if (pcap && m_transport == "Tcp")
+                         {
+                             // test/cli/kv-dissector-test.sh decodes this capture
+                             for (Ptr<PointToPointNetDevice> d : P2pDevices(target->GetNode()))
+                             {
+                                 PointToPointHelper().EnablePcap(pcap, d, false, true);
+                             }
+                         }
+                     });
         NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 1u, "restored");
         const double restored = o.restoredAt.at(1);
         // The request reaches the target at ~11 ms (10 ms handover, 1 ms link); reports
@@ -899,14 +910,9 @@ class PlanningRateTestCase : public FaultTestCase
                          for (Ptr<EdgeLlmNode> bs : {source, target})
                          {
                              bs->SetAttribute("PlanningRate", StringValue(planning));
-                             Ptr<Node> node = bs->GetNode();
-                             for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+                             for (Ptr<PointToPointNetDevice> d : P2pDevices(bs->GetNode()))
                              {
-                                 if (Ptr<PointToPointNetDevice> d =
-                                         DynamicCast<PointToPointNetDevice>(node->GetDevice(i)))
-                                 {
-                                     d->SetMtu(1500);
-                                 }
+                                 d->SetMtu(1500);
                              }
                          }
                          source->TraceConnectWithoutContext(
