@@ -116,6 +116,10 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     Ptr<Packet> datagram = Create<Packet>(data, static_cast<uint32_t>(size));
     KvDatagramHeader h;
     const uint32_t read = datagram->RemoveHeader(h);
+    if (!h.IsValid() && read != 0)
+    {
+        __builtin_trap(); // an invalid datagram header reads nothing
+    }
     if (h.IsValid())
     {
         if (read != h.GetSerializedSize() || read > size)

@@ -67,7 +67,8 @@ uint32_t
 KvDatagramHeader::Deserialize(Buffer::Iterator start)
 {
     // Every read is preceded by a check of the bytes left: a short or malformed byte
-    // string leaves the header invalid and nothing is read out of range.
+    // string leaves the header invalid, nothing is read out of range, and 0 is returned
+    // (all or nothing, like the frame headers).
     const uint32_t available = start.GetRemainingSize();
     sackBlocks.clear();
     sequence = 0;
@@ -83,13 +84,13 @@ KvDatagramHeader::Deserialize(Buffer::Iterator start)
     type = start.ReadU8();
     if (version != VERSION)
     {
-        return 2;
+        return 0;
     }
     if (type == DATA)
     {
         if (available < DATA_SIZE)
         {
-            return 2;
+            return 0;
         }
         sequence = start.ReadNtohU32();
         m_truncated = false;
@@ -97,13 +98,13 @@ KvDatagramHeader::Deserialize(Buffer::Iterator start)
     }
     if (type != ACK || available < ACK_BASE_SIZE)
     {
-        return 2;
+        return 0;
     }
     nextExpected = start.ReadNtohU32();
     const uint8_t count = start.ReadU8();
     if (count > MAX_SACK_BLOCKS || available < ACK_BASE_SIZE + SACK_BLOCK_SIZE * count)
     {
-        return ACK_BASE_SIZE;
+        return 0;
     }
     sackBlocks.resize(count);
     for (SackBlock& b : sackBlocks)
@@ -112,7 +113,7 @@ KvDatagramHeader::Deserialize(Buffer::Iterator start)
         b.end = start.ReadNtohU32();
     }
     m_truncated = false;
-    return ACK_BASE_SIZE + SACK_BLOCK_SIZE * count;
+    return IsValid() ? ACK_BASE_SIZE + SACK_BLOCK_SIZE * count : 0; // all or nothing
 }
 
 bool

@@ -87,7 +87,7 @@ class KvDatagramHeader : public Header
      * \brief Read the header from any byte string, never past its end. Check IsValid()
      *        afterwards.
      * \param start where to read; start.GetRemainingSize() bytes are available
-     * \return bytes read: the header's size if it is valid, fewer if it is not
+     * \return the header's size if it is valid, 0 if it is not (all or nothing)
      */
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;

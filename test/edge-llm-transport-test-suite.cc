@@ -285,12 +285,15 @@ class KvDatagramHeaderTestCase : public TestCase
     }
 
   private:
-    /// \return the header read from \p bytes (nothing read past them)
-    static KvDatagramHeader Parse(const std::vector<uint8_t>& bytes)
+    /// \return the header read from \p bytes (nothing read past them; all or nothing)
+    KvDatagramHeader Parse(const std::vector<uint8_t>& bytes)
     {
         Ptr<Packet> p = Create<Packet>(bytes.data(), static_cast<uint32_t>(bytes.size()));
         KvDatagramHeader h;
-        p->PeekHeader(h);
+        const uint32_t read = p->PeekHeader(h);
+        NS_TEST_EXPECT_MSG_EQ(read,
+                              h.IsValid() ? h.GetSerializedSize() : 0u,
+                              "a header reads all of its bytes or none");
         return h;
     }
 
