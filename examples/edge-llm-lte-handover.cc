@@ -111,6 +111,14 @@ main(int argc, char* argv[])
     std::string s;
     while (std::getline(list, s, ','))
     {
+        for (const auto& run : runs)
+        {
+            if (run.first == s)
+            {
+                std::cerr << "error: --schemes: '" << s << "' is listed twice" << std::endl;
+                return 2;
+            }
+        }
         if (s == "ctho")
         {
             runs.emplace_back(s, "ns3::CtHoScheduler");
@@ -177,11 +185,11 @@ main(int argc, char* argv[])
         return 2;
     }
     std::cout << "edge-llm-lte-handover: " << cfg.road.numUes << " UEs, " << cfg.model
-              << ", backhaul " << cfg.backhaulGbps << " Gbit/s (MTU " << cfg.backhaulMtu
-              << ", transport " << transportName << ", layer-wise "
-              << (layerwise.Get() ? "on" : "off") << "), contexts Unif[" << cfg.road.contextMin
-              << ", " << cfg.road.contextMax << "] tokens, seed " << RngSeedManager::GetSeed()
-              << " run " << RngSeedManager::GetRun() << std::endl;
+              << " at q = " << cfg.kvBits << " bits, backhaul " << cfg.backhaulGbps
+              << " Gbit/s (MTU " << cfg.backhaulMtu << ", transport " << transportName
+              << ", layer-wise " << (layerwise.Get() ? "on" : "off") << "), contexts Unif["
+              << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, seed "
+              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
 
     std::ostringstream csv;
     csv << "scheme,ue_id,context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,"

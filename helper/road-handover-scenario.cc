@@ -426,6 +426,12 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         RoadHandoverUeResult& r = ues[app->GetSessionId()];
         r.tokensMissing = app->GetTokensMissing();
         r.tokensDuplicated = app->GetTokensDuplicated();
+        if (!std::isnan(r.receivedFraction) && r.prefillTokens == 0 && r.transferTokens == 0)
+        {
+            // ImpactHO plans no split: the whole cache is offered, in importance order, and
+            // receivedFraction says how much of it arrived by the window's end.
+            r.transferTokens = r.contextTokens;
+        }
         result.ues.push_back(r);
         // A missing value (NaN) makes the worst case unknown, never silently smaller.
         result.predictedWorst = std::isnan(r.predictedDelay) || std::isnan(result.predictedWorst)

@@ -27,6 +27,7 @@ expect 2 "kvBits must be 16, 8 or 4" $main --kvBits=3
 expect 2 "numUes must be in [1, 12] at packet level" $main --numUes=13
 expect 2 "contextMin <= contextMax" $main --contextMin=5000
 expect 2 "--schemes: unknown scheme 'best'" $main --schemes=best
+expect 2 "--schemes: 'ctho' is listed twice" $main --schemes=ctho,ctho
 expect 2 "--backhaulMtu: must be in [576, 65535]" $main --backhaulMtu=70000
 expect 2 "--outputDir: cannot write" $bin/edge-llm-lte-handover --outputDir=/proc/no/such
 expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::DecodeRate=-1" \
