@@ -1227,37 +1227,34 @@ void
 EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req)
 {
     NS_LOG_FUNCTION(this << peerCellId << req.sessionId);
+    // Every request is answered; a KV format this BS's model cannot use is refused.
+    const bool accepted = req.bytesPerToken == m_profile.BytesPerToken();
     KvTransferResponseHeader response;
     response.sessionId = req.sessionId;
     response.bytesPerToken = static_cast<uint32_t>(m_profile.BytesPerToken());
-    if (req.bytesPerToken != m_profile.BytesPerToken())
+    response.result =
+        accepted ? KvTransferResponseHeader::ACCEPTED : KvTransferResponseHeader::REFUSED_KV_FORMAT;
+    m_peers.at(peerCellId).connection->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
+    Session& s = m_sessions[req.sessionId];
+    s = Session();
+    s.id = req.sessionId;
+    s.sourceCellId = peerCellId;
+    if (!accepted)
     {
         NS_LOG_ERROR("cell " << m_cellId << ": session " << req.sessionId << " from cell "
                              << peerCellId << " has " << req.bytesPerToken
                              << " KV bytes/token, this BS's model has " << m_profile.BytesPerToken()
                              << "; request refused");
-        response.result = KvTransferResponseHeader::REFUSED_KV_FORMAT;
-        m_peers.at(peerCellId)
-            .connection->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
-        Session& refused = m_sessions[req.sessionId];
-        refused = Session();
-        refused.id = req.sessionId;
-        refused.state = REFUSED; // its KV bytes still in flight are counted and dropped
-        refused.sourceCellId = peerCellId;
+        s.state = REFUSED; // its KV bytes still in flight are counted and dropped
         m_refusedTrace(req.sessionId, peerCellId, 0);
         return;
     }
-    m_peers.at(peerCellId).connection->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
-    Session& s = m_sessions[req.sessionId];
-    s = Session();
-    s.id = req.sessionId;
     s.ueAddress = Ipv4Address(req.ueAddress);
     s.uePort = req.uePort;
     s.promptTokens = req.contextTokens - req.tokensGenerated;
     s.generated = req.tokensGenerated;
     s.maxNewTokens = req.maxNewTokens;
     s.state = RESTORING;
-    s.sourceCellId = peerCellId;
     s.handoverTime = NanoSeconds(req.handoverTimeNs);
     s.expectedKvBytes = uint64_t{req.transferTokens} * req.bytesPerToken;
     if (req.flags & KvTransferRequestHeader::IMPORTANCE_ORDERED)

@@ -876,8 +876,6 @@ KvDatagramSocket::Send(Ptr<Packet> p, uint32_t /* flags */)
         m_errno = ERROR_SHUTDOWN;
         return -1;
     }
-    NS_ABORT_MSG_IF(m_pacingRate.GetBitRate() == 0,
-                    "KvDatagramSocket: attribute PacingRate must be > 0 bit/s");
     const uint32_t size = p->GetSize();
     if (size > GetTxAvailable())
     {
