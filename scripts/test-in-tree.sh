@@ -1,0 +1,225 @@
+#!/usr/bin/env bash
+# Builds the module inside an ns-3 source tree and runs its tests there, the way an ns-3 user
+# does (test.py), for one of the ns-3 versions the README's compatibility table lists.
+#
+#   bash scripts/test-in-tree.sh VERSION [SOURCE]
+#
+#   VERSION  3.35      ns-3.35, waf (./waf configure; the module's wscript)
+#            3.46+nr   ns-3.46 with 5G-LENA nr v4.1.1 at contrib/nr (NR support on)
+#            3.48      ns-3.48, CMake
+#   SOURCE   where the release tarballs are (ns-3.X.tar.gz, nr-v4.1.1.tar.gz):
+#            default ${EDGE_LLM_THIRD_PARTY:-<repo>/../shared/third-party}; or "git" to clone
+#            the same tags from the upstream repositories (NS3_GIT_URL, NR_GIT_URL override).
+#
+# The extracted tree and its build stay in ${EDGE_LLM_CACHE:-~/.cache/edge-llm}/VERSION, with a
+# ccache in ${EDGE_LLM_CACHE}/ccache: a second run rebuilds only what changed. The module is
+# copied (rsync) to contrib/edge-llm; only the modules it needs are configured, with examples
+# and tests filtered to edge-llm (CMake) and -Werror on the module's own code (3.46, 3.48).
+# Runs every edge-llm-* TestSuite with test.py, the examples of test/examples-to-run.py, and
+# the user program test/install/user-program.cc as a scratch/ program. Ends with one line
+# "N passed, N failed"; exit status 0 only if nothing failed.
+#
+# Changes made to the extracted upstream trees (minimal, needed to build with Debian 12's
+# g++ 12; each is printed when applied):
+#   ns-3.46  src/core/model/test.cc: add #include <algorithm> (std::find used without it)
+set -euo pipefail
+
+usage() {
+  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  exit 2
+}
+[ $# -ge 1 ] || usage
+version=$1
+source=${2:-${EDGE_LLM_THIRD_PARTY:-}}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+[ -n "$source" ] || source="$repo/../shared/third-party"
+cache=${EDGE_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edge-llm}
+jobs=${EDGE_LLM_JOBS:-$(nproc)}
+
+# Modules the module links (and their dependencies come by themselves).
+modules="lte;point-to-point;applications;internet;mobility;stats;config-store;flow-monitor;traffic-control"
+case "$version" in
+  3.35) ns3=3.35 nr="" build=waf ;;
+  3.46+nr) ns3=3.46 nr=v4.1.1 build=cmake ;;
+  3.48) ns3=3.48 nr="" build=cmake ;;
+  *)
+    echo "test-in-tree: error: VERSION must be one of 3.35, 3.46+nr, 3.48 (got '$version')" >&2
+    exit 2
+    ;;
+esac
+declare -A sha256=(
+  [ns-3.35.tar.gz]=5b657b4b4e080634b9a90eca02fff822cc0af12cb8866a246d3bad952d165706
+  [ns-3.46.tar.gz]=b77ad4d7a9e3ce8401d42635514f5b53f634a94fd7974ae477e53683a24d3a3f
+  [ns-3.48.tar.gz]=79ff9b26eea047f038e4e6776155fbbbdc4b7cad66b431eeb1c03f41597219c0
+  [nr-v4.1.1.tar.gz]=286de1701987b65c29a252c656f4b6abcc3c5516d53334d8dd1c257c583fa05f
+)
+
+say() { echo "test-in-tree[$version]: $*"; }
+
+# Debian packages the in-tree build needs beyond scripts/setup.sh's (only those missing).
+need=(rsync ccache ninja-build cmake g++ python3 libgsl-dev libsqlite3-dev libxml2-dev
+  libboost-dev nlohmann-json3-dev gnuplot-nox)
+missing=()
+for p in "${need[@]}"; do
+  [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  say "installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
+
+export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
+mkdir -p "$cache/$version" "$CCACHE_DIR"
+ccache -M 8G >/dev/null
+top="$cache/$version/ns-$ns3"
+
+fetch_tarball() { # name -> path of the verified tarball
+  local name=$1 path="$source/$1"
+  if [ ! -f "$path" ]; then
+    echo "test-in-tree: error: $path not found (SOURCE must be a folder with $name, or 'git')" >&2
+    exit 2
+  fi
+  local sum
+  sum=$(sha256sum "$path" | cut -d' ' -f1)
+  if [ "$sum" != "${sha256[$name]}" ]; then
+    echo "test-in-tree: error: $path has sha256 $sum, expected ${sha256[$name]}" >&2
+    exit 2
+  fi
+  echo "$path"
+}
+
+if [ ! -f "$top/.edge-llm-extracted" ]; then
+  rm -rf "$top"
+  if [ "$source" = git ]; then
+    say "cloning ns-$ns3${nr:+ and nr $nr}"
+    git clone -q --depth 1 --branch "ns-$ns3" \
+      "${NS3_GIT_URL:-https://gitlab.com/nsnam/ns-3-dev.git}" "$top"
+    [ -z "$nr" ] || git clone -q --depth 1 --branch "$nr" \
+      "${NR_GIT_URL:-https://gitlab.com/cttc-lena/nr.git}" "$top/contrib/nr"
+  else
+    say "extracting ns-$ns3${nr:+ and nr $nr} from $source"
+    tar xzf "$(fetch_tarball "ns-$ns3.tar.gz")" -C "$cache/$version"
+    [ -z "$nr" ] || tar xzf "$(fetch_tarball "nr-$nr.tar.gz")" -C "$top/contrib"
+  fi
+  if [ "$ns3" = 3.46 ] && ! grep -q '#include <algorithm>' "$top/src/core/model/test.cc"; then
+    say "patch: src/core/model/test.cc gets #include <algorithm> (g++ 12)"
+    sed -i 's/^#include <cmath>$/#include <algorithm>\n#include <cmath>/' "$top/src/core/model/test.cc"
+  fi
+  touch "$top/.edge-llm-extracted"
+fi
+
+# The module, as it is in this clone (tracked and untracked files, no build output).
+mkdir -p "$top/contrib/edge-llm"
+rsync -a --delete --exclude /build --exclude /.git --exclude /results "$repo/" "$top/contrib/edge-llm/"
+# The user program of test/install as an ns-3 scratch/ program.
+cp "$repo/test/install/user-program.cc" "$top/scratch/edge-llm-user-program.cc" 2>/dev/null || true
+
+cd "$top"
+log="$cache/$version/build.log"
+start=$(date +%s)
+if [ "$build" = cmake ]; then
+  enabled="edge-llm;$modules${nr:+;nr}"
+  configure=(./ns3 configure -G Ninja --build-profile=release --enable-asserts --enable-logs
+    --enable-examples --enable-tests --filter-module-examples-and-tests=edge-llm
+    "--enable-modules=$enabled" -- -DEDGE_LLM_WERROR=ON)
+  if [ "$(cat "$cache/$version/configured" 2>/dev/null)" != "${configure[*]}" ]; then
+    say "configuring: ${configure[*]}"
+    "${configure[@]}" >"$cache/$version/configure.log" 2>&1 \
+      || { tail -30 "$cache/$version/configure.log"; exit 1; }
+    echo "${configure[*]}" >"$cache/$version/configured"
+  fi
+  grep -h "edge-llm:" "$cache/$version/configure.log" | sort -u || true
+  say "building (log: $log)"
+  if ! ./ns3 build -j "$jobs" >"$log" 2>&1; then
+    grep -E "error|Error" "$log" | head -40
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+else
+  configure=(./waf configure --build-profile=optimized --disable-werror --disable-python
+    --enable-examples --enable-tests "--enable-modules=edge-llm,${modules//;/,}")
+  if [ "$(cat "$cache/$version/configured" 2>/dev/null)" != "${configure[*]}" ]; then
+    say "configuring: CXX='ccache g++' ${configure[*]}"
+    CXX="ccache g++" "${configure[@]}" >"$cache/$version/configure.log" 2>&1 \
+      || { tail -30 "$cache/$version/configure.log"; exit 1; }
+    echo "${configure[*]}" >"$cache/$version/configured"
+  fi
+  say "building (log: $log)"
+  if ! ./waf build -j"$jobs" >"$log" 2>&1; then
+    grep -E "error|Error" "$log" | head -40
+    echo "0 passed, 1 failed"
+    exit 1
+  fi
+fi
+say "build took $(($(date +%s) - start)) s"
+
+passed=0 failed=0
+record() { # name, status
+  if [ "$2" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); say "FAILED: $1"; fi
+}
+
+# Every edge-llm-* suite the test-runner knows, one test.py call each.
+if [ "$build" = cmake ]; then
+  runner=(./ns3 run --no-build "test-runner --list")
+else
+  runner=(./waf --run "test-runner --list")
+fi
+mapfile -t suites < <("${runner[@]}" 2>/dev/null | grep -oE '^ *edge-llm-[a-z0-9-]+' | tr -d ' ' | sort -u)
+[ ${#suites[@]} -gt 0 ] || { say "no edge-llm suites found"; echo "0 passed, 1 failed"; exit 1; }
+for s in "${suites[@]}"; do
+  t0=$(date +%s)
+  if python3 test.py -n -s "$s" >"$cache/$version/test-$s.log" 2>&1 \
+    && grep -q "^PASS: TestSuite $s" "$cache/$version/test-$s.log"; then
+    record "$s" 0
+    say "PASS $s ($(($(date +%s) - t0)) s)"
+  else
+    record "$s" 1
+    tail -20 "$cache/$version/test-$s.log"
+  fi
+done
+
+# The examples of test/examples-to-run.py (test.py runs them as "example" jobs).
+if [ -f "$repo/test/examples-to-run.py" ]; then
+  mapfile -t examples < <(python3 - "$repo/test/examples-to-run.py" <<'EOF'
+import sys
+ns = {}
+exec(open(sys.argv[1]).read(), ns)
+for program, run, _ in ns.get("cpp_examples", []):
+    print(program.split()[0])
+EOF
+  )
+  for e in $(printf '%s\n' "${examples[@]}" | sort -u); do
+    t0=$(date +%s)
+    if python3 test.py -n -e "$e" >"$cache/$version/example-$e.log" 2>&1 \
+      && grep -q "^PASS: Example" "$cache/$version/example-$e.log" \
+      && ! grep -qE "^(FAIL|CRASH|VALGR)" "$cache/$version/example-$e.log"; then
+      n=$(grep -c "^PASS: Example" "$cache/$version/example-$e.log")
+      passed=$((passed + n))
+      say "PASS example $e: $n run(s) ($(($(date +%s) - t0)) s)"
+    else
+      record "example $e" 1
+      grep -E "^(PASS|FAIL|SKIP|CRASH)" "$cache/$version/example-$e.log" | head
+    fi
+  done
+fi
+
+# The user program as a scratch/ program.
+if [ -f scratch/edge-llm-user-program.cc ]; then
+  if [ "$build" = cmake ]; then
+    scratch=(./ns3 run --no-build edge-llm-user-program)
+  else
+    scratch=(./waf --run edge-llm-user-program)
+  fi
+  rc=0
+  "${scratch[@]}" >"$cache/$version/scratch.log" 2>&1 || rc=$?
+  [ $rc = 0 ] || tail -20 "$cache/$version/scratch.log"
+  record "scratch/edge-llm-user-program" $rc
+  [ $rc != 0 ] || say "PASS scratch/edge-llm-user-program"
+fi
+
+say "ns-$ns3${nr:+ + nr $nr}: $(($(date +%s) - start)) s in all"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
