@@ -1,0 +1,50 @@
+#! /usr/bin/env python3
+
+# A list of C++ examples to run in order to ensure that they remain
+# buildable and runnable over time.  Each tuple in the list contains
+#
+#     (example_name, do_run, do_valgrind_run).
+#
+# See test.py for more information.
+#
+# ns-3's test.py runs each example with the working directory
+# testpy-output/<date and time>/ under the ns-3 top directory, so
+#  * an input file of this module is ../../contrib/edge-llm/<path>, and
+#  * every output (results/<program>/...) lands in that folder, not in the
+#    source tree.
+# Each example below finishes in under 2 s on one core (standalone build,
+# build/bin/: 0.1 s, 0.6 s, 0.2 s, 1.8 s).
+cpp_examples = [
+    # One ctHO batch plan (JSON on stdout) from the CLI test's four UEs.
+    (
+        "edge-llm-plan --scheme=ctho --ues=../../contrib/edge-llm/test/cli/four-ues.csv "
+        "--backhaulGbps=4.5",
+        "True",
+        "True",
+    ),
+    # ctHO Fig. 3a at flow level (100 Monte-Carlo runs per point).
+    ("ctho-figures --figure=3a", "True", "True"),
+    # ImpactHO Table II (compute baselines), 2 runs.
+    ("impactho-figures --figure=table2 --runs=2", "True", "True"),
+    # The main packet-level job (LTE X2 handovers, ctHO, tHO, cHO) on a small road.
+    (
+        "edge-llm-lte-handover --numUes=2 --contextMax=2048 --tokensAfterHandover=50",
+        "True",
+        "False",
+    ),
+    # The NR (5G-LENA) example is built only when the nr module is enabled; test.py
+    # also skips an example whose program was not built.
+    (
+        "edge-llm-nr-handover",
+        "'ns3-nr' in NS3_ENABLED_CONTRIBUTED_MODULES",
+        "False",
+    ),
+]
+
+# A list of Python examples to run in order to ensure that they remain
+# runnable over time.  Each tuple in the list contains
+#
+#     (example_name, do_run).
+#
+# See test.py for more information.
+python_examples = []
