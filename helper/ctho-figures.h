@@ -17,7 +17,8 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief The knobs of the ctHO figures (defaults: ctHO Sec. IV-A, MODEL.md sec. 3).
+ * \brief The knobs of the ctHO figures (defaults: ctHO Sec. IV-A; doc/edge-llm.rst, Road
+ *        scenario and Streaming radio).
  */
 struct CtHoFigureSettings
 {

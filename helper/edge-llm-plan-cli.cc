@@ -185,7 +185,7 @@ FitCli(const std::string& file, const std::string& family, std::ostream& out)
     return 0;
 }
 
-/// --scheme=*-slot: one ImpactHO backhaul slot (MODEL.md sec. 4).
+/// --scheme=*-slot: one ImpactHO backhaul slot (doc/edge-llm.rst, ImpactHO slot allocation).
 int
 SlotCli(const std::string& scheme,
         const std::string& usersFile,

@@ -17,7 +17,8 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief Knobs of ImpactHO's evaluation (ImpactHO Sec. VI-A; MODEL.md sec. 4).
+ * \brief Knobs of ImpactHO's evaluation (ImpactHO Sec. VI-A; doc/edge-llm.rst, ImpactHO
+ *        evaluation).
  */
 struct ImpactHoFluidConfig
 {

@@ -182,7 +182,8 @@ AccuracyUtility::Preset(uint64_t contextTokens, bool importanceOrder, double kvA
     {
         throw std::invalid_argument("kvAccuracyLoss must be in [0, 1)");
     }
-    // MODEL.md sec. 4: M at 4K, 8K, 16K tokens; linear in log2(C) between, flat outside.
+    // doc/edge-llm.rst, ImpactHO accuracy utility: M at 4K, 8K, 16K tokens; linear in
+    // log2(C) between, flat outside.
     const double l = std::clamp(std::log2(static_cast<double>(contextTokens)), 12.0, 14.0);
     const double m =
         l <= 13 ? 0.9535 + (l - 12) * (0.940 - 0.9535) : 0.940 + (l - 13) * (0.9302 - 0.940);

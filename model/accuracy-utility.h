@@ -16,8 +16,8 @@ namespace ns3
  * \ingroup edge-llm
  * \brief Accuracy of an LLM as a function of the fraction y in [0, 1] of its
  *        importance-ordered KV cache received: a sigmoid with upper asymptote M,
- *        sharpness k and inflection tau (ImpactHO Sec. III-D and IV, Eq. 6; MODEL.md
- *        sec. 4). With `u = k (y - tau)`:
+ *        sharpness k and inflection tau (ImpactHO Sec. III-D and IV, Eq. 6; doc/edge-llm.rst,
+ *        ImpactHO accuracy utility). With `u = k (y - tau)`:
  *
  * | family    | A(y)                             | A'(y)                          |
  * |-----------|----------------------------------|--------------------------------|
@@ -53,7 +53,8 @@ struct AccuracyUtility
     double Derivative(double y) const;
 
     /**
-     * \brief The inverse of A' on the concave branch (ImpactHO Eq. 12, MODEL.md sec. 4).
+     * \brief The inverse of A' on the concave branch (the interior branch of ImpactHO Eq. (9)
+     *        for this family; doc/edge-llm.rst, ImpactHO accuracy utility).
      * \param slope p > 0
      * \return the y >= tau with A'(y) = p; tau if p >= A'(tau) (the steepest slope);
      *         +infinity if p <= 0 (any y is too steep)
@@ -76,7 +77,7 @@ struct AccuracyUtility
     static Family ParseFamily(const std::string& name);
 
     /**
-     * \brief The defaults of MODEL.md sec. 4 (Qwen3-8B on RULER).
+     * \brief The presets of doc/edge-llm.rst, ImpactHO accuracy utility (Qwen3-8B on RULER).
      *
      * Importance order (Fast KVzip): algebraic, tau = 0.065, k = 45, M = 0.9535 (4K
      * tokens), 0.940 (8K), 0.9302 (16K), linear in log2 of the context between and
@@ -85,8 +86,9 @@ struct AccuracyUtility
      * \param contextTokens the context length, tokens, >= 1
      * \param importanceOrder true for Fast KVzip order, false for random order
      * \param kvAccuracyLoss share of M lost by storing the cache at a lower KV precision
-     *        q, in [0, 1): M becomes M (1 - kvAccuracyLoss) (MODEL.md sec. 1: q shrinks
-     *        the bytes; the accuracy effect goes through the utility). 0 at q = 16.
+     *        q, in [0, 1): M becomes M (1 - kvAccuracyLoss) (doc/edge-llm.rst, KV cache
+     *        size: q shrinks the bytes; the accuracy effect goes through the utility). 0
+     *        at q = 16.
      * \throws std::invalid_argument if contextTokens is 0 or kvAccuracyLoss is outside
      *         [0, 1)
      */

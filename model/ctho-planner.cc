@@ -111,7 +111,7 @@ double
 CtHoPlanner::TransferDelay(const Batch& batch, uint64_t prefillLength) const
 {
     // FIFO fluid recursion: T_k = max_{j<=k} (tau_j + (S_k - S_{j-1}) / R), so
-    // max_k (T_k - tau_k)^+ is the full g(L) of MODEL.md sec. 3.
+    // max_k (T_k - tau_k)^+ is the full g(L) of doc/edge-llm.rst, ctHO delay.
     double busy = m_backhaulFreeAt;
     double worst = 0;
     for (const auto& ue : batch.sorted)

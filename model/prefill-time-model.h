@@ -11,7 +11,8 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief Batch prefill time on one GPU, `p(L) = c L^2 + a L + b` seconds (MODEL.md sec. 2).
+ * \brief Batch prefill time on one GPU, `p(L) = c L^2 + a L + b` seconds (doc/edge-llm.rst,
+ *        Prefill time).
  *
  * L is the (padded) batch length in tokens. p(0) = 0 means "no prefill".
  * ctHO Sec. IV-A uses the linear model (c = 0, a = 9.4267e-5 s/token,
@@ -53,7 +54,7 @@ class PrefillTimeModel
     /**
      * \return Quadratic through ImpactHO Table II's Qwen3-8B re-prefill times
      *         (300 / 676 / 1566 ms at 4K / 8K / 16K tokens):
-     *         c = 1.37e-9, a = 7.50e-5, b = -0.03 (MODEL.md sec. 2).
+     *         c = 1.37e-9, a = 7.50e-5, b = -0.03 (doc/edge-llm.rst, Prefill time).
      */
     static PrefillTimeModel ImpactHoQwen3_8b();
 

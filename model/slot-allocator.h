@@ -51,7 +51,8 @@ struct SlotAllocation
 
 /**
  * \ingroup edge-llm
- * \brief Per-slot backhaul allocators of ImpactHO and its baselines (MODEL.md sec. 4).
+ * \brief Per-slot backhaul allocators of ImpactHO and its baselines (doc/edge-llm.rst,
+ *        Model Description, ImpactHO slot allocation).
  *        Pure math. Water-filling costs O(N) per root-finding step (a few dozen steps),
  *        EA and PF O(N log N); cascading WTA O(N) per winner, O(N^2) when every winner
  *        is capped by its cache (296 ms at N = 10,000).

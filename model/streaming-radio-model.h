@@ -9,7 +9,8 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief The flow-level radio of ctHO's Fig. 4 (MODEL.md sec. 3, a documented choice):
+ * \brief The flow-level radio of ctHO's Fig. 4 (a documented choice: doc/edge-llm.rst,
+ *        Streaming radio):
  *        SNR `gamma(d) = gamma_ref (d_ref / d)^alpha`, rate `W log2(1 + gamma(d))`.
  *
  * The paper gives the SNR law but not its constants. The defaults (W = 1 MHz,

@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Independent reference for the ctHO planner tests: evaluates V(L) straight from
- * MODEL.md sec. 3 (the O(K^2) double maximum over j <= k for g, no recursion) and
+ * doc/edge-llm.rst, ctHO delay (the O(K^2) double maximum over j <= k for g, no recursion) and
  * scans every integer L. Shared by the ns-3 TestSuite and the GoogleTest suite.
  */
 #ifndef CTHO_BRUTE_FORCE_H

@@ -18,7 +18,8 @@ using namespace ns3;
  *
  * The engine simulates: transfers served one at a time by the scheduler's EDF pick,
  * a T_c-aligned batch on the GPU. The planner computes the same schedule in closed
- * form; the brute force scans every L with the O(K^2) definition of g (MODEL.md sec. 3).
+ * form; the brute force scans every L with the O(K^2) definition of g (doc/edge-llm.rst,
+ * ctHO delay).
  */
 class FluidMatchesPlanTestCase : public TestCase
 {

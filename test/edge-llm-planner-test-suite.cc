@@ -12,7 +12,8 @@ using namespace ns3;
 
 /**
  * \ingroup edge-llm-tests
- * \brief MODEL.md sec. 1: KV bytes per token, and the paper's 3072 tokens = 176 MB.
+ * \brief doc/edge-llm.rst, KV cache size: KV bytes per token, and the paper's 3072 tokens =
+ *        176 MB.
  */
 class KvCacheSizeTestCase : public TestCase
 {

@@ -1,8 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Property tests of the ctHO math layer (MODEL.md sec. 1-3), driven directly
- * with no simulator.
+ * Property tests of the ctHO math layer (doc/edge-llm.rst, Model Description: KV cache
+ * size, Prefill time, ctHO delay), driven directly with no simulator.
  */
 #include "../ctho-brute-force.h"
 
@@ -154,7 +154,7 @@ TEST(PrefillTimeModel, LinearQuadraticAndZero)
 
 TEST(LlmModelProfile, PresetsAndErrors)
 {
-    // MODEL.md sec. 1 table, q = 16.
+    // doc/edge-llm.rst, KV cache size: the presets' table, q = 16.
     EXPECT_EQ(LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BitsPerToken(), 458752u);
     EXPECT_EQ(LlmModelProfile::FromPreset("qwen3-8b").BitsPerToken(), 1179648u);
     EXPECT_EQ(LlmModelProfile::FromPreset("qwen3-14b").BitsPerToken(), 1310720u);

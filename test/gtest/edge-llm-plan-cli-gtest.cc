@@ -69,8 +69,9 @@ TEST(EdgeLlmPlanCli, DirectoryIsRefused)
 }
 
 // ImpactHO slot through the CLI: two identical users above tau share the budget by
-// classical water-filling (MODEL.md sec. 4): levels 0.2 and 0.4 meet at W = 0.3 when
-// the budget is 0.1 of one cache (qwen3-8b, 1000 tokens: 1.179648e9 bits).
+// classical water-filling (doc/edge-llm.rst, ImpactHO slot allocation): levels 0.2 and 0.4
+// meet at W = 0.3 when the budget is 0.1 of one cache (qwen3-8b, 1000 tokens:
+// 1.179648e9 bits).
 TEST(EdgeLlmPlanCli, ImpactHoSlotAsJson)
 {
     const std::string file = WriteFile("users.csv",
