@@ -34,7 +34,12 @@ MODULE_SOURCES = [
     'helper/edge-llm-figure-writer.cc',
     'helper/impactho-fluid-scenario.cc',
     'helper/impactho-packet-scenario.cc',
+    'helper/edge-llm-ran.cc',
+    'helper/lte-edge-llm-ran.cc',
+    'helper/road-handover-example.cc',
 ]
+# No NR here: 5G-LENA needs ns-3 >= 3.36's CMake build (CMakeLists.txt adds
+# helper/nr-edge-llm-ran.cc when the nr module is present).
 
 MODULE_HEADERS = [s.replace('.cc', '.h') for s in MODULE_SOURCES]
 

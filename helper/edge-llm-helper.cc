@@ -3,16 +3,17 @@
  */
 #include "edge-llm-helper.h"
 
+#include "lte-edge-llm-ran.h"
+
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
-#include "ns3/lte-enb-net-device.h"
-#include "ns3/lte-ue-net-device.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
+#include "ns3/uinteger.h"
 
 namespace ns3
 {
@@ -66,6 +67,18 @@ EdgeLlmHelper::EdgeLlmHelper()
 }
 
 void
+EdgeLlmHelper::SetRan(Ptr<EdgeLlmRan> ran)
+{
+    m_ran = ran;
+}
+
+Ptr<EdgeLlmRan>
+EdgeLlmHelper::GetRan() const
+{
+    return m_ran ? m_ran : Ptr<EdgeLlmRan>(CreateObject<LteEdgeLlmRan>());
+}
+
+void
 EdgeLlmHelper::SetNodeAttribute(const std::string& name, const AttributeValue& value)
 {
     m_nodeFactory.Set(name, value);
@@ -106,16 +119,15 @@ EdgeLlmHelper::InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellI
 ApplicationContainer
 EdgeLlmHelper::InstallOnEnbs(NetDeviceContainer enbDevices) const
 {
+    const Ptr<EdgeLlmRan> ran = GetRan();
     NodeContainer nodes;
     std::vector<uint16_t> cellIds;
     for (uint32_t i = 0; i < enbDevices.GetN(); ++i)
     {
-        Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(enbDevices.Get(i));
-        NS_ABORT_MSG_IF(!enb,
-                        "EdgeLlmHelper::InstallOnEnbs: device " << i
-                                                                << " is not an LteEnbNetDevice");
-        nodes.Add(enb->GetNode());
-        cellIds.push_back(enb->GetCellId());
+        NS_ABORT_MSG_IF(!enbDevices.Get(i),
+                        "EdgeLlmHelper::InstallOnEnbs: device " << i << " is null");
+        cellIds.push_back(ran->GetCellId(enbDevices.Get(i))); // aborts for a foreign device
+        nodes.Add(enbDevices.Get(i)->GetNode());
     }
     return InstallBs(nodes, cellIds);
 }
@@ -148,8 +160,9 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps) const
 }
 
 void
-EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::string& rrcName) const
+EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::string& rrcArg) const
 {
+    const std::string rrcName = rrcArg.empty() ? GetRan()->GetRrcName() : rrcArg;
     for (uint32_t i = 0; i < bsApps.GetN(); ++i)
     {
         Ptr<EdgeLlmNode> app = DynamicCast<EdgeLlmNode>(bsApps.Get(i));
@@ -185,14 +198,14 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
     NS_ABORT_MSG_IF(ueNodes.GetN() != ueDevices.GetN(),
                     "EdgeLlmHelper::InstallUe: " << ueNodes.GetN() << " nodes but "
                                                  << ueDevices.GetN() << " devices");
+    const Ptr<EdgeLlmRan> ran = GetRan();
     ApplicationContainer apps;
     for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
     {
-        Ptr<LteUeNetDevice> dev = DynamicCast<LteUeNetDevice>(ueDevices.Get(i));
-        NS_ABORT_MSG_IF(!dev,
-                        "EdgeLlmHelper::InstallUe: device " << i << " is not an LteUeNetDevice");
+        NS_ABORT_MSG_IF(!ueDevices.Get(i), "EdgeLlmHelper::InstallUe: device " << i << " is null");
         Ptr<EdgeLlmUeApp> app = m_ueFactory.Create<EdgeLlmUeApp>();
-        app->SetAttribute("SessionId", UintegerValue(dev->GetImsi()));
+        // The IMSI: aborts naming the device if it is not the RAN's UE device.
+        app->SetAttribute("SessionId", UintegerValue(ran->GetImsi(ueDevices.Get(i))));
         Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(server);
         NS_ABORT_MSG_IF(!bs, "EdgeLlmHelper::InstallUe: the server is not an EdgeLlmNode");
         UintegerValue port;

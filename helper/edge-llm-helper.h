@@ -4,6 +4,8 @@
 #ifndef EDGE_LLM_HELPER_H
 #define EDGE_LLM_HELPER_H
 
+#include "edge-llm-ran.h"
+
 #include "ns3/application-container.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-ue-app.h"
@@ -21,18 +23,23 @@ namespace ns3
  * \ingroup edge-llm
  * \brief Installs and wires the edge-LLM applications, the way ns-3's helpers do.
  *
- * Typical LTE use (examples/edge-llm-lte-handover.cc):
+ * Typical use (helper/road-handover-scenario.cc); the RAT (LTE or NR) is the RAN's
+ * business, this API is the same for both:
  * \code
+ *   Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create("lte", ranConfig);  // or "nr"
+ *   // ... nodes, mobility, ran->Install(bsNodes, ueNodes), ran->Attach(...) ...
  *   EdgeLlmHelper edge;
+ *   edge.SetRan(ran);                                         // cell ids, IMSIs, RRC
  *   edge.SetSchedulerType("ns3::CtHoScheduler");
  *   edge.SetNodeAttribute("DecodeRate", DoubleValue(100));
- *   ApplicationContainer bs = edge.InstallOnEnbs(enbDevs);   // one EdgeLlmNode per eNB
- *   edge.ConnectBackhaul(bs);                                // X2 links become peers
- *   edge.ConnectHandoverTrace(bs);                           // LteEnbRrc HandoverStart
- *   EdgeLlmHelper::AddEpcRoutes(epcHelper, enbNodes);        // BS apps reach UEs
- *   ApplicationContainer ue = edge.InstallUe(ueNodes, ueDevs, bs.Get(0),
- *       EdgeLlmHelper::GetUeFacingAddress(enbNodes.Get(0), epcHelper->GetSgwNode()));
+ *   ApplicationContainer bs = edge.InstallOnEnbs(ran->GetBsDevices()); // one per eNB/gNB
+ *   edge.ConnectBackhaul(bs);                                 // X2/Xn links become peers
+ *   edge.ConnectHandoverTrace(bs);                            // RRC HandoverStart
+ *   EdgeLlmHelper::AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), bsNodes);
+ *   ApplicationContainer ue = edge.InstallUe(ueNodes, ran->GetUeDevices(), bs.Get(0),
+ *       EdgeLlmHelper::GetUeFacingAddress(bsNodes.Get(0), ran->GetSgwNode()));
  * \endcode
+ * Without SetRan() the helper reads LTE devices (LteEdgeLlmRan), as before NR existed.
  */
 class EdgeLlmHelper
 {
@@ -46,6 +53,13 @@ class EdgeLlmHelper
      */
     template <typename... Args>
     void SetSchedulerType(const std::string& type, Args&&... args);
+
+    /**
+     * \brief The RAN whose devices InstallOnEnbs() and InstallUe() read (cell ids, IMSIs)
+     *        and whose RRC ConnectHandoverTrace() hooks.
+     * \param ran an LteEdgeLlmRan or NrEdgeLlmRan (EdgeLlmRan::Create); null: LTE
+     */
+    void SetRan(Ptr<EdgeLlmRan> ran);
 
     /// Set an attribute of every EdgeLlmNode installed afterwards.
     void SetNodeAttribute(const std::string& name, const AttributeValue& value);
@@ -63,8 +77,10 @@ class EdgeLlmHelper
     ApplicationContainer InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellIds) const;
 
     /**
-     * \brief One EdgeLlmNode on each eNB's node, cell id from the LteEnbNetDevice.
-     * \param enbDevices LteEnbNetDevices
+     * \brief One EdgeLlmNode on each BS device's node (eNB or gNB), cell id from the
+     *        device through the RAN (SetRan(); default LTE).
+     * \param enbDevices LteEnbNetDevices, or NrGnbNetDevices with an NR RAN; aborts naming
+     *        the device if one is not the RAN's BS device
      * \return the applications, in device order
      */
     ApplicationContainer InstallOnEnbs(NetDeviceContainer enbDevices) const;
@@ -81,16 +97,16 @@ class EdgeLlmHelper
      *        failure traces (HandoverFailureNoPreamble, ...MaxRach, ...Leaving, ...Joining)
      *        where the RRC has them.
      * \param bsApps EdgeLlmNode applications
-     * \param rrcName the RRC attribute of the BS's net device: "LteEnbRrc" (LTE);
-     *        NR's NrGnbRrc has the same trace names and signature
+     * \param rrcName the RRC attribute of the BS's net device: "LteEnbRrc" (LTE) or
+     *        "NrGnbRrc" (NR; the same trace names and signatures); "": the RAN's
+     *        (EdgeLlmRan::GetRrcName(), LTE without SetRan())
      */
-    void ConnectHandoverTrace(ApplicationContainer bsApps,
-                              const std::string& rrcName = "LteEnbRrc") const;
+    void ConnectHandoverTrace(ApplicationContainer bsApps, const std::string& rrcName = "") const;
 
     /**
      * \brief One EdgeLlmUeApp per UE, session id = IMSI, served by \p server.
      * \param ueNodes UE nodes
-     * \param ueDevices their LteUeNetDevices (for the IMSI)
+     * \param ueDevices their UE devices, of the RAN (SetRan(); default LTE), for the IMSI
      * \param server the serving BS's EdgeLlmNode (for its UePort)
      * \param serverAddress the address by which the UEs reach it (for an eNB behind an
      *        EPC: GetUeFacingAddress())
@@ -126,6 +142,10 @@ class EdgeLlmHelper
     static Ipv4Address GetUeFacingAddress(Ptr<Node> enbNode, Ptr<Node> sgw);
 
   private:
+    /// \return the RAN set, or an unconfigured LteEdgeLlmRan (its device lookups)
+    Ptr<EdgeLlmRan> GetRan() const;
+
+    Ptr<EdgeLlmRan> m_ran;            //!< SetRan(); null: LTE
     ObjectFactory m_nodeFactory;      //!< EdgeLlmNode
     ObjectFactory m_ueFactory;        //!< EdgeLlmUeApp
     ObjectFactory m_schedulerFactory; //!< HandoverScheduler subclass

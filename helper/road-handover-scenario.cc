@@ -4,21 +4,18 @@
 #include "road-handover-scenario.h"
 
 #include "edge-llm-helper.h"
+#include "edge-llm-ran.h"
 #include "fluid-handover-scenario.h"
 
+#include "ns3/config.h"
 #include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/double.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/log.h"
-#include "ns3/lte-enb-net-device.h"
-#include "ns3/lte-enb-phy.h"
-#include "ns3/lte-helper.h"
-#include "ns3/lte-ue-net-device.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/mobility-model.h"
-#include "ns3/point-to-point-epc-helper.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/rng-seed-manager.h"
@@ -41,8 +38,8 @@ NS_LOG_COMPONENT_DEFINE("RoadHandoverScenario");
 
 namespace
 {
-/// First random stream of LTE's (the road draws use lower fixed streams).
-constexpr int64_t STREAM_LTE = 100;
+/// First random stream of the RAN's (the road draws use lower fixed streams).
+constexpr int64_t STREAM_RAN = 100;
 } // namespace
 
 void
@@ -54,6 +51,10 @@ RoadHandoverConfig::Validate() const
             throw std::invalid_argument(what);
         }
     };
+    require(ran == "lte" || ran == "nr", "ran must be lte or nr, got '" + ran + "'");
+    require(ran != "nr" || EdgeLlmRan::IsAvailable("nr"),
+            "ran 'nr' needs ns-3's nr module (5G-LENA), which this build of edge-llm does not "
+            "have; valid here: lte");
     road.Validate();
     require(road.numUes <= 12,
             "numUes must be in [1, 12] at packet level (one LTE cell of this scenario "
@@ -78,6 +79,16 @@ RoadHandoverConfig::Validate() const
             "enbTxPowerDbm must be in [-30, 60] dBm");
     require(!(handoverDisabled && !handoverAlgorithm.empty()),
             "handoverDisabled and handoverAlgorithm exclude each other");
+    if (ran == "nr")
+    {
+        // The RAN's own checks of the NR knobs (and that the algorithm is nr's).
+        EdgeLlmRanConfig nr;
+        nr.pathlossModel = pathlossModel;
+        nr.nrFrequencyHz = nrFrequencyHz;
+        nr.nrBandwidthHz = nrBandwidthHz;
+        nr.nrNumerology = nrNumerology;
+        nr.Validate("nr");
+    }
     (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
 }
 
@@ -137,24 +148,25 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         maxNewTokens[i] = static_cast<uint32_t>(decoded) + cfg.tokensAfterHandover;
     }
 
-    Ptr<LteHelper> lte = CreateObject<LteHelper>();
-    Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
-    epc->SetAttribute("X2LinkDataRate", DataRateValue(DataRate(cfg.backhaulGbps * 1e9)));
-    epc->SetAttribute("X2LinkDelay", TimeValue(cfg.backhaulDelay));
-    epc->SetAttribute("X2LinkMtu", UintegerValue(cfg.backhaulMtu));
-    lte->SetEpcHelper(epc);
-    // Known handover times: the example requests each X2 handover at the boundary
-    // crossing and announces it. Otherwise the RRC's algorithm decides (online ctHO).
+    // The RAN (LTE or NR) with its EPC, X2/Xn backhaul and handover algorithm: the one
+    // part of the scenario that depends on the RAT. Known handover times: each handover is
+    // requested at the boundary crossing and announced. Otherwise the RRC's algorithm
+    // decides (online ctHO).
     const bool automatic = !cfg.handoverAlgorithm.empty();
-    lte->SetHandoverAlgorithmType(automatic ? cfg.handoverAlgorithm
-                                            : std::string("ns3::NoOpHandoverAlgorithm"));
-    if (!cfg.pathlossModel.empty())
-    {
-        lte->SetAttribute("PathlossModel", StringValue(cfg.pathlossModel));
-        lte->SetPathlossModelAttribute("Exponent", DoubleValue(cfg.pathlossExponent));
-    }
-    lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(cfg.bandwidthRbs));
-    lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(cfg.bandwidthRbs));
+    EdgeLlmRanConfig ranConfig;
+    ranConfig.backhaulGbps = cfg.backhaulGbps;
+    ranConfig.backhaulDelay = cfg.backhaulDelay;
+    ranConfig.backhaulMtu = cfg.backhaulMtu;
+    ranConfig.handoverAlgorithm = cfg.handoverAlgorithm;
+    ranConfig.bsTxPowerDbm = cfg.enbTxPowerDbm;
+    ranConfig.pathlossModel = cfg.pathlossModel;
+    ranConfig.pathlossExponent = cfg.pathlossExponent;
+    ranConfig.bandwidthRbs = cfg.bandwidthRbs;
+    ranConfig.nrFrequencyHz = cfg.nrFrequencyHz;
+    ranConfig.nrBandwidthHz = cfg.nrBandwidthHz;
+    ranConfig.nrNumerology = cfg.nrNumerology;
+    ranConfig.stream = STREAM_RAN;
+    Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create(cfg.ran, ranConfig);
 
     NodeContainer enbNodes;
     enbNodes.Create(2);
@@ -178,27 +190,12 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         m->SetVelocity(Vector(cfg.road.speed, 0, 0));
     }
 
-    NetDeviceContainer enbDevs = lte->InstallEnbDevice(enbNodes);
-    NetDeviceContainer ueDevs = lte->InstallUeDevice(ueNodes);
-    for (uint32_t i = 0; i < enbDevs.GetN(); ++i)
-    {
-        DynamicCast<LteEnbNetDevice>(enbDevs.Get(i))->GetPhy()->SetTxPower(cfg.enbTxPowerDbm);
-    }
-    lte->AssignStreams(enbDevs, STREAM_LTE);
-    lte->AssignStreams(ueDevs, STREAM_LTE + 1000);
-    InternetStackHelper internet;
-    internet.Install(ueNodes);
-    epc->AssignUeIpv4Address(ueDevs);
-    Ipv4StaticRoutingHelper routing;
-    for (uint32_t i = 0; i < k; ++i)
-    {
-        routing.GetStaticRouting(ueNodes.Get(i)->GetObject<Ipv4>())
-            ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
-    }
-    lte->AddX2Interface(enbNodes);
+    ran->Install(enbNodes, ueNodes);
+    NetDeviceContainer enbDevs = ran->GetBsDevices();
+    NetDeviceContainer ueDevs = ran->GetUeDevices();
     if (!cfg.pcapPrefix.empty())
     {
-        // The usual helper call, on the eNBs' point-to-point devices (X2 and S1-U);
+        // The usual helper call, on the BSs' point-to-point devices (X2/Xn and S1-U);
         // tools/edge-llm-kv.lua decodes the KV transfer in them.
         for (uint32_t n = 0; n < enbNodes.GetN(); ++n)
         {
@@ -212,12 +209,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             }
         }
     }
-    for (uint32_t i = 0; i < k; ++i)
-    {
-        lte->Attach(ueDevs.Get(i), enbDevs.Get(0));
-    }
+    ran->Attach(ueDevs, enbDevs.Get(0));
 
     EdgeLlmHelper edge;
+    edge.SetRan(ran);
     edge.SetSchedulerType(schedulerType, "Lookahead", TimeValue(cfg.lookahead));
     edge.SetNodeAttribute("Model", StringValue(cfg.model));
     edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
@@ -230,9 +225,9 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     ApplicationContainer bsApps = edge.InstallOnEnbs(enbDevs);
     edge.ConnectBackhaul(bsApps);
     edge.ConnectHandoverTrace(bsApps);
-    EdgeLlmHelper::AddEpcRoutes(epc->GetSgwNode(), epc->GetPgwNode(), enbNodes);
+    EdgeLlmHelper::AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), enbNodes);
     const Ipv4Address server =
-        EdgeLlmHelper::GetUeFacingAddress(enbNodes.Get(0), epc->GetSgwNode());
+        EdgeLlmHelper::GetUeFacingAddress(enbNodes.Get(0), ran->GetSgwNode());
     ApplicationContainer ueApps = edge.InstallUe(ueNodes, ueDevs, bsApps.Get(0), server);
 
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(bsApps.Get(0));
@@ -287,7 +282,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         }
         else if (!automatic)
         {
-            lte->HandoverRequest(tau, ueDevs.Get(i), enbDevs.Get(0), enbDevs.Get(1));
+            ran->HandoverRequest(tau, ueDevs.Get(i), enbDevs.Get(0), enbDevs.Get(1));
             source->ExpectHandover(imsi, target->GetCellId(), tau);
         }
     }
@@ -326,6 +321,25 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         "TransferTimedOut",
         Callback<void, uint64_t, uint16_t, uint64_t>(
             [&](uint64_t, uint16_t, uint64_t) { ++result.timedOut; }));
+    // The radio side of each handover: the RRC (LteEnbRrc or NrGnbRrc, the RAN's) that
+    // admitted the UE reports HandoverEndOk once the UE has joined its cell.
+    for (uint32_t n = 0; n < enbNodes.GetN(); ++n)
+    {
+        std::ostringstream path;
+        path << "/NodeList/" << enbNodes.Get(n)->GetId() << "/DeviceList/*/" << ran->GetRrcName()
+             << "/HandoverEndOk";
+        Config::ConnectWithoutContextFailSafe(
+            path.str(),
+            Callback<void, uint64_t, uint16_t, uint16_t>(
+                [&](uint64_t imsi, uint16_t cellId, uint16_t) {
+                    auto u = ues.find(imsi);
+                    if (u != ues.end() && std::isnan(u->second.handoverEndTime))
+                    {
+                        u->second.handoverEndTime = Simulator::Now().GetSeconds();
+                        u->second.servingCellId = cellId;
+                    }
+                }));
+    }
     for (uint32_t i = 0; i < k; ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));

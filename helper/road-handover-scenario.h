@@ -19,7 +19,8 @@ namespace ns3
  * \ingroup edge-llm
  * \brief Knobs of the paper's road scenario at packet level (ctHO Sec. IV-A).
  *
- * Two eNBs at x = 0 (source) and x = bsDistance (target), an X2 point-to-point link
+ * Two BSs (eNBs over LTE, gNBs over NR) at x = 0 (source) and x = bsDistance (target),
+ * an X2 (NR: X2/Xn) point-to-point link
  * between them as the backhaul, K UEs at x ~ Unif[startMin, startMax] m at the road's
  * time 0, at constant speed; UE i hands over when it crosses x = boundary, at
  * tau_i = (boundary - x_i(0)) / speed, through a real X2 handover requested at that
@@ -31,6 +32,9 @@ namespace ns3
  */
 struct RoadHandoverConfig
 {
+    /// The RAT: "lte" (src/lte, eNBs) or "nr" (5G-LENA, gNBs; needs a build with the nr
+    /// module). Everything else is the same knob for both (EdgeLlmRan, the RAN seam).
+    std::string ran{"lte"};
     RoadUeDraw road;                          //!< K, positions, speed, contexts (the flow level's)
     double bsDistance{300};                   //!< D_bs, m
     std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
@@ -56,19 +60,24 @@ struct RoadHandoverConfig
     std::string pcapPrefix;        //!< Non-empty: pcap of the eNBs' point-to-point links (X2 with
                                    //!< the KV transfer, and S1-U), ns-3's usual file names
     std::string handoverAlgorithm; //!< "": handovers requested at the boundary
-                                   //!< and announced (ctHO); else an LTE handover
+                                   //!< and announced (ctHO); else the RAT's handover
                                    //!< algorithm TypeId, e.g.
-                                   //!< "ns3::A3RsrpHandoverAlgorithm" (online)
+                                   //!< "ns3::A3RsrpHandoverAlgorithm" (online; NR:
+                                   //!< "ns3::NrA3RsrpHandoverAlgorithm", or the LTE name)
     Time lookahead{Seconds(0)};    //!< Scheduler Lookahead for online batches
     bool predictArrivals{false};   //!< Online: predict arrivals from positions
     bool handoverDisabled{false};  //!< No-HO: the UEs stay on the source (Fig. 4's baseline)
     uint32_t streamTokens{0};      //!< G: measure the time to receive G tokens after the
                                    //!< handover (no-HO: after the boundary crossing); 0: off
     uint32_t tokenBytes{4};        //!< Radio payload per streamed token, bytes
-    std::string pathlossModel;     //!< LTE path-loss model TypeId ("": LTE's default, Friis)
+    std::string pathlossModel;     //!< LTE path-loss model TypeId ("": LTE's default, Friis;
+                                   //!< NR: must be "", nr uses 3GPP TR 38.901 UMa, LOS)
     double pathlossExponent{3.0};  //!< Its "Exponent" attribute, if it has one
     uint16_t bandwidthRbs{25};     //!< LTE DL and UL bandwidth, resource blocks
-    double enbTxPowerDbm{30};      //!< eNB transmit power, dBm
+    double enbTxPowerDbm{30};      //!< eNB (NR: gNB) transmit power, dBm
+    double nrFrequencyHz{3.5e9};   //!< NR: central frequency, Hz (EdgeLlmRanConfig)
+    double nrBandwidthHz{20e6};    //!< NR: channel bandwidth, one BWP, Hz
+    uint16_t nrNumerology{0};      //!< NR: numerology mu
     /// Where the arrival predictor expects handovers, m (NaN: the boundary)
     double predictedHandoverX{std::numeric_limits<double>::quiet_NaN()};
 
@@ -106,6 +115,8 @@ struct RoadHandoverUeResult
     uint32_t tokensMissing{0};        //!< Token indices the UE never received
     uint32_t tokensDuplicated{0};     //!< Tokens received late or twice
     double receivedFraction{UNKNOWN}; //!< ImpactHO: share of the cache received
+    double handoverEndTime{UNKNOWN};  //!< When the target's RRC reported HandoverEndOk, s
+    uint16_t servingCellId{0};        //!< Cell whose RRC reported HandoverEndOk (0: none)
     double streamStart{UNKNOWN};      //!< Handover (no-HO: boundary crossing) time, s
     double streamDelay{UNKNOWN};      //!< Time from streamStart to the G-th token after it, s
 };
@@ -139,8 +150,9 @@ struct RoadHandoverResult
 
 /**
  * \ingroup edge-llm
- * \brief Builds and runs the road scenario over LTE with EPC and X2 (the module's
- *        main job: examples/edge-llm-lte-handover.cc, and the SYSTEM test).
+ * \brief Builds and runs the road scenario over LTE or NR (RoadHandoverConfig::ran) with
+ *        EPC and X2/Xn (the module's main job: examples/edge-llm-lte-handover.cc and
+ *        edge-llm-nr-handover.cc, and the SYSTEM tests).
  */
 class RoadHandoverScenario
 {

@@ -1,0 +1,185 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_RAN_H
+#define EDGE_LLM_RAN_H
+
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <string>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief What a RAN setup builds: the base stations' radio, the EPC with its X2/Xn
+ *        point-to-point links (the KV backhaul) and the handover algorithm.
+ *
+ * One struct for both RATs; a field marked LTE or NR is read by that RAT only.
+ */
+struct EdgeLlmRanConfig
+{
+    double backhaulGbps{4.5};              //!< X2/Xn link rate, Gbit/s (1e9 bit/s), (0, 1000]
+    Time backhaulDelay{MicroSeconds(100)}; //!< X2/Xn link propagation delay, >= 0
+    uint16_t backhaulMtu{9000};            //!< X2/Xn link MTU, bytes, >= 576
+    /// "": no automatic handover (requested with EdgeLlmRan::HandoverRequest); else the
+    /// RAT's handover algorithm TypeId. LTE: ns3::A3RsrpHandoverAlgorithm,
+    /// ns3::A2A4RsrqHandoverAlgorithm, ...; NR: ns3::NrA3RsrpHandoverAlgorithm,
+    /// ns3::NrA2A4RsrqHandoverAlgorithm (NR also takes the LTE names of these two)
+    std::string handoverAlgorithm;
+    double bsTxPowerDbm{30};       //!< BS transmit power, dBm, [-30, 60]
+    std::string pathlossModel;     //!< LTE: path-loss model TypeId ("": LTE's default, Friis)
+    double pathlossExponent{3.0};  //!< LTE: its "Exponent" attribute, if it has one
+    uint16_t bandwidthRbs{25};     //!< LTE: DL and UL bandwidth, resource blocks (6 ... 100)
+    double nrFrequencyHz{3.5e9};   //!< NR: central frequency, Hz, [0.5e9, 100e9]
+    double nrBandwidthHz{20e6};    //!< NR: channel bandwidth (one CC, one BWP), Hz, [5e6, 400e6]
+    uint16_t nrNumerology{0};      //!< NR: numerology mu (slot = 1 ms / 2^mu), [0, 4]
+    std::string nrScenario{"UMa"}; //!< NR: 3GPP TR 38.901 scenario: RMa, UMa, UMi, InH, ...
+    std::string nrChannelCondition{"LOS"}; //!< NR: LOS, NLOS or Default (the scenario's
+                                           //!< LOS probability, drawn per link)
+    int64_t stream{100}; //!< First random stream of the RAN's models (BS; UE +1000)
+
+    /**
+     * \brief Check every field the RAT \p rat reads.
+     * \param rat "lte" or "nr"
+     * \throws std::invalid_argument naming the field and its valid range
+     */
+    void Validate(const std::string& rat) const;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief The seam between the edge-LLM applications and a RAT (LTE of src/lte, or NR of
+ *        5G-LENA): everything that differs between them, and nothing else.
+ *
+ * Which devices are BSs and their cell ids, the UEs' IMSIs, which RRC trace carries
+ * HandoverStart (the attribute name of the BS device's RRC), which EPC helper builds the
+ * X2/Xn links and the routes to the UEs (its SGW and PGW), and how a handover is requested.
+ * EdgeLlmNode, the KV transfer protocol and the schedulers never see a RAT header.
+ *
+ * A script switches LTE for NR by swapping the RAN setup only:
+ * \code
+ *   Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create("nr", ranConfig);   // or "lte"; makes the EPC
+ *   NodeContainer bsNodes, ueNodes; bsNodes.Create(2); ueNodes.Create(4);
+ *   // ... mobility on both ...
+ *   ran->Install(bsNodes, ueNodes);          // devices, UE addresses, X2/Xn links
+ *   ran->Attach(ran->GetUeDevices(), ran->GetBsDevices().Get(0));
+ *   EdgeLlmHelper edge;
+ *   edge.SetRan(ran);                        // cell ids, IMSIs, RRC name from the RAN
+ *   ApplicationContainer bs = edge.InstallOnEnbs(ran->GetBsDevices());
+ *   edge.ConnectBackhaul(bs);
+ *   edge.ConnectHandoverTrace(bs);
+ *   EdgeLlmHelper::AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), bsNodes);
+ * \endcode
+ *
+ * Subclasses: LteEdgeLlmRan (always built) and NrEdgeLlmRan (built when ns-3 has the nr
+ * module; EDGE_LLM_HAVE_NR is then defined).
+ */
+class EdgeLlmRan : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    /**
+     * \brief A RAN setup of the given RAT, configured: its EPC (SGW, PGW, MME nodes) exists
+     *        once this returns, so call it before creating the scenario's own nodes if node
+     *        ids matter.
+     * \param rat "lte" or "nr"
+     * \param config radio, backhaul and handover algorithm (validated)
+     * \return the RAN, ready for Install()
+     * \throws std::invalid_argument for an unknown RAT, for "nr" in a build without the
+     *         nr module, or for a bad config
+     */
+    static Ptr<EdgeLlmRan> Create(const std::string& rat, const EdgeLlmRanConfig& config);
+
+    /**
+     * \param rat "lte" or "nr"
+     * \return true if this build has the RAT ("lte": always; "nr": with the nr module)
+     */
+    static bool IsAvailable(const std::string& rat);
+
+    /// \return "lte" or "nr"
+    virtual std::string GetRatName() const = 0;
+
+    /**
+     * \brief Make the EPC and the RAT helper from \p config (Create() calls this).
+     * \param config the RAN's knobs, already validated
+     */
+    virtual void Configure(const EdgeLlmRanConfig& config) = 0;
+
+    /**
+     * \brief BS devices on \p bsNodes, UE devices on \p ueNodes (both with mobility
+     *        already), the Internet stack and EPC addresses on the UEs with their default
+     *        route to the EPC gateway, and an X2/Xn point-to-point link between every two BSs.
+     * \param bsNodes the BS nodes, >= 1
+     * \param ueNodes the UE nodes
+     */
+    virtual void Install(NodeContainer bsNodes, NodeContainer ueNodes) = 0;
+
+    /**
+     * \brief Attach UEs to a BS (after Install()).
+     * \param ueDevices UE devices of this RAN
+     * \param bsDevice the serving BS device
+     */
+    virtual void Attach(NetDeviceContainer ueDevices, Ptr<NetDevice> bsDevice) = 0;
+
+    /**
+     * \brief Request an X2/Xn handover of \p ueDevice at \p at (as the RAT helper's
+     *        HandoverRequest: source RRC, handover preparation over X2/Xn, then
+     *        HandoverStart at the source).
+     */
+    virtual void HandoverRequest(Time at,
+                                 Ptr<NetDevice> ueDevice,
+                                 Ptr<NetDevice> sourceBsDevice,
+                                 Ptr<NetDevice> targetBsDevice) = 0;
+
+    /**
+     * \param bsDevice a BS device of this RAT (any, not only this setup's)
+     * \return its cell id (the RRC's)
+     * Aborts with a message naming the device if it is not this RAT's BS device.
+     */
+    virtual uint16_t GetCellId(Ptr<NetDevice> bsDevice) const = 0;
+
+    /**
+     * \param ueDevice a UE device of this RAT
+     * \return its IMSI (the session id of its EdgeLlmUeApp)
+     * Aborts with a message naming the device if it is not this RAT's UE device.
+     */
+    virtual uint64_t GetImsi(Ptr<NetDevice> ueDevice) const = 0;
+
+    /**
+     * \return the attribute of the BS device that holds its RRC, whose trace sources
+     *         HandoverStart (imsi, cellId, rnti, targetCellId), HandoverEndOk and
+     *         HandoverFailure* EdgeLlmHelper connects: "LteEnbRrc" or "NrGnbRrc"
+     */
+    virtual std::string GetRrcName() const = 0;
+
+    /// \return the EPC's SGW node (after Configure())
+    virtual Ptr<Node> GetSgwNode() const = 0;
+    /// \return the EPC's PGW node (after Configure())
+    virtual Ptr<Node> GetPgwNode() const = 0;
+
+    /// \return the BS devices Install() made, in node order
+    NetDeviceContainer GetBsDevices() const;
+    /// \return the UE devices Install() made, in node order
+    NetDeviceContainer GetUeDevices() const;
+
+  protected:
+    void DoDispose() override;
+
+    NetDeviceContainer m_bsDevices; //!< Made by Install()
+    NetDeviceContainer m_ueDevices; //!< Made by Install()
+};
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_RAN_H */

@@ -1,0 +1,171 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "lte-edge-llm-ran.h"
+
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/lte-enb-net-device.h"
+#include "ns3/lte-enb-phy.h"
+#include "ns3/lte-helper.h"
+#include "ns3/lte-ue-net-device.h"
+#include "ns3/point-to-point-epc-helper.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("LteEdgeLlmRan");
+NS_OBJECT_ENSURE_REGISTERED(LteEdgeLlmRan);
+
+TypeId
+LteEdgeLlmRan::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::LteEdgeLlmRan")
+                            .SetParent<EdgeLlmRan>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<LteEdgeLlmRan>();
+    return tid;
+}
+
+LteEdgeLlmRan::LteEdgeLlmRan() = default;
+
+LteEdgeLlmRan::~LteEdgeLlmRan() = default;
+
+std::string
+LteEdgeLlmRan::GetRatName() const
+{
+    return "lte";
+}
+
+void
+LteEdgeLlmRan::Configure(const EdgeLlmRanConfig& cfg)
+{
+    NS_ABORT_MSG_IF(m_lte, "LteEdgeLlmRan::Configure: already configured");
+    m_config = cfg;
+    m_lte = CreateObject<LteHelper>();
+    m_epc = CreateObject<PointToPointEpcHelper>();
+    m_epc->SetAttribute("X2LinkDataRate", DataRateValue(DataRate(cfg.backhaulGbps * 1e9)));
+    m_epc->SetAttribute("X2LinkDelay", TimeValue(cfg.backhaulDelay));
+    m_epc->SetAttribute("X2LinkMtu", UintegerValue(cfg.backhaulMtu));
+    m_lte->SetEpcHelper(m_epc);
+    // Known handover times: handovers are requested (HandoverRequest) and announced.
+    // Otherwise the RRC's algorithm decides (online ctHO).
+    m_lte->SetHandoverAlgorithmType(cfg.handoverAlgorithm.empty()
+                                        ? std::string("ns3::NoOpHandoverAlgorithm")
+                                        : cfg.handoverAlgorithm);
+    if (!cfg.pathlossModel.empty())
+    {
+        m_lte->SetAttribute("PathlossModel", StringValue(cfg.pathlossModel));
+        m_lte->SetPathlossModelAttribute("Exponent", DoubleValue(cfg.pathlossExponent));
+    }
+    m_lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(cfg.bandwidthRbs));
+    m_lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(cfg.bandwidthRbs));
+}
+
+void
+LteEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
+{
+    NS_ABORT_MSG_IF(!m_lte, "LteEdgeLlmRan::Install: call Configure() first");
+    m_bsDevices = m_lte->InstallEnbDevice(bsNodes);
+    m_ueDevices = m_lte->InstallUeDevice(ueNodes);
+    for (uint32_t i = 0; i < m_bsDevices.GetN(); ++i)
+    {
+        DynamicCast<LteEnbNetDevice>(m_bsDevices.Get(i))
+            ->GetPhy()
+            ->SetTxPower(m_config.bsTxPowerDbm);
+    }
+    m_lte->AssignStreams(m_bsDevices, m_config.stream);
+    m_lte->AssignStreams(m_ueDevices, m_config.stream + 1000);
+    InternetStackHelper internet;
+    internet.Install(ueNodes);
+    m_epc->AssignUeIpv4Address(m_ueDevices);
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
+    {
+        routing.GetStaticRouting(ueNodes.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(m_epc->GetUeDefaultGatewayAddress(), 1);
+    }
+    m_lte->AddX2Interface(bsNodes);
+}
+
+void
+LteEdgeLlmRan::Attach(NetDeviceContainer ueDevices, Ptr<NetDevice> bsDevice)
+{
+    for (uint32_t i = 0; i < ueDevices.GetN(); ++i)
+    {
+        m_lte->Attach(ueDevices.Get(i), bsDevice);
+    }
+}
+
+void
+LteEdgeLlmRan::HandoverRequest(Time at,
+                               Ptr<NetDevice> ueDevice,
+                               Ptr<NetDevice> sourceBsDevice,
+                               Ptr<NetDevice> targetBsDevice)
+{
+    m_lte->HandoverRequest(at, ueDevice, sourceBsDevice, targetBsDevice);
+}
+
+uint16_t
+LteEdgeLlmRan::GetCellId(Ptr<NetDevice> bsDevice) const
+{
+    Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(bsDevice);
+    NS_ABORT_MSG_IF(!enb,
+                    "LTE RAN: device " << (bsDevice ? bsDevice->GetIfIndex() : 0) << " of node "
+                                       << (bsDevice ? bsDevice->GetNode()->GetId() : 0)
+                                       << " is not an LteEnbNetDevice");
+    return enb->GetCellId();
+}
+
+uint64_t
+LteEdgeLlmRan::GetImsi(Ptr<NetDevice> ueDevice) const
+{
+    Ptr<LteUeNetDevice> ue = DynamicCast<LteUeNetDevice>(ueDevice);
+    NS_ABORT_MSG_IF(!ue,
+                    "LTE RAN: device " << (ueDevice ? ueDevice->GetIfIndex() : 0) << " of node "
+                                       << (ueDevice ? ueDevice->GetNode()->GetId() : 0)
+                                       << " is not an LteUeNetDevice");
+    return ue->GetImsi();
+}
+
+std::string
+LteEdgeLlmRan::GetRrcName() const
+{
+    return "LteEnbRrc";
+}
+
+Ptr<Node>
+LteEdgeLlmRan::GetSgwNode() const
+{
+    NS_ABORT_MSG_IF(!m_epc, "LteEdgeLlmRan: no EPC before Configure()");
+    return m_epc->GetSgwNode();
+}
+
+Ptr<Node>
+LteEdgeLlmRan::GetPgwNode() const
+{
+    NS_ABORT_MSG_IF(!m_epc, "LteEdgeLlmRan: no EPC before Configure()");
+    return m_epc->GetPgwNode();
+}
+
+Ptr<LteHelper>
+LteEdgeLlmRan::GetLteHelper() const
+{
+    return m_lte;
+}
+
+void
+LteEdgeLlmRan::DoDispose()
+{
+    m_lte = nullptr;
+    m_epc = nullptr;
+    EdgeLlmRan::DoDispose();
+}
+
+} // namespace ns3

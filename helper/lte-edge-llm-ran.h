@@ -1,0 +1,67 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef LTE_EDGE_LLM_RAN_H
+#define LTE_EDGE_LLM_RAN_H
+
+#include "edge-llm-ran.h"
+
+namespace ns3
+{
+
+class LteHelper;
+class PointToPointEpcHelper;
+
+/**
+ * \ingroup edge-llm
+ * \brief The LTE RAN setup (ns-3's src/lte): LteHelper with a PointToPointEpcHelper whose
+ *        X2 links are the KV backhaul (X2LinkDataRate, X2LinkDelay, X2LinkMtu), eNBs whose
+ *        LteEnbRrc fires HandoverStart, and LteHelper's X2 HandoverRequest.
+ *
+ * Configure(): LteHelper, then the EPC (its SGW, PGW and MME nodes), the handover
+ * algorithm (ns3::NoOpHandoverAlgorithm when the config names none), the path-loss model
+ * and the DL/UL bandwidth. Install(): eNB and UE devices, the eNBs' transmit power, random
+ * streams (config.stream for the eNBs, config.stream + 1000 for the UEs), UE addresses and
+ * default routes, then X2 between every two eNBs.
+ */
+class LteEdgeLlmRan : public EdgeLlmRan
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    LteEdgeLlmRan();
+    ~LteEdgeLlmRan() override;
+
+    std::string GetRatName() const override;
+    void Configure(const EdgeLlmRanConfig& config) override;
+    void Install(NodeContainer bsNodes, NodeContainer ueNodes) override;
+    void Attach(NetDeviceContainer ueDevices, Ptr<NetDevice> bsDevice) override;
+    void HandoverRequest(Time at,
+                         Ptr<NetDevice> ueDevice,
+                         Ptr<NetDevice> sourceBsDevice,
+                         Ptr<NetDevice> targetBsDevice) override;
+    uint16_t GetCellId(Ptr<NetDevice> bsDevice) const override;
+    uint64_t GetImsi(Ptr<NetDevice> ueDevice) const override;
+    std::string GetRrcName() const override;
+    Ptr<Node> GetSgwNode() const override;
+    Ptr<Node> GetPgwNode() const override;
+
+    /// \return the LteHelper (after Configure()), for what the seam does not cover
+    Ptr<LteHelper> GetLteHelper() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    EdgeLlmRanConfig m_config;        //!< From Configure()
+    Ptr<LteHelper> m_lte;             //!< The RAT helper
+    Ptr<PointToPointEpcHelper> m_epc; //!< EPC with the X2 links
+};
+
+} // namespace ns3
+
+#endif /* LTE_EDGE_LLM_RAN_H */

@@ -1,0 +1,318 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "road-handover-example.h"
+
+#include "edge-llm-figure-writer.h"
+#include "road-handover-scenario.h"
+
+#include "ns3/boolean.h"
+#include "ns3/command-line.h"
+#include "ns3/edge-llm-node.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// The words of the program's help that name the RAT's parts.
+struct RatTexts
+{
+    const char* usage;             //!< CommandLine::Usage
+    const char* bsDistance;        //!< --bsDistance help
+    const char* handoverAlgorithm; //!< --handoverAlgorithm help
+    const char* pcap;              //!< --pcap help
+};
+
+const RatTexts&
+TextsFor(const std::string& ran)
+{
+    static const RatTexts lte{
+        "Packet-level edge-LLM handover on the ctHO paper's road (LTE, X2 backhaul).",
+        "D_bs, distance between the eNBs, m",
+        "'' (handovers at the boundary, announced: ctHO) or an LTE algorithm, e.g. "
+        "ns3::A3RsrpHandoverAlgorithm, ns3::A2A4RsrqHandoverAlgorithm (online ctHO)",
+        "Write pcap of the eNBs' point-to-point links (X2, S1-U) to "
+        "<outputDir>/<scheme>-<node>-<device>.pcap (decode: tools/edge-llm-kv.lua)"};
+    static const RatTexts nr{
+        "Packet-level edge-LLM handover on the ctHO paper's road (5G-LENA NR, Xn backhaul "
+        "on nr's X2 links).",
+        "D_bs, distance between the gNBs, m",
+        "'' (handovers at the boundary, announced: ctHO) or an NR algorithm, e.g. "
+        "ns3::NrA3RsrpHandoverAlgorithm, ns3::NrA2A4RsrqHandoverAlgorithm (online ctHO; "
+        "the LTE names are mapped to these)",
+        "Write pcap of the gNBs' point-to-point links (Xn/X2, S1-U) to "
+        "<outputDir>/<scheme>-<node>-<device>.pcap (decode: tools/edge-llm-kv.lua)"};
+    return ran == "nr" ? nr : lte;
+}
+
+/// "path/edge-llm-lte-handover.cc" -> "edge-llm-lte-handover", as CommandLine names it.
+std::string
+ProgramName(const std::string& programFile)
+{
+    return std::filesystem::path(programFile).stem().string();
+}
+
+/// An attribute's value as its checker writes it (an enum's name, e.g. "Tcp").
+std::string
+AttributeText(Ptr<Object> object, const std::string& attribute)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_UNLESS(object->GetInstanceTypeId().LookupAttributeByName(attribute, &info),
+                        "no attribute " << attribute);
+    Ptr<AttributeValue> value = info.checker->Create();
+    object->GetAttribute(attribute, *value);
+    return value->SerializeToString(info.checker);
+}
+
+} // namespace
+
+int
+RunRoadHandoverExample(int argc,
+                       char* argv[],
+                       const std::string& programFile,
+                       const std::string& ran)
+{
+    const RatTexts& text = TextsFor(ran);
+    const std::string name = ProgramName(programFile);
+    RoadHandoverConfig cfg;
+    cfg.ran = ran;
+    std::string schemes = "ctho,tho,cho";
+    std::string outputDir = "results/" + name;
+    double backhaulDelayUs = cfg.backhaulDelay.GetMicroSeconds();
+    double batchPeriodMs = cfg.batchPeriod.GetMilliSeconds();
+    uint32_t backhaulMtu = cfg.backhaulMtu;
+    double lookaheadMs = 0;
+
+    CommandLine cmd(programFile);
+    cmd.Usage(text.usage);
+    cmd.AddValue("schemes",
+                 "Comma-separated: ctho, tho, cho, impactho (importance-ordered partial "
+                 "transfer, 100 ms slots, 500 ms window)",
+                 schemes);
+    cmd.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
+    cmd.AddValue("bsDistance", text.bsDistance, cfg.bsDistance);
+    cmd.AddValue("boundary", "x_b, handover boundary, m", cfg.road.boundary);
+    cmd.AddValue("startMin", "UE start position, lower bound, m", cfg.road.startMin);
+    cmd.AddValue("startMax", "UE start position, upper bound, m", cfg.road.startMax);
+    cmd.AddValue("speed", "UE speed, m/s", cfg.road.speed);
+    cmd.AddValue("contextMin", "Context at the handover, lower bound, tokens", cfg.road.contextMin);
+    cmd.AddValue("contextMax",
+                 "Context at the handover, upper bound (C_max), tokens",
+                 cfg.road.contextMax);
+    cmd.AddValue("model", "LLM preset", cfg.model);
+    cmd.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);
+    cmd.AddValue("backhaulGbps", "X2 backhaul rate, Gbit/s", cfg.backhaulGbps);
+    cmd.AddValue("backhaulDelayUs", "X2 backhaul delay, us", backhaulDelayUs);
+    cmd.AddValue("backhaulMtu", "X2 backhaul MTU, bytes", backhaulMtu);
+    cmd.AddValue("prefillA", "Prefill slope a, s/token", cfg.prefillA);
+    cmd.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
+    cmd.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
+    cmd.AddValue("batchPeriodMs", "Batching period T_c, ms", batchPeriodMs);
+    cmd.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
+    cmd.AddValue("tokensAfterHandover",
+                 "Tokens each session decodes after its handover",
+                 cfg.tokensAfterHandover);
+    cmd.AddValue("handoverAlgorithm", text.handoverAlgorithm, cfg.handoverAlgorithm);
+    cmd.AddValue("lookaheadMs",
+                 "Online: scheduler look-ahead for predicted arrivals, ms",
+                 lookaheadMs);
+    cmd.AddValue("predictArrivals",
+                 "Online: predict arrivals from UE positions and speeds",
+                 cfg.predictArrivals);
+    cmd.AddValue("predictedHandoverX",
+                 "Online: where the predictor expects handovers, m (default: the boundary)",
+                 cfg.predictedHandoverX);
+    bool pcap = false;
+    cmd.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
+    cmd.AddValue("pcap", text.pcap, pcap);
+    cmd.Parse(argc, argv);
+    cfg.backhaulDelay = MicroSeconds(backhaulDelayUs);
+    cfg.batchPeriod = MicroSeconds(batchPeriodMs * 1000);
+    if (!(lookaheadMs >= 0 && lookaheadMs <= 3.6e6))
+    {
+        std::cerr << "error: --lookaheadMs: must be in [0, 3.6e6] ms" << std::endl;
+        return 2;
+    }
+    cfg.lookahead = MicroSeconds(lookaheadMs * 1000);
+    if (backhaulMtu < 576 || backhaulMtu > 65535)
+    {
+        std::cerr << "error: --backhaulMtu: must be in [576, 65535] bytes, got " << backhaulMtu
+                  << std::endl;
+        return 2;
+    }
+    cfg.backhaulMtu = static_cast<uint16_t>(backhaulMtu);
+
+    std::vector<std::pair<std::string, std::string>> runs;
+    std::istringstream list(schemes);
+    std::string s;
+    while (std::getline(list, s, ','))
+    {
+        for (const auto& run : runs)
+        {
+            if (run.first == s)
+            {
+                std::cerr << "error: --schemes: '" << s << "' is listed twice" << std::endl;
+                return 2;
+            }
+        }
+        if (s == "ctho")
+        {
+            runs.emplace_back(s, "ns3::CtHoScheduler");
+        }
+        else if (s == "tho")
+        {
+            runs.emplace_back(s, "ns3::ThoScheduler");
+        }
+        else if (s == "cho")
+        {
+            runs.emplace_back(s, "ns3::ChoScheduler");
+        }
+        else if (s == "impactho")
+        {
+            runs.emplace_back(s, "ns3::ImpactHoScheduler");
+        }
+        else
+        {
+            std::cerr << "error: --schemes: unknown scheme '" << s
+                      << "'; valid schemes: ctho, tho, cho, impactho" << std::endl;
+            return 2;
+        }
+    }
+    try
+    {
+        cfg.Validate();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
+    // Check the output directory before simulating, so a bad one costs nothing.
+    const std::string path = outputDir + "/handover-delays.csv";
+    try
+    {
+        CheckOutputDirectory(outputDir);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
+
+    // The protocol options come as ns-3 attribute defaults (--ns3::EdgeLlmNode::...):
+    // read them back from a node made with those defaults, to say what ran.
+    Ptr<EdgeLlmNode> defaults = CreateObject<EdgeLlmNode>();
+    BooleanValue layerwise;
+    defaults->GetAttribute("LayerwiseStreaming", layerwise);
+    const std::string transportName = AttributeText(defaults, "Transport"); // "Tcp" or "Udp"
+    // Model and KvBits are this program's --model and --kvBits; an attribute default for
+    // them would be overridden without a word, so it is refused instead.
+    StringValue modelDefault;
+    UintegerValue kvBitsDefault;
+    defaults->GetAttribute("Model", modelDefault);
+    defaults->GetAttribute("KvBits", kvBitsDefault);
+    if (modelDefault.Get() != "qwen2.5-7b-instruct" || kvBitsDefault.Get() != 16)
+    {
+        std::cerr << "error: set the model and KV precision with --model and --kvBits, not "
+                     "--ns3::EdgeLlmNode::Model / KvBits (this program sets both)"
+                  << std::endl;
+        return 2;
+    }
+    std::cout << name << ": " << cfg.road.numUes << " UEs, " << cfg.model
+              << " at q = " << cfg.kvBits << " bits, backhaul " << cfg.backhaulGbps
+              << " Gbit/s (MTU " << cfg.backhaulMtu << ", transport " << transportName
+              << ", layer-wise " << (layerwise.Get() ? "on" : "off") << "), contexts Unif["
+              << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, seed "
+              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+
+    std::ostringstream csv;
+    csv << "scheme,ue_id,context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,"
+           "measured_delay_s,transport,layerwise\n";
+    csv << std::setprecision(9);
+    std::vector<RoadHandoverResult> results;
+    for (const auto& [name, type] : runs)
+    {
+        cfg.pcapPrefix = pcap ? outputDir + "/" + name : "";
+        const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, type);
+        results.push_back(r);
+        std::cout << "\n"
+                  << name << ": L = " << r.prefillLength << " tokens, KV bytes sent "
+                  << r.kvBytesSent << ", received " << r.kvBytesReceived
+                  << (r.kvBytesSent > r.kvBytesReceived
+                          ? " (" + std::to_string(r.kvBytesSent - r.kvBytesReceived) +
+                                " still in flight when the run stopped)"
+                          : std::string())
+                  << (r.timedOut > 0 ? ", " + std::to_string(r.timedOut) +
+                                           " transfer(s) timed out into re-prefill"
+                                     : std::string())
+                  << ", warm-up " << r.warmup << " s (handover times are simulation times)"
+                  << (r.complete ? "" : "  [INCOMPLETE: some UE never resumed]") << "\n";
+        std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  "
+                     "stall_s  measured_s\n";
+        for (const auto& ue : r.ues)
+        {
+            std::cout << std::fixed << std::setprecision(4) << "  " << std::setw(2) << ue.ueId
+                      << "  " << std::setw(10) << ue.handoverTime << "  " << std::setw(7)
+                      << ue.contextTokens << "  " << std::setw(7) << ue.prefillTokens << "  "
+                      << std::setw(8) << ue.transferTokens << "  " << std::setw(11)
+                      << ue.predictedDelay << "  " << std::setw(10) << ue.restoredDelay << "  "
+                      << std::setw(7) << ue.stall << "  " << std::setw(10) << ue.measuredDelay
+                      << "\n";
+            csv << name << "," << ue.ueId << "," << ue.contextTokens << "," << ue.prefillTokens
+                << "," << ue.transferTokens << "," << ue.predictedDelay << "," << ue.measuredDelay
+                << "," << transportName << "," << (layerwise.Get() ? 1 : 0) << "\n";
+        }
+        std::cout << "  worst-user delay: predicted " << r.predictedWorst << " s, measured "
+                  << r.measuredWorst << " s (" << std::showpos
+                  << 100.0 * (r.measuredWorst - r.predictedWorst) / r.predictedWorst
+                  << std::noshowpos << " %)\n";
+        std::ostringstream partial;
+        for (const auto& ue : r.ues)
+        {
+            if (!std::isnan(ue.receivedFraction))
+            {
+                partial << " UE " << ue.ueId << " " << ue.receivedFraction;
+            }
+        }
+        if (!partial.str().empty())
+        {
+            std::cout << "  importance-ordered share of the cache received:" << partial.str()
+                      << "\n";
+        }
+        std::cout << "  flow level on these handovers: this policy " << r.fluidWorst
+                  << " s, clairvoyant ctHO " << r.clairvoyantWorst << " s; packet-level restore "
+                  << r.restoredWorst << " s = " << r.restoredWorst / r.clairvoyantWorst
+                  << " x clairvoyant\n";
+        std::cout.unsetf(std::ios::fixed);
+    }
+
+    // Write the CSV whole or not at all.
+    if (!WriteFileAtomically(path, csv.str()))
+    {
+        return 1;
+    }
+    std::cout << "\nwrote " << path << std::endl;
+
+    bool complete = true;
+    for (const auto& r : results)
+    {
+        complete = complete && r.complete;
+    }
+    return complete ? 0 : 1;
+}
+
+} // namespace ns3
