@@ -157,6 +157,11 @@ function(edge_llm_add_gtests)
   add_test(NAME cli-edge-llm-plan
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/edge-llm-plan-cli-test.sh
                    $<TARGET_FILE:edge-llm-plan> ${CMAKE_SOURCE_DIR}/test/cli)
+  # doc/edge-llm.rst builds with ns-3's Sphinx settings, warnings as errors; formulas by
+  # MathJax here (seconds), compiled by LaTeX when scripts/check-doc.sh runs by hand.
+  add_test(NAME doc-sphinx COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/check-doc.sh)
+  set_tests_properties(doc-sphinx PROPERTIES ENVIRONMENT EDGE_LLM_DOC_MATH=mathjax
+                                             SKIP_RETURN_CODE 77)
 endfunction()
 
 function(edge_llm_add_benchmarks)

@@ -17,6 +17,7 @@ packages=(
   gnuplot-nox                         # PNG figures from ns-3's Gnuplot output
   tshark                              # tests the Wireshark dissector (tools/)
   clang libclang-rt-14-dev            # the libFuzzer target (scripts/fuzz.sh)
+  python3-sphinx                      # doc/edge-llm.rst with ns-3's Sphinx setup (scripts/check-doc.sh)
 )
 
 missing=()
