@@ -5,7 +5,7 @@
 #
 #   bash scripts/check-doc.sh [NS3_DIR]
 #
-# NS3_DIR: an ns-3 source tree (>= 3.36) whose doc/models/source/conf.py to use.
+# NS3_DIR: an ns-3 source tree whose doc/models/source/conf.py to use (3.35 to 3.48 tried).
 # Default: the ns-3 tree this module sits in (contrib/edge-llm), else the newest tree
 # that scripts/test-in-tree.sh extracted in ${EDGE_LLM_CACHE:-~/.cache/edge-llm}, else
 # a copy of the settings of ns-3's conf.py that bear on warnings (the script says
@@ -42,10 +42,11 @@ elif [ -f "$module_dir/../../doc/models/source/conf.py" ]; then
   ns3=$(cd "$module_dir/../.." && pwd)
 else
   cache=${EDGE_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edge-llm}
-  for conf in $(ls -d "$cache"/*/ns-3.*/doc/models/source/conf.py 2>/dev/null | sort -V -r); do
+  conf=$(find "$cache" -mindepth 6 -maxdepth 6 -path '*/ns-3.*/doc/models/source/conf.py' \
+    2>/dev/null | sort -V -r | head -n 1 || true)
+  if [ -n "$conf" ]; then
     ns3=$(cd "$(dirname "$conf")/../../.." && pwd)
-    break
-  done
+  fi
 fi
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/edge-llm-doc.XXXXXX")
@@ -56,6 +57,12 @@ mkdir -p "$src"
 if [ -n "$ns3" ]; then
   echo "check-doc: ns-3's Sphinx setup from $ns3/doc/models/source/conf.py"
   cp "$ns3/doc/models/source/conf.py" "$ns3/doc/models/source/replace.txt" "$src/"
+  # ns-3 <= 3.35 sets language = None, which Sphinx >= 5 rejects with a warning (read
+  # before any -D override); later releases leave Sphinx's default, English.
+  if grep -q '^language = None' "$src/conf.py"; then
+    echo "check-doc: this conf.py sets language = None (Sphinx >= 5 warns): using \"en\""
+    sed -i 's/^language = None/language = "en"/' "$src/conf.py"
+  fi
   if [ -d "$ns3/doc/models/source/_static" ]; then
     cp -r "$ns3/doc/models/source/_static" "$src/"
   fi
