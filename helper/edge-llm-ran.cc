@@ -7,6 +7,7 @@
 #include "ns3/object-factory.h"
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 
 namespace ns3
@@ -71,6 +72,7 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
             "nrScenario must be RMa, UMa, UMi, InH, InH-OfficeMixed, InH-OfficeOpen, "
             "V2V-Highway or V2V-Urban, got '" +
                 nrScenario + "'");
+    (void)EdgeLlmRan::NrHandoverAlgorithmName(handoverAlgorithm); // throws naming the field
     require(nrChannelCondition == "LOS" || nrChannelCondition == "NLOS" ||
                 nrChannelCondition == "Default",
             "nrChannelCondition must be LOS, NLOS or Default, got '" + nrChannelCondition + "'");
@@ -81,6 +83,31 @@ EdgeLlmRan::GetTypeId()
 {
     static TypeId tid = TypeId("ns3::EdgeLlmRan").SetParent<Object>().SetGroupName("EdgeLlm");
     return tid;
+}
+
+std::string
+EdgeLlmRan::NrHandoverAlgorithmName(const std::string& name)
+{
+    static const std::map<std::string, std::string> fromLte{
+        {"", "ns3::NrNoOpHandoverAlgorithm"},
+        {"ns3::NoOpHandoverAlgorithm", "ns3::NrNoOpHandoverAlgorithm"},
+        {"ns3::A3RsrpHandoverAlgorithm", "ns3::NrA3RsrpHandoverAlgorithm"},
+        {"ns3::A2A4RsrqHandoverAlgorithm", "ns3::NrA2A4RsrqHandoverAlgorithm"},
+    };
+    const auto mapped = fromLte.find(name);
+    const std::string nrName = mapped != fromLte.end() ? mapped->second : name;
+    TypeId base;
+    TypeId tid;
+    if (!TypeId::LookupByNameFailSafe("ns3::NrHandoverAlgorithm", &base) ||
+        !TypeId::LookupByNameFailSafe(nrName, &tid) || !tid.IsChildOf(base))
+    {
+        throw std::invalid_argument(
+            "handoverAlgorithm: '" + name +
+            "' is no nr handover algorithm; valid: '' (none), ns3::NrA3RsrpHandoverAlgorithm, "
+            "ns3::NrA2A4RsrqHandoverAlgorithm, ns3::NrNoOpHandoverAlgorithm (or the LTE "
+            "names of these)");
+    }
+    return nrName;
 }
 
 bool
@@ -109,6 +136,18 @@ EdgeLlmRan::Create(const std::string& rat, const EdgeLlmRanConfig& config)
     Ptr<EdgeLlmRan> ran = factory.Create<EdgeLlmRan>();
     ran->Configure(config);
     return ran;
+}
+
+double
+EdgeLlmRan::GetBsHeight() const
+{
+    return 0;
+}
+
+double
+EdgeLlmRan::GetUeHeight() const
+{
+    return 0;
 }
 
 NetDeviceContainer

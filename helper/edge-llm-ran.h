@@ -107,6 +107,18 @@ class EdgeLlmRan : public Object
      */
     static bool IsAvailable(const std::string& rat);
 
+    /**
+     * \brief nr's handover algorithm TypeId for a name given in either RAT's terms (a
+     *        TypeId lookup: no nr header needed).
+     * \param name "" (none: ns3::NrNoOpHandoverAlgorithm), an NrHandoverAlgorithm TypeId,
+     *        or LTE's ns3::A3RsrpHandoverAlgorithm / ns3::A2A4RsrqHandoverAlgorithm /
+     *        ns3::NoOpHandoverAlgorithm (mapped to nr's algorithm of the same name)
+     * \return the nr TypeId name
+     * \throws std::invalid_argument naming handoverAlgorithm if it is no nr handover
+     *         algorithm (or the build has no nr module)
+     */
+    static std::string NrHandoverAlgorithmName(const std::string& name);
+
     /// \return "lte" or "nr"
     virtual std::string GetRatName() const = 0;
 
@@ -167,6 +179,16 @@ class EdgeLlmRan : public Object
     virtual Ptr<Node> GetSgwNode() const = 0;
     /// \return the EPC's PGW node (after Configure())
     virtual Ptr<Node> GetPgwNode() const = 0;
+
+    /**
+     * \return the BS antenna height the RAT's propagation model expects, m (the z of a
+     *         BS position); LTE: 0 (its Friis default has no notion of height), NR: the
+     *         height of nrScenario's BSs in 3GPP TR 38.901 Table 7.4.1-1 (UMa 25 m)
+     */
+    virtual double GetBsHeight() const;
+
+    /// \return the UE antenna height the RAT's propagation model expects, m (LTE 0, NR 1.5)
+    virtual double GetUeHeight() const;
 
     /// \return the BS devices Install() made, in node order
     NetDeviceContainer GetBsDevices() const;

@@ -84,6 +84,7 @@ RoadHandoverConfig::Validate() const
         // The RAN's own checks of the NR knobs (and that the algorithm is nr's).
         EdgeLlmRanConfig nr;
         nr.pathlossModel = pathlossModel;
+        nr.handoverAlgorithm = handoverAlgorithm;
         nr.nrFrequencyHz = nrFrequencyHz;
         nr.nrBandwidthHz = nrBandwidthHz;
         nr.nrNumerology = nrNumerology;
@@ -175,8 +176,9 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
 
     MobilityHelper enbMobility;
     Ptr<ListPositionAllocator> enbPos = CreateObject<ListPositionAllocator>();
-    enbPos->Add(Vector(0, 0, 0));
-    enbPos->Add(Vector(cfg.bsDistance, 0, 0));
+    // Antenna heights are the RAN's (LTE 0 m; NR: 3GPP TR 38.901's, e.g. 25 m and 1.5 m).
+    enbPos->Add(Vector(0, 0, ran->GetBsHeight()));
+    enbPos->Add(Vector(cfg.bsDistance, 0, ran->GetBsHeight()));
     enbMobility.SetPositionAllocator(enbPos);
     enbMobility.Install(enbNodes);
     MobilityHelper ueMobility;
@@ -186,7 +188,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     {
         Ptr<ConstantVelocityMobilityModel> m =
             ueNodes.Get(i)->GetObject<ConstantVelocityMobilityModel>();
-        m->SetPosition(Vector(x0[i], 10, 0)); // a road 10 m beside the BS line
+        m->SetPosition(Vector(x0[i], 10, ran->GetUeHeight())); // a road 10 m beside the BSs
         m->SetVelocity(Vector(cfg.road.speed, 0, 0));
     }
 
@@ -233,6 +235,8 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(bsApps.Get(0));
     Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(bsApps.Get(1));
     result.scheme = source->GetScheduler()->GetSchemeName();
+    result.sourceCellId = source->GetCellId();
+    result.targetCellId = target->GetCellId();
     const uint64_t bytesPerToken = source->GetModelProfile().BytesPerToken();
 
     std::map<uint64_t, RoadHandoverUeResult> ues;

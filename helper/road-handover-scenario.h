@@ -128,6 +128,8 @@ struct RoadHandoverUeResult
 struct RoadHandoverResult
 {
     std::string scheme;                    //!< "ctho", "tho", "cho", ...
+    uint16_t sourceCellId{0};              //!< The source BS's cell id (the RRC's)
+    uint16_t targetCellId{0};              //!< The target BS's cell id (the RRC's)
     uint64_t prefillLength{0};             //!< L of the batch
     std::vector<RoadHandoverUeResult> ues; //!< One per UE, by IMSI
     double predictedWorst{0};              //!< max_i predictedDelay, s (NaN if one is missing)

@@ -1,0 +1,236 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "nr-edge-llm-ran.h"
+
+#include "ns3/boolean.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/ideal-beamforming-algorithm.h"
+#include "ns3/ideal-beamforming-helper.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/ipv4.h"
+#include "ns3/isotropic-antenna-model.h"
+#include "ns3/log.h"
+#include "ns3/nr-channel-helper.h"
+#include "ns3/nr-gnb-net-device.h"
+#include "ns3/nr-helper.h"
+#include "ns3/nr-point-to-point-epc-helper.h"
+#include "ns3/nr-ue-net-device.h"
+#include "ns3/pointer.h"
+#include "ns3/string.h"
+#include "ns3/uinteger.h"
+
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("NrEdgeLlmRan");
+NS_OBJECT_ENSURE_REGISTERED(NrEdgeLlmRan);
+
+namespace
+{
+/// UE transmit power, dBm (3GPP power class 3).
+constexpr double UE_TX_POWER_DBM = 23;
+} // namespace
+
+TypeId
+NrEdgeLlmRan::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::NrEdgeLlmRan")
+                            .SetParent<EdgeLlmRan>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<NrEdgeLlmRan>();
+    return tid;
+}
+
+NrEdgeLlmRan::NrEdgeLlmRan() = default;
+
+NrEdgeLlmRan::~NrEdgeLlmRan() = default;
+
+std::string
+NrEdgeLlmRan::GetRatName() const
+{
+    return "nr";
+}
+
+void
+NrEdgeLlmRan::Configure(const EdgeLlmRanConfig& cfg)
+{
+    NS_ABORT_MSG_IF(m_nr, "NrEdgeLlmRan::Configure: already configured");
+    const std::string algorithm = EdgeLlmRan::NrHandoverAlgorithmName(cfg.handoverAlgorithm);
+    m_config = cfg;
+    m_epc = CreateObject<NrPointToPointEpcHelper>();
+    m_epc->SetAttribute("X2LinkDataRate", DataRateValue(DataRate(cfg.backhaulGbps * 1e9)));
+    m_epc->SetAttribute("X2LinkDelay", TimeValue(cfg.backhaulDelay));
+    m_epc->SetAttribute("X2LinkMtu", UintegerValue(cfg.backhaulMtu));
+    Ptr<IdealBeamformingHelper> beamforming = CreateObject<IdealBeamformingHelper>();
+    beamforming->SetAttribute("BeamformingMethod", TypeIdValue(DirectPathBeamforming::GetTypeId()));
+    m_nr = CreateObject<NrHelper>();
+    m_nr->SetBeamformingHelper(beamforming);
+    m_nr->SetEpcHelper(m_epc);
+    m_nr->SetHandoverAlgorithmType(algorithm);
+    // Single-element isotropic antennas: the road's geometry, not beam patterns, decides
+    // the signal, and each slot costs little to simulate.
+    for (const auto& [attribute, value] :
+         {std::pair<std::string, uint32_t>{"NumRows", 1}, {"NumColumns", 1}})
+    {
+        m_nr->SetGnbAntennaAttribute(attribute, UintegerValue(value));
+        m_nr->SetUeAntennaAttribute(attribute, UintegerValue(value));
+    }
+    m_nr->SetGnbAntennaAttribute("AntennaElement",
+                                 PointerValue(CreateObject<IsotropicAntennaModel>()));
+    m_nr->SetUeAntennaAttribute("AntennaElement",
+                                PointerValue(CreateObject<IsotropicAntennaModel>()));
+    m_nr->SetGnbPhyAttribute("TxPower", DoubleValue(cfg.bsTxPowerDbm));
+    m_nr->SetGnbPhyAttribute("Numerology", UintegerValue(cfg.nrNumerology));
+    m_nr->SetUePhyAttribute("TxPower", DoubleValue(UE_TX_POWER_DBM));
+    m_nr->SetUePhyAttribute("EnableUplinkPowerControl", BooleanValue(false));
+
+    // One band, one CC, one BWP, shared by both gNBs (intra-frequency handovers).
+    Ptr<NrChannelHelper> channel = CreateObject<NrChannelHelper>();
+    channel->ConfigureFactories(cfg.nrScenario, cfg.nrChannelCondition, "ThreeGpp");
+    channel->SetPathlossAttribute("ShadowingEnabled", BooleanValue(false));
+    if (cfg.nrChannelCondition == "Default")
+    {
+        channel->SetChannelConditionModelAttribute("UpdatePeriod", TimeValue(Seconds(0)));
+    }
+    CcBwpCreator creator;
+    m_band = std::make_unique<OperationBandInfo>(creator.CreateOperationBandContiguousCc(
+        CcBwpCreator::SimpleOperationBandConf(cfg.nrFrequencyHz, cfg.nrBandwidthHz, 1)));
+    channel->AssignChannelsToBands({*m_band});
+}
+
+void
+NrEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
+{
+    NS_ABORT_MSG_IF(!m_nr, "NrEdgeLlmRan::Install: call Configure() first");
+    const BandwidthPartInfoPtrVector bwps = CcBwpCreator::GetAllBwps({*m_band});
+    m_bsDevices = m_nr->InstallGnbDevice(bsNodes, bwps);
+    m_ueDevices = m_nr->InstallUeDevice(ueNodes, bwps);
+    m_nr->AssignStreams(m_bsDevices, m_config.stream);
+    m_nr->AssignStreams(m_ueDevices, m_config.stream + 1000);
+    InternetStackHelper internet;
+    internet.Install(ueNodes);
+    m_epc->AssignUeIpv4Address(m_ueDevices);
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
+    {
+        routing.GetStaticRouting(ueNodes.Get(i)->GetObject<Ipv4>())
+            ->SetDefaultRoute(m_epc->GetUeDefaultGatewayAddress(), 1);
+    }
+    m_nr->AddX2Interface(bsNodes);
+}
+
+void
+NrEdgeLlmRan::Attach(NetDeviceContainer ueDevices, Ptr<NetDevice> bsDevice)
+{
+    for (uint32_t i = 0; i < ueDevices.GetN(); ++i)
+    {
+        m_nr->AttachToGnb(ueDevices.Get(i), bsDevice);
+    }
+}
+
+void
+NrEdgeLlmRan::HandoverRequest(Time at,
+                              Ptr<NetDevice> ueDevice,
+                              Ptr<NetDevice> sourceBsDevice,
+                              Ptr<NetDevice> targetBsDevice)
+{
+    m_nr->HandoverRequest(at, ueDevice, sourceBsDevice, targetBsDevice);
+}
+
+uint16_t
+NrEdgeLlmRan::GetCellId(Ptr<NetDevice> bsDevice) const
+{
+    Ptr<NrGnbNetDevice> gnb = DynamicCast<NrGnbNetDevice>(bsDevice);
+    NS_ABORT_MSG_IF(!gnb,
+                    "NR RAN: device " << (bsDevice ? bsDevice->GetIfIndex() : 0) << " of node "
+                                      << (bsDevice ? bsDevice->GetNode()->GetId() : 0)
+                                      << " is not an NrGnbNetDevice");
+    return gnb->GetCellId();
+}
+
+uint64_t
+NrEdgeLlmRan::GetImsi(Ptr<NetDevice> ueDevice) const
+{
+    Ptr<NrUeNetDevice> ue = DynamicCast<NrUeNetDevice>(ueDevice);
+    NS_ABORT_MSG_IF(!ue,
+                    "NR RAN: device " << (ueDevice ? ueDevice->GetIfIndex() : 0) << " of node "
+                                      << (ueDevice ? ueDevice->GetNode()->GetId() : 0)
+                                      << " is not an NrUeNetDevice");
+    return ue->GetImsi();
+}
+
+std::string
+NrEdgeLlmRan::GetRrcName() const
+{
+    return "NrGnbRrc";
+}
+
+Ptr<Node>
+NrEdgeLlmRan::GetSgwNode() const
+{
+    NS_ABORT_MSG_IF(!m_epc, "NrEdgeLlmRan: no EPC before Configure()");
+    return m_epc->GetSgwNode();
+}
+
+Ptr<Node>
+NrEdgeLlmRan::GetPgwNode() const
+{
+    NS_ABORT_MSG_IF(!m_epc, "NrEdgeLlmRan: no EPC before Configure()");
+    return m_epc->GetPgwNode();
+}
+
+double
+NrEdgeLlmRan::GetBsHeight() const
+{
+    // 3GPP TR 38.901 Table 7.4.1-1 (the V2V scenarios put both ends on vehicles, 1.6 m).
+    const std::string& s = m_config.nrScenario;
+    if (s == "UMa")
+    {
+        return 25;
+    }
+    if (s == "UMi")
+    {
+        return 10;
+    }
+    if (s == "RMa")
+    {
+        return 35;
+    }
+    if (s.rfind("V2V", 0) == 0)
+    {
+        return 1.6;
+    }
+    return 3; // InH: ceiling
+}
+
+double
+NrEdgeLlmRan::GetUeHeight() const
+{
+    const std::string& s = m_config.nrScenario;
+    if (s.rfind("V2V", 0) == 0)
+    {
+        return 1.6;
+    }
+    return s.rfind("InH", 0) == 0 ? 1 : 1.5;
+}
+
+Ptr<NrHelper>
+NrEdgeLlmRan::GetNrHelper() const
+{
+    return m_nr;
+}
+
+void
+NrEdgeLlmRan::DoDispose()
+{
+    m_nr = nullptr;
+    m_epc = nullptr;
+    EdgeLlmRan::DoDispose();
+}
+
+} // namespace ns3
