@@ -3,6 +3,8 @@
 # at contrib/edge-llm. CMakeLists.txt is the primary build (ns-3 >= 3.36 and
 # standalone); keep the file lists of both in step.
 
+import re
+
 MODULE_SOURCES = [
     'model/llm-model-profile.cc',
     'model/prefill-time-model.cc',
@@ -42,6 +44,7 @@ MODULE_SOURCES = [
 # helper/nr-edge-llm-ran.cc when the nr module is present).
 
 MODULE_HEADERS = [s.replace('.cc', '.h') for s in MODULE_SOURCES]
+MODULE_HEADERS.append('model/edge-llm-compat.h')
 
 TEST_SOURCES = [
     'test/edge-llm-planner-test-suite.cc',
@@ -57,6 +60,16 @@ TEST_SOURCES = [
 
 def configure(conf):
     conf.env.append_value('CXXFLAGS', ['-std=c++17'])
+    # EDGE_LLM_NS3_VERSION (model/edge-llm-compat.h) = 1000 * major + minor of the ns-3
+    # release, from the VERSION file at the top of the ns-3 tree ("3.35" -> 3035).
+    version_node = conf.srcnode.find_node('VERSION')
+    text = version_node.read().strip() if version_node else ''
+    match = re.match(r'3\.(\d+)', text)
+    if not match:
+        conf.fatal('edge-llm: cannot tell the ns-3 version from %s (%r, expected 3.MINOR)'
+                   % (conf.srcnode.make_node('VERSION').abspath(), text))
+    conf.env.EDGE_LLM_NS3_VERSION = 3000 + int(match.group(1))
+    conf.msg('edge-llm: EDGE_LLM_NS3_VERSION', conf.env.EDGE_LLM_NS3_VERSION)
 
 
 def build(bld):
@@ -64,6 +77,12 @@ def build(bld):
         'edge-llm',
         ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'lte', 'stats'])
     module.source = MODULE_SOURCES
+    # The module and everything that uses it (its tests, examples, scratch programs).
+    if not bld.env.EDGE_LLM_NS3_VERSION:
+        bld.fatal('edge-llm: EDGE_LLM_NS3_VERSION is unset: run ./waf configure again')
+    version_define = 'EDGE_LLM_NS3_VERSION=%d' % bld.env.EDGE_LLM_NS3_VERSION
+    module.env.append_value('DEFINES', [version_define])
+    module.export_defines = [version_define]
 
     module_test = bld.create_ns3_module_test_library('edge-llm')
     module_test.source = TEST_SOURCES

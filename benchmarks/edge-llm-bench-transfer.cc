@@ -22,6 +22,7 @@
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/ctho-scheduler.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
@@ -101,15 +102,15 @@ RunEdgeLlm(uint32_t sessions, uint64_t tokens, Time stopAt, const std::string& t
     }
     double done = -1;
     uint64_t received = 0;
-    target->TraceConnectWithoutContext(
-        "KvTransferReceived",
-        Callback<void, uint64_t, uint16_t, uint64_t>([&](uint64_t id, uint16_t, uint64_t bytes) {
-            received += bytes;
-            if (id == 1)
-            {
-                done = Simulator::Now().GetSeconds() - 0.010;
-            }
-        }));
+    target->TraceConnectWithoutContext("KvTransferReceived",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [&](uint64_t id, uint16_t, uint64_t bytes) {
+                                               received += bytes;
+                                               if (id == 1)
+                                               {
+                                                   done = Simulator::Now().GetSeconds() - 0.010;
+                                               }
+                                           }));
     apps.Start(Seconds(0));
     Simulator::Stop(stopAt);
     Simulator::Run();
@@ -137,14 +138,14 @@ RunBulkSend(uint64_t bytes)
     dst.Start(Seconds(0));
     double done = -1;
     Ptr<PacketSink> ps = DynamicCast<PacketSink>(dst.Get(0));
-    ps->TraceConnectWithoutContext(
-        "Rx",
-        Callback<void, Ptr<const Packet>, const Address&>([&](Ptr<const Packet>, const Address&) {
-            if (done < 0 && ps->GetTotalRx() >= bytes)
-            {
-                done = Simulator::Now().GetSeconds() - 0.010;
-            }
-        }));
+    ps->TraceConnectWithoutContext("Rx",
+                                   compat::MakeCallback<void, Ptr<const Packet>, const Address&>(
+                                       [&](Ptr<const Packet>, const Address&) {
+                                           if (done < 0 && ps->GetTotalRx() >= bytes)
+                                           {
+                                               done = Simulator::Now().GetSeconds() - 0.010;
+                                           }
+                                       }));
     Simulator::Stop(Seconds(30));
     Simulator::Run();
     Simulator::Destroy();

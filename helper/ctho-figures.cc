@@ -6,6 +6,7 @@
 #include "edge-llm-stats.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 
 namespace ns3

@@ -7,6 +7,7 @@
 
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
@@ -173,7 +174,9 @@ EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::stri
             path.str(),
             MakeCallback(&EdgeLlmNode::RrcHandoverStart, app));
         NS_ABORT_MSG_IF(!ok, "EdgeLlmHelper::ConnectHandoverTrace: no trace at " << path.str());
-        // Handover failures, where the RRC reports them (LteEnbRrc does since ns-3.32).
+#if EDGE_LLM_HAVE_LTE_HANDOVER_FAILURE_TRACES
+        // Handover failures, where the RRC reports them (LteEnbRrc does since ns-3.37;
+        // before, LTE models no handover failure and there is nothing to connect).
         for (const char* failure : {"HandoverFailureNoPreamble",
                                     "HandoverFailureMaxRach",
                                     "HandoverFailureLeaving",
@@ -186,6 +189,7 @@ EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::stri
                 fp.str(),
                 MakeCallback(&EdgeLlmNode::RrcHandoverFailure, app));
         }
+#endif
     }
 }
 

@@ -4,6 +4,7 @@
 #include "fluid-handover-scenario.h"
 
 #include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/event-id.h"
 #include "ns3/fluid-backhaul.h"
 #include "ns3/handover-batcher.h"
@@ -132,10 +133,14 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
         pending[i] = 2;
         if (d.prefillTokens > 0)
         {
-            gpu->Join(d.batchId, d.batchSize, d.prefillLength, tau, [&, i]() {
-                result.ues[i].prefillDone = Simulator::Now().GetSeconds();
-                finish(i);
-            });
+            gpu->Join(d.batchId,
+                      d.batchSize,
+                      d.prefillLength,
+                      tau,
+                      compat::MakeCallback<void>([&, i]() {
+                          result.ues[i].prefillDone = Simulator::Now().GetSeconds();
+                          finish(i);
+                      }));
         }
         else
         {
@@ -146,10 +151,10 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
         job.handoverTime = tau;
         job.deadline = d.deadline;
         job.remainingBytes = d.transferTokens * profile.BytesPerToken();
-        backhaul->AddTransfer(job, [&, i](uint64_t) {
-            result.ues[i].transferDone = Simulator::Now().GetSeconds();
-            finish(i);
-        });
+        backhaul->AddTransfer(job, compat::MakeCallback<void, uint64_t>([&, i](uint64_t) {
+                                  result.ues[i].transferDone = Simulator::Now().GetSeconds();
+                                  finish(i);
+                              }));
     };
     // Online handovers within gatherTime of the first are planned together, as the
     // packet level's EdgeLlmNode does.
@@ -171,16 +176,16 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
     };
     for (std::size_t i = 0; i < ues.size(); ++i)
     {
-        Simulator::Schedule(Seconds(ues[i].handoverTime), [&, i]() {
+        compat::Schedule(Seconds(ues[i].handoverTime), [&, i]() {
             if (config.knownHandoverTimes || config.gatherTime.IsZero())
             {
                 begin(i);
                 return;
             }
             gathered.push_back(i);
-            if (!gatherEvent.IsRunning())
+            if (!compat::IsPending(gatherEvent))
             {
-                gatherEvent = Simulator::Schedule(config.gatherTime, processGathered);
+                gatherEvent = compat::Schedule(config.gatherTime, processGathered);
             }
         });
     }

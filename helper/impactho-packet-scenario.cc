@@ -8,6 +8,7 @@
 #include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-address-helper.h"
@@ -75,7 +76,7 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
     std::map<uint64_t, double> fraction;
     target->TraceConnectWithoutContext(
         "PartialRestored",
-        Callback<void, uint64_t, uint16_t, double>(
+        compat::MakeCallback<void, uint64_t, uint16_t, double>(
             [&fraction](uint64_t id, uint16_t, double f) { fraction[id] = f; }));
     apps.Start(Seconds(0));
     Simulator::Stop(Seconds(last) + cfg.window + cfg.slot + Seconds(1));

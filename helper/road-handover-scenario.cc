@@ -10,6 +10,7 @@
 #include "ns3/config.h"
 #include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -253,7 +254,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             Simulator::Stop(MilliSeconds(1));
             return;
         }
-        Simulator::Schedule(MilliSeconds(1), stopWhenDrained);
+        compat::Schedule(MilliSeconds(1), stopWhenDrained);
     };
     auto maybeStop = [&]() {
         const uint32_t done = cfg.streamTokens > 0 ? streamed : resumed;
@@ -277,7 +278,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         if (cfg.handoverDisabled)
         {
             // No-HO: streaming is measured from the boundary crossing, from the source.
-            Simulator::Schedule(tau, [&, imsi, tau]() {
+            compat::Schedule(tau, [&, imsi, tau]() {
                 RoadHandoverUeResult& u = ues[imsi];
                 u.streamStart = tau.GetSeconds();
                 streamTarget[imsi] =
@@ -291,17 +292,18 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         }
     }
 
-    source->TraceConnectWithoutContext(
-        "HandoverStarted",
-        Callback<void, uint64_t, uint16_t, uint64_t>([&](uint64_t id, uint16_t, uint64_t c) {
-            ues[id].handoverTime = Simulator::Now().GetSeconds();
-            ues[id].contextTokens = c;
-            ues[id].streamStart = ues[id].handoverTime;
-            streamTarget[id] = c - ues[id].promptTokens + cfg.streamTokens;
-        }));
+    source->TraceConnectWithoutContext("HandoverStarted",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [&](uint64_t id, uint16_t, uint64_t c) {
+                                               ues[id].handoverTime = Simulator::Now().GetSeconds();
+                                               ues[id].contextTokens = c;
+                                               ues[id].streamStart = ues[id].handoverTime;
+                                               streamTarget[id] =
+                                                   c - ues[id].promptTokens + cfg.streamTokens;
+                                           }));
     source->TraceConnectWithoutContext(
         "HandoverPlanned",
-        Callback<void, uint64_t, uint64_t, uint64_t, Time>(
+        compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
             [&](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
                 ues[id].prefillTokens = npf;
                 ues[id].transferTokens = ntx;
@@ -311,19 +313,19 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             }));
     target->TraceConnectWithoutContext(
         "KvTransferReceived",
-        Callback<void, uint64_t, uint16_t, uint64_t>(
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&](uint64_t id, uint16_t, uint64_t bytes) { ues[id].kvBytesReceived = bytes; }));
     target->TraceConnectWithoutContext(
         "PartialRestored",
-        Callback<void, uint64_t, uint16_t, double>(
+        compat::MakeCallback<void, uint64_t, uint16_t, double>(
             [&](uint64_t id, uint16_t, double f) { ues[id].receivedFraction = f; }));
     target->TraceConnectWithoutContext(
         "SessionRestored",
-        Callback<void, uint64_t, uint16_t, Time>(
+        compat::MakeCallback<void, uint64_t, uint16_t, Time>(
             [&](uint64_t id, uint16_t, Time d) { ues[id].restoredDelay = d.GetSeconds(); }));
     target->TraceConnectWithoutContext(
         "TransferTimedOut",
-        Callback<void, uint64_t, uint16_t, uint64_t>(
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&](uint64_t, uint16_t, uint64_t) { ++result.timedOut; }));
     // The radio side of each handover: the RRC (LteEnbRrc or NrGnbRrc, the RAN's) that
     // admitted the UE reports HandoverEndOk once the UE has joined its cell.
@@ -334,7 +336,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
              << "/HandoverEndOk";
         Config::ConnectWithoutContextFailSafe(
             path.str(),
-            Callback<void, uint64_t, uint16_t, uint16_t>(
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t>(
                 [&](uint64_t imsi, uint16_t cellId, uint16_t) {
                     auto u = ues.find(imsi);
                     if (u != ues.end() && std::isnan(u->second.handoverEndTime))
@@ -350,7 +352,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         const uint64_t imsi = app->GetSessionId();
         app->TraceConnectWithoutContext(
             "Stall",
-            Callback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
                 [&, imsi](uint64_t, uint16_t, uint16_t, Time stall, Time excess) {
                     RoadHandoverUeResult& r = ues[imsi];
                     if (r.stalls++ == 0)
@@ -365,7 +367,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         {
             app->TraceConnectWithoutContext(
                 "TokenReceived",
-                Callback<void, uint64_t, uint32_t, uint16_t>(
+                compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
                     [&, imsi](uint64_t, uint32_t index, uint16_t) {
                         RoadHandoverUeResult& r = ues[imsi];
                         auto t = streamTarget.find(imsi);

@@ -3,6 +3,7 @@
  */
 #include "edge-llm-node.h"
 
+#include "edge-llm-compat.h"
 #include "token-stream-header.h"
 
 #include "ns3/boolean.h"
@@ -93,7 +94,7 @@ EdgeLlmNode::GetTypeId()
                           "(KvDatagramSocket: paced at the link rate, selective-repeat "
                           "retransmission; an RDMA-like transfer without congestion control).",
                           EnumValue(EdgeLlmNode::TCP),
-                          MakeEnumAccessor(&EdgeLlmNode::m_transport),
+                          compat::MakeEnumAccessor<Transport>(&EdgeLlmNode::m_transport),
                           MakeEnumChecker(EdgeLlmNode::TCP, "Tcp", EdgeLlmNode::UDP, "Udp"))
             .AddAttribute("BackhaulBuffer",
                           "Send and receive buffer of each backhaul connection, bytes (TCP's, "
@@ -133,7 +134,7 @@ EdgeLlmNode::GetTypeId()
                 "that is KV payload: MSS / (MSS + 54) for TCP, (MTU - 34) / (MTU + 2) "
                 "for UDP; 0.6 % less at MTU 9000, 4.5 % at 1500).",
                 EnumValue(EdgeLlmNode::NOMINAL),
-                MakeEnumAccessor(&EdgeLlmNode::m_planningRate),
+                compat::MakeEnumAccessor<PlanningRate>(&EdgeLlmNode::m_planningRate),
                 MakeEnumChecker(EdgeLlmNode::NOMINAL, "Nominal", EdgeLlmNode::PAYLOAD, "Payload"))
             .AddAttribute("LayerwiseStreaming",
                           "Source: send each session's KV cache layer-major (layer 0 of all "
@@ -893,7 +894,7 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     // acks microseconds apart); those within GatherTime of the first are planned together.
     m_pending.push_back({sessionId, Simulator::Now().GetSeconds(), context});
     m_pendingTarget.push_back(targetCellId);
-    if (!m_pendingEvent.IsRunning())
+    if (!compat::IsPending(m_pendingEvent))
     {
         m_pendingEvent =
             Simulator::Schedule(m_gatherTime, &EdgeLlmNode::ProcessPendingHandovers, this);
@@ -1028,7 +1029,7 @@ EdgeLlmNode::StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
                         &EdgeLlmNode::TruncateImpactHo,
                         this,
                         sessionId);
-    if (!m_slotEvent.IsRunning())
+    if (!compat::IsPending(m_slotEvent))
     {
         // Slots fall on multiples of dt; a handover inside a slot waits for the next.
         const int64_t dt = scheduler->GetSlotLength().GetTimeStep();
@@ -1272,8 +1273,10 @@ EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeade
                     req.batchSize,
                     req.prefillLength,
                     s.handoverTime,
-                    MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this)
-                        .Bind(req.sessionId, s.restoreGeneration, false));
+                    compat::Bind(MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this),
+                                 req.sessionId,
+                                 s.restoreGeneration,
+                                 false));
     }
     if (m_statusInterval.IsStrictlyPositive())
     {
@@ -1387,8 +1390,10 @@ EdgeLlmNode::StartReprefill(Session& s)
                 1,
                 s.reprefillTokens,
                 Simulator::Now(),
-                MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this)
-                    .Bind(s.id, s.restoreGeneration, true));
+                compat::Bind(MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this),
+                             s.id,
+                             s.restoreGeneration,
+                             true));
 }
 
 void

@@ -3,6 +3,8 @@
  */
 #include "impactho-scheduler.h"
 
+#include "edge-llm-compat.h"
+
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
 
@@ -23,7 +25,7 @@ ImpactHoScheduler::GetTypeId()
                           "How a slot's budget is shared: WaterFilling (ImpactHO), Equal (EA), "
                           "Wta (cascading winner-takes-all), Pf (proportional fair).",
                           EnumValue(WATER_FILLING),
-                          MakeEnumAccessor(&ImpactHoScheduler::m_policy),
+                          compat::MakeEnumAccessor<Policy>(&ImpactHoScheduler::m_policy),
                           MakeEnumChecker(WATER_FILLING,
                                           "WaterFilling",
                                           EQUAL,
@@ -32,17 +34,18 @@ ImpactHoScheduler::GetTypeId()
                                           "Wta",
                                           PF,
                                           "Pf"))
-            .AddAttribute("Fallback",
-                          "Admission fallback when a slot cannot lift every user to its "
-                          "concavity anchor: EqualizedBytes, CascadingWta or None.",
-                          EnumValue(SlotAllocator::EQUALIZED_BYTES),
-                          MakeEnumAccessor(&ImpactHoScheduler::m_fallback),
-                          MakeEnumChecker(SlotAllocator::EQUALIZED_BYTES,
-                                          "EqualizedBytes",
-                                          SlotAllocator::CASCADING_WTA,
-                                          "CascadingWta",
-                                          SlotAllocator::NO_ADMISSION,
-                                          "None"))
+            .AddAttribute(
+                "Fallback",
+                "Admission fallback when a slot cannot lift every user to its "
+                "concavity anchor: EqualizedBytes, CascadingWta or None.",
+                EnumValue(SlotAllocator::EQUALIZED_BYTES),
+                compat::MakeEnumAccessor<SlotAllocator::Fallback>(&ImpactHoScheduler::m_fallback),
+                MakeEnumChecker(SlotAllocator::EQUALIZED_BYTES,
+                                "EqualizedBytes",
+                                SlotAllocator::CASCADING_WTA,
+                                "CascadingWta",
+                                SlotAllocator::NO_ADMISSION,
+                                "None"))
             .AddAttribute("SlotLength",
                           "Slot length dt (ImpactHO default 100 ms).",
                           TimeValue(MilliSeconds(100)),

@@ -3,6 +3,8 @@
  */
 #include "kv-datagram-socket.h"
 
+#include "edge-llm-compat.h"
+
 #include "ns3/abort.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/inet6-socket-address.h"
@@ -378,7 +380,7 @@ KvDatagramSocket::HasDataToSend() const
 void
 KvDatagramSocket::ScheduleSend()
 {
-    if (m_closed || !m_udp || m_sendEvent.IsRunning() || !HasDataToSend())
+    if (m_closed || !m_udp || compat::IsPending(m_sendEvent) || !HasDataToSend())
     {
         return;
     }
@@ -431,7 +433,7 @@ KvDatagramSocket::SendNext()
     }
     m_nextSendTime =
         now + m_pacingRate.CalculateBytesTxTime(sent + KvDatagramHeader::DATA_SIZE + m_overhead);
-    if (!m_rtoEvent.IsRunning())
+    if (!compat::IsPending(m_rtoEvent))
     {
         ArmRto();
     }
@@ -703,7 +705,7 @@ KvDatagramSocket::HandleData(uint32_t seq, Ptr<Packet> payload)
     {
         SendAck();
     }
-    else if (!m_ackEvent.IsRunning())
+    else if (!compat::IsPending(m_ackEvent))
     {
         m_ackEvent = Simulator::Schedule(m_ackDelay, &KvDatagramSocket::SendAck, this);
     }

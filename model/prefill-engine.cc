@@ -3,6 +3,8 @@
  */
 #include "prefill-engine.h"
 
+#include "edge-llm-compat.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -152,9 +154,8 @@ PrefillEngine::MaybeStart(uint64_t batchKey)
     m_busyUntil = start + duration;
     const uint64_t l = batch.prefillLength;
     const auto members = static_cast<uint32_t>(batch.done.size());
-    Simulator::Schedule(start - Simulator::Now(), [this, batchKey, l, members]() {
-        m_batchStartTrace(batchKey, l, members);
-    });
+    compat::Schedule(start - Simulator::Now(),
+                     [this, batchKey, l, members]() { m_batchStartTrace(batchKey, l, members); });
     Simulator::Schedule(m_busyUntil - Simulator::Now(),
                         &PrefillEngine::Finish,
                         this,

@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/ctho-figures.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/test.h"
 
 #include <algorithm>
@@ -111,10 +112,10 @@ class EdgeLlmCtHoFiguresTestSuite : public TestSuite
 {
   public:
     EdgeLlmCtHoFiguresTestSuite()
-        : TestSuite("edge-llm-ctho-figures", SYSTEM)
+        : TestSuite("edge-llm-ctho-figures", EDGE_LLM_TEST_SYSTEM)
     {
-        AddTestCase(new CtHoSweepDominanceTestCase, TestCase::QUICK);
-        AddTestCase(new CtHoPaperShapesTestCase, TestCase::QUICK);
+        AddTestCase(new CtHoSweepDominanceTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CtHoPaperShapesTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -3,6 +3,7 @@
  */
 #include "ns3/boolean.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/error-model.h"
 #include "ns3/internet-stack-helper.h"
@@ -129,9 +130,9 @@ RunTwoBs(const std::string& scheduler,
         devs.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
     }
     TwoBsOutcome out;
-    devs.Get(1)->TraceConnectWithoutContext(
-        "PhyRxDrop",
-        Callback<void, Ptr<const Packet>>([&out](Ptr<const Packet>) { ++out.dropped; }));
+    devs.Get(1)->TraceConnectWithoutContext("PhyRxDrop",
+                                            compat::MakeCallback<void, Ptr<const Packet>>(
+                                                [&out](Ptr<const Packet>) { ++out.dropped; }));
     InternetStackHelper internet;
     internet.Install(nodes);
     Ipv4AddressHelper addr("10.7.0.0", "255.255.255.252");
@@ -146,16 +147,16 @@ RunTwoBs(const std::string& scheduler,
         Simulator::Schedule(outageEnd, &Ipv4::SetUp, ipv4, itf);
         nodes.Get(1)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
             "Drop",
-            Callback<void,
-                     const Ipv4Header&,
-                     Ptr<const Packet>,
-                     Ipv4L3Protocol::DropReason,
-                     Ptr<Ipv4>,
-                     uint32_t>([&out](const Ipv4Header&,
-                                      Ptr<const Packet>,
-                                      Ipv4L3Protocol::DropReason reason,
-                                      Ptr<Ipv4>,
-                                      uint32_t) {
+            compat::MakeCallback<void,
+                                 const Ipv4Header&,
+                                 Ptr<const Packet>,
+                                 Ipv4L3Protocol::DropReason,
+                                 Ptr<Ipv4>,
+                                 uint32_t>([&out](const Ipv4Header&,
+                                                  Ptr<const Packet>,
+                                                  Ipv4L3Protocol::DropReason reason,
+                                                  Ptr<Ipv4>,
+                                                  uint32_t) {
                 if (reason == Ipv4L3Protocol::DROP_INTERFACE_DOWN)
                 {
                     ++out.dropped;
@@ -177,50 +178,52 @@ RunTwoBs(const std::string& scheduler,
     }
     target->TraceConnectWithoutContext(
         "KvTransferReceived",
-        Callback<void, uint64_t, uint16_t, uint64_t>(
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t id, uint16_t, uint64_t bytes) { out.kvReceived[id] = bytes; }));
     target->TraceConnectWithoutContext(
         "SessionRestored",
-        Callback<void, uint64_t, uint16_t, Time>([&out](uint64_t id, uint16_t, Time) {
+        compat::MakeCallback<void, uint64_t, uint16_t, Time>([&out](uint64_t id, uint16_t, Time) {
             out.restoredAt[id] = Simulator::Now().GetSeconds();
         }));
     source->TraceConnectWithoutContext(
         "TransferCancelled",
-        Callback<void, uint64_t, uint16_t, uint64_t>(
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t) { ++out.cancelledAtSource; }));
     target->TraceConnectWithoutContext(
         "TransferCancelled",
-        Callback<void, uint64_t, uint16_t, uint64_t>(
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t) { ++out.cancelledAtTarget; }));
     target->TraceConnectWithoutContext(
         "TransferTimedOut",
-        Callback<void, uint64_t, uint16_t, uint64_t>(
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t tokens) { out.timedOutTokens += tokens; }));
     for (Ptr<EdgeLlmNode> bs : {source, target})
     {
-        bs->TraceConnectWithoutContext(
-            "TokenDecoded",
-            Callback<void, uint64_t, uint16_t, uint64_t>([&out](uint64_t, uint16_t cell, uint64_t) {
-                out.tokens[cell].push_back(Simulator::Now().GetSeconds());
-            }));
+        bs->TraceConnectWithoutContext("TokenDecoded",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [&out](uint64_t, uint16_t cell, uint64_t) {
+                                               out.tokens[cell].push_back(
+                                                   Simulator::Now().GetSeconds());
+                                           }));
     }
     source->TraceConnectWithoutContext(
         "TransferRefused",
-        Callback<void, uint64_t, uint16_t, uint64_t>(
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t) { ++out.refusedAtSource; }));
     target->TraceConnectWithoutContext(
         "TransferRefused",
-        Callback<void, uint64_t, uint16_t, uint64_t>(
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t) { ++out.refusedAtTarget; }));
     source->TraceConnectWithoutContext(
         "SessionReleased",
-        Callback<void, uint64_t, uint16_t, uint64_t>(
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t id, uint16_t, uint64_t bytes) { out.released[id] = bytes; }));
     source->TraceConnectWithoutContext(
         "TransferStatus",
-        Callback<void, uint64_t, uint16_t, uint64_t>([&out](uint64_t, uint16_t, uint64_t bytes) {
-            out.progress.emplace_back(Simulator::Now().GetSeconds(), bytes);
-        }));
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [&out](uint64_t, uint16_t, uint64_t bytes) {
+                out.progress.emplace_back(Simulator::Now().GetSeconds(), bytes);
+            }));
     if (script)
     {
         script(source, target);
@@ -527,12 +530,12 @@ class ManySessionsTestCase : public FaultTestCase
         {
             apps.Get(i)->TraceConnectWithoutContext(
                 "SessionReleased",
-                Callback<void, uint64_t, uint16_t, uint64_t>(
+                compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                     [&released](uint64_t, uint16_t, uint64_t) { ++released; }));
             const uint16_t cell = static_cast<uint16_t>(i + 1);
             apps.Get(i)->TraceConnectWithoutContext(
                 "SessionRestored",
-                Callback<void, uint64_t, uint16_t, Time>(
+                compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                     [&restoredAt, cell](uint64_t id, uint16_t, Time) { restoredAt[id] = cell; }));
         }
         apps.Start(Seconds(0));
@@ -598,13 +601,13 @@ class SecondHandoverTestCase : public FaultTestCase
             const uint16_t cell = static_cast<uint16_t>(i + 1);
             apps.Get(i)->TraceConnectWithoutContext(
                 "SessionRestored",
-                Callback<void, uint64_t, uint16_t, Time>(
+                compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                     [&restoredAt, cell](uint64_t, uint16_t, Time) { ++restoredAt[cell]; }));
         }
         uint64_t atC = 0;
         c->TraceConnectWithoutContext(
             "KvTransferReceived",
-            Callback<void, uint64_t, uint16_t, uint64_t>(
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [&atC](uint64_t, uint16_t, uint64_t bytes) { atC = bytes; }));
         apps.Start(Seconds(0));
         Simulator::Stop(Seconds(5));
@@ -748,7 +751,7 @@ class TimeoutBeforeBatchTestCase : public FaultTestCase
                          target->SetAttribute("TransferTimeout", TimeValue(MilliSeconds(1)));
                          target->GetPrefillEngine()->TraceConnectWithoutContext(
                              "BatchEnd",
-                             Callback<void, uint64_t, uint64_t, uint32_t>(
+                             compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
                                  [batchEnds](uint64_t, uint64_t length, uint32_t) {
                                      batchEnds->emplace_back(Simulator::Now().GetSeconds(), length);
                                  }));
@@ -917,7 +920,7 @@ class PlanningRateTestCase : public FaultTestCase
                          }
                          source->TraceConnectWithoutContext(
                              "HandoverPlanned",
-                             Callback<void, uint64_t, uint64_t, uint64_t, Time>(
+                             compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
                                  [predicted](uint64_t, uint64_t, uint64_t, Time delay) {
                                      *predicted = delay.GetSeconds();
                                  }));
@@ -986,38 +989,39 @@ class LayerwiseStreamingTestCase : public TestCase
     static Timeline Run(bool layerwise)
     {
         auto t = std::make_shared<Timeline>();
-        const TwoBsOutcome o = RunTwoBs(
-            "ns3::ChoScheduler",
-            0,
-            1,
-            300,
-            Seconds(0),
-            Seconds(0),
-            [layerwise, t](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
-                source->SetAttribute("LayerwiseStreaming", BooleanValue(layerwise));
-                source->OpenSession(1, 300, 5); // 5 tokens to decode at the target
-                target->TraceConnectWithoutContext(
-                    "KvLayerReceived",
-                    Callback<void, uint64_t, uint16_t, uint64_t>(
-                        [t](uint64_t, uint16_t, uint64_t layer) {
-                            NS_ABORT_UNLESS(layer == t->layers.size());
-                            t->layers.push_back(Simulator::Now().GetSeconds());
-                        }));
-                target->TraceConnectWithoutContext(
-                    "SessionRestored",
-                    Callback<void, uint64_t, uint16_t, Time>([t](uint64_t, uint16_t, Time) {
-                        t->restored = Simulator::Now().GetSeconds();
-                    }));
-                target->TraceConnectWithoutContext("TokenDecoded",
-                                                   Callback<void, uint64_t, uint16_t, uint64_t>(
-                                                       [t](uint64_t, uint16_t, uint64_t index) {
-                                                           if (index == 1)
-                                                           {
-                                                               t->firstToken =
-                                                                   Simulator::Now().GetSeconds();
-                                                           }
-                                                       }));
-            });
+        const TwoBsOutcome o =
+            RunTwoBs("ns3::ChoScheduler",
+                     0,
+                     1,
+                     300,
+                     Seconds(0),
+                     Seconds(0),
+                     [layerwise, t](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                         source->SetAttribute("LayerwiseStreaming", BooleanValue(layerwise));
+                         source->OpenSession(1, 300, 5); // 5 tokens to decode at the target
+                         target->TraceConnectWithoutContext(
+                             "KvLayerReceived",
+                             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                 [t](uint64_t, uint16_t, uint64_t layer) {
+                                     NS_ABORT_UNLESS(layer == t->layers.size());
+                                     t->layers.push_back(Simulator::Now().GetSeconds());
+                                 }));
+                         target->TraceConnectWithoutContext(
+                             "SessionRestored",
+                             compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                 [t](uint64_t, uint16_t, Time) {
+                                     t->restored = Simulator::Now().GetSeconds();
+                                 }));
+                         target->TraceConnectWithoutContext(
+                             "TokenDecoded",
+                             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                 [t](uint64_t, uint16_t, uint64_t index) {
+                                     if (index == 1)
+                                     {
+                                         t->firstToken = Simulator::Now().GetSeconds();
+                                     }
+                                 }));
+                     });
         NS_ABORT_UNLESS(o.received == o.sent);
         return *t;
     }
@@ -1113,26 +1117,26 @@ class EdgeLlmFaultsTestSuite : public TestSuite
 {
   public:
     EdgeLlmFaultsTestSuite()
-        : TestSuite("edge-llm-faults", SYSTEM)
+        : TestSuite("edge-llm-faults", EDGE_LLM_TEST_SYSTEM)
     {
         // Every fault over both backhaul transports.
         for (const char* transport : {"Tcp", "Udp"})
         {
-            AddTestCase(new BackhaulLossTestCase(transport), TestCase::QUICK);
-            AddTestCase(new BackhaulOutageTestCase(transport), TestCase::QUICK);
-            AddTestCase(new PingPongTestCase(transport), TestCase::QUICK);
-            AddTestCase(new TransferTimeoutTestCase(transport), TestCase::QUICK);
-            AddTestCase(new SecondHandoverTestCase(transport), TestCase::QUICK);
-            AddTestCase(new HandoverFailureTestCase(transport), TestCase::QUICK);
-            AddTestCase(new ManySessionsTestCase(transport), TestCase::QUICK);
-            AddTestCase(new TimeoutBeforeBatchTestCase(transport), TestCase::QUICK);
-            AddTestCase(new TargetHandoverFailureTestCase(transport), TestCase::QUICK);
-            AddTestCase(new TransferRefusedTestCase(transport), TestCase::QUICK);
-            AddTestCase(new TransferStatusTestCase(transport), TestCase::QUICK);
-            AddTestCase(new PlanningRateTestCase(transport), TestCase::QUICK);
+            AddTestCase(new BackhaulLossTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new BackhaulOutageTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new PingPongTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new TransferTimeoutTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new SecondHandoverTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new HandoverFailureTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new ManySessionsTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new TimeoutBeforeBatchTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new TargetHandoverFailureTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new TransferRefusedTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new TransferStatusTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new PlanningRateTestCase(transport), EDGE_LLM_TEST_QUICK);
         }
-        AddTestCase(new LayerwiseStreamingTestCase, TestCase::QUICK);
-        AddTestCase(new LayerwiseTimeoutTestCase, TestCase::QUICK);
+        AddTestCase(new LayerwiseStreamingTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new LayerwiseTimeoutTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -4,6 +4,7 @@
 #include "ctho-brute-force.h"
 
 #include "ns3/ctho-planner.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/fluid-handover-scenario.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/test.h"
@@ -167,11 +168,11 @@ class EdgeLlmFluidTestSuite : public TestSuite
 {
   public:
     EdgeLlmFluidTestSuite()
-        : TestSuite("edge-llm-fluid", UNIT)
+        : TestSuite("edge-llm-fluid", EDGE_LLM_TEST_UNIT)
     {
-        AddTestCase(new FluidFifoTestCase, TestCase::QUICK);
-        AddTestCase(new FluidMatchesPlanTestCase, TestCase::QUICK);
-        AddTestCase(new FluidOnlineTestCase, TestCase::QUICK);
+        AddTestCase(new FluidFifoTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FluidMatchesPlanTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FluidOnlineTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

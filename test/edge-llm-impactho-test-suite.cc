@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/edge-llm-compat.h"
 #include "ns3/impactho-fluid-scenario.h"
 #include "ns3/impactho-packet-scenario.h"
 #include "ns3/test.h"
@@ -216,12 +217,12 @@ class EdgeLlmImpactHoTestSuite : public TestSuite
 {
   public:
     EdgeLlmImpactHoTestSuite()
-        : TestSuite("edge-llm-impactho", SYSTEM)
+        : TestSuite("edge-llm-impactho", EDGE_LLM_TEST_SYSTEM)
     {
-        AddTestCase(new ImpactHoTable2TestCase, TestCase::QUICK);
-        AddTestCase(new ImpactHoShapesTestCase, TestCase::QUICK);
-        AddTestCase(new ImpactHoPacketTestCase, TestCase::QUICK);
-        AddTestCase(new ImpactHoKvPrecisionTestCase, TestCase::QUICK);
+        AddTestCase(new ImpactHoTable2TestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new ImpactHoShapesTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new ImpactHoPacketTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new ImpactHoKvPrecisionTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/edge-llm-compat.h"
 #include "ns3/fluid-handover-scenario.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/rng-seed-manager.h"
@@ -180,10 +181,10 @@ class EdgeLlmLteHandoverTestSuite : public TestSuite
 {
   public:
     EdgeLlmLteHandoverTestSuite()
-        : TestSuite("edge-llm-lte-handover", SYSTEM)
+        : TestSuite("edge-llm-lte-handover", EDGE_LLM_TEST_SYSTEM)
     {
-        AddTestCase(new LteHandoverSystemTestCase, TestCase::QUICK);
-        AddTestCase(new OnlineCtHoSystemTestCase, TestCase::QUICK);
+        AddTestCase(new LteHandoverSystemTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new OnlineCtHoSystemTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

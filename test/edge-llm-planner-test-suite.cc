@@ -5,6 +5,7 @@
 
 #include "ns3/ctho-planner.h"
 #include "ns3/ctho-scheduler.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/test.h"
 
@@ -169,12 +170,12 @@ class EdgeLlmPlannerTestSuite : public TestSuite
 {
   public:
     EdgeLlmPlannerTestSuite()
-        : TestSuite("edge-llm-planner", UNIT)
+        : TestSuite("edge-llm-planner", EDGE_LLM_TEST_UNIT)
     {
-        AddTestCase(new KvCacheSizeTestCase, TestCase::QUICK);
-        AddTestCase(new CtHoHandWorkedTestCase, TestCase::QUICK);
-        AddTestCase(new CtHoIdleBackhaulTestCase, TestCase::QUICK);
-        AddTestCase(new CtHoBruteForceTestCase, TestCase::QUICK);
+        AddTestCase(new KvCacheSizeTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CtHoHandWorkedTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CtHoIdleBackhaulTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CtHoBruteForceTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

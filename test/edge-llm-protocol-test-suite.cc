@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/ctho-scheduler.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -211,7 +212,7 @@ class KvParserErrorTestCase : public TestCase
     {
         Ptr<KvTransferConnection> c = CreateObject<KvTransferConnection>();
         std::vector<uint64_t> completed;
-        c->SetMessageCallback(KvTransferConnection::MessageCallback(
+        c->SetMessageCallback(compat::MakeCallback<void, const KvFrameHeader&, Ptr<Packet>>(
             [&completed](const KvFrameHeader& frame, Ptr<Packet> message) {
                 if (frame.type == KvFrameHeader::TRANSFER_COMPLETE)
                 {
@@ -302,15 +303,16 @@ class KvConnectionEdfTestCase : public TestCase
         uint64_t aBytesWhenBDone = UINT64_MAX;
         std::vector<uint8_t> messageOrder;
         std::vector<uint64_t> completionOrder;
-        rx->SetKvBytesCallback(KvTransferConnection::KvBytesCallback([&](uint64_t s, uint64_t n) {
-            received[s] += n;
-            if (s == 2 && received[2] == sizes.at(2))
-            {
-                aBytesWhenBDone = received[1];
-            }
-        }));
-        rx->SetMessageCallback(
-            KvTransferConnection::MessageCallback([&](const KvFrameHeader& f, Ptr<Packet> m) {
+        rx->SetKvBytesCallback(
+            compat::MakeCallback<void, uint64_t, uint64_t>([&](uint64_t s, uint64_t n) {
+                received[s] += n;
+                if (s == 2 && received[2] == sizes.at(2))
+                {
+                    aBytesWhenBDone = received[1];
+                }
+            }));
+        rx->SetMessageCallback(compat::MakeCallback<void, const KvFrameHeader&, Ptr<Packet>>(
+            [&](const KvFrameHeader& f, Ptr<Packet> m) {
                 messageOrder.push_back(f.type);
                 if (f.type == KvFrameHeader::TRANSFER_COMPLETE)
                 {
@@ -327,7 +329,7 @@ class KvConnectionEdfTestCase : public TestCase
         listener->Listen();
         listener->SetAcceptCallback(
             MakeNullCallback<bool, Ptr<Socket>, const Address&>(),
-            Callback<void, Ptr<Socket>, const Address&>(
+            compat::MakeCallback<void, Ptr<Socket>, const Address&>(
                 [&](Ptr<Socket> s, const Address&) { rx->SetSocket(s, true); }));
         Ptr<Socket> client = Socket::CreateSocket(nodes.Get(0), TcpSocketFactory::GetTypeId());
         client->SetAttribute("SegmentSize", UintegerValue(9000 - 52));
@@ -339,7 +341,7 @@ class KvConnectionEdfTestCase : public TestCase
         tx->AddTransfer({2, Seconds(0), Seconds(1), sizes.at(2)});
         tx->AddTransfer({3, Seconds(0), Seconds(1.5), sizes.at(3)});
         // Sockets may only send once the nodes are initialized, i.e. inside the run.
-        Simulator::ScheduleNow([&]() {
+        compat::ScheduleNow([&]() {
             client->Bind();
             client->Connect(InetSocketAddress(ifs.GetAddress(1), 9001));
             tx->SetSocket(client, false);
@@ -378,11 +380,11 @@ class EdgeLlmProtocolTestSuite : public TestSuite
 {
   public:
     EdgeLlmProtocolTestSuite()
-        : TestSuite("edge-llm-protocol", UNIT)
+        : TestSuite("edge-llm-protocol", EDGE_LLM_TEST_UNIT)
     {
-        AddTestCase(new KvHeaderRoundTripTestCase, TestCase::QUICK);
-        AddTestCase(new KvConnectionEdfTestCase, TestCase::QUICK);
-        AddTestCase(new KvParserErrorTestCase, TestCase::QUICK);
+        AddTestCase(new KvHeaderRoundTripTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new KvConnectionEdfTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new KvParserErrorTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

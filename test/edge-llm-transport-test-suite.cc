@@ -3,6 +3,7 @@
  */
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/error-model.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
@@ -194,22 +195,23 @@ struct DatagramLink
             udp[i]->Bind(InetSocketAddress(interfaces.GetAddress(i), 9001));
             const Ipv4Address peer = interfaces.GetAddress(1 - i);
             Ptr<KvDatagramSocket> transport = kv[i];
-            udp[i]->SetRecvCallback(Callback<void, Ptr<Socket>>([transport, peer](Ptr<Socket> s) {
-                Address from;
-                while (Ptr<Packet> p = s->RecvFrom(from))
-                {
-                    if (InetSocketAddress::ConvertFrom(from).GetIpv4() == peer)
+            udp[i]->SetRecvCallback(
+                compat::MakeCallback<void, Ptr<Socket>>([transport, peer](Ptr<Socket> s) {
+                    Address from;
+                    while (Ptr<Packet> p = s->RecvFrom(from))
                     {
-                        transport->ReceiveDatagram(p);
+                        if (InetSocketAddress::ConvertFrom(from).GetIpv4() == peer)
+                        {
+                            transport->ReceiveDatagram(p);
+                        }
                     }
-                }
-            }));
+                }));
             writer[i].socket = kv[i];
             StreamWriter* w = &writer[i];
             StreamChecker* c = &checker[i];
-            kv[i]->SetSendCallback(
-                Callback<void, Ptr<Socket>, uint32_t>([w](Ptr<Socket>, uint32_t) { w->Fill(); }));
-            kv[i]->SetRecvCallback(Callback<void, Ptr<Socket>>([c](Ptr<Socket> s) {
+            kv[i]->SetSendCallback(compat::MakeCallback<void, Ptr<Socket>, uint32_t>(
+                [w](Ptr<Socket>, uint32_t) { w->Fill(); }));
+            kv[i]->SetRecvCallback(compat::MakeCallback<void, Ptr<Socket>>([c](Ptr<Socket> s) {
                 while (Ptr<Packet> p = s->Recv())
                 {
                     c->Consume(p);
@@ -219,7 +221,7 @@ struct DatagramLink
             uint64_t* seqs = &dataSeqs[i];
             kv[i]->TraceConnectWithoutContext(
                 "Tx",
-                Callback<void, Ptr<const Packet>, const KvDatagramHeader&>(
+                compat::MakeCallback<void, Ptr<const Packet>, const KvDatagramHeader&>(
                     [tx, seqs](Ptr<const Packet>, const KvDatagramHeader& h) {
                         if (h.type == KvDatagramHeader::DATA)
                         {
@@ -228,8 +230,9 @@ struct DatagramLink
                         }
                     }));
             uint64_t* rt = &retransmitTrace[i];
-            kv[i]->TraceConnectWithoutContext("Retransmit",
-                                              Callback<void, uint32_t>([rt](uint32_t) { ++*rt; }));
+            kv[i]->TraceConnectWithoutContext(
+                "Retransmit",
+                compat::MakeCallback<void, uint32_t>([rt](uint32_t) { ++*rt; }));
         }
     }
 
@@ -254,7 +257,7 @@ struct DatagramLink
     /// Wire the transports up at t = 0 (nodes initialized) and run until \p stop.
     void Run(Time stop)
     {
-        Simulator::ScheduleNow([this]() {
+        compat::ScheduleNow([this]() {
             for (uint32_t i = 0; i < 2; ++i)
             {
                 kv[i]->SetUdpSocket(udp[i], InetSocketAddress(interfaces.GetAddress(1 - i), 9001));
@@ -506,9 +509,9 @@ class KvDatagramSocketApiTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(s->GetErrno(), Socket::ERROR_AGAIN, "ERROR_AGAIN");
 
         bool connected = false;
-        s->SetConnectCallback(
-            Callback<void, Ptr<Socket>>([&connected](Ptr<Socket>) { connected = true; }),
-            MakeNullCallback<void, Ptr<Socket>>());
+        s->SetConnectCallback(compat::MakeCallback<void, Ptr<Socket>>(
+                                  [&connected](Ptr<Socket>) { connected = true; }),
+                              MakeNullCallback<void, Ptr<Socket>>());
         NS_TEST_ASSERT_MSG_EQ(s->Connect(InetSocketAddress(Ipv4Address("10.0.0.2"), 7000)),
                               0,
                               "Connect");
@@ -603,7 +606,8 @@ class KvDatagramLossTestCase : public TestCase
         uint64_t* drops = &link.phyDrops;
         link.devices.Get(1)->TraceConnectWithoutContext(
             "PhyRxDrop",
-            Callback<void, Ptr<const Packet>>([drops](Ptr<const Packet>) { ++*drops; }));
+            compat::MakeCallback<void, Ptr<const Packet>>(
+                [drops](Ptr<const Packet>) { ++*drops; }));
         link.Send(0, n);
         link.Run(Seconds(5));
         const StreamChecker& c = link.checker[1];
@@ -655,7 +659,7 @@ class KvDatagramOutageTestCase : public TestCase
         Simulator::Schedule(MilliSeconds(20), &Ipv4::SetDown, ipv4, ifIndex);
         Simulator::Schedule(MilliSeconds(220), &Ipv4::SetUp, ipv4, ifIndex);
         uint64_t atUp = 0;
-        Simulator::Schedule(MilliSeconds(220), [&]() { atUp = link.checker[1].offset; });
+        compat::Schedule(MilliSeconds(220), [&]() { atUp = link.checker[1].offset; });
         link.Send(0, n);
         link.Run(Seconds(5));
         const StreamChecker& c = link.checker[1];
@@ -728,14 +732,14 @@ class EdgeLlmTransportTestSuite : public TestSuite
 {
   public:
     EdgeLlmTransportTestSuite()
-        : TestSuite("edge-llm-transport", UNIT)
+        : TestSuite("edge-llm-transport", EDGE_LLM_TEST_UNIT)
     {
-        AddTestCase(new KvDatagramHeaderTestCase, TestCase::QUICK);
-        AddTestCase(new KvDatagramSocketApiTestCase, TestCase::QUICK);
-        AddTestCase(new KvDatagramLosslessTestCase, TestCase::QUICK);
-        AddTestCase(new KvDatagramLossTestCase, TestCase::QUICK);
-        AddTestCase(new KvDatagramOutageTestCase, TestCase::QUICK);
-        AddTestCase(new KvDatagramBidirectionalTestCase, TestCase::QUICK);
+        AddTestCase(new KvDatagramHeaderTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new KvDatagramSocketApiTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new KvDatagramLosslessTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new KvDatagramLossTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new KvDatagramOutageTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new KvDatagramBidirectionalTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 
