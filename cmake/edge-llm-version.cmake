@@ -39,7 +39,7 @@ string(STRIP "${edge_llm_ns3_version_text}" edge_llm_ns3_version_text)
 if(DEFINED EDGE_LLM_NS3_VERSION)
   set(EDGE_LLM_NS3_VERSION_NUMBER ${EDGE_LLM_NS3_VERSION})
   if(NOT EDGE_LLM_NS3_VERSION_NUMBER MATCHES "^3[0-9][0-9][0-9]$")
-    message(FATAL_ERROR "edge-llm: EDGE_LLM_NS3_VERSION is '${EDGE_LLM_NS3_VERSION}'; it must be "
+    message(FATAL_ERROR "edge-llm: EDGE_LLM_NS3_VERSION is '${EDGE_LLM_NS3_VERSION}', it must be "
                         "1000 * major + minor of ns-3, e.g. 3037 for ns-3.37")
   endif()
 elseif(edge_llm_ns3_version_text MATCHES "^3\\.([0-9]+)")
@@ -48,7 +48,7 @@ elseif(edge_llm_ns3_version_text MATCHES "^3-dev")
   set(EDGE_LLM_NS3_VERSION_NUMBER 3999)
 else()
   message(FATAL_ERROR "edge-llm: cannot tell the ns-3 version from ${edge_llm_ns3_version_source} "
-                      "('${edge_llm_ns3_version_text}', expected 3.MINOR); "
+                      "('${edge_llm_ns3_version_text}', expected 3.MINOR), "
                       "pass -DEDGE_LLM_NS3_VERSION=30XX (e.g. 3037 for ns-3.37)")
 endif()
 if(EDGE_LLM_NS3_VERSION_NUMBER LESS 3035)
@@ -73,8 +73,9 @@ string(STRIP "${edge_llm_warning_text}" edge_llm_warning_text)
 if(edge_llm_warning_text STREQUAL "")
   set(edge_llm_warning_text "ns-3's")
 endif()
-message(STATUS "edge-llm: ns-3 '${edge_llm_ns3_version_text}' (from ${edge_llm_ns3_version_source}): "
-               "EDGE_LLM_NS3_VERSION=${EDGE_LLM_NS3_VERSION_NUMBER}; warnings ${edge_llm_warning_text}")
+# (No semicolons in the text: ns-3's message() wrapper splits its arguments as lists.)
+message(STATUS "edge-llm: ns-3 '${edge_llm_ns3_version_text}' (from ${edge_llm_ns3_version_source}), "
+               "EDGE_LLM_NS3_VERSION=${EDGE_LLM_NS3_VERSION_NUMBER}, warnings ${edge_llm_warning_text}")
 
 # Programs linking the library get the definition too. The library target is found here
 # (${libedge-llm}), not passed from CMakeLists.txt: ns-3's module filter reads every such
