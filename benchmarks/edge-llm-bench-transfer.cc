@@ -28,10 +28,15 @@
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <fstream>
+#include <functional>
 #include <iomanip>
 #include <iostream>
+#include <string>
+#include <utility>
 
 using namespace ns3;
 

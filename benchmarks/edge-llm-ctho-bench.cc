@@ -20,11 +20,15 @@
 #include "ns3/fluid-handover-scenario.h"
 
 #include <benchmark/benchmark.h>
+#include <cstddef>
+#include <cstdint>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <random>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace ns3;
 

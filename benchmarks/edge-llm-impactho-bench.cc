@@ -9,12 +9,17 @@
 
 #include "ns3/slot-allocator.h"
 
+#include <algorithm>
 #include <benchmark/benchmark.h>
+#include <cstddef>
+#include <cstdint>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <random>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace ns3;
 

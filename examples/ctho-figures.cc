@@ -19,7 +19,9 @@
 #include "ns3/edge-llm-stats.h"
 #include "ns3/road-handover-scenario.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -27,6 +29,9 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
 
 using namespace ns3;
 

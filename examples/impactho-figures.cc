@@ -18,11 +18,21 @@
 #include "ns3/impactho-packet-scenario.h"
 #include "ns3/llm-model-profile.h"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
 #include <iomanip>
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 

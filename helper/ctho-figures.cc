@@ -6,6 +6,8 @@
 #include "edge-llm-stats.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <map>
 #include <stdexcept>
 

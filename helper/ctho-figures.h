@@ -8,6 +8,7 @@
 #include "ns3/road-ue-draw.h"
 #include "ns3/streaming-radio-model.h"
 
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>

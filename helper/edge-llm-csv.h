@@ -4,6 +4,7 @@
 #ifndef EDGE_LLM_CSV_H
 #define EDGE_LLM_CSV_H
 
+#include <cstddef>
 #include <cstdint>
 #include <stdexcept>
 #include <string>

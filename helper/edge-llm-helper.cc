@@ -16,6 +16,12 @@
 #include "ns3/pointer.h"
 #include "ns3/uinteger.h"
 
+#include <cstddef>
+#include <cstdint>
+#include <sstream>
+#include <string>
+#include <vector>
+
 namespace ns3
 {
 

@@ -14,7 +14,10 @@
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
 
+#include <cstdint>
+#include <string>
 #include <utility>
+#include <vector>
 
 namespace ns3
 {

@@ -12,10 +12,17 @@
 #include "ns3/slot-allocator.h"
 
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
+#include <stdexcept>
+#include <string>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {

@@ -10,6 +10,7 @@
 #include "ns3/prefill-time-model.h"
 #include "ns3/road-ue-draw.h"
 
+#include <cstdint>
 #include <string>
 #include <vector>
 

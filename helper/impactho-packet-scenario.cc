@@ -17,6 +17,8 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
 
 namespace ns3

@@ -7,6 +7,8 @@
 #include "ns3/impactho-fluid-scenario.h"
 #include "ns3/nstime.h"
 
+#include <cstdint>
+
 namespace ns3
 {
 

@@ -17,6 +17,9 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <cstdint>
+#include <string>
+
 namespace ns3
 {
 

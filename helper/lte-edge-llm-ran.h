@@ -6,6 +6,9 @@
 
 #include "edge-llm-ran.h"
 
+#include <cstdint>
+#include <string>
+
 namespace ns3
 {
 

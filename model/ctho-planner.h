@@ -6,6 +6,7 @@
 
 #include "prefill-time-model.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 

@@ -4,6 +4,9 @@
 #include "ctho-scheduler.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <string>
+#include <vector>
 
 namespace ns3
 {

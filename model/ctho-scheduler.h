@@ -6,6 +6,10 @@
 
 #include "handover-scheduler.h"
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace ns3
 {
 

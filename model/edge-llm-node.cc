@@ -20,7 +20,11 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 
 namespace ns3
 {

@@ -19,8 +19,10 @@
 #include "ns3/socket.h"
 #include "ns3/traced-callback.h"
 
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace ns3

@@ -10,6 +10,7 @@
 #include "ns3/socket.h"
 #include "ns3/traced-callback.h"
 
+#include <cstdint>
 #include <vector>
 
 namespace ns3

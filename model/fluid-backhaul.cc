@@ -7,7 +7,10 @@
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 
 namespace ns3
 {

@@ -12,6 +12,8 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace ns3

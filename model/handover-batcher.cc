@@ -8,6 +8,8 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cstdint>
+#include <utility>
 
 namespace ns3
 {

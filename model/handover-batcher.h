@@ -10,6 +10,7 @@
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <set>

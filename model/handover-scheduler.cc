@@ -6,6 +6,7 @@
 #include "ns3/log.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <tuple>
 
 namespace ns3

@@ -9,7 +9,9 @@
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
+#include <cstddef>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace ns3

@@ -8,6 +8,10 @@
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace ns3
 {
 

@@ -7,6 +7,10 @@
 #include "handover-scheduler.h"
 #include "slot-allocator.h"
 
+#include <cstdint>
+#include <string>
+#include <vector>
+
 namespace ns3
 {
 

@@ -5,6 +5,8 @@
 
 #include "ns3/assert.h"
 
+#include <ostream>
+
 namespace ns3
 {
 

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <iterator>
+#include <string>
 
 namespace ns3
 {

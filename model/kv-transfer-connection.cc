@@ -7,6 +7,8 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 
 namespace ns3
 {

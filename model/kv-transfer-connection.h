@@ -14,6 +14,8 @@
 #include "ns3/traced-callback.h"
 
 #include <array>
+#include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <vector>
 

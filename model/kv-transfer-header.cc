@@ -3,6 +3,8 @@
  */
 #include "kv-transfer-header.h"
 
+#include <ostream>
+
 namespace ns3
 {
 

@@ -7,6 +7,7 @@
 #include "ns3/header.h"
 
 #include <cstdint>
+#include <ostream>
 
 namespace ns3
 {

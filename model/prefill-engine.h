@@ -11,6 +11,7 @@
 #include "ns3/object.h"
 #include "ns3/traced-callback.h"
 
+#include <cstdint>
 #include <map>
 #include <vector>
 

@@ -6,6 +6,7 @@
 
 #include "accuracy-utility.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>

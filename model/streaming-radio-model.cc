@@ -3,6 +3,7 @@
  */
 #include "streaming-radio-model.h"
 
+#include <algorithm>
 #include <boost/math/quadrature/gauss_kronrod.hpp>
 #include <boost/math/tools/roots.hpp>
 #include <cmath>

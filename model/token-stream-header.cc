@@ -3,6 +3,8 @@
  */
 #include "token-stream-header.h"
 
+#include <ostream>
+
 namespace ns3
 {
 

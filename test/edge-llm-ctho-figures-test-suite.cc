@@ -6,7 +6,9 @@
 #include "ns3/test.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <map>
+#include <string>
 
 using namespace ns3;
 

@@ -9,6 +9,9 @@
 #include "ns3/llm-model-profile.h"
 #include "ns3/test.h"
 
+#include <cstddef>
+#include <cstdint>
+
 using namespace ns3;
 
 /**

@@ -6,7 +6,12 @@
 #include "ns3/impactho-packet-scenario.h"
 #include "ns3/test.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <map>
+#include <stdexcept>
+#include <string>
+#include <utility>
 
 using namespace ns3;
 

@@ -9,6 +9,11 @@
 #include "ns3/llm-model-profile.h"
 #include "ns3/test.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
 using namespace ns3;
 
 /**

@@ -16,8 +16,10 @@
 #include "ns3/token-stream-header.h"
 #include "ns3/uinteger.h"
 
+#include <cstdint>
 #include <cstdlib>
 #include <map>
+#include <vector>
 
 using namespace ns3;
 

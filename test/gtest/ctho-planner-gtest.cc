@@ -10,7 +10,12 @@
 #include "ns3/llm-model-profile.h"
 #include "ns3/prefill-time-model.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <gtest/gtest.h>
+#include <stdexcept>
+#include <string>
 
 using namespace ns3;
 using ns3::edgellmtest::BruteForceMinimum;

@@ -6,6 +6,8 @@
  */
 #include "ns3/edge-llm-plan-cli.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <gtest/gtest.h>

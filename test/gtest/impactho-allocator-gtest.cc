@@ -10,8 +10,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
+#include <cstdint>
 #include <gtest/gtest.h>
 #include <random>
+#include <stdexcept>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 
