@@ -73,9 +73,12 @@ string(STRIP "${edge_llm_warning_text}" edge_llm_warning_text)
 if(edge_llm_warning_text STREQUAL "")
   set(edge_llm_warning_text "ns-3's")
 endif()
-# (No semicolons in the text: ns-3's message() wrapper splits its arguments as lists.)
-message(STATUS "edge-llm: ns-3 '${edge_llm_ns3_version_text}' (from ${edge_llm_ns3_version_source}), "
-               "EDGE_LLM_NS3_VERSION=${EDGE_LLM_NS3_VERSION_NUMBER}, warnings ${edge_llm_warning_text}")
+# One argument without semicolons: ns-3's message() wrapper joins its arguments with spaces
+# and splits them as lists.
+string(CONCAT edge_llm_status "edge-llm: ns-3 '${edge_llm_ns3_version_text}' "
+              "(from ${edge_llm_ns3_version_source}), "
+              "EDGE_LLM_NS3_VERSION=${EDGE_LLM_NS3_VERSION_NUMBER}, warnings ${edge_llm_warning_text}")
+message(STATUS "${edge_llm_status}")
 
 # Programs linking the library get the definition too. The library target is found here
 # (${libedge-llm}), not passed from CMakeLists.txt: ns-3's module filter reads every such
