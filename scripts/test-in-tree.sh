@@ -157,6 +157,8 @@ fi
 say "build took $(($(date +%s) - start)) s"
 
 passed=0 failed=0
+# test.py's result lines without colours and without the "[k/n] " counter of newer versions.
+results() { sed -E 's/\x1b\[[0-9;]*m//g; s/^\[[0-9]+\/[0-9]+\] //' "$1"; }
 record() { # name, status
   if [ "$2" = 0 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); say "FAILED: $1"; fi
 }
@@ -172,7 +174,7 @@ mapfile -t suites < <("${runner[@]}" 2>/dev/null | grep -oE '^ *edge-llm-[a-z0-9
 for s in "${suites[@]}"; do
   t0=$(date +%s)
   if python3 test.py -n -s "$s" >"$cache/$version/test-$s.log" 2>&1 \
-    && grep -q "^PASS: TestSuite $s" "$cache/$version/test-$s.log"; then
+    && results "$cache/$version/test-$s.log" | grep -qx "PASS: TestSuite $s"; then
     record "$s" 0
     say "PASS $s ($(($(date +%s) - t0)) s)"
   else
@@ -191,11 +193,12 @@ while read -r status line; do
     SKIP:) ;;
     *) record "$line" 1 ;;
   esac
-done < <(grep -E "^(PASS|FAIL|CRASH|VALGR|SKIP): Example" "$cache/$version/examples.log" \
+done < <(results "$cache/$version/examples.log" | grep -E "^(PASS|FAIL|CRASH|VALGR|SKIP): Example" \
   | grep -E "edge-llm|ctho|impactho" | sed 's/: Example/:/')
-ran=$(grep -E "^(PASS|FAIL|CRASH|VALGR): Example" "$cache/$version/examples.log" | grep -cE "edge-llm|ctho|impactho" || true)
+ran=$(results "$cache/$version/examples.log" | grep -E "^(PASS|FAIL|CRASH|VALGR): Example" \
+  | grep -cE "edge-llm|ctho|impactho" || true)
 [ "$ran" -gt 0 ] || record "examples: none of test/examples-to-run.py ran" 1
-say "examples: $(grep -cE "^PASS: Example" "$cache/$version/examples.log") passed" \
+say "examples: $(results "$cache/$version/examples.log" | grep -cE "^PASS: Example") passed" \
   "($(($(date +%s) - t0)) s; log: $cache/$version/examples.log)"
 
 # The user program as a scratch/ program.
