@@ -15,9 +15,12 @@
 #include "ns3/log.h"
 #include "ns3/nr-channel-helper.h"
 #include "ns3/nr-gnb-net-device.h"
+#include "ns3/nr-gnb-rrc.h"
+#include "ns3/nr-handover-algorithm.h"
 #include "ns3/nr-helper.h"
 #include "ns3/nr-point-to-point-epc-helper.h"
 #include "ns3/nr-ue-net-device.h"
+#include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -34,6 +37,8 @@ namespace
 {
 /// UE transmit power, dBm (3GPP power class 3).
 constexpr double UE_TX_POWER_DBM = 23;
+/// DL MCS (fixed: see Configure), the most robust one; a token is tens of bytes.
+constexpr uint32_t DL_MCS = 0;
 } // namespace
 
 TypeId
@@ -71,7 +76,7 @@ NrEdgeLlmRan::Configure(const EdgeLlmRanConfig& cfg)
     m_nr = CreateObject<NrHelper>();
     m_nr->SetBeamformingHelper(beamforming);
     m_nr->SetEpcHelper(m_epc);
-    m_nr->SetHandoverAlgorithmType(algorithm);
+    m_algorithm = algorithm; // installed on each gNB's RRC by Install() (see there)
     // Single-element isotropic antennas: the road's geometry, not beam patterns, decides
     // the signal, and each slot costs little to simulate.
     for (const auto& [attribute, value] :
@@ -88,6 +93,14 @@ NrEdgeLlmRan::Configure(const EdgeLlmRanConfig& cfg)
     m_nr->SetGnbPhyAttribute("Numerology", UintegerValue(cfg.nrNumerology));
     m_nr->SetUePhyAttribute("TxPower", DoubleValue(UE_TX_POWER_DBM));
     m_nr->SetUePhyAttribute("EnableUplinkPowerControl", BooleanValue(false));
+    // DL link adaptation off (fixed MCS). In nr v4.1.1 a UE that hands over between two
+    // cells of one band sends the target a DL CQI report still queued in its PHY's control
+    // pipeline, with the RNTI of the source cell; unless that RNTI happens to exist at the
+    // target, NrMacSchedulerNs3 asserts (or, without asserts, reads a missing UE). A fixed
+    // DL MCS makes the scheduler ignore CQI reports. The token stream needs no more than
+    // the most robust MCS.
+    m_nr->SetSchedulerAttribute("FixedMcsDl", BooleanValue(true));
+    m_nr->SetSchedulerAttribute("StartingMcsDl", UintegerValue(DL_MCS));
 
     // One band, one CC, one BWP, shared by both gNBs (intra-frequency handovers).
     Ptr<NrChannelHelper> channel = CreateObject<NrChannelHelper>();
@@ -110,6 +123,22 @@ NrEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
     const BandwidthPartInfoPtrVector bwps = CcBwpCreator::GetAllBwps({*m_band});
     m_bsDevices = m_nr->InstallGnbDevice(bsNodes, bwps);
     m_ueDevices = m_nr->InstallUeDevice(ueNodes, bwps);
+    // nr v4.1.1's NrHelper keeps a handover algorithm factory (SetHandoverAlgorithmType)
+    // but never installs the algorithm on a gNB: the RRC gets none and measured
+    // handovers never happen. Install it here, as LteHelper does for an eNB: one instance
+    // per gNB, wired to its RRC through the handover management SAPs, and initialized now,
+    // before any UE connects, so that its measurement configuration (A3 or A2/A4) is sent
+    // to every UE at connection.
+    ObjectFactory algorithms(m_algorithm);
+    for (uint32_t i = 0; i < m_bsDevices.GetN(); ++i)
+    {
+        Ptr<NrGnbRrc> rrc = DynamicCast<NrGnbNetDevice>(m_bsDevices.Get(i))->GetRrc();
+        Ptr<NrHandoverAlgorithm> handover = algorithms.Create<NrHandoverAlgorithm>();
+        handover->SetNrHandoverManagementSapUser(rrc->GetNrHandoverManagementSapUser());
+        rrc->SetNrHandoverManagementSapProvider(handover->GetNrHandoverManagementSapProvider());
+        handover->Initialize();
+        m_handoverAlgorithms.push_back(handover);
+    }
     m_nr->AssignStreams(m_bsDevices, m_config.stream);
     m_nr->AssignStreams(m_ueDevices, m_config.stream + 1000);
     InternetStackHelper internet;
@@ -228,6 +257,11 @@ NrEdgeLlmRan::GetNrHelper() const
 void
 NrEdgeLlmRan::DoDispose()
 {
+    for (auto& handover : m_handoverAlgorithms)
+    {
+        handover->Dispose();
+    }
+    m_handoverAlgorithms.clear();
     m_nr = nullptr;
     m_epc = nullptr;
     EdgeLlmRan::DoDispose();

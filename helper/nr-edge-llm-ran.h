@@ -9,10 +9,13 @@
 #include "ns3/cc-bwp-helper.h"
 
 #include <memory>
+#include <string>
+#include <vector>
 
 namespace ns3
 {
 
+class NrHandoverAlgorithm;
 class NrHelper;
 class NrPointToPointEpcHelper;
 
@@ -32,10 +35,14 @@ class NrPointToPointEpcHelper;
  * condition never updated (the road's geometry alone decides where a measured handover
  * happens), single-element isotropic antennas on both ends with ideal direct-path
  * beamforming, gNB power bsTxPowerDbm, UE power 23 dBm (power class 3) without uplink power
- * control. Heights (TR 38.901 Table 7.4.1-1): BS 25 m (UMa), 10 m (UMi), 35 m (RMa), 3 m
- * (InH), 1.6 m (V2V); UE 1.5 m (InH 1 m, V2V 1.6 m). Handover algorithm: config.handoverAlgorithm
- * (LTE names mapped to nr's: ns3::A3RsrpHandoverAlgorithm -> ns3::NrA3RsrpHandoverAlgorithm, ...),
- * or ns3::NrNoOpHandoverAlgorithm when none is named.
+ * control, DL at a fixed MCS 0 (nr v4.1.1 forwards a stale DL CQI report with the source
+ * cell's RNTI to the target of an intra-frequency handover, on which its scheduler
+ * asserts; a fixed DL MCS makes it ignore CQI reports). Heights (TR 38.901 Table 7.4.1-1): BS 25 m
+ * (UMa), 10 m (UMi), 35 m (RMa), 3 m (InH), 1.6 m (V2V); UE 1.5 m (InH 1 m, V2V 1.6 m). Handover
+ * algorithm: config.handoverAlgorithm (LTE names mapped to nr's: ns3::A3RsrpHandoverAlgorithm ->
+ * ns3::NrA3RsrpHandoverAlgorithm, ...), or ns3::NrNoOpHandoverAlgorithm when none is named;
+ * Install() puts one on each gNB's RRC itself, because nr v4.1.1's NrHelper stores the
+ * algorithm type but never installs it.
  */
 class NrEdgeLlmRan : public EdgeLlmRan
 {
@@ -76,6 +83,8 @@ class NrEdgeLlmRan : public EdgeLlmRan
     Ptr<NrHelper> m_nr;                        //!< The RAT helper
     Ptr<NrPointToPointEpcHelper> m_epc;        //!< EPC with the X2 (Xn) links
     std::unique_ptr<OperationBandInfo> m_band; //!< The one band (owns the BWP the devices use)
+    std::string m_algorithm;                   //!< nr handover algorithm TypeId
+    std::vector<Ptr<NrHandoverAlgorithm>> m_handoverAlgorithms; //!< One per gNB (Install())
 };
 
 } // namespace ns3
