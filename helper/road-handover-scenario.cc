@@ -467,14 +467,6 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
                                  ? std::numeric_limits<double>::quiet_NaN()
                                  : std::max(result.streamWorst, r.streamDelay);
     }
-    // Dispose of the BS applications while their nodes still have devices: closing a
-    // backhaul TCP connection sends a FIN, which must not meet a disposed device
-    // (Simulator::Destroy disposes each node's devices before its applications; over NR
-    // the FIN otherwise reaches a traffic-control layer already torn down).
-    for (uint32_t i = 0; i < bsApps.GetN(); ++i)
-    {
-        bsApps.Get(i)->Dispose();
-    }
     Simulator::Destroy();
 
     // The flow level on what actually happened: the clairvoyant plan (every time known)

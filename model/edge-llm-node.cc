@@ -516,6 +516,13 @@ EdgeLlmNode::StopApplication()
     {
         m_listenSocket->Close();
     }
+    for (auto& [id, peer] : m_peers)
+    {
+        if (peer.connection)
+        {
+            peer.connection->Close();
+        }
+    }
     for (const auto& udp : m_udpSockets)
     {
         udp->Close();

@@ -58,13 +58,8 @@ KvTransferConnection::~KvTransferConnection()
 void
 KvTransferConnection::DoDispose()
 {
-    if (m_socket)
-    {
-        m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
-        m_socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
-        m_socket->Close();
-        m_socket = nullptr;
-    }
+    // No Close() here (see Close()): the socket goes with its node's TCP layer.
+    ReleaseSocket();
     m_scheduler = nullptr;
     m_control.clear();
     m_jobs.clear();
@@ -72,6 +67,31 @@ KvTransferConnection::DoDispose()
     m_kvBytesCallback = KvBytesCallback();
     m_transferSentCallback = TransferSentCallback();
     Object::DoDispose();
+}
+
+void
+KvTransferConnection::Close()
+{
+    NS_LOG_FUNCTION(this);
+    Ptr<Socket> socket = m_socket;
+    ReleaseSocket();
+    if (socket)
+    {
+        socket->Close();
+    }
+}
+
+void
+KvTransferConnection::ReleaseSocket()
+{
+    if (m_socket)
+    {
+        m_socket->SetConnectCallback(MakeNullCallback<void, Ptr<Socket>>(),
+                                     MakeNullCallback<void, Ptr<Socket>>());
+        m_socket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        m_socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
+        m_socket = nullptr;
+    }
 }
 
 void

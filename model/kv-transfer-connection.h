@@ -77,6 +77,15 @@ class KvTransferConnection : public Object
      */
     void SetSocket(Ptr<Socket> socket, bool connected);
 
+    /**
+     * \brief Close the transport connection (TCP: a FIN) and stop listening to it.
+     *
+     * For EdgeLlmNode::StopApplication, while the node's devices still exist. DoDispose()
+     * sends nothing: during Simulator::Destroy a node's devices are disposed before its
+     * applications, and a FIN must not meet a disposed device.
+     */
+    void Close();
+
     /// \param scheduler the policy that picks the next KV segment's session
     void SetScheduler(Ptr<HandoverScheduler> scheduler);
 
@@ -152,6 +161,9 @@ class KvTransferConnection : public Object
     void DoDispose() override;
 
   private:
+    /// Turn the socket's callbacks off and drop it, without closing it.
+    void ReleaseSocket();
+
     /// A queued KV transfer and how far it has been sent.
     struct Job
     {
