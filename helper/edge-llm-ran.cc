@@ -34,6 +34,39 @@ RanTypeName(const std::string& rat)
     return "";
 }
 
+/**
+ * \brief Refuse a TypeId name that is not registered, not a \p base, or not creatable.
+ * \param field the knob's name, for the message
+ * \param name the TypeId name given
+ * \param base the base class it must derive from, e.g. "ns3::LteHandoverAlgorithm"
+ * \throws std::invalid_argument naming \p field and listing the valid names
+ */
+void
+RequireTypeId(const std::string& field, const std::string& name, const std::string& base)
+{
+    TypeId baseTid;
+    if (!TypeId::LookupByNameFailSafe(base, &baseTid))
+    {
+        throw std::invalid_argument(field + ": this ns-3 has no " + base);
+    }
+    TypeId tid;
+    if (TypeId::LookupByNameFailSafe(name, &tid) && tid != baseTid && tid.IsChildOf(baseTid) &&
+        tid.HasConstructor())
+    {
+        return;
+    }
+    std::string valid;
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId t = TypeId::GetRegistered(i);
+        if (t != baseTid && t.IsChildOf(baseTid) && t.HasConstructor())
+        {
+            valid += (valid.empty() ? "" : ", ") + t.GetName();
+        }
+    }
+    throw std::invalid_argument(field + ": '" + name + "' is no " + base + "; valid: " + valid);
+}
+
 } // namespace
 
 void
@@ -56,6 +89,14 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
         require(bandwidthRbs == 6 || bandwidthRbs == 15 || bandwidthRbs == 25 ||
                     bandwidthRbs == 50 || bandwidthRbs == 75 || bandwidthRbs == 100,
                 "bandwidthRbs must be 6, 15, 25, 50, 75 or 100");
+        if (!handoverAlgorithm.empty())
+        {
+            RequireTypeId("handoverAlgorithm", handoverAlgorithm, "ns3::LteHandoverAlgorithm");
+        }
+        if (!pathlossModel.empty())
+        {
+            RequireTypeId("pathlossModel", pathlossModel, "ns3::PropagationLossModel");
+        }
         return;
     }
     require(pathlossModel.empty(),

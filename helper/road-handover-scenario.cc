@@ -80,16 +80,17 @@ RoadHandoverConfig::Validate() const
             "enbTxPowerDbm must be in [-30, 60] dBm");
     require(!(handoverDisabled && !handoverAlgorithm.empty()),
             "handoverDisabled and handoverAlgorithm exclude each other");
-    if (ran == "nr")
     {
-        // The RAN's own checks of the NR knobs (and that the algorithm is nr's).
-        EdgeLlmRanConfig nr;
-        nr.pathlossModel = pathlossModel;
-        nr.handoverAlgorithm = handoverAlgorithm;
-        nr.nrFrequencyHz = nrFrequencyHz;
-        nr.nrBandwidthHz = nrBandwidthHz;
-        nr.nrNumerology = nrNumerology;
-        nr.Validate("nr");
+        // The RAN's own checks of its knobs (the handover algorithm and path-loss model
+        // are this RAT's TypeIds, the NR radio's ranges).
+        EdgeLlmRanConfig radio;
+        radio.pathlossModel = pathlossModel;
+        radio.handoverAlgorithm = handoverAlgorithm;
+        radio.bandwidthRbs = bandwidthRbs;
+        radio.nrFrequencyHz = nrFrequencyHz;
+        radio.nrBandwidthHz = nrBandwidthHz;
+        radio.nrNumerology = nrNumerology;
+        radio.Validate(ran);
     }
     (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
 }

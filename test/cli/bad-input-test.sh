@@ -29,6 +29,11 @@ expect 2 "contextMin <= contextMax" $main --contextMin=5000
 expect 2 "--schemes: unknown scheme 'best'" $main --schemes=best
 expect 2 "--schemes: 'ctho' is listed twice" $main --schemes=ctho,ctho
 expect 2 "--backhaulMtu: must be in [576, 65535]" $main --backhaulMtu=70000
+# TypeId knobs: unknown, the wrong base class, the abstract base, the other RAT's name.
+for a in ns3::Foo ns3::Node ns3::LteHandoverAlgorithm ns3::NrA3RsrpHandoverAlgorithm; do
+  expect 2 "handoverAlgorithm: '$a' is no ns3::LteHandoverAlgorithm; valid: " \
+    $main --handoverAlgorithm=$a
+done
 expect 2 "--outputDir: cannot write" $bin/edge-llm-lte-handover --outputDir=/proc/no/such
 expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::DecodeRate=-1" \
   $main --ns3::EdgeLlmNode::DecodeRate=-1
