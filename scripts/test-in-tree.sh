@@ -12,9 +12,11 @@
 #            the same tags from the upstream repositories (NS3_GIT_URL, NR_GIT_URL override).
 #
 # The extracted tree and its build stay in ${EDGE_LLM_CACHE:-~/.cache/edge-llm}/VERSION, with a
-# ccache in ${EDGE_LLM_CACHE}/ccache: a second run rebuilds only what changed. The module is
-# copied (rsync) to contrib/edge-llm; only the modules it needs are configured, with examples
-# and tests filtered to edge-llm (CMake) and -Werror on the module's own code (3.46, 3.48).
+# ccache in ${EDGE_LLM_CACHE}/ccache: a second run rebuilds only what changed (an extracted
+# tree is reused; delete its folder to extract again). The module is copied (rsync) to
+# contrib/edge-llm; only the modules it needs are configured. CMake (3.46, 3.48): examples
+# and tests filtered to edge-llm, -Werror on the module's own code. waf (3.35): ns-3's
+# -Werror off (g++ 12 warns in ns-3.35's own code), no Python bindings.
 # Runs every edge-llm-* TestSuite with test.py, the examples of test/examples-to-run.py, and
 # the user program test/install/user-program.cc as a scratch/ program. Ends with one line
 # "N passed, N failed"; exit status 0 only if nothing failed.
@@ -25,10 +27,12 @@
 set -euo pipefail
 
 usage() {
-  sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//' >&2
+  echo "test-in-tree: error: $1" >&2
+  sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
-[ $# -ge 1 ] || usage
+[ $# -ge 1 ] || usage "VERSION is missing: one of 3.35, 3.46+nr, 3.48"
+[ $# -le 2 ] || usage "too many arguments (VERSION [SOURCE])"
 version=$1
 source=${2:-${EDGE_LLM_THIRD_PARTY:-}}
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -43,8 +47,7 @@ case "$version" in
   3.46+nr) ns3=3.46 nr=v4.1.1 build=cmake ;;
   3.48) ns3=3.48 nr="" build=cmake ;;
   *)
-    echo "test-in-tree: error: VERSION must be one of 3.35, 3.46+nr, 3.48 (got '$version')" >&2
-    exit 2
+    usage "VERSION must be one of 3.35, 3.46+nr, 3.48 (got '$version')"
     ;;
 esac
 declare -A sha256=(
@@ -55,6 +58,27 @@ declare -A sha256=(
 )
 
 say() { echo "test-in-tree[$version]: $*"; }
+top="$cache/$version/ns-$ns3"
+
+verified_tarball() { # name: exit 2 unless $source/name exists with its known sha256
+  local name=$1 path="$source/$1" sum
+  if [ ! -f "$path" ]; then
+    echo "test-in-tree: error: $path not found (SOURCE must be a folder with $name, or 'git')" >&2
+    exit 2
+  fi
+  sum=$(sha256sum "$path" | cut -d' ' -f1)
+  if [ "$sum" != "${sha256[$name]}" ]; then
+    echo "test-in-tree: error: $path has sha256 $sum, expected ${sha256[$name]}" >&2
+    exit 2
+  fi
+}
+
+# An extracted tree is reused as it is (delete $cache/$version to extract again); a new
+# one needs its sources, checked before anything is written.
+if [ ! -f "$top/.edge-llm-extracted" ] && [ "$source" != git ]; then
+  verified_tarball "ns-$ns3.tar.gz"
+  [ -z "$nr" ] || verified_tarball "nr-$nr.tar.gz"
+fi
 
 # Debian packages the in-tree build needs beyond scripts/setup.sh's (only those missing).
 need=(rsync ccache ninja-build cmake g++ python3 libgsl-dev libsqlite3-dev libxml2-dev
@@ -74,22 +98,6 @@ fi
 export CCACHE_DIR=${CCACHE_DIR:-$cache/ccache}
 mkdir -p "$cache/$version" "$CCACHE_DIR"
 ccache -M 8G >/dev/null
-top="$cache/$version/ns-$ns3"
-
-fetch_tarball() { # name -> path of the verified tarball
-  local name=$1 path="$source/$1"
-  if [ ! -f "$path" ]; then
-    echo "test-in-tree: error: $path not found (SOURCE must be a folder with $name, or 'git')" >&2
-    exit 2
-  fi
-  local sum
-  sum=$(sha256sum "$path" | cut -d' ' -f1)
-  if [ "$sum" != "${sha256[$name]}" ]; then
-    echo "test-in-tree: error: $path has sha256 $sum, expected ${sha256[$name]}" >&2
-    exit 2
-  fi
-  echo "$path"
-}
 
 if [ ! -f "$top/.edge-llm-extracted" ]; then
   rm -rf "$top"
@@ -101,8 +109,8 @@ if [ ! -f "$top/.edge-llm-extracted" ]; then
       "${NR_GIT_URL:-https://gitlab.com/cttc-lena/nr.git}" "$top/contrib/nr"
   else
     say "extracting ns-$ns3${nr:+ and nr $nr} from $source"
-    tar xzf "$(fetch_tarball "ns-$ns3.tar.gz")" -C "$cache/$version"
-    [ -z "$nr" ] || tar xzf "$(fetch_tarball "nr-$nr.tar.gz")" -C "$top/contrib"
+    tar xzf "$source/ns-$ns3.tar.gz" -C "$cache/$version"
+    [ -z "$nr" ] || tar xzf "$source/nr-$nr.tar.gz" -C "$top/contrib"
   fi
   if [ "$ns3" = 3.46 ] && ! grep -q '#include <algorithm>' "$top/src/core/model/test.cc"; then
     say "patch: src/core/model/test.cc gets #include <algorithm> (g++ 12)"
