@@ -42,5 +42,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 build_type=${BUILD_TYPE:-RelWithDebInfo}
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" >/dev/null
+# Configure quietly, but show the module's own lines (ns-3 version, warnings, NR support).
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE="$build_type" | { grep -F -- "-- edge-llm:" || true; }
 cmake --build build -- -j"$(nproc)"
