@@ -3,6 +3,9 @@
  */
 #include "edge-llm-ran.h"
 
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 
@@ -209,6 +212,20 @@ EdgeLlmRan::DoDispose()
     m_bsDevices = NetDeviceContainer();
     m_ueDevices = NetDeviceContainer();
     Object::DoDispose();
+}
+
+void
+EdgeLlmRan::InstallUeInternet(NodeContainer ueNodes,
+                              const std::function<Ipv4Address()>& assignAddresses)
+{
+    InternetStackHelper internet;
+    internet.Install(ueNodes);
+    const Ipv4Address gateway = assignAddresses();
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
+    {
+        routing.GetStaticRouting(ueNodes.Get(i)->GetObject<Ipv4>())->SetDefaultRoute(gateway, 1);
+    }
 }
 
 } // namespace ns3

@@ -4,12 +4,14 @@
 #ifndef EDGE_LLM_RAN_H
 #define EDGE_LLM_RAN_H
 
+#include "ns3/ipv4-address.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <functional>
 #include <string>
 
 namespace ns3
@@ -197,6 +199,16 @@ class EdgeLlmRan : public Object
 
   protected:
     void DoDispose() override;
+
+    /**
+     * \brief The part of Install() that every RAT does alike: the Internet stack on the
+     *        UEs, their EPC addresses, and each UE's default route to the EPC gateway.
+     * \param ueNodes the UE nodes (their devices in m_ueDevices)
+     * \param assignAddresses assigns the EPC's addresses to m_ueDevices (after the stack is
+     *        installed) and returns the UEs' default gateway
+     */
+    void InstallUeInternet(NodeContainer ueNodes,
+                           const std::function<Ipv4Address()>& assignAddresses);
 
     NetDeviceContainer m_bsDevices; //!< Made by Install()
     NetDeviceContainer m_ueDevices; //!< Made by Install()

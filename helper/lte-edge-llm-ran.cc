@@ -5,9 +5,6 @@
 
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
-#include "ns3/internet-stack-helper.h"
-#include "ns3/ipv4-static-routing-helper.h"
-#include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/lte-enb-net-device.h"
 #include "ns3/lte-enb-phy.h"
@@ -85,15 +82,10 @@ LteEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
     }
     m_lte->AssignStreams(m_bsDevices, m_config.stream);
     m_lte->AssignStreams(m_ueDevices, m_config.stream + 1000);
-    InternetStackHelper internet;
-    internet.Install(ueNodes);
-    m_epc->AssignUeIpv4Address(m_ueDevices);
-    Ipv4StaticRoutingHelper routing;
-    for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
-    {
-        routing.GetStaticRouting(ueNodes.Get(i)->GetObject<Ipv4>())
-            ->SetDefaultRoute(m_epc->GetUeDefaultGatewayAddress(), 1);
-    }
+    InstallUeInternet(ueNodes, [this] {
+        m_epc->AssignUeIpv4Address(m_ueDevices);
+        return m_epc->GetUeDefaultGatewayAddress();
+    });
     m_lte->AddX2Interface(bsNodes);
 }
 

@@ -8,9 +8,6 @@
 #include "ns3/double.h"
 #include "ns3/ideal-beamforming-algorithm.h"
 #include "ns3/ideal-beamforming-helper.h"
-#include "ns3/internet-stack-helper.h"
-#include "ns3/ipv4-static-routing-helper.h"
-#include "ns3/ipv4.h"
 #include "ns3/isotropic-antenna-model.h"
 #include "ns3/log.h"
 #include "ns3/nr-channel-helper.h"
@@ -141,15 +138,10 @@ NrEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
     }
     m_nr->AssignStreams(m_bsDevices, m_config.stream);
     m_nr->AssignStreams(m_ueDevices, m_config.stream + 1000);
-    InternetStackHelper internet;
-    internet.Install(ueNodes);
-    m_epc->AssignUeIpv4Address(m_ueDevices);
-    Ipv4StaticRoutingHelper routing;
-    for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
-    {
-        routing.GetStaticRouting(ueNodes.Get(i)->GetObject<Ipv4>())
-            ->SetDefaultRoute(m_epc->GetUeDefaultGatewayAddress(), 1);
-    }
+    InstallUeInternet(ueNodes, [this] {
+        m_epc->AssignUeIpv4Address(m_ueDevices);
+        return m_epc->GetUeDefaultGatewayAddress();
+    });
     m_nr->AddX2Interface(bsNodes);
 }
 
