@@ -186,7 +186,8 @@ CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
         return std::max(PrefillDelay(batch, l), TransferDelay(batch, l));
     };
 
-    // Smallest L in [1, C_max] with f(L) >= g(L) (ctHO Prop. 2: the crossing).
+    // Smallest L in [1, C_max] with f(L) >= g(L) (ctHO Sec. III-A, the proposition after
+    // Prop. 2: the f = g crossing).
     uint64_t lo = 1;
     uint64_t hi = cmax + 1; // hi = C_max + 1 means "no crossing in [1, C_max]"
     while (lo < hi)

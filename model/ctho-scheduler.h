@@ -16,7 +16,8 @@ namespace ns3
 /**
  * \ingroup edge-llm
  * \brief ctHO: the prefill length L* = argmin max(f(L), g(L)) of CtHoPlanner
- *        (ctHO Prop. 2), EDF backhaul order (ctHO Sec. III-B).
+ *        (ctHO Eqs. (15)-(16) and the proposition after Prop. 2), EDF backhaul order
+ *        (ctHO Sec. III-B).
  */
 class CtHoScheduler : public HandoverScheduler
 {

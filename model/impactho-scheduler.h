@@ -28,7 +28,7 @@ class ImpactHoScheduler : public HandoverScheduler
     /// Who shares a slot.
     enum Policy
     {
-        WATER_FILLING, //!< ImpactHO (Eq. 12-14) with the admission Fallback
+        WATER_FILLING, //!< ImpactHO Theorem 1, Eq. (9), with the admission Fallback
         EQUAL,         //!< EA baseline
         WTA,           //!< Cascading winner-takes-all baseline
         PF,            //!< Proportional-fair baseline

@@ -73,7 +73,7 @@ class SlotAllocator
     };
 
     /**
-     * \brief ImpactHO: weighted water-filling (ImpactHO Eq. 12-14).
+     * \brief ImpactHO: weighted water-filling (ImpactHO Theorem 1, Eq. (9); Algorithm 1).
      *
      * Feasible when `B dt >= sum_i L_i [tau_i - x_i]^+`: maximize `sum_i A_i(y_i)` over
      * `max(x_i, tau_i) <= y_i <= 1` within the budget. KKT: one price lambda >= 0 with
