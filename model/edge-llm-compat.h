@@ -78,12 +78,15 @@
 #if EDGE_LLM_NS3_VERSION >= 3042
 /// TestCase duration QUICK, for TestSuite::AddTestCase
 #define EDGE_LLM_TEST_QUICK ns3::TestCase::Duration::QUICK
+/// TestCase duration EXTENSIVE: cases over 30 s, run by `ctest -L extensive`
+#define EDGE_LLM_TEST_EXTENSIVE ns3::TestCase::Duration::EXTENSIVE
 /// TestSuite type UNIT
 #define EDGE_LLM_TEST_UNIT ns3::TestSuite::Type::UNIT
 /// TestSuite type SYSTEM
 #define EDGE_LLM_TEST_SYSTEM ns3::TestSuite::Type::SYSTEM
 #else
 #define EDGE_LLM_TEST_QUICK ns3::TestCase::QUICK
+#define EDGE_LLM_TEST_EXTENSIVE ns3::TestCase::EXTENSIVE
 #define EDGE_LLM_TEST_UNIT ns3::TestSuite::UNIT
 #define EDGE_LLM_TEST_SYSTEM ns3::TestSuite::SYSTEM
 #endif
