@@ -103,14 +103,27 @@ function(build_lib)
     # Every suite runs under LeakSanitizer (issue 5: the 200-session fault test is
     # leak-free). LSan only replaces the allocator, so linking with it is enough.
     target_link_options(${BLIB_LIBNAME}-test-runner PRIVATE -fsanitize=leak)
-    # One ctest test per TestSuite, named after the suite.
+    # One ctest test per TestSuite, named after the suite, at QUICK (every case under
+    # 30 s). A suite with EXTENSIVE cases gets a second test, ns3-SUITE-extensive, labelled
+    # "extensive": scripts/test.sh leaves it out, `scripts/test.sh --extensive` and CI run
+    # it (EXTENSIVE includes the QUICK cases, which are short).
     foreach(source ${BLIB_TEST_SOURCES})
       file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} lines REGEX "TestSuite\\(\"[^\"]+\"")
+      file(STRINGS ${CMAKE_CURRENT_SOURCE_DIR}/${source} extensive REGEX "EDGE_LLM_TEST_EXTENSIVE")
       foreach(line ${lines})
         string(REGEX MATCH "TestSuite\\(\"([^\"]+)\"" unused "${line}")
-        add_test(NAME ns3-${CMAKE_MATCH_1}
-                 COMMAND ${BLIB_LIBNAME}-test-runner --suite=${CMAKE_MATCH_1} --fullness=QUICK
+        set(suite ${CMAKE_MATCH_1})
+        add_test(NAME ns3-${suite}
+                 COMMAND ${BLIB_LIBNAME}-test-runner --suite=${suite} --fullness=QUICK
                  WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+        set_tests_properties(ns3-${suite} PROPERTIES LABELS "quick;ns3" TIMEOUT 300)
+        if(extensive)
+          add_test(NAME ns3-${suite}-extensive
+                   COMMAND ${BLIB_LIBNAME}-test-runner --suite=${suite} --fullness=EXTENSIVE
+                   WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
+          set_tests_properties(ns3-${suite}-extensive PROPERTIES LABELS "extensive;ns3"
+                                                                 TIMEOUT 1800)
+        endif()
       endforeach()
     endforeach()
   endif()
@@ -130,8 +143,24 @@ function(edge_llm_add_gtests)
   target_compile_definitions(edge-llm-gtest
                              PRIVATE EDGE_LLM_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                                      EDGE_LLM_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
-  include(GoogleTest)
-  gtest_discover_tests(edge-llm-gtest TEST_PREFIX gtest- DISCOVERY_TIMEOUT 60)
+  # One ctest test per GoogleTest suite (gtest-SUITE), all its cases in one process: the
+  # 570 cases take under a second together, against minutes as one process each.
+  set(gtest_suites "")
+  foreach(source ${gtest_sources})
+    file(STRINGS ${source} lines REGEX "^TEST(_F|_P)?\\([A-Za-z0-9_]+,")
+    foreach(line ${lines})
+      string(REGEX MATCH "^TEST(_F|_P)?\\(([A-Za-z0-9_]+)," unused "${line}")
+      list(APPEND gtest_suites ${CMAKE_MATCH_2})
+    endforeach()
+  endforeach()
+  list(REMOVE_DUPLICATES gtest_suites)
+  foreach(suite ${gtest_suites})
+    # *SUITE.* also matches a parameterized suite's instantiations (Seeds/SUITE.Case/7).
+    add_test(NAME gtest-${suite} COMMAND edge-llm-gtest --gtest_filter=*${suite}.*
+                                         --gtest_brief=1)
+    set_tests_properties(gtest-${suite} PROPERTIES LABELS "quick;gtest"
+                                                   FAIL_REGULAR_EXPRESSION "\\] 0 tests from")
+  endforeach()
   # The CLI contract (exit codes, stdout/stderr) is checked on the real binary.
   # House style: ns-3's .clang-format over every C++ file of the module.
   find_program(EDGE_LLM_CLANG_FORMAT NAMES clang-format clang-format-14 REQUIRED)
