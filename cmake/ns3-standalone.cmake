@@ -89,6 +89,13 @@ function(build_lib)
   endforeach()
   file(WRITE ${module_header}.tmp "${module_text}")
   configure_file(${module_header}.tmp ${module_header} COPYONLY)
+  # Every public header compiles alone (include-what-you-use discipline).
+  set(self_contained ${BLIB_HEADER_FILES})
+  list(TRANSFORM self_contained PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
+  add_test(NAME header-self-contained
+           COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test/cli/header-self-contained-test.sh
+                   ${CMAKE_CXX_COMPILER} ${EDGE_LLM_INCLUDE_DIR} ${self_contained})
+  set_tests_properties(header-self-contained PROPERTIES LABELS quick)
 
   add_library(${target} SHARED ${BLIB_SOURCE_FILES})
   target_include_directories(${target} PUBLIC ${EDGE_LLM_INCLUDE_DIR})
