@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -64,6 +65,47 @@ CtHoFigures::XLabel(const std::string& figure)
         {"4", "Distance between BSs D_{bs} (m)"},
         {"online", "Online look-ahead (s)"}};
     return labels.at(figure);
+}
+
+std::string
+CtHoFigures::Title(const std::string& figure, const CtHoFigureSettings& base, uint32_t packetRuns)
+{
+    // Every knob the sweep holds fixed; the swept one is the x axis.
+    std::ostringstream t;
+    t << "ctHO Fig. " << figure << ": " << YLabel(figure) << "\\n";
+    if (figure != "3d")
+    {
+        t << "K = " << base.road.numUes << ", ";
+    }
+    if (figure != "3c")
+    {
+        t << "C ~ U[" << base.road.contextMin << ", " << base.road.contextMax << "] tokens, ";
+    }
+    if (figure != "3a")
+    {
+        t << "R_{bh} = " << base.fluid.backhaulGbps << " Gbit/s, ";
+    }
+    if (figure != "3b")
+    {
+        t << "a = " << base.fluid.prefill.GetA() << " s/token, ";
+    }
+    t << base.fluid.model << " q = " << base.fluid.kvBits
+      << ", T_c = " << base.fluid.batchPeriod.GetMilliSeconds() << " ms";
+    if (figure == "4")
+    {
+        t << ", G = " << base.streamTokens << " tokens";
+    }
+    else
+    {
+        t << ", D_{bs} = 300 m, " << base.road.speed << " m/s";
+    }
+    t << "\\n" << base.runs << " runs per point";
+    if (packetRuns > 0)
+    {
+        t << " (packet level: " << packetRuns << ")";
+    }
+    t << ", 95% CI";
+    return t.str();
 }
 
 std::string

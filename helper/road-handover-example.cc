@@ -4,6 +4,7 @@
 #include "road-handover-example.h"
 
 #include "edge-llm-figure-writer.h"
+#include "edge-llm-helper.h"
 #include "road-handover-scenario.h"
 
 #include "ns3/boolean.h"
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -142,6 +144,26 @@ RunRoadHandoverExample(int argc,
     bool pcap = false;
     cmd.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
     cmd.AddValue("pcap", text.pcap, pcap);
+    // Attribute defaults and global values first: a bad one, or one this program would
+    // overwrite, is refused naming it and its valid range (exit 2).
+    const std::map<std::string, std::string> attributesSet =
+        RoadHandoverScenario::GetAttributesSet({{"model", "model"},
+                                                {"kvBits", "kvBits"},
+                                                {"decodeRate", "decodeRate"},
+                                                {"prefillA", "prefillA"},
+                                                {"prefillB", "prefillB"},
+                                                {"prefillC", "prefillC"},
+                                                {"batchPeriod", "batchPeriodMs"},
+                                                {"lookahead", "lookaheadMs"},
+                                                {"tokensAfterHandover", "tokensAfterHandover"},
+                                                {"backhaulGbps", "backhaulGbps"},
+                                                {"backhaulDelay", "backhaulDelayUs"},
+                                                {"backhaulMtu", "backhaulMtu"},
+                                                {"handoverAlgorithm", "handoverAlgorithm"}});
+    if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
+    {
+        return 2;
+    }
     cmd.Parse(argc, argv);
     cfg.backhaulDelay = MicroSeconds(backhaulDelayUs);
     cfg.batchPeriod = MicroSeconds(batchPeriodMs * 1000);
@@ -222,19 +244,6 @@ RunRoadHandoverExample(int argc,
     BooleanValue layerwise;
     defaults->GetAttribute("LayerwiseStreaming", layerwise);
     const std::string transportName = AttributeText(defaults, "Transport"); // "Tcp" or "Udp"
-    // Model and KvBits are this program's --model and --kvBits; an attribute default for
-    // them would be overridden without a word, so it is refused instead.
-    StringValue modelDefault;
-    UintegerValue kvBitsDefault;
-    defaults->GetAttribute("Model", modelDefault);
-    defaults->GetAttribute("KvBits", kvBitsDefault);
-    if (modelDefault.Get() != "qwen2.5-7b-instruct" || kvBitsDefault.Get() != 16)
-    {
-        std::cerr << "error: set the model and KV precision with --model and --kvBits, not "
-                     "--ns3::EdgeLlmNode::Model / KvBits (this program sets both)"
-                  << std::endl;
-        return 2;
-    }
     std::cout << name << ": " << cfg.road.numUes << " UEs, " << cfg.model
               << " at q = " << cfg.kvBits << " bits, backhaul " << cfg.backhaulGbps
               << " Gbit/s (MTU " << cfg.backhaulMtu << ", transport " << transportName

@@ -95,6 +95,71 @@ RoadHandoverConfig::Validate() const
     (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
 }
 
+std::map<std::string, std::string>
+RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>& options)
+{
+    // Attribute -> the RoadHandoverConfig knob Run() sets it from ("": the helper sets it
+    // per node or per UE: cell ids, session ids, addresses, prompt sizes).
+    static const std::map<std::string, std::string> knobs = {
+        {"ns3::EdgeLlmNode::Model", "model"},
+        {"ns3::EdgeLlmNode::KvBits", "kvBits"},
+        {"ns3::EdgeLlmNode::DecodeRate", "decodeRate"},
+        {"ns3::EdgeLlmNode::TokenBytes", "tokenBytes"},
+        {"ns3::EdgeLlmNode::CellId", ""},
+        {"ns3::PrefillEngine::PrefillA", "prefillA"},
+        {"ns3::PrefillEngine::PrefillB", "prefillB"},
+        {"ns3::PrefillEngine::PrefillC", "prefillC"},
+        {"ns3::PrefillEngine::BatchPeriod", "batchPeriod"},
+        {"ns3::HandoverScheduler::Lookahead", "lookahead"},
+        {"ns3::EdgeLlmUeApp::PromptTokens", "contextMin"},
+        {"ns3::EdgeLlmUeApp::MaxNewTokens", "tokensAfterHandover"},
+        {"ns3::EdgeLlmUeApp::SessionId", ""},
+        {"ns3::EdgeLlmUeApp::ServerAddress", ""},
+        {"ns3::EdgeLlmUeApp::ServerPort", ""},
+        {"ns3::EdgeLlmUeApp::DecodeInterval", "decodeRate"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::NrNoBackhaulEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::NrNoBackhaulEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::NrNoBackhaulEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::PointToPointEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::PointToPointEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::PointToPointEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::NrPointToPointEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::NrPointToPointEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::NrPointToPointEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::LteHelper::HandoverAlgorithm", "handoverAlgorithm"},
+        {"ns3::LteEnbNetDevice::DlBandwidth", "bandwidthRbs"},
+        {"ns3::LteEnbNetDevice::UlBandwidth", "bandwidthRbs"},
+        {"ns3::LteEnbPhy::TxPower", "enbTxPowerDbm"},
+    };
+    std::map<std::string, std::string> advice;
+    for (const auto& [attribute, knob] : knobs)
+    {
+        const auto option = options.find(knob);
+        if (knob == "contextMin")
+        {
+            advice[attribute] = "each UE's prompt is sized to reach its drawn context at the "
+                                "handover (--contextMin, --contextMax)";
+        }
+        else if (option != options.end())
+        {
+            advice[attribute] = "use --" + option->second;
+        }
+        else if (knob.empty())
+        {
+            advice[attribute] = "the scenario sets it per node or per UE";
+        }
+        else
+        {
+            advice[attribute] = "the scenario sets it from its " + knob +
+                                " knob, which this program does not expose";
+        }
+    }
+    return advice;
+}
+
 RoadHandoverResult
 RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& schedulerType)
 {
