@@ -7,6 +7,8 @@
 #include "edge-llm-ran.h"
 #include "fluid-handover-scenario.h"
 
+#include "ns3/accuracy-utility.h"
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/double.h"
@@ -376,19 +378,48 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
                 ues[id].predictedDelay = predicted.GetSeconds();
                 ues[id].kvBytesExpected = ntx * bytesPerToken;
                 result.prefillLength = std::max(result.prefillLength, npf);
+                // A batch's members are planned at one instant, one call each.
+                const double now = Simulator::Now().GetSeconds();
+                if (result.batches.empty() || result.batches.back().plannedAt != now)
+                {
+                    result.batches.push_back({now, 0, {}});
+                }
+                result.batches.back().prefillLength =
+                    std::max(result.batches.back().prefillLength, npf);
+                result.batches.back().ues.push_back(id);
             }));
-    target->TraceConnectWithoutContext(
-        "KvTransferReceived",
-        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-            [&](uint64_t id, uint16_t, uint64_t bytes) { ues[id].kvBytesReceived = bytes; }));
+    target->TraceConnectWithoutContext("KvTransferReceived",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [&](uint64_t id, uint16_t, uint64_t bytes) {
+                                               ues[id].kvBytesReceived = bytes;
+                                               ues[id].transferDone = Simulator::Now().GetSeconds();
+                                           }));
+    // The target GPU's batches, to tell which one a prefill-bound session waited for.
+    std::map<uint64_t, double> batchStartAt;  // key -> start, s
+    std::map<double, double> batchStartByEnd; // end -> start, s
+    std::map<uint64_t, double> restoredAt;    // IMSI -> resume instant, s
+    target->GetPrefillEngine()->TraceConnectWithoutContext(
+        "BatchStart",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+            [&](uint64_t key, uint64_t, uint32_t) {
+                batchStartAt[key] = Simulator::Now().GetSeconds();
+            }));
+    target->GetPrefillEngine()->TraceConnectWithoutContext(
+        "BatchEnd",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+            [&](uint64_t key, uint64_t, uint32_t) {
+                batchStartByEnd[Simulator::Now().GetSeconds()] = batchStartAt[key];
+            }));
     target->TraceConnectWithoutContext(
         "PartialRestored",
         compat::MakeCallback<void, uint64_t, uint16_t, double>(
             [&](uint64_t id, uint16_t, double f) { ues[id].receivedFraction = f; }));
     target->TraceConnectWithoutContext(
         "SessionRestored",
-        compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-            [&](uint64_t id, uint16_t, Time d) { ues[id].restoredDelay = d.GetSeconds(); }));
+        compat::MakeCallback<void, uint64_t, uint16_t, Time>([&](uint64_t id, uint16_t, Time d) {
+            ues[id].restoredDelay = d.GetSeconds();
+            restoredAt[id] = Simulator::Now().GetSeconds();
+        }));
     target->TraceConnectWithoutContext(
         "TransferTimedOut",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
@@ -503,6 +534,12 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     Simulator::Run();
 
     result.simulatedSeconds = Simulator::Now().GetSeconds();
+    BooleanValue importanceOrderValue;
+    DoubleValue accuracyLossValue;
+    target->GetAttribute("ImportanceOrder", importanceOrderValue);
+    target->GetAttribute("KvAccuracyLoss", accuracyLossValue);
+    const bool importanceOrder = importanceOrderValue.Get();
+    const double accuracyLoss = accuracyLossValue.Get();
     result.complete = cfg.streamTokens > 0 ? streamed == k : resumed == k;
     result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
     result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
@@ -517,6 +554,33 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             // ImpactHO plans no split: the whole cache is offered, in importance order, and
             // receivedFraction says how much of it arrived by the window's end.
             r.transferTokens = r.contextTokens;
+        }
+        // What bounded the delay: the event at the resume instant (MaybeResume runs when
+        // the last of the transfer and the prefill completes).
+        const auto resumed = restoredAt.find(r.ueId);
+        if (resumed == restoredAt.end())
+        {
+            r.bound = "none";
+        }
+        else if (!std::isnan(r.receivedFraction))
+        {
+            r.bound = r.receivedFraction == 1 && r.transferDone == resumed->second ? "transfer"
+                                                                                   : "window";
+            r.accuracy = AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss)
+                             .Value(r.receivedFraction);
+        }
+        else if (r.transferTokens > 0 && r.transferDone == resumed->second)
+        {
+            r.bound = "transfer";
+        }
+        else
+        {
+            r.bound = "prefill";
+            const auto batch = batchStartByEnd.find(resumed->second);
+            if (batch != batchStartByEnd.end())
+            {
+                r.batchStart = batch->second;
+            }
         }
         result.ues.push_back(r);
         // A missing value (NaN) makes the worst case unknown, never silently smaller.
