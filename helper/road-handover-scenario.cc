@@ -166,6 +166,7 @@ RoadHandoverResult
 RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& schedulerType)
 {
     cfg.Validate();
+    RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
     Ipv4AddressGenerator::Reset();
 
     RoadHandoverResult result;

@@ -189,7 +189,8 @@ class RoadHandoverScenario
      * \param config the knobs (validated)
      * \param schedulerType e.g. "ns3::CtHoScheduler"
      * \return what happened
-     * \throws std::invalid_argument for a bad config
+     * \throws std::invalid_argument for a bad config, or a schedulerType that is no
+     *         creatable HandoverScheduler (naming the valid ones)
      */
     static RoadHandoverResult Run(const RoadHandoverConfig& config,
                                   const std::string& schedulerType);

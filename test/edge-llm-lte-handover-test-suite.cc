@@ -19,6 +19,7 @@
 #include <iostream>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -389,6 +390,59 @@ class MainJobOutputTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief A scheduler type name that is no creatable HandoverScheduler (unknown, the
+ *        wrong base class, the abstract base) is refused by the road and flow-level
+ *        scenarios with std::invalid_argument naming the field and the valid names,
+ *        before anything runs (it used to reach ObjectFactory, which aborts).
+ */
+class SchedulerTypeRefusedTestCase : public TestCase
+{
+  public:
+    SchedulerTypeRefusedTestCase()
+        : TestCase("Scenarios refuse a scheduler type that is no HandoverScheduler")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const std::string bad : {"ns3::Foo", "ns3::Node", "ns3::HandoverScheduler"})
+        {
+            std::string road;
+            try
+            {
+                RoadHandoverScenario::Run(RoadHandoverConfig(), bad);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                road = e.what();
+            }
+            NS_TEST_ASSERT_MSG_NE(
+                road.find("schedulerType: '" + bad + "' is no ns3::HandoverScheduler; valid: "),
+                std::string::npos,
+                "road: " << road);
+            NS_TEST_ASSERT_MSG_NE(road.find("ns3::ChoScheduler"), std::string::npos, road);
+            std::string fluid;
+            try
+            {
+                FluidHandoverConfig cfg;
+                cfg.schedulerType = bad;
+                FluidHandoverScenario::Run(cfg, RoadUeDraw().Draw(1));
+            }
+            catch (const std::invalid_argument& e)
+            {
+                fluid = e.what();
+            }
+            NS_TEST_ASSERT_MSG_NE(
+                fluid.find("schedulerType: '" + bad + "' is no ns3::HandoverScheduler; valid: "),
+                std::string::npos,
+                "fluid: " << fluid);
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Whole-scenario tests (SYSTEM).
  */
 class EdgeLlmLteHandoverTestSuite : public TestSuite
@@ -401,6 +455,7 @@ class EdgeLlmLteHandoverTestSuite : public TestSuite
         AddTestCase(new OnlineCtHoSystemTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new UeDelayNotBelowRestoreTestCase, EDGE_LLM_TEST_EXTENSIVE); // ~60 s
         AddTestCase(new MainJobOutputTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new SchedulerTypeRefusedTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 
