@@ -11,6 +11,8 @@
 #include <map>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -70,34 +72,57 @@ CtHoFigures::XLabel(const std::string& figure)
 std::string
 CtHoFigures::Title(const std::string& figure, const CtHoFigureSettings& base, uint32_t packetRuns)
 {
-    // Every knob the sweep holds fixed; the swept one is the x axis.
-    std::ostringstream t;
-    t << "ctHO Fig. " << figure << ": " << YLabel(figure) << "\\n";
+    // Every knob the sweep holds fixed (the swept one is the x axis), on two lines that
+    // fit the 800-pixel PNG: the workload and backhaul, then the model and geometry.
+    std::vector<std::string> load;
+    std::ostringstream v;
+    auto add = [&v](std::vector<std::string>& line) {
+        line.push_back(v.str());
+        v.str("");
+    };
     if (figure != "3d")
     {
-        t << "K = " << base.road.numUes << ", ";
+        v << "K = " << base.road.numUes;
+        add(load);
     }
     if (figure != "3c")
     {
-        t << "C ~ U[" << base.road.contextMin << ", " << base.road.contextMax << "] tokens, ";
+        v << "C ~ U[" << base.road.contextMin << ", " << base.road.contextMax << "] tokens";
+        add(load);
     }
     if (figure != "3a")
     {
-        t << "R_{bh} = " << base.fluid.backhaulGbps << " Gbit/s, ";
+        v << "R_{bh} = " << base.fluid.backhaulGbps << " Gbit/s";
+        add(load);
     }
     if (figure != "3b")
     {
-        t << "a = " << base.fluid.prefill.GetA() << " s/token, ";
+        v << "a = " << base.fluid.prefill.GetA() << " s/token";
+        add(load);
     }
-    t << base.fluid.model << " q = " << base.fluid.kvBits
-      << ", T_c = " << base.fluid.batchPeriod.GetMilliSeconds() << " ms";
+    std::vector<std::string> setup;
+    v << base.fluid.model << " q = " << base.fluid.kvBits;
+    add(setup);
+    v << "T_c = " << base.fluid.batchPeriod.GetMilliSeconds() << " ms";
+    add(setup);
     if (figure == "4")
     {
-        t << ", G = " << base.streamTokens << " tokens";
+        v << "G = " << base.streamTokens << " tokens";
+        add(setup);
     }
     else
     {
-        t << ", D_{bs} = 300 m, " << base.road.speed << " m/s";
+        v << "D_{bs} = 300 m, " << base.road.speed << " m/s";
+        add(setup);
+    }
+    std::ostringstream t;
+    t << "ctHO Fig. " << figure << ": " << YLabel(figure);
+    for (const auto* line : {&load, &setup})
+    {
+        for (std::size_t i = 0; i < line->size(); ++i)
+        {
+            t << (i == 0 ? "\\n" : ", ") << (*line)[i];
+        }
     }
     t << "\\n" << base.runs << " runs per point";
     if (packetRuns > 0)
