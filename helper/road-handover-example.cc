@@ -303,9 +303,12 @@ RunRoadHandoverExample(int argc,
         // Every batch's prefill length L (online handovers make several batches).
         if (r.batches.empty())
         {
-            std::cout << "  batches: none (" << name
-                      << " plans no prefill/transfer split: the cache goes over the backhaul "
-                         "in importance order, slot by slot)\n";
+            std::cout << "  batches: none ("
+                      << (type == "ns3::ImpactHoScheduler"
+                              ? name + " plans no prefill/transfer split: the cache goes over "
+                                       "the backhaul in importance order, slot by slot"
+                              : std::string("no handover was planned"))
+                      << ")\n";
         }
         for (const auto& batch : r.batches)
         {
