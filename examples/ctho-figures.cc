@@ -16,6 +16,7 @@
 
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/road-handover-scenario.h"
 
@@ -91,12 +92,24 @@ Main(int argc, char* argv[])
                  "Add packet-level points (LTE X2; transport: --ns3::EdgeLlmNode::Transport) for "
                  "Figs. 3a-3d",
                  packetLevel);
-    cmd.AddValue("packetRuns", "Runs per packet-level point", packetRuns);
+    cmd.AddValue("packetRuns",
+                 "Runs per packet-level point (>= 2: the plotted 95 % CI needs two)",
+                 packetRuns);
     cmd.AddValue("outputDir", "Where fig<id>.csv/.plt/.png go", outputDir);
     cmd.AddValue("backhaulGbps", "Backhaul rate where not swept, Gbit/s", base.fluid.backhaulGbps);
     cmd.AddValue("contextMax", "C_max where not swept, tokens", base.road.contextMax);
     cmd.AddValue("numUes", "K where not swept", base.road.numUes);
     cmd.AddValue("prefillA", "Prefill slope a where not swept, s/token", prefillA);
+    // Attribute defaults first: a bad one, or one the packet-level road scenario sets
+    // itself, is refused naming it and its valid range (exit 2).
+    if (!CheckAttributeArguments(argc,
+                                 argv,
+                                 RoadHandoverScenario::GetAttributesSet(
+                                     {{"backhaulGbps", "backhaulGbps"}, {"prefillA", "prefillA"}}),
+                                 std::cerr))
+    {
+        return 2;
+    }
     cmd.Parse(argc, argv);
     base.runs = runs;
     base.fluid.prefill = PrefillTimeModel(prefillA, base.fluid.prefill.GetB(), 0.0);
@@ -114,9 +127,10 @@ Main(int argc, char* argv[])
             throw std::invalid_argument("--runs must be in [2, 1000000] (a confidence interval "
                                         "needs two)");
         }
-        if (packetRuns < 1 || packetRuns > 1000)
+        if (packetRuns < 2 || packetRuns > 1000)
         {
-            throw std::invalid_argument("--packetRuns must be in [1, 1000]");
+            throw std::invalid_argument("--packetRuns must be in [2, 1000] (the packet-level "
+                                        "points' 95 % confidence interval needs two runs)");
         }
         base.road.Validate();
         CheckOutputDirectory(outputDir); // before any simulation runs
@@ -254,8 +268,7 @@ Main(int argc, char* argv[])
     const std::string stem = outputDir + "/fig" + figure;
     if (!WriteFigure(stem,
                      csv.str(),
-                     "ctHO Fig. " + figure + " (" + std::to_string(runs) +
-                         " runs per point, 95% CI)",
+                     CtHoFigures::Title(figure, base, packetLevel ? packetRuns : 0),
                      CtHoFigures::XLabel(figure),
                      CtHoFigures::YLabel(figure),
                      plotted))

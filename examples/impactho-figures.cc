@@ -13,6 +13,7 @@
  */
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/impactho-fluid-scenario.h"
 #include "ns3/impactho-packet-scenario.h"
@@ -76,6 +77,23 @@ main(int argc, char* argv[])
                  packetLevel);
     cmd.AddValue("packetRuns", "Runs per packet-level point", packetRuns);
     cmd.AddValue("packetSimTime", "Simulated arrival time per packet-level run, s", packetSimTime);
+    // Attribute defaults first: a bad one, or one the packet-level scenario sets per curve
+    // (ImpactHoPacketScenario), is refused naming it and its valid range (exit 2).
+    const std::string perCurve = "the figure sets it per curve and point";
+    if (!CheckAttributeArguments(argc,
+                                 argv,
+                                 {{"ns3::EdgeLlmNode::Model", perCurve},
+                                  {"ns3::EdgeLlmNode::KvBits", perCurve},
+                                  {"ns3::EdgeLlmNode::ImportanceOrder", perCurve},
+                                  {"ns3::EdgeLlmNode::KvAccuracyLoss", perCurve},
+                                  {"ns3::ImpactHoScheduler::Policy", perCurve},
+                                  {"ns3::ImpactHoScheduler::Fallback", perCurve},
+                                  {"ns3::ImpactHoScheduler::SlotLength", perCurve},
+                                  {"ns3::ImpactHoScheduler::TransferWindow", perCurve}},
+                                 std::cerr))
+    {
+        return 2;
+    }
     cmd.Parse(argc, argv);
 
     // Sweep, x label and curves of each figure (defaults: rho = 4, B = 20 Gbit/s,
@@ -282,8 +300,9 @@ main(int argc, char* argv[])
     const std::string stem = outputDir + "/fig" + figure;
     if (!WriteFigure(stem,
                      csv.str(),
-                     "ImpactHO Fig. " + figure + " (" + std::to_string(runs) +
-                         " runs per point, 95% CI)",
+                     "ImpactHO Fig. " + figure + " (" + std::to_string(runs) + " runs per point" +
+                         (packetLevel ? ", packet level: " + std::to_string(packetRuns) : "") +
+                         ", 95% CI)",
                      xLabel,
                      "Average accuracy (%)",
                      points))

@@ -9,7 +9,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <sstream>
 #include <stdexcept>
+#include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -64,6 +67,70 @@ CtHoFigures::XLabel(const std::string& figure)
         {"4", "Distance between BSs D_{bs} (m)"},
         {"online", "Online look-ahead (s)"}};
     return labels.at(figure);
+}
+
+std::string
+CtHoFigures::Title(const std::string& figure, const CtHoFigureSettings& base, uint32_t packetRuns)
+{
+    // Every knob the sweep holds fixed (the swept one is the x axis), on two lines that
+    // fit the 800-pixel PNG: the workload and backhaul, then the model and geometry.
+    std::vector<std::string> load;
+    std::ostringstream v;
+    auto add = [&v](std::vector<std::string>& line) {
+        line.push_back(v.str());
+        v.str("");
+    };
+    if (figure != "3d")
+    {
+        v << "K = " << base.road.numUes;
+        add(load);
+    }
+    if (figure != "3c")
+    {
+        v << "C ~ U[" << base.road.contextMin << ", " << base.road.contextMax << "] tokens";
+        add(load);
+    }
+    if (figure != "3a")
+    {
+        v << "R_{bh} = " << base.fluid.backhaulGbps << " Gbit/s";
+        add(load);
+    }
+    if (figure != "3b")
+    {
+        v << "a = " << base.fluid.prefill.GetA() << " s/token";
+        add(load);
+    }
+    std::vector<std::string> setup;
+    v << base.fluid.model << " q = " << base.fluid.kvBits;
+    add(setup);
+    v << "T_c = " << base.fluid.batchPeriod.GetMilliSeconds() << " ms";
+    add(setup);
+    if (figure == "4")
+    {
+        v << "G = " << base.streamTokens << " tokens";
+        add(setup);
+    }
+    else
+    {
+        v << "D_{bs} = 300 m, " << base.road.speed << " m/s";
+        add(setup);
+    }
+    std::ostringstream t;
+    t << "ctHO Fig. " << figure << ": " << YLabel(figure);
+    for (const auto* line : {&load, &setup})
+    {
+        for (std::size_t i = 0; i < line->size(); ++i)
+        {
+            t << (i == 0 ? "\\n" : ", ") << (*line)[i];
+        }
+    }
+    t << "\\n" << base.runs << " runs per point";
+    if (packetRuns > 0)
+    {
+        t << " (packet level: " << packetRuns << ")";
+    }
+    t << ", 95% CI";
+    return t.str();
 }
 
 std::string

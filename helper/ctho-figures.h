@@ -118,6 +118,20 @@ class CtHoFigures
     /// \return the schemes of \p figure's flow-level curves
     static std::vector<std::string> Schemes(const std::string& figure);
 
+    /**
+     * \brief The figure's title: what it shows, every parameter held fixed over its sweep
+     *        (K, C_max, backhaul rate, prefill slope a, model and q, D_bs, ...; the swept one
+     *        is the x axis), and the true runs per point.
+     * \param figure a FigureIds() entry
+     * \param base the settings every point starts from (base.runs: flow-level runs)
+     * \param packetRuns runs per packet-level point (0: no packet-level points)
+     * \return e.g. "ctHO Fig. 3a: worst-user delay; K = 4, C ~ U[1024, 4096] tokens, ...;
+     *         100 runs per point, 95% CI"
+     */
+    static std::string Title(const std::string& figure,
+                             const CtHoFigureSettings& base,
+                             uint32_t packetRuns);
+
     /// \return the HandoverScheduler TypeId name of a scheme ("ctho" -> ns3::CtHoScheduler)
     static std::string SchedulerType(const std::string& scheme);
 };

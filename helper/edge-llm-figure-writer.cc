@@ -59,7 +59,8 @@ WriteFigure(const std::string& stem,
             const std::string& title,
             const std::string& xLabel,
             const std::string& yLabel,
-            const std::vector<FigurePoint>& points)
+            const std::vector<FigurePoint>& points,
+            const std::vector<std::string>& extra)
 {
     std::vector<std::string> order;
     std::map<std::string, Gnuplot2dDataset> datasets;
@@ -82,6 +83,10 @@ WriteFigure(const std::string& stem,
     plot.SetLegend(xLabel, yLabel);
     plot.AppendExtra("set key outside right top");
     plot.AppendExtra("set grid");
+    for (const auto& line : extra)
+    {
+        plot.AppendExtra(line);
+    }
     for (const auto& name : order)
     {
         plot.AddDataset(datasets.at(name));

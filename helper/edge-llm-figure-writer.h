@@ -34,6 +34,7 @@ struct FigurePoint
  * \param xLabel x axis label
  * \param yLabel y axis label
  * \param points the points, any order; series in first-seen order
+ * \param extra more gnuplot commands for the script, e.g. "set xtics 1" (default none)
  * \return false (after an "error: ..." line on stderr) if a file cannot be written or
  *         gnuplot fails
  */
@@ -42,7 +43,8 @@ bool WriteFigure(const std::string& stem,
                  const std::string& title,
                  const std::string& xLabel,
                  const std::string& yLabel,
-                 const std::vector<FigurePoint>& points);
+                 const std::vector<FigurePoint>& points,
+                 const std::vector<std::string>& extra = {});
 
 /**
  * \ingroup edge-llm

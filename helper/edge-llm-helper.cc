@@ -8,18 +8,26 @@
 #include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/global-value.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
+#include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
+#include <fcntl.h>
+#include <iostream>
 #include <sstream>
+#include <stdexcept>
 #include <string>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <vector>
 
 namespace ns3
@@ -63,7 +71,207 @@ AddressOf(Ptr<NetDevice> dev)
     return ipv4->GetAddress(itf, 0).GetLocal();
 }
 
+/// The checker's description of the valid values, e.g. "uint32_t 1024:16777216", "Tcp|Udp".
+std::string
+ValidValues(Ptr<const AttributeChecker> checker)
+{
+    const std::string range = checker->GetUnderlyingTypeInformation();
+    return range.empty() ? checker->GetValueTypeName() : range;
+}
+
+/**
+ * Whether \p checker accepts \p value. ns-3's value parsers abort on some malformed text
+ * (e.g. "abc" for an integer: "Attribute value ... is not properly formatted") instead of
+ * failing, so the parse runs in a child process: a child that aborts is a refusal.
+ */
+bool
+AcceptsValue(Ptr<const AttributeChecker> checker, const std::string& value)
+{
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t child = fork();
+    if (child == 0)
+    {
+        const int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+        {
+            dup2(null, STDERR_FILENO);
+            dup2(null, STDOUT_FILENO);
+        }
+        _exit(checker->CreateValidValue(StringValue(value)) ? 0 : 1);
+    }
+    if (child < 0)
+    {
+        return static_cast<bool>(checker->CreateValidValue(StringValue(value)));
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+    {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/// Why --ns3::Type::Attribute=value would not take effect ("" if it would).
+std::string
+AttributeArgumentProblem(const std::string& name,
+                         const std::string& value,
+                         const std::map<std::string, std::string>& setByProgram)
+{
+    const std::string::size_type sep = name.rfind("::");
+    const std::string tidName = name.substr(0, sep);
+    const std::string attribute = sep == std::string::npos ? "" : name.substr(sep + 2);
+    TypeId tid;
+    if (sep == std::string::npos || sep == 3 || !TypeId::LookupByNameFailSafe(tidName, &tid))
+    {
+        return "no TypeId '" + tidName +
+               "' in this program (write --ns3::Type::Attribute=value; --PrintTypeIds lists the "
+               "types)";
+    }
+    for (uint32_t j = 0; j < tid.GetAttributeN(); ++j)
+    {
+        const TypeId::AttributeInformation info = tid.GetAttribute(j);
+        if (info.name != attribute)
+        {
+            continue;
+        }
+        const auto set = setByProgram.find(name);
+        if (set != setByProgram.end())
+        {
+            return "this program sets this attribute itself, so the value would be ignored; " +
+                   set->second;
+        }
+        if (!(info.flags & TypeId::ATTR_CONSTRUCT))
+        {
+            return "attribute " + attribute + " of " + tidName + " has no initial value to set";
+        }
+        if (!AcceptsValue(info.checker, value))
+        {
+            return "invalid value '" + value + "'; valid: " + ValidValues(info.checker);
+        }
+        return "";
+    }
+    // Config::SetDefault sets only the TypeId's own attributes: name the parent's.
+    for (TypeId parent = tid.GetParent(); parent != tid; tid = parent, parent = tid.GetParent())
+    {
+        for (uint32_t j = 0; j < parent.GetAttributeN(); ++j)
+        {
+            if (parent.GetAttribute(j).name == attribute)
+            {
+                return attribute + " is an attribute of " + parent.GetName() + ", not of " +
+                       tidName + "; write --" + parent.GetName() + "::" + attribute + "=...";
+            }
+        }
+    }
+    std::string valid;
+    TypeId::LookupByNameFailSafe(tidName, &tid);
+    for (uint32_t j = 0; j < tid.GetAttributeN(); ++j)
+    {
+        valid += (valid.empty() ? "" : ", ") + tid.GetAttribute(j).name;
+    }
+    return tidName + " has no attribute '" + attribute +
+           "'; its own attributes: " + (valid.empty() ? std::string("none") : valid);
+}
+
+/// Why --name=value for a global value would not take effect ("" if it would, or if
+/// \p name is no global value).
+std::string
+GlobalArgumentProblem(const std::string& name, const std::string& value)
+{
+    for (auto g = GlobalValue::Begin(); g != GlobalValue::End(); ++g)
+    {
+        if ((*g)->GetName() != name)
+        {
+            continue;
+        }
+        Ptr<const AttributeChecker> checker = (*g)->GetChecker();
+        if (!AcceptsValue(checker, value))
+        {
+            return "invalid value '" + value + "'; valid: " + ValidValues(checker);
+        }
+        try
+        {
+            if (name == "SimulatorImplementationType")
+            {
+                RequireTypeId(name, value, "ns3::SimulatorImpl");
+            }
+            else if (name == "SchedulerType")
+            {
+                RequireTypeId(name, value, "ns3::Scheduler");
+            }
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return e.what();
+        }
+        return "";
+    }
+    return "";
+}
+
 } // namespace
+
+void
+RequireTypeId(const std::string& field, const std::string& name, const std::string& base)
+{
+    TypeId baseTid;
+    if (!TypeId::LookupByNameFailSafe(base, &baseTid))
+    {
+        throw std::invalid_argument(field + ": this ns-3 has no " + base);
+    }
+    TypeId tid;
+    if (TypeId::LookupByNameFailSafe(name, &tid) && tid != baseTid && tid.IsChildOf(baseTid) &&
+        tid.HasConstructor())
+    {
+        return;
+    }
+    std::string valid;
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId t = TypeId::GetRegistered(i);
+        if (t != baseTid && t.IsChildOf(baseTid) && t.HasConstructor())
+        {
+            valid += (valid.empty() ? "" : ", ") + t.GetName();
+        }
+    }
+    throw std::invalid_argument(field + ": '" + name + "' is no " + base + "; valid: " + valid);
+}
+
+bool
+CheckAttributeArguments(int argc,
+                        char* argv[],
+                        const std::map<std::string, std::string>& setByProgram,
+                        std::ostream& err)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        // CommandLine's syntax: -name or --name, then =value or nothing ("").
+        std::string arg = argv[i];
+        if (arg.rfind("--", 0) == 0)
+        {
+            arg = arg.substr(2);
+        }
+        else if (arg.rfind('-', 0) == 0)
+        {
+            arg = arg.substr(1);
+        }
+        else
+        {
+            continue; // a non-option argument: CommandLine's business
+        }
+        const std::string::size_type eq = arg.find('=');
+        const std::string name = arg.substr(0, eq);
+        const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+        const std::string problem = name.rfind("ns3::", 0) == 0
+                                        ? AttributeArgumentProblem(name, value, setByProgram)
+                                        : GlobalArgumentProblem(name, value);
+        if (!problem.empty())
+        {
+            err << "error: " << argv[i] << ": " << problem << std::endl;
+            return false;
+        }
+    }
+    return true;
+}
 
 EdgeLlmHelper::EdgeLlmHelper()
 {
@@ -71,6 +279,21 @@ EdgeLlmHelper::EdgeLlmHelper()
     m_ueFactory.SetTypeId("ns3::EdgeLlmUeApp");
     m_schedulerFactory.SetTypeId("ns3::CtHoScheduler");
     m_gpuFactory.SetTypeId("ns3::PrefillEngine");
+}
+
+void
+EdgeLlmHelper::CheckSchedulerType(const std::string& type)
+{
+    std::string problem;
+    try
+    {
+        RequireTypeId("EdgeLlmHelper::SetSchedulerType", type, "ns3::HandoverScheduler");
+    }
+    catch (const std::invalid_argument& e)
+    {
+        problem = e.what();
+    }
+    NS_ABORT_MSG_IF(!problem.empty(), problem);
 }
 
 void

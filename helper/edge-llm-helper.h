@@ -15,6 +15,8 @@
 #include "ns3/object-factory.h"
 
 #include <cstdint>
+#include <map>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -145,6 +147,13 @@ class EdgeLlmHelper
     static Ipv4Address GetUeFacingAddress(Ptr<Node> enbNode, Ptr<Node> sgw);
 
   private:
+    /**
+     * \brief Abort (NS_FATAL_ERROR) unless \p type names a creatable HandoverScheduler
+     *        subclass; the message names SetSchedulerType, the bad name and every valid one.
+     * \param type the name given to SetSchedulerType
+     */
+    static void CheckSchedulerType(const std::string& type);
+
     /// \return the RAN set, or an unconfigured LteEdgeLlmRan (its device lookups)
     Ptr<EdgeLlmRan> GetRan() const;
 
@@ -159,9 +168,54 @@ template <typename... Args>
 void
 EdgeLlmHelper::SetSchedulerType(const std::string& type, Args&&... args)
 {
+    CheckSchedulerType(type);
     m_schedulerFactory.SetTypeId(type);
     m_schedulerFactory.Set(std::forward<Args>(args)...);
 }
+
+/**
+ * \ingroup edge-llm
+ * \brief Refuse a TypeId name that is not registered, not a subclass of \p base, or not
+ *        creatable (abstract, no constructor).
+ * \param field the option's or knob's name, for the message
+ * \param name the TypeId name given
+ * \param base the base class it must derive from, e.g. "ns3::LteHandoverAlgorithm"
+ * \throws std::invalid_argument "<field>: '<name>' is no <base>; valid: <every registered
+ *         creatable subclass of base, by name>"
+ */
+void RequireTypeId(const std::string& field, const std::string& name, const std::string& base);
+
+/**
+ * \ingroup edge-llm
+ * \brief What every program of the module does with its arguments before
+ *        CommandLine::Parse: check each ns-3 attribute default (`--ns3::Type::Attribute=value`)
+ *        and global value (`--RngRun=3`, `--SimulatorImplementationType=...`) it carries, so a
+ *        bad one is refused with a message that names it and its valid range, instead of
+ *        CommandLine's "Invalid command-line argument" (exit 1) or an abort later.
+ *
+ * An attribute argument is refused when its TypeId is not registered, when the attribute is
+ * not the TypeId's own (ns-3 sets defaults only on the TypeId that declares the attribute:
+ * the message names that parent), when the value does not parse or fails the attribute's
+ * checker (the message quotes AttributeChecker::GetUnderlyingTypeInformation(), e.g.
+ * "uint32_t 1024:16777216" or "Tcp|Udp"), or when the program sets that attribute itself
+ * (\p setByProgram), which would overwrite the default without a word. A global value is
+ * refused when its value fails its checker; SimulatorImplementationType and SchedulerType
+ * must name a registered ns3::SimulatorImpl / ns3::Scheduler subclass (RequireTypeId).
+ * Other arguments (the program's own options, --PrintHelp, ...) are left to CommandLine.
+ *
+ * \param argc argument count, as main() got it
+ * \param argv arguments, as main() got them
+ * \param setByProgram full attribute names ("ns3::EdgeLlmNode::DecodeRate") the program
+ *        sets itself, each with the advice printed when one is given (e.g. "use
+ *        --decodeRate")
+ * \param err where the one-line "error: --<argument>: ..." message goes
+ * \return true if every such argument is valid; false after writing the message (the
+ *         program then exits with code 2)
+ */
+bool CheckAttributeArguments(int argc,
+                             char* argv[],
+                             const std::map<std::string, std::string>& setByProgram,
+                             std::ostream& err);
 
 } // namespace ns3
 

@@ -3,6 +3,8 @@
  */
 #include "edge-llm-ran.h"
 
+#include "edge-llm-helper.h"
+
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
@@ -35,39 +37,6 @@ RanTypeName(const std::string& rat)
         return "ns3::NrEdgeLlmRan";
     }
     return "";
-}
-
-/**
- * \brief Refuse a TypeId name that is not registered, not a \p base, or not creatable.
- * \param field the knob's name, for the message
- * \param name the TypeId name given
- * \param base the base class it must derive from, e.g. "ns3::LteHandoverAlgorithm"
- * \throws std::invalid_argument naming \p field and listing the valid names
- */
-void
-RequireTypeId(const std::string& field, const std::string& name, const std::string& base)
-{
-    TypeId baseTid;
-    if (!TypeId::LookupByNameFailSafe(base, &baseTid))
-    {
-        throw std::invalid_argument(field + ": this ns-3 has no " + base);
-    }
-    TypeId tid;
-    if (TypeId::LookupByNameFailSafe(name, &tid) && tid != baseTid && tid.IsChildOf(baseTid) &&
-        tid.HasConstructor())
-    {
-        return;
-    }
-    std::string valid;
-    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
-    {
-        const TypeId t = TypeId::GetRegistered(i);
-        if (t != baseTid && t.IsChildOf(baseTid) && t.HasConstructor())
-        {
-            valid += (valid.empty() ? "" : ", ") + t.GetName();
-        }
-    }
-    throw std::invalid_argument(field + ": '" + name + "' is no " + base + "; valid: " + valid);
 }
 
 } // namespace

@@ -3,6 +3,8 @@
  */
 #include "fluid-handover-scenario.h"
 
+#include "edge-llm-helper.h"
+
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/event-id.h"
@@ -42,6 +44,8 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
     {
         throw std::invalid_argument("a flow-level batch needs at least one UE");
     }
+    // A name that is no creatable HandoverScheduler would make ObjectFactory abort.
+    RequireTypeId("schedulerType", config.schedulerType, "ns3::HandoverScheduler");
     ObjectFactory schedulerFactory(config.schedulerType);
     schedulerFactory.Set("Lookahead", TimeValue(config.lookahead));
     Ptr<HandoverScheduler> scheduler = schedulerFactory.Create<HandoverScheduler>();

@@ -4,6 +4,7 @@
 #include "road-handover-example.h"
 
 #include "edge-llm-figure-writer.h"
+#include "edge-llm-helper.h"
 #include "road-handover-scenario.h"
 
 #include "ns3/boolean.h"
@@ -20,6 +21,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -142,6 +144,26 @@ RunRoadHandoverExample(int argc,
     bool pcap = false;
     cmd.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
     cmd.AddValue("pcap", text.pcap, pcap);
+    // Attribute defaults and global values first: a bad one, or one this program would
+    // overwrite, is refused naming it and its valid range (exit 2).
+    const std::map<std::string, std::string> attributesSet =
+        RoadHandoverScenario::GetAttributesSet({{"model", "model"},
+                                                {"kvBits", "kvBits"},
+                                                {"decodeRate", "decodeRate"},
+                                                {"prefillA", "prefillA"},
+                                                {"prefillB", "prefillB"},
+                                                {"prefillC", "prefillC"},
+                                                {"batchPeriod", "batchPeriodMs"},
+                                                {"lookahead", "lookaheadMs"},
+                                                {"tokensAfterHandover", "tokensAfterHandover"},
+                                                {"backhaulGbps", "backhaulGbps"},
+                                                {"backhaulDelay", "backhaulDelayUs"},
+                                                {"backhaulMtu", "backhaulMtu"},
+                                                {"handoverAlgorithm", "handoverAlgorithm"}});
+    if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
+    {
+        return 2;
+    }
     cmd.Parse(argc, argv);
     cfg.backhaulDelay = MicroSeconds(backhaulDelayUs);
     cfg.batchPeriod = MicroSeconds(batchPeriodMs * 1000);
@@ -222,19 +244,6 @@ RunRoadHandoverExample(int argc,
     BooleanValue layerwise;
     defaults->GetAttribute("LayerwiseStreaming", layerwise);
     const std::string transportName = AttributeText(defaults, "Transport"); // "Tcp" or "Udp"
-    // Model and KvBits are this program's --model and --kvBits; an attribute default for
-    // them would be overridden without a word, so it is refused instead.
-    StringValue modelDefault;
-    UintegerValue kvBitsDefault;
-    defaults->GetAttribute("Model", modelDefault);
-    defaults->GetAttribute("KvBits", kvBitsDefault);
-    if (modelDefault.Get() != "qwen2.5-7b-instruct" || kvBitsDefault.Get() != 16)
-    {
-        std::cerr << "error: set the model and KV precision with --model and --kvBits, not "
-                     "--ns3::EdgeLlmNode::Model / KvBits (this program sets both)"
-                  << std::endl;
-        return 2;
-    }
     std::cout << name << ": " << cfg.road.numUes << " UEs, " << cfg.model
               << " at q = " << cfg.kvBits << " bits, backhaul " << cfg.backhaulGbps
               << " Gbit/s (MTU " << cfg.backhaulMtu << ", transport " << transportName
@@ -242,19 +251,46 @@ RunRoadHandoverExample(int argc,
               << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, seed "
               << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
 
+    // The CSV has every column of the printed table, and the PNG beside it plots them.
     std::ostringstream csv;
-    csv << "scheme,ue_id,context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,"
-           "measured_delay_s,transport,layerwise\n";
+    csv << "scheme,ue_id,handover_s,context_tokens,prefill_tokens,transfer_tokens,"
+           "predicted_delay_s,restored_s,stall_s,measured_delay_s,bound,batch_start_s,"
+           "received_fraction,accuracy,transport,layerwise\n";
     csv << std::setprecision(9);
+    // A value that does not apply (predicted for ImpactHO, batch start for a transfer-bound
+    // UE, ...) is an empty CSV field and "n/a" in the table, never "nan".
+    auto field = [](double v) {
+        std::ostringstream o;
+        o << std::setprecision(9);
+        if (!std::isnan(v))
+        {
+            o << v;
+        }
+        return o.str();
+    };
+    auto cell = [](double v, int width) {
+        std::ostringstream o;
+        o << std::fixed << std::setprecision(4) << std::setw(width);
+        if (std::isnan(v))
+        {
+            o << "n/a";
+        }
+        else
+        {
+            o << v;
+        }
+        return o.str();
+    };
     std::vector<RoadHandoverResult> results;
+    std::vector<FigurePoint> points;
     for (const auto& [name, type] : runs)
     {
         cfg.pcapPrefix = pcap ? outputDir + "/" + name : "";
         const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, type);
         results.push_back(r);
         std::cout << "\n"
-                  << name << ": L = " << r.prefillLength << " tokens, KV bytes sent "
-                  << r.kvBytesSent << ", received " << r.kvBytesReceived
+                  << name << ": KV bytes sent " << r.kvBytesSent << ", received "
+                  << r.kvBytesReceived
                   << (r.kvBytesSent > r.kvBytesReceived
                           ? " (" + std::to_string(r.kvBytesSent - r.kvBytesReceived) +
                                 " still in flight when the run stopped)"
@@ -264,51 +300,119 @@ RunRoadHandoverExample(int argc,
                                      : std::string())
                   << ", warm-up " << r.warmup << " s (handover times are simulation times)"
                   << (r.complete ? "" : "  [INCOMPLETE: some UE never resumed]") << "\n";
-        std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  "
-                     "stall_s  measured_s\n";
-        for (const auto& ue : r.ues)
+        // Every batch's prefill length L (online handovers make several batches).
+        if (r.batches.empty())
         {
-            std::cout << std::fixed << std::setprecision(4) << "  " << std::setw(2) << ue.ueId
-                      << "  " << std::setw(10) << ue.handoverTime << "  " << std::setw(7)
-                      << ue.contextTokens << "  " << std::setw(7) << ue.prefillTokens << "  "
-                      << std::setw(8) << ue.transferTokens << "  " << std::setw(11)
-                      << ue.predictedDelay << "  " << std::setw(10) << ue.restoredDelay << "  "
-                      << std::setw(7) << ue.stall << "  " << std::setw(10) << ue.measuredDelay
-                      << "\n";
-            csv << name << "," << ue.ueId << "," << ue.contextTokens << "," << ue.prefillTokens
-                << "," << ue.transferTokens << "," << ue.predictedDelay << "," << ue.measuredDelay
-                << "," << transportName << "," << (layerwise.Get() ? 1 : 0) << "\n";
+            std::cout << "  batches: none ("
+                      << (type == "ns3::ImpactHoScheduler"
+                              ? name + " plans no prefill/transfer split: the cache goes over "
+                                       "the backhaul in importance order, slot by slot"
+                              : std::string("no handover was planned"))
+                      << ")\n";
         }
-        std::cout << "  worst-user delay: predicted " << r.predictedWorst << " s, measured "
-                  << r.measuredWorst << " s (" << std::showpos
-                  << 100.0 * (r.measuredWorst - r.predictedWorst) / r.predictedWorst
-                  << std::noshowpos << " %)\n";
-        std::ostringstream partial;
-        for (const auto& ue : r.ues)
+        for (const auto& batch : r.batches)
         {
-            if (!std::isnan(ue.receivedFraction))
+            std::cout << "  batch planned at " << std::fixed << std::setprecision(4)
+                      << batch.plannedAt << " s: L = " << batch.prefillLength << " tokens, UEs";
+            for (uint64_t ue : batch.ues)
             {
-                partial << " UE " << ue.ueId << " " << ue.receivedFraction;
+                std::cout << " " << ue;
             }
+            std::cout << "\n";
         }
-        if (!partial.str().empty())
+        std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  "
+                     "stall_s  measured_s  bound\n";
+        for (const auto& ue : r.ues)
         {
-            std::cout << "  importance-ordered share of the cache received:" << partial.str()
-                      << "\n";
+            std::ostringstream bound;
+            bound << ue.bound;
+            if (ue.bound == "prefill" && !std::isnan(ue.batchStart))
+            {
+                bound << " (batch from " << std::fixed << std::setprecision(4) << ue.batchStart
+                      << " s)";
+            }
+            else if (!std::isnan(ue.receivedFraction))
+            {
+                bound << " (" << std::fixed << std::setprecision(1) << 100 * ue.receivedFraction
+                      << " % of the cache, accuracy " << std::setprecision(4) << ue.accuracy << ")";
+            }
+            std::cout << "  " << std::setw(2) << ue.ueId << "  " << cell(ue.handoverTime, 10)
+                      << "  " << std::setw(7) << ue.contextTokens << "  " << std::setw(7)
+                      << ue.prefillTokens << "  " << std::setw(8) << ue.transferTokens << "  "
+                      << cell(ue.predictedDelay, 11) << "  " << cell(ue.restoredDelay, 10) << "  "
+                      << cell(ue.stall, 7) << "  " << cell(ue.measuredDelay, 10) << "  "
+                      << bound.str() << "\n";
+            csv << name << "," << ue.ueId << "," << field(ue.handoverTime) << ","
+                << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens << ","
+                << field(ue.predictedDelay) << "," << field(ue.restoredDelay) << ","
+                << field(ue.stall) << "," << field(ue.measuredDelay) << "," << ue.bound << ","
+                << field(ue.batchStart) << "," << field(ue.receivedFraction) << ","
+                << field(ue.accuracy) << "," << transportName << "," << (layerwise.Get() ? 1 : 0)
+                << "\n";
+            points.push_back({static_cast<double>(ue.ueId), name, ue.measuredDelay, 0, true});
         }
-        std::cout << "  flow level on these handovers: this policy " << r.fluidWorst
-                  << " s, clairvoyant ctHO " << r.clairvoyantWorst << " s; packet-level restore "
+        std::cout << std::fixed << std::setprecision(4);
+        if (std::isnan(r.predictedWorst))
+        {
+            std::cout << "  worst-user delay: measured " << cell(r.measuredWorst, 0) << " s ("
+                      << name << " has no planned delay to compare)\n";
+        }
+        else
+        {
+            std::cout << "  worst-user delay: predicted " << r.predictedWorst << " s, measured "
+                      << cell(r.measuredWorst, 0) << " s (" << std::showpos
+                      << 100.0 * (r.measuredWorst - r.predictedWorst) / r.predictedWorst
+                      << std::noshowpos << " %)\n";
+        }
+        std::cout << "  flow level on these handovers: this policy "
+                  << (std::isnan(r.fluidWorst) ? std::string("n/a (no flow-level model)")
+                                               : cell(r.fluidWorst, 0) + " s")
+                  << ", clairvoyant ctHO " << r.clairvoyantWorst << " s; packet-level restore "
                   << r.restoredWorst << " s = " << r.restoredWorst / r.clairvoyantWorst
                   << " x clairvoyant\n";
         std::cout.unsetf(std::ios::fixed);
     }
 
-    // Write the CSV whole or not at all.
-    if (!WriteFileAtomically(path, csv.str()))
+    // One closing line: the schemes side by side, worst and mean measured delay.
+    std::cout << "\nschemes by measured (UE-side) delay, worst / mean over " << cfg.road.numUes
+              << " UEs:" << std::fixed << std::setprecision(4);
+    for (std::size_t i = 0; i < results.size(); ++i)
+    {
+        const RoadHandoverResult& r = results[i];
+        double sum = 0;
+        for (const auto& ue : r.ues)
+        {
+            sum += ue.measuredDelay;
+        }
+        std::cout << "  " << runs[i].first << " " << cell(r.measuredWorst, 0) << " / "
+                  << cell(sum / static_cast<double>(r.ues.size()), 0) << " s";
+    }
+    std::cout << std::endl;
+    std::cout.unsetf(std::ios::fixed);
+
+    // The CSV (whole or not at all), and beside it the per-UE delays per scheme as a PNG.
+    std::ostringstream title;
+    title << name << ": measured handover delay per UE and scheme\\n"
+          << cfg.road.numUes << " UEs, " << cfg.model << " q = " << cfg.kvBits << ", backhaul "
+          << cfg.backhaulGbps << " Gbit/s, transport " << transportName << ", layer-wise "
+          << (layerwise.Get() ? "on" : "off") << "\\ncontexts U[" << cfg.road.contextMin << ", "
+          << cfg.road.contextMax << "] tokens, " << cfg.road.speed
+          << " m/s, D_{bs} = " << cfg.bsDistance << " m, seed " << RngSeedManager::GetSeed()
+          << " run " << RngSeedManager::GetRun();
+    const std::string stem = outputDir + "/handover-delays";
+    if (!WriteFigure(stem,
+                     csv.str(),
+                     title.str(),
+                     "UE (IMSI)",
+                     "Measured handover delay at the UE (s)",
+                     points,
+                     {"set xtics 1",
+                      "set xrange [0.5:" + std::to_string(cfg.road.numUes) + ".5]",
+                      "set yrange [0:*]"}))
     {
         return 1;
     }
-    std::cout << "\nwrote " << path << std::endl;
+    std::cout << "\nwrote " << path << " and " << stem << ".png" << std::endl;
 
     bool complete = true;
     for (const auto& r : results)

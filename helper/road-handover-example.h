@@ -13,7 +13,9 @@ namespace ns3
  * \ingroup edge-llm
  * \brief The body of the road-scenario examples, one per RAT: edge-llm-lte-handover
  *        (LTE, src/lte) and edge-llm-nr-handover (NR, 5G-LENA). Both take the same
- *        options, print the same table and write the same handover-delays.csv columns;
+ *        options, print the same table (per UE: delays and what bounded them; per
+ *        scheme: every batch's L; a closing comparison of the schemes) and write the same
+ *        handover-delays.csv columns and handover-delays.png beside it;
  *        only the RAN differs (RoadHandoverConfig::ran), so the two cannot drift.
  *
  * Options (every knob of RoadHandoverConfig a study changes, --PrintHelp lists them):
@@ -29,7 +31,9 @@ namespace ns3
  *        name, the banner's name and the default output directory results/<name>
  * \param ran "lte" or "nr" (RoadHandoverConfig::ran)
  * \return the process exit code: 0 when every run completed, 1 when a run left a UE
- *         that never resumed or the CSV could not be written, 2 for bad options
+ *         that never resumed or the CSV or the plot could not be written, 2 for bad
+ *         options (bad ns-3 attribute defaults and global values included:
+ *         CheckAttributeArguments)
  */
 int RunRoadHandoverExample(int argc,
                            char* argv[],

@@ -7,6 +7,8 @@
 #include "edge-llm-ran.h"
 #include "fluid-handover-scenario.h"
 
+#include "ns3/accuracy-utility.h"
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/double.h"
@@ -95,10 +97,76 @@ RoadHandoverConfig::Validate() const
     (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
 }
 
+std::map<std::string, std::string>
+RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>& options)
+{
+    // Attribute -> the RoadHandoverConfig knob Run() sets it from ("": the helper sets it
+    // per node or per UE: cell ids, session ids, addresses, prompt sizes).
+    static const std::map<std::string, std::string> knobs = {
+        {"ns3::EdgeLlmNode::Model", "model"},
+        {"ns3::EdgeLlmNode::KvBits", "kvBits"},
+        {"ns3::EdgeLlmNode::DecodeRate", "decodeRate"},
+        {"ns3::EdgeLlmNode::TokenBytes", "tokenBytes"},
+        {"ns3::EdgeLlmNode::CellId", ""},
+        {"ns3::PrefillEngine::PrefillA", "prefillA"},
+        {"ns3::PrefillEngine::PrefillB", "prefillB"},
+        {"ns3::PrefillEngine::PrefillC", "prefillC"},
+        {"ns3::PrefillEngine::BatchPeriod", "batchPeriod"},
+        {"ns3::HandoverScheduler::Lookahead", "lookahead"},
+        {"ns3::EdgeLlmUeApp::PromptTokens", "contextMin"},
+        {"ns3::EdgeLlmUeApp::MaxNewTokens", "tokensAfterHandover"},
+        {"ns3::EdgeLlmUeApp::SessionId", ""},
+        {"ns3::EdgeLlmUeApp::ServerAddress", ""},
+        {"ns3::EdgeLlmUeApp::ServerPort", ""},
+        {"ns3::EdgeLlmUeApp::DecodeInterval", "decodeRate"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::NrNoBackhaulEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::NrNoBackhaulEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::NrNoBackhaulEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::PointToPointEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::PointToPointEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::PointToPointEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::NrPointToPointEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::NrPointToPointEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::NrPointToPointEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::LteHelper::HandoverAlgorithm", "handoverAlgorithm"},
+        {"ns3::LteEnbNetDevice::DlBandwidth", "bandwidthRbs"},
+        {"ns3::LteEnbNetDevice::UlBandwidth", "bandwidthRbs"},
+        {"ns3::LteEnbPhy::TxPower", "enbTxPowerDbm"},
+    };
+    std::map<std::string, std::string> advice;
+    for (const auto& [attribute, knob] : knobs)
+    {
+        const auto option = options.find(knob);
+        if (knob == "contextMin")
+        {
+            advice[attribute] = "each UE's prompt is sized to reach its drawn context at the "
+                                "handover (--contextMin, --contextMax)";
+        }
+        else if (option != options.end())
+        {
+            advice[attribute] = "use --" + option->second;
+        }
+        else if (knob.empty())
+        {
+            advice[attribute] = "the scenario sets it per node or per UE";
+        }
+        else
+        {
+            advice[attribute] = "the scenario sets it from its " + knob +
+                                " knob, which this program does not expose";
+        }
+    }
+    return advice;
+}
+
 RoadHandoverResult
 RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& schedulerType)
 {
     cfg.Validate();
+    RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
     Ipv4AddressGenerator::Reset();
 
     RoadHandoverResult result;
@@ -311,19 +379,48 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
                 ues[id].predictedDelay = predicted.GetSeconds();
                 ues[id].kvBytesExpected = ntx * bytesPerToken;
                 result.prefillLength = std::max(result.prefillLength, npf);
+                // A batch's members are planned at one instant, one call each.
+                const double now = Simulator::Now().GetSeconds();
+                if (result.batches.empty() || result.batches.back().plannedAt != now)
+                {
+                    result.batches.push_back({now, 0, {}});
+                }
+                result.batches.back().prefillLength =
+                    std::max(result.batches.back().prefillLength, npf);
+                result.batches.back().ues.push_back(id);
             }));
-    target->TraceConnectWithoutContext(
-        "KvTransferReceived",
-        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-            [&](uint64_t id, uint16_t, uint64_t bytes) { ues[id].kvBytesReceived = bytes; }));
+    target->TraceConnectWithoutContext("KvTransferReceived",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [&](uint64_t id, uint16_t, uint64_t bytes) {
+                                               ues[id].kvBytesReceived = bytes;
+                                               ues[id].transferDone = Simulator::Now().GetSeconds();
+                                           }));
+    // The target GPU's batches, to tell which one a prefill-bound session waited for.
+    std::map<uint64_t, double> batchStartAt;  // key -> start, s
+    std::map<double, double> batchStartByEnd; // end -> start, s
+    std::map<uint64_t, double> restoredAt;    // IMSI -> resume instant, s
+    target->GetPrefillEngine()->TraceConnectWithoutContext(
+        "BatchStart",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+            [&](uint64_t key, uint64_t, uint32_t) {
+                batchStartAt[key] = Simulator::Now().GetSeconds();
+            }));
+    target->GetPrefillEngine()->TraceConnectWithoutContext(
+        "BatchEnd",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+            [&](uint64_t key, uint64_t, uint32_t) {
+                batchStartByEnd[Simulator::Now().GetSeconds()] = batchStartAt[key];
+            }));
     target->TraceConnectWithoutContext(
         "PartialRestored",
         compat::MakeCallback<void, uint64_t, uint16_t, double>(
             [&](uint64_t id, uint16_t, double f) { ues[id].receivedFraction = f; }));
     target->TraceConnectWithoutContext(
         "SessionRestored",
-        compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-            [&](uint64_t id, uint16_t, Time d) { ues[id].restoredDelay = d.GetSeconds(); }));
+        compat::MakeCallback<void, uint64_t, uint16_t, Time>([&](uint64_t id, uint16_t, Time d) {
+            ues[id].restoredDelay = d.GetSeconds();
+            restoredAt[id] = Simulator::Now().GetSeconds();
+        }));
     target->TraceConnectWithoutContext(
         "TransferTimedOut",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
@@ -438,6 +535,12 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     Simulator::Run();
 
     result.simulatedSeconds = Simulator::Now().GetSeconds();
+    BooleanValue importanceOrderValue;
+    DoubleValue accuracyLossValue;
+    target->GetAttribute("ImportanceOrder", importanceOrderValue);
+    target->GetAttribute("KvAccuracyLoss", accuracyLossValue);
+    const bool importanceOrder = importanceOrderValue.Get();
+    const double accuracyLoss = accuracyLossValue.Get();
     result.complete = cfg.streamTokens > 0 ? streamed == k : resumed == k;
     result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
     result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
@@ -452,6 +555,33 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             // ImpactHO plans no split: the whole cache is offered, in importance order, and
             // receivedFraction says how much of it arrived by the window's end.
             r.transferTokens = r.contextTokens;
+        }
+        // What bounded the delay: the event at the resume instant (MaybeResume runs when
+        // the last of the transfer and the prefill completes).
+        const auto resumed = restoredAt.find(r.ueId);
+        if (resumed == restoredAt.end())
+        {
+            r.bound = "none";
+        }
+        else if (!std::isnan(r.receivedFraction))
+        {
+            r.bound = r.receivedFraction == 1 && r.transferDone == resumed->second ? "transfer"
+                                                                                   : "window";
+            r.accuracy = AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss)
+                             .Value(r.receivedFraction);
+        }
+        else if (r.transferTokens > 0 && r.transferDone == resumed->second)
+        {
+            r.bound = "transfer";
+        }
+        else
+        {
+            r.bound = "prefill";
+            const auto batch = batchStartByEnd.find(resumed->second);
+            if (batch != batchStartByEnd.end())
+            {
+                r.batchStart = batch->second;
+            }
         }
         result.ues.push_back(r);
         // A missing value (NaN) makes the worst case unknown, never silently smaller.

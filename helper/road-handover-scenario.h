@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -119,6 +120,26 @@ struct RoadHandoverUeResult
     uint16_t servingCellId{0};        //!< Cell whose RRC reported HandoverEndOk (0: none)
     double streamStart{UNKNOWN};      //!< Handover (no-HO: boundary crossing) time, s
     double streamDelay{UNKNOWN};      //!< Time from streamStart to the G-th token after it, s
+    /// What finished last and so bounded the delay: "transfer" (the last KV byte arrived
+    /// at the resume instant), "prefill" (the target's prefill batch ended then), "window"
+    /// (ImpactHO: the transfer window closed before the whole cache arrived), "none" (the
+    /// session never resumed)
+    std::string bound{"none"};
+    double transferDone{UNKNOWN}; //!< When the target had every KV byte of it, s
+    double batchStart{UNKNOWN};   //!< Start of the target's prefill batch that bounded it, s
+    double accuracy{UNKNOWN};     //!< ImpactHO: accuracy reached on the received share
+                                  //!< (the target's utility preset for this context)
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief One batch the source planned (HandoverPlanned): its prefill length L and members.
+ */
+struct RoadHandoverBatch
+{
+    double plannedAt{0};       //!< Simulation time of the plan, s
+    uint64_t prefillLength{0}; //!< L, tokens (max n_pf of the members)
+    std::vector<uint64_t> ues; //!< Members, by IMSI, in plan order
 };
 
 /**
@@ -127,20 +148,21 @@ struct RoadHandoverUeResult
  */
 struct RoadHandoverResult
 {
-    std::string scheme;                    //!< "ctho", "tho", "cho", ...
-    uint16_t sourceCellId{0};              //!< The source BS's cell id (the RRC's)
-    uint16_t targetCellId{0};              //!< The target BS's cell id (the RRC's)
-    uint64_t prefillLength{0};             //!< L of the batch
-    std::vector<RoadHandoverUeResult> ues; //!< One per UE, by IMSI
-    double predictedWorst{0};              //!< max_i predictedDelay, s (NaN if one is missing)
-    double measuredWorst{0};               //!< max_i measuredDelay, s (NaN if one is missing)
-    uint64_t kvBytesSent{0};               //!< Source connection total
-    uint64_t kvBytesReceived{0};           //!< Target connection total
-    uint32_t timedOut{0};                  //!< Transfers that hit TransferTimeout
-    double simulatedSeconds{0};            //!< Simulated time at the end
-    double warmup{0};                      //!< W: the road's time 0 in simulation time, s
-    double restoredWorst{0};               //!< max_i restoredDelay, s (NaN if one is missing)
-    double streamWorst{0};                 //!< max_i streamDelay, s (NaN if one is missing)
+    std::string scheme;                     //!< "ctho", "tho", "cho", ...
+    uint16_t sourceCellId{0};               //!< The source BS's cell id (the RRC's)
+    uint16_t targetCellId{0};               //!< The target BS's cell id (the RRC's)
+    uint64_t prefillLength{0};              //!< L, the largest of the batches' L
+    std::vector<RoadHandoverBatch> batches; //!< Every planned batch, in time order
+    std::vector<RoadHandoverUeResult> ues;  //!< One per UE, by IMSI
+    double predictedWorst{0};               //!< max_i predictedDelay, s (NaN if one is missing)
+    double measuredWorst{0};                //!< max_i measuredDelay, s (NaN if one is missing)
+    uint64_t kvBytesSent{0};                //!< Source connection total
+    uint64_t kvBytesReceived{0};            //!< Target connection total
+    uint32_t timedOut{0};                   //!< Transfers that hit TransferTimeout
+    double simulatedSeconds{0};             //!< Simulated time at the end
+    double warmup{0};                       //!< W: the road's time 0 in simulation time, s
+    double restoredWorst{0};                //!< max_i restoredDelay, s (NaN if one is missing)
+    double streamWorst{0};                  //!< max_i streamDelay, s (NaN if one is missing)
     /// Flow level on the actual handover times and contexts, all known in advance:
     /// ctHO's clairvoyant plan (the yardstick of online ctHO)
     double clairvoyantWorst{0};
@@ -167,10 +189,23 @@ class RoadHandoverScenario
      * \param config the knobs (validated)
      * \param schedulerType e.g. "ns3::CtHoScheduler"
      * \return what happened
-     * \throws std::invalid_argument for a bad config
+     * \throws std::invalid_argument for a bad config, or a schedulerType that is no
+     *         creatable HandoverScheduler (naming the valid ones)
      */
     static RoadHandoverResult Run(const RoadHandoverConfig& config,
                                   const std::string& schedulerType);
+
+    /**
+     * \brief The ns-3 attributes Run() sets itself, so an attribute default given for one
+     *        of them (--ns3::EdgeLlmNode::DecodeRate=...) would be ignored.
+     * \param options the program's option for each RoadHandoverConfig knob it has, by the
+     *        knob's name (e.g. {"decodeRate", "decodeRate"}, {"batchPeriod", "batchPeriodMs"})
+     * \return each attribute's full name ("ns3::EdgeLlmNode::DecodeRate") with the advice
+     *         for CheckAttributeArguments(): "use --<option>" when \p options has the knob
+     *         that sets it, else what sets it
+     */
+    static std::map<std::string, std::string> GetAttributesSet(
+        const std::map<std::string, std::string>& options);
 };
 
 } // namespace ns3

@@ -69,7 +69,7 @@ EdgeLlmUeApp::GetTypeId()
                           MakeUintegerChecker<uint32_t>(1))
             .AddAttribute("DecodeInterval",
                           "The server's decode cadence, 1 / DecodeRate (EdgeLlmHelper sets it): "
-                          "a stall's excess is the stall minus this times the token gap.",
+                          "the stall's excess (time lost) is measured on this cadence.",
                           TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&EdgeLlmUeApp::m_decodeInterval),
                           MakeTimeChecker(Seconds(0)))
@@ -79,8 +79,9 @@ EdgeLlmUeApp::GetTypeId()
                             "ns3::EdgeLlmUeApp::TokenTracedCallback")
             .AddTraceSource("Stall",
                             "The stream moved to another cell: the gap between the last token "
-                            "of the old cell and the first of the new one, and its excess over "
-                            "the decode cadence.",
+                            "of the old cell and the first of the new one, and its excess: the "
+                            "time the stream lost against the old cell's decode cadence at its "
+                            "fastest delivery (>= 0).",
                             MakeTraceSourceAccessor(&EdgeLlmUeApp::m_stallTrace),
                             "ns3::EdgeLlmUeApp::StallTracedCallback");
     return tid;
@@ -194,6 +195,9 @@ EdgeLlmUeApp::HandleRead(Ptr<Socket> socket)
             continue;
         }
         m_missing += token.tokenIndex - m_lastIndex - 1; // skipped indices: lost on the way
+        // arrival - index * DecodeInterval: the cell's decode clock plus this token's radio
+        // latency; its minimum over the cell's tokens is the clock plus the fastest latency.
+        const Time offset = now - m_decodeInterval * static_cast<int64_t>(token.tokenIndex);
         if (m_lastCell != 0 && token.cellId != m_lastCell)
         {
             Stall s;
@@ -202,9 +206,18 @@ EdgeLlmUeApp::HandleRead(Ptr<Socket> socket)
             s.lastBefore = m_lastArrival;
             s.firstAfter = now;
             s.tokenGap = token.tokenIndex - m_lastIndex;
-            s.excess = now - m_lastArrival - m_decodeInterval * static_cast<int64_t>(s.tokenGap);
+            // The time the stream lost: how much later this token came than it would have
+            // from the old cell at that cell's fastest delivery (m_minOffset + index *
+            // DecodeInterval). Tokens lost before the handover or delivered late by a
+            // loaded source cell do not shift that reference, so they cannot make the
+            // delay look shorter; a token no later than the reference lost no time (0).
+            s.excess = std::max(offset - m_minOffset, Time(0));
             m_stalls.push_back(s);
             m_stallTrace(m_sessionId, s.fromCell, s.toCell, now - m_lastArrival, s.excess);
+        }
+        if (m_lastCell == 0 || token.cellId != m_lastCell || offset < m_minOffset)
+        {
+            m_minOffset = offset; // a new cell's decode clock starts afresh
         }
         ++m_tokens;
         m_lastIndex = token.tokenIndex;

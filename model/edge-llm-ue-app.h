@@ -22,12 +22,17 @@ namespace ns3
  *        token stream, and measures the stall each handover causes.
  *
  * A stall is the gap between the last token decoded by one BS and the first token
- * decoded by another (the cell id in EdgeLlmTokenHeader changes). Its *excess* is the
- * stall minus the decode cadence the token indices account for, `stall - gap *
- * DecodeInterval` (gap = index of the first token after minus that of the last one
- * received before; 1 unless a token was lost): the handover delay as the user sees
- * it, D_i plus the time from the last decode before the handover to the handover
- * (under one interval) and the radio's latency difference.
+ * decoded by another (the cell id in EdgeLlmTokenHeader changes). Its *excess*, the
+ * handover delay as the user sees it, is the time the stream lost: the first token
+ * after's arrival minus the arrival it would have had from the old cell, at that cell's
+ * fastest delivery, `firstAfter - (min_k (arrival_k - k * DecodeInterval) + index *
+ * DecodeInterval)`, the minimum over the tokens k received from the old cell; 0 if it
+ * came no later (never negative). Tokens lost in the old cell (e.g. in its RLC buffer
+ * when the UE leaves) or delivered late by a loaded old cell do not shift that
+ * reference, so they cannot shorten the measured delay below the target's restore
+ * time: it is D_i (resume - handover) plus the time from the old cell's last decode to
+ * the handover (under one interval) plus the new cell's first-token latency minus the
+ * old cell's fastest one.
  */
 class EdgeLlmUeApp : public Application
 {
@@ -49,7 +54,7 @@ class EdgeLlmUeApp : public Application
         Time lastBefore;      //!< Arrival of the last token from fromCell
         Time firstAfter;      //!< Arrival of the first token from toCell
         uint32_t tokenGap{1}; //!< Index difference of those two tokens (>= 1)
-        Time excess;          //!< firstAfter - lastBefore - tokenGap * DecodeInterval
+        Time excess;          //!< Time lost, >= 0 (see the class description)
     };
 
     /**
@@ -58,7 +63,7 @@ class EdgeLlmUeApp : public Application
      * \param [in] fromCell cell before
      * \param [in] toCell cell after
      * \param [in] stall firstAfter - lastBefore
-     * \param [in] excess stall minus the token gap's decode intervals
+     * \param [in] excess the time the stream lost, >= 0 (see the class description)
      */
     typedef void (*StallTracedCallback)(uint64_t sessionId,
                                         uint16_t fromCell,
@@ -112,6 +117,7 @@ class EdgeLlmUeApp : public Application
     uint32_t m_lastIndex{0};     //!< Highest index received
     uint16_t m_lastCell{0};      //!< Cell of the last token (0: none yet)
     Time m_lastArrival;          //!< Arrival of the last token
+    Time m_minOffset;            //!< min (arrival - index * DecodeInterval), current cell
 
     TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;             //!< TokenReceived
     TracedCallback<uint64_t, uint16_t, uint16_t, Time, Time> m_stallTrace; //!< Stall

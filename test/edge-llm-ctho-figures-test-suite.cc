@@ -108,6 +108,37 @@ class CtHoPaperShapesTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Every figure title states the parameters its sweep holds fixed (not the swept
+ *        one) and the true runs per point, packet level included.
+ */
+class CtHoFigureTitleTestCase : public TestCase
+{
+  public:
+    CtHoFigureTitleTestCase()
+        : TestCase("Figure titles: fixed parameters and the true runs per point")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        CtHoFigureSettings base;
+        base.runs = 7;
+        const std::string a = CtHoFigures::Title("3a", base, 0);
+        NS_TEST_ASSERT_MSG_NE(a.find("7 runs per point, 95% CI"), std::string::npos, a);
+        NS_TEST_ASSERT_MSG_EQ(a.find("packet level"), std::string::npos, a);
+        NS_TEST_ASSERT_MSG_NE(a.find("K = 4"), std::string::npos, a);
+        NS_TEST_ASSERT_MSG_NE(a.find("C ~ U[1024, 4096] tokens"), std::string::npos, a);
+        NS_TEST_ASSERT_MSG_EQ(a.find("R_{bh}"), std::string::npos, "3a sweeps R: " << a);
+        const std::string d = CtHoFigures::Title("3d", base, 2);
+        NS_TEST_ASSERT_MSG_NE(d.find("7 runs per point (packet level: 2)"), std::string::npos, d);
+        NS_TEST_ASSERT_MSG_EQ(d.find("K = "), std::string::npos, "3d sweeps K: " << d);
+        NS_TEST_ASSERT_MSG_NE(d.find("R_{bh} = 4.5 Gbit/s"), std::string::npos, d);
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief ctHO figure sweeps (SYSTEM).
  */
 class EdgeLlmCtHoFiguresTestSuite : public TestSuite
@@ -118,6 +149,7 @@ class EdgeLlmCtHoFiguresTestSuite : public TestSuite
     {
         AddTestCase(new CtHoSweepDominanceTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoPaperShapesTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CtHoFigureTitleTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -5,13 +5,23 @@
 #include "ns3/fluid-handover-scenario.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/road-handover-example.h"
 #include "ns3/road-handover-scenario.h"
 #include "ns3/test.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 using namespace ns3;
 
@@ -177,6 +187,262 @@ class OnlineCtHoSystemTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The UE-side delay in a loaded source cell that loses tokens (12 UEs, the
+ *        packet level's most): never negative, and not below the target's restore time.
+ *
+ * EXTENSIVE: two 12-UE runs take about 60 s.
+ *
+ * The target's restore time D_i = resume - handover is a lower bound of what the user
+ * waits: the first token after the handover is decoded one interval after the resume.
+ * The UE-side delay may only exceed it by the radio's latency difference, which can be
+ * either sign by a fraction of one LTE TTI (1 ms): hence measured >= D_i - 1 ms. The old
+ * measurement (stall - token gap * DecodeInterval) went 1.6 ms below D_i here (ctHO, run
+ * 1, UEs 3 and 11: 0.4880 s vs 0.4896 s, 0.4780 s vs 0.4796 s): a late last token from the
+ * loaded source cell shortened it.
+ */
+class UeDelayNotBelowRestoreTestCase : public TestCase
+{
+  public:
+    UeDelayNotBelowRestoreTestCase()
+        : TestCase("UE-side delay >= 0 and >= the target's restore time when tokens are lost")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RoadHandoverConfig cfg;
+        cfg.road.numUes = 12;
+        uint32_t lost = 0;
+        for (const char* type : {"ns3::CtHoScheduler", "ns3::ChoScheduler"})
+        {
+            const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, type);
+            NS_TEST_ASSERT_MSG_EQ(r.complete, true, r.scheme << ": every UE resumes");
+            for (const auto& ue : r.ues)
+            {
+                lost += ue.tokensMissing;
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(ue.measuredDelay,
+                                            0.0,
+                                            r.scheme << " UE " << ue.ueId << ": never negative");
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(ue.measuredDelay,
+                                            ue.restoredDelay - 1e-3,
+                                            r.scheme << " UE " << ue.ueId
+                                                     << ": not below the restore time (lost "
+                                                     << ue.tokensMissing << " tokens)");
+            }
+        }
+        NS_TEST_ASSERT_MSG_GT(lost, 0u, "the run loses tokens in the source cell");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The main job's output (RunRoadHandoverExample, the body of
+ *        edge-llm-lte-handover): the CSV has the table's columns, each UE's bound, the
+ *        ImpactHO share and accuracy instead of NaN, the closing comparison line, and the
+ *        PNG beside the CSV.
+ *
+ * Hand-checked values: a tHO UE is bounded by its prefill batch, so restored_s =
+ * batch_start_s + p(L) - handover_s with p(L) = a L + b and L the batch's longest context;
+ * a cHO UE (no prefill) is bounded by its transfer; the closing line's worst delay of a
+ * scheme is the largest measured_delay_s of its CSV rows.
+ */
+class MainJobOutputTestCase : public TestCase
+{
+  public:
+    MainJobOutputTestCase()
+        : TestCase("Main job: CSV columns, bound per UE, ImpactHO share and accuracy, summary, PNG")
+    {
+    }
+
+  private:
+    /// Split a CSV line.
+    static std::vector<std::string> Split(const std::string& line)
+    {
+        std::vector<std::string> out;
+        std::istringstream in(line);
+        std::string f;
+        while (std::getline(in, f, ','))
+        {
+            out.push_back(f);
+        }
+        if (!line.empty() && line.back() == ',')
+        {
+            out.emplace_back();
+        }
+        return out;
+    }
+
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        const std::string dir =
+            (std::filesystem::temp_directory_path() / "edge-llm-main-job-output-test").string();
+        std::filesystem::remove_all(dir);
+        std::vector<std::string> args = {"edge-llm-lte-handover",
+                                         "--outputDir=" + dir,
+                                         "--numUes=2",
+                                         "--schemes=tho,cho,impactho"};
+        std::vector<char*> argv;
+        for (auto& a : args)
+        {
+            argv.push_back(a.data());
+        }
+        argv.push_back(nullptr);
+        std::ostringstream captured;
+        std::streambuf* old = std::cout.rdbuf(captured.rdbuf());
+        const int code = RunRoadHandoverExample(static_cast<int>(args.size()),
+                                                argv.data(),
+                                                "edge-llm-lte-handover.cc",
+                                                "lte");
+        std::cout.rdbuf(old);
+        const std::string out = captured.str();
+        NS_TEST_ASSERT_MSG_EQ(code, 0, "the run completes");
+        NS_TEST_ASSERT_MSG_EQ(out.find("nan"), std::string::npos, "no NaN printed:\n" << out);
+
+        std::ifstream csvFile(dir + "/handover-delays.csv");
+        std::string header;
+        std::getline(csvFile, header);
+        NS_TEST_ASSERT_MSG_EQ(header,
+                              "scheme,ue_id,handover_s,context_tokens,prefill_tokens,"
+                              "transfer_tokens,predicted_delay_s,restored_s,stall_s,"
+                              "measured_delay_s,bound,batch_start_s,received_fraction,accuracy,"
+                              "transport,layerwise",
+                              "every column of the table");
+        std::map<std::string, std::vector<std::vector<std::string>>> rows;
+        std::string line;
+        while (std::getline(csvFile, line))
+        {
+            const auto f = Split(line);
+            NS_TEST_ASSERT_MSG_EQ(f.size(), 16u, "16 fields: " << line);
+            rows[f[0]].push_back(f);
+        }
+        NS_TEST_ASSERT_MSG_EQ(rows["tho"].size(), 2u, "2 tHO rows");
+        NS_TEST_ASSERT_MSG_EQ(rows["cho"].size(), 2u, "2 cHO rows");
+        NS_TEST_ASSERT_MSG_EQ(rows["impactho"].size(), 2u, "2 ImpactHO rows");
+
+        const RoadHandoverConfig cfg;
+        uint64_t longest = 0;
+        for (const auto& f : rows["tho"])
+        {
+            longest = std::max<uint64_t>(longest, std::stoull(f[3]));
+        }
+        const double prefill = cfg.prefillA * longest + cfg.prefillB; // c = 0
+        for (const auto& f : rows["tho"])
+        {
+            NS_TEST_ASSERT_MSG_EQ(f[10], "prefill", "tHO is bounded by its prefill batch");
+            const double handover = std::stod(f[2]);
+            const double batchStart = std::stod(f[11]);
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(batchStart, handover, "the batch starts after the HO");
+            NS_TEST_ASSERT_MSG_EQ_TOL(std::stod(f[7]),
+                                      batchStart + prefill - handover,
+                                      1e-6,
+                                      "restored = batch start + p(L) - handover");
+        }
+        for (const auto& f : rows["cho"])
+        {
+            NS_TEST_ASSERT_MSG_EQ(f[10], "transfer", "cHO is bounded by its transfer");
+            NS_TEST_ASSERT_MSG_EQ(f[11], "", "no batch start");
+        }
+        for (const auto& f : rows["impactho"])
+        {
+            NS_TEST_ASSERT_MSG_EQ(f[6], "", "ImpactHO plans no delay: an empty field");
+            const double share = std::stod(f[12]);
+            const double accuracy = std::stod(f[13]);
+            NS_TEST_ASSERT_MSG_GT(share, 0.0, "share received > 0");
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(share, 1.0, "share received <= 1");
+            NS_TEST_ASSERT_MSG_GT(accuracy, 0.0, "accuracy > 0");
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(accuracy, 0.9535, "accuracy <= the preset's M");
+        }
+        // The closing line: worst / mean measured delay of each scheme, from the rows.
+        const auto at = out.find("schemes by measured (UE-side) delay");
+        NS_TEST_ASSERT_MSG_NE(at, std::string::npos, "the closing line:\n" << out);
+        const std::string closing = out.substr(at, out.find('\n', at) - at);
+        for (const std::string scheme : {"tho", "cho", "impactho"})
+        {
+            double worst = 0;
+            double sum = 0;
+            for (const auto& f : rows[scheme])
+            {
+                worst = std::max(worst, std::stod(f[9]));
+                sum += std::stod(f[9]);
+            }
+            std::ostringstream expected;
+            expected << std::fixed << std::setprecision(4) << "  " << scheme << " " << worst
+                     << " / " << sum / 2 << " s";
+            NS_TEST_ASSERT_MSG_NE(closing.find(expected.str()),
+                                  std::string::npos,
+                                  "'" << expected.str() << "' in: " << closing);
+        }
+        if (std::system("command -v gnuplot >/dev/null 2>&1") == 0)
+        {
+            std::ifstream png(dir + "/handover-delays.png", std::ios::binary);
+            char magic[4] = {0, 0, 0, 0};
+            png.read(magic, 4);
+            NS_TEST_ASSERT_MSG_EQ(std::string(magic + 1, 3), "PNG", "the PNG beside the CSV");
+        }
+        std::filesystem::remove_all(dir);
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A scheduler type name that is no creatable HandoverScheduler (unknown, the
+ *        wrong base class, the abstract base) is refused by the road and flow-level
+ *        scenarios with std::invalid_argument naming the field and the valid names,
+ *        before anything runs (it used to reach ObjectFactory, which aborts).
+ */
+class SchedulerTypeRefusedTestCase : public TestCase
+{
+  public:
+    SchedulerTypeRefusedTestCase()
+        : TestCase("Scenarios refuse a scheduler type that is no HandoverScheduler")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const std::string bad : {"ns3::Foo", "ns3::Node", "ns3::HandoverScheduler"})
+        {
+            std::string road;
+            try
+            {
+                RoadHandoverScenario::Run(RoadHandoverConfig(), bad);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                road = e.what();
+            }
+            NS_TEST_ASSERT_MSG_NE(
+                road.find("schedulerType: '" + bad + "' is no ns3::HandoverScheduler; valid: "),
+                std::string::npos,
+                "road: " << road);
+            NS_TEST_ASSERT_MSG_NE(road.find("ns3::ChoScheduler"), std::string::npos, road);
+            std::string fluid;
+            try
+            {
+                FluidHandoverConfig cfg;
+                cfg.schedulerType = bad;
+                FluidHandoverScenario::Run(cfg, RoadUeDraw().Draw(1));
+            }
+            catch (const std::invalid_argument& e)
+            {
+                fluid = e.what();
+            }
+            NS_TEST_ASSERT_MSG_NE(
+                fluid.find("schedulerType: '" + bad + "' is no ns3::HandoverScheduler; valid: "),
+                std::string::npos,
+                "fluid: " << fluid);
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Whole-scenario tests (SYSTEM).
  */
 class EdgeLlmLteHandoverTestSuite : public TestSuite
@@ -187,6 +453,9 @@ class EdgeLlmLteHandoverTestSuite : public TestSuite
     {
         AddTestCase(new LteHandoverSystemTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new OnlineCtHoSystemTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new UeDelayNotBelowRestoreTestCase, EDGE_LLM_TEST_EXTENSIVE); // ~60 s
+        AddTestCase(new MainJobOutputTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new SchedulerTypeRefusedTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Bad input to the programs a user runs: each must exit non-zero before simulating and
 # name the field (or, for ns-3 attributes, ns-3's CommandLine names the argument).
+# An accepted value is checked with --PrintHelp (exit 0 after the checks, before simulating).
 # Usage: bad-input-test.sh BIN_DIR
 set -u
 bin=$1
@@ -13,7 +14,7 @@ expect() { # expected-exit-code message-substring command...
   shift 2
   "$@" >"$tmp/out" 2>"$tmp/err"
   local got=$?
-  if [ "$got" -eq "$code" ] && grep -qF -- "$text" "$tmp/err"; then
+  if [ "$got" -eq "$code" ] && { [ -z "$text" ] || grep -qF -- "$text" "$tmp/err"; }; then
     pass=$((pass + 1))
   else
     fail=$((fail + 1))
@@ -35,18 +36,53 @@ for a in ns3::Foo ns3::Node ns3::LteHandoverAlgorithm ns3::NrA3RsrpHandoverAlgor
     $main --handoverAlgorithm=$a
 done
 expect 2 "--outputDir: cannot write" $bin/edge-llm-lte-handover --outputDir=/proc/no/such
-expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::DecodeRate=-1" \
-  $main --ns3::EdgeLlmNode::DecodeRate=-1
-expect 1 "Invalid command-line argument: --ns3::EdgeLlmNode::Transport=Sctp" \
+# ns-3 attribute defaults and global values, checked before CommandLine::Parse (one shared
+# helper, CheckAttributeArguments): exit 2 naming the argument and the valid range.
+expect 2 "--ns3::KvTransferConnection::SegmentBytes=1023: invalid value '1023'; valid: uint32_t 1024:" \
+  $main --ns3::KvTransferConnection::SegmentBytes=1023
+expect 0 "" $main --ns3::KvTransferConnection::SegmentBytes=1024 --PrintHelp
+expect 2 "--ns3::EdgeLlmNode::Transport=Sctp: invalid value 'Sctp'; valid: " \
   $main --ns3::EdgeLlmNode::Transport=Sctp
-expect 2 "set the model and KV precision with --model and --kvBits" \
-  $main --ns3::EdgeLlmNode::KvBits=8
+expect 2 "--ns3::EdgeLlmNode::LayerwiseStreaming=maybe: invalid value 'maybe'" \
+  $main --ns3::EdgeLlmNode::LayerwiseStreaming=maybe
+expect 2 "no TypeId 'ns3::Foo'" $main --ns3::Foo::Bar=1
+expect 2 "ns3::EdgeLlmNode has no attribute 'Nope'; its own attributes: CellId, Model" \
+  $main --ns3::EdgeLlmNode::Nope=1
+expect 2 "StartTime is an attribute of ns3::Application, not of ns3::EdgeLlmNode" \
+  $main --ns3::EdgeLlmNode::StartTime=1s
+expect 2 "--RngRun=abc: invalid value 'abc'" $main --RngRun=abc
+expect 2 "--ns3::KvTransferConnection::SegmentBytes=2k: invalid value '2k'; valid: uint32_t 1024:" \
+  $main --ns3::KvTransferConnection::SegmentBytes=2k
+expect 2 "--ns3::EdgeLlmNode::TransferTimeout=1parsec: invalid value" \
+  $main --ns3::EdgeLlmNode::TransferTimeout=1parsec
+expect 2 "SimulatorImplementationType: 'ns3::Foo' is no ns3::SimulatorImpl; valid: " \
+  $main --SimulatorImplementationType=ns3::Foo
+expect 2 "SchedulerType: 'ns3::Node' is no ns3::Scheduler; valid: " $main --SchedulerType=ns3::Node
+# Attributes the road scenario sets itself are refused alike (they would be ignored).
+for a in EdgeLlmNode::DecodeRate=10:decodeRate EdgeLlmNode::DecodeRate=-1:decodeRate \
+  EdgeLlmNode::Model=qwen3-8b:model EdgeLlmNode::KvBits=8:kvBits \
+  PrefillEngine::PrefillA=0:prefillA PrefillEngine::BatchPeriod=1ms:batchPeriodMs \
+  HandoverScheduler::Lookahead=1s:lookaheadMs EdgeLlmUeApp::MaxNewTokens=9:tokensAfterHandover \
+  NoBackhaulEpcHelper::X2LinkDataRate=1Gbps:backhaulGbps \
+  NoBackhaulEpcHelper::X2LinkMtu=1500:backhaulMtu LteHelper::HandoverAlgorithm=ns3::Foo:handoverAlgorithm; do
+  expect 2 "this program sets this attribute itself, so the value would be ignored; use --${a##*:}" \
+    $main --ns3::${a%:*}
+done
+expect 2 "this program sets this attribute itself, so the value would be ignored; the scenario sets it from its tokenBytes knob" \
+  $main --ns3::EdgeLlmNode::TokenBytes=8
+expect 2 "--ns3::EdgeLlmNode::DecodeRate=10: this program sets this attribute itself" \
+  $bin/ctho-figures --figure=3a --ns3::EdgeLlmNode::DecodeRate=10
+expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribute itself" \
+  $bin/impactho-figures --figure=3a --ns3::ImpactHoScheduler::Policy=Equal
+expect 2 "--ns3::KvTransferConnection::SegmentBytes=1: invalid value" \
+  $bin/impactho-figures --figure=3a --ns3::KvTransferConnection::SegmentBytes=1
 expect 134 "StatusInterval is +1us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
   $main --ns3::EdgeLlmNode::StatusInterval=1us
 expect 134 "BackhaulSegmentSize is 100000; it must be 0 (link MTU - 52) or in [64, 8948]" \
   $main --ns3::EdgeLlmNode::BackhaulSegmentSize=100000
 expect 2 "--figure is required" $bin/ctho-figures
 expect 2 "--runs must be in [2, 1000000]" $bin/ctho-figures --figure=3a --runs=1
+expect 2 "--packetRuns must be in [2, 1000]" $bin/ctho-figures --figure=3a --packetLevel=1 --packetRuns=1
 expect 2 "--figure must be 3a, 3b, 4a, 4b, 5a, 5b or table2" $bin/impactho-figures --figure=9z
 expect 2 "--packetSimTime must be in (0, 1000]" \
   $bin/impactho-figures --figure=3a --packetLevel=1 --packetSimTime=0
@@ -57,6 +93,12 @@ expect 134 "ns3::EdgeLlmNode::Model / KvBits: unknown model 'gpt-17'" $probe --c
 expect 134 "backhaul link rate to cell 2 must be > 0 bit/s" $probe --case=zero-backhaul-rate
 expect 134 "peer cell id 1 is this BS's own" $probe --case=own-cell-peer
 expect 134 "ns3::EdgeLlmNode::Scheduler is not set (cell 1)" $probe --case=no-scheduler
+# EdgeLlmHelper::SetSchedulerType: unknown, the wrong base class, the abstract base.
+for t in ns3::Foo ns3::Node ns3::HandoverScheduler; do
+  expect 134 "EdgeLlmHelper::SetSchedulerType: '$t' is no ns3::HandoverScheduler; valid: " \
+    $probe --case=scheduler-type=$t
+done
+expect 134 "ns3::ImpactHoScheduler" $probe --case=scheduler-type=ns3::Foo
 expect 2 "--case: unknown case 'x'" $probe --case=x
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

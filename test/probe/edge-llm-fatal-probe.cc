@@ -14,6 +14,7 @@
 
 #include "ns3/core-module.h"
 #include "ns3/ctho-scheduler.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
@@ -29,9 +30,16 @@ main(int argc, char* argv[])
     std::string which;
     CommandLine cmd(__FILE__);
     cmd.AddValue("case",
-                 "unknown-model | zero-backhaul-rate | own-cell-peer | no-scheduler",
+                 "unknown-model | zero-backhaul-rate | own-cell-peer | no-scheduler | "
+                 "scheduler-type=NAME (EdgeLlmHelper::SetSchedulerType(NAME))",
                  which);
     cmd.Parse(argc, argv);
+    if (which.rfind("scheduler-type=", 0) == 0)
+    {
+        EdgeLlmHelper().SetSchedulerType(which.substr(15));
+        std::cerr << "case '" << which << "' did not abort\n";
+        return 3;
+    }
 
     Ptr<Node> node = CreateObject<Node>();
     InternetStackHelper().Install(node);
