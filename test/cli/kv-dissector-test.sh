@@ -78,10 +78,12 @@ tshark -r "$tmp/main/ctho-3-3.pcap" -X lua_script:"$src/tools/edge-llm-kv.lua" \
   -Y "edgellm.type == 1" -T fields -e edgellm.session -e edgellm.context_tokens \
   -e edgellm.prefill_length -e edgellm.prefill_tokens -e edgellm.transfer_tokens \
   2>/dev/null | tr '\t' ' ' >"$tmp/main/requests"
-L=$(sed -n 's/^ctho: L = \([0-9]*\) tokens.*/\1/p' "$tmp/main/out")
+# One batch on the default road: "  batch planned at T s: L = N tokens, UEs ...".
+L=$(sed -n 's/^ *batch planned at [0-9.]* s: L = \([0-9]*\) tokens.*/\1/p' "$tmp/main/out")
+check "main --pcap: one ctHO batch, its L printed ($L)" '[ -n "$L" ] && [ "$(echo "$L" | wc -l)" -eq 1 ]'
 check "main --pcap: four TRANSFER_REQUESTs on X2" '[ "$(wc -l <"$tmp/main/requests")" -eq 4 ]'
 check "main --pcap: n_pf = L = $L and n_pf + n_tx = C in each" \
   'awk -v L="$L" "{ if (\$3 != L || \$4 != L || \$4 + \$5 != \$2) bad = 1 } END { exit bad }" "$tmp/main/requests"'
 
-if [ $fail -eq 0 ]; then echo "16 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
+if [ $fail -eq 0 ]; then echo "17 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
 exit $fail
