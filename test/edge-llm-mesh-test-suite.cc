@@ -13,6 +13,7 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -72,8 +73,10 @@ struct MeshOutcome
     /// SessionLost: (time s, unreachable cell, reason), by the BS that traced it
     std::map<uint16_t, std::vector<std::pair<double, uint16_t>>> lost;
     std::map<uint16_t, uint64_t> lostReason; //!< Last SessionLost reason, by BS
-    std::map<uint16_t, uint64_t> lostCount;  //!< GetLostSessions(), by BS
-    uint64_t lostTotal{0};                   //!< Sum of GetLostSessions() over the BSs
+    /// TransferTimedOut: (time s, tokens to re-prefill), by BS
+    std::map<uint16_t, std::vector<std::pair<double, uint64_t>>> timedOut;
+    std::map<uint16_t, uint64_t> lostCount; //!< GetLostSessions(), by BS
+    uint64_t lostTotal{0};                  //!< Sum of GetLostSessions() over the BSs
     /// KV payload bytes sent / received on each directed link (a, b)
     std::map<std::pair<uint16_t, uint16_t>, std::pair<uint64_t, uint64_t>> link;
 };
@@ -98,7 +101,8 @@ RunMesh(const std::string& transport,
         const std::vector<std::pair<uint16_t, uint16_t>>& edges,
         uint16_t home,
         const std::vector<Move>& moves,
-        uint32_t targetKvBits = 16)
+        uint32_t targetKvBits = 16,
+        const std::map<uint16_t, Time>& transferTimeout = {})
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
@@ -139,11 +143,22 @@ RunMesh(const std::string& transport,
         out.handedTo[cell] = 0;
         out.lost[cell];
         out.lostReason[cell] = 0;
+        out.timedOut[cell];
         Ptr<EdgeLlmNode> app = bs(cell);
         if (cell != home)
         {
             app->SetAttribute("KvBits", UintegerValue(targetKvBits));
         }
+        if (transferTimeout.count(cell))
+        {
+            app->SetAttribute("TransferTimeout", TimeValue(transferTimeout.at(cell)));
+        }
+        app->TraceConnectWithoutContext(
+            "TransferTimedOut",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&out, cell](uint64_t, uint16_t, uint64_t tokens) {
+                    out.timedOut[cell].emplace_back(Simulator::Now().GetSeconds(), tokens);
+                }));
         app->TraceConnectWithoutContext(
             "SessionRestored",
             compat::MakeCallback<void, uint64_t, uint16_t, Time>(
@@ -453,6 +468,82 @@ class RelayChainTestCase : public MeshTestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Shape (a) with a TransferTimeout of \p timeout at cell 2 (1-2, 2-3; the UE goes
+ *        1 -> 2 at 10 ms and 2 -> 3 at \p redirectAt). The timeout makes cell 2 re-prefill
+ *        the m missing tokens: it fires at 10 ms + timeout, or, if cell 2 is waiting for
+ *        the answer to its redirect then, when the refusal arrives (one round trip after
+ *        \p redirectAt at the earliest). m is at least 300 minus the whole tokens the
+ *        link can carry by then. The re-prefill starts on the next 10 ms batch boundary
+ *        and lasts p(m) = 9.4267e-5 m + 2.4e-3 s; then cell 2 relays the whole context to
+ *        cell 3, which restores it one hop later (H) at the earliest.
+ */
+class RelayAfterTimeoutTestCase : public MeshTestCase
+{
+  public:
+    /**
+     * \param transport "Tcp" or "Udp"
+     * \param redirectAt when the UE hands over 2 -> 3, s
+     * \param timeout cell 2's TransferTimeout, s
+     */
+    RelayAfterTimeoutTestCase(const std::string& transport, double redirectAt, double timeout)
+        : MeshTestCase(std::string("relay after a transfer timeout ") +
+                           (0.010 + timeout < redirectAt ? "before" : "during") +
+                           " the redirect: re-prefilled at 2, restored at 3",
+                       transport),
+          m_redirectAt(redirectAt),
+          m_timeout(timeout)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const MeshOutcome o = RunMesh(m_transport,
+                                      3,
+                                      {{1, 2}, {2, 3}},
+                                      1,
+                                      {{0.010, 1, 2}, {m_redirectAt, 2, 3}},
+                                      16,
+                                      {{2, Seconds(m_timeout)}});
+        NS_TEST_ASSERT_MSG_EQ(o.timedOut.at(2).size(), 1u, "cell 2 timed out once");
+        NS_TEST_ASSERT_MSG_EQ(o.timedOut.at(3).size(), 0u, "cell 3 has no timeout");
+        const auto [timedOutAt, missing] = o.timedOut.at(2).front();
+        const double deadline = 0.010 + m_timeout;
+        if (deadline < m_redirectAt)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(timedOutAt, deadline, 1e-12, "at the deadline");
+        }
+        else
+        {
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(timedOutAt,
+                                        m_redirectAt + 2 * LINK_DELAY,
+                                        "deferred to the refusal's arrival");
+        }
+        const uint64_t bytesPerToken = ContextBytes() / CONTEXT;
+        const double carried = (timedOutAt - 0.010 - LINK_DELAY) * LINK_RATE / 8.0;
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(missing,
+                                    CONTEXT - static_cast<uint64_t>(carried) / bytesPerToken,
+                                    "no more tokens arrived than the link carries");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(missing, CONTEXT, "at most the whole context");
+        const double start = std::ceil(timedOutAt / 0.010 - 1e-9) * 0.010;
+        const double reprefilled = start + 9.4267e-5 * static_cast<double>(missing) + 2.4e-3;
+        NS_TEST_ASSERT_MSG_EQ(Restores(o, 3), 1u, "restored at cell 3");
+        NS_TEST_EXPECT_MSG_EQ(Restores(o, 2), 0u, "not decoded at cell 2");
+        NS_TEST_EXPECT_MSG_EQ(o.lostTotal, 0u, "nothing lost");
+        NS_TEST_EXPECT_MSG_EQ(o.kvReceived.at(3), ContextBytes(), "the whole cache at 3");
+        const double at = First(o.restoredAt.at(3));
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(at, reprefilled + HopTime(), "re-prefill, then one hop");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(at, reprefilled + HopTime() + Slack(1), "plus overheads");
+        NS_TEST_EXPECT_MSG_EQ(o.released.at(1).size(), 1u, "cell 1 released by cell 2");
+        NS_TEST_EXPECT_MSG_EQ(Tokens(o, 3), 5u, "cell 3 decodes the 5 tokens");
+    }
+
+    double m_redirectAt; //!< s
+    double m_timeout;    //!< s
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief A target that refuses the KV format (KvBits 8 against 16) ends the session at
  *        the source: besides TransferRefused, the source traces SessionLost with reason
  *        KV_FORMAT_REFUSED and counts it; the target counts nothing (one count per
@@ -497,6 +588,10 @@ class EdgeLlmMeshTestSuite : public TestSuite
             AddTestCase(new NoPathTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new DirectNoPathTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new RelayChainTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new RelayAfterTimeoutTestCase(transport, 0.040, 0.010),
+                        EDGE_LLM_TEST_QUICK);
+            AddTestCase(new RelayAfterTimeoutTestCase(transport, 0.0449, 0.035),
+                        EDGE_LLM_TEST_QUICK);
             AddTestCase(new RefusedIsLostTestCase(transport), EDGE_LLM_TEST_QUICK);
         }
     }
