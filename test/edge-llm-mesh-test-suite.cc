@@ -15,6 +15,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <map>
 #include <string>
 #include <utility>
@@ -102,7 +103,8 @@ RunMesh(const std::string& transport,
         uint16_t home,
         const std::vector<Move>& moves,
         uint32_t targetKvBits = 16,
-        const std::map<uint16_t, Time>& transferTimeout = {})
+        const std::map<uint16_t, Time>& transferTimeout = {},
+        const std::string& pcapName = "")
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
@@ -130,6 +132,13 @@ RunMesh(const std::string& transport,
     }
     ApplicationContainer apps = edge.InstallBs(nodes, cells);
     edge.ConnectBackhaul(apps);
+    const char* pcap = std::getenv("EDGE_LLM_MESH_PCAP");
+    if (pcap && !pcapName.empty() && transport == "Tcp")
+    {
+        // test/cli/kv-dissector-test.sh decodes these captures: every backhaul link of
+        // cell 2, <EDGE_LLM_MESH_PCAP>-<pcapName>-1-<device>.pcap
+        p2p.EnablePcap(std::string(pcap) + "-" + pcapName, NodeContainer(nodes.Get(1)));
+    }
     auto bs = [&apps](uint16_t cell) { return DynamicCast<EdgeLlmNode>(apps.Get(cell - 1)); };
     MeshOutcome out;
     for (uint16_t cell = 1; cell <= n; ++cell)
@@ -318,8 +327,14 @@ class RelayTestCase : public MeshTestCase
   private:
     void DoRun() override
     {
-        const MeshOutcome o =
-            RunMesh(m_transport, 3, {{1, 2}, {2, 3}}, 1, {{0.010, 1, 2}, {0.040, 2, 3}});
+        const MeshOutcome o = RunMesh(m_transport,
+                                      3,
+                                      {{1, 2}, {2, 3}},
+                                      1,
+                                      {{0.010, 1, 2}, {0.040, 2, 3}},
+                                      16,
+                                      {},
+                                      "relay");
         NS_TEST_ASSERT_MSG_EQ(Restores(o, 3), 1u, "restored at cell 3");
         NS_TEST_ASSERT_MSG_EQ(Restores(o, 2), 0u, "not decoded at cell 2");
         NS_TEST_ASSERT_MSG_EQ(o.lostTotal, 0u, "nothing lost");
@@ -371,7 +386,8 @@ class NoPathTestCase : public MeshTestCase
   private:
     void DoRun() override
     {
-        const MeshOutcome o = RunMesh(m_transport, 3, {{1, 2}}, 1, {{0.010, 1, 2}, {0.040, 2, 3}});
+        const MeshOutcome o =
+            RunMesh(m_transport, 3, {{1, 2}}, 1, {{0.010, 1, 2}, {0.040, 2, 3}}, 16, {}, "nopath");
         NS_TEST_ASSERT_MSG_EQ(o.lostTotal, 1u, "one lost session in the run");
         NS_TEST_ASSERT_MSG_EQ(o.lostCount.at(2), 1u, "counted at cell 2");
         NS_TEST_ASSERT_MSG_EQ(o.lost.at(2).size(), 1u, "traced once, at cell 2");

@@ -68,6 +68,24 @@ check "node: TRANSFER_RESPONSE ACCEPTED" 'grep -q "^9 0 " "$tmp/node"'
 check "node: TRANSFER_STATUS PROGRESS reports" 'grep -q "^10 *1 [0-9]" "$tmp/node"'
 check "node: TRANSFER_STATUS RESTORED with 17203200 bytes" 'grep -q "^10 *2 17203200" "$tmp/node"'
 
+# Partial backhaul mesh: the mesh suite's relay case (links 1-2, 2-3; the UE moves on to
+# cell 3 while cell 2 restores) and no-path case (link 1-2 only), captured on cell 2's
+# link to cell 1: TRANSFER_REDIRECT and TRANSFER_REDIRECT_REFUSED naming cell 3; the
+# relay's STATUS RESTORED with the whole cache (17203200 bytes); the no-path STATUS LOST.
+EDGE_LLM_MESH_PCAP="$tmp/mesh" "$runner" --suite=edge-llm-mesh >/dev/null || {
+  echo "the mesh suite failed"; echo "0 passed, 1 failed"; exit 1; }
+mesh_field() { # file filter field
+  tshark -r "$1" -X lua_script:"$src/tools/edge-llm-kv.lua" -Y "$2" -T fields \
+    -E occurrence=l -e "$3" 2>/dev/null | sort -u | tr '\n' ' '; }
+check "mesh: TRANSFER_REDIRECT to cell 3" \
+  '[ "$(mesh_field "$tmp/mesh-relay-1-1.pcap" "edgellm.type == 8" edgellm.new_target_cell)" = "3 " ]'
+check "mesh: TRANSFER_REDIRECT_REFUSED (type 11) for cell 3" \
+  '[ "$(mesh_field "$tmp/mesh-relay-1-1.pcap" "edgellm.type == 11" edgellm.new_target_cell)" = "3 " ]'
+check "mesh: relay's STATUS RESTORED with 17203200 bytes" \
+  '[ "$(mesh_field "$tmp/mesh-relay-1-1.pcap" "edgellm.state == 2" edgellm.received_bytes)" = "17203200 " ]'
+check "mesh: no path, STATUS LOST (state 3) for session 1" \
+  '[ "$(mesh_field "$tmp/mesh-nopath-1-1.pcap" "edgellm.state == 3" edgellm.session)" = "1 " ]'
+
 # The main example's --pcap (the usual PointToPointHelper::EnablePcap on the eNBs' links):
 # ctHO's four TRANSFER_REQUESTs on X2, each with n_pf + n_tx = C and the batch's L = n_pf.
 main="$(dirname "$runner")/edge-llm-lte-handover"
@@ -83,5 +101,5 @@ check "main --pcap: four TRANSFER_REQUESTs on X2" '[ "$(wc -l <"$tmp/main/reques
 check "main --pcap: n_pf = L = $L and n_pf + n_tx = C in each" \
   'awk -v L="$L" "{ if (\$3 != L || \$4 != L || \$4 + \$5 != \$2) bad = 1 } END { exit bad }" "$tmp/main/requests"'
 
-if [ $fail -eq 0 ]; then echo "16 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
+if [ $fail -eq 0 ]; then echo "20 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
 exit $fail
