@@ -9,6 +9,7 @@
 #include "impactho-scheduler.h"
 #include "kv-datagram-socket.h"
 #include "kv-transfer-connection.h"
+#include "kv-transfer-header.h"
 #include "llm-model-profile.h"
 #include "prefill-engine.h"
 
