@@ -891,6 +891,7 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
         s.state = REDIRECTING;
         s.relayTarget = targetCellId;
         s.relayTime = Simulator::Now();
+        s.kvDoneAtRedirect = s.ReceivedKvBytes() >= s.expectedKvBytes;
         return;
     }
     BeginHandover(sessionId, targetCellId, Simulator::Now());
@@ -1645,9 +1646,9 @@ EdgeLlmNode::OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader& redi
     NS_LOG_INFO("cell " << m_cellId << ": relays session " << s.id << " from cell " << peerCellId
                         << " to cell " << s.relayTarget);
     s.state = RESTORING;
-    if (s.expectedKvBytes > 0 && s.ReceivedKvBytes() == s.expectedKvBytes)
+    if (!s.kvDoneAtRedirect && s.entryBytes == 0 && s.ReceivedKvBytes() == s.expectedKvBytes)
     {
-        m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
+        m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes()); // completed meanwhile
     }
     if (m_statusInterval.IsStrictlyPositive() && !compat::IsPending(s.statusEvent))
     {

@@ -306,6 +306,7 @@ class EdgeLlmNode : public Application
         uint16_t relayTarget{0};       //!< Hand the restored session on to this cell (0: none)
         Time relayTime;                //!< When the UE handed over to relayTarget
         bool timeoutSkipped{false};    //!< TransferTimeout expired while REDIRECTING
+        bool kvDoneAtRedirect{false};  //!< Every KV byte was in (and traced) at the redirect
         EventId statusEvent;           //!< Next PROGRESS report
 
         /// \return true once every prefill the restore needs has finished
