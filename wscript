@@ -55,6 +55,7 @@ TEST_SOURCES = [
     'test/edge-llm-impactho-test-suite.cc',
     'test/edge-llm-faults-test-suite.cc',
     'test/edge-llm-transport-test-suite.cc',
+    'test/edge-llm-mesh-test-suite.cc',
 ]
 
 

@@ -73,7 +73,8 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                 message->RemoveHeader(h);
                 break;
             }
-            case KvFrameHeader::TRANSFER_REDIRECT: {
+            case KvFrameHeader::TRANSFER_REDIRECT:
+            case KvFrameHeader::TRANSFER_REDIRECT_REFUSED: {
                 KvRedirectHeader h;
                 message->RemoveHeader(h);
                 break;

@@ -252,7 +252,14 @@ EdgeLlmNode::GetTypeId()
                             "Target: the session resumes decoding (sessionId, sourceCellId, "
                             "handover delay).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_restoredTrace),
-                            "ns3::EdgeLlmNode::RestoredTracedCallback");
+                            "ns3::EdgeLlmNode::RestoredTracedCallback")
+            .AddTraceSource("SessionLost",
+                            "A session ended without being restored anywhere, traced once, at "
+                            "the BS that gave it up (sessionId, the cell it could not reach, "
+                            "reason: 1 no backhaul path to the UE's new cell, 2 the target "
+                            "refused the KV format); GetLostSessions counts them.",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_lostTrace),
+                            "ns3::EdgeLlmNode::LostTracedCallback");
     return tid;
 }
 
@@ -312,6 +319,12 @@ uint16_t
 EdgeLlmNode::GetCellId() const
 {
     return m_cellId;
+}
+
+uint64_t
+EdgeLlmNode::GetLostSessions() const
+{
+    return m_lostSessions;
 }
 
 LlmModelProfile
@@ -725,7 +738,7 @@ EdgeLlmNode::PredictContextAt(uint64_t sessionId, Time t) const
         return 0;
     }
     const Session& s = it->second;
-    if (s.state == HANDED_OVER || s.state == RESTORING)
+    if (s.state == HANDED_OVER || s.state == RESTORING || s.state == REDIRECTING || s.state == LOST)
     {
         return 0; // not servable here: cannot join a batch from this BS
     }
@@ -864,7 +877,10 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
         m_peers.count(sit->second.sourceCellId))
     {
         // The UE moves on to a third BS before its state is rebuilt here: the source
-        // still holds the whole cache, so it hands the session over there instead.
+        // still holds the whole cache, so it hands the session over there instead. If the
+        // source has no link to that BS it answers TRANSFER_REDIRECT_REFUSED, and this BS
+        // finishes the restore and relays the session (OnRedirectRefused); until the
+        // answer comes it keeps counting the KV bytes and running the prefill.
         Session& s = sit->second;
         KvRedirectHeader redirect;
         redirect.sessionId = sessionId;
@@ -872,21 +888,35 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
         m_peers.at(s.sourceCellId)
             .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT, redirect, 0);
         m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
-        s.state = CANCELLED;
+        s.state = REDIRECTING;
+        s.relayTarget = targetCellId;
+        s.relayTime = Simulator::Now();
+        s.kvDoneAtRedirect = s.ReceivedKvBytes() >= s.expectedKvBytes;
         return;
     }
+    BeginHandover(sessionId, targetCellId, Simulator::Now());
+}
+
+void
+EdgeLlmNode::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time handoverTime)
+{
+    auto sit = m_sessions.find(sessionId);
     if (sit == m_sessions.end() || sit->second.state == HANDED_OVER ||
-        sit->second.state == RESTORING || sit->second.state == CANCELLED)
+        sit->second.state == RESTORING || sit->second.state == CANCELLED ||
+        sit->second.state == REDIRECTING || sit->second.state == LOST)
     {
         NS_LOG_INFO("cell " << m_cellId << ": handover of session " << sessionId
                             << " with no servable LLM session here; nothing to move");
         return;
     }
-    NS_ABORT_MSG_IF(!m_peers.count(targetCellId),
-                    "EdgeLlmNode (cell " << m_cellId << "): handover to cell " << targetCellId
-                                         << " but no backhaul peer with that cell id");
     Session& s = sit->second;
     s.decodeEvent.Cancel();
+    if (!m_peers.count(targetCellId))
+    {
+        // No backhaul link to the UE's new cell: the session cannot follow the UE.
+        LoseSession(s, targetCellId, NO_BACKHAUL_PATH);
+        return;
+    }
     s.state = HANDED_OVER;
     s.targetCellId = targetCellId;
     const uint64_t context = s.promptTokens + s.generated;
@@ -898,12 +928,12 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
     }
     if (GetBatcher().IsAnnounced(sessionId, targetCellId) || m_gatherTime.IsZero())
     {
-        StartTransfer(sessionId, targetCellId, context, Simulator::Now());
+        StartTransfer(sessionId, targetCellId, context, handoverTime);
         return;
     }
     // Online: the RRC starts handovers in bursts (one measurement report period, X2
     // acks microseconds apart); those within GatherTime of the first are planned together.
-    m_pending.push_back({sessionId, Simulator::Now().GetSeconds(), context});
+    m_pending.push_back({sessionId, handoverTime.GetSeconds(), context});
     m_pendingTarget.push_back(targetCellId);
     if (!compat::IsPending(m_pendingEvent))
     {
@@ -1154,6 +1184,10 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
             t.expectedKvBytes = kv;
             MaybeResume(t);
         }
+        else if (t.entryBytes > 0 && t.state == REDIRECTING)
+        {
+            t.expectedKvBytes = t.ReceivedKvBytes(); // the prefix to relay if refused
+        }
         else if (t.ReceivedKvBytes() != done.totalBytes)
         {
             NS_LOG_ERROR("cell " << m_cellId << ": session " << done.sessionId << " got "
@@ -1175,6 +1209,13 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
             it->second.state = CANCELLED;
             break;
         }
+        if (it != m_sessions.end() && it->second.state == REDIRECTING)
+        {
+            // The source serves the session again (its handover failed): nothing to relay.
+            // TransferCancelled was traced when the redirect left.
+            it->second.state = CANCELLED;
+            break;
+        }
         if (it == m_sessions.end() || it->second.state != HANDED_OVER)
         {
             break;
@@ -1191,17 +1232,33 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
         KvRedirectHeader redirect;
         message->RemoveHeader(redirect);
         auto it = m_sessions.find(redirect.sessionId);
-        if (it == m_sessions.end() || it->second.state != HANDED_OVER ||
-            !m_peers.count(redirect.newTargetCellId))
+        if (it == m_sessions.end() || it->second.state != HANDED_OVER)
         {
             NS_LOG_WARN("cell " << m_cellId << ": redirect of session " << redirect.sessionId
                                 << " to cell " << redirect.newTargetCellId << " ignored");
+            break;
+        }
+        if (!m_peers.count(redirect.newTargetCellId))
+        {
+            // No link from here to the new cell: the target keeps what it is receiving,
+            // finishes the restore and relays the session (or declares it lost).
+            NS_LOG_INFO("cell " << m_cellId << ": no backhaul link to cell "
+                                << redirect.newTargetCellId << "; cell " << peerCellId
+                                << " relays session " << redirect.sessionId);
+            m_peers.at(peerCellId)
+                .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT_REFUSED, redirect, 0);
             break;
         }
         m_peers.at(peerCellId).connection->Cancel(redirect.sessionId);
         m_impactHo.erase(redirect.sessionId);
         it->second.state = FINISHED; // servable again, decoding stays stopped
         NotifyHandoverStart(redirect.sessionId, redirect.newTargetCellId);
+        break;
+    }
+    case KvFrameHeader::TRANSFER_REDIRECT_REFUSED: {
+        KvRedirectHeader redirect;
+        message->RemoveHeader(redirect);
+        OnRedirectRefused(peerCellId, redirect);
         break;
     }
     case KvFrameHeader::TRANSFER_STOP: {
@@ -1291,11 +1348,11 @@ EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeade
     }
     if (m_statusInterval.IsStrictlyPositive())
     {
-        Simulator::Schedule(m_statusInterval,
-                            &EdgeLlmNode::OnStatusTimer,
-                            this,
-                            s.id,
-                            s.restoreGeneration);
+        s.statusEvent = Simulator::Schedule(m_statusInterval,
+                                            &EdgeLlmNode::OnStatusTimer,
+                                            this,
+                                            s.id,
+                                            s.restoreGeneration);
     }
     if (s.expectedKvBytes == 0)
     {
@@ -1317,10 +1374,16 @@ void
 EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
 {
     auto it = m_sessions.find(sessionId);
+    if (it != m_sessions.end() && it->second.state == REDIRECTING)
+    {
+        // Kept: relayed from here if the source cannot reach the UE's new cell.
+        it->second.receivedKvBytes += bytes;
+        return;
+    }
     if (it == m_sessions.end() || it->second.state != RESTORING)
     {
-        if (it == m_sessions.end() ||
-            (it->second.state != CANCELLED && it->second.state != REFUSED))
+        if (it == m_sessions.end() || (it->second.state != CANCELLED &&
+                                       it->second.state != REFUSED && it->second.state != LOST))
         {
             NS_LOG_WARN("cell " << m_cellId << ": " << bytes << " KV bytes for session "
                                 << sessionId << " that is not being restored here");
@@ -1360,6 +1423,12 @@ void
 EdgeLlmNode::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
 {
     auto it = m_sessions.find(sessionId);
+    if (it != m_sessions.end() && it->second.state == REDIRECTING &&
+        it->second.restoreGeneration == generation)
+    {
+        it->second.timeoutSkipped = true; // applied if the redirect is refused
+        return;
+    }
     if (it == m_sessions.end() || it->second.state != RESTORING ||
         it->second.restoreGeneration != generation ||
         it->second.ReceivedKvBytes() >= it->second.expectedKvBytes)
@@ -1411,7 +1480,8 @@ void
 EdgeLlmNode::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool reprefill)
 {
     auto it = m_sessions.find(sessionId);
-    if (it == m_sessions.end() || it->second.state != RESTORING ||
+    if (it == m_sessions.end() ||
+        (it->second.state != RESTORING && it->second.state != REDIRECTING) ||
         it->second.restoreGeneration != generation)
     {
         return; // cancelled, refused, or a later restore of the same session
@@ -1426,7 +1496,8 @@ EdgeLlmNode::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool 
     else
     {
         s.batchPending = false;
-        if (s.reprefillTokens > 0 && !s.reprefillRunning)
+        // Redirecting: a pending re-prefill waits for the source's answer.
+        if (s.state == RESTORING && s.reprefillTokens > 0 && !s.reprefillRunning)
         {
             StartReprefill(s); // the transfer timed out while the batch was pending
         }
@@ -1439,6 +1510,11 @@ EdgeLlmNode::MaybeResume(Session& s)
 {
     if (s.state != RESTORING || !s.PrefillDone() || s.ReceivedKvBytes() < s.expectedKvBytes)
     {
+        return;
+    }
+    if (s.relayTarget != 0)
+    {
+        RelaySession(s);
         return;
     }
     m_restoredTrace(s.id, s.sourceCellId, Simulator::Now() - s.handoverTime);
@@ -1485,7 +1561,11 @@ EdgeLlmNode::OnStatusTimer(uint64_t sessionId, uint32_t generation)
         return; // restored (RESTORED was sent), cancelled, or restored again later
     }
     SendStatus(sessionId, KvTransferStatusHeader::PROGRESS);
-    Simulator::Schedule(m_statusInterval, &EdgeLlmNode::OnStatusTimer, this, sessionId, generation);
+    it->second.statusEvent = Simulator::Schedule(m_statusInterval,
+                                                 &EdgeLlmNode::OnStatusTimer,
+                                                 this,
+                                                 sessionId,
+                                                 generation);
 }
 
 void
@@ -1510,6 +1590,10 @@ EdgeLlmNode::OnTransferResponse(uint16_t peerCellId, const KvTransferResponseHea
     m_impactHo.erase(response.sessionId);
     it->second.state = REFUSED;
     m_refusedTrace(response.sessionId, peerCellId, sent);
+    // No other BS holds the session now: it ends here, lost, counted once (the target
+    // only traces TransferRefused).
+    ++m_lostSessions;
+    m_lostTrace(response.sessionId, peerCellId, KV_FORMAT_REFUSED);
 }
 
 void
@@ -1532,6 +1616,84 @@ EdgeLlmNode::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusHeader&
         m_sessions.erase(it);
         m_releasedTrace(status.sessionId, peerCellId, status.receivedBytes);
     }
+    else if (status.state == KvTransferStatusHeader::LOST)
+    {
+        // The target gave the session up (and traced it): stop sending, forget it.
+        m_peers.at(peerCellId).connection->Cancel(status.sessionId);
+        m_impactHo.erase(status.sessionId);
+        m_sessions.erase(it);
+    }
+}
+
+void
+EdgeLlmNode::OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader& redirect)
+{
+    auto it = m_sessions.find(redirect.sessionId);
+    if (it == m_sessions.end() || it->second.state != REDIRECTING ||
+        it->second.sourceCellId != peerCellId)
+    {
+        return; // e.g. cancelled meanwhile
+    }
+    Session& s = it->second;
+    if (!m_peers.count(s.relayTarget))
+    {
+        // Neither the source nor this BS has a link to the UE's new cell.
+        LoseSession(s, s.relayTarget, NO_BACKHAUL_PATH);
+        return;
+    }
+    // Relay: finish the restore here (the source keeps sending), then hand the session
+    // on to the UE's cell, from the time the UE got there.
+    NS_LOG_INFO("cell " << m_cellId << ": relays session " << s.id << " from cell " << peerCellId
+                        << " to cell " << s.relayTarget);
+    s.state = RESTORING;
+    if (!s.kvDoneAtRedirect && s.entryBytes == 0 && s.ReceivedKvBytes() == s.expectedKvBytes)
+    {
+        m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes()); // completed meanwhile
+    }
+    if (m_statusInterval.IsStrictlyPositive() && !compat::IsPending(s.statusEvent))
+    {
+        s.statusEvent = Simulator::Schedule(m_statusInterval,
+                                            &EdgeLlmNode::OnStatusTimer,
+                                            this,
+                                            s.id,
+                                            s.restoreGeneration);
+    }
+    if (s.timeoutSkipped)
+    {
+        s.timeoutSkipped = false;
+        OnTransferTimeout(s.id, s.restoreGeneration); // starts the re-prefill if it can
+    }
+    else if (!s.batchPending && s.reprefillTokens > 0 && !s.reprefillRunning)
+    {
+        StartReprefill(s); // the timeout came before the redirect, its batch after
+    }
+    MaybeResume(s);
+}
+
+void
+EdgeLlmNode::RelaySession(Session& s)
+{
+    // This BS now holds the session's whole state: the source may release its copy.
+    SendStatus(s.id, KvTransferStatusHeader::RESTORED);
+    const uint16_t target = s.relayTarget;
+    s.relayTarget = 0;
+    s.state = FINISHED; // servable from here; decoding stays stopped
+    BeginHandover(s.id, target, s.relayTime);
+}
+
+void
+EdgeLlmNode::LoseSession(Session& s, uint16_t cellId, LossReason reason)
+{
+    NS_LOG_WARN("cell " << m_cellId << ": session " << s.id << " lost: no backhaul path to cell "
+                        << cellId << " (reason " << +reason << ")");
+    s.decodeEvent.Cancel();
+    if (s.state == REDIRECTING || s.state == RESTORING)
+    {
+        SendStatus(s.id, KvTransferStatusHeader::LOST); // the source forgets its copy
+    }
+    s.state = LOST;
+    ++m_lostSessions;
+    m_lostTrace(s.id, cellId, reason);
 }
 
 } // namespace ns3

@@ -9,6 +9,7 @@
 #include "impactho-scheduler.h"
 #include "kv-datagram-socket.h"
 #include "kv-transfer-connection.h"
+#include "kv-transfer-header.h"
 #include "llm-model-profile.h"
 #include "prefill-engine.h"
 
@@ -63,8 +64,16 @@ namespace ns3
  * lasts 1 / (DecodeRate N_layers). Token-major (the default), the step starts when the
  * whole cache is in place and lasts 1 / DecodeRate.
  *
+ * Second handover mid-restore (doc/edge-llm.rst, "Partial backhaul mesh"): the target
+ * sends TRANSFER_REDIRECT and the source, holding the whole cache, hands the session to
+ * the UE's new cell; a source with no link to that cell answers
+ * TRANSFER_REDIRECT_REFUSED and the target finishes the restore and relays the session
+ * (store-and-forward). A session no BS can move to the UE's cell (no backhaul link
+ * from either), or whose KV format the target refuses, ends with SessionLost, traced
+ * once, at the BS that gives it up, and counted by GetLostSessions.
+ *
  * Limitations (doc/edge-llm.rst, "Scope and Limitations"): a batch waits for every
- * announced member; one backhaul connection per peer.
+ * announced member; one backhaul connection per peer; no routing over several links.
  */
 class EdgeLlmNode : public Application
 {
@@ -83,6 +92,15 @@ class EdgeLlmNode : public Application
     {
         TCP, //!< One TCP connection per BS pair (ns-3's TcpSocketFactory, its default variant)
         UDP, //!< KvDatagramSocket over UDP: paced at the link rate, selective-repeat ARQ
+    };
+
+    /// Why a session ended without being restored anywhere (trace SessionLost).
+    enum LossReason : uint8_t
+    {
+        NO_BACKHAUL_PATH = 1,  //!< Neither the BS holding the session nor the one relaying
+                               //!< it has a backhaul link to the UE's new cell
+        KV_FORMAT_REFUSED = 2, //!< The target refused the KV cache (TRANSFER_RESPONSE
+                               //!< REFUSED_KV_FORMAT: another model or KvBits)
     };
 
     /// The backhaul rate the schedulers plan with (attribute PlanningRate).
@@ -119,6 +137,14 @@ class EdgeLlmNode : public Application
      * \param [in] delay resume time minus handover time (the handover delay D_i)
      */
     typedef void (*RestoredTracedCallback)(uint64_t sessionId, uint16_t sourceCellId, Time delay);
+
+    /**
+     * \brief TracedCallback signature for a session that ended without being restored.
+     * \param [in] sessionId the session (the UE's IMSI in LTE scenarios)
+     * \param [in] cellId the cell the session could not reach (the UE's new cell)
+     * \param [in] reason why (LossReason)
+     */
+    typedef void (*LostTracedCallback)(uint64_t sessionId, uint16_t cellId, LossReason reason);
 
     /**
      * \brief Declare a backhaul peer reachable over a direct link (e.g. X2).
@@ -200,6 +226,12 @@ class EdgeLlmNode : public Application
 
     /// \return this BS's cell id
     uint16_t GetCellId() const;
+
+    /**
+     * \return sessions this BS declared lost (SessionLost traces so far): each lost
+     *         session is counted once, at one BS, so the run's total is the sum over BSs
+     */
+    uint64_t GetLostSessions() const;
     /// \return the LLM's KV geometry
     LlmModelProfile GetModelProfile() const;
     /// \return the handover policy
@@ -240,6 +272,9 @@ class EdgeLlmNode : public Application
         RESTORING,   //!< Waiting for prefill and KV bytes (target side)
         CANCELLED,   //!< The UE went back before the restore (target side, ping-pong)
         REFUSED,     //!< The target cannot use the source's KV cache (both sides; final)
+        REDIRECTING, //!< Restoring, the UE moved on: TRANSFER_REDIRECT sent, the source's
+                     //!< answer awaited (target side)
+        LOST,        //!< No BS can serve it (SessionLost traced here; final)
     };
 
     /// One LLM session.
@@ -268,6 +303,11 @@ class EdgeLlmNode : public Application
         bool layerMajor{false};        //!< KV bytes arrive layer-major (layer-wise streaming)
         std::vector<Time> layerReady;  //!< Layer-major: when each KV layer completed
         Time prefillDoneAt;            //!< When the last prefill of the restore ended (0: none)
+        uint16_t relayTarget{0};       //!< Hand the restored session on to this cell (0: none)
+        Time relayTime;                //!< When the UE handed over to relayTarget
+        bool timeoutSkipped{false};    //!< TransferTimeout expired while REDIRECTING
+        bool kvDoneAtRedirect{false};  //!< Every KV byte was in (and traced) at the redirect
+        EventId statusEvent;           //!< Next PROGRESS report
 
         /// \return true once every prefill the restore needs has finished
         bool PrefillDone() const
@@ -306,6 +346,10 @@ class EdgeLlmNode : public Application
     void OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool reprefill);
     void StartReprefill(Session& session);
     void MaybeResume(Session& session);
+    void BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time handoverTime);
+    void RelaySession(Session& session);
+    void OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader& redirect);
+    void LoseSession(Session& session, uint16_t cellId, LossReason reason);
     HandoverBatcher& GetBatcher();
     void StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
                        uint64_t sessionId,
@@ -392,6 +436,8 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;         //!< TransferRefused
     TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;          //!< TransferStatus
     TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace;        //!< SessionReleased
+    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;          //!< SessionLost
+    uint64_t m_lostSessions{0};                                          //!< SessionLost count
     Time m_statusInterval;                                               //!< 0: no PROGRESS
     Time m_transferTimeout;                                              //!< 0: none
     bool m_layerwise{false};                                             //!< LayerwiseStreaming

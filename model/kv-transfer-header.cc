@@ -87,6 +87,7 @@ KvFrameHeader::IsValid() const
     case BATCH_CLOSE:
         return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;
     case TRANSFER_REDIRECT:
+    case TRANSFER_REDIRECT_REFUSED:
         return messageLength == KvRedirectHeader::SIZE && payloadLength == 0;
     case TRANSFER_RESPONSE:
         return messageLength == KvTransferResponseHeader::SIZE && payloadLength == 0;

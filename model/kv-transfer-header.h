@@ -58,6 +58,9 @@ class KvFrameHeader : public Header
                                //!< (KvTransferResponseHeader)
         TRANSFER_STATUS = 10,  //!< target -> source: progress, or the session is restored
                                //!< and the source may release it (KvTransferStatusHeader)
+        TRANSFER_REDIRECT_REFUSED = 11, //!< source -> target: no backhaul link to the
+                                        //!< redirect's new target; the target keeps
+                                        //!< restoring and relays (KvRedirectHeader)
     };
 
     /**
@@ -246,7 +249,9 @@ class KvBatchCloseHeader : public Header
  * \ingroup edge-llm
  * \brief TRANSFER_REDIRECT: the UE handed over again, to a third BS, before the target
  *        rebuilt its state; the source (which still holds the cache) hands the session
- *        over to that BS instead. No payload.
+ *        over to that BS instead. No payload. The same header is the body of
+ *        TRANSFER_REDIRECT_REFUSED, the source's answer when it has no backhaul link to
+ *        newTargetCellId: the target then finishes the restore and relays the session.
  *
  * Fields (bytes): sessionId (8), newTargetCellId (2), reserved (2): 12 bytes.
  */
@@ -326,7 +331,8 @@ class KvTransferResponseHeader : public Header
  *        EdgeLlmNode::StatusInterval while it restores: the KV bytes received so far.
  *        RESTORED, once, when it resumes decoding there: the source releases its copy of
  *        the session (as X2's UE CONTEXT RELEASE lets the source free its resources).
- *        No payload.
+ *        LOST, once, when the target gave the session up (SessionLost: no backhaul path
+ *        to the UE's new cell): the source stops sending and forgets it. No payload.
  *
  * Fields (bytes): sessionId (8), receivedBytes (8, KV bytes received so far), state (1),
  * reserved (3): 20 bytes. Other states are ignored by the source.
@@ -342,6 +348,8 @@ class KvTransferStatusHeader : public Header
     {
         PROGRESS = 1, //!< Still restoring; receivedBytes so far
         RESTORED = 2, //!< Decoding here; the source may release the session
+        LOST = 3,     //!< No BS can serve the session (no backhaul path to the UE's
+                      //!< cell); the source forgets it, the target traced the loss
     };
 
     /**

@@ -19,9 +19,10 @@ local types = {
   [8] = "TRANSFER_REDIRECT",
   [9] = "TRANSFER_RESPONSE",
   [10] = "TRANSFER_STATUS",
+  [11] = "TRANSFER_REDIRECT_REFUSED",
 }
 local results = { [0] = "ACCEPTED", [1] = "REFUSED_KV_FORMAT" }
-local states = { [1] = "PROGRESS", [2] = "RESTORED" }
+local states = { [1] = "PROGRESS", [2] = "RESTORED", [3] = "LOST" }
 
 local f = {
   version = ProtoField.uint8("edgellm.version", "Version"),
@@ -82,7 +83,7 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.session, tvb(m, 8)); t:add(f.byte_offset, tvb(m + 8, 8))
   elseif kind == 3 or kind == 5 or kind == 6 or kind == 7 then
     t:add(f.session, tvb(m, 8)); t:add(f.total_bytes, tvb(m + 8, 8))
-  elseif kind == 8 then
+  elseif kind == 8 or kind == 11 then
     t:add(f.session, tvb(m, 8)); t:add(f.new_target, tvb(m + 8, 2))
   elseif kind == 9 then
     t:add(f.session, tvb(m, 8)); t:add(f.bytes_per_token, tvb(m + 8, 4))

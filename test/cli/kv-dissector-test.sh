@@ -23,7 +23,8 @@ awk '{ n = split($1, t, ";"); split($2, s, ";"); split($3, b, ";"); k = 0;
        for (i = 1; i <= n; ++i) { tot = ""; if (t[i] == 3 || t[i] == 5) { k++; tot = b[k] }
                                    print t[i], s[i], tot } }' "$tmp/decoded" >"$tmp/pdus"
 fail=0
-check() { if eval "$2"; then :; else echo "FAIL: $1"; fail=1; fi; }
+checks=0
+check() { checks=$((checks + 1)); if eval "$2"; then :; else echo "FAIL: $1"; fail=1; fi; }
 check "first PDU is the TRANSFER_REQUEST of session 9" '[ "$(head -1 "$tmp/pdus")" = "1 9 " ]'
 check "session 2 completes with 300000 bytes" 'grep -qx "3 2 300000" "$tmp/pdus"'
 check "session 3 completes with 0 bytes" 'grep -qx "3 3 0" "$tmp/pdus"'
@@ -68,6 +69,24 @@ check "node: TRANSFER_RESPONSE ACCEPTED" 'grep -q "^9 0 " "$tmp/node"'
 check "node: TRANSFER_STATUS PROGRESS reports" 'grep -q "^10 *1 [0-9]" "$tmp/node"'
 check "node: TRANSFER_STATUS RESTORED with 17203200 bytes" 'grep -q "^10 *2 17203200" "$tmp/node"'
 
+# Partial backhaul mesh: the mesh suite's relay case (links 1-2, 2-3; the UE moves on to
+# cell 3 while cell 2 restores) and no-path case (link 1-2 only), captured on cell 2's
+# link to cell 1: TRANSFER_REDIRECT and TRANSFER_REDIRECT_REFUSED naming cell 3; the
+# relay's STATUS RESTORED with the whole cache (17203200 bytes); the no-path STATUS LOST.
+EDGE_LLM_MESH_PCAP="$tmp/mesh" "$runner" --suite=edge-llm-mesh >/dev/null || {
+  echo "the mesh suite failed"; echo "0 passed, 1 failed"; exit 1; }
+mesh_field() { # file filter field
+  tshark -r "$1" -X lua_script:"$src/tools/edge-llm-kv.lua" -Y "$2" -T fields \
+    -E occurrence=l -e "$3" 2>/dev/null | sort -u | tr '\n' ' '; }
+check "mesh: TRANSFER_REDIRECT to cell 3" \
+  '[ "$(mesh_field "$tmp/mesh-relay-1-1.pcap" "edgellm.type == 8" edgellm.new_target_cell)" = "3 " ]'
+check "mesh: TRANSFER_REDIRECT_REFUSED (type 11) for cell 3" \
+  '[ "$(mesh_field "$tmp/mesh-relay-1-1.pcap" "edgellm.type == 11" edgellm.new_target_cell)" = "3 " ]'
+check "mesh: relay's STATUS RESTORED with 17203200 bytes" \
+  '[ "$(mesh_field "$tmp/mesh-relay-1-1.pcap" "edgellm.state == 2" edgellm.received_bytes)" = "17203200 " ]'
+check "mesh: no path, STATUS LOST (state 3) for session 1" \
+  '[ "$(mesh_field "$tmp/mesh-nopath-1-1.pcap" "edgellm.state == 3" edgellm.session)" = "1 " ]'
+
 # The main example's --pcap (the usual PointToPointHelper::EnablePcap on the eNBs' links):
 # ctHO's four TRANSFER_REQUESTs on X2, each with n_pf + n_tx = C and the batch's L = n_pf.
 main="$(dirname "$runner")/edge-llm-lte-handover"
@@ -85,5 +104,5 @@ check "main --pcap: four TRANSFER_REQUESTs on X2" '[ "$(wc -l <"$tmp/main/reques
 check "main --pcap: n_pf = L = $L and n_pf + n_tx = C in each" \
   'awk -v L="$L" "{ if (\$3 != L || \$4 != L || \$4 + \$5 != \$2) bad = 1 } END { exit bad }" "$tmp/main/requests"'
 
-if [ $fail -eq 0 ]; then echo "17 passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
+if [ $fail -eq 0 ]; then echo "$checks passed, 0 failed"; else cat "$tmp/pdus" | head -20; echo "0 passed, 1 failed"; fi
 exit $fail
