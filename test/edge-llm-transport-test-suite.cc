@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
@@ -11,9 +12,11 @@
 #include "ns3/ipv4.h"
 #include "ns3/kv-datagram-header.h"
 #include "ns3/kv-datagram-socket.h"
+#include "ns3/llm-model-profile.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/road-handover-scenario.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -26,6 +29,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <iostream>
+#include <string>
 #include <vector>
 
 using namespace ns3;
@@ -727,8 +731,185 @@ class KvDatagramBidirectionalTestCase : public TestCase
 };
 
 /**
+ * \brief Sets ns3::EdgeLlmNode::Transport (and optionally other defaults) for one run
+ *        and puts the defaults back afterwards, so the other cases see the usual ones.
+ */
+struct ScopedDefaults
+{
+    std::vector<std::pair<std::string, std::string>> restore; //!< name, value to put back
+
+    /// Set \p name to \p value; \p old is the value to restore.
+    void Set(const std::string& name, const std::string& value, const std::string& old)
+    {
+        Config::SetDefault(name, StringValue(value));
+        restore.emplace_back(name, old);
+    }
+
+    ~ScopedDefaults()
+    {
+        for (const auto& [name, value] : restore)
+        {
+            Config::SetDefault(name, StringValue(value));
+        }
+    }
+};
+
+/// \return the paper's prefill time p(n) = a n + b (RoadHandoverConfig's a, b; c = 0), s
+double
+LinearPrefillSeconds(const RoadHandoverConfig& cfg, uint64_t tokens)
+{
+    return cfg.prefillA * static_cast<double>(tokens) + cfg.prefillB;
+}
+
+/**
  * \ingroup edge-llm-tests
- * \brief The paced UDP transport of the KV transfer (UNIT).
+ * \brief Issue 10 item 1: a TRANSFER_REQUEST larger than the send buffer (4 bytes per
+ *        forwarded token; the default buffer, 512 KiB, holds 131,069 tokens' worth after
+ *        the frame and message headers) used to wait for ever for room for all of it.
+ *
+ * tHO at one UE, C = 131,056 tokens (the first context that hung) or 2^20 (1M): the
+ * target prefills all C tokens, so the session must resume p(C) = a C + b after the
+ * batch starts, which is on the first T_c boundary after the handover, plus the
+ * request's own transfer time (C x 4 bytes at the link rate: 0.9 ms at 128K, 7.5 ms at
+ * 1M, which can push the batch one T_c later). Hand-computed bounds: restored delay in
+ * [p(C), p(C) + 2 T_c + 4 C x 8 / R_bh + 1 ms]; no KV bytes.
+ */
+class LongContextThoTestCase : public TestCase
+{
+  public:
+    /**
+     * \param context C, tokens
+     * \param transport "Tcp" or "Udp"
+     */
+    LongContextThoTestCase(uint64_t context, const std::string& transport)
+        : TestCase("tHO at C = " + std::to_string(context) + " tokens over " + transport +
+                   ": the TRANSFER_REQUEST larger than the send buffer gets through"),
+          m_context(context),
+          m_transport(transport)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ScopedDefaults defaults;
+        defaults.Set("ns3::EdgeLlmNode::Transport", m_transport, "Tcp");
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RoadHandoverConfig cfg;
+        cfg.road.numUes = 1;
+        cfg.road.contextMin = m_context;
+        cfg.road.contextMax = m_context;
+        cfg.tokensAfterHandover = 20;
+        const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, "ns3::ThoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "the UE resumes");
+        NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 1u, "one UE");
+        const RoadHandoverUeResult& ue = r.ues.front();
+        NS_TEST_ASSERT_MSG_EQ(ue.prefillTokens, ue.contextTokens, "tHO prefills everything");
+        NS_TEST_ASSERT_MSG_EQ(r.kvBytesReceived, 0u, "tHO sends no KV bytes");
+        const double p = LinearPrefillSeconds(cfg, ue.contextTokens);
+        const double tc = cfg.batchPeriod.GetSeconds();
+        const double request = 4.0 * ue.contextTokens * 8 / (cfg.backhaulGbps * 1e9);
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(ue.restoredDelay, p, "no faster than p(C)");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(ue.restoredDelay,
+                                    p + 2 * tc + request + 1e-3,
+                                    "p(C) + the wait for the batch + the request");
+    }
+
+    uint64_t m_context;      //!< C, tokens
+    std::string m_transport; //!< "Tcp" or "Udp"
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Issue 10 item 1: ctHO at C = 262,144 tokens plans L > 131,069, so its
+ *        TRANSFER_REQUEST exceeds the 512 KiB send buffer; before the fix nothing was sent.
+ *
+ * To keep the packet count low: one UE, X2 MTU 65535 and a GPU 9.4 x faster than the
+ * paper's (a = 1e-5 s/token), so that ctHO prefills most of the context (L ~ 239K,
+ * a 955 kB request) and transfers ~23K tokens (1.3 GB).
+ *
+ * Independent value: for one UE handing over at tau, ctHO's worst delay is
+ * V(L) = max(w + p(L), (C - L) / R) with w = t_s - tau in [0, T_c) the wait for the batch
+ * and R = R_bh / s_KV tokens/s; minimised by brute force over L for w = 0 and w = T_c,
+ * which bracket the optimum. Checks: the UE resumes, every KV byte of n_tx arrives,
+ * L is between the two brute-force optima, and the restored delay is within 1 %
+ * (headers) of the bracket.
+ */
+class LongContextCtHoTestCase : public TestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit LongContextCtHoTestCase(const std::string& transport)
+        : TestCase("ctHO at C = 262144 tokens over " + transport +
+                   ": a TRANSFER_REQUEST above the send buffer, then the KV cache"),
+          m_transport(transport)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ScopedDefaults defaults;
+        defaults.Set("ns3::EdgeLlmNode::Transport", m_transport, "Tcp");
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RoadHandoverConfig cfg;
+        cfg.road.numUes = 1;
+        cfg.road.contextMin = 262144;
+        cfg.road.contextMax = 262144;
+        cfg.backhaulMtu = 65535;
+        cfg.prefillA = 1e-5;
+        cfg.tokensAfterHandover = 20;
+        const uint64_t bytesPerToken =
+            LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BytesPerToken();
+        const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "the UE resumes");
+        NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 1u, "one UE");
+        const RoadHandoverUeResult& ue = r.ues.front();
+        const uint64_t c = ue.contextTokens;
+        NS_TEST_ASSERT_MSG_EQ(ue.prefillTokens + ue.transferTokens, c, "n_pf + n_tx = C");
+        NS_TEST_ASSERT_MSG_EQ(ue.kvBytesReceived,
+                              ue.transferTokens * bytesPerToken,
+                              "every KV byte arrives");
+        // The request carries 4 bytes per prefilled token: more than the buffer holds.
+        NS_TEST_ASSERT_MSG_GT(4 * ue.prefillTokens, 512u * 1024, "the request exceeds 512 KiB");
+
+        const double rate = cfg.backhaulGbps * 1e9 / (8.0 * bytesPerToken); // tokens/s
+        const double tc = cfg.batchPeriod.GetSeconds();
+        double best[2];
+        uint64_t bestL[2];
+        for (int k = 0; k < 2; ++k)
+        {
+            const double w = k * tc;
+            best[k] = static_cast<double>(c) / rate; // L = 0: transfer everything
+            bestL[k] = 0;
+            for (uint64_t l = 1; l <= c; ++l)
+            {
+                const double v =
+                    std::max(w + LinearPrefillSeconds(cfg, l), static_cast<double>(c - l) / rate);
+                if (v < best[k])
+                {
+                    best[k] = v;
+                    bestL[k] = l;
+                }
+            }
+        }
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(ue.prefillTokens, bestL[1], "L >= the optimum at w = T_c");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(ue.prefillTokens, bestL[0], "L <= the optimum at w = 0");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(ue.restoredDelay, best[0], "no faster than the fluid optimum");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(ue.restoredDelay,
+                                    1.01 * best[1],
+                                    "within 1 % of the fluid optimum");
+    }
+
+    std::string m_transport; //!< "Tcp" or "Udp"
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The KV transfer's transports: the paced UDP socket, and frames of any size
+ *        over TCP and UDP (UNIT).
  */
 class EdgeLlmTransportTestSuite : public TestSuite
 {
@@ -742,6 +923,12 @@ class EdgeLlmTransportTestSuite : public TestSuite
         AddTestCase(new KvDatagramLossTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new KvDatagramOutageTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new KvDatagramBidirectionalTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new LongContextThoTestCase(131056, "Tcp"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new LongContextThoTestCase(131056, "Udp"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new LongContextCtHoTestCase("Tcp"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new LongContextCtHoTestCase("Udp"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new LongContextThoTestCase(1048576, "Tcp"), EDGE_LLM_TEST_EXTENSIVE);
+        AddTestCase(new LongContextThoTestCase(1048576, "Udp"), EDGE_LLM_TEST_EXTENSIVE);
     }
 };
 
