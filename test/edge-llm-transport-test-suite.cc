@@ -908,6 +908,62 @@ class LongContextCtHoTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Issue 10 item 4: KV segments near or above the send buffer. Before, a
+ *        KV_SEGMENT frame (8 + 16 header bytes + SegmentBytes) went to the socket only
+ *        once all of it fitted: above 524,264 bytes (512 KiB - 24) nothing was ever sent,
+ *        and just below, each frame waited for the buffer to drain (stop-and-wait).
+ *
+ * cHO at one UE, C = 4096 tokens, over TCP and UDP, SegmentBytes 524,264 (the last value
+ * that used to send), 524,265 (the first that hung) and 16 MiB (the largest accepted).
+ * Hand-computed: cHO transfers the whole cache, so the restore takes C s_KV 8 / R_bh =
+ * 4096 x 57,344 x 8 / 4.5e9 = 0.41755 s at the nominal rate; packet headers (0.6 % at
+ * MTU 9000), the propagation delay and the X2 set-up add less than 2 %.
+ */
+class LargeSegmentTestCase : public TestCase
+{
+  public:
+    LargeSegmentTestCase()
+        : TestCase("KV segments of 524264, 524265 and 16 MiB bytes: cHO at the link rate")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const std::string transport : {"Tcp", "Udp"})
+        {
+            for (const std::string segment : {"524264", "524265", "16777216"})
+            {
+                ScopedDefaults defaults;
+                defaults.Set("ns3::EdgeLlmNode::Transport", transport, "Tcp");
+                defaults.Set("ns3::KvTransferConnection::SegmentBytes", segment, "65536");
+                RngSeedManager::SetSeed(1);
+                RngSeedManager::SetRun(1);
+                RoadHandoverConfig cfg;
+                cfg.road.numUes = 1;
+                cfg.road.contextMin = 4096;
+                cfg.road.contextMax = 4096;
+                cfg.tokensAfterHandover = 20;
+                const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, "ns3::ChoScheduler");
+                const std::string what = transport + ", SegmentBytes " + segment;
+                NS_TEST_ASSERT_MSG_EQ(r.complete, true, what << ": the UE resumes");
+                NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 1u, "one UE");
+                const RoadHandoverUeResult& ue = r.ues.front();
+                // s_KV = 2 (K, V) x 28 layers x 4 KV heads x 128 dims x 2 bytes = 57,344
+                const double hand =
+                    8.0 * 57344 * static_cast<double>(ue.contextTokens) / (cfg.backhaulGbps * 1e9);
+                NS_TEST_ASSERT_MSG_EQ(ue.transferTokens, ue.contextTokens, "cHO sends it all");
+                NS_TEST_ASSERT_MSG_GT_OR_EQ(ue.restoredDelay, hand, what << ": not above R_bh");
+                NS_TEST_ASSERT_MSG_LT_OR_EQ(ue.restoredDelay,
+                                            1.02 * hand,
+                                            what << ": within 2 % of the link rate");
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The KV transfer's transports: the paced UDP socket, and frames of any size
  *        over TCP and UDP (UNIT).
  */
@@ -927,6 +983,7 @@ class EdgeLlmTransportTestSuite : public TestSuite
         AddTestCase(new LongContextThoTestCase(131056, "Udp"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new LongContextCtHoTestCase("Tcp"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new LongContextCtHoTestCase("Udp"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new LargeSegmentTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new LongContextThoTestCase(1048576, "Tcp"), EDGE_LLM_TEST_EXTENSIVE);
         AddTestCase(new LongContextThoTestCase(1048576, "Udp"), EDGE_LLM_TEST_EXTENSIVE);
     }
