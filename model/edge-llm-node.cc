@@ -7,11 +7,13 @@
 #include "token-stream-header.h"
 
 #include "ns3/boolean.h"
+#include "ns3/channel.h"
 #include "ns3/double.h"
 #include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/net-device.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -20,8 +22,10 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <iostream>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -45,6 +49,19 @@ constexpr uint32_t UDP_IP_OVERHEAD = 28;
 constexpr uint32_t MIN_BACKHAUL_MTU = 576;
 /// Smallest BackhaulSegmentSize accepted, bytes.
 constexpr uint32_t MIN_SEGMENT_SIZE = 64;
+/// Smallest explicit BackhaulBuffer accepted, bytes.
+constexpr uint32_t MIN_BACKHAUL_BUFFER = 16384;
+/// Automatic BackhaulBuffer: never below the former fixed default, bytes.
+constexpr uint64_t MIN_AUTO_BUFFER = 512 * 1024;
+/// Automatic BackhaulBuffer: at most TCP's largest window (window scale 14), bytes.
+constexpr uint64_t MAX_AUTO_BUFFER = uint64_t{1} << 30;
+/// Automatic BackhaulBuffer: bandwidth-delay product x this.
+constexpr double BDP_HEADROOM = 1.25;
+/// TCP segments one backhaul buffer may hold: ns-3's TCP sender walks the segments in
+/// flight on every ACK, so its run time grows with their number (issue 10: 8192 segments
+/// of 64 bytes took 1136 s wall for a 59 MB transfer, 59 segments of 8948 bytes 2.2 s).
+/// Also the largest initial window.
+constexpr uint64_t MAX_SEGMENTS_IN_FLIGHT = 1024;
 } // namespace
 
 TypeId
@@ -102,12 +119,17 @@ EdgeLlmNode::GetTypeId()
                           MakeEnumChecker(EdgeLlmNode::TCP, "Tcp", EdgeLlmNode::UDP, "Udp"))
             .AddAttribute("BackhaulBuffer",
                           "Send and receive buffer of each backhaul connection, bytes (TCP's, "
-                          "or KvDatagramSocket's window). "
-                          "Size it to at least the bandwidth-delay product; control messages "
-                          "wait behind at most this many KV bytes.",
-                          UintegerValue(512 * 1024),
+                          "or KvDatagramSocket's window): 0 = automatic, else >= 16384 "
+                          "(checked when the application starts). Automatic: the largest over "
+                          "the peer links of ceil(1.25 x R x RTT / 8), RTT = 2 d + 4 (MTU + 2) "
+                          "x 8 / R (R the link rate, d its delay), within [512 KiB, 1 GiB]. "
+                          "One connection carries at most BackhaulBuffer x 8 / RTT bit/s; a "
+                          "buffer that caps a link below its rate gets a warning on stderr. "
+                          "Control messages wait behind at most this many KV bytes (plus the "
+                          "rest of one segment).",
+                          UintegerValue(0),
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulBuffer),
-                          MakeUintegerChecker<uint32_t>(16384))
+                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("BackhaulSegmentSize",
                           "TCP segment size on the backhaul, bytes: 0 = link MTU - 52, else "
                           "in [64, link MTU - 52] (checked when the application starts).",
@@ -270,7 +292,7 @@ EdgeLlmNode::EdgeLlmNode()
       m_tokenBytes(4),
       m_uePort(9000),
       m_backhaulPort(9001),
-      m_backhaulBuffer(512 * 1024),
+      m_backhaulBuffer(0),
       m_backhaulSegmentSize(0),
       m_gatherTime(MilliSeconds(2))
 {
@@ -416,24 +438,45 @@ EdgeLlmNode::PlanningBitRate(const Peer& peer) const
     return nominal * mss / (mss + TCP_IP_OVERHEAD + PPP_BYTES);
 }
 
+uint32_t
+EdgeLlmNode::BackhaulMss() const
+{
+    if (m_backhaulSegmentSize != 0)
+    {
+        return m_backhaulSegmentSize;
+    }
+    // Link MTU - 52 (IPv4 + TCP with timestamps), over the smallest peer link.
+    uint32_t mtu = std::numeric_limits<uint32_t>::max();
+    for (const auto& [id, peer] : m_peers)
+    {
+        mtu = std::min(mtu, PeerMtu(peer));
+    }
+    return mtu == std::numeric_limits<uint32_t>::max() ? 536 : mtu - TCP_IP_OVERHEAD;
+}
+
 Ptr<Socket>
 EdgeLlmNode::MakeBackhaulSocket() const
 {
     Ptr<Socket> socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
-    socket->SetAttribute("SndBufSize", UintegerValue(m_backhaulBuffer));
-    socket->SetAttribute("RcvBufSize", UintegerValue(m_backhaulBuffer));
-    uint32_t mss = m_backhaulSegmentSize;
-    if (mss == 0)
-    {
-        // Link MTU - 52 (IPv4 + TCP with timestamps), over the smallest peer link.
-        uint32_t mtu = std::numeric_limits<uint32_t>::max();
-        for (const auto& [id, peer] : m_peers)
-        {
-            mtu = std::min(mtu, PeerMtu(peer));
-        }
-        mss = mtu == std::numeric_limits<uint32_t>::max() ? 536 : mtu - TCP_IP_OVERHEAD;
-    }
+    socket->SetAttribute("SndBufSize", UintegerValue(m_bufferInUse));
+    socket->SetAttribute("RcvBufSize", UintegerValue(m_bufferInUse));
+    const uint32_t mss = BackhaulMss();
     socket->SetAttribute("SegmentSize", UintegerValue(mss));
+    // A dedicated link of known rate: start with a window of one bandwidth-delay product
+    // (at most MAX_SEGMENTS_IN_FLIGHT segments, never below TCP's own initial window),
+    // so that the first transfer is not held back by slow start.
+    uint64_t bdp = 0;
+    for (const auto& [id, peer] : m_peers)
+    {
+        bdp = std::max(bdp,
+                       static_cast<uint64_t>(std::ceil(static_cast<double>(peer.rate.GetBitRate()) *
+                                                       PeerRttSeconds(peer) / 8)));
+    }
+    UintegerValue initial;
+    socket->GetAttribute("InitialCwnd", initial);
+    const uint64_t window = std::min<uint64_t>(
+        {(std::min<uint64_t>(bdp, m_bufferInUse) + mss - 1) / mss, MAX_SEGMENTS_IN_FLIGHT});
+    socket->SetAttribute("InitialCwnd", UintegerValue(std::max<uint64_t>(initial.Get(), window)));
     return socket;
 }
 
@@ -479,6 +522,38 @@ EdgeLlmNode::StartApplication()
                             << TCP_IP_OVERHEAD << ") or in [" << MIN_SEGMENT_SIZE << ", "
                             << mtu - TCP_IP_OVERHEAD << "] for the link to cell " << id << " (MTU "
                             << mtu << ")");
+    }
+    NS_ABORT_MSG_IF(m_backhaulBuffer != 0 && m_backhaulBuffer < MIN_BACKHAUL_BUFFER,
+                    "ns3::EdgeLlmNode::BackhaulBuffer is "
+                        << m_backhaulBuffer << " bytes; it must be 0 (automatic: from the "
+                        << "links' bandwidth-delay product) or >= " << MIN_BACKHAUL_BUFFER
+                        << " (cell " << m_cellId << ")");
+    SizeBackhaulBuffers();
+    if (m_transport == TCP && !m_peers.empty())
+    {
+        const uint32_t mss = BackhaulMss();
+        const uint64_t segments = (uint64_t{m_bufferInUse} + mss - 1) / mss;
+        const uint64_t smallest =
+            (uint64_t{m_bufferInUse} + MAX_SEGMENTS_IN_FLIGHT - 1) / MAX_SEGMENTS_IN_FLIGHT;
+        // An explicit segment size that makes the window thousands of segments long is
+        // refused: the run would take hours. Where the link itself needs such a window
+        // (automatic segment size, a huge bandwidth-delay product), say what to expect.
+        NS_ABORT_MSG_IF(m_backhaulSegmentSize != 0 && segments > MAX_SEGMENTS_IN_FLIGHT,
+                        "ns3::EdgeLlmNode::BackhaulSegmentSize is "
+                            << m_backhaulSegmentSize << ": the " << m_bufferInUse
+                            << "-byte backhaul buffer would hold " << segments
+                            << " segments in flight, more than the " << MAX_SEGMENTS_IN_FLIGHT
+                            << " that ns-3's TCP simulates in practical time; with this buffer "
+                            << "it must be 0 (link MTU - " << TCP_IP_OVERHEAD
+                            << ") or >= " << smallest << " (cell " << m_cellId << ")");
+        if (segments > MAX_SEGMENTS_IN_FLIGHT)
+        {
+            std::cerr << "warning: cell " << m_cellId << ": the " << m_bufferInUse
+                      << "-byte backhaul buffer holds " << segments << " TCP segments of " << mss
+                      << " bytes in flight (more than " << MAX_SEGMENTS_IN_FLIGHT
+                      << "); ns-3's TCP slows down with every segment in flight, so expect "
+                      << "a long run (Transport=Udp does not)" << std::endl;
+        }
     }
     m_ueSocket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     NS_ABORT_MSG_IF(m_ueSocket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_uePort)) != 0,
@@ -552,6 +627,82 @@ EdgeLlmNode::PeerMtu(const Peer& peer) const
     return ipv4->GetMtu(itf);
 }
 
+double
+EdgeLlmNode::PeerRttSeconds(const Peer& peer) const
+{
+    Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
+    const int32_t itf = ipv4->GetInterfaceForAddress(peer.local);
+    NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << peer.local);
+    double delay = 0; // a channel without a Delay attribute: serialisation only
+    Ptr<NetDevice> device = ipv4->GetNetDevice(itf);
+    if (device && device->GetChannel())
+    {
+        TimeValue d;
+        if (device->GetChannel()->GetAttributeFailSafe("Delay", d))
+        {
+            delay = d.Get().GetSeconds();
+        }
+    }
+    // Propagation both ways plus four full frames (PPP: MTU + 2 bytes) at the link rate:
+    // the segment itself, the one a delayed ACK waits for, and the ACK's slot.
+    constexpr double PPP_BYTES = 2;
+    const double rate = static_cast<double>(peer.rate.GetBitRate());
+    return 2 * delay + 4 * (PeerMtu(peer) + PPP_BYTES) * 8 / rate;
+}
+
+uint64_t
+EdgeLlmNode::AutoBufferBytes(const Peer& peer) const
+{
+    const double bdp = static_cast<double>(peer.rate.GetBitRate()) * PeerRttSeconds(peer) / 8;
+    const double bytes = std::ceil(BDP_HEADROOM * bdp);
+    if (bytes >= static_cast<double>(MAX_AUTO_BUFFER))
+    {
+        return MAX_AUTO_BUFFER;
+    }
+    return std::max(MIN_AUTO_BUFFER, static_cast<uint64_t>(bytes));
+}
+
+void
+EdgeLlmNode::SizeBackhaulBuffers()
+{
+    m_autoBuffer = m_backhaulBuffer == 0;
+    uint64_t buffer = m_backhaulBuffer;
+    if (m_autoBuffer)
+    {
+        buffer = MIN_AUTO_BUFFER;
+        for (const auto& [id, peer] : m_peers)
+        {
+            buffer = std::max(buffer, AutoBufferBytes(peer));
+        }
+    }
+    m_bufferInUse = static_cast<uint32_t>(buffer);
+    // One connection carries at most a buffer per RTT: say so where that is below the
+    // link rate the planner assumes (an explicit buffer, or 1 GiB on a huge link).
+    for (const auto& [id, peer] : m_peers)
+    {
+        const double rtt = PeerRttSeconds(peer);
+        const double rate = static_cast<double>(peer.rate.GetBitRate());
+        const double reachable = 8.0 * static_cast<double>(m_bufferInUse) / rtt;
+        if (reachable < rate)
+        {
+            std::cerr << "warning: cell " << m_cellId << ": ns3::EdgeLlmNode::BackhaulBuffer "
+                      << (m_autoBuffer ? "(automatic, at its 1 GiB limit) " : "") << "= "
+                      << m_bufferInUse << " bytes caps the backhaul to cell " << id << " at "
+                      << reachable / 1e9 << " Gbit/s (buffer x 8 / RTT, RTT " << rtt * 1e6
+                      << " us), below its link rate of " << rate / 1e9
+                      << " Gbit/s that the planner assumes; it needs >= "
+                      << static_cast<uint64_t>(std::ceil(rate * rtt / 8)) << " bytes"
+                      << (m_autoBuffer ? "" : " (0 = automatic)") << std::endl;
+        }
+    }
+}
+
+uint32_t
+EdgeLlmNode::GetBackhaulBufferInUse() const
+{
+    return m_bufferInUse;
+}
+
 void
 EdgeLlmNode::StartUdpBackhaul()
 {
@@ -578,8 +729,8 @@ EdgeLlmNode::StartUdpBackhaul()
         peer.datagram->SetAttribute(
             "DatagramPayload",
             UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));
-        peer.datagram->SetAttribute("SndBufSize", UintegerValue(m_backhaulBuffer));
-        peer.datagram->SetAttribute("RcvBufSize", UintegerValue(m_backhaulBuffer));
+        peer.datagram->SetAttribute("SndBufSize", UintegerValue(m_bufferInUse));
+        peer.datagram->SetAttribute("RcvBufSize", UintegerValue(m_bufferInUse));
         peer.datagram->SetUdpSocket(udp, InetSocketAddress(peer.remote, m_backhaulPort));
         peer.connection->SetSocket(peer.datagram, true);
     }

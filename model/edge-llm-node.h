@@ -250,6 +250,18 @@ class EdgeLlmNode : public Application
     Ptr<KvDatagramSocket> GetDatagramSocket(uint16_t peerCellId) const;
 
     /**
+     * \brief The send and receive buffer each backhaul connection uses (TCP's
+     *        SndBufSize / RcvBufSize, or KvDatagramSocket's window), bytes.
+     *
+     * BackhaulBuffer if it is set (> 0); else, automatically, the largest over the peer
+     * links of ceil(1.25 x R x RTT / 8) with RTT = 2 d + 4 (MTU + 2) x 8 / R (R the
+     * link rate, d its propagation delay: the channel's Delay attribute), at least
+     * 512 KiB and at most 1 GiB (TCP window scaling's limit).
+     * \return the buffer, bytes; valid once the application has started
+     */
+    uint32_t GetBackhaulBufferInUse() const;
+
+    /**
      * \brief The context a session will have at time \p t if it keeps decoding.
      * \return tokens (prompt + decoded), or 0 for an unknown session
      */
@@ -374,9 +386,17 @@ class EdgeLlmNode : public Application
                          bool online,
                          const CtHoPlan& plan);
     Ptr<Socket> MakeBackhaulSocket() const;
+    /// \return the backhaul TCP segment size: BackhaulSegmentSize, or link MTU - 52
+    uint32_t BackhaulMss() const;
     void StartUdpBackhaul();
     void HandleBackhaulDatagram(Ptr<Socket> socket);
     uint32_t PeerMtu(const Peer& peer) const;
+    /// \return the peer link's round-trip time estimate: 2 d + 4 (MTU + 2) x 8 / R, s
+    double PeerRttSeconds(const Peer& peer) const;
+    /// \return the buffer that lets one connection reach the peer link's rate, bytes
+    uint64_t AutoBufferBytes(const Peer& peer) const;
+    /// Choose m_bufferInUse and warn where it caps a link below its rate.
+    void SizeBackhaulBuffers();
     double BackhaulTokensPerSecond(const Peer& peer) const;
     double PlanningBitRate(const Peer& peer) const;
 
@@ -388,7 +408,9 @@ class EdgeLlmNode : public Application
     uint32_t m_tokenBytes;              //!< Radio payload per token
     uint16_t m_uePort;                  //!< UDP port for prompts
     uint16_t m_backhaulPort;            //!< TCP port for the backhaul
-    uint32_t m_backhaulBuffer;          //!< TCP send/receive buffer, bytes
+    uint32_t m_backhaulBuffer;          //!< TCP send/receive buffer, bytes (0: automatic)
+    uint32_t m_bufferInUse{0};          //!< The buffer chosen at start, bytes
+    bool m_autoBuffer{true};            //!< m_bufferInUse follows the links' BDP
     uint32_t m_backhaulSegmentSize;     //!< TCP MSS, bytes (0: link MTU - 52)
     Time m_gatherTime;                  //!< Online burst gathering window
     Ptr<HandoverScheduler> m_scheduler; //!< Policy

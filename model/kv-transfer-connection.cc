@@ -32,8 +32,11 @@ KvTransferConnection::GetTypeId()
             .SetGroupName("EdgeLlm")
             .AddConstructor<KvTransferConnection>()
             .AddAttribute("SegmentBytes",
-                          "Largest KV payload of one KV_SEGMENT frame, bytes. Smaller "
-                          "segments let the scheduler switch sessions more finely.",
+                          "Largest KV payload of one KV_SEGMENT frame, bytes, in [1024, 16 MiB]. "
+                          "Smaller segments let the scheduler switch sessions more finely. "
+                          "Any size works with any send buffer (frames are streamed into the "
+                          "socket in pieces); a control message may wait behind the rest of "
+                          "one segment.",
                           UintegerValue(65536),
                           MakeUintegerAccessor(&KvTransferConnection::m_segmentBytes),
                           MakeUintegerChecker<uint32_t>(1024, 16 * 1024 * 1024))
@@ -62,6 +65,8 @@ KvTransferConnection::DoDispose()
     ReleaseSocket();
     m_scheduler = nullptr;
     m_control.clear();
+    m_pending = nullptr;
+    m_pendingOffset = 0;
     m_jobs.clear();
     m_messageCallback = MessageCallback();
     m_kvBytesCallback = KvBytesCallback();
@@ -145,6 +150,10 @@ KvTransferConnection::GetBacklogBytes() const
     {
         bytes += j.job.remainingBytes;
     }
+    if (m_pending)
+    {
+        bytes += m_pending->GetSize() - m_pendingOffset;
+    }
     if (m_socket)
     {
         UintegerValue size;
@@ -222,6 +231,33 @@ KvTransferConnection::HandleSend(Ptr<Socket> /* socket */, uint32_t /* available
     TrySend();
 }
 
+bool
+KvTransferConnection::WritePending()
+{
+    while (m_pending)
+    {
+        const uint32_t left = m_pending->GetSize() - m_pendingOffset;
+        const uint32_t n = std::min(left, m_socket->GetTxAvailable());
+        if (n == 0)
+        {
+            return false;
+        }
+        Ptr<Packet> piece = (m_pendingOffset == 0 && n == left)
+                                ? m_pending
+                                : m_pending->CreateFragment(m_pendingOffset, n);
+        const int sent = m_socket->Send(piece);
+        NS_ABORT_MSG_IF(sent != static_cast<int>(n),
+                        "socket accepted " << sent << " of " << n << " bytes it had room for");
+        m_pendingOffset += n;
+        if (m_pendingOffset == m_pending->GetSize())
+        {
+            m_pending = nullptr;
+            m_pendingOffset = 0;
+        }
+    }
+    return true;
+}
+
 void
 KvTransferConnection::TrySend()
 {
@@ -229,18 +265,14 @@ KvTransferConnection::TrySend()
     {
         return;
     }
-    while (true)
+    // Frames of any size are streamed into the socket in pieces, in order, as the send
+    // buffer frees: none waits for room for all of it, so none can deadlock (a frame
+    // larger than the buffer) or degrade to stop-and-wait (a frame nearly as large).
+    while (WritePending())
     {
         if (!m_control.empty())
         {
-            Ptr<Packet> frame = m_control.front();
-            if (m_socket->GetTxAvailable() < frame->GetSize())
-            {
-                return;
-            }
-            const int sent = m_socket->Send(frame);
-            NS_ABORT_MSG_IF(sent != static_cast<int>(frame->GetSize()),
-                            "socket accepted " << sent << " of " << frame->GetSize() << " bytes");
+            m_pending = m_control.front();
             m_control.pop_front();
             continue;
         }
@@ -286,19 +318,10 @@ KvTransferConnection::TrySend()
         }
         if (kvBytes > 0)
         {
-            if (m_socket->GetTxAvailable() <
-                wireBytes + KvFrameHeader::SIZE + KvSegmentHeader::SIZE)
-            {
-                return;
-            }
             KvSegmentHeader seg;
             seg.sessionId = job.job.sessionId;
             seg.byteOffset = job.offset;
-            Ptr<Packet> frame =
-                MakeFrame(KvFrameHeader::KV_SEGMENT, seg, static_cast<uint32_t>(wireBytes));
-            const int sent = m_socket->Send(frame);
-            NS_ABORT_MSG_IF(sent != static_cast<int>(frame->GetSize()),
-                            "socket accepted " << sent << " of " << frame->GetSize() << " bytes");
+            m_pending = MakeFrame(KvFrameHeader::KV_SEGMENT, seg, static_cast<uint32_t>(wireBytes));
             job.offset += kvBytes;
             job.job.remainingBytes -= kvBytes;
             if (job.job.slotBudget != UINT64_MAX)

@@ -32,8 +32,14 @@ namespace ns3
  * then KV_SEGMENT frames of at most SegmentBytes, each for the job the scheduler's
  * SelectNextTransfer() picks at that moment, so the scheduler, not TCP's per-flow
  * fairness, decides who gets the backhaul. A job's TRANSFER_COMPLETE follows its
- * last segment. Frames are handed to the socket only when they fit in its send
- * buffer, so a control message never waits behind more than one buffer of KV bytes.
+ * last segment. Frames are streamed into the socket in pieces, in order: each write
+ * is min(room in the send buffer, bytes left of the current frame). No frame waits
+ * for room for all of it, so a frame of any size (a TRANSFER_REQUEST forwarding
+ * millions of tokens, a segment of SegmentBytes near or above the send buffer) goes
+ * through at the transport's rate. A control message waits behind at most the rest of
+ * the frame being written (<= SegmentBytes of KV payload) plus one send buffer.
+ * A frame's KV bytes are counted as sent (GetKvBytesSent(), GetBytesQueued(), the
+ * KvSegmentSent trace) when its first byte is written.
  *
  * Receiving: a byte-stream parser (frame header, message header, virtual payload)
  * that stores at most one message header, never the payload: KV bytes are counted
@@ -148,8 +154,9 @@ class KvTransferConnection : public Object
     ///         coordinates, as GetKvBytesReceived() counts them at the other end)
     uint64_t GetKvBytesSent() const;
     /**
-     * \return bytes still ahead of a new transfer: queued KV bytes not yet handed to the
-     *         socket plus the bytes in the socket's send buffer
+     * \return bytes still ahead of a new transfer: queued KV bytes not yet framed, the
+     *         unwritten rest of the frame being written and the bytes in the socket's
+     *         send buffer
      */
     uint64_t GetBacklogBytes() const;
     /// \return KV payload bytes received so far
@@ -185,6 +192,11 @@ class KvTransferConnection : public Object
     void HandleSend(Ptr<Socket> socket, uint32_t available);
     void HandleRead(Ptr<Socket> socket);
     void TrySend();
+    /**
+     * \brief Write as much of the frame being written as the socket takes.
+     * \return true if no frame is left partly written
+     */
+    bool WritePending();
     void Finish(std::size_t index, bool truncated);
     void Consume(Ptr<Packet> packet);
     void FinishFrame();
@@ -198,6 +210,8 @@ class KvTransferConnection : public Object
     uint32_t m_segmentBytes;            //!< Max KV payload per frame
     std::deque<Ptr<Packet>> m_control;  //!< Control frames, FIFO
     std::vector<Job> m_jobs;            //!< KV transfers with bytes left
+    Ptr<Packet> m_pending;              //!< Frame being written, or nullptr
+    uint32_t m_pendingOffset{0};        //!< Bytes of m_pending already written
 
     RxState m_rxState{RX_FRAME};     //!< Parser state
     std::vector<uint8_t> m_rxHeader; //!< Bytes of the header being collected
