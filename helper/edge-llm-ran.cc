@@ -195,12 +195,6 @@ EdgeLlmX2PacketFilter::GetTypeId()
     return tid;
 }
 
-bool
-EdgeLlmX2PacketFilter::CheckProtocol(Ptr<QueueDiscItem> item) const
-{
-    return DynamicCast<Ipv4QueueDiscItem>(item) != nullptr;
-}
-
 int32_t
 EdgeLlmX2PacketFilter::DoClassify(Ptr<QueueDiscItem> item) const
 {

@@ -83,7 +83,6 @@ class EdgeLlmX2PacketFilter : public Ipv4PacketFilter
     static constexpr int32_t BAND_BULK = 2;    //!< Band of everything else (KV bytes)
 
   private:
-    bool CheckProtocol(Ptr<QueueDiscItem> item) const override;
     int32_t DoClassify(Ptr<QueueDiscItem> item) const override;
 };
 
