@@ -139,9 +139,11 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
         require(std::isfinite(minRate),
                 "backhaulDelay (--backhaulDelayUs) is too long: no backhaul rate is enough" +
                     why.str());
+        // Rounded up to a whole bit/s, so the number printed is itself accepted.
+        const double shown = std::ceil(minRate);
         std::ostringstream minimum;
-        minimum.precision(6);
-        minimum << minRate / 1e9 << " Gbit/s (" << minRate << " bit/s)";
+        minimum.precision(10);
+        minimum << shown / 1e9 << " Gbit/s (" << static_cast<uint64_t>(shown) << " bit/s)";
         std::ostringstream got;
         got << backhaulGbps;
         require(backhaulGbps * 1e9 >= minRate,

@@ -237,7 +237,23 @@ class X2SignallingTestCase : public TestCase
             what = e.what();
         }
         NS_TEST_ASSERT_MSG_NE(what.find("--backhaulGbps"), std::string::npos, what);
-        NS_TEST_ASSERT_MSG_NE(what.find("0.000803424 Gbit/s"), std::string::npos, what);
+        NS_TEST_ASSERT_MSG_NE(what.find("0.000803425 Gbit/s (803425 bit/s)"),
+                              std::string::npos,
+                              what);
+
+        // The minimum as printed (rounded up to a whole bit/s) is itself accepted.
+        RoadHandoverConfig printed;
+        printed.backhaulGbps = 0.000803425;
+        bool printedAccepted = true;
+        try
+        {
+            printed.Validate();
+        }
+        catch (const std::invalid_argument&)
+        {
+            printedAccepted = false;
+        }
+        NS_TEST_ASSERT_MSG_EQ(printedAccepted, true, "0.000803425 Gbit/s is accepted");
 
         // The delay's boundary, on both sides.
         RoadHandoverConfig longLink;
