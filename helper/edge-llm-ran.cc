@@ -14,7 +14,6 @@
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/queue-size.h"
 #include "ns3/queue.h"
-#include "ns3/string.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/udp-header.h"
@@ -232,7 +231,8 @@ EdgeLlmRan::GetTypeId()
                           "X2-C (handover signalling) before X2-U before KV bytes, and a "
                           "one-packet device queue (see EdgeLlmX2PacketFilter). false: "
                           "ns-3's defaults (one FIFO order: X2-C waits behind queued KV "
-                          "bytes; on a slow backhaul the RRC's timers expire first).",
+                          "bytes; on a slow backhaul the RRC's timers expire first). The minimum "
+                          "backhaul rate (MinBackhaulBitRate) assumes true.",
                           BooleanValue(true),
                           MakeBooleanAccessor(&EdgeLlmRan::m_x2SignallingPriority),
                           MakeBooleanChecker());

@@ -162,7 +162,7 @@ class EdgeLlmRan : public Object
      * wire (a link does not pre-empt) and the one in the device's one-packet queue. The
      * target's HandoverJoiningTimeoutDuration T_j (RRC attribute; LTE default 200 ms)
      * must cover the HANDOVER REQUEST ACK's trip back (X2C_ACK_BYTES on the wire) plus
-     * HANDOVER_RADIO_ALLOWANCE (the handover command to the UE, non-contention random
+     * HANDOVER_RADIO_ALLOWANCE_MS (the handover command to the UE, non-contention random
      * access, RRC reconfiguration complete); the source's HandoverLeavingTimeoutDuration
      * T_l (500 ms) must cover the radio part and the UE CONTEXT RELEASE's trip
      * (X2C_RELEASE_BYTES). With s = 2 (MTU + 2):
