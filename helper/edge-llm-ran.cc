@@ -5,14 +5,28 @@
 
 #include "edge-llm-helper.h"
 
+#include "ns3/boolean.h"
+#include "ns3/channel.h"
 #include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue-size.h"
+#include "ns3/queue.h"
+#include "ns3/traffic-control-helper.h"
+#include "ns3/traffic-control-layer.h"
+#include "ns3/udp-header.h"
+#include "ns3/udp-l4-protocol.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
+#include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -20,6 +34,7 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("EdgeLlmRan");
 NS_OBJECT_ENSURE_REGISTERED(EdgeLlmRan);
+NS_OBJECT_ENSURE_REGISTERED(EdgeLlmX2PacketFilter);
 
 namespace
 {
@@ -39,6 +54,30 @@ RanTypeName(const std::string& rat)
     return "";
 }
 
+/**
+ * \brief One of the RRC's handover timers, as its TypeId's attribute default now says.
+ * \param rat "lte" or "nr"
+ * \param attribute e.g. "HandoverJoiningTimeoutDuration"
+ * \return the timer's duration
+ * \throws std::invalid_argument if this ns-3 has no such RRC or attribute
+ */
+Time
+RrcTimer(const std::string& rat, const std::string& attribute)
+{
+    const std::string rrc = rat == "nr" ? "ns3::NrGnbRrc" : "ns3::LteEnbRrc";
+    TypeId tid;
+    TypeId::AttributeInformation info;
+    if ((rat != "lte" && rat != "nr") || !TypeId::LookupByNameFailSafe(rrc, &tid) ||
+        !tid.LookupAttributeByName(attribute, &info))
+    {
+        throw std::invalid_argument("ran '" + rat + "': this ns-3 has no " + rrc +
+                                    "::" + attribute);
+    }
+    Ptr<const TimeValue> value = DynamicCast<const TimeValue>(info.initialValue);
+    NS_ABORT_MSG_IF(!value, rrc << "::" << attribute << " is not a Time");
+    return value->Get();
+}
+
 } // namespace
 
 void
@@ -54,6 +93,31 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
     require(backhaulGbps > 0 && backhaulGbps <= 1000, "backhaulGbps must be in (0, 1000]");
     require(!backhaulDelay.IsStrictlyNegative(), "backhaulDelay must be >= 0");
     require(backhaulMtu >= 576, "backhaulMtu must be >= 576 bytes");
+    if (rat == "lte" || EdgeLlmRan::IsAvailable("nr"))
+    {
+        // A backhaul too slow (or too long) for the RRC's handover timers crashes ns-3's
+        // RRC on the late X2 message: refuse it, with the computed minimum.
+        const double minRate = EdgeLlmRan::MinBackhaulBitRate(rat, backhaulMtu, backhaulDelay);
+        std::ostringstream why;
+        why << " for a handover's X2 signalling (HANDOVER REQUEST ACK, UE CONTEXT RELEASE) "
+               "to beat the RRC's HandoverJoiningTimeoutDuration and "
+               "HandoverLeavingTimeoutDuration behind two KV frames of backhaulMtu + 2 = "
+            << backhaulMtu + 2 << " bytes, with backhaulDelay = " << backhaulDelay.As(Time::MS)
+            << " and " << EdgeLlmRan::HANDOVER_RADIO_ALLOWANCE_MS << " ms for the radio part";
+        require(std::isfinite(minRate),
+                "backhaulDelay (--backhaulDelayUs) is too long: no backhaul rate is enough" +
+                    why.str());
+        // Rounded up to a whole bit/s, so the number printed is itself accepted.
+        const double shown = std::ceil(minRate);
+        std::ostringstream minimum;
+        minimum.precision(10);
+        minimum << shown / 1e9 << " Gbit/s (" << static_cast<uint64_t>(shown) << " bit/s)";
+        std::ostringstream got;
+        got << backhaulGbps;
+        require(backhaulGbps * 1e9 >= minRate,
+                "backhaulGbps (--backhaulGbps) must be >= " + minimum.str() + why.str() + "; got " +
+                    got.str());
+    }
     require(std::isfinite(bsTxPowerDbm) && bsTxPowerDbm >= -30 && bsTxPowerDbm <= 60,
             "bsTxPowerDbm must be in [-30, 60] dBm");
     if (rat == "lte")
@@ -92,10 +156,77 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
 }
 
 TypeId
+EdgeLlmX2PacketFilter::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::EdgeLlmX2PacketFilter")
+                            .SetParent<Ipv4PacketFilter>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<EdgeLlmX2PacketFilter>();
+    return tid;
+}
+
+int32_t
+EdgeLlmX2PacketFilter::DoClassify(Ptr<QueueDiscItem> item) const
+{
+    Ptr<Ipv4QueueDiscItem> ipv4 = DynamicCast<Ipv4QueueDiscItem>(item);
+    const Ipv4Header& header = ipv4->GetHeader();
+    UdpHeader udp;
+    if (header.GetProtocol() != UdpL4Protocol::PROT_NUMBER || header.GetFragmentOffset() != 0 ||
+        item->GetPacket()->GetSize() < udp.GetSerializedSize())
+    {
+        return BAND_BULK;
+    }
+    item->GetPacket()->PeekHeader(udp);
+    if (udp.GetDestinationPort() == X2C_PORT)
+    {
+        return BAND_X2C;
+    }
+    if (udp.GetDestinationPort() == X2U_PORT)
+    {
+        return BAND_X2U;
+    }
+    return BAND_BULK;
+}
+
+TypeId
 EdgeLlmRan::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::EdgeLlmRan").SetParent<Object>().SetGroupName("EdgeLlm");
+    static TypeId tid =
+        TypeId("ns3::EdgeLlmRan")
+            .SetParent<Object>()
+            .SetGroupName("EdgeLlm")
+            .AddAttribute("X2SignallingPriority",
+                          "true: every X2/Xn device gets a priority queue disc that sends "
+                          "X2-C (handover signalling) before X2-U before KV bytes, and a "
+                          "one-packet device queue (see EdgeLlmX2PacketFilter). false: "
+                          "ns-3's defaults (one FIFO order: X2-C waits behind queued KV "
+                          "bytes; on a slow backhaul the RRC's timers expire first). The minimum "
+                          "backhaul rate (MinBackhaulBitRate) assumes true.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmRan::m_x2SignallingPriority),
+                          MakeBooleanChecker());
     return tid;
+}
+
+double
+EdgeLlmRan::MinBackhaulBitRate(const std::string& rat, uint16_t mtu, Time delay)
+{
+    const Time joining = RrcTimer(rat, "HandoverJoiningTimeoutDuration");
+    const Time leaving = RrcTimer(rat, "HandoverLeavingTimeoutDuration");
+    const double ahead = 2.0 * (mtu + 2.0); // bytes: the frame on the wire + the queued one
+    double rate = 0;
+    for (const auto& [timer, bytes] :
+         {std::make_pair(joining, X2C_ACK_BYTES), std::make_pair(leaving, X2C_RELEASE_BYTES)})
+    {
+        // In Time's integer ticks: 200 ms - 180 ms - 20 ms is exactly 0.
+        const Time budget = timer - delay - MilliSeconds(HANDOVER_RADIO_ALLOWANCE_MS);
+        if (!budget.IsStrictlyPositive())
+        {
+            return std::numeric_limits<double>::infinity();
+        }
+        rate = std::max(rate, 8.0 * (ahead + bytes) / budget.GetSeconds());
+    }
+    return rate;
 }
 
 std::string
@@ -181,6 +312,57 @@ EdgeLlmRan::DoDispose()
     m_bsDevices = NetDeviceContainer();
     m_ueDevices = NetDeviceContainer();
     Object::DoDispose();
+}
+
+void
+EdgeLlmRan::PrioritiseX2Signalling(NodeContainer bsNodes) const
+{
+    if (!m_x2SignallingPriority)
+    {
+        return;
+    }
+    std::set<uint32_t> bsIds;
+    for (uint32_t n = 0; n < bsNodes.GetN(); ++n)
+    {
+        bsIds.insert(bsNodes.Get(n)->GetId());
+    }
+    for (uint32_t n = 0; n < bsNodes.GetN(); ++n)
+    {
+        Ptr<Node> node = bsNodes.Get(n);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
+            if (!dev || !dev->GetChannel() || dev->GetChannel()->GetNDevices() != 2)
+            {
+                continue;
+            }
+            bool x2 = true;
+            for (std::size_t e = 0; e < dev->GetChannel()->GetNDevices(); ++e)
+            {
+                x2 = x2 && bsIds.count(dev->GetChannel()->GetDevice(e)->GetNode()->GetId()) > 0;
+            }
+            if (!x2)
+            {
+                continue; // S1-U, or a link to anything but a BS
+            }
+            Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+            NS_ABORT_MSG_IF(!tc,
+                            "EdgeLlmRan: BS node " << node->GetId() << " has no traffic control");
+            if (tc->GetRootQueueDiscOnDevice(dev))
+            {
+                tc->DeleteRootQueueDiscOnDevice(dev);
+            }
+            dev->GetQueue()->SetMaxSize(QueueSize("1p"));
+            TrafficControlHelper prio;
+            const uint16_t handle = prio.SetRootQueueDisc("ns3::PrioQueueDisc");
+            prio.AddPacketFilter(handle, "ns3::EdgeLlmX2PacketFilter");
+            const auto classes = prio.AddQueueDiscClasses(handle, 3, "ns3::QueueDiscClass");
+            prio.AddChildQueueDiscs(handle, classes, "ns3::FifoQueueDisc");
+            prio.Install(dev);
+            NS_LOG_INFO("X2/Xn device " << dev->GetIfIndex() << " of node " << node->GetId()
+                                        << ": X2-C first, then X2-U, then KV");
+        }
+    }
 }
 
 void

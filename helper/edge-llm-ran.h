@@ -5,6 +5,7 @@
 #define EDGE_LLM_RAN_H
 
 #include "ns3/ipv4-address.h"
+#include "ns3/ipv4-packet-filter.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
@@ -47,11 +48,42 @@ struct EdgeLlmRanConfig
     int64_t stream{100}; //!< First random stream of the RAN's models (BS; UE +1000)
 
     /**
-     * \brief Check every field the RAT \p rat reads.
+     * \brief Check every field the RAT \p rat reads, the backhaul against
+     *        EdgeLlmRan::MinBackhaulBitRate() too.
      * \param rat "lte" or "nr"
-     * \throws std::invalid_argument naming the field and its valid range
+     * \throws std::invalid_argument naming the field and its valid range (for a backhaul
+     *         too slow for a handover to complete: the computed minimum rate)
      */
     void Validate(const std::string& rat) const;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Sorts the packets of an X2/Xn link into the bands of a PrioQueueDisc, so that
+ *        handover signalling never waits behind KV bytes.
+ *
+ * Band 0: X2-C (X2AP over UDP port 4444: handover request, ack, SN status, UE context
+ * release); band 1: X2-U (GTP-U, UDP port 2152: the UE's forwarded user data); band 2:
+ * everything else (the KV transfer, TCP or the module's UDP transport, and non-first IPv4
+ * fragments, which carry no UDP header). Installed by EdgeLlmRan on every X2/Xn device.
+ */
+class EdgeLlmX2PacketFilter : public Ipv4PacketFilter
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    static constexpr uint16_t X2C_PORT = 4444; //!< X2-C UDP port (ns-3's EpcX2, nr's NrEpcX2)
+    static constexpr uint16_t X2U_PORT = 2152; //!< X2-U GTP-U UDP port
+    static constexpr int32_t BAND_X2C = 0;     //!< Band of X2-C packets (served first)
+    static constexpr int32_t BAND_X2U = 1;     //!< Band of X2-U packets
+    static constexpr int32_t BAND_BULK = 2;    //!< Band of everything else (KV bytes)
+
+  private:
+    int32_t DoClassify(Ptr<QueueDiscItem> item) const override;
 };
 
 /**
@@ -120,6 +152,42 @@ class EdgeLlmRan : public Object
      *         algorithm (or the build has no nr module)
      */
     static std::string NrHandoverAlgorithmName(const std::string& name);
+
+    /**
+     * \brief The slowest X2/Xn link on which every handover's X2 signalling meets the RRC's
+     *        handover timers, whatever KV traffic shares the link.
+     *
+     * With X2-C in the top band of the link's priority queue (X2SignallingPriority), an
+     * X2-C message waits behind at most two frames of MTU + 2 bytes (PPP): the one on the
+     * wire (a link does not pre-empt) and the one in the device's one-packet queue. The
+     * target's HandoverJoiningTimeoutDuration T_j (RRC attribute; LTE default 200 ms)
+     * must cover the HANDOVER REQUEST ACK's trip back (X2C_ACK_BYTES on the wire) plus
+     * HANDOVER_RADIO_ALLOWANCE_MS (the handover command to the UE, non-contention random
+     * access, RRC reconfiguration complete); the source's HandoverLeavingTimeoutDuration
+     * T_l (500 ms) must cover the radio part and the UE CONTEXT RELEASE's trip
+     * (X2C_RELEASE_BYTES). With s = 2 (MTU + 2):
+     * R_min = max(8 (s + 63) / (T_j - d - 20 ms), 8 (s + 41) / (T_l - d - 20 ms)) bit/s.
+     * Below it ns-3's RRC removes the UE's context while X2 messages for it are still on
+     * the way, and the late message dereferences the missing context (a crash).
+     *
+     * \param rat "lte" or "nr" (whose RRC TypeId's timer defaults are read: ns3::LteEnbRrc,
+     *        ns3::NrGnbRrc; Config::SetDefault changes them)
+     * \param mtu the X2/Xn link MTU, bytes
+     * \param delay the X2/Xn link's one-way delay
+     * \return the minimum rate, bit/s; +infinity if the delay alone exceeds a timer's
+     *         budget (d >= T - 20 ms): no rate is enough
+     * \throws std::invalid_argument for an unknown RAT or one this build lacks
+     */
+    static double MinBackhaulBitRate(const std::string& rat, uint16_t mtu, Time delay);
+
+    /// The radio part of a handover's execution that the RRC timers also cover, allowed
+    /// for in MinBackhaulBitRate() (LTE measures ~4 ms; 20 ms covers RACH retries).
+    static constexpr int64_t HANDOVER_RADIO_ALLOWANCE_MS = 20;
+    /// HANDOVER REQUEST ACK on the wire: 33 bytes of X2AP (one bearer, the handover
+    /// command of the ideal RRC) + 8 UDP + 20 IPv4 + 2 PPP
+    static constexpr uint32_t X2C_ACK_BYTES = 63;
+    /// UE CONTEXT RELEASE on the wire: 11 bytes of X2AP + 8 UDP + 20 IPv4 + 2 PPP
+    static constexpr uint32_t X2C_RELEASE_BYTES = 41;
 
     /// \return "lte" or "nr"
     virtual std::string GetRatName() const = 0;
@@ -210,8 +278,23 @@ class EdgeLlmRan : public Object
     void InstallUeInternet(NodeContainer ueNodes,
                            const std::function<Ipv4Address()>& assignAddresses);
 
-    NetDeviceContainer m_bsDevices; //!< Made by Install()
-    NetDeviceContainer m_ueDevices; //!< Made by Install()
+    /**
+     * \brief Give handover signalling priority over KV bytes on every X2/Xn link between
+     *        two of \p bsNodes (a point-to-point device whose channel's other end is also
+     *        a BS), if X2SignallingPriority is true; call it after the RAT's
+     *        AddX2Interface.
+     *
+     * Each such device gets a PrioQueueDisc with three FIFO bands sorted by
+     * EdgeLlmX2PacketFilter (replacing the default root queue disc), and its own transmit
+     * queue shrinks to one packet (else up to 100 KV packets would sit below the queue
+     * disc, ahead of any X2-C message; the device stops the queue disc when full).
+     * \param bsNodes the BS nodes
+     */
+    void PrioritiseX2Signalling(NodeContainer bsNodes) const;
+
+    NetDeviceContainer m_bsDevices;    //!< Made by Install()
+    NetDeviceContainer m_ueDevices;    //!< Made by Install()
+    bool m_x2SignallingPriority{true}; //!< Attribute X2SignallingPriority
 };
 
 } // namespace ns3

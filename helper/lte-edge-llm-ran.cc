@@ -87,6 +87,7 @@ LteEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
         return m_epc->GetUeDefaultGatewayAddress();
     });
     m_lte->AddX2Interface(bsNodes);
+    PrioritiseX2Signalling(bsNodes); // handover signalling before KV bytes
 }
 
 void

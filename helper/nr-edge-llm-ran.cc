@@ -143,6 +143,7 @@ NrEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
         return m_epc->GetUeDefaultGatewayAddress();
     });
     m_nr->AddX2Interface(bsNodes);
+    PrioritiseX2Signalling(bsNodes); // handover signalling before KV bytes
 }
 
 void

@@ -86,6 +86,9 @@ RoadHandoverConfig::Validate() const
         // The RAN's own checks of its knobs (the handover algorithm and path-loss model
         // are this RAT's TypeIds, the NR radio's ranges).
         EdgeLlmRanConfig radio;
+        radio.backhaulGbps = backhaulGbps; // >= the rate a handover needs (the RAN's check)
+        radio.backhaulDelay = backhaulDelay;
+        radio.backhaulMtu = backhaulMtu;
         radio.pathlossModel = pathlossModel;
         radio.handoverAlgorithm = handoverAlgorithm;
         radio.bandwidthRbs = bandwidthRbs;

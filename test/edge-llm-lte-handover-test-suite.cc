@@ -1,7 +1,10 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-ran.h"
 #include "ns3/fluid-handover-scenario.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/rng-seed-manager.h"
@@ -17,6 +20,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -443,6 +447,149 @@ class SchedulerTypeRefusedTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Slow and long X2 backhauls: handover signalling never waits behind KV bytes,
+ *        and a backhaul on which a handover cannot complete is refused up front.
+ *
+ * Checks: (1) the minimum rate for the paper's link (MTU 9000 B, 100 us), by hand from
+ * the RRC's timers (HandoverJoiningTimeoutDuration 200 ms, HandoverLeavingTimeoutDuration
+ * 500 ms), the 20 ms radio allowance, two 9002-byte frames ahead and the 63-byte ack /
+ * 41-byte release: max(8 (18004 + 63) / 0.1799, 8 (18004 + 41) / 0.4799) = 803424.1 bit/s;
+ * just below it (0.99 x) the configuration is refused naming --backhaulGbps and the
+ * minimum, just above it (8.1e-4 Gbit/s, 1.008 x) every UE hands over to the target and
+ * resumes (without the refusal, 1e-5 Gbit/s crashed ns-3's RRC). (2) The delay's boundary:
+ * 179 ms is accepted, 180 ms (= 200 ms - 20 ms) refused naming backhaulDelay. (3) At
+ * 1 Gbit/s, with ctHO's KV transfer filling the link while later UEs hand over, each
+ * handover's X2 preparation (request at the crossing to the ack at the source, i.e.
+ * HandoverStart) stays within the priority queue's bound: the request and the ack each
+ * wait behind at most two 9002-byte frames, 300 bytes each is a generous size for both
+ * messages, plus the two link delays: 2 x 100 us + 8 (4 x 9002 + 2 x 300) / 1e9 =
+ * 0.493 ms. With X2SignallingPriority = false (ns-3's FIFO order, the old behaviour) the
+ * later UEs' preparation takes 3.6 to 3.9 ms: the case checks that it exceeds the bound.
+ */
+class X2SignallingTestCase : public TestCase
+{
+  public:
+    X2SignallingTestCase()
+        : TestCase("slow X2 backhaul: signalling before KV bytes, too slow a link refused")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        const double minRate = 803424.1; // bit/s, by hand (see the class comment)
+        NS_TEST_ASSERT_MSG_EQ_TOL(EdgeLlmRan::MinBackhaulBitRate("lte", 9000, MicroSeconds(100)),
+                                  minRate,
+                                  0.1,
+                                  "minimum X2 rate for MTU 9000 B and 100 us");
+        NS_TEST_ASSERT_MSG_EQ(
+            EdgeLlmRan::MinBackhaulBitRate("lte", 9000, MilliSeconds(180)),
+            std::numeric_limits<double>::infinity(),
+            "a 180 ms link leaves no time for the ack within the 200 ms joining timer");
+
+        // Just below: refused, with the computed minimum and the field.
+        RoadHandoverConfig below;
+        below.backhaulGbps = 0.99 * minRate / 1e9;
+        std::string what;
+        try
+        {
+            below.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            what = e.what();
+        }
+        NS_TEST_ASSERT_MSG_NE(what.find("--backhaulGbps"), std::string::npos, what);
+        NS_TEST_ASSERT_MSG_NE(what.find("0.000803425 Gbit/s (803425 bit/s)"),
+                              std::string::npos,
+                              what);
+
+        // The minimum as printed (rounded up to a whole bit/s) is itself accepted.
+        RoadHandoverConfig printed;
+        printed.backhaulGbps = 0.000803425;
+        bool printedAccepted = true;
+        try
+        {
+            printed.Validate();
+        }
+        catch (const std::invalid_argument&)
+        {
+            printedAccepted = false;
+        }
+        NS_TEST_ASSERT_MSG_EQ(printedAccepted, true, "0.000803425 Gbit/s is accepted");
+
+        // The delay's boundary, on both sides.
+        RoadHandoverConfig longLink;
+        longLink.backhaulDelay = MilliSeconds(179);
+        bool accepted = true;
+        try
+        {
+            longLink.Validate();
+        }
+        catch (const std::invalid_argument&)
+        {
+            accepted = false;
+        }
+        NS_TEST_ASSERT_MSG_EQ(accepted, true, "179 ms is accepted at 4.5 Gbit/s");
+        longLink.backhaulDelay = MilliSeconds(180);
+        what.clear();
+        try
+        {
+            longLink.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            what = e.what();
+        }
+        NS_TEST_ASSERT_MSG_NE(what.find("backhaulDelay"), std::string::npos, "180 ms refused");
+
+        // Just above: every handover completes.
+        RoadHandoverConfig above;
+        above.backhaulGbps = 8.1e-4;
+        const RoadHandoverResult slow = RoadHandoverScenario::Run(above, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(slow.complete, true, "8.1e-4 Gbit/s: every UE resumes");
+        for (const auto& ue : slow.ues)
+        {
+            NS_TEST_ASSERT_MSG_EQ(ue.stalls, 1u, "UE " << ue.ueId << ": one handover");
+            NS_TEST_ASSERT_MSG_EQ(ue.servingCellId,
+                                  slow.targetCellId,
+                                  "UE " << ue.ueId << ": handover completed at the target");
+        }
+
+        // Under a saturating KV transfer: the X2 preparation within the priority bound.
+        RoadHandoverConfig busy;
+        busy.backhaulGbps = 1;
+        const RoadHandoverResult r = RoadHandoverScenario::Run(busy, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "1 Gbit/s: every UE resumes");
+        NS_TEST_ASSERT_MSG_GT(r.kvBytesSent, 0u, "the KV transfer shares the X2 link");
+        const double bound = 2 * 100e-6 + 8.0 * (4 * 9002 + 2 * 300) / 1e9; // 0.493 ms
+        for (const auto& ue : r.ues)
+        {
+            const double crossing = (busy.road.boundary - ue.startX) / busy.road.speed;
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(ue.handoverTime - crossing,
+                                        bound,
+                                        "UE " << ue.ueId << ": X2 request -> ack within the bound");
+        }
+
+        // The same run in ns-3's FIFO order (the old behaviour): X2-C waits behind KV.
+        Config::SetDefault("ns3::EdgeLlmRan::X2SignallingPriority", BooleanValue(false));
+        const RoadHandoverResult fifo = RoadHandoverScenario::Run(busy, "ns3::CtHoScheduler");
+        Config::SetDefault("ns3::EdgeLlmRan::X2SignallingPriority", BooleanValue(true));
+        double slowest = 0;
+        for (const auto& ue : fifo.ues)
+        {
+            slowest =
+                std::max(slowest,
+                         ue.handoverTime - (busy.road.boundary - ue.startX) / busy.road.speed);
+        }
+        NS_TEST_ASSERT_MSG_GT(slowest, bound, "without the priority an X2-C message waits");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Whole-scenario tests (SYSTEM).
  */
 class EdgeLlmLteHandoverTestSuite : public TestSuite
@@ -456,6 +603,7 @@ class EdgeLlmLteHandoverTestSuite : public TestSuite
         AddTestCase(new UeDelayNotBelowRestoreTestCase, EDGE_LLM_TEST_EXTENSIVE); // ~60 s
         AddTestCase(new MainJobOutputTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new SchedulerTypeRefusedTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new X2SignallingTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -113,5 +113,14 @@ for t in ns3::Foo ns3::Node ns3::HandoverScheduler; do
 done
 expect 134 "ns3::ImpactHoScheduler" $probe --case=scheduler-type=ns3::Foo
 expect 2 "--case: unknown case 'x'" $probe --case=x
+# A backhaul too slow or too long for a handover's X2 signalling (issue 10, item 6): the
+# minimum for MTU 9000 B and 100 us, by hand: 8 (2 x 9002 + 63) / (0.2 - 0.0001 - 0.02) s
+# = 803424.1 bit/s, printed rounded up. 1e-5 Gbit/s crashed ns-3's RRC; 8.0e-4 is just below, 8.1e-4 runs.
+for r in 1e-9 1e-5 8.0e-4; do
+  expect 2 "backhaulGbps (--backhaulGbps) must be >= 0.000803425 Gbit/s (803425 bit/s)" \
+    $main --backhaulGbps=$r
+done
+expect 2 "backhaulDelay (--backhaulDelayUs) is too long: no backhaul rate is enough" \
+  $main --backhaulDelayUs=180000
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
