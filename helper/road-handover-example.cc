@@ -299,6 +299,9 @@ RunRoadHandoverExample(int argc,
                                            " transfer(s) timed out into re-prefill"
                                      : std::string())
                   << ", warm-up " << r.warmup << " s (handover times are simulation times)"
+                  << (r.lostSessions > 0 ? ", sessions lost " + std::to_string(r.lostSessions) +
+                                               "  [LOST: see the SessionLost trace]"
+                                         : std::string())
                   << (r.complete ? "" : "  [INCOMPLETE: some UE never resumed]") << "\n";
         // Every batch's prefill length L (online handovers make several batches).
         if (r.batches.empty())

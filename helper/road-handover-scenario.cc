@@ -545,6 +545,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     const bool importanceOrder = importanceOrderValue.Get();
     const double accuracyLoss = accuracyLossValue.Get();
     result.complete = cfg.streamTokens > 0 ? streamed == k : resumed == k;
+    result.lostSessions = source->GetLostSessions() + target->GetLostSessions();
     result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
     result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
     for (uint32_t i = 0; i < k; ++i)

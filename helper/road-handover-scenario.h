@@ -159,10 +159,11 @@ struct RoadHandoverResult
     uint64_t kvBytesSent{0};                //!< Source connection total
     uint64_t kvBytesReceived{0};            //!< Target connection total
     uint32_t timedOut{0};                   //!< Transfers that hit TransferTimeout
-    double simulatedSeconds{0};             //!< Simulated time at the end
-    double warmup{0};                       //!< W: the road's time 0 in simulation time, s
-    double restoredWorst{0};                //!< max_i restoredDelay, s (NaN if one is missing)
-    double streamWorst{0};                  //!< max_i streamDelay, s (NaN if one is missing)
+    uint64_t lostSessions{0};   //!< Sessions ended without a restore (SessionLost, both BSs)
+    double simulatedSeconds{0}; //!< Simulated time at the end
+    double warmup{0};           //!< W: the road's time 0 in simulation time, s
+    double restoredWorst{0};    //!< max_i restoredDelay, s (NaN if one is missing)
+    double streamWorst{0};      //!< max_i streamDelay, s (NaN if one is missing)
     /// Flow level on the actual handover times and contexts, all known in advance:
     /// ctHO's clairvoyant plan (the yardstick of online ctHO)
     double clairvoyantWorst{0};
