@@ -66,6 +66,13 @@ main(int argc, char* argv[])
     {
         return Main(argc, argv);
     }
+    catch (const std::invalid_argument& e)
+    {
+        // A configuration the scenarios refuse (e.g. an --ns3::EdgeLlmNode attribute that
+        // does not fit the backhaul): nothing was written.
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
     catch (const std::exception& e)
     {
         std::cerr << "error: " << e.what() << std::endl;

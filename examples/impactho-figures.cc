@@ -278,7 +278,18 @@ main(int argc, char* argv[])
                 ImpactHoFluidConfig c;
                 c.simTime = Seconds(packetSimTime);
                 curves.front().set(c, x);
-                const ImpactHoFluidResult pr = ImpactHoPacketScenario::Run(c, r);
+                ImpactHoFluidResult pr;
+                try
+                {
+                    pr = ImpactHoPacketScenario::Run(c, r);
+                }
+                catch (const std::invalid_argument& e)
+                {
+                    // Refused before simulating (e.g. an --ns3::EdgeLlmNode attribute that
+                    // does not fit the backhaul); nothing has been written yet.
+                    std::cerr << "error: " << e.what() << std::endl;
+                    return 2;
+                }
                 packet.push_back(pr.meanAccuracy);
                 starved.push_back(pr.starvationRate);
                 fluid.push_back(ImpactHoFluidScenario::Run(c, r).meanAccuracy);

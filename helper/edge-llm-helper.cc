@@ -390,6 +390,21 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps) const
 }
 
 void
+EdgeLlmHelper::CheckConfiguration(ApplicationContainer bsApps)
+{
+    for (uint32_t i = 0; i < bsApps.GetN(); ++i)
+    {
+        Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(bsApps.Get(i));
+        NS_ABORT_MSG_IF(!bs, "EdgeLlmHelper::CheckConfiguration: not an EdgeLlmNode");
+        const std::string error = bs->CheckConfiguration();
+        if (!error.empty())
+        {
+            throw std::invalid_argument(error);
+        }
+    }
+}
+
+void
 EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::string& rrcArg) const
 {
     const std::string rrcName = rrcArg.empty() ? GetRan()->GetRrcName() : rrcArg;

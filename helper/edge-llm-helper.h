@@ -98,6 +98,16 @@ class EdgeLlmHelper
     void ConnectBackhaul(ApplicationContainer bsApps) const;
 
     /**
+     * \brief Refuse an invalid configuration before the simulation runs: each
+     *        EdgeLlmNode's CheckConfiguration (attributes against each other and against
+     *        its backhaul peers), which StartApplication would otherwise abort on.
+     * \param bsApps EdgeLlmNode applications, after ConnectBackhaul
+     * \throws std::invalid_argument with the first error, naming the attribute and its
+     *         valid range
+     */
+    static void CheckConfiguration(ApplicationContainer bsApps);
+
+    /**
      * \brief Connect each BS's RRC HandoverStart trace to its EdgeLlmNode, and its handover
      *        failure traces (HandoverFailureNoPreamble, ...MaxRach, ...Leaving, ...Joining)
      *        where the RRC has them.

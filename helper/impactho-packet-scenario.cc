@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <stdexcept>
 
 namespace ns3
 {
@@ -60,6 +61,15 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
     edge.SetNodeAttribute("KvAccuracyLoss", DoubleValue(cfg.kvAccuracyLoss));
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});
     edge.ConnectBackhaul(apps);
+    try
+    {
+        EdgeLlmHelper::CheckConfiguration(apps);
+    }
+    catch (const std::invalid_argument&)
+    {
+        Simulator::Destroy(); // nothing ran: leave the simulator as it was
+        throw;
+    }
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(0));
     Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(apps.Get(1));
 

@@ -286,7 +286,18 @@ RunRoadHandoverExample(int argc,
     for (const auto& [name, type] : runs)
     {
         cfg.pcapPrefix = pcap ? outputDir + "/" + name : "";
-        const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, type);
+        RoadHandoverResult r;
+        try
+        {
+            r = RoadHandoverScenario::Run(cfg, type);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            // Refused before simulating (an attribute that does not fit the backhaul, ...):
+            // the CSV and PNG are written only after every scheme ran.
+            std::cerr << "error: " << e.what() << std::endl;
+            return 2;
+        }
         results.push_back(r);
         std::cout << "\n"
                   << name << ": KV bytes sent " << r.kvBytesSent << ", received "

@@ -299,6 +299,15 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(cfg.batchPeriod));
     ApplicationContainer bsApps = edge.InstallOnEnbs(enbDevs);
     edge.ConnectBackhaul(bsApps);
+    try
+    {
+        EdgeLlmHelper::CheckConfiguration(bsApps);
+    }
+    catch (const std::invalid_argument&)
+    {
+        Simulator::Destroy(); // nothing ran: leave the simulator as it was
+        throw;
+    }
     edge.ConnectHandoverTrace(bsApps);
     EdgeLlmHelper::AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), enbNodes);
     const Ipv4Address server =

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -480,72 +481,100 @@ EdgeLlmNode::MakeBackhaulSocket() const
     return socket;
 }
 
+std::string
+EdgeLlmNode::CheckConfiguration() const
+{
+    std::ostringstream error;
+    try
+    {
+        LlmModelProfile::FromPreset(m_modelName, m_kvBits);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        error << "ns3::EdgeLlmNode::Model / KvBits: " << e.what();
+        return error.str();
+    }
+    if (!m_scheduler)
+    {
+        error << "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId
+              << "); use EdgeLlmHelper";
+        return error.str();
+    }
+    if (m_kvBits == 16 && m_kvAccuracyLoss > 0)
+    {
+        error << "ns3::EdgeLlmNode::KvAccuracyLoss is " << m_kvAccuracyLoss
+              << "; it must be 0 at KvBits 16 (it is the loss of a lower precision)";
+        return error.str();
+    }
+    if (m_statusInterval.IsStrictlyPositive() && m_statusInterval < MilliSeconds(1))
+    {
+        error << "ns3::EdgeLlmNode::StatusInterval is " << m_statusInterval.As(Time::US)
+              << "; it must be 0 (no PROGRESS reports) or >= 1 ms (cell " << m_cellId << ")";
+        return error.str();
+    }
+    for (const auto& [id, peer] : m_peers)
+    {
+        const uint32_t mtu = PeerMtu(peer);
+        if (mtu < MIN_BACKHAUL_MTU)
+        {
+            error << "EdgeLlmNode (cell " << m_cellId << "): the backhaul link to cell " << id
+                  << " has MTU " << mtu << "; it must be >= " << MIN_BACKHAUL_MTU;
+            return error.str();
+        }
+        if (m_transport == TCP && m_backhaulSegmentSize != 0 &&
+            (m_backhaulSegmentSize < MIN_SEGMENT_SIZE ||
+             m_backhaulSegmentSize > mtu - TCP_IP_OVERHEAD))
+        {
+            error << "ns3::EdgeLlmNode::BackhaulSegmentSize is " << m_backhaulSegmentSize
+                  << "; it must be 0 (link MTU - " << TCP_IP_OVERHEAD << ") or in ["
+                  << MIN_SEGMENT_SIZE << ", " << mtu - TCP_IP_OVERHEAD << "] for the link to cell "
+                  << id << " (MTU " << mtu << ")";
+            return error.str();
+        }
+    }
+    if (m_backhaulBuffer != 0 && m_backhaulBuffer < MIN_BACKHAUL_BUFFER)
+    {
+        error << "ns3::EdgeLlmNode::BackhaulBuffer is " << m_backhaulBuffer
+              << " bytes; it must be 0 (automatic: from the links' bandwidth-delay product) or "
+              << ">= " << MIN_BACKHAUL_BUFFER << " (cell " << m_cellId << ")";
+        return error.str();
+    }
+    if (m_transport == TCP && !m_peers.empty() && m_backhaulSegmentSize != 0)
+    {
+        // An explicit segment size that makes the window thousands of segments long is
+        // refused: the run would take hours.
+        const uint64_t buffer = BackhaulBufferBytes();
+        const uint32_t mss = BackhaulMss();
+        const uint64_t segments = (buffer + mss - 1) / mss;
+        const uint64_t smallest = (buffer + MAX_SEGMENTS_IN_FLIGHT - 1) / MAX_SEGMENTS_IN_FLIGHT;
+        if (segments > MAX_SEGMENTS_IN_FLIGHT)
+        {
+            error << "ns3::EdgeLlmNode::BackhaulSegmentSize is " << m_backhaulSegmentSize
+                  << ": the " << buffer << "-byte backhaul buffer would hold " << segments
+                  << " segments in flight, more than the " << MAX_SEGMENTS_IN_FLIGHT
+                  << " that ns-3's TCP simulates in practical time; with this buffer it must "
+                  << "be 0 (link MTU - " << TCP_IP_OVERHEAD << ") or >= " << smallest << " (cell "
+                  << m_cellId << ")";
+            return error.str();
+        }
+    }
+    return "";
+}
+
 void
 EdgeLlmNode::StartApplication()
 {
     NS_LOG_FUNCTION(this);
-    std::string profileError;
-    try
-    {
-        m_profile = LlmModelProfile::FromPreset(m_modelName, m_kvBits);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        profileError = e.what();
-    }
-    // Outside the handler, so that the abort does not also report the exception.
-    NS_ABORT_MSG_IF(!profileError.empty(), "ns3::EdgeLlmNode::Model / KvBits: " << profileError);
-    NS_ABORT_MSG_IF(!m_scheduler,
-                    "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId
-                                                                    << "); use EdgeLlmHelper");
-    NS_ABORT_MSG_IF(m_kvBits == 16 && m_kvAccuracyLoss > 0,
-                    "ns3::EdgeLlmNode::KvAccuracyLoss is " << m_kvAccuracyLoss
-                                                           << "; it must be 0 at KvBits 16 (it "
-                                                              "is the loss of a lower precision)");
-    NS_ABORT_MSG_IF(m_statusInterval.IsStrictlyPositive() && m_statusInterval < MilliSeconds(1),
-                    "ns3::EdgeLlmNode::StatusInterval is "
-                        << m_statusInterval.As(Time::US)
-                        << "; it must be 0 (no PROGRESS reports) or >= 1 ms (cell " << m_cellId
-                        << ")");
-    for (const auto& [id, peer] : m_peers)
-    {
-        const uint32_t mtu = PeerMtu(peer);
-        NS_ABORT_MSG_IF(mtu < MIN_BACKHAUL_MTU,
-                        "EdgeLlmNode (cell " << m_cellId << "): the backhaul link to cell " << id
-                                             << " has MTU " << mtu
-                                             << "; it must be >= " << MIN_BACKHAUL_MTU);
-        NS_ABORT_MSG_IF(m_transport == TCP && m_backhaulSegmentSize != 0 &&
-                            (m_backhaulSegmentSize < MIN_SEGMENT_SIZE ||
-                             m_backhaulSegmentSize > mtu - TCP_IP_OVERHEAD),
-                        "ns3::EdgeLlmNode::BackhaulSegmentSize is "
-                            << m_backhaulSegmentSize << "; it must be 0 (link MTU - "
-                            << TCP_IP_OVERHEAD << ") or in [" << MIN_SEGMENT_SIZE << ", "
-                            << mtu - TCP_IP_OVERHEAD << "] for the link to cell " << id << " (MTU "
-                            << mtu << ")");
-    }
-    NS_ABORT_MSG_IF(m_backhaulBuffer != 0 && m_backhaulBuffer < MIN_BACKHAUL_BUFFER,
-                    "ns3::EdgeLlmNode::BackhaulBuffer is "
-                        << m_backhaulBuffer << " bytes; it must be 0 (automatic: from the "
-                        << "links' bandwidth-delay product) or >= " << MIN_BACKHAUL_BUFFER
-                        << " (cell " << m_cellId << ")");
+    const std::string error = CheckConfiguration();
+    NS_ABORT_MSG_IF(!error.empty(), error);
+    m_profile = LlmModelProfile::FromPreset(m_modelName, m_kvBits);
     SizeBackhaulBuffers();
     if (m_transport == TCP && !m_peers.empty())
     {
         const uint32_t mss = BackhaulMss();
         const uint64_t segments = (uint64_t{m_bufferInUse} + mss - 1) / mss;
-        const uint64_t smallest =
-            (uint64_t{m_bufferInUse} + MAX_SEGMENTS_IN_FLIGHT - 1) / MAX_SEGMENTS_IN_FLIGHT;
-        // An explicit segment size that makes the window thousands of segments long is
-        // refused: the run would take hours. Where the link itself needs such a window
-        // (automatic segment size, a huge bandwidth-delay product), say what to expect.
-        NS_ABORT_MSG_IF(m_backhaulSegmentSize != 0 && segments > MAX_SEGMENTS_IN_FLIGHT,
-                        "ns3::EdgeLlmNode::BackhaulSegmentSize is "
-                            << m_backhaulSegmentSize << ": the " << m_bufferInUse
-                            << "-byte backhaul buffer would hold " << segments
-                            << " segments in flight, more than the " << MAX_SEGMENTS_IN_FLIGHT
-                            << " that ns-3's TCP simulates in practical time; with this buffer "
-                            << "it must be 0 (link MTU - " << TCP_IP_OVERHEAD
-                            << ") or >= " << smallest << " (cell " << m_cellId << ")");
+        // Where the link itself needs a window of thousands of segments (automatic
+        // segment size, a huge bandwidth-delay product), say what to expect.
         if (segments > MAX_SEGMENTS_IN_FLIGHT)
         {
             std::cerr << "warning: cell " << m_cellId << ": the " << m_bufferInUse
@@ -662,20 +691,26 @@ EdgeLlmNode::AutoBufferBytes(const Peer& peer) const
     return std::max(MIN_AUTO_BUFFER, static_cast<uint64_t>(bytes));
 }
 
+uint64_t
+EdgeLlmNode::BackhaulBufferBytes() const
+{
+    if (m_backhaulBuffer != 0)
+    {
+        return m_backhaulBuffer;
+    }
+    uint64_t buffer = MIN_AUTO_BUFFER;
+    for (const auto& [id, peer] : m_peers)
+    {
+        buffer = std::max(buffer, AutoBufferBytes(peer));
+    }
+    return buffer;
+}
+
 void
 EdgeLlmNode::SizeBackhaulBuffers()
 {
     m_autoBuffer = m_backhaulBuffer == 0;
-    uint64_t buffer = m_backhaulBuffer;
-    if (m_autoBuffer)
-    {
-        buffer = MIN_AUTO_BUFFER;
-        for (const auto& [id, peer] : m_peers)
-        {
-            buffer = std::max(buffer, AutoBufferBytes(peer));
-        }
-    }
-    m_bufferInUse = static_cast<uint32_t>(buffer);
+    m_bufferInUse = static_cast<uint32_t>(BackhaulBufferBytes());
     // One connection carries at most a buffer per RTT: say so where that is below the
     // link rate the planner assumes (an explicit buffer, or 1 GiB on a huge link).
     for (const auto& [id, peer] : m_peers)

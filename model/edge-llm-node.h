@@ -262,6 +262,21 @@ class EdgeLlmNode : public Application
     uint32_t GetBackhaulBufferInUse() const;
 
     /**
+     * \brief Check the attributes against each other and against the backhaul peers, as
+     *        StartApplication does before it starts (which aborts on the first error).
+     *
+     * Call it after EdgeLlmHelper::ConnectBackhaul to refuse a configuration before the
+     * simulation runs (the module's programs exit 2 with the message). It checks: a known
+     * Model at KvBits; a Scheduler; KvAccuracyLoss 0 at KvBits 16; StatusInterval 0 or
+     * >= 1 ms; every peer link's MTU >= 576; over TCP, BackhaulSegmentSize 0 or in
+     * [64, MTU - 52]; BackhaulBuffer 0 or >= 16384 bytes; over TCP, an explicit segment
+     * size that keeps at most 1024 segments of the buffer in flight.
+     * \return an empty string if the configuration is valid, else the first error, naming
+     *         the attribute and its valid range
+     */
+    std::string CheckConfiguration() const;
+
+    /**
      * \brief The context a session will have at time \p t if it keeps decoding.
      * \return tokens (prompt + decoded), or 0 for an unknown session
      */
@@ -395,6 +410,8 @@ class EdgeLlmNode : public Application
     double PeerRttSeconds(const Peer& peer) const;
     /// \return the buffer that lets one connection reach the peer link's rate, bytes
     uint64_t AutoBufferBytes(const Peer& peer) const;
+    /// \return BackhaulBuffer if set, else the largest AutoBufferBytes over the peers
+    uint64_t BackhaulBufferBytes() const;
     /// Choose m_bufferInUse and warn where it caps a link below its rate.
     void SizeBackhaulBuffers();
     double BackhaulTokensPerSecond(const Peer& peer) const;

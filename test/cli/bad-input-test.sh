@@ -76,14 +76,14 @@ expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribu
   $bin/impactho-figures --figure=3a --ns3::ImpactHoScheduler::Policy=Equal
 expect 2 "--ns3::KvTransferConnection::SegmentBytes=1: invalid value" \
   $bin/impactho-figures --figure=3a --ns3::KvTransferConnection::SegmentBytes=1
-expect 134 "StatusInterval is +1us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
+expect 2 "StatusInterval is +1us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
   $main --ns3::EdgeLlmNode::StatusInterval=1us
-expect 134 "BackhaulSegmentSize is 100000; it must be 0 (link MTU - 52) or in [64, 8948]" \
+expect 2 "BackhaulSegmentSize is 100000; it must be 0 (link MTU - 52) or in [64, 8948]" \
   $main --ns3::EdgeLlmNode::BackhaulSegmentSize=100000
 # Segments in flight: a 512 KiB buffer may hold at most 1024 (ns-3's TCP walks them on
 # every ACK): 511 bytes is refused, 512 runs. tHO at 1024 tokens sends no KV bytes.
 quick="$main --schemes=tho --numUes=1 --contextMin=1024 --contextMax=1024"
-expect 134 "BackhaulSegmentSize is 511: the 524288-byte backhaul buffer would hold 1027 segments in flight, more than the 1024 that ns-3's TCP simulates in practical time; with this buffer it must be 0 (link MTU - 52) or >= 512" \
+expect 2 "BackhaulSegmentSize is 511: the 524288-byte backhaul buffer would hold 1027 segments in flight, more than the 1024 that ns-3's TCP simulates in practical time; with this buffer it must be 0 (link MTU - 52) or >= 512" \
   $quick --ns3::EdgeLlmNode::BackhaulSegmentSize=511
 # An explicit buffer below the bandwidth-delay product is used, with a warning giving
 # the rate it allows: 524288 x 8 / (2 x 100 us + 4 x 9002 x 8 / 100e9) = 20.6 Gbit/s
@@ -91,8 +91,21 @@ expect 134 "BackhaulSegmentSize is 511: the 524288-byte backhaul buffer would ho
 expect 0 "BackhaulBuffer = 524288 bytes caps the backhaul to cell 2 at 20.6" \
   $quick --backhaulGbps=100 --ns3::EdgeLlmNode::BackhaulBuffer=524288 \
   --ns3::EdgeLlmNode::BackhaulSegmentSize=512
-expect 134 "BackhaulBuffer is 16383 bytes; it must be 0 (automatic: from the links' bandwidth-delay product) or >= 16384" \
+expect 2 "BackhaulBuffer is 16383 bytes; it must be 0 (automatic: from the links' bandwidth-delay product) or >= 16384" \
   $quick --ns3::EdgeLlmNode::BackhaulBuffer=16383
+# The node's own checks (EdgeLlmNode::CheckConfiguration) refuse before simulating, in
+# every program that runs the packet level: exit 2, nothing written. 1 ms is the boundary.
+expect 0 "" $quick --ns3::EdgeLlmNode::StatusInterval=1ms
+expect 2 "StatusInterval is +999us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
+  $quick --ns3::EdgeLlmNode::StatusInterval=999us
+expect 2 "StatusInterval is +1us; it must be 0" \
+  $bin/ctho-figures --figure=3a --packetLevel=1 --packetRuns=2 --outputDir="$tmp/sfig" \
+  --ns3::EdgeLlmNode::StatusInterval=1us
+[ ! -e "$tmp/sfig/fig3a.csv" ] || { echo "FAIL: ctho-figures wrote a CSV for a refused run"; fail=$((fail + 1)); }
+expect 2 "StatusInterval is +1us; it must be 0" \
+  $bin/impactho-figures --figure=3a --packetLevel=1 --packetRuns=1 --outputDir="$tmp/sfig" \
+  --ns3::EdgeLlmNode::StatusInterval=1us
+[ ! -e "$tmp/sfig/fig3a.csv" ] || { echo "FAIL: impactho-figures wrote a CSV for a refused run"; fail=$((fail + 1)); }
 expect 2 "--figure is required" $bin/ctho-figures
 expect 2 "--runs must be in [2, 1000000]" $bin/ctho-figures --figure=3a --runs=1
 expect 2 "--packetRuns must be in [2, 1000]" $bin/ctho-figures --figure=3a --packetLevel=1 --packetRuns=1
