@@ -43,6 +43,8 @@ namespace
 {
 /// First random stream of the RAN's (the road draws use lower fixed streams).
 constexpr int64_t STREAM_RAN = 100;
+/// A run that simulates longer than this prints a note and a progress line this often, s
+constexpr double LONG_RUN_SECONDS = 60;
 } // namespace
 
 void
@@ -541,9 +543,27 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     const double restoreBound =
         std::max(8.0 * allBytes / (cfg.backhaulGbps * 1e9), k * prefill.Evaluate(longest)) +
         cfg.tokensAfterHandover / cfg.decodeRate;
-    Simulator::Stop(cfg.maxSimTime.IsStrictlyPositive()
-                        ? cfg.maxSimTime
-                        : warmup + Seconds(lastTau + restoreBound) + cfg.tailTime);
+    const Time stopAt = cfg.maxSimTime.IsStrictlyPositive()
+                            ? cfg.maxSimTime
+                            : warmup + Seconds(lastTau + restoreBound) + cfg.tailTime;
+    Simulator::Stop(stopAt);
+    // A slow backhaul can make the run simulate many minutes of LTE (about as many minutes
+    // of wall time): say so up front, and report progress, rather than run silently.
+    std::function<void()> progress; // lives until Simulator::Run returns
+    if (stopAt > Seconds(LONG_RUN_SECONDS))
+    {
+        std::cerr << "note: " << schedulerType << ": this run simulates up to "
+                  << stopAt.GetSeconds() << " s (all " << allBytes << " KV bytes at "
+                  << cfg.backhaulGbps << " Gbit/s take "
+                  << 8.0 * allBytes / (cfg.backhaulGbps * 1e9) << " s); progress every "
+                  << LONG_RUN_SECONDS << " simulated s" << std::endl;
+        progress = [&progress, stopAt]() {
+            std::cerr << "progress: " << Simulator::Now().GetSeconds() << " of "
+                      << stopAt.GetSeconds() << " simulated s" << std::endl;
+            compat::Schedule(Seconds(LONG_RUN_SECONDS), progress);
+        };
+        compat::Schedule(Seconds(LONG_RUN_SECONDS), progress);
+    }
     Simulator::Run();
 
     result.simulatedSeconds = Simulator::Now().GetSeconds();
