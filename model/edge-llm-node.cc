@@ -581,7 +581,11 @@ EdgeLlmNode::StartApplication()
                       << "-byte backhaul buffer holds " << segments << " TCP segments of " << mss
                       << " bytes in flight (more than " << MAX_SEGMENTS_IN_FLIGHT
                       << "); ns-3's TCP slows down with every segment in flight, so expect "
-                      << "a long run (Transport=Udp does not)" << std::endl;
+                      << "a long run, and transfers slower than planned: each starts with a "
+                      << "window of at most " << MAX_SEGMENTS_IN_FLIGHT
+                      << " segments and grows over round trips to the link rate, which the "
+                      << "planner assumes from the first byte (Transport=Udp paces at the "
+                      << "link rate from the start)" << std::endl;
         }
     }
     m_ueSocket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
