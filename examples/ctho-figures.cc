@@ -92,23 +92,31 @@ Main(int argc, char* argv[])
     double prefillA = base.fluid.prefill.GetA();
 
     CommandLine cmd(__FILE__);
+    ProgramOptions options(cmd);
     cmd.Usage("Reproduces ctHO's Figs. 3a-3d and 4 (flow level, optional packet-level points).");
-    cmd.AddValue("figure", "3a | 3b | 3c | 3d | 4 | online", figure);
-    cmd.AddValue("runs", "Monte-Carlo runs per point (>= 2)", runs);
-    cmd.AddValue("packetLevel",
-                 "Add packet-level points (LTE X2; transport: --ns3::EdgeLlmNode::Transport) for "
-                 "Figs. 3a-3d",
-                 packetLevel);
-    cmd.AddValue("packetRuns",
-                 "Runs per packet-level point (>= 2: the plotted 95 % CI needs two)",
-                 packetRuns);
-    cmd.AddValue("outputDir", "Where fig<id>.csv/.plt/.png go", outputDir);
-    cmd.AddValue("backhaulGbps", "Backhaul rate where not swept, Gbit/s", base.fluid.backhaulGbps);
-    cmd.AddValue("contextMax", "C_max where not swept, tokens", base.road.contextMax);
-    cmd.AddValue("numUes", "K where not swept", base.road.numUes);
-    cmd.AddValue("prefillA", "Prefill slope a where not swept, s/token", prefillA);
+    options.AddValue("figure", "3a | 3b | 3c | 3d | 4 | online", figure);
+    options.AddValue("runs", "Monte-Carlo runs per point (>= 2)", runs);
+    options.AddValue(
+        "packetLevel",
+        "Add packet-level points (LTE X2; transport: --ns3::EdgeLlmNode::Transport) for "
+        "Figs. 3a-3d",
+        packetLevel);
+    options.AddValue("packetRuns",
+                     "Runs per packet-level point (>= 2: the plotted 95 % CI needs two)",
+                     packetRuns);
+    options.AddValue("outputDir", "Where fig<id>.csv/.plt/.png go", outputDir);
+    options.AddValue("backhaulGbps",
+                     "Backhaul rate where not swept, Gbit/s",
+                     base.fluid.backhaulGbps);
+    options.AddValue("contextMax", "C_max where not swept, tokens", base.road.contextMax);
+    options.AddValue("numUes", "K where not swept", base.road.numUes);
+    options.AddValue("prefillA", "Prefill slope a where not swept, s/token", prefillA);
     // Attribute defaults first: a bad one, or one the packet-level road scenario sets
     // itself, is refused naming it and its valid range (exit 2).
+    if (!options.Check(argc, argv, std::cerr))
+    {
+        return 2;
+    }
     if (!CheckAttributeArguments(argc,
                                  argv,
                                  RoadHandoverScenario::GetAttributesSet(

@@ -66,20 +66,27 @@ main(int argc, char* argv[])
     uint32_t packetRuns = 2;
     double packetSimTime = 10;
     CommandLine cmd(__FILE__);
+    ProgramOptions options(cmd);
     cmd.Usage("ImpactHO's Figs. 3-5 and Table II at flow level.");
-    cmd.AddValue("figure", "3a | 3b | 4a | 4b | 5a | 5b | table2", figure);
-    cmd.AddValue("runs", "Monte-Carlo runs per point (>= 2)", runs);
-    cmd.AddValue("simTime", "Simulated arrival time per run, s", simTime);
-    cmd.AddValue("outputDir", "Where the CSV and PNG go", outputDir);
-    cmd.AddValue("packetLevel",
-                 "Add packet-level points of ours (backhaul transport: "
-                 "--ns3::EdgeLlmNode::Transport, Tcp by default) at two x values",
-                 packetLevel);
-    cmd.AddValue("packetRuns", "Runs per packet-level point", packetRuns);
-    cmd.AddValue("packetSimTime", "Simulated arrival time per packet-level run, s", packetSimTime);
+    options.AddValue("figure", "3a | 3b | 4a | 4b | 5a | 5b | table2", figure);
+    options.AddValue("runs", "Monte-Carlo runs per point (>= 2)", runs);
+    options.AddValue("simTime", "Simulated arrival time per run, s", simTime);
+    options.AddValue("outputDir", "Where the CSV and PNG go", outputDir);
+    options.AddValue("packetLevel",
+                     "Add packet-level points of ours (backhaul transport: "
+                     "--ns3::EdgeLlmNode::Transport, Tcp by default) at two x values",
+                     packetLevel);
+    options.AddValue("packetRuns", "Runs per packet-level point", packetRuns);
+    options.AddValue("packetSimTime",
+                     "Simulated arrival time per packet-level run, s",
+                     packetSimTime);
     // Attribute defaults first: a bad one, or one the packet-level scenario sets per curve
     // (ImpactHoPacketScenario), is refused naming it and its valid range (exit 2).
     const std::string perCurve = "the figure sets it per curve and point";
+    if (!options.Check(argc, argv, std::cerr))
+    {
+        return 2;
+    }
     if (!CheckAttributeArguments(argc,
                                  argv,
                                  {{"ns3::EdgeLlmNode::Model", perCurve},

@@ -19,10 +19,14 @@
 #include "ns3/uinteger.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <fcntl.h>
+#include <iomanip>
 #include <iostream>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -512,6 +516,124 @@ EdgeLlmHelper::AddEpcRoutes(Ptr<Node> sgw, Ptr<Node> pgw, NodeContainer enbNodes
                                                        Ipv4Mask("255.0.0.0"),
                                                        sgwS5,
                                                        pgwIp->GetInterfaceForAddress(pgwS5));
+}
+
+ProgramOptions::ProgramOptions(CommandLine& cmd)
+    : m_cmd(cmd)
+{
+}
+
+std::string
+ProgramOptions::CheckBool(const std::string& v)
+{
+    for (const char* ok : {"", "1", "0", "true", "false"})
+    {
+        if (v == ok)
+        {
+            return "";
+        }
+    }
+    return "must be true or false (or 1 or 0)";
+}
+
+std::string
+ProgramOptions::CheckInteger(const std::string& v, bool isSigned, long double lo, long double hi)
+{
+    std::ostringstream range;
+    range << std::fixed << std::setprecision(0) << "must be an integer in [" << lo << ", " << hi
+          << "]";
+    std::size_t first = 0;
+    if (isSigned && !v.empty() && (v[0] == '-' || v[0] == '+'))
+    {
+        first = 1;
+    }
+    if (first == v.size() || v.find_first_not_of("0123456789", first) != std::string::npos)
+    {
+        return range.str();
+    }
+    // Compare as long double only past 18 digits: below that the text is exact in it.
+    const long double x = std::strtold(v.c_str(), nullptr);
+    if (x < lo || x > hi)
+    {
+        return range.str();
+    }
+    return "";
+}
+
+std::string
+ProgramOptions::CheckReal(const std::string& v)
+{
+    char* end = nullptr;
+    errno = 0;
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || !std::isfinite(x))
+    {
+        return "must be a finite number";
+    }
+    return "";
+}
+
+bool
+ProgramOptions::Check(int argc, char* argv[], std::ostream& err) const
+{
+    static const std::set<std::string> printOptions = {"PrintHelp",
+                                                       "help",
+                                                       "PrintGlobals",
+                                                       "PrintGroups",
+                                                       "PrintGroup",
+                                                       "PrintTypeIds",
+                                                       "PrintAttributes",
+                                                       "PrintVersion",
+                                                       "version"};
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string given = argv[i];
+        std::string arg = given;
+        if (arg.rfind("--", 0) == 0)
+        {
+            arg = arg.substr(2);
+        }
+        else if (arg.rfind('-', 0) == 0)
+        {
+            arg = arg.substr(1);
+        }
+        else
+        {
+            err << "error: '" << given << "': unexpected argument; options are --name=value"
+                << std::endl;
+            return false;
+        }
+        const std::string::size_type eq = arg.find('=');
+        const std::string name = arg.substr(0, eq);
+        const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+        if (name.rfind("ns3::", 0) == 0 || printOptions.count(name) > 0)
+        {
+            continue; // CheckAttributeArguments, or ns-3's own
+        }
+        StringValue unused;
+        if (GlobalValue::GetValueByNameFailSafe(name, unused))
+        {
+            continue; // a global value, e.g. --RngRun (CheckAttributeArguments)
+        }
+        const auto check = m_checks.find(name);
+        if (check == m_checks.end())
+        {
+            err << "error: --" << name << ": unknown option; valid:";
+            for (const auto& [option, f] : m_checks)
+            {
+                err << " --" << option;
+            }
+            err << ", the --Print... options and --ns3::Type::Attribute=value" << std::endl;
+            return false;
+        }
+        const std::string problem = check->second(value);
+        if (!problem.empty())
+        {
+            err << "error: --" << name << "=" << value << ": " << problem << std::endl;
+            return false;
+        }
+    }
+    return true;
 }
 
 } // namespace ns3

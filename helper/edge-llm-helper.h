@@ -7,6 +7,7 @@
 #include "edge-llm-ran.h"
 
 #include "ns3/application-container.h"
+#include "ns3/command-line.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-ue-app.h"
 #include "ns3/ipv4-address.h"
@@ -15,9 +16,12 @@
 #include "ns3/object-factory.h"
 
 #include <cstdint>
+#include <functional>
+#include <limits>
 #include <map>
 #include <ostream>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -226,6 +230,115 @@ bool CheckAttributeArguments(int argc,
                              char* argv[],
                              const std::map<std::string, std::string>& setByProgram,
                              std::ostream& err);
+
+/**
+ * \ingroup edge-llm
+ * \brief A program's own options, declared once for ns-3's CommandLine and checked
+ *        strictly before CommandLine::Parse, so that bad input exits 2 naming the option.
+ *
+ * ns-3's CommandLine reads a number with operator>>: "1e300" or "2.5" for an integer
+ * keeps the leading "1" or "2", "-1" wraps around for an unsigned option, and a value it
+ * cannot read, or an unknown option, ends the program with exit code 1 after the whole
+ * help. Check() refuses, with one line naming the option: an unknown option (listing the
+ * valid ones); an integer that is not all digits (with a sign only for a signed type) or
+ * outside its type's range; a double that is not a whole finite number (nan, inf, 1e999,
+ * "3x"); a bool other than 1, 0, true, false (or no value: true); an empty string. The
+ * arguments left to ns-3 are `--ns3::Type::Attribute=value` (CheckAttributeArguments),
+ * global values (`--RngRun=3`) and the Print options (`--PrintHelp`, ...).
+ *
+ * Usage: `ProgramOptions options(cmd); options.AddValue("numUes", "K", k); ...;
+ * if (!options.Check(argc, argv, std::cerr)) return 2; cmd.Parse(argc, argv);`
+ */
+class ProgramOptions
+{
+  public:
+    /// \param cmd the program's CommandLine (kept by reference: it must outlive this)
+    explicit ProgramOptions(CommandLine& cmd);
+
+    /**
+     * \brief CommandLine::AddValue, and remember how to check the option's value.
+     * \tparam T the option's type (integral, double, bool, std::string, ...)
+     * \param name option name, without dashes
+     * \param help help text
+     * \param value the variable it sets
+     */
+    template <typename T>
+    void AddValue(const std::string& name, const std::string& help, T& value)
+    {
+        m_cmd.AddValue(name, help, value);
+        m_checks[name] = Checker<T>();
+    }
+
+    /**
+     * \brief Check every argument that names one of this program's options.
+     * \param argc argument count, as main() got it
+     * \param argv arguments, as main() got them
+     * \param err where the one-line "error: --<option>=<value>: ..." message goes
+     * \return true if all are valid; false after writing the message (exit 2)
+     */
+    bool Check(int argc, char* argv[], std::ostream& err) const;
+
+  private:
+    /// \return "" if the value is valid, else what it must be
+    using Check_t = std::function<std::string(const std::string&)>;
+
+    /// \return the check of an option of type T
+    template <typename T>
+    static Check_t Checker()
+    {
+        if constexpr (std::is_same_v<T, bool>)
+        {
+            return &CheckBool;
+        }
+        else if constexpr (std::is_integral_v<T> && std::is_signed_v<T>)
+        {
+            return [](const std::string& v) {
+                return CheckInteger(v,
+                                    true,
+                                    static_cast<long double>(std::numeric_limits<T>::min()),
+                                    static_cast<long double>(std::numeric_limits<T>::max()));
+            };
+        }
+        else if constexpr (std::is_integral_v<T>)
+        {
+            return [](const std::string& v) {
+                return CheckInteger(v,
+                                    false,
+                                    0,
+                                    static_cast<long double>(std::numeric_limits<T>::max()));
+            };
+        }
+        else if constexpr (std::is_floating_point_v<T>)
+        {
+            return &CheckReal;
+        }
+        else
+        {
+            // ns-3's CommandLine refuses an empty value (exit 1): say so here.
+            return [](const std::string& v) {
+                return v.empty() ? std::string("must not be empty (leave the option out for "
+                                               "its default)")
+                                 : std::string();
+            };
+        }
+    }
+
+    /// \return "" if \p v is a bool CommandLine reads, else what it must be
+    static std::string CheckBool(const std::string& v);
+    /**
+     * \return "" if \p v is an integer in [lo, hi] (a sign only if \p isSigned), else
+     *         what it must be
+     */
+    static std::string CheckInteger(const std::string& v,
+                                    bool isSigned,
+                                    long double lo,
+                                    long double hi);
+    /// \return "" if \p v is a whole finite number, else what it must be
+    static std::string CheckReal(const std::string& v);
+
+    CommandLine& m_cmd;                      //!< The program's CommandLine
+    std::map<std::string, Check_t> m_checks; //!< Option name -> its value check
+};
 
 } // namespace ns3
 

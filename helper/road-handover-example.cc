@@ -103,47 +103,50 @@ RunRoadHandoverExample(int argc,
     double lookaheadMs = 0;
 
     CommandLine cmd(programFile);
+    ProgramOptions options(cmd);
     cmd.Usage(text.usage);
-    cmd.AddValue("schemes",
-                 "Comma-separated: ctho, tho, cho, impactho (importance-ordered partial "
-                 "transfer, 100 ms slots, 500 ms window)",
-                 schemes);
-    cmd.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
-    cmd.AddValue("bsDistance", text.bsDistance, cfg.bsDistance);
-    cmd.AddValue("boundary", "x_b, handover boundary, m", cfg.road.boundary);
-    cmd.AddValue("startMin", "UE start position, lower bound, m", cfg.road.startMin);
-    cmd.AddValue("startMax", "UE start position, upper bound, m", cfg.road.startMax);
-    cmd.AddValue("speed", "UE speed, m/s", cfg.road.speed);
-    cmd.AddValue("contextMin", "Context at the handover, lower bound, tokens", cfg.road.contextMin);
-    cmd.AddValue("contextMax",
-                 "Context at the handover, upper bound (C_max), tokens",
-                 cfg.road.contextMax);
-    cmd.AddValue("model", "LLM preset", cfg.model);
-    cmd.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);
-    cmd.AddValue("backhaulGbps", "X2 backhaul rate, Gbit/s", cfg.backhaulGbps);
-    cmd.AddValue("backhaulDelayUs", "X2 backhaul delay, us", backhaulDelayUs);
-    cmd.AddValue("backhaulMtu", "X2 backhaul MTU, bytes", backhaulMtu);
-    cmd.AddValue("prefillA", "Prefill slope a, s/token", cfg.prefillA);
-    cmd.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
-    cmd.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
-    cmd.AddValue("batchPeriodMs", "Batching period T_c, ms", batchPeriodMs);
-    cmd.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
-    cmd.AddValue("tokensAfterHandover",
-                 "Tokens each session decodes after its handover",
-                 cfg.tokensAfterHandover);
-    cmd.AddValue("handoverAlgorithm", text.handoverAlgorithm, cfg.handoverAlgorithm);
-    cmd.AddValue("lookaheadMs",
-                 "Online: scheduler look-ahead for predicted arrivals, ms",
-                 lookaheadMs);
-    cmd.AddValue("predictArrivals",
-                 "Online: predict arrivals from UE positions and speeds",
-                 cfg.predictArrivals);
-    cmd.AddValue("predictedHandoverX",
-                 "Online: where the predictor expects handovers, m (default: the boundary)",
-                 cfg.predictedHandoverX);
+    options.AddValue("schemes",
+                     "Comma-separated: ctho, tho, cho, impactho (importance-ordered partial "
+                     "transfer, 100 ms slots, 500 ms window)",
+                     schemes);
+    options.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
+    options.AddValue("bsDistance", text.bsDistance, cfg.bsDistance);
+    options.AddValue("boundary", "x_b, handover boundary, m", cfg.road.boundary);
+    options.AddValue("startMin", "UE start position, lower bound, m", cfg.road.startMin);
+    options.AddValue("startMax", "UE start position, upper bound, m", cfg.road.startMax);
+    options.AddValue("speed", "UE speed, m/s", cfg.road.speed);
+    options.AddValue("contextMin",
+                     "Context at the handover, lower bound, tokens",
+                     cfg.road.contextMin);
+    options.AddValue("contextMax",
+                     "Context at the handover, upper bound (C_max), tokens",
+                     cfg.road.contextMax);
+    options.AddValue("model", "LLM preset", cfg.model);
+    options.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);
+    options.AddValue("backhaulGbps", "X2 backhaul rate, Gbit/s", cfg.backhaulGbps);
+    options.AddValue("backhaulDelayUs", "X2 backhaul delay, us", backhaulDelayUs);
+    options.AddValue("backhaulMtu", "X2 backhaul MTU, bytes", backhaulMtu);
+    options.AddValue("prefillA", "Prefill slope a, s/token", cfg.prefillA);
+    options.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
+    options.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
+    options.AddValue("batchPeriodMs", "Batching period T_c, ms", batchPeriodMs);
+    options.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
+    options.AddValue("tokensAfterHandover",
+                     "Tokens each session decodes after its handover",
+                     cfg.tokensAfterHandover);
+    options.AddValue("handoverAlgorithm", text.handoverAlgorithm, cfg.handoverAlgorithm);
+    options.AddValue("lookaheadMs",
+                     "Online: scheduler look-ahead for predicted arrivals, ms",
+                     lookaheadMs);
+    options.AddValue("predictArrivals",
+                     "Online: predict arrivals from UE positions and speeds",
+                     cfg.predictArrivals);
+    options.AddValue("predictedHandoverX",
+                     "Online: where the predictor expects handovers, m (default: the boundary)",
+                     cfg.predictedHandoverX);
     bool pcap = false;
-    cmd.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
-    cmd.AddValue("pcap", text.pcap, pcap);
+    options.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
+    options.AddValue("pcap", text.pcap, pcap);
     // Attribute defaults and global values first: a bad one, or one this program would
     // overwrite, is refused naming it and its valid range (exit 2).
     const std::map<std::string, std::string> attributesSet =
@@ -160,6 +163,10 @@ RunRoadHandoverExample(int argc,
                                                 {"backhaulDelay", "backhaulDelayUs"},
                                                 {"backhaulMtu", "backhaulMtu"},
                                                 {"handoverAlgorithm", "handoverAlgorithm"}});
+    if (!options.Check(argc, argv, std::cerr))
+    {
+        return 2;
+    }
     if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {
         return 2;

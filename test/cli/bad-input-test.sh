@@ -106,6 +106,21 @@ expect 2 "StatusInterval is +1us; it must be 0" \
   $bin/impactho-figures --figure=3a --packetLevel=1 --packetRuns=1 --outputDir="$tmp/sfig" \
   --ns3::EdgeLlmNode::StatusInterval=1us
 [ ! -e "$tmp/sfig/fig3a.csv" ] || { echo "FAIL: impactho-figures wrote a CSV for a refused run"; fail=$((fail + 1)); }
+# Program options are parsed strictly before ns-3's CommandLine (which keeps the "1" of
+# "1e300", wraps "-1" and exits 1 on text): exit 2 naming the option.
+expect 2 "--numUes=1e300: must be an integer in [0, 4294967295]" $main --numUes=1e300
+expect 2 "--numUes=2.5: must be an integer" $main --numUes=2.5
+expect 2 "--contextMax=4294967296: must be an integer in [0, 4294967295]" $main --contextMax=4294967296
+expect 2 "--tokensAfterHandover=-1: must be an integer in [0, 4294967295]" $main --tokensAfterHandover=-1
+expect 2 "--speed=nan: must be a finite number" $main --speed=nan
+expect 2 "--speed=1e999: must be a finite number" $main --speed=1e999
+expect 2 "--schemes=: must not be empty" $main --schemes=
+expect 2 "--pcap=maybe: must be true or false" $main --pcap=maybe
+expect 2 "--foo: unknown option; valid: --backhaulDelayUs" $main --foo=1
+expect 2 "'stray': unexpected argument" $main stray
+expect 2 "--bogus: unknown option; valid: --backhaulGbps" $bin/ctho-figures --bogus=1
+expect 2 "--runs=abc: must be an integer" $bin/impactho-figures --figure=3a --runs=abc
+expect 0 "" $quick --numUes=1 --pcap
 expect 2 "--figure is required" $bin/ctho-figures
 expect 2 "--runs must be in [2, 1000000]" $bin/ctho-figures --figure=3a --runs=1
 expect 2 "--packetRuns must be in [2, 1000]" $bin/ctho-figures --figure=3a --packetLevel=1 --packetRuns=1
