@@ -379,6 +379,38 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
         {
             throw OptionError("users", "is for the slot schemes; ctho, tho, cho take --ues");
         }
+        // Options with a default that the chosen scheme does not read: given, they would
+        // be ignored without a word.
+        const auto given = [argc, argv](const std::string& name) {
+            for (int i = 1; i < argc; ++i)
+            {
+                const std::string arg = argv[i];
+                for (const std::string& prefix : {"--" + name, "-" + name})
+                {
+                    if (arg == prefix || arg.rfind(prefix + "=", 0) == 0)
+                    {
+                        return true;
+                    }
+                }
+            }
+            return false;
+        };
+        for (const char* name : {"slot", "fallback"})
+        {
+            if (!slotScheme && given(name))
+            {
+                throw OptionError(name,
+                                  "is for the slot schemes only (impactho-slot, ea-slot, "
+                                  "wta-slot, pf-slot)");
+            }
+        }
+        for (const char* name : {"prefillA", "prefillB", "prefillC", "batchPeriod"})
+        {
+            if (slotScheme && given(name))
+            {
+                throw OptionError(name, "is for ctho, tho, cho only (a slot plans no prefill)");
+            }
+        }
         if (model.empty())
         {
             model = slotScheme ? "qwen3-8b" : "qwen2.5-7b-instruct";

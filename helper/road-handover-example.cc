@@ -180,6 +180,25 @@ RunRoadHandoverExample(int argc,
         return 2;
     }
     cfg.lookahead = MicroSeconds(lookaheadMs * 1000);
+    // The online options act only on handovers an LTE algorithm makes: given without one,
+    // they would be ignored without a word.
+    if (cfg.handoverAlgorithm.empty() &&
+        (lookaheadMs != 0 || cfg.predictArrivals || !std::isnan(cfg.predictedHandoverX)))
+    {
+        std::cerr << "error: --lookaheadMs, --predictArrivals and --predictedHandoverX act "
+                     "only on online handovers: give --handoverAlgorithm too"
+                  << std::endl;
+        return 2;
+    }
+    if (!std::isnan(cfg.predictedHandoverX) &&
+        (!cfg.predictArrivals ||
+         !(cfg.predictedHandoverX > 0 && cfg.predictedHandoverX < cfg.bsDistance)))
+    {
+        std::cerr << "error: --predictedHandoverX: needs --predictArrivals=true and must be in "
+                     "(0, bsDistance) = (0, "
+                  << cfg.bsDistance << ") m, got " << cfg.predictedHandoverX << std::endl;
+        return 2;
+    }
     if (backhaulMtu < 576 || backhaulMtu > 65535)
     {
         std::cerr << "error: --backhaulMtu: must be in [576, 65535] bytes, got " << backhaulMtu

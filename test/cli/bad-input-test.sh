@@ -121,6 +121,11 @@ expect 2 "'stray': unexpected argument" $main stray
 expect 2 "--bogus: unknown option; valid: --backhaulGbps" $bin/ctho-figures --bogus=1
 expect 2 "--runs=abc: must be an integer" $bin/impactho-figures --figure=3a --runs=abc
 expect 0 "" $quick --numUes=1 --pcap
+# Online-only options without an online handover algorithm would be ignored.
+expect 2 "act only on online handovers: give --handoverAlgorithm too" $main --predictArrivals=true
+expect 2 "act only on online handovers" $main --lookaheadMs=100
+expect 2 "--predictedHandoverX: needs --predictArrivals=true and must be in (0, bsDistance) = (0, 300) m, got 300" \
+  $main --handoverAlgorithm=ns3::A3RsrpHandoverAlgorithm --predictArrivals=true --predictedHandoverX=300
 expect 2 "--figure is required" $bin/ctho-figures
 expect 2 "--runs must be in [2, 1000000]" $bin/ctho-figures --figure=3a --runs=1
 expect 2 "--packetRuns must be in [2, 1000]" $bin/ctho-figures --figure=3a --packetLevel=1 --packetRuns=1
