@@ -574,17 +574,23 @@ ProgramOptions::CheckReal(const std::string& v)
 }
 
 bool
+IsCommandLineBuiltin(const std::string& name)
+{
+    static const std::set<std::string> builtin = {"PrintHelp",
+                                                  "help",
+                                                  "PrintGlobals",
+                                                  "PrintGroups",
+                                                  "PrintGroup",
+                                                  "PrintTypeIds",
+                                                  "PrintAttributes",
+                                                  "PrintVersion",
+                                                  "version"};
+    return builtin.count(name) > 0;
+}
+
+bool
 ProgramOptions::Check(int argc, char* argv[], std::ostream& err) const
 {
-    static const std::set<std::string> printOptions = {"PrintHelp",
-                                                       "help",
-                                                       "PrintGlobals",
-                                                       "PrintGroups",
-                                                       "PrintGroup",
-                                                       "PrintTypeIds",
-                                                       "PrintAttributes",
-                                                       "PrintVersion",
-                                                       "version"};
     for (int i = 1; i < argc; ++i)
     {
         const std::string given = argv[i];
@@ -606,7 +612,7 @@ ProgramOptions::Check(int argc, char* argv[], std::ostream& err) const
         const std::string::size_type eq = arg.find('=');
         const std::string name = arg.substr(0, eq);
         const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
-        if (name.rfind("ns3::", 0) == 0 || printOptions.count(name) > 0)
+        if (name.rfind("ns3::", 0) == 0 || IsCommandLineBuiltin(name))
         {
             continue; // CheckAttributeArguments, or ns-3's own
         }

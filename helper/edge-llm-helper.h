@@ -232,6 +232,15 @@ bool CheckAttributeArguments(int argc,
                              std::ostream& err);
 
 /**
+ * \brief Whether \p name is one of ns-3 CommandLine's own options (--PrintHelp, --help,
+ *        --PrintGlobals, --PrintGroups, --PrintGroup, --PrintTypeIds, --PrintAttributes,
+ *        --PrintVersion, --version), which a program's option check leaves to it.
+ * \param name option name, without dashes or value
+ * \return true for those names
+ */
+bool IsCommandLineBuiltin(const std::string& name);
+
+/**
  * \ingroup edge-llm
  * \brief A program's own options, declared once for ns-3's CommandLine and checked
  *        strictly before CommandLine::Parse, so that bad input exits 2 naming the option.

@@ -4,6 +4,7 @@
 #include "edge-llm-plan-cli.h"
 
 #include "edge-llm-csv.h"
+#include "edge-llm-helper.h"
 
 #include "ns3/command-line.h"
 #include "ns3/ctho-scheduler.h"
@@ -80,15 +81,6 @@ MakeScheduler(const std::string& scheme)
 void
 CheckOptionNames(int argc, char** argv, const std::set<std::string>& known)
 {
-    static const std::set<std::string> builtin = {"help",
-                                                  "PrintHelp",
-                                                  "PrintGlobals",
-                                                  "PrintGroups",
-                                                  "PrintGroup",
-                                                  "PrintTypeIds",
-                                                  "PrintAttributes",
-                                                  "PrintVersion",
-                                                  "version"};
     for (int i = 1; i < argc; ++i)
     {
         const std::string arg = argv[i];
@@ -103,7 +95,7 @@ CheckOptionNames(int argc, char** argv, const std::set<std::string>& known)
         {
             throw OptionError(name, "missing value; write --" + name + "=VALUE");
         }
-        if (!known.count(name) && !builtin.count(name))
+        if (!known.count(name) && !IsCommandLineBuiltin(name))
         {
             std::string list;
             for (const auto& k : known)
