@@ -149,6 +149,11 @@ expect 2 "prefillA must be in [0, 1] s/token" $quick --prefillA=1.1
 expect 2 "tokensAfterHandover must be in [1, 10000000] tokens" $quick --tokensAfterHandover=4000000000
 expect 2 "tokensAfterHandover must be in [1, 10000000] tokens" $quick --tokensAfterHandover=10000001
 expect 0 "" $quick --tokensAfterHandover=10000000
+# The boundary at most at the midpoint: 300/299/290..298 ran without a handover (NaN).
+expect 2 "boundary must be in (0, bsDistance / 2] = (0, 150] m" \
+  $quick --bsDistance=300 --boundary=299 --startMin=290 --startMax=298
+expect 2 "boundary must be in (0, bsDistance / 2] = (0, 150] m" $quick --boundary=150.01
+expect 0 "" $quick --bsDistance=300 --boundary=150 --startMin=140 --startMax=149
 for n in 0 13 32; do
   expect 2 "numUes must be in [1, 12] at packet level" $main --numUes=$n
 done
