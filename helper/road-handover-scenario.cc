@@ -45,6 +45,26 @@ namespace
 constexpr int64_t STREAM_RAN = 100;
 /// A run that simulates longer than this prints a note and a progress line this often, s
 constexpr double LONG_RUN_SECONDS = 60;
+/// Most UEs one LTE cell of this scenario serves without losing prompts
+constexpr uint32_t MAX_PACKET_UES = 12;
+/// Fastest UE, m/s: 500 km/h, LTE's highest mobility class (3GPP high-speed train)
+constexpr double MAX_SPEED = 500 / 3.6;
+/// Longest BS distance, m (measured, default radio: 50 km hands over, 100 km does not)
+constexpr double MAX_BS_DISTANCE = 50000;
+/// EdgeLlmNode's DecodeRate attribute's range, tokens/s
+constexpr double MIN_DECODE_RATE = 1e-3;
+constexpr double MAX_DECODE_RATE = 1e6; //!< see MIN_DECODE_RATE
+/// Most tokens a session decodes after its handover (the contexts' own limit, 1e7)
+constexpr uint32_t MAX_TOKENS_AFTER_HANDOVER = 10000000;
+
+/// A bound as the messages print it (%g: 138.889, 10000, 0.001, 1e+06)
+std::string
+Number(double value)
+{
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
 } // namespace
 
 void
@@ -60,26 +80,63 @@ RoadHandoverConfig::Validate() const
     require(ran != "nr" || EdgeLlmRan::IsAvailable("nr"),
             "ran 'nr' needs ns-3's nr module (5G-LENA), which this build of edge-llm does not "
             "have; valid here: lte");
-    road.Validate();
-    require(road.numUes <= 12,
+    // The packet level's range first, so that every numUes out of it gets one message.
+    require(road.numUes >= 1 && road.numUes <= MAX_PACKET_UES,
             "numUes must be in [1, 12] at packet level (one LTE cell of this scenario "
             "loses prompts beyond 12 UEs; the flow level takes any K)");
-    require(bsDistance > 0, "bsDistance must be > 0 m");
-    require(road.boundary < bsDistance, "boundary must be in (0, bsDistance) m");
+    // Speed: LTE's fastest mobility class (3GPP, high-speed train), 500 km/h.
+    require(std::isfinite(road.speed) && road.speed > 0 && road.speed <= MAX_SPEED,
+            "speed must be in (0, " + Number(MAX_SPEED) +
+                "] m/s (500 km/h, the fastest mobility LTE is specified for)");
+    road.Validate();
+    require(std::isfinite(bsDistance) && bsDistance > 0 && bsDistance <= MAX_BS_DISTANCE,
+            "bsDistance must be in (0, " + Number(MAX_BS_DISTANCE) +
+                "] m (beyond it the UEs at the boundary may not reach the target BS)");
+    // Past the midpoint the source is the weaker cell (same power, same path loss): the
+    // UE's link to it fails before the crossing (measured, D = 300 m: boundary 240 m at
+    // 20 m/s and 230 m at 5 m/s end in an RRC abort or no handover at all; 230 m at
+    // 20 m/s works), so the handover requested at the crossing cannot happen.
+    require(road.boundary <= bsDistance / 2,
+            "boundary must be in (0, bsDistance / 2] = (0, " + Number(bsDistance / 2) +
+                "] m (past the midpoint the source is the weaker cell and the UE may lose it "
+                "before the crossing)");
     require(kvBits == 16 || kvBits == 8 || kvBits == 4, "kvBits must be 16, 8 or 4");
     require(backhaulGbps > 0 && backhaulGbps <= 1000, "backhaulGbps must be in (0, 1000]");
     require(!backhaulDelay.IsStrictlyNegative(), "backhaulDelay must be >= 0");
     require(backhaulMtu >= 576, "backhaulMtu must be >= 576 bytes");
-    require(prefillA >= 0 && prefillC >= 0, "prefillA and prefillC must be >= 0");
+    // PrefillTimeModel's ranges, named by this config's knobs.
+    require(std::isfinite(prefillA) && prefillA >= 0 && prefillA <= 1,
+            "prefillA must be in [0, 1] s/token");
+    require(std::isfinite(prefillB) && std::abs(prefillB) <= 3600,
+            "prefillB must be in [-3600, 3600] s");
+    require(std::isfinite(prefillC) && prefillC >= 0 && prefillC <= 1e-3,
+            "prefillC must be in [0, 1e-3] s/token^2");
     require(!batchPeriod.IsStrictlyNegative(), "batchPeriod must be >= 0");
-    require(decodeRate > 0, "decodeRate must be > 0 tokens/s");
-    require(tokensAfterHandover >= 1, "tokensAfterHandover must be >= 1");
+    // The range of EdgeLlmNode's DecodeRate attribute, which Run() sets from it.
+    require(std::isfinite(decodeRate) && decodeRate >= MIN_DECODE_RATE &&
+                decodeRate <= MAX_DECODE_RATE,
+            "decodeRate must be in [" + Number(MIN_DECODE_RATE) + ", " + Number(MAX_DECODE_RATE) +
+                "] tokens/s (ns3::EdgeLlmNode::DecodeRate's range)");
+    require(tokensAfterHandover >= 1 && tokensAfterHandover <= MAX_TOKENS_AFTER_HANDOVER,
+            "tokensAfterHandover must be in [1, " + std::to_string(MAX_TOKENS_AFTER_HANDOVER) +
+                "] tokens (as contexts: 1e7)");
+    require(streamTokens <= tokensAfterHandover,
+            "streamTokens must be in [0, tokensAfterHandover] = [0, " +
+                std::to_string(tokensAfterHandover) + "] tokens");
     require(promptTime.IsStrictlyPositive(), "promptTime must be > 0");
     require(!uplinkLatency.IsStrictlyNegative(), "uplinkLatency must be >= 0");
     require(tokenBytes <= 1400, "tokenBytes must be in [0, 1400]");
     require(bandwidthRbs == 6 || bandwidthRbs == 15 || bandwidthRbs == 25 || bandwidthRbs == 50 ||
                 bandwidthRbs == 75 || bandwidthRbs == 100,
             "bandwidthRbs must be 6, 15, 25, 50, 75 or 100");
+    require(std::isfinite(pathlossExponent) && pathlossExponent >= 1.5 && pathlossExponent <= 6,
+            "pathlossExponent must be in [1.5, 6] (measured exponents: about 1.6 in corridors "
+            "to 6 in buildings)");
+    require(std::isnan(predictedHandoverX) ||
+                (std::isfinite(predictedHandoverX) && predictedHandoverX >= 0 &&
+                 predictedHandoverX <= bsDistance),
+            "predictedHandoverX must be NaN (the boundary) or in [0, bsDistance] = [0, " +
+                Number(bsDistance) + "] m");
     require(std::isfinite(enbTxPowerDbm) && enbTxPowerDbm >= -30 && enbTxPowerDbm <= 60,
             "enbTxPowerDbm must be in [-30, 60] dBm");
     require(!(handoverDisabled && !handoverAlgorithm.empty()),

@@ -63,6 +63,10 @@ constexpr double BDP_HEADROOM = 1.25;
 /// of 64 bytes took 1136 s wall for a 59 MB transfer, 59 segments of 8948 bytes 2.2 s).
 /// Also the largest initial window.
 constexpr uint64_t MAX_SEGMENTS_IN_FLIGHT = 1024;
+/// UDP port of ns-3's X2-C (EpcX2) on every BS node
+constexpr uint16_t X2_C_PORT = 4444;
+/// UDP port of GTP-U on every BS node (X2-U and S1-U)
+constexpr uint16_t GTP_U_PORT = 2152;
 } // namespace
 
 TypeId
@@ -504,6 +508,27 @@ EdgeLlmNode::CheckConfiguration() const
     {
         error << "ns3::EdgeLlmNode::KvAccuracyLoss is " << m_kvAccuracyLoss
               << "; it must be 0 at KvBits 16 (it is the loss of a lower precision)";
+        return error.str();
+    }
+    // ns-3's EPC binds UDP 4444 (X2-C) and 2152 (X2-U, S1-U GTP-U) on the BS's node: a
+    // UDP socket of ours there cannot bind, and a TCP one would share X2's numbers.
+    for (const auto& [name, port] :
+         {std::make_pair("UePort", m_uePort), std::make_pair("BackhaulPort", m_backhaulPort)})
+    {
+        if (port == X2_C_PORT || port == GTP_U_PORT)
+        {
+            error << "ns3::EdgeLlmNode::" << name << " is " << port << "; it must not be "
+                  << X2_C_PORT << " (X2-C) or " << GTP_U_PORT
+                  << " (X2-U and S1-U GTP-U): ns-3's EPC uses these UDP ports on the BS (cell "
+                  << m_cellId << ")";
+            return error.str();
+        }
+    }
+    if (m_transport == UDP && m_uePort == m_backhaulPort)
+    {
+        error << "ns3::EdgeLlmNode::UePort and BackhaulPort are both " << m_uePort
+              << "; with Transport=Udp they must differ (both are UDP sockets on the BS, cell "
+              << m_cellId << ")";
         return error.str();
     }
     if (m_statusInterval.IsStrictlyPositive() && m_statusInterval < MilliSeconds(1))

@@ -155,5 +155,39 @@ for r in 1e-9 1e-5 8.0e-4; do
 done
 expect 2 "backhaulDelay (--backhaulDelayUs) is too long: no backhaul rate is enough" \
   $main --backhaulDelayUs=180000
+# Road scenario ranges (issue 10, newcomer findings): each boundary from both sides.
+expect 2 "speed must be in (0, 138.889] m/s" $quick --speed=1e300
+expect 2 "speed must be in (0, 138.889] m/s" $quick --speed=138.9
+expect 0 "" $quick --speed=138.8
+expect 2 "decodeRate must be in [0.001, 1e+06] tokens/s" $quick --decodeRate=1e300
+expect 2 "decodeRate must be in [0.001, 1e+06] tokens/s" $quick --decodeRate=0.0009
+expect 2 "bsDistance must be in (0, 50000] m" $quick --bsDistance=1e300
+expect 2 "bsDistance must be in (0, 50000] m" $quick --bsDistance=50001
+expect 0 "" $quick --bsDistance=50000
+expect 2 "prefillB must be in [-3600, 3600] s" $quick --prefillB=3601
+expect 2 "prefillA must be in [0, 1] s/token" $quick --prefillA=1.1
+expect 2 "tokensAfterHandover must be in [1, 10000000] tokens" $quick --tokensAfterHandover=4000000000
+expect 2 "tokensAfterHandover must be in [1, 10000000] tokens" $quick --tokensAfterHandover=10000001
+expect 0 "" $quick --tokensAfterHandover=10000000
+# The boundary at most at the midpoint: 300/299/290..298 ran without a handover (NaN).
+expect 2 "boundary must be in (0, bsDistance / 2] = (0, 150] m" \
+  $quick --bsDistance=300 --boundary=299 --startMin=290 --startMax=298
+expect 2 "boundary must be in (0, bsDistance / 2] = (0, 150] m" $quick --boundary=150.01
+expect 0 "" $quick --bsDistance=300 --boundary=150 --startMin=140 --startMax=149
+for n in 0 13 32; do
+  expect 2 "numUes must be in [1, 12] at packet level" $main --numUes=$n
+done
+# The EPC's UDP ports on a BS node: X2-C 4444, GTP-U 2152 (either transport, either port).
+for t in Udp Tcp; do
+  for p in 4444 2152; do
+    expect 2 "ns3::EdgeLlmNode::BackhaulPort is $p; it must not be 4444 (X2-C) or 2152" \
+      $quick --ns3::EdgeLlmNode::Transport=$t --ns3::EdgeLlmNode::BackhaulPort=$p
+  done
+done
+expect 2 "ns3::EdgeLlmNode::UePort is 2152; it must not be 4444 (X2-C) or 2152" \
+  $quick --ns3::EdgeLlmNode::UePort=2152
+expect 2 "UePort and BackhaulPort are both 9000; with Transport=Udp they must differ" \
+  $quick --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::BackhaulPort=9000
+expect 0 "" $quick --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::BackhaulPort=4445
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
