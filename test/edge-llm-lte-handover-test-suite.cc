@@ -181,6 +181,35 @@ class OnlineCtHoSystemTestCase : public TestCase
             }
             NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, expectedTotal, algorithm << ": bytes sent");
             NS_TEST_ASSERT_MSG_EQ(r.kvBytesReceived, expectedTotal, "bytes received = sent");
+            // Every batch is reported (the printout lists each batch's L): each UE is in
+            // exactly one, and its n_pf is at most that batch's L, which one member reaches.
+            std::map<uint64_t, uint32_t> batchesOf;
+            for (const auto& b : r.batches)
+            {
+                uint64_t largest = 0;
+                for (uint64_t id : b.ues)
+                {
+                    ++batchesOf[id];
+                    for (const auto& ue : r.ues)
+                    {
+                        if (ue.ueId == id)
+                        {
+                            NS_TEST_ASSERT_MSG_LT_OR_EQ(ue.prefillTokens,
+                                                        b.prefillLength,
+                                                        algorithm << " UE " << id << ": n_pf <= L");
+                            largest = std::max<uint64_t>(largest, ue.prefillTokens);
+                        }
+                    }
+                }
+                NS_TEST_ASSERT_MSG_EQ(largest, b.prefillLength, algorithm << ": L = max n_pf");
+            }
+            NS_TEST_ASSERT_MSG_EQ(batchesOf.size(),
+                                  r.ues.size(),
+                                  algorithm << ": every UE batched");
+            for (const auto& [id, n] : batchesOf)
+            {
+                NS_TEST_ASSERT_MSG_EQ(n, 1u, algorithm << " UE " << id << ": in one batch");
+            }
             NS_TEST_ASSERT_MSG_EQ_TOL(r.restoredWorst,
                                       r.fluidWorst,
                                       0.05 * r.fluidWorst,
