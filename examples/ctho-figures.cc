@@ -157,11 +157,20 @@ Main(int argc, char* argv[])
     }
 
     const auto t0 = std::chrono::steady_clock::now();
+    uint32_t lastPoint = 0;
+    double lastPrint = 0;
     auto progress = [&](uint32_t p, uint32_t n, uint64_t done, uint64_t total) {
         const double elapsed =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        std::cerr << "[fig" << figure << "] point " << p << "/" << n << ", runs " << done << "/"
-                  << total << ", " << std::fixed << std::setprecision(1) << elapsed
+        // Each finished point, and every 10 s within a long one.
+        if (p == lastPoint && elapsed - lastPrint < 10)
+        {
+            return;
+        }
+        lastPoint = p;
+        lastPrint = elapsed;
+        std::cerr << "[fig" << figure << "] points done " << p << "/" << n << ", runs " << done
+                  << "/" << total << ", " << std::fixed << std::setprecision(1) << elapsed
                   << " s elapsed, ~" << elapsed * (total - done) / std::max<uint64_t>(done, 1)
                   << " s left" << std::endl;
     };

@@ -269,8 +269,16 @@ CtHoFigures::RunFlowLevel(const std::string& figure,
             for (uint64_t r = 1; r <= base.runs; ++r)
             {
                 samples.push_back(FlowLevelRun(figure, s, scheme, r));
+                ++done;
+                if (progress)
+                {
+                    // After every run: a sweep of large K can take minutes per point.
+                    progress(static_cast<uint32_t>(p), // points done
+                             static_cast<uint32_t>(xs.size()),
+                             done,
+                             totalRuns);
+                }
             }
-            done += base.runs;
             const SampleSummary sum = SummarizeSamples(samples);
             points.push_back({xs[p], scheme, sum.mean, sum.ci95, sum.n});
         }

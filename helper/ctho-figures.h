@@ -108,7 +108,8 @@ class CtHoFigures
      * \brief Every flow-level point of a figure.
      * \param figure a FigureIds() entry
      * \param base the settings every point starts from
-     * \param progress called after each point (may be empty)
+     * \param progress called after each run and after each point (may be empty): the
+     *        caller decides how often to print
      * \return points ordered by x, then scheme
      */
     static std::vector<CtHoFigurePoint> RunFlowLevel(const std::string& figure,
