@@ -172,6 +172,15 @@ RunRoadHandoverExample(int argc,
         return 2;
     }
     cmd.Parse(argc, argv);
+    // ns-3's Time is an int64 of ns: check before converting, so 1e300 cannot wrap.
+    if (!(backhaulDelayUs >= 0 && backhaulDelayUs <= 1e6) ||
+        !(batchPeriodMs >= 0 && batchPeriodMs <= 1e3))
+    {
+        std::cerr << "error: --backhaulDelayUs must be in [0, 1e6] us and --batchPeriodMs in "
+                     "[0, 1000] ms"
+                  << std::endl;
+        return 2;
+    }
     cfg.backhaulDelay = MicroSeconds(backhaulDelayUs);
     cfg.batchPeriod = MicroSeconds(batchPeriodMs * 1000);
     if (!(lookaheadMs >= 0 && lookaheadMs <= 3.6e6))

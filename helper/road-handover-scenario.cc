@@ -49,6 +49,10 @@ constexpr double LONG_RUN_SECONDS = 60;
 constexpr uint32_t MAX_PACKET_UES = 12;
 /// Fastest UE, m/s: 500 km/h, LTE's highest mobility class (3GPP high-speed train)
 constexpr double MAX_SPEED = 500 / 3.6;
+/// Slowest UE speed, m/s: slower, a 150 m approach simulates hours of LTE.
+constexpr double MIN_SPEED = 0.1;
+/// Longest batching period T_c, s: longer, the batch waits more than any handover takes.
+constexpr double MAX_BATCH_PERIOD = 1.0;
 /// Longest BS distance, m (measured, default radio: 50 km hands over, 100 km does not)
 constexpr double MAX_BS_DISTANCE = 50000;
 /// EdgeLlmNode's DecodeRate attribute's range, tokens/s
@@ -85,9 +89,13 @@ RoadHandoverConfig::Validate() const
             "numUes must be in [1, 12] at packet level (one LTE cell of this scenario "
             "loses prompts beyond 12 UEs; the flow level takes any K)");
     // Speed: LTE's fastest mobility class (3GPP, high-speed train), 500 km/h.
-    require(std::isfinite(road.speed) && road.speed > 0 && road.speed <= MAX_SPEED,
-            "speed must be in (0, " + Number(MAX_SPEED) +
-                "] m/s (500 km/h, the fastest mobility LTE is specified for)");
+    require(std::isfinite(road.speed) && road.speed >= MIN_SPEED && road.speed <= MAX_SPEED,
+            "speed must be in [" + Number(MIN_SPEED) + ", " + Number(MAX_SPEED) +
+                "] m/s (500 km/h, the fastest mobility LTE is specified for; below 0.1 m/s "
+                "the road takes hours of simulated LTE)");
+    require(batchPeriod >= Seconds(0) && batchPeriod <= Seconds(MAX_BATCH_PERIOD),
+            "batchPeriod (--batchPeriodMs) must be in [0, " + Number(MAX_BATCH_PERIOD * 1e3) +
+                "] ms");
     road.Validate();
     require(std::isfinite(bsDistance) && bsDistance > 0 && bsDistance <= MAX_BS_DISTANCE,
             "bsDistance must be in (0, " + Number(MAX_BS_DISTANCE) +
@@ -170,6 +178,8 @@ RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>&
         {"ns3::EdgeLlmNode::DecodeRate", "decodeRate"},
         {"ns3::EdgeLlmNode::TokenBytes", "tokenBytes"},
         {"ns3::EdgeLlmNode::CellId", ""},
+        {"ns3::Application::StartTime", ""},
+        {"ns3::Application::StopTime", ""},
         {"ns3::PrefillEngine::PrefillA", "prefillA"},
         {"ns3::PrefillEngine::PrefillB", "prefillB"},
         {"ns3::PrefillEngine::PrefillC", "prefillC"},

@@ -557,6 +557,13 @@ EdgeLlmNode::CheckConfiguration() const
             return error.str();
         }
     }
+    if (m_backhaulBuffer > MAX_AUTO_BUFFER)
+    {
+        error << "ns3::EdgeLlmNode::BackhaulBuffer is " << m_backhaulBuffer
+              << " bytes; it must be at most " << MAX_AUTO_BUFFER
+              << " (1 GiB, TCP window scaling's limit), or 0 (automatic) (cell " << m_cellId << ")";
+        return error.str();
+    }
     if (m_backhaulBuffer != 0 && m_backhaulBuffer < MIN_BACKHAUL_BUFFER)
     {
         error << "ns3::EdgeLlmNode::BackhaulBuffer is " << m_backhaulBuffer

@@ -156,8 +156,8 @@ done
 expect 2 "backhaulDelay (--backhaulDelayUs) is too long: no backhaul rate is enough" \
   $main --backhaulDelayUs=180000
 # Road scenario ranges (issue 10, newcomer findings): each boundary from both sides.
-expect 2 "speed must be in (0, 138.889] m/s" $quick --speed=1e300
-expect 2 "speed must be in (0, 138.889] m/s" $quick --speed=138.9
+expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=1e300
+expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=138.9
 expect 0 "" $quick --speed=138.8
 expect 2 "decodeRate must be in [0.001, 1e+06] tokens/s" $quick --decodeRate=1e300
 expect 2 "decodeRate must be in [0.001, 1e+06] tokens/s" $quick --decodeRate=0.0009
@@ -189,5 +189,16 @@ expect 2 "ns3::EdgeLlmNode::UePort is 2152; it must not be 4444 (X2-C) or 2152" 
 expect 2 "UePort and BackhaulPort are both 9000; with Transport=Udp they must differ" \
   $quick --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::BackhaulPort=9000
 expect 0 "" $quick --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::BackhaulPort=4445
+# Second newcomer pass: values that overflowed ns-3's Time, a crawling UE, a buffer past
+# TCP's window limit, the Application start/stop the scenario sets (both sides each).
+expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=0.0999
+expect 0 "" $quick --speed=0.1
+expect 2 "--backhaulDelayUs must be in [0, 1e6] us" $quick --backhaulDelayUs=1e300
+expect 2 "--batchPeriodMs in [0, 1000] ms" $quick --batchPeriodMs=1000.1
+expect 0 "" $quick --batchPeriodMs=1000
+expect 2 "BackhaulBuffer is 1073741825 bytes; it must be at most 1073741824" \
+  $quick --ns3::EdgeLlmNode::BackhaulBuffer=1073741825
+expect 2 "--ns3::Application::StopTime=1s: this program sets this attribute itself" \
+  $quick --ns3::Application::StopTime=1s
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
