@@ -147,6 +147,31 @@ Main(int argc, char* argv[])
             throw std::invalid_argument("--packetRuns must be in [2, 1000] (the packet-level "
                                         "points' 95 % confidence interval needs two runs)");
         }
+        // The option a figure sweeps would be overwritten at every point: refuse it.
+        static const std::map<std::string, std::string> swept = {{"3a", "backhaulGbps"},
+                                                                 {"3b", "prefillA"},
+                                                                 {"3c", "contextMax"},
+                                                                 {"3d", "numUes"}};
+        const auto sweptOption = swept.find(figure);
+        for (int i = 1; sweptOption != swept.end() && i < argc; ++i)
+        {
+            const std::string arg = argv[i];
+            const std::string option = "--" + sweptOption->second;
+            if (arg == option || arg.rfind(option + "=", 0) == 0)
+            {
+                throw std::invalid_argument(option + ": Fig. " + figure +
+                                            " sweeps it; drop the option");
+            }
+        }
+        if (!(base.fluid.backhaulGbps > 0 && base.fluid.backhaulGbps <= 1000))
+        {
+            throw std::invalid_argument("--backhaulGbps must be in (0, 1000] Gbit/s");
+        }
+        if (packetLevel && figure == "online")
+        {
+            throw std::invalid_argument("--packetLevel applies to Figs. 3a-3d and 4, not to "
+                                        "online");
+        }
         base.road.Validate();
         CheckOutputDirectory(outputDir); // before any simulation runs
     }

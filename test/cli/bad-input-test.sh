@@ -200,5 +200,9 @@ expect 2 "BackhaulBuffer is 1073741825 bytes; it must be at most 1073741824" \
   $quick --ns3::EdgeLlmNode::BackhaulBuffer=1073741825
 expect 2 "--ns3::Application::StopTime=1s: this program sets this attribute itself" \
   $quick --ns3::Application::StopTime=1s
+expect 2 "--backhaulGbps: Fig. 3a sweeps it; drop the option" $bin/ctho-figures --figure=3a --backhaulGbps=2
+expect 2 "--backhaulGbps must be in (0, 1000] Gbit/s" $bin/ctho-figures --figure=3b --backhaulGbps=1e300
+expect 2 "--packetLevel applies to Figs. 3a-3d and 4, not to online" \
+  $bin/ctho-figures --figure=online --packetLevel=1
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
