@@ -91,6 +91,30 @@ ValidValues(Ptr<const AttributeChecker> checker)
 bool
 AcceptsValue(Ptr<const AttributeChecker> checker, const std::string& value)
 {
+    if (checker->GetValueTypeName() == "ns3::TimeValue")
+    {
+        // ns-3's Time is an int64 of nanoseconds: "1e300s" wraps and may then pass the
+        // range check. Refuse magnitudes past about 292 years up front.
+        static const std::map<std::string, double> unitSeconds = {{"", 1},
+                                                                  {"s", 1},
+                                                                  {"ms", 1e-3},
+                                                                  {"us", 1e-6},
+                                                                  {"ns", 1e-9},
+                                                                  {"ps", 1e-12},
+                                                                  {"fs", 1e-15},
+                                                                  {"min", 60},
+                                                                  {"h", 3600},
+                                                                  {"d", 86400},
+                                                                  {"y", 365 * 86400.0}};
+        char* end = nullptr;
+        const double number = std::strtod(value.c_str(), &end);
+        const auto unit = unitSeconds.find(end ? std::string(end) : std::string());
+        if (end != value.c_str() && unit != unitSeconds.end() &&
+            !(std::isfinite(number) && std::fabs(number * unit->second) <= 9.2e9))
+        {
+            return false;
+        }
+    }
     std::cout.flush();
     std::cerr.flush();
     const pid_t child = fork();

@@ -204,5 +204,8 @@ expect 2 "--backhaulGbps: Fig. 3a sweeps it; drop the option" $bin/ctho-figures 
 expect 2 "--backhaulGbps must be in (0, 1000] Gbit/s" $bin/ctho-figures --figure=3b --backhaulGbps=1e300
 expect 2 "--packetLevel applies to Figs. 3a-3d and 4, not to online" \
   $bin/ctho-figures --figure=online --packetLevel=1
+# A Time attribute past int64 nanoseconds would wrap inside ns-3 (then pass the range).
+expect 2 "--ns3::EdgeLlmNode::TransferTimeout=1e300s: invalid value" $main --ns3::EdgeLlmNode::TransferTimeout=1e300s
+expect 2 "--ns3::EdgeLlmNode::GatherTime=1e300s: invalid value" $main --ns3::EdgeLlmNode::GatherTime=1e300s
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
