@@ -84,6 +84,27 @@ ValidValues(Ptr<const AttributeChecker> checker)
 }
 
 /**
+ * CommandLine's syntax: -name or --name, then =value or nothing ("").
+ * \param arg one argument as main() got it
+ * \param[out] name the option's name, without dashes
+ * \param[out] value its value ("" if none)
+ * \return false for a non-option argument (no leading dash)
+ */
+bool
+SplitArgument(const std::string& arg, std::string& name, std::string& value)
+{
+    const std::size_t dashes = arg.rfind("--", 0) == 0 ? 2 : arg.rfind('-', 0) == 0 ? 1 : 0;
+    if (dashes == 0)
+    {
+        return false;
+    }
+    const std::string::size_type eq = arg.find('=', dashes);
+    name = arg.substr(dashes, eq == std::string::npos ? std::string::npos : eq - dashes);
+    value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+    return true;
+}
+
+/**
  * Whether \p checker accepts \p value. ns-3's value parsers abort on some malformed text
  * (e.g. "abc" for an integer: "Attribute value ... is not properly formatted") instead of
  * failing, so the parse runs in a child process: a child that aborts is a refusal.
@@ -272,23 +293,12 @@ CheckAttributeArguments(int argc,
 {
     for (int i = 1; i < argc; ++i)
     {
-        // CommandLine's syntax: -name or --name, then =value or nothing ("").
-        std::string arg = argv[i];
-        if (arg.rfind("--", 0) == 0)
-        {
-            arg = arg.substr(2);
-        }
-        else if (arg.rfind('-', 0) == 0)
-        {
-            arg = arg.substr(1);
-        }
-        else
+        std::string name;
+        std::string value;
+        if (!SplitArgument(argv[i], name, value))
         {
             continue; // a non-option argument: CommandLine's business
         }
-        const std::string::size_type eq = arg.find('=');
-        const std::string name = arg.substr(0, eq);
-        const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
         const std::string problem = name.rfind("ns3::", 0) == 0
                                         ? AttributeArgumentProblem(name, value, setByProgram)
                                         : GlobalArgumentProblem(name, value);
@@ -617,25 +627,14 @@ ProgramOptions::Check(int argc, char* argv[], std::ostream& err) const
 {
     for (int i = 1; i < argc; ++i)
     {
-        const std::string given = argv[i];
-        std::string arg = given;
-        if (arg.rfind("--", 0) == 0)
+        std::string name;
+        std::string value;
+        if (!SplitArgument(argv[i], name, value))
         {
-            arg = arg.substr(2);
-        }
-        else if (arg.rfind('-', 0) == 0)
-        {
-            arg = arg.substr(1);
-        }
-        else
-        {
-            err << "error: '" << given << "': unexpected argument; options are --name=value"
+            err << "error: '" << argv[i] << "': unexpected argument; options are --name=value"
                 << std::endl;
             return false;
         }
-        const std::string::size_type eq = arg.find('=');
-        const std::string name = arg.substr(0, eq);
-        const std::string value = eq == std::string::npos ? "" : arg.substr(eq + 1);
         if (name.rfind("ns3::", 0) == 0 || IsCommandLineBuiltin(name))
         {
             continue; // CheckAttributeArguments, or ns-3's own
