@@ -25,6 +25,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <ctime>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
@@ -83,6 +84,7 @@ main(int argc, char* argv[])
     uint32_t backhaulMtu = cfg.backhaulMtu;
     double batchPeriodMs = cfg.batchPeriod.GetMilliSeconds();
     double platoonSpreadMs = cfg.platoonSpread.GetMilliSeconds();
+    double promptTimeMs = cfg.promptTime.GetMilliSeconds();
 
     CommandLine cmd(__FILE__);
     ProgramOptions options(cmd);
@@ -108,6 +110,7 @@ main(int argc, char* argv[])
     options.AddValue("platoonSpreadMs",
                      "Spread of one platoon's handover instants, ms",
                      platoonSpreadMs);
+    options.AddValue("promptTimeMs", "When the UEs send their prompts, ms", promptTimeMs);
     options.AddValue("promptMin", "Shortest prompt, tokens", cfg.promptMin);
     options.AddValue("promptMax", "Longest prompt, tokens", cfg.promptMax);
     options.AddValue("tokensAfterHandover",
@@ -155,6 +158,13 @@ main(int argc, char* argv[])
                   << cfg.backhaulGbps << std::endl;
         return 2;
     }
+    if (!(promptTimeMs > 0 && promptTimeMs <= 1e4))
+    {
+        std::cerr << "error: --promptTimeMs must be in (0, 10000] ms, got " << promptTimeMs
+                  << std::endl;
+        return 2;
+    }
+    cfg.promptTime = NanoSeconds(std::llround(promptTimeMs * 1e6));
     if (backhaulMtu < 576 || backhaulMtu > 65535)
     {
         std::cerr << "error: --backhaulMtu must be in [576, 65535] bytes, got " << backhaulMtu
@@ -266,13 +276,14 @@ main(int argc, char* argv[])
     std::vector<FigurePoint> queuePoints;
     bool complete = true;
     std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "
-                 "queue_p95_s  KV sent (B)   KV received (B)  KV dropped (B)\n";
+                 "queue_p95_s  KV sent (B)   KV received (B)  KV dropped (B)  sim_s  cpu_s\n";
     for (double load : loadList)
     {
         cfg.crossTrafficLoad = load;
         for (const auto& [name, type] : runs)
         {
             MultiCellResult r;
+            const std::clock_t cpuStart = std::clock();
             try
             {
                 r = MultiCellScenario::Run(cfg, type);
@@ -296,7 +307,10 @@ main(int argc, char* argv[])
                       << "  " << Cell(r.measured.p95, 7) << "  " << Cell(r.measured.max, 7) << "  "
                       << Cell(r.queueDelay.mean, 12) << "  " << Cell(r.queueDelay.p95, 11) << "  "
                       << std::setw(12) << r.kvBytesSent << "  " << std::setw(15)
-                      << r.kvBytesReceived << "  " << std::setw(14) << dropped
+                      << r.kvBytesReceived << "  " << std::setw(14) << dropped << "  "
+                      << std::setprecision(2) << std::setw(5) << r.simulatedSeconds << "  "
+                      << std::setw(5)
+                      << static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC
                       << (r.complete ? "" : "  [INCOMPLETE]") << "\n";
             std::cout.unsetf(std::ios::fixed);
             csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
@@ -317,10 +331,23 @@ main(int argc, char* argv[])
                       << Field(ue.measuredDelay) << "," << ue.kvBytesExpected << ","
                       << ue.kvBytesReceived << "," << (ue.lost ? 1 : 0) << "\n";
             }
-            delayPoints.push_back({load, name + " worst", r.measured.max, 0, false});
-            delayPoints.push_back({load, name + " p95", r.measured.p95, 0, false});
-            delayPoints.push_back({load, name + " mean", r.measured.mean, 0, false});
-            queuePoints.push_back({load, name, r.queueDelay.mean * 1e3, 0, false});
+            // A run with nothing measured (no UE restored) has no point to plot.
+            if (r.measured.count > 0)
+            {
+                delayPoints.push_back({load, name + " worst", r.measured.max, 0, false});
+                delayPoints.push_back({load, name + " p95", r.measured.p95, 0, false});
+                delayPoints.push_back({load, name + " mean", r.measured.mean, 0, false});
+            }
+            if (r.queueDelay.count > 0)
+            {
+                queuePoints.push_back({load, name, r.queueDelay.mean * 1e3, 0, false});
+            }
+            if (!r.complete)
+            {
+                std::cout << "        [INCOMPLETE: " << r.handovers << " handovers started, "
+                          << r.restoredSessions << " sessions restored, " << r.lostSessions
+                          << " lost, " << r.rrcFailures << " RRC handover failures]\n";
+            }
         }
     }
 

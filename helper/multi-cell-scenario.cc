@@ -228,11 +228,20 @@ MultiCellConfig::Validate() const
     Require(tailTime.IsStrictlyPositive() && tailTime <= Seconds(MAX_SIM_SECONDS),
             "tailTime must be in (0, " + Number(MAX_SIM_SECONDS) + "] s");
     Require(seedStream <= 1000000, "seedStream must be in [0, 1000000]");
+    Require(std::isfinite(pathlossExponent) && pathlossExponent >= 1.5 && pathlossExponent <= 6,
+            "pathlossExponent must be in [1.5, 6], got " + Number(pathlossExponent));
+    Require(std::isfinite(pathlossReferenceDb) && pathlossReferenceDb >= 0 &&
+                pathlossReferenceDb <= 100,
+            "pathlossReferenceDb must be in [0, 100] dB, got " + Number(pathlossReferenceDb));
+    Require(std::isfinite(bsTxPowerDbm) && bsTxPowerDbm >= -30 && bsTxPowerDbm <= 60,
+            "bsTxPowerDbm must be in [-30, 60] dBm, got " + Number(bsTxPowerDbm));
     EdgeLlmRanConfig radio;
     radio.backhaulGbps = backhaulGbps;
     radio.backhaulDelay = backhaulDelay;
     radio.backhaulMtu = backhaulMtu;
-    radio.Validate(ran); // the backhaul against the RAN's handover timers
+    radio.pathlossModel = ran == "lte" ? pathlossModel : ""; // NR: its 3GPP scenario's
+    radio.bsTxPowerDbm = bsTxPowerDbm;
+    radio.Validate(ran); // the backhaul against the RAN's handover timers, the TypeIds
     (void)LlmModelProfile::FromPreset(model, kvBits);
 }
 
@@ -343,6 +352,11 @@ MultiCellScenario::GetAttributesSet()
         {"ns3::LteEnbRrc::SrsPeriodicity", radio},
         {"ns3::LteEnbMac::NumberOfRaPreambles", radio},
         {"ns3::LteEnbMac::PreambleTransMax", radio},
+        {"ns3::LogDistancePropagationLossModel::ReferenceDistance", radio},
+        {"ns3::LogDistancePropagationLossModel::ReferenceLoss", radio},
+        {"ns3::LogDistancePropagationLossModel::Exponent", radio},
+        {"ns3::LteEnbPhy::TxPower", radio},
+        {"ns3::LteHelper::PathlossModel", radio},
         {"ns3::EdgeLlmNode::Model", "use --model"},
         {"ns3::EdgeLlmNode::KvBits", "use --kvBits"},
         {"ns3::EdgeLlmNode::DecodeRate", "use --decodeRate"},
@@ -389,6 +403,13 @@ MultiCellScenario::BuildSites()
         Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(320));
         Config::SetDefault("ns3::LteEnbMac::NumberOfRaPreambles", UintegerValue(28));
         Config::SetDefault("ns3::LteEnbMac::PreambleTransMax", UintegerValue(10));
+        if (m_cfg.pathlossModel == "ns3::LogDistancePropagationLossModel")
+        {
+            Config::SetDefault("ns3::LogDistancePropagationLossModel::ReferenceDistance",
+                               DoubleValue(1));
+            Config::SetDefault("ns3::LogDistancePropagationLossModel::ReferenceLoss",
+                               DoubleValue(m_cfg.pathlossReferenceDb));
+        }
     }
     // The RAN first: its EPC nodes exist before the scenario's (as in the road scenario).
     EdgeLlmRanConfig radio;
@@ -398,6 +419,9 @@ MultiCellScenario::BuildSites()
     radio.handoverAlgorithm = m_cfg.handover == "A3-RSRP"      ? "ns3::A3RsrpHandoverAlgorithm"
                               : m_cfg.handover == "A2-A4-RSRQ" ? "ns3::A2A4RsrqHandoverAlgorithm"
                                                                : "";
+    radio.pathlossModel = m_cfg.ran == "lte" ? m_cfg.pathlossModel : "";
+    radio.pathlossExponent = m_cfg.pathlossExponent;
+    radio.bsTxPowerDbm = m_cfg.bsTxPowerDbm;
     radio.stream = STREAM_RAN;
     m_ran = EdgeLlmRan::Create(m_cfg.ran, radio);
     m_bsNodes.Create(m_cfg.numSites);

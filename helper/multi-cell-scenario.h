@@ -53,6 +53,15 @@ struct MultiCellConfig
     std::string layout{"hex"};     //!< "road" (sites on a line) or "hex" (hexagonal rings)
     uint32_t numSites{7};          //!< road: [2, 57]; hex: 7 or 19
     double interSiteDistance{500}; //!< Distance between neighbour sites, m, (0, 50000]
+    /// Path-loss model TypeId (LTE only; NR follows its 3GPP scenario); the default makes the cells
+    /// interference-limited with a realistic exponent (Friis, LTE's default, lets the six
+    /// neighbours of the hexagon's centre drown its cell edge)
+    std::string pathlossModel{"ns3::LogDistancePropagationLossModel"};
+    double pathlossExponent{3.76}; //!< Its "Exponent" attribute, [1.5, 6]
+    /// LogDistance's loss at 1 m, dB, [0, 100]: with exponent 3.76 the 3GPP macro-cell law
+    /// L = 128.1 + 37.6 log10(R / 1 km) dB (TR 36.942); ignored by other models
+    double pathlossReferenceDb{15.3};
+    double bsTxPowerDbm{43}; //!< BS transmit power, dBm, [-30, 60] (a 20 W macro cell)
     // Backhaul
     /// "mesh": an X2/Xn point-to-point link between every two sites (EdgeLlmRan's)
     std::string backhaul{"mesh"};

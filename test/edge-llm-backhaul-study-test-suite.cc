@@ -478,6 +478,65 @@ class DelayGrowsTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Handovers the RRC decides (no script): every handover a source starts ends in a
+ *        restored session, none lost. Road mobility with A3-RSRP on a 3-site road (each
+ *        UE drives past the midpoint, so A3's 3 dB offset is met and every UE hands over
+ *        once), and Gauss-Markov with A2-A4-RSRQ on the 7-site hexagon (whatever
+ *        handovers the random motion brings).
+ */
+class RrcHandoverTestCase : public TestCase
+{
+  public:
+    /**
+     * \param mobility road or gauss-markov
+     * \param handover A3-RSRP or A2-A4-RSRQ
+     */
+    RrcHandoverTestCase(const std::string& mobility, const std::string& handover)
+        : TestCase(mobility + " with " + handover +
+                   ": every handover the RRC starts ends restored"),
+          m_mobility(mobility),
+          m_handover(handover)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MultiCellConfig cfg;
+        cfg.mobility = m_mobility;
+        cfg.handover = m_handover;
+        cfg.promptMin = 100;
+        cfg.promptMax = 200;
+        cfg.tokensAfterHandover = 50;
+        cfg.tailTime = Seconds(5);
+        if (m_mobility == "road")
+        {
+            cfg.layout = "road";
+            cfg.numSites = 3;
+            cfg.uesPerSite = 2;
+        }
+        else
+        {
+            cfg.uesPerSite = 1;
+            cfg.speed = 30;
+        }
+        const MultiCellResult r = MultiCellScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.lostSessions, 0, "sessions lost");
+        NS_TEST_ASSERT_MSG_EQ(r.rrcFailures, 0, "RRC handover failures");
+        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions, r.handovers, "every handover restored");
+        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "KV bytes");
+        if (m_mobility == "road")
+        {
+            NS_TEST_ASSERT_MSG_EQ(r.handovers, 6, "every road UE hands over once");
+        }
+    }
+
+    std::string m_mobility; //!< Mobility knob
+    std::string m_handover; //!< Handover knob
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The full study at one load (EXTENSIVE): 7 hex sites x 15 UEs (105 UEs), the
  *        example's defaults, ctHO: every session restored, bytes conserved.
  */
@@ -533,8 +592,10 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
             AddTestCase(new SchemeOrderTestCase(load), EDGE_LLM_TEST_QUICK);
         }
         AddTestCase(new DelayGrowsTestCase(), EDGE_LLM_TEST_QUICK);
-        AddTestCase(new StudyRunTestCase(0.5, "ctho", true), EDGE_LLM_TEST_QUICK);
-        AddTestCase(new StudyRunTestCase(0.5, "cho", true), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new StudyRunTestCase(0.0, "ctho", true), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new StudyRunTestCase(0.0, "cho", true), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RrcHandoverTestCase("road", "A3-RSRP"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RrcHandoverTestCase("gauss-markov", "A2-A4-RSRQ"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FullStudyTestCase(), EDGE_LLM_TEST_EXTENSIVE);
     }
 };
