@@ -123,6 +123,10 @@ main(int argc, char* argv[])
     options.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
     options.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
     options.AddValue("batchPeriodMs", "Batching period T_c, ms", batchPeriodMs);
+    options.AddValue("planWithCrossTraffic",
+                     "Plan each KV flow at the rate the cross traffic leaves, (1 - load) x "
+                     "rate (false: at the link rate, blind to the load)",
+                     cfg.planWithCrossTraffic);
     options.AddValue("outputDir", "Where the CSV and PNG files go", outputDir);
     if (!options.Check(argc, argv, std::cerr))
     {
