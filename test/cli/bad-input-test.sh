@@ -227,6 +227,8 @@ expect 2 "--backhaulDelayUs must be in [0, 1e6] us" $study --backhaulDelayUs=1e3
 expect 2 "promptMin and promptMax must satisfy" $study --promptMin=2000 --promptMax=1000
 expect 2 "--ns3::LteEnbRrc::SrsPeriodicity=80: this program sets this attribute itself" \
   $study --ns3::LteEnbRrc::SrsPeriodicity=80
+expect 2 "--planWithCrossTraffic=maybe: must be true or false" $study --planWithCrossTraffic=maybe
+expect 2 "--promptTimeMs must be in (0, 10000] ms" $study --promptTimeMs=0
 expect 2 "--outputDir: cannot write" $bin/edge-llm-backhaul-study --outputDir=/proc/no/such
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
