@@ -38,6 +38,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -597,6 +598,7 @@ MultiCellScenario::BuildBackhaul()
     m_backhaulBuilt = true;
     Counters& c = *m_counters;
     const uint64_t linkBps = static_cast<uint64_t>(m_cfg.backhaulGbps * 1e9);
+    std::set<uint32_t> sinks; // sites with a cross-traffic sink
     for (uint32_t s = 0; s < m_cfg.numSites; ++s)
     {
         const uint32_t t = m_roadTarget[s];
@@ -668,9 +670,12 @@ MultiCellScenario::BuildBackhaul()
                                   m_cfg.backhaulMtu - 28);
             ApplicationContainer app = onOff.Install(m_bsNodes.Get(s));
             app.Start(Seconds(std::max(0.0, m_handoverStart - CROSS_LEAD)));
-            PacketSinkHelper sink("ns3::UdpSocketFactory",
-                                  InetSocketAddress(Ipv4Address::GetAny(), CROSS_PORT));
-            sink.Install(m_bsNodes.Get(t)).Start(Seconds(0));
+            if (sinks.insert(t).second) // one sink per site, however many roads end there
+            {
+                PacketSinkHelper sink("ns3::UdpSocketFactory",
+                                      InetSocketAddress(Ipv4Address::GetAny(), CROSS_PORT));
+                sink.Install(m_bsNodes.Get(t)).Start(Seconds(0));
+            }
         }
     }
 }

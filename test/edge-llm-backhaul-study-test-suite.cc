@@ -537,6 +537,46 @@ class RrcHandoverTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The 19-site hexagon with cross traffic, where several roads end at one site
+ *        (whose cross-traffic sink is then shared): every session restored, bytes
+ *        conserved.
+ */
+class NineteenSitesTestCase : public TestCase
+{
+  public:
+    NineteenSitesTestCase()
+        : TestCase("19 hex sites x 1 UE, load 0.3: every session restored, bytes conserved")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MultiCellConfig cfg = SmallStudy(0.3);
+        cfg.numSites = 19;
+        cfg.uesPerSite = 1;
+        const std::vector<uint32_t> targets = MultiCellScenario::RoadTargets(
+            MultiCellScenario::SitePositions("hex", 19, cfg.interSiteDistance),
+            cfg.interSiteDistance);
+        std::map<uint32_t, uint32_t> roadsInto;
+        for (uint32_t t : targets)
+        {
+            ++roadsInto[t];
+        }
+        uint32_t most = 0;
+        for (const auto& [site, roads] : roadsInto)
+        {
+            most = std::max(most, roads);
+        }
+        NS_TEST_ASSERT_MSG_GT(most, 1, "some site is the target of several roads");
+        const MultiCellResult r = MultiCellScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions, 19, "every session restored");
+        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "bytes conserved");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The full study at one load (EXTENSIVE): 7 hex sites x 15 UEs (105 UEs), the
  *        example's defaults, ctHO: every session restored, bytes conserved.
  */
@@ -596,6 +636,7 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
         AddTestCase(new StudyRunTestCase(0.0, "cho", true), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RrcHandoverTestCase("road", "A3-RSRP"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RrcHandoverTestCase("gauss-markov", "A2-A4-RSRQ"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new NineteenSitesTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FullStudyTestCase(), EDGE_LLM_TEST_EXTENSIVE);
     }
 };
