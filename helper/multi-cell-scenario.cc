@@ -609,56 +609,15 @@ MultiCellScenario::BuildBackhaul()
                                                                                  << t);
         const std::size_t index = c.links.size();
         BackhaulLinkCount link;
+        link.fromNodeId = m_bsNodes.Get(s)->GetId();
+        link.toNodeId = m_bsNodes.Get(t)->GetId();
         link.fromCellId = m_ran->GetCellId(m_ran->GetBsDevices().Get(s));
         link.toCellId = m_ran->GetCellId(m_ran->GetBsDevices().Get(t));
         c.links.push_back(link);
         Ptr<QueueDisc> qd =
             m_bsNodes.Get(s)->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(out);
         NS_ABORT_MSG_UNLESS(qd, "MultiCellScenario: backhaul device without a queue disc");
-        Counters* counters = m_counters.get();
-        qd->TraceConnectWithoutContext("Enqueue",
-                                       compat::MakeCallback<void, Ptr<const QueueDiscItem>>(
-                                           [counters, index](Ptr<const QueueDiscItem> item) {
-                                               counters->links[index].offeredBytes +=
-                                                   TcpPayload(item);
-                                           }));
-        qd->TraceConnectWithoutContext(
-            "DropBeforeEnqueue",
-            compat::MakeCallback<void, Ptr<const QueueDiscItem>, const char*>(
-                [counters, index](Ptr<const QueueDiscItem> item, const char*) {
-                    // Never enqueued: offered and dropped.
-                    counters->links[index].offeredBytes += TcpPayload(item);
-                    counters->links[index].droppedBytes += TcpPayload(item);
-                    ++counters->links[index].droppedPackets;
-                }));
-        qd->TraceConnectWithoutContext(
-            "DropAfterDequeue",
-            compat::MakeCallback<void, Ptr<const QueueDiscItem>, const char*>(
-                [counters, index](Ptr<const QueueDiscItem> item, const char*) {
-                    counters->links[index].droppedBytes += TcpPayload(item);
-                    ++counters->links[index].droppedPackets;
-                }));
-        qd->TraceConnectWithoutContext("SojournTime",
-                                       compat::MakeCallback<void, Time>([counters](Time t) {
-                                           counters->sojourn.push_back(t.GetSeconds());
-                                       }));
-        out->TraceConnectWithoutContext(
-            "MacTxDrop",
-            compat::MakeCallback<void, Ptr<const Packet>>([counters, index](Ptr<const Packet> p) {
-                counters->links[index].droppedBytes += TcpPayloadAfterIp(p->Copy());
-                ++counters->links[index].droppedPackets;
-            }));
-        in->TraceConnectWithoutContext(
-            "MacRx",
-            compat::MakeCallback<void, Ptr<const Packet>>([counters, index](Ptr<const Packet> p) {
-                Ptr<Packet> copy = p->Copy();
-                PppHeader ppp;
-                copy->RemoveHeader(ppp);
-                if (ppp.GetProtocol() == 0x0021) // PPP: IPv4
-                {
-                    counters->links[index].receivedBytes += TcpPayloadAfterIp(copy);
-                }
-            }));
+        ConnectLinkCounters(index, qd, out, in);
         if (m_cfg.crossTrafficLoad > 0)
         {
             // Cross traffic from s to t on this link: constant-rate UDP, MTU-sized.
@@ -678,6 +637,57 @@ MultiCellScenario::BuildBackhaul()
             }
         }
     }
+}
+
+void
+MultiCellScenario::ConnectLinkCounters(std::size_t index,
+                                       Ptr<QueueDisc> qd,
+                                       Ptr<PointToPointNetDevice> out,
+                                       Ptr<PointToPointNetDevice> in)
+{
+    Counters* counters = m_counters.get();
+    qd->TraceConnectWithoutContext("Enqueue",
+                                   compat::MakeCallback<void, Ptr<const QueueDiscItem>>(
+                                       [counters, index](Ptr<const QueueDiscItem> item) {
+                                           counters->links[index].offeredBytes += TcpPayload(item);
+                                       }));
+    qd->TraceConnectWithoutContext(
+        "DropBeforeEnqueue",
+        compat::MakeCallback<void, Ptr<const QueueDiscItem>, const char*>(
+            [counters, index](Ptr<const QueueDiscItem> item, const char*) {
+                // Never enqueued: offered and dropped.
+                counters->links[index].offeredBytes += TcpPayload(item);
+                counters->links[index].droppedBytes += TcpPayload(item);
+                ++counters->links[index].droppedPackets;
+            }));
+    qd->TraceConnectWithoutContext(
+        "DropAfterDequeue",
+        compat::MakeCallback<void, Ptr<const QueueDiscItem>, const char*>(
+            [counters, index](Ptr<const QueueDiscItem> item, const char*) {
+                counters->links[index].droppedBytes += TcpPayload(item);
+                ++counters->links[index].droppedPackets;
+            }));
+    qd->TraceConnectWithoutContext("SojournTime",
+                                   compat::MakeCallback<void, Time>([counters](Time t) {
+                                       counters->sojourn.push_back(t.GetSeconds());
+                                   }));
+    out->TraceConnectWithoutContext(
+        "MacTxDrop",
+        compat::MakeCallback<void, Ptr<const Packet>>([counters, index](Ptr<const Packet> p) {
+            counters->links[index].droppedBytes += TcpPayloadAfterIp(p->Copy());
+            ++counters->links[index].droppedPackets;
+        }));
+    in->TraceConnectWithoutContext(
+        "MacRx",
+        compat::MakeCallback<void, Ptr<const Packet>>([counters, index](Ptr<const Packet> p) {
+            Ptr<Packet> copy = p->Copy();
+            PppHeader ppp;
+            copy->RemoveHeader(ppp);
+            if (ppp.GetProtocol() == 0x0021) // PPP: IPv4
+            {
+                counters->links[index].receivedBytes += TcpPayloadAfterIp(copy);
+            }
+        }));
 }
 
 void

@@ -10,6 +10,8 @@
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/queue-disc.h"
 #include "ns3/vector.h"
 
 #include <cstdint>
@@ -159,8 +161,10 @@ struct MultiCellUeResult
  */
 struct BackhaulLinkCount
 {
-    uint16_t fromCellId{0};     //!< Sending BS's cell
-    uint16_t toCellId{0};       //!< Receiving BS's cell
+    uint32_t fromNodeId{0};     //!< Sending node (a site, or a router of the backhaul)
+    uint32_t toNodeId{0};       //!< Receiving node
+    uint16_t fromCellId{0};     //!< Sending BS's cell (0: a router)
+    uint16_t toCellId{0};       //!< Receiving BS's cell (0: a router)
     uint64_t offeredBytes{0};   //!< TCP payload handed to the link's queue disc
     uint64_t droppedBytes{0};   //!< TCP payload its queue disc (or device) dropped
     uint64_t receivedBytes{0};  //!< TCP payload the other end's device received
@@ -297,6 +301,19 @@ class MultiCellScenario
     uint32_t GetHomeSite(uint32_t ueIndex) const; //!< After BuildUes
 
   private:
+    /**
+     * \brief Count the TCP payload offered to \p qd, dropped by it or by \p out, and
+     *        received by \p in, and the sojourn time of every packet \p qd dequeues.
+     * \param index the BackhaulLinkCount to fill
+     * \param qd the root queue disc of \p out
+     * \param out the sending device
+     * \param in the device at the link's other end
+     */
+    void ConnectLinkCounters(std::size_t index,
+                             Ptr<QueueDisc> qd,
+                             Ptr<PointToPointNetDevice> out,
+                             Ptr<PointToPointNetDevice> in);
+
     /// Abort with "MultiCellScenario::<part>: <needs>" unless \p done.
     void RequireDone(bool done, const char* part, const char* needs) const;
 
