@@ -160,11 +160,12 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
                 [self, n](uint64_t id, uint16_t source, double fraction) {
                     self->OnPartial(n, id, source, fraction);
                 }));
-        bs->TraceConnectWithoutContext("TransferTimedOut",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [self, n](uint64_t id, uint16_t source, uint64_t) {
-                                               self->OnTimedOut(n, id, source);
-                                           }));
+        bs->TraceConnectWithoutContext(
+            "TransferTimedOut",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [self, n](uint64_t id, uint16_t source, uint64_t missing) {
+                    self->OnTimedOut(n, id, source, missing);
+                }));
         bs->TraceConnectWithoutContext("SessionRestored",
                                        compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                                            [self, n](uint64_t id, uint16_t source, Time delay) {
@@ -266,6 +267,7 @@ EdgeLlmSessionStats::OnHandoverStarted(EdgeLlmNode* node,
     r.targetCellId = target;
     r.handoverTime = Simulator::Now().GetSeconds();
     r.contextTokens = context;
+    r.started = true;
     m_bySession[id].push_back(m_records.size());
     m_records.push_back(r);
 }
@@ -324,11 +326,15 @@ EdgeLlmSessionStats::OnPartial(EdgeLlmNode* node, uint64_t id, uint16_t source, 
 }
 
 void
-EdgeLlmSessionStats::OnTimedOut(EdgeLlmNode* node, uint64_t id, uint16_t source)
+EdgeLlmSessionStats::OnTimedOut(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t missing)
 {
     if (EdgeLlmHandoverRecord* r = Find(id, source, node->GetCellId()))
     {
+        // The target keeps the whole tokens received and re-prefills the missing ones.
         r->timedOut = true;
+        r->reprefillTokens = missing;
+        const uint64_t kept = r->transferTokens > missing ? r->transferTokens - missing : 0;
+        r->kvBytesReceived = kept * node->GetModelProfile().BytesPerToken();
     }
 }
 
@@ -445,18 +451,19 @@ EdgeLlmSessionStats::GetCsv() const
     std::ostringstream csv;
     csv << "session_id,source_cell,target_cell,handover_s,context_tokens,prefill_tokens,"
            "transfer_tokens,predicted_delay_s,restored_delay_s,ue_stall_s,ue_delay_s,bound,"
-           "kv_bytes_expected,kv_bytes_received,received_fraction,outcome\n";
+           "kv_bytes_expected,kv_bytes_received,reprefill_tokens,received_fraction,outcome\n";
     for (const auto& r : m_records)
     {
         csv << r.sessionId << ',' << r.sourceCellId << ',' << r.targetCellId << ','
-            << field(r.handoverTime) << ',' << r.contextTokens << ','
+            << field(r.handoverTime) << ','
+            << (r.started ? std::to_string(r.contextTokens) : std::string()) << ','
             << (r.planned ? std::to_string(r.prefillTokens) : std::string()) << ','
             << (r.planned || r.transferTokens > 0 ? std::to_string(r.transferTokens)
                                                   : std::string())
             << ',' << field(r.predictedDelay) << ',' << field(r.restoredDelay) << ','
             << field(r.ueStall) << ',' << field(r.ueDelay) << ',' << r.bound << ','
-            << r.kvBytesExpected << ',' << r.kvBytesReceived << ',' << field(r.receivedFraction)
-            << ',' << r.GetOutcomeName() << '\n';
+            << r.kvBytesExpected << ',' << r.kvBytesReceived << ',' << r.reprefillTokens << ','
+            << field(r.receivedFraction) << ',' << r.GetOutcomeName() << '\n';
     }
     return csv.str();
 }

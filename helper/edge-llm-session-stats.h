@@ -86,9 +86,13 @@ struct EdgeLlmHandoverRecord
     /// (ImpactHO: the transfer window closed before the whole cache arrived), "none" (not
     /// restored)
     std::string bound{"none"};
-    uint64_t kvBytesExpected{0};      //!< n_tx x KV bytes per token of the source's model
-    uint64_t kvBytesReceived{0};      //!< KV bytes the target counted (KvTransferReceived)
+    uint64_t kvBytesExpected{0}; //!< n_tx x KV bytes per token of the source's model
+    /// KV bytes the target had: all of them (KvTransferReceived), or, when the transfer
+    /// timed out, the whole tokens it kept: (n_tx - reprefilled) x KV bytes per token
+    uint64_t kvBytesReceived{0};
     bool timedOut{false};             //!< The transfer hit TransferTimeout
+    uint64_t reprefillTokens{0};      //!< Tokens the target re-prefilled after the timeout
+    bool started{false};              //!< HandoverStarted was traced (else context is unknown)
     Outcome outcome{PENDING};         //!< How it ended
     Time transferDoneAt{Time::Max()}; //!< When every KV byte was in (Max: never)
     Time restoredAt{Time::Max()};     //!< When decoding resumed (Max: never)
@@ -192,7 +196,7 @@ class EdgeLlmSessionStats : public Object
     void OnPlanned(EdgeLlmNode* node, uint64_t id, uint64_t npf, uint64_t ntx, Time predicted);
     void OnKvReceived(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t bytes);
     void OnPartial(EdgeLlmNode* node, uint64_t id, uint16_t source, double fraction);
-    void OnTimedOut(EdgeLlmNode* node, uint64_t id, uint16_t source);
+    void OnTimedOut(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t missing);
     void OnRestored(EdgeLlmNode* node, uint64_t id, uint16_t source, Time delay);
     void OnCancelled(EdgeLlmNode* node, uint64_t id, uint16_t other);
     void OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell);

@@ -5,10 +5,12 @@
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-session-stats.h"
+#include "ns3/edge-llm-ue-app.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4-global-routing-helper.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/on-off-helper.h"
@@ -386,8 +388,8 @@ class PrefillBoundTestCase : public TestCase
  *        record is added by SessionLost), which makes the delay summary unknown (NaN),
  *        never the first handover's delay alone; a ping-pong (1 -> 2 at 10 ms, back at
  *        20 ms, before the ~138 ms transfer ends): cancelled, and left out of the summary;
- *        a transfer that hits a 50 ms TransferTimeout at the target: timed_out, with the
- *        delay of its re-prefilled restore.
+ *        a transfer that hits a 50 ms TransferTimeout at the target: timed_out, its kept
+ *        bytes and its delay 50 ms + p(m) by hand (m the tokens re-prefilled).
  */
 class FailedHandoversTestCase : public TestCase
 {
@@ -429,8 +431,101 @@ class FailedHandoversTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(t.size(), 1u, "one handover");
         NS_TEST_EXPECT_MSG_EQ(t[0].timedOut, true, "timed out");
         NS_TEST_EXPECT_MSG_EQ(t[0].GetOutcomeName(), "timed_out", "outcome");
-        NS_TEST_EXPECT_MSG_GT_OR_EQ(t[0].restoredDelay, 0.050, "after the timeout");
-        NS_TEST_EXPECT_MSG_LT(t[0].kvBytesReceived, CONTEXT * 57344, "part of the cache");
+        // In 50 ms at most 50e-3 x 1e9 / 8 = 6.25 MB arrive: 108 whole tokens, so at
+        // least 192 of the 300 are re-prefilled, on their own batch, which starts at the
+        // timeout (60 ms, a T_c boundary): the delay is 50 ms + p(m) = 9.4267e-5 m + 2.4e-3.
+        const uint64_t m = t[0].reprefillTokens;
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(m, 192u, "at most 108 tokens in 50 ms");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(m, CONTEXT, "at most all of them");
+        NS_TEST_EXPECT_MSG_EQ(t[0].kvBytesReceived, (CONTEXT - m) * 57344, "the kept tokens");
+        NS_TEST_EXPECT_MSG_EQ_TOL(t[0].restoredDelay,
+                                  0.050 + 9.4267e-5 * m + 2.4e-3,
+                                  1e-9,
+                                  "timeout + p(m)");
+        NS_TEST_EXPECT_MSG_EQ(t[0].bound, "prefill", "the re-prefill bounded it");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The UE side: a UE (EdgeLlmUeApp, session 7) linked to both BSs by point-to-point
+ *        links, streaming from cell 1, hands over 1 -> 2 at 302.5 ms and back 2 -> 1 at
+ *        902.5 ms (cHO). Each Stall (from, to) lands in its own record. The stall's excess
+ *        is the delay D (resume - handover) plus one decode interval T = 10 ms (the first
+ *        token follows the resume by T) minus the part of the interval that had run at the
+ *        handover (in (0, T]), plus the difference of the two paths' latencies (under
+ *        0.5 ms): so in [D - 0.5 ms, D + T + 0.5 ms].
+ */
+class UeDelayTestCase : public TestCase
+{
+  public:
+    UeDelayTestCase()
+        : TestCase("session stats: the UE's stall lands in the record of its handover")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ipv4AddressGenerator::Reset();
+        NodeContainer nodes; // BS 1, BS 2, UE
+        nodes.Create(3);
+        InternetStackHelper internet;
+        internet.Install(nodes);
+        PointToPointHelper p2p;
+        p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+        p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
+        p2p.SetChannelAttribute("Delay", StringValue("100us"));
+        Ipv4AddressHelper addr("10.60.0.0", "255.255.255.252");
+        addr.Assign(p2p.Install(nodes.Get(0), nodes.Get(1)));
+        addr.NewNetwork();
+        const Ipv4InterfaceContainer ue1 = addr.Assign(p2p.Install(nodes.Get(0), nodes.Get(2)));
+        addr.NewNetwork();
+        addr.Assign(p2p.Install(nodes.Get(1), nodes.Get(2)));
+        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+        EdgeLlmHelper edge;
+        edge.SetSchedulerType("ns3::ChoScheduler");
+        edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+        ApplicationContainer bsApps =
+            edge.InstallBs(NodeContainer(nodes.Get(0), nodes.Get(1)), {1, 2});
+        edge.ConnectBackhaul(bsApps);
+        Ptr<EdgeLlmUeApp> ue = CreateObject<EdgeLlmUeApp>();
+        ue->SetAttribute("SessionId", UintegerValue(7));
+        ue->SetAttribute("ServerAddress", Ipv4AddressValue(ue1.GetAddress(0)));
+        ue->SetAttribute("PromptTokens", UintegerValue(300));
+        ue->SetAttribute("MaxNewTokens", UintegerValue(150));
+        nodes.Get(2)->AddApplication(ue);
+        Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
+        stats->Install(bsApps, ApplicationContainer(ue));
+        auto bs = [&bsApps](uint16_t cell) {
+            return DynamicCast<EdgeLlmNode>(bsApps.Get(cell - 1));
+        };
+        Simulator::Schedule(Seconds(0.3025), &EdgeLlmNode::NotifyHandoverStart, bs(1), 7, 2);
+        Simulator::Schedule(Seconds(0.9025), &EdgeLlmNode::NotifyHandoverStart, bs(2), 7, 1);
+        bsApps.Start(Seconds(0));
+        ue->SetStartTime(Seconds(0.05));
+        Simulator::Stop(Seconds(2.5));
+        Simulator::Run();
+        Simulator::Destroy();
+        const auto& r = stats->GetRecords();
+        NS_TEST_ASSERT_MSG_EQ(r.size(), 2u, "two handovers");
+        const uint16_t from[] = {1, 2};
+        for (std::size_t i = 0; i < 2; ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(r[i].sessionId, 7u, "session " << i);
+            NS_TEST_EXPECT_MSG_EQ(r[i].sourceCellId, from[i], "source " << i);
+            NS_TEST_EXPECT_MSG_EQ(r[i].GetOutcomeName(), "restored", "restored " << i);
+            NS_TEST_ASSERT_MSG_EQ(std::isnan(r[i].ueDelay), false, "the UE's delay " << i);
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(r[i].ueDelay,
+                                        r[i].restoredDelay - 0.0005,
+                                        "at least D " << i);
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(r[i].ueDelay,
+                                        r[i].restoredDelay + 0.010 + 0.0005,
+                                        "at most D + T " << i);
+            NS_TEST_EXPECT_MSG_GT(r[i].ueStall, r[i].ueDelay, "the raw gap is longer " << i);
+        }
+        const EdgeLlmDelaySummary d = stats->SummarizeUeDelay();
+        NS_TEST_EXPECT_MSG_EQ(d.worst, std::max(r[0].ueDelay, r[1].ueDelay), "worst UE delay");
     }
 };
 
@@ -807,6 +902,7 @@ class EdgeLlmOutputsTestSuite : public TestSuite
         AddTestCase(new TwoHandoversTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PrefillBoundTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FailedHandoversTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new UeDelayTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new WriteFailureTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UtilizationTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new KvClassificationTestCase(), EDGE_LLM_TEST_QUICK);
