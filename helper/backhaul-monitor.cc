@@ -210,7 +210,7 @@ BackhaulMonitor::Add(Ptr<PointToPointNetDevice> dev)
                     "BackhaulMonitor: Interval must be > 0, got " << m_interval);
     for (const auto& d : m_dirs)
     {
-        if (d.device == dev)
+        if (d.device == PeekPointer(dev))
         {
             return;
         }
@@ -224,7 +224,7 @@ BackhaulMonitor::Add(Ptr<PointToPointNetDevice> dev)
     }
     const std::size_t index = m_dirs.size();
     Direction dir;
-    dir.device = dev;
+    dir.device = PeekPointer(dev);
     DataRateValue rate;
     dev->GetAttribute("DataRate", rate);
     dir.rate = rate.Get();
@@ -234,16 +234,18 @@ BackhaulMonitor::Add(Ptr<PointToPointNetDevice> dev)
     dir.totals.fromNode = dev->GetNode()->GetId();
     dir.totals.toNode = channel->GetDevice(0) == dev ? b : a;
     dir.totals.rateBps = static_cast<double>(dir.rate.GetBitRate());
+    Ptr<QueueDisc> queueDisc;
     if (Ptr<TrafficControlLayer> tc = dev->GetNode()->GetObject<TrafficControlLayer>())
     {
-        dir.queueDisc = tc->GetRootQueueDiscOnDevice(dev);
+        queueDisc = tc->GetRootQueueDiscOnDevice(dev);
     }
-    dir.totals.hasQueueDisc = dir.queueDisc != nullptr;
+    dir.totals.hasQueueDisc = queueDisc != nullptr;
     dir.lastChange = Simulator::Now().GetTimeStep();
-    if (dir.queueDisc)
+    if (queueDisc)
     {
-        dir.curPackets = dir.queueDisc->GetNPackets();
-        dir.curBytes = dir.queueDisc->GetNBytes();
+        dir.queueDiscType = queueDisc->GetInstanceTypeId().GetName();
+        dir.curPackets = queueDisc->GetNPackets();
+        dir.curBytes = queueDisc->GetNBytes();
     }
     m_dirs.push_back(dir);
     m_lastEvent = std::max(m_lastEvent, Simulator::Now().GetTimeStep());
@@ -257,7 +259,7 @@ BackhaulMonitor::Add(Ptr<PointToPointNetDevice> dev)
         "Drop",
         compat::MakeCallback<void, Ptr<const Packet>>(
             [self, index](Ptr<const Packet>) { self->OnDeviceDrop(index); }));
-    if (Ptr<QueueDisc> q = m_dirs.back().queueDisc)
+    if (Ptr<QueueDisc> q = queueDisc)
     {
         q->TraceConnectWithoutContext(
             "PacketsInQueue",
@@ -538,7 +540,7 @@ BackhaulMonitor::GetCsv() const
         {
             const Direction& dir = m_dirs[d];
             const Interval in = k < series[d].size() ? series[d][k] : Interval();
-            const bool q = dir.queueDisc != nullptr;
+            const bool q = dir.totals.hasQueueDisc;
             const double nan = std::numeric_limits<double>::quiet_NaN();
             csv << Field(static_cast<double>(k) * m_interval.GetSeconds()) << ',' << dir.totals.link
                 << ',' << dir.totals.fromNode << ',' << dir.totals.toNode << ','
@@ -573,7 +575,7 @@ BackhaulMonitor::GetTotalsCsv() const
         csv << t.link << ',' << t.fromNode << ',' << t.toNode << ',' << Field(t.rateBps) << ','
             << Field(t.utilization) << ',' << t.txPackets << ',' << t.txBytes << ',' << t.kvBytes
             << ',' << t.kvWireBytes << ',' << t.x2cBytes << ',' << t.x2uBytes << ',' << t.otherBytes
-            << ',' << (dir.queueDisc ? dir.queueDisc->GetInstanceTypeId().GetName() : "") << ','
+            << ',' << dir.queueDiscType << ','
             << (t.hasQueueDisc ? std::to_string(t.qdiscDrops) : "") << ','
             << (t.hasQueueDisc ? std::to_string(t.qdiscDropBytes) : "") << ',' << t.deviceDrops
             << ',' << t.sojournCount << ',' << Field(t.sojournMean) << ',' << Field(t.sojournP95)
@@ -631,7 +633,7 @@ BackhaulMonitor::WritePlots(const std::string& stem) const
             {
                 any = any || (fig.queue ? in.maxPackets > 0 : in.busy > 0);
             }
-            if (!any || (fig.queue && !dir.queueDisc))
+            if (!any || (fig.queue && !dir.totals.hasQueueDisc))
             {
                 continue; // idle, or nothing to show
             }

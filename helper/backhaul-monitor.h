@@ -206,15 +206,17 @@ class BackhaulMonitor : public Object
     /// One monitored direction.
     struct Direction
     {
-        Ptr<PointToPointNetDevice> device; //!< Transmitting device
-        Ptr<QueueDisc> queueDisc;          //!< Its root queue disc (null: none)
-        DataRate rate;                     //!< Its DataRate
-        Totals totals;                     //!< Counters
-        std::vector<Interval> intervals;   //!< Grows with time
-        std::vector<double> sojourns;      //!< Every sojourn sample, s
-        uint32_t curPackets{0};            //!< Queue disc packets now
-        uint32_t curBytes{0};              //!< Queue disc bytes now
-        int64_t lastChange{0};             //!< Time step of the last occupancy change
+        /// The transmitting device, for identity only: no reference is held (the device's
+        /// traces hold this monitor, so a Ptr back would be a cycle that is never freed)
+        const void* device{nullptr};
+        std::string queueDiscType;       //!< Its root queue disc's TypeId name ("": none)
+        DataRate rate;                   //!< Its DataRate
+        Totals totals;                   //!< Counters
+        std::vector<Interval> intervals; //!< Grows with time
+        std::vector<double> sojourns;    //!< Every sojourn sample, s
+        uint32_t curPackets{0};          //!< Queue disc packets now
+        uint32_t curBytes{0};            //!< Queue disc bytes now
+        int64_t lastChange{0};           //!< Time step of the last occupancy change
         /// Fragmented KV datagrams in flight on it: (source, destination, IP id)
         std::map<std::tuple<uint32_t, uint32_t, uint16_t>, bool> kvFragments;
     };

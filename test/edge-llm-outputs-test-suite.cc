@@ -13,6 +13,7 @@
 #include "ns3/ipv4-global-routing-helper.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/llm-model-profile.h"
+#include "ns3/node-list.h"
 #include "ns3/on-off-helper.h"
 #include "ns3/packet.h"
 #include "ns3/point-to-point-helper.h"
@@ -20,6 +21,8 @@
 #include "ns3/ppp-header.h"
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
+#include "ns3/rng-seed-manager.h"
+#include "ns3/road-handover-scenario.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-header.h"
@@ -531,6 +534,84 @@ class UeDelayTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief A second, independent path: the road scenario over LTE (2 UEs, ctHO, seed 1)
+ *        records each UE's handover with its own hand-written trace sinks; stats
+ *        installed on the same applications (at time 0, on every EdgeLlmNode and
+ *        EdgeLlmUeApp of the NodeList) must give the same values UE by UE: handover time,
+ *        context, n_pf, n_tx, predicted, restored and UE-side delays, bound, KV bytes.
+ */
+class RoadCrossCheckTestCase : public TestCase
+{
+  public:
+    RoadCrossCheckTestCase()
+        : TestCase("session stats: the same values as the road scenario's own sinks (LTE)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RoadHandoverConfig cfg;
+        cfg.road.numUes = 2;
+        Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
+        compat::Schedule(Seconds(0), [stats]() {
+            ApplicationContainer bs;
+            ApplicationContainer ues;
+            for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
+            {
+                for (uint32_t a = 0; a < (*n)->GetNApplications(); ++a)
+                {
+                    Ptr<Application> app = (*n)->GetApplication(a);
+                    if (DynamicCast<EdgeLlmNode>(app))
+                    {
+                        bs.Add(app);
+                    }
+                    else if (DynamicCast<EdgeLlmUeApp>(app))
+                    {
+                        ues.Add(app);
+                    }
+                }
+            }
+            stats->Install(bs, ues);
+        });
+        const RoadHandoverResult road = RoadHandoverScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(road.complete, true, "the road run completes");
+        const auto& r = stats->GetRecords();
+        NS_TEST_ASSERT_MSG_EQ(r.size(), road.ues.size(), "one record per UE (one handover each)");
+        for (const auto& ue : road.ues)
+        {
+            const EdgeLlmHandoverRecord* rec = nullptr;
+            for (const auto& x : r)
+            {
+                rec = x.sessionId == ue.ueId ? &x : rec;
+            }
+            NS_TEST_ASSERT_MSG_NE(rec, nullptr, "a record for IMSI " << ue.ueId);
+            NS_TEST_EXPECT_MSG_EQ(rec->sourceCellId, road.sourceCellId, "source");
+            NS_TEST_EXPECT_MSG_EQ(rec->targetCellId, road.targetCellId, "target");
+            NS_TEST_EXPECT_MSG_EQ(rec->handoverTime, ue.handoverTime, "handover time");
+            NS_TEST_EXPECT_MSG_EQ(rec->contextTokens, ue.contextTokens, "context");
+            NS_TEST_EXPECT_MSG_EQ(rec->prefillTokens, ue.prefillTokens, "n_pf");
+            NS_TEST_EXPECT_MSG_EQ(rec->transferTokens, ue.transferTokens, "n_tx");
+            NS_TEST_EXPECT_MSG_EQ(rec->predictedDelay, ue.predictedDelay, "predicted");
+            NS_TEST_EXPECT_MSG_EQ(rec->restoredDelay, ue.restoredDelay, "restored");
+            NS_TEST_EXPECT_MSG_EQ(rec->ueStall, ue.stall, "UE stall");
+            NS_TEST_EXPECT_MSG_EQ(rec->ueDelay, ue.measuredDelay, "UE delay");
+            NS_TEST_EXPECT_MSG_EQ(rec->bound, ue.bound, "bound");
+            NS_TEST_EXPECT_MSG_EQ(rec->kvBytesExpected, ue.kvBytesExpected, "KV expected");
+            NS_TEST_EXPECT_MSG_EQ(rec->kvBytesReceived, ue.kvBytesReceived, "KV received");
+            NS_TEST_EXPECT_MSG_EQ(rec->GetOutcomeName(), "restored", "restored");
+        }
+        NS_TEST_EXPECT_MSG_EQ(stats->SummarizeRestoredDelay().worst,
+                              road.restoredWorst,
+                              "worst restored delay");
+        NS_TEST_EXPECT_MSG_EQ(stats->SummarizeUeDelay().worst, road.measuredWorst, "worst UE");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Writing into a directory that does not exist: std::runtime_error naming the
  *        path and the missing directory, and no file (nor temporary file) anywhere; the
  *        same for every writer of the backhaul monitor.
@@ -903,6 +984,7 @@ class EdgeLlmOutputsTestSuite : public TestSuite
         AddTestCase(new PrefillBoundTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FailedHandoversTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UeDelayTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RoadCrossCheckTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new WriteFailureTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UtilizationTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new KvClassificationTestCase(), EDGE_LLM_TEST_QUICK);
