@@ -42,6 +42,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -971,6 +972,68 @@ class QueueDropsTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Which directions Install takes: on a chain n0 - n1 - n2, Install(nodes n0, n1)
+ *        monitors every point-to-point device of those nodes (0 -> 1, 1 -> 0, 1 -> 2);
+ *        installing all the devices afterwards adds only n2's (2 -> 1), never a second
+ *        copy. Links are named by their channel's two nodes. Attribute boundaries:
+ *        Interval must be > 0 (0 refused, 1 ns accepted), KvPort in [1, 65535] (0
+ *        refused, 1 accepted).
+ */
+class InstallTestCase : public TestCase
+{
+  public:
+    InstallTestCase()
+        : TestCase("backhaul monitor: directions of Install(nodes), no duplicates, attributes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        NodeContainer nodes;
+        nodes.Create(3);
+        PointToPointHelper p2p;
+        NetDeviceContainer devs = p2p.Install(nodes.Get(0), nodes.Get(1));
+        devs.Add(p2p.Install(nodes.Get(1), nodes.Get(2)));
+        const uint32_t id0 = nodes.Get(0)->GetId();
+        const uint32_t id1 = nodes.Get(1)->GetId();
+        const uint32_t id2 = nodes.Get(2)->GetId();
+        Ptr<BackhaulMonitor> monitor = CreateObject<BackhaulMonitor>();
+        monitor->Install(NodeContainer(nodes.Get(0), nodes.Get(1)));
+        NS_TEST_ASSERT_MSG_EQ(monitor->GetNDirections(), 3u, "n0's device and n1's two");
+        monitor->Install(devs);
+        NS_TEST_ASSERT_MSG_EQ(monitor->GetNDirections(), 4u, "only n2's device is new");
+        const std::string first = "n" + std::to_string(id0) + "-n" + std::to_string(id1);
+        const std::string second = "n" + std::to_string(id1) + "-n" + std::to_string(id2);
+        const std::vector<std::tuple<std::string, uint32_t, uint32_t>> expected =
+            {{first, id0, id1}, {first, id1, id0}, {second, id1, id2}, {second, id2, id1}};
+        for (uint32_t d = 0; d < 4; ++d)
+        {
+            const BackhaulMonitor::Totals t = monitor->GetTotals(d);
+            NS_TEST_EXPECT_MSG_EQ(t.link, std::get<0>(expected[d]), "link " << d);
+            NS_TEST_EXPECT_MSG_EQ(t.fromNode, std::get<1>(expected[d]), "from " << d);
+            NS_TEST_EXPECT_MSG_EQ(t.toNode, std::get<2>(expected[d]), "to " << d);
+            NS_TEST_EXPECT_MSG_EQ(t.hasQueueDisc, false, "no internet stack: no queue disc");
+        }
+        Ptr<BackhaulMonitor> m = CreateObject<BackhaulMonitor>();
+        NS_TEST_EXPECT_MSG_EQ(m->SetAttributeFailSafe("Interval", TimeValue(Seconds(0))),
+                              false,
+                              "Interval 0 refused");
+        NS_TEST_EXPECT_MSG_EQ(m->SetAttributeFailSafe("Interval", TimeValue(NanoSeconds(1))),
+                              true,
+                              "Interval 1 ns accepted");
+        NS_TEST_EXPECT_MSG_EQ(m->SetAttributeFailSafe("KvPort", UintegerValue(0)),
+                              false,
+                              "KvPort 0 refused");
+        NS_TEST_EXPECT_MSG_EQ(m->SetAttributeFailSafe("KvPort", UintegerValue(1)),
+                              true,
+                              "KvPort 1 accepted");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The outputs test suite.
  */
 class EdgeLlmOutputsTestSuite : public TestSuite
@@ -989,6 +1052,7 @@ class EdgeLlmOutputsTestSuite : public TestSuite
         AddTestCase(new UtilizationTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new KvClassificationTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new QueueDropsTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new InstallTestCase(), EDGE_LLM_TEST_QUICK);
     }
 };
 
