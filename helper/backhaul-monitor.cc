@@ -8,6 +8,7 @@
 #include "ns3/edge-llm-compat.h"
 #include "ns3/gnuplot.h"
 #include "ns3/ipv4-header.h"
+#include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/log.h"
 #include "ns3/packet.h"
 #include "ns3/point-to-point-channel.h"
@@ -53,6 +54,52 @@ struct PacketInfo
     uint64_t payload{0}; //!< TCP/UDP payload (IP payload if no L4 header)
 };
 
+/// Classify by the L4 header of \p rest, the packet after \p info's IPv4 header.
+void
+InspectL4(PacketInfo& info, Ptr<Packet> rest, uint16_t kvPort)
+{
+    info.ipv4 = true;
+    info.payload = rest->GetSize();
+    if (info.ip.GetFragmentOffset() != 0)
+    {
+        return; // a later fragment: no L4 header
+    }
+    uint16_t src = 0;
+    uint16_t dst = 0;
+    if (info.ip.GetProtocol() == IP_UDP && rest->GetSize() >= 8)
+    {
+        UdpHeader udp;
+        rest->RemoveHeader(udp);
+        src = udp.GetSourcePort();
+        dst = udp.GetDestinationPort();
+        if (dst == X2C_PORT || src == X2C_PORT)
+        {
+            info.cls = BackhaulMonitor::X2C;
+        }
+        else if (dst == X2U_PORT || src == X2U_PORT)
+        {
+            info.cls = BackhaulMonitor::X2U;
+        }
+    }
+    else if (info.ip.GetProtocol() == IP_TCP && rest->GetSize() >= 20)
+    {
+        TcpHeader tcp;
+        rest->RemoveHeader(tcp);
+        src = tcp.GetSourcePort();
+        dst = tcp.GetDestinationPort();
+    }
+    else
+    {
+        return;
+    }
+    info.payload = rest->GetSize();
+    if (info.cls == BackhaulMonitor::OTHER && (src == kvPort || dst == kvPort))
+    {
+        info.cls = BackhaulMonitor::KV;
+    }
+}
+
+/// Classify a packet as a point-to-point device sends it (PPP header first).
 PacketInfo
 Inspect(Ptr<const Packet> packet, uint16_t kvPort)
 {
@@ -69,46 +116,59 @@ Inspect(Ptr<const Packet> packet, uint16_t kvPort)
         return info;
     }
     copy->RemoveHeader(info.ip);
-    info.ipv4 = true;
-    info.payload = copy->GetSize();
-    if (info.ip.GetFragmentOffset() != 0)
+    InspectL4(info, copy, kvPort);
+    return info;
+}
+
+/// Classify a queue disc item (an IPv4 one; anything else is other).
+PacketInfo
+Inspect(Ptr<const QueueDiscItem> item, uint16_t kvPort)
+{
+    PacketInfo info;
+    Ptr<const Ipv4QueueDiscItem> ipv4 = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (ipv4)
     {
-        return info; // a later fragment: no L4 header
-    }
-    uint16_t src = 0;
-    uint16_t dst = 0;
-    if (info.ip.GetProtocol() == IP_UDP && copy->GetSize() >= 8)
-    {
-        UdpHeader udp;
-        copy->RemoveHeader(udp);
-        src = udp.GetSourcePort();
-        dst = udp.GetDestinationPort();
-        if (dst == X2C_PORT || src == X2C_PORT)
-        {
-            info.cls = BackhaulMonitor::X2C;
-        }
-        else if (dst == X2U_PORT || src == X2U_PORT)
-        {
-            info.cls = BackhaulMonitor::X2U;
-        }
-    }
-    else if (info.ip.GetProtocol() == IP_TCP && copy->GetSize() >= 20)
-    {
-        TcpHeader tcp;
-        copy->RemoveHeader(tcp);
-        src = tcp.GetSourcePort();
-        dst = tcp.GetDestinationPort();
-    }
-    else
-    {
-        return info;
-    }
-    info.payload = copy->GetSize();
-    if (info.cls == BackhaulMonitor::OTHER && (src == kvPort || dst == kvPort))
-    {
-        info.cls = BackhaulMonitor::KV;
+        info.ip = ipv4->GetHeader();
+        InspectL4(info, ipv4->GetPacket()->Copy(), kvPort);
     }
     return info;
+}
+
+/// Fragments of KV datagrams in flight: (source, destination, IP id).
+using FragmentMap = std::map<std::tuple<uint32_t, uint32_t, uint16_t>, bool>;
+
+/**
+ * The class of \p info, following fragments: a first fragment of a KV datagram is
+ * remembered, its later fragments (no L4 header) are KV too, the last one forgets it.
+ */
+BackhaulMonitor::TrafficClass
+Track(FragmentMap& fragments, const PacketInfo& info)
+{
+    if (!info.ipv4)
+    {
+        return info.cls;
+    }
+    const auto key = std::make_tuple(info.ip.GetSource().Get(),
+                                     info.ip.GetDestination().Get(),
+                                     info.ip.GetIdentification());
+    if (info.ip.GetFragmentOffset() == 0)
+    {
+        if (!info.ip.IsLastFragment() && info.cls == BackhaulMonitor::KV)
+        {
+            fragments[key] = true;
+        }
+        return info.cls;
+    }
+    auto it = fragments.find(key);
+    if (it == fragments.end())
+    {
+        return info.cls;
+    }
+    if (info.ip.IsLastFragment())
+    {
+        fragments.erase(it);
+    }
+    return BackhaulMonitor::KV;
 }
 
 std::string
@@ -258,7 +318,7 @@ BackhaulMonitor::Add(Ptr<PointToPointNetDevice> dev)
     dev->GetQueue()->TraceConnectWithoutContext(
         "Drop",
         compat::MakeCallback<void, Ptr<const Packet>>(
-            [self, index](Ptr<const Packet>) { self->OnDeviceDrop(index); }));
+            [self, index](Ptr<const Packet> p) { self->OnDeviceDrop(index, p); }));
     if (Ptr<QueueDisc> q = queueDisc)
     {
         q->TraceConnectWithoutContext(
@@ -343,34 +403,12 @@ BackhaulMonitor::OnTx(std::size_t d, Ptr<const Packet> packet)
     }
     m_lastEvent = std::max(m_lastEvent, end);
 
-    PacketInfo info = Inspect(packet, m_kvPort);
-    if (info.ipv4)
-    {
-        // Fragments of a KV datagram: the first one has the ports, the later ones follow.
-        const auto key = std::make_tuple(info.ip.GetSource().Get(),
-                                         info.ip.GetDestination().Get(),
-                                         info.ip.GetIdentification());
-        if (info.ip.GetFragmentOffset() == 0 && !info.ip.IsLastFragment() && info.cls == KV)
-        {
-            dir.kvFragments[key] = true;
-        }
-        else if (info.ip.GetFragmentOffset() != 0)
-        {
-            auto it = dir.kvFragments.find(key);
-            if (it != dir.kvFragments.end())
-            {
-                info.cls = KV;
-                if (info.ip.IsLastFragment())
-                {
-                    dir.kvFragments.erase(it);
-                }
-            }
-        }
-    }
+    const PacketInfo info = Inspect(packet, m_kvPort);
+    const TrafficClass cls = Track(dir.kvFragments, info);
     Totals& tot = dir.totals;
     tot.txPackets += 1;
     tot.txBytes += size;
-    switch (info.cls)
+    switch (cls)
     {
     case KV:
         At(d, now / step).kvBytes += info.payload;
@@ -417,17 +455,33 @@ BackhaulMonitor::OnQdiscDrop(std::size_t d, Ptr<const QueueDiscItem> item)
     Interval& in = At(d, now / m_interval.GetTimeStep());
     in.qdiscDrops += 1;
     in.qdiscDropBytes += item->GetSize();
-    m_dirs[d].totals.qdiscDrops += 1;
-    m_dirs[d].totals.qdiscDropBytes += item->GetSize();
+    Direction& dir = m_dirs[d];
+    dir.totals.qdiscDrops += 1;
+    dir.totals.qdiscDropBytes += item->GetSize();
+    const PacketInfo info = Inspect(item, m_kvPort);
+    if (Track(dir.kvFragments, info) == KV)
+    {
+        in.kvDropBytes += info.payload;
+        dir.totals.kvDropBytes += info.payload;
+    }
 }
 
 void
-BackhaulMonitor::OnDeviceDrop(std::size_t d)
+BackhaulMonitor::OnDeviceDrop(std::size_t d, Ptr<const Packet> packet)
 {
     const int64_t now = Simulator::Now().GetTimeStep();
     m_lastEvent = std::max(m_lastEvent, now);
-    At(d, now / m_interval.GetTimeStep()).deviceDrops += 1;
-    m_dirs[d].totals.deviceDrops += 1;
+    Interval& in = At(d, now / m_interval.GetTimeStep());
+    in.deviceDrops += 1;
+    Direction& dir = m_dirs[d];
+    dir.totals.deviceDrops += 1;
+    // The device queue holds packets with their PPP header, as they are sent.
+    const PacketInfo info = Inspect(packet, m_kvPort);
+    if (Track(dir.kvFragments, info) == KV)
+    {
+        in.kvDropBytes += info.payload;
+        dir.totals.kvDropBytes += info.payload;
+    }
 }
 
 void
@@ -526,7 +580,7 @@ BackhaulMonitor::GetCsv() const
     csv << std::setprecision(9);
     csv << "time_s,link,from_node,to_node,utilization,tx_packets,tx_bytes,kv_bytes,"
            "qdisc_packets_avg,qdisc_bytes_avg,qdisc_packets_max,qdisc_bytes_max,qdisc_drops,"
-           "qdisc_drop_bytes,device_drops,sojourn_mean_s,sojourn_max_s\n";
+           "qdisc_drop_bytes,device_drops,kv_drop_bytes,sojourn_mean_s,sojourn_max_s\n";
     std::vector<std::vector<Interval>> series;
     for (std::size_t d = 0; d < m_dirs.size(); ++d)
     {
@@ -552,6 +606,7 @@ BackhaulMonitor::GetCsv() const
                 << (q ? std::to_string(in.maxBytes) : "") << ','
                 << (q ? std::to_string(in.qdiscDrops) : "") << ','
                 << (q ? std::to_string(in.qdiscDropBytes) : "") << ',' << in.deviceDrops << ','
+                << in.kvDropBytes << ','
                 << Field(in.sojournCount > 0 ? in.sojournSum / in.sojournCount : nan) << ','
                 << Field(in.sojournCount > 0 ? in.sojournMax : nan) << '\n';
         }
@@ -566,8 +621,8 @@ BackhaulMonitor::GetTotalsCsv() const
     csv << std::setprecision(9);
     csv << "link,from_node,to_node,rate_bps,utilization,tx_packets,tx_bytes,kv_bytes,"
            "kv_wire_bytes,x2c_bytes,x2u_bytes,other_bytes,queue_disc,qdisc_drops,"
-           "qdisc_drop_bytes,device_drops,sojourn_samples,sojourn_mean_s,sojourn_p95_s,"
-           "sojourn_max_s\n";
+           "qdisc_drop_bytes,device_drops,kv_drop_bytes,sojourn_samples,sojourn_mean_s,"
+           "sojourn_p95_s,sojourn_max_s\n";
     for (uint32_t d = 0; d < m_dirs.size(); ++d)
     {
         const Totals t = GetTotals(d);
@@ -578,8 +633,8 @@ BackhaulMonitor::GetTotalsCsv() const
             << ',' << dir.queueDiscType << ','
             << (t.hasQueueDisc ? std::to_string(t.qdiscDrops) : "") << ','
             << (t.hasQueueDisc ? std::to_string(t.qdiscDropBytes) : "") << ',' << t.deviceDrops
-            << ',' << t.sojournCount << ',' << Field(t.sojournMean) << ',' << Field(t.sojournP95)
-            << ',' << Field(t.sojournMax) << '\n';
+            << ',' << t.kvDropBytes << ',' << t.sojournCount << ',' << Field(t.sojournMean) << ','
+            << Field(t.sojournP95) << ',' << Field(t.sojournMax) << '\n';
     }
     return csv.str();
 }

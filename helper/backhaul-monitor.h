@@ -109,6 +109,7 @@ class BackhaulMonitor : public Object
         uint64_t qdiscDrops{0};     //!< Queue disc drops
         uint64_t qdiscDropBytes{0}; //!< Their bytes
         uint64_t deviceDrops{0};    //!< Device queue drops
+        uint64_t kvDropBytes{0};    //!< KV payload bytes of the dropped packets (both queues)
         double sojournSum{0};       //!< Sum of queue disc sojourn times, s
         uint64_t sojournCount{0};   //!< Packets dequeued from the queue disc
         double sojournMax{0};       //!< Largest sojourn time, s
@@ -132,6 +133,7 @@ class BackhaulMonitor : public Object
         uint64_t qdiscDrops{0};     //!< Queue disc drops
         uint64_t qdiscDropBytes{0}; //!< Their bytes
         uint64_t deviceDrops{0};    //!< Device queue drops
+        uint64_t kvDropBytes{0};    //!< KV payload bytes of the dropped packets (both queues)
         uint64_t sojournCount{0};   //!< Sojourn samples
         double sojournMean{0};      //!< Mean sojourn time, s (NaN: no sample)
         double sojournP95{0};       //!< Nearest-rank 95th percentile, s (NaN: no sample)
@@ -234,7 +236,7 @@ class BackhaulMonitor : public Object
     void OnPackets(std::size_t d, uint32_t value);
     void OnBytes(std::size_t d, uint32_t value);
     void OnQdiscDrop(std::size_t d, Ptr<const QueueDiscItem> item);
-    void OnDeviceDrop(std::size_t d);
+    void OnDeviceDrop(std::size_t d, Ptr<const Packet> packet);
     void OnSojourn(std::size_t d, Time sojourn);
     /// \return the end of the series: max(now, last event), time steps
     int64_t End() const;

@@ -913,7 +913,9 @@ class KvClassificationTestCase : public TestCase
  *        / 1e6 = 8.24 ms each, so the largest sojourn is in [4 T, 5 T] and the mean of a
  *        saturated interval at least 3 T. Without a queue disc (nor flow control) and a
  *        5-packet device queue, the device drops equal the queue's own counter and the queue
- * columns are empty.
+ *        columns are empty. The source sends to the KV port: each dropped packet carries
+ *        1000 KV bytes, and every KV byte sent is transmitted or dropped on the link
+ *        (sent x 1000 = KV bytes + KV bytes dropped).
  */
 class QueueDropsTestCase : public TestCase
 {
@@ -926,7 +928,7 @@ class QueueDropsTestCase : public TestCase
   private:
     void DoRun() override
     {
-        const LinkRun run = RunLink("1Mbps", {{5000, 5e6}}, "5p", "1p");
+        const LinkRun run = RunLink("1Mbps", {{9001, 5e6}}, "5p", "1p");
         NS_TEST_ASSERT_MSG_GT(run.qdisc.nTotalDroppedPackets, 0u, "the overload drops");
         NS_TEST_EXPECT_MSG_EQ(run.totals.qdiscDrops,
                               run.qdisc.nTotalDroppedPackets,
@@ -942,6 +944,12 @@ class QueueDropsTestCase : public TestCase
             maxPackets = std::max(maxPackets, in.maxPackets);
         }
         NS_TEST_EXPECT_MSG_EQ(drops, run.totals.qdiscDrops, "intervals add up");
+        NS_TEST_EXPECT_MSG_EQ(run.totals.kvDropBytes,
+                              run.totals.qdiscDrops * 1000,
+                              "1000 KV bytes per dropped packet");
+        NS_TEST_EXPECT_MSG_EQ(run.sent.at(9001) * 1000,
+                              run.totals.kvBytes + run.totals.kvDropBytes,
+                              "every KV byte sent is transmitted or dropped");
         NS_TEST_EXPECT_MSG_EQ(maxPackets, 5u, "occupancy reaches the limit, never more");
         const double t = 1030.0 * 8 / 1e6;
         NS_TEST_EXPECT_MSG_GT_OR_EQ(run.totals.sojournMax, 4 * t, "full queue");
@@ -954,10 +962,16 @@ class QueueDropsTestCase : public TestCase
                                   1e-9,
                                   "a saturated link is busy all the time");
 
-        const LinkRun bare = RunLink("1Mbps", {{5000, 5e6}}, "none", "5p");
+        const LinkRun bare = RunLink("1Mbps", {{9001, 5e6}}, "none", "5p");
         NS_TEST_ASSERT_MSG_GT(bare.deviceDropped, 0u, "the device queue drops");
         NS_TEST_EXPECT_MSG_EQ(bare.totals.hasQueueDisc, false, "no queue disc");
         NS_TEST_EXPECT_MSG_EQ(bare.totals.deviceDrops, bare.deviceDropped, "= Queue counter");
+        NS_TEST_EXPECT_MSG_EQ(bare.totals.kvDropBytes,
+                              bare.deviceDropped * 1000,
+                              "1000 KV bytes per dropped packet");
+        NS_TEST_EXPECT_MSG_EQ(bare.sent.at(9001) * 1000,
+                              bare.totals.kvBytes + bare.totals.kvDropBytes,
+                              "every KV byte sent is transmitted or dropped");
         const auto header = Fields(Lines(bare.csv)[0]);
         const auto row = Fields(Lines(bare.csv)[6]);
         for (std::size_t c = 0; c < header.size(); ++c)
