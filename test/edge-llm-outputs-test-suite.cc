@@ -39,6 +39,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -540,6 +541,7 @@ class UeDelayTestCase : public TestCase
  *        installed on the same applications (at time 0, on every EdgeLlmNode and
  *        EdgeLlmUeApp of the NodeList) must give the same values UE by UE: handover time,
  *        context, n_pf, n_tx, predicted, restored and UE-side delays, bound, KV bytes.
+ *        A BackhaulMonitor on the BSs' links sees the KV connection's bytes on the X2 link.
  */
 class RoadCrossCheckTestCase : public TestCase
 {
@@ -557,7 +559,9 @@ class RoadCrossCheckTestCase : public TestCase
         RoadHandoverConfig cfg;
         cfg.road.numUes = 2;
         Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
-        compat::Schedule(Seconds(0), [stats]() {
+        Ptr<BackhaulMonitor> monitor = CreateObject<BackhaulMonitor>();
+        auto bsNodes = std::make_shared<std::map<uint16_t, uint32_t>>(); // cell -> node id
+        compat::Schedule(Seconds(0), [stats, monitor, bsNodes]() {
             ApplicationContainer bs;
             ApplicationContainer ues;
             for (auto n = NodeList::Begin(); n != NodeList::End(); ++n)
@@ -565,9 +569,11 @@ class RoadCrossCheckTestCase : public TestCase
                 for (uint32_t a = 0; a < (*n)->GetNApplications(); ++a)
                 {
                     Ptr<Application> app = (*n)->GetApplication(a);
-                    if (DynamicCast<EdgeLlmNode>(app))
+                    if (Ptr<EdgeLlmNode> node = DynamicCast<EdgeLlmNode>(app))
                     {
                         bs.Add(app);
+                        (*bsNodes)[node->GetCellId()] = (*n)->GetId();
+                        monitor->Install(NodeContainer(*n)); // its X2 and S1-U links
                     }
                     else if (DynamicCast<EdgeLlmUeApp>(app))
                     {
@@ -608,6 +614,33 @@ class RoadCrossCheckTestCase : public TestCase
                               road.restoredWorst,
                               "worst restored delay");
         NS_TEST_EXPECT_MSG_EQ(stats->SummarizeUeDelay().worst, road.measuredWorst, "worst UE");
+
+        // The X2 link from source to target, monitored on the same run: its KV bytes are
+        // the TCP payload of the KV connection, so at least every KV byte the source sent
+        // and at most 1 % more (KV frame headers and control messages; no loss on a
+        // dedicated link, so no retransmission); the handover signalling is X2-C; the
+        // root queue disc is the X2 link's PrioQueueDisc (EdgeLlmRan), which saw every
+        // packet it sent.
+        bool found = false;
+        for (uint32_t d = 0; d < monitor->GetNDirections(); ++d)
+        {
+            const BackhaulMonitor::Totals t = monitor->GetTotals(d);
+            if (t.fromNode != bsNodes->at(road.sourceCellId) ||
+                t.toNode != bsNodes->at(road.targetCellId))
+            {
+                continue;
+            }
+            found = true;
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(t.kvBytes, road.kvBytesSent, "every KV byte sent");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(t.kvBytes,
+                                        road.kvBytesSent + road.kvBytesSent / 100,
+                                        "plus framing");
+            NS_TEST_EXPECT_MSG_GT(t.x2cBytes, 0u, "X2-C signalling");
+            NS_TEST_EXPECT_MSG_EQ(t.hasQueueDisc, true, "the X2 queue disc");
+            NS_TEST_EXPECT_MSG_EQ(t.qdiscDrops, 0u, "no drop");
+            NS_TEST_EXPECT_MSG_EQ(t.sojournCount, t.txPackets, "each packet through it");
+        }
+        NS_TEST_EXPECT_MSG_EQ(found, true, "the X2 link source -> target is monitored");
     }
 };
 
