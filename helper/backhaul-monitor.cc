@@ -364,7 +364,7 @@ BackhaulMonitor::Integrate(Direction& dir, int64_t now, int64_t step)
     {
         const int64_t k = t / step;
         const int64_t until = std::min(now, (k + 1) * step);
-        const double seconds = Time(until - t).GetSeconds();
+        const double seconds = TimeStep(until - t).GetSeconds();
         Interval& in = Slot(dir, k);
         in.packetSeconds += dir.curPackets * seconds;
         in.byteSeconds += dir.curBytes * seconds;
@@ -537,7 +537,7 @@ BackhaulMonitor::GetIntervalSeconds(uint32_t k) const
     const int64_t step = m_interval.GetTimeStep();
     const int64_t start = static_cast<int64_t>(k) * step;
     const int64_t stop = std::min<int64_t>(start + step, std::max(End(), start + 1));
-    return Time(std::max<int64_t>(stop - start, 1)).GetSeconds();
+    return TimeStep(std::max<int64_t>(stop - start, 1)).GetSeconds();
 }
 
 std::vector<BackhaulMonitor::Interval>
@@ -598,7 +598,7 @@ BackhaulMonitor::GetCsv() const
             const double nan = std::numeric_limits<double>::quiet_NaN();
             csv << Field(static_cast<double>(k) * m_interval.GetSeconds()) << ',' << dir.totals.link
                 << ',' << dir.totals.fromNode << ',' << dir.totals.toNode << ','
-                << Field(Time(in.busy).GetSeconds() / length) << ',' << in.txPackets << ','
+                << Field(TimeStep(in.busy).GetSeconds() / length) << ',' << in.txPackets << ','
                 << in.txBytes << ',' << in.kvBytes << ','
                 << Field(q ? in.packetSeconds / length : nan) << ','
                 << Field(q ? in.byteSeconds / length : nan) << ','
@@ -702,7 +702,7 @@ BackhaulMonitor::WritePlots(const std::string& stem) const
                 const Interval& in = series[d][k];
                 data.Add(mid,
                          fig.queue ? in.packetSeconds / length
-                                   : Time(in.busy).GetSeconds() / length);
+                                   : TimeStep(in.busy).GetSeconds() / length);
             }
             plot.AddDataset(data);
         }

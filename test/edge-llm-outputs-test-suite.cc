@@ -812,10 +812,10 @@ class UtilizationTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ_TOL(run.length, 0.1, 1e-12, "interval length");
         const double expected = 625.0 * 1030 * 8 / 1e7;
         const double onePacket = 1030.0 * 8 / 1e7 / 0.1;
-        NS_TEST_EXPECT_MSG_EQ(Time(run.series[0].busy).GetSeconds(), 0.0, "idle before 0.1 s");
+        NS_TEST_EXPECT_MSG_EQ(TimeStep(run.series[0].busy).GetSeconds(), 0.0, "idle before 0.1 s");
         for (std::size_t k = 2; k < 10; ++k)
         {
-            const double u = Time(run.series[k].busy).GetSeconds() / run.length;
+            const double u = TimeStep(run.series[k].busy).GetSeconds() / run.length;
             NS_TEST_EXPECT_MSG_EQ_TOL(u, expected, onePacket, "interval " << k);
             NS_TEST_EXPECT_MSG_EQ(run.series[k].kvBytes, 0u, "port 5000 is not KV");
         }
@@ -990,7 +990,7 @@ class QueueDropsTestCase : public TestCase
         const auto& mid = run.series[5];
         NS_TEST_EXPECT_MSG_GT_OR_EQ(mid.sojournSum / mid.sojournCount, 3 * t, "saturated");
         NS_TEST_EXPECT_MSG_EQ_TOL(mid.packetSeconds / run.length, 4.5, 0.5, "4 to 5 queued");
-        NS_TEST_EXPECT_MSG_EQ_TOL(Time(mid.busy).GetSeconds() / run.length,
+        NS_TEST_EXPECT_MSG_EQ_TOL(TimeStep(mid.busy).GetSeconds() / run.length,
                                   1.0,
                                   1e-9,
                                   "a saturated link is busy all the time");
