@@ -39,6 +39,8 @@ MODULE_SOURCES = [
     'helper/edge-llm-ran.cc',
     'helper/lte-edge-llm-ran.cc',
     'helper/road-handover-example.cc',
+    'helper/edge-llm-session-stats.cc',
+    'helper/backhaul-monitor.cc',
     'helper/multi-cell-scenario.cc',
 ]
 # No NR here: 5G-LENA needs ns-3 >= 3.36's CMake build (CMakeLists.txt adds
@@ -57,6 +59,7 @@ TEST_SOURCES = [
     'test/edge-llm-faults-test-suite.cc',
     'test/edge-llm-transport-test-suite.cc',
     'test/edge-llm-mesh-test-suite.cc',
+    'test/edge-llm-outputs-test-suite.cc',
     'test/edge-llm-backhaul-study-test-suite.cc',
 ]
 

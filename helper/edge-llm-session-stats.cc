@@ -1,0 +1,477 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "edge-llm-session-stats.h"
+
+#include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-node.h"
+#include "ns3/edge-llm-ue-app.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EdgeLlmSessionStats");
+NS_OBJECT_ENSURE_REGISTERED(EdgeLlmSessionStats);
+
+EdgeLlmDelaySummary
+EdgeLlmDelaySummary::Of(const std::vector<double>& samples)
+{
+    EdgeLlmDelaySummary s;
+    s.count = samples.size();
+    if (samples.empty() ||
+        std::any_of(samples.begin(), samples.end(), [](double x) { return std::isnan(x); }))
+    {
+        return s; // unknown: NaN mean, p95, worst
+    }
+    std::vector<double> sorted = samples;
+    std::sort(sorted.begin(), sorted.end());
+    double sum = 0;
+    for (double x : sorted)
+    {
+        sum += x;
+    }
+    s.mean = sum / static_cast<double>(sorted.size());
+    // Nearest rank: the ceil(0.95 n)-th smallest (1-based), in integer arithmetic.
+    const std::size_t rank = (95 * sorted.size() + 99) / 100;
+    s.p95 = sorted[std::max<std::size_t>(rank, 1) - 1];
+    s.worst = sorted.back();
+    return s;
+}
+
+std::string
+EdgeLlmHandoverRecord::GetOutcomeName() const
+{
+    switch (outcome)
+    {
+    case PENDING:
+        return "pending";
+    case RESTORED:
+        return "restored";
+    case TIMED_OUT:
+        return "timed_out";
+    case CANCELLED:
+        return "cancelled";
+    case LOST:
+        return "lost";
+    }
+    return "pending";
+}
+
+void
+EdgeLlmWriteFileWhole(const std::string& path, const std::string& text)
+{
+    const std::string tmp = path + ".tmp";
+    std::error_code ec;
+    {
+        std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+        if (!out)
+        {
+            const std::string reason = std::strerror(errno);
+            const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+            if (!parent.empty() && !std::filesystem::is_directory(parent, ec))
+            {
+                throw std::runtime_error("cannot write '" + path + "': directory '" +
+                                         parent.string() + "' does not exist");
+            }
+            throw std::runtime_error("cannot write '" + path + "': " + reason);
+        }
+        out << text;
+        out.flush();
+        if (!out)
+        {
+            out.close();
+            std::filesystem::remove(tmp, ec);
+            throw std::runtime_error("cannot write '" + path + "': write error");
+        }
+    }
+    std::filesystem::rename(tmp, path, ec);
+    if (ec)
+    {
+        std::error_code ignored;
+        std::filesystem::remove(tmp, ignored);
+        throw std::runtime_error("cannot write '" + path + "': " + ec.message());
+    }
+}
+
+TypeId
+EdgeLlmSessionStats::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::EdgeLlmSessionStats")
+                            .SetParent<Object>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<EdgeLlmSessionStats>();
+    return tid;
+}
+
+void
+EdgeLlmSessionStats::DoDispose()
+{
+    m_records.clear();
+    m_bySession.clear();
+    Object::DoDispose();
+}
+
+void
+EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer ueApps)
+{
+    Ptr<EdgeLlmSessionStats> self = this;
+    for (uint32_t i = 0; i < bsApps.GetN(); ++i)
+    {
+        Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(bsApps.Get(i));
+        if (!bs)
+        {
+            NS_FATAL_ERROR("EdgeLlmSessionStats::Install: BS application "
+                           << i << " is not an ns3::EdgeLlmNode");
+        }
+        EdgeLlmNode* n = PeekPointer(bs); // the sinks live in n's own traces
+        bs->TraceConnectWithoutContext(
+            "HandoverStarted",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [self, n](uint64_t id, uint16_t target, uint64_t context) {
+                    self->OnHandoverStarted(n, id, target, context);
+                }));
+        bs->TraceConnectWithoutContext(
+            "HandoverPlanned",
+            compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
+                [self, n](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
+                    self->OnPlanned(n, id, npf, ntx, predicted);
+                }));
+        bs->TraceConnectWithoutContext("KvTransferReceived",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [self, n](uint64_t id, uint16_t source, uint64_t bytes) {
+                                               self->OnKvReceived(n, id, source, bytes);
+                                           }));
+        bs->TraceConnectWithoutContext(
+            "PartialRestored",
+            compat::MakeCallback<void, uint64_t, uint16_t, double>(
+                [self, n](uint64_t id, uint16_t source, double fraction) {
+                    self->OnPartial(n, id, source, fraction);
+                }));
+        bs->TraceConnectWithoutContext(
+            "TransferTimedOut",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [self, n](uint64_t id, uint16_t source, uint64_t missing) {
+                    self->OnTimedOut(n, id, source, missing);
+                }));
+        bs->TraceConnectWithoutContext("SessionRestored",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                           [self, n](uint64_t id, uint16_t source, Time delay) {
+                                               self->OnRestored(n, id, source, delay);
+                                           }));
+        bs->TraceConnectWithoutContext("TransferCancelled",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [self, n](uint64_t id, uint16_t other, uint64_t) {
+                                               self->OnCancelled(n, id, other);
+                                           }));
+        bs->TraceConnectWithoutContext(
+            "SessionLost",
+            compat::MakeCallback<void, uint64_t, uint16_t, EdgeLlmNode::LossReason>(
+                [self, n](uint64_t id, uint16_t cell, EdgeLlmNode::LossReason) {
+                    self->OnLost(n, id, cell);
+                }));
+    }
+    for (uint32_t i = 0; i < ueApps.GetN(); ++i)
+    {
+        Ptr<EdgeLlmUeApp> ue = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
+        if (!ue)
+        {
+            NS_FATAL_ERROR("EdgeLlmSessionStats::Install: UE application "
+                           << i << " is not an ns3::EdgeLlmUeApp");
+        }
+        ue->TraceConnectWithoutContext(
+            "Stall",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
+                [self](uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess) {
+                    self->OnStall(id, from, to, stall, excess);
+                }));
+    }
+}
+
+const std::vector<EdgeLlmHandoverRecord>&
+EdgeLlmSessionStats::GetRecords() const
+{
+    return m_records;
+}
+
+uint64_t
+EdgeLlmSessionStats::CountOutcome(EdgeLlmHandoverRecord::Outcome outcome) const
+{
+    return std::count_if(m_records.begin(), m_records.end(), [outcome](const auto& r) {
+        return r.outcome == outcome;
+    });
+}
+
+EdgeLlmHandoverRecord*
+EdgeLlmSessionStats::Find(uint64_t sessionId, uint16_t source, uint16_t target)
+{
+    auto it = m_bySession.find(sessionId);
+    if (it == m_bySession.end())
+    {
+        return nullptr;
+    }
+    for (auto i = it->second.rbegin(); i != it->second.rend(); ++i)
+    {
+        EdgeLlmHandoverRecord& r = m_records[*i];
+        if (r.sourceCellId == source && r.targetCellId == target)
+        {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+
+void
+EdgeLlmSessionStats::DecideBound(EdgeLlmHandoverRecord& r)
+{
+    if (r.restoredAt == Time::Max())
+    {
+        r.bound = "none";
+    }
+    else if (!std::isnan(r.receivedFraction))
+    {
+        r.bound =
+            r.receivedFraction == 1 && r.transferDoneAt == r.restoredAt ? "transfer" : "window";
+    }
+    else if (r.transferTokens > 0 && r.transferDoneAt == r.restoredAt)
+    {
+        r.bound = "transfer";
+    }
+    else
+    {
+        r.bound = "prefill";
+    }
+}
+
+void
+EdgeLlmSessionStats::OnHandoverStarted(EdgeLlmNode* node,
+                                       uint64_t id,
+                                       uint16_t target,
+                                       uint64_t context)
+{
+    EdgeLlmHandoverRecord r;
+    r.sessionId = id;
+    r.sourceCellId = node->GetCellId();
+    r.targetCellId = target;
+    r.handoverTime = Simulator::Now().GetSeconds();
+    r.contextTokens = context;
+    r.started = true;
+    m_bySession[id].push_back(m_records.size());
+    m_records.push_back(r);
+}
+
+void
+EdgeLlmSessionStats::OnPlanned(EdgeLlmNode* node,
+                               uint64_t id,
+                               uint64_t npf,
+                               uint64_t ntx,
+                               Time predicted)
+{
+    // The session's latest handover from this cell that has no plan yet.
+    auto it = m_bySession.find(id);
+    if (it == m_bySession.end())
+    {
+        return;
+    }
+    for (auto i = it->second.rbegin(); i != it->second.rend(); ++i)
+    {
+        EdgeLlmHandoverRecord& r = m_records[*i];
+        if (r.sourceCellId == node->GetCellId() && !r.planned)
+        {
+            r.planned = true;
+            r.prefillTokens = npf;
+            r.transferTokens = ntx;
+            r.predictedDelay = predicted.GetSeconds();
+            r.kvBytesExpected = ntx * node->GetModelProfile().BytesPerToken();
+            DecideBound(r);
+            return;
+        }
+    }
+}
+
+void
+EdgeLlmSessionStats::OnKvReceived(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t bytes)
+{
+    if (EdgeLlmHandoverRecord* r = Find(id, source, node->GetCellId()))
+    {
+        r->kvBytesReceived = bytes;
+        r->transferDoneAt = Simulator::Now();
+    }
+}
+
+void
+EdgeLlmSessionStats::OnPartial(EdgeLlmNode* node, uint64_t id, uint16_t source, double fraction)
+{
+    if (EdgeLlmHandoverRecord* r = Find(id, source, node->GetCellId()))
+    {
+        r->receivedFraction = fraction;
+        if (r->transferTokens == 0 && r->prefillTokens == 0)
+        {
+            // ImpactHO plans no split: the whole cache is offered.
+            r->transferTokens = r->contextTokens;
+        }
+    }
+}
+
+void
+EdgeLlmSessionStats::OnTimedOut(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t missing)
+{
+    if (EdgeLlmHandoverRecord* r = Find(id, source, node->GetCellId()))
+    {
+        // The target keeps the whole tokens received and re-prefills the missing ones.
+        r->timedOut = true;
+        r->reprefillTokens = missing;
+        const uint64_t kept = r->transferTokens > missing ? r->transferTokens - missing : 0;
+        r->kvBytesReceived = kept * node->GetModelProfile().BytesPerToken();
+    }
+}
+
+void
+EdgeLlmSessionStats::OnRestored(EdgeLlmNode* node, uint64_t id, uint16_t source, Time delay)
+{
+    EdgeLlmHandoverRecord* r = Find(id, source, node->GetCellId());
+    if (!r)
+    {
+        return;
+    }
+    r->restoredDelay = delay.GetSeconds();
+    r->restoredAt = Simulator::Now();
+    if (r->outcome == EdgeLlmHandoverRecord::PENDING)
+    {
+        r->outcome =
+            r->timedOut ? EdgeLlmHandoverRecord::TIMED_OUT : EdgeLlmHandoverRecord::RESTORED;
+    }
+    DecideBound(*r);
+}
+
+void
+EdgeLlmSessionStats::OnCancelled(EdgeLlmNode* node, uint64_t id, uint16_t other)
+{
+    // Traced at the target (other = source) and at the source (other = target): the
+    // latest handover between the two cells, whichever way.
+    const uint16_t self = node->GetCellId();
+    EdgeLlmHandoverRecord* a = Find(id, other, self);
+    EdgeLlmHandoverRecord* b = Find(id, self, other);
+    EdgeLlmHandoverRecord* r = a && b ? (a > b ? a : b) : (a ? a : b);
+    if (r && r->outcome == EdgeLlmHandoverRecord::PENDING)
+    {
+        r->outcome = EdgeLlmHandoverRecord::CANCELLED;
+    }
+}
+
+void
+EdgeLlmSessionStats::OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell)
+{
+    auto it = m_bySession.find(id);
+    if (it != m_bySession.end() &&
+        m_records[it->second.back()].outcome == EdgeLlmHandoverRecord::PENDING)
+    {
+        m_records[it->second.back()].outcome = EdgeLlmHandoverRecord::LOST;
+        return;
+    }
+    // No handover started (no backhaul path from this cell to the UE's new one): the
+    // session is lost at the handover it could not make.
+    EdgeLlmHandoverRecord r;
+    r.sessionId = id;
+    r.sourceCellId = node->GetCellId();
+    r.targetCellId = cell;
+    r.handoverTime = Simulator::Now().GetSeconds();
+    r.outcome = EdgeLlmHandoverRecord::LOST;
+    m_bySession[id].push_back(m_records.size());
+    m_records.push_back(r);
+}
+
+void
+EdgeLlmSessionStats::OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess)
+{
+    EdgeLlmHandoverRecord* r = Find(id, from, to);
+    if (r && std::isnan(r->ueStall))
+    {
+        r->ueStall = stall.GetSeconds();
+        r->ueDelay = excess.GetSeconds();
+    }
+}
+
+EdgeLlmDelaySummary
+EdgeLlmSessionStats::Summarize(double EdgeLlmHandoverRecord::*field) const
+{
+    std::vector<double> samples;
+    for (const auto& r : m_records)
+    {
+        if (r.outcome != EdgeLlmHandoverRecord::CANCELLED)
+        {
+            samples.push_back(r.*field);
+        }
+    }
+    return EdgeLlmDelaySummary::Of(samples);
+}
+
+EdgeLlmDelaySummary
+EdgeLlmSessionStats::SummarizeRestoredDelay() const
+{
+    return Summarize(&EdgeLlmHandoverRecord::restoredDelay);
+}
+
+EdgeLlmDelaySummary
+EdgeLlmSessionStats::SummarizeUeDelay() const
+{
+    return Summarize(&EdgeLlmHandoverRecord::ueDelay);
+}
+
+EdgeLlmDelaySummary
+EdgeLlmSessionStats::SummarizePredictedDelay() const
+{
+    return Summarize(&EdgeLlmHandoverRecord::predictedDelay);
+}
+
+std::string
+EdgeLlmSessionStats::GetCsv() const
+{
+    auto field = [](double v) {
+        std::ostringstream o;
+        o << std::setprecision(9);
+        if (!std::isnan(v))
+        {
+            o << v;
+        }
+        return o.str();
+    };
+    std::ostringstream csv;
+    csv << "session_id,source_cell,target_cell,handover_s,context_tokens,prefill_tokens,"
+           "transfer_tokens,predicted_delay_s,restored_delay_s,ue_stall_s,ue_delay_s,bound,"
+           "kv_bytes_expected,kv_bytes_received,reprefill_tokens,received_fraction,outcome\n";
+    for (const auto& r : m_records)
+    {
+        csv << r.sessionId << ',' << r.sourceCellId << ',' << r.targetCellId << ','
+            << field(r.handoverTime) << ','
+            << (r.started ? std::to_string(r.contextTokens) : std::string()) << ','
+            << (r.planned ? std::to_string(r.prefillTokens) : std::string()) << ','
+            << (r.planned || r.transferTokens > 0 ? std::to_string(r.transferTokens)
+                                                  : std::string())
+            << ',' << field(r.predictedDelay) << ',' << field(r.restoredDelay) << ','
+            << field(r.ueStall) << ',' << field(r.ueDelay) << ',' << r.bound << ','
+            << r.kvBytesExpected << ',' << r.kvBytesReceived << ',' << r.reprefillTokens << ','
+            << field(r.receivedFraction) << ',' << r.GetOutcomeName() << '\n';
+    }
+    return csv.str();
+}
+
+void
+EdgeLlmSessionStats::WriteCsv(const std::string& path) const
+{
+    EdgeLlmWriteFileWhole(path, GetCsv());
+}
+
+} // namespace ns3

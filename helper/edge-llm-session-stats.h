@@ -1,0 +1,221 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_SESSION_STATS_H
+#define EDGE_LLM_SESSION_STATS_H
+
+#include "ns3/application-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class EdgeLlmNode;
+
+/**
+ * \ingroup edge-llm
+ * \brief Count, mean, 95th percentile and worst of a set of delays.
+ *
+ * NaN-safe: one unknown sample (NaN, e.g. a session that was lost) makes mean, p95 and
+ * worst unknown (NaN), never smaller than they would be.
+ */
+struct EdgeLlmDelaySummary
+{
+    uint64_t count{0};                                      //!< Samples
+    double mean{std::numeric_limits<double>::quiet_NaN()};  //!< Mean, s (NaN if none/unknown)
+    double p95{std::numeric_limits<double>::quiet_NaN()};   //!< Nearest-rank 95th percentile, s
+    double worst{std::numeric_limits<double>::quiet_NaN()}; //!< Largest, s
+
+    /**
+     * \brief Summarize \p samples.
+     *
+     * p95 is the nearest-rank percentile: the ceil(0.95 n)-th smallest sample (for
+     * n < 20 that is the largest). No sample: count 0 and NaN elsewhere.
+     * \param samples delays, s, any order; a NaN makes mean, p95 and worst NaN
+     * \return the summary
+     */
+    static EdgeLlmDelaySummary Of(const std::vector<double>& samples);
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief What became of one edge handover of one LLM session (one record per handover: a
+ *        UE that hands over twice has two).
+ */
+struct EdgeLlmHandoverRecord
+{
+    /// How a handover ended.
+    enum Outcome
+    {
+        PENDING,   //!< Nothing final traced yet (still restoring when the run ended)
+        RESTORED,  //!< The target resumed decoding (SessionRestored)
+        TIMED_OUT, //!< Restored, after the KV transfer hit TransferTimeout and the target
+                   //!< re-prefilled the missing tokens (TransferTimedOut, SessionRestored)
+        CANCELLED, //!< The transfer was cancelled: the UE came back, its handover failed,
+                   //!< or it moved on before the restore (TransferCancelled); the session
+                   //!< goes on in the source cell or in a later record
+        LOST,      //!< The session ended without being restored anywhere (SessionLost)
+    };
+
+    /// Marks a value that was never measured.
+    static constexpr double UNKNOWN = std::numeric_limits<double>::quiet_NaN();
+
+    uint64_t sessionId{0};            //!< Session id (the UE's IMSI in LTE scenarios)
+    uint16_t sourceCellId{0};         //!< Cell the session left
+    uint16_t targetCellId{0};         //!< Cell it handed over to
+    double handoverTime{UNKNOWN};     //!< When the source started the handover, s
+    uint64_t contextTokens{0};        //!< Context at the handover, tokens
+    uint64_t prefillTokens{0};        //!< n_pf, tokens the target prefills (HandoverPlanned)
+    uint64_t transferTokens{0};       //!< n_tx, tokens whose KV cache crosses the backhaul
+    bool planned{false};              //!< HandoverPlanned was traced for it
+    double predictedDelay{UNKNOWN};   //!< The planner's delay for the actual times, s
+    double restoredDelay{UNKNOWN};    //!< Target: resume time minus handover time, s
+    double ueStall{UNKNOWN};          //!< UE: gap between the last token of the source cell
+                                      //!< and the first of the target's, s
+    double ueDelay{UNKNOWN};          //!< UE: that gap's excess over the decode cadence, s
+    double receivedFraction{UNKNOWN}; //!< ImpactHO: share of the cache received
+    /// What finished last and so bounded the restore: "transfer" (the last KV byte arrived
+    /// at the resume instant), "prefill" (the target's prefill ended then), "window"
+    /// (ImpactHO: the transfer window closed before the whole cache arrived), "none" (not
+    /// restored)
+    std::string bound{"none"};
+    uint64_t kvBytesExpected{0}; //!< n_tx x KV bytes per token of the source's model
+    /// KV bytes the target had: all of them (KvTransferReceived), or, when the transfer
+    /// timed out, the whole tokens it kept: (n_tx - reprefilled) x KV bytes per token
+    uint64_t kvBytesReceived{0};
+    bool timedOut{false};             //!< The transfer hit TransferTimeout
+    uint64_t reprefillTokens{0};      //!< Tokens the target re-prefilled after the timeout
+    bool started{false};              //!< HandoverStarted was traced (else context is unknown)
+    Outcome outcome{PENDING};         //!< How it ended
+    Time transferDoneAt{Time::Max()}; //!< When every KV byte was in (Max: never)
+    Time restoredAt{Time::Max()};     //!< When decoding resumed (Max: never)
+
+    /// \return the outcome as written in the CSV: pending, restored, timed_out, cancelled, lost
+    std::string GetOutcomeName() const;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Per-handover records of every LLM session of a scenario, from the traces of its
+ *        EdgeLlmNode (every BS) and EdgeLlmUeApp applications, so that a script need not
+ *        write trace sinks by hand.
+ *
+ * \code
+ *   Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
+ *   stats->Install(bsApps, ueApps);   // before Simulator::Run
+ *   Simulator::Run();
+ *   stats->WriteCsv("handovers.csv"); // before Simulator::Destroy
+ *   EdgeLlmDelaySummary d = stats->SummarizeRestoredDelay();
+ * \endcode
+ *
+ * Any number of cells; a session that hands over several times gets one record per
+ * handover, keyed by the session and the handover time (HandoverStarted at the source).
+ * The source's HandoverPlanned, the target's KvTransferReceived, PartialRestored,
+ * TransferTimedOut and SessionRestored, and either side's TransferCancelled fill in the
+ * session's latest record between that source and target; the UE's Stall (from, to) the
+ * latest record to that target. SessionLost closes the session's open record, or, if it
+ * has none (the source had no backhaul path to the new cell, so no handover started),
+ * adds one. The bound is decided as the road scenario decides it (see
+ * EdgeLlmHandoverRecord::bound): "transfer" if n_tx > 0 and the last KV byte arrived at the
+ * resume instant, else "prefill"; ImpactHO: "transfer" if the whole cache arrived at that
+ * instant, else "window".
+ *
+ * The sinks hold this object (Ptr), so it lives as long as the applications.
+ */
+class EdgeLlmSessionStats : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    /**
+     * \brief Connect the traces of every BS and UE application.
+     * \param bsApps EdgeLlmNode applications (every cell of the scenario)
+     * \param ueApps EdgeLlmUeApp applications (may be empty: no UE-side delays)
+     * Aborts (NS_FATAL_ERROR) if an application is not of the expected type.
+     */
+    void Install(ApplicationContainer bsApps, ApplicationContainer ueApps);
+
+    /// \return every handover record, in the order the handovers started
+    const std::vector<EdgeLlmHandoverRecord>& GetRecords() const;
+
+    /**
+     * \brief The records of \p outcome.
+     * \param outcome the outcome
+     * \return how many records have it
+     */
+    uint64_t CountOutcome(EdgeLlmHandoverRecord::Outcome outcome) const;
+
+    /**
+     * \brief Restored delay over the records that are not CANCELLED (a cancelled
+     *        handover has no delay; the session goes on elsewhere). A lost or pending
+     *        record's delay is unknown, so it makes the summary unknown.
+     * \return the summary
+     */
+    EdgeLlmDelaySummary SummarizeRestoredDelay() const;
+    /// \return the same for the UE-side delay (the Stall's excess)
+    EdgeLlmDelaySummary SummarizeUeDelay() const;
+    /// \return the same for the planner's predicted delay (unknown for ImpactHO)
+    EdgeLlmDelaySummary SummarizePredictedDelay() const;
+
+    /**
+     * \return the CSV text WriteCsv writes: a header and one line per record; an unknown
+     *         value is an empty field
+     */
+    std::string GetCsv() const;
+
+    /**
+     * \brief Write GetCsv() to \p path whole or not at all (a temporary file renamed).
+     * \param path the file
+     * \throws std::runtime_error naming the path and the reason; no file is left behind
+     */
+    void WriteCsv(const std::string& path) const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    /// \return the session's latest record between \p source and \p target (null: none)
+    EdgeLlmHandoverRecord* Find(uint64_t sessionId, uint16_t source, uint16_t target);
+    /// Decide the record's bound from its times.
+    static void DecideBound(EdgeLlmHandoverRecord& r);
+    /// \return the restored-like samples of one field over the not-cancelled records
+    EdgeLlmDelaySummary Summarize(double EdgeLlmHandoverRecord::*field) const;
+
+    void OnHandoverStarted(EdgeLlmNode* node, uint64_t id, uint16_t target, uint64_t context);
+    void OnPlanned(EdgeLlmNode* node, uint64_t id, uint64_t npf, uint64_t ntx, Time predicted);
+    void OnKvReceived(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t bytes);
+    void OnPartial(EdgeLlmNode* node, uint64_t id, uint16_t source, double fraction);
+    void OnTimedOut(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t missing);
+    void OnRestored(EdgeLlmNode* node, uint64_t id, uint16_t source, Time delay);
+    void OnCancelled(EdgeLlmNode* node, uint64_t id, uint16_t other);
+    void OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell);
+    void OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess);
+
+    std::vector<EdgeLlmHandoverRecord> m_records;             //!< In start order
+    std::map<uint64_t, std::vector<std::size_t>> m_bySession; //!< Record indices per session
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Write \p text to \p path whole or not at all: into path + ".tmp", then renamed.
+ * \param path the file
+ * \param text its content
+ * \throws std::runtime_error "cannot write '<path>': <reason>" (e.g. its directory does
+ *         not exist); the temporary file is removed
+ */
+void EdgeLlmWriteFileWhole(const std::string& path, const std::string& text);
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_SESSION_STATS_H */
