@@ -13,7 +13,10 @@
  * its rate. Per load and scheme it prints the UE-side handover delay (mean, p95, worst),
  * the backhaul queues' delay and the KV byte account, and writes
  * <outputDir>/backhaul-study.{csv,png} (delay vs load per scheme),
- * <outputDir>/queue-delay.{csv,png} and <outputDir>/ue-delays.csv.
+ * <outputDir>/queue-delay.{csv,png} and <outputDir>/ue-delays.csv; per load and scheme
+ * handovers-load<L>-<scheme>.csv (EdgeLlmSessionStats) and, with the monitor on (default
+ * 10 ms), backhaul-load<L>-<scheme>.csv, -totals.csv, -utilization.png, -queue.png
+ * (BackhaulMonitor).
  *
  *   edge-llm-backhaul-study [--loads=0.5] [--aggregationGbps=4.5] [--schemes=ctho,tho,cho]
  *   edge-llm-backhaul-study --loads=0,0.3,0.6,0.9
@@ -85,6 +88,7 @@ main(int argc, char* argv[])
     double batchPeriodMs = cfg.batchPeriod.GetMilliSeconds();
     double platoonSpreadMs = cfg.platoonSpread.GetMilliSeconds();
     double promptTimeMs = cfg.promptTime.GetMilliSeconds();
+    double monitorIntervalMs = 10;
 
     CommandLine cmd(__FILE__);
     ProgramOptions options(cmd);
@@ -127,6 +131,9 @@ main(int argc, char* argv[])
                      "Plan each KV flow at the rate the cross traffic leaves, (1 - load) x "
                      "rate (false: at the link rate, blind to the load)",
                      cfg.planWithCrossTraffic);
+    options.AddValue("monitorIntervalMs",
+                     "BackhaulMonitor interval on the sites' links, ms (0: no monitor)",
+                     monitorIntervalMs);
     options.AddValue("outputDir", "Where the CSV and PNG files go", outputDir);
     if (!options.Check(argc, argv, std::cerr))
     {
@@ -169,6 +176,13 @@ main(int argc, char* argv[])
         return 2;
     }
     cfg.promptTime = NanoSeconds(std::llround(promptTimeMs * 1e6));
+    if (!(monitorIntervalMs >= 0 && monitorIntervalMs <= 1e4))
+    {
+        std::cerr << "error: --monitorIntervalMs must be 0 (no monitor) or in (0, 10000] ms, got "
+                  << monitorIntervalMs << std::endl;
+        return 2;
+    }
+    cfg.monitorInterval = NanoSeconds(std::llround(monitorIntervalMs * 1e6));
     if (backhaulMtu < 576 || backhaulMtu > 65535)
     {
         std::cerr << "error: --backhaulMtu must be in [576, 65535] bytes, got " << backhaulMtu
@@ -287,15 +301,37 @@ main(int argc, char* argv[])
         for (const auto& [name, type] : runs)
         {
             MultiCellResult r;
+            std::ostringstream tagText;
+            tagText << "load" << load << "-" << name;
+            const std::string tag = tagText.str();
             const std::clock_t cpuStart = std::clock();
             try
             {
-                r = MultiCellScenario::Run(cfg, type);
+                r = MultiCellScenario::Run(cfg,
+                                           type,
+                                           cfg.monitorInterval.IsStrictlyPositive()
+                                               ? outputDir + "/backhaul-" + tag
+                                               : std::string());
             }
             catch (const std::invalid_argument& e)
             {
                 std::cerr << "error: " << e.what() << std::endl;
                 return 2;
+            }
+            catch (const std::runtime_error& e)
+            {
+                std::cerr << "error: " << e.what() << std::endl;
+                return 1;
+            }
+            // Per run: every handover's record (EdgeLlmSessionStats) and the backhaul's
+            // series and totals (BackhaulMonitor), each file whole or not at all.
+            if (!WriteFileAtomically(outputDir + "/handovers-" + tag + ".csv", r.handoverCsv) ||
+                (!r.monitorCsv.empty() &&
+                 (!WriteFileAtomically(outputDir + "/backhaul-" + tag + ".csv", r.monitorCsv) ||
+                  !WriteFileAtomically(outputDir + "/backhaul-" + tag + "-totals.csv",
+                                       r.monitorTotalsCsv))))
+            {
+                return 1;
             }
             uint64_t dropped = 0;
             uint64_t droppedPackets = 0;
@@ -383,7 +419,12 @@ main(int argc, char* argv[])
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     std::cout << "\nwrote " << outputDir << "/backhaul-study.{csv,png}, " << outputDir
-              << "/queue-delay.{csv,png} and " << outputDir << "/ue-delays.csv\n"
+              << "/queue-delay.{csv,png} and " << outputDir
+              << "/ue-delays.csv; per run handovers-<run>.csv"
+              << (cfg.monitorInterval.IsStrictlyPositive()
+                      ? " and backhaul-<run>.csv, -totals.csv, -utilization.png, -queue.png"
+                      : "")
+              << "\n"
               << "wall time " << std::fixed << std::setprecision(1) << wall << " s" << std::endl;
     return complete ? 0 : 1;
 }

@@ -229,6 +229,8 @@ MultiCellConfig::Validate() const
     Require(tailTime.IsStrictlyPositive() && tailTime <= Seconds(MAX_SIM_SECONDS),
             "tailTime must be in (0, " + Number(MAX_SIM_SECONDS) + "] s");
     Require(seedStream <= 1000000, "seedStream must be in [0, 1000000]");
+    Require(!monitorInterval.IsStrictlyNegative() && monitorInterval <= Seconds(10),
+            "monitorInterval must be 0 (no monitor) or in (0, 10] s");
     Require(std::isfinite(pathlossExponent) && pathlossExponent >= 1.5 && pathlossExponent <= 6,
             "pathlossExponent must be in [1.5, 6], got " + Number(pathlossExponent));
     Require(std::isfinite(pathlossReferenceDb) && pathlossReferenceDb >= 0 &&
@@ -812,6 +814,16 @@ MultiCellScenario::ConnectOutputs()
     RequireDone(m_handoversScheduled, "ConnectOutputs", "call ScheduleHandovers first");
     RequireDone(!m_outputsConnected, "ConnectOutputs", "already done (each part runs once)");
     m_outputsConnected = true;
+    m_stats = CreateObject<EdgeLlmSessionStats>();
+    m_stats->Install(m_bsApps, m_ueApps);
+    if (m_cfg.monitorInterval.IsStrictlyPositive())
+    {
+        // Every point-to-point device of the sites (X2/Xn, S1-U), after their queue discs
+        // are in place.
+        m_monitor = CreateObject<BackhaulMonitor>();
+        m_monitor->SetAttribute("Interval", TimeValue(m_cfg.monitorInterval));
+        m_monitor->Install(m_bsNodes);
+    }
     Counters* c = m_counters.get();
     NetDeviceContainer ueDevs = m_ran->GetUeDevices();
     for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
@@ -913,7 +925,7 @@ MultiCellScenario::ConnectOutputs()
 }
 
 MultiCellResult
-MultiCellScenario::Simulate()
+MultiCellScenario::Simulate(const std::string& monitorPlotStem)
 {
     RequireDone(m_outputsConnected, "Simulate", "call ConnectOutputs first");
     Counters& c = *m_counters;
@@ -980,13 +992,28 @@ MultiCellScenario::Simulate()
     result.restored = DelaySummary::Of(restored);
     result.queueDelay = DelaySummary::Of(c.sojourn);
     result.links = c.links;
+    result.handoverCsv = m_stats->GetCsv();
+    result.ueDelay = m_stats->SummarizeUeDelay();
+    if (m_monitor)
+    {
+        result.monitorCsv = m_monitor->GetCsv();
+        result.monitorTotalsCsv = m_monitor->GetTotalsCsv();
+        if (!monitorPlotStem.empty())
+        {
+            m_monitor->WritePlots(monitorPlotStem); // throws std::runtime_error
+        }
+    }
     c.stopWhenDrained = nullptr;
+    m_stats = nullptr;
+    m_monitor = nullptr;
     Simulator::Destroy();
     return result;
 }
 
 MultiCellResult
-MultiCellScenario::Run(const MultiCellConfig& config, const std::string& schedulerType)
+MultiCellScenario::Run(const MultiCellConfig& config,
+                       const std::string& schedulerType,
+                       const std::string& monitorPlotStem)
 {
     RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
     MultiCellScenario s(config);
@@ -1005,7 +1032,19 @@ MultiCellScenario::Run(const MultiCellConfig& config, const std::string& schedul
     }
     s.ScheduleHandovers();
     s.ConnectOutputs();
-    return s.Simulate();
+    return s.Simulate(monitorPlotStem);
+}
+
+Ptr<EdgeLlmSessionStats>
+MultiCellScenario::GetSessionStats() const
+{
+    return m_stats;
+}
+
+Ptr<BackhaulMonitor>
+MultiCellScenario::GetBackhaulMonitor() const
+{
+    return m_monitor;
 }
 
 NodeContainer

@@ -4,7 +4,9 @@
 #ifndef MULTI_CELL_SCENARIO_H
 #define MULTI_CELL_SCENARIO_H
 
+#include "backhaul-monitor.h"
 #include "edge-llm-ran.h"
+#include "edge-llm-session-stats.h"
 
 #include "ns3/application-container.h"
 #include "ns3/net-device-container.h"
@@ -103,6 +105,8 @@ struct MultiCellConfig
     /// Simulated time allowed after the last scripted handover, (0, 3600 s]
     Time tailTime{Seconds(8)};
     uint32_t seedStream{0}; //!< Offset of the scenario's random streams (UE draws, mobility)
+    /// BackhaulMonitor interval on every backhaul device ((0, 10 s]); 0: no monitor
+    Time monitorInterval{Seconds(0)};
 
     /**
      * \brief Check every knob.
@@ -193,6 +197,12 @@ struct MultiCellResult
     double handoverStart{0};              //!< First scripted handover instant, s
     double simulatedSeconds{0};           //!< Simulated time at the end
     bool complete{false};                 //!< Every UE handed over and its session was restored
+    /// EdgeLlmSessionStats::GetCsv(): one record per handover (every BS and UE traced)
+    std::string handoverCsv;
+    /// EdgeLlmSessionStats::SummarizeUeDelay() (a NaN if a handover has none)
+    EdgeLlmDelaySummary ueDelay;
+    std::string monitorCsv;       //!< BackhaulMonitor::GetCsv() ("" without a monitor)
+    std::string monitorTotalsCsv; //!< BackhaulMonitor::GetTotalsCsv() ("" without one)
 };
 
 /**
@@ -232,7 +242,9 @@ class MultiCellScenario
      * \return what happened
      * \throws std::invalid_argument for a bad config or scheduler type
      */
-    static MultiCellResult Run(const MultiCellConfig& config, const std::string& schedulerType);
+    static MultiCellResult Run(const MultiCellConfig& config,
+                               const std::string& schedulerType,
+                               const std::string& monitorPlotStem = "");
 
     /**
      * \brief The sites' positions (z = 0; the RAN's antenna height is added by BuildSites).
@@ -289,9 +301,17 @@ class MultiCellScenario
     /**
      * \brief Run until every session is restored and the backhaul has delivered every KV
      *        byte sent (or the time limit), collect the results, Simulator::Destroy().
+     * \param monitorPlotStem with a monitor (monitorInterval > 0): write its PNGs
+     *        (BackhaulMonitor::WritePlots) to this stem before the simulator goes; "": none
      * \return what happened
+     * \throws std::runtime_error if the plots cannot be written
      */
-    MultiCellResult Simulate();
+    MultiCellResult Simulate(const std::string& monitorPlotStem = "");
+
+    /// \return the session records (after ConnectOutputs; valid until Simulate returns)
+    Ptr<EdgeLlmSessionStats> GetSessionStats() const;
+    /// \return the backhaul monitor (after ConnectOutputs, with monitorInterval > 0)
+    Ptr<BackhaulMonitor> GetBackhaulMonitor() const;
 
     NodeContainer GetBsNodes() const;             //!< After BuildSites
     NodeContainer GetUeNodes() const;             //!< After BuildUes
@@ -334,6 +354,8 @@ class MultiCellScenario
     bool m_outputsConnected{false};       //!< ConnectOutputs done
     struct Counters;                      //!< Trace sink state
     std::unique_ptr<Counters> m_counters; //!< Filled by the traces
+    Ptr<EdgeLlmSessionStats> m_stats;     //!< Per-handover records
+    Ptr<BackhaulMonitor> m_monitor;       //!< Backhaul time series (monitorInterval > 0)
 };
 
 } // namespace ns3

@@ -229,6 +229,7 @@ expect 2 "--ns3::LteEnbRrc::SrsPeriodicity=80: this program sets this attribute 
   $study --ns3::LteEnbRrc::SrsPeriodicity=80
 expect 2 "--planWithCrossTraffic=maybe: must be true or false" $study --planWithCrossTraffic=maybe
 expect 2 "--promptTimeMs must be in (0, 10000] ms" $study --promptTimeMs=0
+expect 2 "--monitorIntervalMs must be 0 (no monitor) or in (0, 10000] ms" $study --monitorIntervalMs=-1
 expect 2 "--outputDir: cannot write" $bin/edge-llm-backhaul-study --outputDir=/proc/no/such
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
