@@ -375,6 +375,12 @@ class StudyRunTestCase : public TestCase
             expected += ue.kvBytesExpected;
         }
         NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, expected, "sum of n_tx x s_KV");
+        // EdgeLlmSessionStats, installed by the scenario, saw the same 14 handovers.
+        NS_TEST_ASSERT_MSG_EQ(r.ueDelay.count, 14, "EdgeLlmSessionStats: UE-side delays");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ueDelay.worst,
+                                  r.measured.max,
+                                  1e-9,
+                                  "EdgeLlmSessionStats: the same worst UE-side delay");
         uint64_t offered = 0;
         uint64_t dropped = 0;
         for (const auto& link : r.links)
