@@ -37,6 +37,7 @@ MODULE_SOURCES = [
     'helper/impactho-fluid-scenario.cc',
     'helper/impactho-packet-scenario.cc',
     'helper/edge-llm-ran.cc',
+    'helper/edge-llm-backhaul-helper.cc',
     'helper/lte-edge-llm-ran.cc',
     'helper/road-handover-example.cc',
 ]
@@ -56,6 +57,7 @@ TEST_SOURCES = [
     'test/edge-llm-faults-test-suite.cc',
     'test/edge-llm-transport-test-suite.cc',
     'test/edge-llm-mesh-test-suite.cc',
+    'test/edge-llm-backhaul-test-suite.cc',
 ]
 
 
@@ -76,7 +78,7 @@ def configure(conf):
 def build(bld):
     module = bld.create_ns3_module(
         'edge-llm',
-        ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'lte', 'stats'])
+        ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'lte', 'stats', 'traffic-control', 'topology-read'])
     module.source = MODULE_SOURCES
     # The module and everything that uses it (its tests, examples, scratch programs).
     if not bld.env.EDGE_LLM_NS3_VERSION:
