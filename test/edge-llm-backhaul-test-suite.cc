@@ -1,12 +1,17 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/config.h"
 #include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-ran.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/llm-model-profile.h"
+#include "ns3/lte-enb-net-device.h"
+#include "ns3/lte-enb-rrc.h"
+#include "ns3/mobility-helper.h"
 #include "ns3/queue-disc.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -498,6 +503,88 @@ class BadInputTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief LTE over a star: three eNBs whose only backhaul is a link each to the
+ *        aggregation router (LteEdgeLlmRan with SetBackhaul, so no X2 cable). An X2
+ *        handover of the one UE from cell 1 to cell 2 at 0.3 s completes (HandoverEndOk at
+ *        cell 2): its X2-C messages crossed the router, whose X2-C band forwarded packets
+ *        toward both eNBs; the edge-LLM peers are the pair addresses. On the old code the
+ *        RAN always built the mesh, so the router and its queue discs did not exist.
+ */
+class LteStarTestCase : public TestCase
+{
+  public:
+    LteStarTestCase()
+        : TestCase("LTE star: X2 handover over the aggregation router")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ipv4AddressGenerator::Reset();
+        EdgeLlmRanConfig config;
+        Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create("lte", config);
+        Ptr<EdgeLlmBackhaul> backhaul = Make("Star");
+        ran->SetBackhaul(backhaul);
+        NodeContainer enbs;
+        enbs.Create(3);
+        NodeContainer ues;
+        ues.Create(1);
+        Ptr<ListPositionAllocator> positions = CreateObject<ListPositionAllocator>();
+        for (double x : {0.0, 200.0, 400.0})
+        {
+            positions->Add(Vector(x, 0, 0));
+        }
+        positions->Add(Vector(100, 0, 0));
+        MobilityHelper mobility;
+        mobility.SetPositionAllocator(positions);
+        mobility.Install(enbs);
+        mobility.Install(ues);
+        ran->Install(enbs, ues);
+        ran->Attach(ran->GetUeDevices(), ran->GetBsDevices().Get(0));
+        NS_TEST_ASSERT_MSG_EQ(bool(backhaul->GetAggregationRouter()), true, "a router");
+        NS_TEST_ASSERT_MSG_EQ(backhaul->GetLinks().size(), 3u, "three star links");
+        EdgeLlmHelper edge;
+        edge.SetRan(ran);
+        ApplicationContainer bs = edge.InstallOnEnbs(ran->GetBsDevices());
+        edge.ConnectBackhaul(bs, backhaul);
+        std::vector<uint16_t> endOk;
+        Ptr<LteEnbRrc> target = DynamicCast<LteEnbNetDevice>(ran->GetBsDevices().Get(1))->GetRrc();
+        target->TraceConnectWithoutContext(
+            "HandoverEndOk",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t>(
+                [&endOk](uint64_t, uint16_t cell, uint16_t) { endOk.push_back(cell); }));
+        ran->HandoverRequest(Seconds(0.3),
+                             ran->GetUeDevices().Get(0),
+                             ran->GetBsDevices().Get(0),
+                             ran->GetBsDevices().Get(1));
+        bs.Start(Seconds(0));
+        Simulator::Stop(Seconds(0.6));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(endOk.size(), 1u, "the handover completed at cell 2");
+        uint64_t x2cViaRouter = 0;
+        for (const auto& link : backhaul->GetLinks())
+        {
+            // devices[1] is the router's end of each star link; band 0 is X2-C.
+            x2cViaRouter += link.rootQueueDisc[1]
+                                ->GetQueueDiscClass(EdgeLlmX2PacketFilter::BAND_X2C)
+                                ->GetQueueDisc()
+                                ->GetStats()
+                                .nTotalSentPackets;
+        }
+        NS_TEST_EXPECT_MSG_GT(x2cViaRouter, 1u, "X2-C messages crossed the router");
+        const EdgeLlmBackhaul::Path path = backhaul->GetPath(0, 1);
+        NS_TEST_EXPECT_MSG_EQ(path.links.size(), 2u, "two hops");
+        NS_TEST_EXPECT_MSG_EQ_TOL(DynamicCast<EdgeLlmNode>(bs.Get(0))->GetPlanningBitRate(2),
+                                  1e9,
+                                  1,
+                                  "the eNB plans with the star link's rate");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The backhaul topologies suite.
  */
 class EdgeLlmBackhaulTestSuite : public TestSuite
@@ -514,6 +601,7 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new CrossTrafficTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new SharedLinkTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new BadInputTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new LteStarTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 
