@@ -7,6 +7,7 @@
 #include "edge-llm-ran.h"
 
 #include "ns3/boolean.h"
+#include "ns3/bulk-send-helper.h"
 #include "ns3/channel.h"
 #include "ns3/double.h"
 #include "ns3/inet-socket-address.h"
@@ -33,6 +34,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <tuple>
 
 namespace ns3
 {
@@ -45,6 +47,8 @@ namespace
 
 /// UDP port of the cross traffic's sinks.
 constexpr uint16_t CROSS_TRAFFIC_PORT = 9;
+/// TCP port of the BulkSend cross traffic's sinks.
+constexpr uint16_t CROSS_TRAFFIC_TCP_PORT = 10;
 /// UDP + IPv4 + PPP header bytes of a cross-traffic packet.
 constexpr uint32_t CROSS_HEADER_BYTES = 30;
 
@@ -115,6 +119,14 @@ EdgeLlmBackhaul::GetTypeId()
                           StringValue("Inet"),
                           MakeStringAccessor(&EdgeLlmBackhaul::m_topologyFormat),
                           MakeStringChecker())
+            .AddAttribute("CrossTraffic",
+                          "What InstallCrossTraffic puts on each link, each way: OnOff (UDP "
+                          "at a constant rate, load x R on the wire; the planner subtracts "
+                          "it) or BulkSend (TCP sending the same bytes as fast as it can; "
+                          "not subtracted)",
+                          StringValue("OnOff"),
+                          MakeStringAccessor(&EdgeLlmBackhaul::m_crossTraffic),
+                          MakeStringChecker())
             .AddAttribute("SignallingPriority",
                           "Without a RAN: the X2 priority queue disc on every device (with "
                           "a RAN, its X2SignallingPriority decides)",
@@ -132,6 +144,7 @@ void
 EdgeLlmBackhaul::DoDispose()
 {
     m_links.clear();
+    m_crossSinks = ApplicationContainer();
     m_sites = NodeContainer();
     m_routers = NodeContainer();
     Object::DoDispose();
@@ -145,6 +158,11 @@ EdgeLlmBackhaul::Validate() const
     {
         throw std::invalid_argument("Topology must be Mesh, Star, Ring or File, got '" +
                                     m_topology + "'");
+    }
+    if (m_crossTraffic != "OnOff" && m_crossTraffic != "BulkSend")
+    {
+        throw std::invalid_argument("CrossTraffic must be OnOff or BulkSend, got '" +
+                                    m_crossTraffic + "'");
     }
     if (m_linkRate.GetBitRate() == 0)
     {
@@ -615,38 +633,69 @@ EdgeLlmBackhaul::InstallCrossTraffic(double load, Time start, Time stop)
         got << load;
         throw std::invalid_argument("load (cross traffic) must be in [0, 1), got " + got.str());
     }
+    NS_ABORT_MSG_IF(
+        m_crossTrafficInstalled,
+        "EdgeLlmBackhaul::InstallCrossTraffic: call it once (its sinks hold the ports)");
+    m_crossTrafficInstalled = true;
     ApplicationContainer apps;
     if (load == 0)
     {
         return apps;
     }
+    const bool bulk = m_crossTraffic == "BulkSend";
     std::set<uint32_t> sinks;
     for (Link& link : m_links)
     {
+        const double rate = static_cast<double>(link.rate.GetBitRate());
         const double payload = link.mtu - 28.0;
-        const double appRate = load * static_cast<double>(link.rate.GetBitRate()) * payload /
-                               (payload + CROSS_HEADER_BYTES);
-        link.crossBitRate = load * static_cast<double>(link.rate.GetBitRate());
+        const double appRate = load * rate * payload / (payload + CROSS_HEADER_BYTES);
+        // Only CBR is known to the planner; BulkSend's TCP takes what it can.
+        link.crossBitRate = bulk ? 0 : load * rate;
         for (const auto& [from, to, address] : {std::make_tuple(link.a, link.b, link.addressB),
                                                 std::make_tuple(link.b, link.a, link.addressA)})
         {
-            OnOffHelper onoff("ns3::UdpSocketFactory",
-                              InetSocketAddress(address, CROSS_TRAFFIC_PORT));
-            onoff.SetConstantRate(DataRate(static_cast<uint64_t>(std::llround(appRate))),
-                                  static_cast<uint32_t>(payload));
-            ApplicationContainer app = onoff.Install(from);
+            ApplicationContainer app;
+            if (bulk)
+            {
+                // The bytes the CBR flow would carry over [start, stop), as fast as TCP
+                // can send them.
+                BulkSendHelper sender("ns3::TcpSocketFactory",
+                                      InetSocketAddress(address, CROSS_TRAFFIC_TCP_PORT));
+                sender.SetAttribute("MaxBytes",
+                                    UintegerValue(static_cast<uint64_t>(
+                                        std::llround(appRate * (stop - start).GetSeconds() / 8))));
+                app = sender.Install(from);
+            }
+            else
+            {
+                OnOffHelper onoff("ns3::UdpSocketFactory",
+                                  InetSocketAddress(address, CROSS_TRAFFIC_PORT));
+                onoff.SetConstantRate(DataRate(static_cast<uint64_t>(std::llround(appRate))),
+                                      static_cast<uint32_t>(payload));
+                app = onoff.Install(from);
+            }
             app.Start(start);
             app.Stop(stop);
             apps.Add(app);
             if (sinks.insert(to->GetId()).second)
             {
-                PacketSinkHelper sink("ns3::UdpSocketFactory",
-                                      InetSocketAddress(Ipv4Address::GetAny(), CROSS_TRAFFIC_PORT));
-                sink.Install(to).Start(Seconds(0));
+                PacketSinkHelper sink(
+                    bulk ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory",
+                    InetSocketAddress(Ipv4Address::GetAny(),
+                                      bulk ? CROSS_TRAFFIC_TCP_PORT : CROSS_TRAFFIC_PORT));
+                ApplicationContainer sinkApp = sink.Install(to);
+                sinkApp.Start(Seconds(0));
+                m_crossSinks.Add(sinkApp);
             }
         }
     }
     return apps;
+}
+
+ApplicationContainer
+EdgeLlmBackhaul::GetCrossTrafficSinks() const
+{
+    return m_crossSinks;
 }
 
 const std::vector<EdgeLlmBackhaul::Link>&

@@ -130,7 +130,10 @@ class EdgeLlmBackhaul : public Object
     void SetLinkDataRate(uint32_t index, DataRate rate);
 
     /**
-     * \brief CBR cross traffic on every link, both ways: a UDP OnOff flow (always on) from
+     * \brief Cross traffic on every link, both ways (CrossTraffic = OnOff, the default:
+     *        CBR; BulkSend: a TCP flow of the bytes the CBR flow would carry over
+     *        [start, stop), as fast as TCP goes, port 10, which the planner does not
+     *        subtract): a UDP OnOff flow (always on) from
      *        each end to the other at \p load times the link's rate on the wire (the
      *        application rate is load x R x P / (P + 30), P = MTU - 28 payload bytes per
      *        packet, 30 = UDP + IPv4 + PPP headers), received by a PacketSink on port 9.
@@ -141,8 +144,12 @@ class EdgeLlmBackhaul : public Object
      * \param stop when they stop
      * \return the OnOff applications
      * \throws std::invalid_argument naming load if it is outside [0, 1)
+     * Aborts if called twice (the sinks hold their ports).
      */
     ApplicationContainer InstallCrossTraffic(double load, Time start, Time stop);
+
+    /// \return the cross traffic's PacketSinks (one per node that receives it)
+    ApplicationContainer GetCrossTrafficSinks() const;
 
     /// \return the links (after Install())
     const std::vector<Link>& GetLinks() const;
@@ -190,6 +197,7 @@ class EdgeLlmBackhaul : public Object
     std::string m_topologyFile;   //!< File: path
     std::string m_topologyFormat; //!< File: Inet, Orbis, Rocketfuel
     bool m_signallingPriority;    //!< Without a RAN: the X2 priority queue disc
+    std::string m_crossTraffic;   //!< OnOff or BulkSend
 
     NodeContainer m_sites;                                 //!< From Install()
     NodeContainer m_routers;                               //!< Star / File
@@ -197,6 +205,8 @@ class EdgeLlmBackhaul : public Object
     std::map<uint32_t, DataRate> m_rateOverride;           //!< SetLinkDataRate
     std::map<std::pair<uint32_t, uint32_t>, Path> m_paths; //!< (from, to) sites
     bool m_installed{false};                               //!< Install() ran
+    bool m_crossTrafficInstalled{false};                   //!< InstallCrossTraffic() ran
+    ApplicationContainer m_crossSinks;                     //!< Cross traffic's sinks
 };
 
 } // namespace ns3

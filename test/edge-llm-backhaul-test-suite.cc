@@ -12,12 +12,14 @@
 #include "ns3/lte-enb-net-device.h"
 #include "ns3/lte-enb-rrc.h"
 #include "ns3/mobility-helper.h"
+#include "ns3/packet-sink.h"
 #include "ns3/queue-disc.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <functional>
@@ -69,6 +71,7 @@ struct Outcome
     std::string kvQueueDisc;                  //!< TypeId of link 0's KV queue disc
     std::string rootQueueDisc;                //!< TypeId of link 0's root queue disc
     uint64_t kvQueueDiscPackets{0};           //!< Packets through link 0's KV queue discs
+    uint64_t crossReceived{0};                //!< Bytes the cross traffic's sinks got
 };
 
 /// A handover of session \p session from site 0 to site \p to at \p time.
@@ -82,14 +85,16 @@ struct Move
 /**
  * \p n sites (cells 1 ... n, cHO, TCP) on \p backhaul (configured by the caller, not
  * installed); sessions of \p moves open at site 0 and hand over as given; \p load of CBR
- * cross traffic from 0.1 s; \p gather is the sources' GatherTime. The run lasts 3 s.
+ * cross traffic from 0.1 s to \p crossStop; \p gather is the sources' GatherTime. The run
+ * lasts 3 s.
  */
 Outcome
 RunBackhaul(uint32_t n,
             Ptr<EdgeLlmBackhaul> backhaul,
             const std::vector<Move>& moves,
             double load = 0,
-            Time gather = Seconds(0))
+            Time gather = Seconds(0),
+            Time crossStop = Seconds(3))
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
@@ -97,7 +102,7 @@ RunBackhaul(uint32_t n,
     InternetStackHelper internet;
     internet.Install(nodes);
     backhaul->Install(nodes, nullptr);
-    backhaul->InstallCrossTraffic(load, Seconds(0.1), Seconds(3));
+    backhaul->InstallCrossTraffic(load, Seconds(0.1), crossStop);
     EdgeLlmHelper edge;
     edge.SetSchedulerType("ns3::ChoScheduler");
     edge.SetNodeAttribute("GatherTime", TimeValue(gather));
@@ -147,6 +152,11 @@ RunBackhaul(uint32_t n,
         {
             out.linkBytes[e].push_back(link.rootQueueDisc[e]->GetStats().nTotalSentBytes);
         }
+    }
+    const ApplicationContainer sinks = backhaul->GetCrossTrafficSinks();
+    for (uint32_t k = 0; k < sinks.GetN(); ++k)
+    {
+        out.crossReceived += DynamicCast<PacketSink>(sinks.Get(k))->GetTotalRx();
     }
     const auto& first = backhaul->GetLinks().front();
     out.rootQueueDisc = first.rootQueueDisc[0]->GetInstanceTypeId().GetName();
@@ -404,6 +414,36 @@ class CrossTrafficTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief CrossTraffic = BulkSend at load 0.1 from 0.1 s to 0.5 s: every star link carries,
+ *        each way, a TCP flow of the bytes a CBR flow would carry then,
+ *        0.1 x 1e9 x 8972 / 9002 x 0.4 / 8 = 4,983,337 bytes (6 flows), all delivered by
+ *        3 s; the planner does not subtract it (plans with 1 Gbit/s).
+ */
+class BulkSendTestCase : public TestCase
+{
+  public:
+    BulkSendTestCase()
+        : TestCase("cross traffic BulkSend: TCP bytes delivered, not subtracted from the plan")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<EdgeLlmBackhaul> b = Make("Star");
+        b->SetAttribute("CrossTraffic", StringValue("BulkSend"));
+        const Outcome o = RunBackhaul(3, b, {{1, 1, 0.2}}, 0.1, Seconds(0), Seconds(0.5));
+        const double perFlow = std::round(0.1 * 1e9 * 8972.0 / 9002.0 * 0.4 / 8);
+        NS_TEST_EXPECT_MSG_EQ(o.crossReceived,
+                              static_cast<uint64_t>(6 * perFlow),
+                              "every BulkSend byte delivered");
+        NS_TEST_EXPECT_MSG_EQ_TOL(o.planningRate.at(2), 1e9, 1, "not subtracted");
+        NS_TEST_EXPECT_MSG_EQ(o.restoreDelay.count(1), 1u, "restored");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Two sessions of site 0 hand over at the same instant (gathered into one plan,
  *        GatherTime 1 ms) to sites 1 and 2 of a star: both paths start on site 0's
  *        1 Gbit/s link, so each target plans with 5e8 bit/s and the planned rates sum to
@@ -467,6 +507,7 @@ class BadInputTestCase : public TestCase
     void DoRun() override
     {
         auto install = [](Ptr<EdgeLlmBackhaul> b) {
+            Ipv4AddressGenerator::Reset(); // each backhaul numbers its links from 20.0.0.0
             NodeContainer nodes;
             nodes.Create(3);
             InternetStackHelper().Install(nodes);
@@ -482,6 +523,10 @@ class BadInputTestCase : public TestCase
         link->SetLinkDataRate(3, DataRate("1Gbps"));
         const std::string index = Error([&] { install(link); });
         NS_TEST_EXPECT_MSG_NE(index.find("SetLinkDataRate"), std::string::npos, index);
+        Ptr<EdgeLlmBackhaul> cross = Make("Star");
+        cross->SetAttribute("CrossTraffic", StringValue("Poisson"));
+        const std::string ct = Error([&] { install(cross); });
+        NS_TEST_EXPECT_MSG_NE(ct.find("CrossTraffic"), std::string::npos, ct);
         Ptr<EdgeLlmBackhaul> b = Make("Star");
         install(b);
         for (double load : {-0.001, 1.0, 1.5})
@@ -492,8 +537,10 @@ class BadInputTestCase : public TestCase
         }
         for (double load : {0.0, 0.999})
         {
+            Ptr<EdgeLlmBackhaul> fresh = Make("Star"); // one InstallCrossTraffic each
+            install(fresh);
             NS_TEST_EXPECT_MSG_EQ(
-                Error([&] { b->InstallCrossTraffic(load, Seconds(0), Seconds(1)); }),
+                Error([&] { fresh->InstallCrossTraffic(load, Seconds(0), Seconds(1)); }),
                 "",
                 "load " << load << " accepted");
         }
@@ -599,6 +646,7 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new FileTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new QueueDiscTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CrossTrafficTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new BulkSendTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new SharedLinkTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new BadInputTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new LteStarTestCase, EDGE_LLM_TEST_QUICK);
