@@ -534,6 +534,37 @@ EdgeLlmBackhaul::AddAddressesAndRoutes()
 }
 
 void
+EdgeLlmBackhaul::CheckSignallingRate(const std::string& rat) const
+{
+    // EdgeLlmRan::MinBackhaulBitRate bounds one link: X2-C waits behind two frames and
+    // must beat the RRC's timers with the link's delay. Over h hops it waits at each hop:
+    // every link of the path at h times the one-link minimum (with the path's whole
+    // delay) keeps the sum of the h waits within the same budget.
+    for (const auto& [pair, path] : m_paths)
+    {
+        const double hops = static_cast<double>(path.links.size());
+        for (uint32_t l : path.links)
+        {
+            const Link& link = m_links[l];
+            const double minimum = hops * EdgeLlmRan::MinBackhaulBitRate(rat, link.mtu, path.delay);
+            if (!(static_cast<double>(link.rate.GetBitRate()) >= minimum))
+            {
+                std::ostringstream why;
+                why.precision(10);
+                why << "LinkDataRate (or AggregationDataRate, SetLinkDataRate): link " << l
+                    << " at " << link.rate.GetBitRate() << " bit/s is too slow for X2 on the "
+                    << hops << "-hop path between sites " << pair.first << " and " << pair.second
+                    << ": it must be >= " << std::ceil(minimum) << " bit/s (" << hops
+                    << " x the one-link minimum of EdgeLlmRan::MinBackhaulBitRate at MTU "
+                    << link.mtu << " and the path's delay " << path.delay.As(Time::MS)
+                    << "), else the RRC's handover timers expire while X2 messages wait";
+                throw std::invalid_argument(why.str());
+            }
+        }
+    }
+}
+
+void
 EdgeLlmBackhaul::RegisterX2(Ptr<EdgeLlmRan> ran)
 {
     const NetDeviceContainer bs = ran->GetBsDevices();
@@ -615,6 +646,10 @@ EdgeLlmBackhaul::Install(NodeContainer bsNodes, Ptr<EdgeLlmRan> ran)
         BuildLinks(bsNodes);
     }
     ComputePaths();
+    if (ran && m_topology != "Mesh")
+    {
+        CheckSignallingRate(ran->GetRatName());
+    }
     AddAddressesAndRoutes();
     if (ran && m_topology != "Mesh")
     {

@@ -117,7 +117,9 @@ class EdgeLlmBackhaul : public Object
      * \param ran the RAN whose X2 interfaces run over it (its BS devices made already), or
      *        null for sites without a RAN (the backhaul alone)
      * \throws std::invalid_argument for a bad attribute, an unreadable or disconnected
-     *         topology file, or a Topology the RAN's RAT cannot register X2 over
+     *         topology file, a Topology the RAN's RAT cannot register X2 over, or (with a
+     *         RAN) a link slower than h x EdgeLlmRan::MinBackhaulBitRate(rat, its MTU, the
+     *         path's delay) on an h-hop path
      */
     void Install(NodeContainer bsNodes, Ptr<EdgeLlmRan> ran);
 
@@ -184,6 +186,8 @@ class EdgeLlmBackhaul : public Object
     void ComputePaths();
     void AddAddressesAndRoutes();
     void RegisterX2(Ptr<EdgeLlmRan> ran);
+    /// Refuse links too slow for the RRC timers (see EdgeLlmRan::MinBackhaulBitRate).
+    void CheckSignallingRate(const std::string& rat) const;
     void InstallQueueDiscs(bool signallingPriority);
     void AdoptMeshLinks();
 

@@ -523,6 +523,27 @@ class BadInputTestCase : public TestCase
         link->SetLinkDataRate(3, DataRate("1Gbps"));
         const std::string index = Error([&] { install(link); });
         NS_TEST_EXPECT_MSG_NE(index.find("SetLinkDataRate"), std::string::npos, index);
+        {
+            // With an LTE RAN: a 1 Mbit/s star link is below 2 x the one-link minimum
+            // (2 x 8 (2 x 9002 + 63) / (0.2 - 0.0002 - 0.02) = 1.61 Mbit/s); 2 Mbit/s
+            // is above it.
+            for (const auto& [rate, refused] :
+                 {std::make_pair("1Mbps", true), std::make_pair("2Mbps", false)})
+            {
+                Ipv4AddressGenerator::Reset();
+                Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create("lte", EdgeLlmRanConfig());
+                Ptr<EdgeLlmBackhaul> slow = Make("Star");
+                slow->SetAttribute("LinkDataRate", DataRateValue(DataRate(rate)));
+                ran->SetBackhaul(slow);
+                NodeContainer enbs;
+                enbs.Create(3);
+                MobilityHelper().Install(enbs);
+                const std::string e = Error([&] { ran->Install(enbs, NodeContainer()); });
+                const bool named = e.find("LinkDataRate") != std::string::npos;
+                NS_TEST_EXPECT_MSG_EQ(named, refused, rate << ": " << e);
+                Simulator::Destroy();
+            }
+        }
         Ptr<EdgeLlmBackhaul> cross = Make("Star");
         cross->SetAttribute("CrossTraffic", StringValue("Poisson"));
         const std::string ct = Error([&] { install(cross); });
