@@ -37,6 +37,7 @@ MODULE_SOURCES = [
     'helper/impactho-fluid-scenario.cc',
     'helper/impactho-packet-scenario.cc',
     'helper/edge-llm-ran.cc',
+    'helper/edge-llm-backhaul-helper.cc',
     'helper/lte-edge-llm-ran.cc',
     'helper/road-handover-example.cc',
     'helper/edge-llm-session-stats.cc',
@@ -60,6 +61,7 @@ TEST_SOURCES = [
     'test/edge-llm-transport-test-suite.cc',
     'test/edge-llm-mesh-test-suite.cc',
     'test/edge-llm-outputs-test-suite.cc',
+    'test/edge-llm-backhaul-test-suite.cc',
     'test/edge-llm-backhaul-study-test-suite.cc',
 ]
 
@@ -81,7 +83,7 @@ def configure(conf):
 def build(bld):
     module = bld.create_ns3_module(
         'edge-llm',
-        ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'lte', 'stats'])
+        ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'lte', 'stats', 'traffic-control', 'topology-read'])
     module.source = MODULE_SOURCES
     # The module and everything that uses it (its tests, examples, scratch programs).
     if not bld.env.EDGE_LLM_NS3_VERSION:

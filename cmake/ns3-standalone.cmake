@@ -60,6 +60,8 @@ foreach(
   fd-net-device
   virtual-net-device
   flow-monitor
+  traffic-control
+  topology-read
 )
   if(TARGET ns3::lib${module})
     set(lib${module} ns3::lib${module})

@@ -3,6 +3,7 @@
  */
 #include "edge-llm-helper.h"
 
+#include "edge-llm-backhaul-helper.h"
 #include "lte-edge-llm-ran.h"
 
 #include "ns3/config.h"
@@ -423,6 +424,43 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps) const
             dev->GetAttribute("DataRate", rate);
             const auto [local, remote] = GetLinkAddresses(a->GetNode(), b->GetNode());
             a->AddPeer(b->GetCellId(), local, remote, rate.Get());
+        }
+    }
+}
+
+void
+EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul> backhaul) const
+{
+    NS_ABORT_MSG_IF(!backhaul, "EdgeLlmHelper::ConnectBackhaul: null backhaul");
+    for (uint32_t i = 0; i < bsApps.GetN(); ++i)
+    {
+        Ptr<EdgeLlmNode> a = DynamicCast<EdgeLlmNode>(bsApps.Get(i));
+        NS_ABORT_MSG_IF(!a, "EdgeLlmHelper::ConnectBackhaul: not an EdgeLlmNode");
+        const int32_t from = backhaul->GetSiteIndex(a->GetNode());
+        NS_ABORT_MSG_IF(from < 0,
+                        "EdgeLlmHelper::ConnectBackhaul: node " << a->GetNode()->GetId()
+                                                                << " is no site of the backhaul");
+        for (uint32_t j = 0; j < bsApps.GetN(); ++j)
+        {
+            Ptr<EdgeLlmNode> b = DynamicCast<EdgeLlmNode>(bsApps.Get(j));
+            NS_ABORT_MSG_IF(!b, "EdgeLlmHelper::ConnectBackhaul: not an EdgeLlmNode");
+            const int32_t to = backhaul->GetSiteIndex(b->GetNode());
+            NS_ABORT_MSG_IF(to < 0,
+                            "EdgeLlmHelper::ConnectBackhaul: node "
+                                << b->GetNode()->GetId() << " is no site of the backhaul");
+            if (i == j)
+            {
+                continue;
+            }
+            const EdgeLlmBackhaul::Path path = backhaul->GetPath(from, to);
+            EdgeLlmNode::PeerPath peer;
+            peer.local = path.local;
+            peer.remote = path.remote;
+            peer.rate = path.bottleneck;
+            peer.delay = path.delay;
+            peer.mtu = path.mtu;
+            peer.links = path.links;
+            a->AddPeer(b->GetCellId(), peer);
         }
     }
 }

@@ -28,6 +28,8 @@
 namespace ns3
 {
 
+class EdgeLlmBackhaul;
+
 /**
  * \ingroup edge-llm
  * \brief Installs and wires the edge-LLM applications, the way ns-3's helpers do.
@@ -100,6 +102,18 @@ class EdgeLlmHelper
      * \param bsApps EdgeLlmNode applications
      */
     void ConnectBackhaul(ApplicationContainer bsApps) const;
+
+    /**
+     * \brief Make every two BSs of \p bsApps peers over \p backhaul's path between them
+     *        (EdgeLlmBackhaul::GetPath): addresses are the sites' ends of the path, the
+     *        planning rate its bottleneck minus CBR cross traffic (call
+     *        EdgeLlmBackhaul::InstallCrossTraffic first), the delay the sum over its
+     *        links, the MTU their minimum.
+     * \param bsApps EdgeLlmNode applications on the backhaul's sites
+     * \param backhaul an installed backhaul
+     * Aborts naming the node if a BS is not one of the backhaul's sites.
+     */
+    void ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul> backhaul) const;
 
     /**
      * \brief Refuse an invalid configuration before the simulation runs: each

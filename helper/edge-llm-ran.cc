@@ -7,6 +7,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
+#include "ns3/fq-codel-queue-disc.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -20,6 +21,7 @@
 #include "ns3/traffic-control-layer.h"
 #include "ns3/udp-header.h"
 #include "ns3/udp-l4-protocol.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -311,6 +313,7 @@ EdgeLlmRan::DoDispose()
 {
     m_bsDevices = NetDeviceContainer();
     m_ueDevices = NetDeviceContainer();
+    m_backhaul = nullptr;
     Object::DoDispose();
 }
 
@@ -345,24 +348,67 @@ EdgeLlmRan::PrioritiseX2Signalling(NodeContainer bsNodes) const
             {
                 continue; // S1-U, or a link to anything but a BS
             }
-            Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
-            NS_ABORT_MSG_IF(!tc,
-                            "EdgeLlmRan: BS node " << node->GetId() << " has no traffic control");
-            if (tc->GetRootQueueDiscOnDevice(dev))
-            {
-                tc->DeleteRootQueueDiscOnDevice(dev);
-            }
-            dev->GetQueue()->SetMaxSize(QueueSize("1p"));
-            TrafficControlHelper prio;
-            const uint16_t handle = prio.SetRootQueueDisc("ns3::PrioQueueDisc");
-            prio.AddPacketFilter(handle, "ns3::EdgeLlmX2PacketFilter");
-            const auto classes = prio.AddQueueDiscClasses(handle, 3, "ns3::QueueDiscClass");
-            prio.AddChildQueueDiscs(handle, classes, "ns3::FifoQueueDisc");
-            prio.Install(dev);
+            InstallX2QueueDisc(dev, "ns3::FifoQueueDisc");
             NS_LOG_INFO("X2/Xn device " << dev->GetIfIndex() << " of node " << node->GetId()
                                         << ": X2-C first, then X2-U, then KV");
         }
     }
+}
+
+Ptr<QueueDisc>
+EdgeLlmRan::InstallX2QueueDisc(Ptr<PointToPointNetDevice> dev, const std::string& kvQueueDisc)
+{
+    Ptr<Node> node = dev->GetNode();
+    Ptr<TrafficControlLayer> tc = node->GetObject<TrafficControlLayer>();
+    NS_ABORT_MSG_IF(!tc, "EdgeLlmRan: node " << node->GetId() << " has no traffic control");
+    if (tc->GetRootQueueDiscOnDevice(dev))
+    {
+        tc->DeleteRootQueueDiscOnDevice(dev);
+    }
+    dev->GetQueue()->SetMaxSize(QueueSize("1p"));
+    TrafficControlHelper prio;
+    const uint16_t handle = prio.SetRootQueueDisc("ns3::PrioQueueDisc");
+    prio.AddPacketFilter(handle, "ns3::EdgeLlmX2PacketFilter");
+    const auto classes = prio.AddQueueDiscClasses(handle, 3, "ns3::QueueDiscClass");
+    prio.AddChildQueueDisc(handle, classes[0], "ns3::FifoQueueDisc");
+    prio.AddChildQueueDisc(handle, classes[1], "ns3::FifoQueueDisc");
+    prio.AddChildQueueDisc(handle, classes[2], kvQueueDisc);
+    Ptr<QueueDisc> root = prio.Install(dev).Get(0);
+    // FqCoDel takes its quantum from the device's MTU only as a root; as a child it
+    // would keep 0 and spin for ever in its dequeue. Give it the MTU.
+    Ptr<QueueDisc> kv = root->GetQueueDiscClass(EdgeLlmX2PacketFilter::BAND_BULK)->GetQueueDisc();
+    Ptr<FqCoDelQueueDisc> fq = DynamicCast<FqCoDelQueueDisc>(kv);
+    if (fq && fq->GetQuantum() == 0)
+    {
+        fq->SetQuantum(dev->GetMtu());
+    }
+    return root;
+}
+
+void
+EdgeLlmRan::SetBackhaul(Ptr<EdgeLlmBackhaul> backhaul)
+{
+    m_backhaul = backhaul;
+}
+
+Ptr<EdgeLlmBackhaul>
+EdgeLlmRan::GetBackhaul() const
+{
+    return m_backhaul;
+}
+
+bool
+EdgeLlmRan::GetX2SignallingPriority() const
+{
+    return m_x2SignallingPriority;
+}
+
+void
+EdgeLlmRan::AddX2Interface(Ptr<NetDevice>, Ipv4Address, Ptr<NetDevice>, Ipv4Address)
+{
+    throw std::invalid_argument("Topology: the " + GetRatName() +
+                                " RAN registers X2/Xn only over its own mesh of cables; "
+                                "valid for it: Mesh");
 }
 
 void

@@ -4,12 +4,15 @@
 #ifndef EDGE_LLM_RAN_H
 #define EDGE_LLM_RAN_H
 
+#include "edge-llm-backhaul-helper.h"
+
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-packet-filter.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/queue-disc.h"
 
 #include <cstdint>
 #include <functional>
@@ -17,6 +20,8 @@
 
 namespace ns3
 {
+
+class PointToPointNetDevice;
 
 /**
  * \ingroup edge-llm
@@ -260,6 +265,54 @@ class EdgeLlmRan : public Object
     /// \return the UE antenna height the RAT's propagation model expects, m (LTE 0, NR 1.5)
     virtual double GetUeHeight() const;
 
+    /**
+     * \brief Use \p backhaul's topology instead of the mesh of X2/Xn cables: Install()
+     *        then calls backhaul->Install(bsNodes, this) after the BS devices exist.
+     * \param backhaul the builder (null: the mesh, the default)
+     */
+    void SetBackhaul(Ptr<EdgeLlmBackhaul> backhaul);
+
+    /// \return the builder given to SetBackhaul(), or null (the mesh)
+    Ptr<EdgeLlmBackhaul> GetBackhaul() const;
+
+    /**
+     * \brief The RAT's own full mesh of X2/Xn cables between \p bsNodes (the EPC helper's
+     *        AddX2Interface: X2LinkDataRate, X2LinkDelay, X2LinkMtu of the config), without
+     *        queue discs.
+     * \param bsNodes the BS nodes
+     */
+    virtual void AddMeshX2(NodeContainer bsNodes) = 0;
+
+    /**
+     * \brief Register an X2 interface between two BSs over addresses the caller routes
+     *        (the two X2 entities and the RRCs' neighbour lists), as the EPC helper does
+     *        for its own cables.
+     * \param bsA a BS device of this RAN
+     * \param addressA its X2 address toward \p bsB (one address per neighbour)
+     * \param bsB the other BS device
+     * \param addressB its X2 address toward \p bsA
+     * \throws std::invalid_argument if the RAT cannot (NR: Mesh only)
+     */
+    virtual void AddX2Interface(Ptr<NetDevice> bsA,
+                                Ipv4Address addressA,
+                                Ptr<NetDevice> bsB,
+                                Ipv4Address addressB);
+
+    /// \return the X2SignallingPriority attribute
+    bool GetX2SignallingPriority() const;
+
+    /**
+     * \brief Replace the root queue disc of a backhaul device by a PrioQueueDisc with three
+     *        bands sorted by EdgeLlmX2PacketFilter (X2-C, X2-U, the rest), FIFO in the two
+     *        signalling bands and \p kvQueueDisc in the third, and shrink the device's own
+     *        queue to one packet (see PrioritiseX2Signalling).
+     * \param device a point-to-point device with an Internet stack
+     * \param kvQueueDisc the third band's QueueDisc TypeId (e.g. ns3::FifoQueueDisc)
+     * \return the root queue disc
+     */
+    static Ptr<QueueDisc> InstallX2QueueDisc(Ptr<PointToPointNetDevice> device,
+                                             const std::string& kvQueueDisc);
+
     /// \return the BS devices Install() made, in node order
     NetDeviceContainer GetBsDevices() const;
     /// \return the UE devices Install() made, in node order
@@ -295,6 +348,7 @@ class EdgeLlmRan : public Object
     NetDeviceContainer m_bsDevices;    //!< Made by Install()
     NetDeviceContainer m_ueDevices;    //!< Made by Install()
     bool m_x2SignallingPriority{true}; //!< Attribute X2SignallingPriority
+    Ptr<EdgeLlmBackhaul> m_backhaul;   //!< SetBackhaul(); null: the mesh
 };
 
 } // namespace ns3

@@ -3,11 +3,15 @@
  */
 #include "lte-edge-llm-ran.h"
 
+#include "edge-llm-backhaul-helper.h"
+
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/epc-x2.h"
 #include "ns3/log.h"
 #include "ns3/lte-enb-net-device.h"
 #include "ns3/lte-enb-phy.h"
+#include "ns3/lte-enb-rrc.h"
 #include "ns3/lte-helper.h"
 #include "ns3/lte-ue-net-device.h"
 #include "ns3/point-to-point-epc-helper.h"
@@ -22,6 +26,28 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("LteEdgeLlmRan");
 NS_OBJECT_ENSURE_REGISTERED(LteEdgeLlmRan);
+
+namespace
+{
+
+/// EpcX2::AddX2Interface where it takes the peer's cell ids (ns-3 >= 3.36) ...
+template <typename X2>
+auto
+AddX2Peer(X2& x2, uint16_t cell, Ipv4Address local, uint16_t peerCell, Ipv4Address remote, int)
+    -> decltype(x2.AddX2Interface(cell, local, std::vector<uint16_t>{}, remote), void())
+{
+    x2.AddX2Interface(cell, local, std::vector<uint16_t>{peerCell}, remote);
+}
+
+/// ... and where it takes one cell id (ns-3.35).
+template <typename X2>
+void
+AddX2Peer(X2& x2, uint16_t cell, Ipv4Address local, uint16_t peerCell, Ipv4Address remote, long)
+{
+    x2.AddX2Interface(cell, local, peerCell, remote);
+}
+
+} // namespace
 
 TypeId
 LteEdgeLlmRan::GetTypeId()
@@ -86,8 +112,40 @@ LteEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
         m_epc->AssignUeIpv4Address(m_ueDevices);
         return m_epc->GetUeDefaultGatewayAddress();
     });
-    m_lte->AddX2Interface(bsNodes);
+    if (GetBackhaul())
+    {
+        GetBackhaul()->Install(bsNodes, this); // its topology, not the mesh
+        return;
+    }
+    AddMeshX2(bsNodes);
     PrioritiseX2Signalling(bsNodes); // handover signalling before KV bytes
+}
+
+void
+LteEdgeLlmRan::AddMeshX2(NodeContainer bsNodes)
+{
+    m_lte->AddX2Interface(bsNodes);
+}
+
+void
+LteEdgeLlmRan::AddX2Interface(Ptr<NetDevice> bsA,
+                              Ipv4Address addressA,
+                              Ptr<NetDevice> bsB,
+                              Ipv4Address addressB)
+{
+    Ptr<LteEnbNetDevice> a = DynamicCast<LteEnbNetDevice>(bsA);
+    Ptr<LteEnbNetDevice> b = DynamicCast<LteEnbNetDevice>(bsB);
+    NS_ABORT_MSG_IF(!a || !b, "LteEdgeLlmRan::AddX2Interface: not two LteEnbNetDevices");
+    Ptr<EpcX2> x2a = a->GetNode()->GetObject<EpcX2>();
+    Ptr<EpcX2> x2b = b->GetNode()->GetObject<EpcX2>();
+    NS_ABORT_MSG_IF(!x2a || !x2b, "LteEdgeLlmRan::AddX2Interface: an eNB has no EpcX2");
+    // What the EPC helper does for its own cables: each X2 entity learns the other's
+    // address (one UDP socket per neighbour, bound to the local address), each RRC adds
+    // the other cell to its neighbour list.
+    AddX2Peer(*x2a, a->GetCellId(), addressA, b->GetCellId(), addressB, 0);
+    AddX2Peer(*x2b, b->GetCellId(), addressB, a->GetCellId(), addressA, 0);
+    a->GetRrc()->AddX2Neighbour(b->GetCellId());
+    b->GetRrc()->AddX2Neighbour(a->GetCellId());
 }
 
 void

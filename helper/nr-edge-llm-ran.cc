@@ -3,6 +3,8 @@
  */
 #include "nr-edge-llm-ran.h"
 
+#include "edge-llm-backhaul-helper.h"
+
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -142,8 +144,19 @@ NrEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
         m_epc->AssignUeIpv4Address(m_ueDevices);
         return m_epc->GetUeDefaultGatewayAddress();
     });
-    m_nr->AddX2Interface(bsNodes);
+    if (GetBackhaul())
+    {
+        GetBackhaul()->Install(bsNodes, this); // its topology, not the mesh
+        return;
+    }
+    AddMeshX2(bsNodes);
     PrioritiseX2Signalling(bsNodes); // handover signalling before KV bytes
+}
+
+void
+NrEdgeLlmRan::AddMeshX2(NodeContainer bsNodes)
+{
+    m_nr->AddX2Interface(bsNodes);
 }
 
 void

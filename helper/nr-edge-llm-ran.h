@@ -59,6 +59,7 @@ class NrEdgeLlmRan : public EdgeLlmRan
     std::string GetRatName() const override;
     void Configure(const EdgeLlmRanConfig& config) override;
     void Install(NodeContainer bsNodes, NodeContainer ueNodes) override;
+    void AddMeshX2(NodeContainer bsNodes) override;
     void Attach(NetDeviceContainer ueDevices, Ptr<NetDevice> bsDevice) override;
     void HandoverRequest(Time at,
                          Ptr<NetDevice> ueDevice,

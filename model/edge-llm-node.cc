@@ -222,6 +222,12 @@ EdgeLlmNode::GetTypeId()
                             "planner's predicted delay for the actual times and contexts.",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_plannedTrace),
                             "ns3::EdgeLlmNode::PlannedTracedCallback")
+            .AddTraceSource("BackhaulPlanned",
+                            "Source: the backhaul rate a batch is planned with (targetCellId, "
+                            "bit/s, sharers): the path's rate divided by the number of "
+                            "targets planned at once that share its busiest link.",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_backhaulPlannedTrace),
+                            "ns3::EdgeLlmNode::BackhaulPlannedTracedCallback")
             .AddTraceSource("KvTransferReceived",
                             "Target: every KV byte of a session arrived (sessionId, "
                             "sourceCellId, bytes).",
@@ -409,6 +415,76 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId,
     peer.connection->SetKvBytesCallback(MakeCallback(&EdgeLlmNode::OnKvBytes, this));
     peer.connection->SetTransferSentCallback(MakeCallback(&EdgeLlmNode::OnTransferSent, this));
     m_peers[peerCellId] = peer;
+}
+
+void
+EdgeLlmNode::AddPeer(uint16_t peerCellId, const PeerPath& path)
+{
+    NS_ABORT_MSG_IF(path.mtu < MIN_BACKHAUL_MTU,
+                    "EdgeLlmNode::AddPeer: path MTU to cell "
+                        << peerCellId << " must be >= " << MIN_BACKHAUL_MTU << " bytes");
+    NS_ABORT_MSG_IF(path.delay.IsStrictlyNegative(),
+                    "EdgeLlmNode::AddPeer: path delay to cell " << peerCellId << " must be >= 0");
+    AddPeer(peerCellId, path.local, path.remote, path.rate);
+    Peer& peer = m_peers.at(peerCellId);
+    peer.hasPath = true;
+    peer.pathDelay = path.delay;
+    peer.pathMtu = path.mtu;
+    peer.links = path.links;
+}
+
+double
+EdgeLlmNode::GetPlanningBitRate(uint16_t peerCellId) const
+{
+    const auto it = m_peers.find(peerCellId);
+    NS_ABORT_MSG_IF(it == m_peers.end(), "EdgeLlmNode::GetPlanningBitRate: no peer " << peerCellId);
+    return PlanningBitRate(it->second);
+}
+
+uint32_t
+EdgeLlmNode::Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const
+{
+    uint32_t most = 1;
+    for (uint32_t link : m_peers.at(target).links)
+    {
+        uint32_t users = 0;
+        for (uint16_t other : concurrent)
+        {
+            const auto it = m_peers.find(other);
+            if (it != m_peers.end() &&
+                std::find(it->second.links.begin(), it->second.links.end(), link) !=
+                    it->second.links.end())
+            {
+                ++users;
+            }
+        }
+        most = std::max(most, users);
+    }
+    return most;
+}
+
+std::set<uint16_t>
+EdgeLlmNode::ConcurrentTargets(uint16_t target, uint64_t bytes)
+{
+    std::set<uint16_t> concurrent = m_gatheredTargets;
+    concurrent.insert(target);
+    for (const auto& [id, peer] : m_peers)
+    {
+        if (peer.connection->GetBacklogBytes() > 0)
+        {
+            concurrent.insert(id);
+        }
+    }
+    const Time alone = Simulator::Now() + Seconds(8.0 * static_cast<double>(bytes) /
+                                                  PlanningBitRate(m_peers.at(target)));
+    for (const auto& [other, when] : GetBatcher().GetAnnounced())
+    {
+        if (when < alone)
+        {
+            concurrent.insert(other);
+        }
+    }
+    return concurrent;
 }
 
 void
@@ -686,6 +762,10 @@ EdgeLlmNode::StopApplication()
 uint32_t
 EdgeLlmNode::PeerMtu(const Peer& peer) const
 {
+    if (peer.hasPath)
+    {
+        return peer.pathMtu;
+    }
     Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
     const int32_t itf = ipv4->GetInterfaceForAddress(peer.local);
     NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << peer.local);
@@ -700,7 +780,11 @@ EdgeLlmNode::PeerRttSeconds(const Peer& peer) const
     NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << peer.local);
     double delay = 0; // a channel without a Delay attribute: serialisation only
     Ptr<NetDevice> device = ipv4->GetNetDevice(itf);
-    if (device && device->GetChannel())
+    if (peer.hasPath)
+    {
+        delay = peer.pathDelay.GetSeconds(); // the sum over the path's links
+    }
+    else if (device && device->GetChannel())
     {
         TimeValue d;
         if (device->GetChannel()->GetAttributeFailSafe("Delay", d))
@@ -1176,12 +1260,17 @@ EdgeLlmNode::ProcessPendingHandovers()
     m_pendingTarget.clear();
     for (const auto& [target, arrivals] : byTarget)
     {
+        m_gatheredTargets.insert(target); // planned at once: they share links
+    }
+    for (const auto& [target, arrivals] : byTarget)
+    {
         GetBatcher().SetSimultaneous(target, arrivals);
         for (const auto& ue : arrivals)
         {
             StartTransfer(ue.ueId, target, ue.contextTokens, Seconds(ue.handoverTime));
         }
     }
+    m_gatheredTargets.clear();
 }
 
 void
@@ -1193,13 +1282,18 @@ EdgeLlmNode::StartTransfer(uint64_t sessionId,
     Session& s = m_sessions.at(sessionId);
     const Time now = handoverTime; // tau: the plan and the target count from it
     Peer& peer = m_peers.at(targetCellId);
+    // Targets whose paths share a link with this one and whose transfers overlap it
+    // split that link's rate equally (1 on dedicated links: the rate as before).
+    const uint32_t sharers =
+        Sharers(targetCellId, ConcurrentTargets(targetCellId, context * m_profile.BytesPerToken()));
+    const double planned = PlanningBitRate(peer) / sharers;
     HandoverBatcher::PlanInputs inputs;
-    inputs.backhaulTokensPerSecond = BackhaulTokensPerSecond(peer);
+    inputs.backhaulTokensPerSecond = planned / static_cast<double>(m_profile.BitsPerToken());
     inputs.prefill = m_gpu->GetModel();
     inputs.batchPeriod = m_gpu->GetBatchPeriod().GetSeconds();
-    inputs.backhaulFreeAt =
-        Simulator::Now().GetSeconds() +
-        8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / PlanningBitRate(peer);
+    inputs.backhaulFreeAt = Simulator::Now().GetSeconds() +
+                            8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / planned;
+    m_backhaulPlannedTrace(targetCellId, planned, sharers);
     const HandoverBatcher::Decision d =
         GetBatcher().Start(sessionId,
                            targetCellId,
@@ -1325,7 +1419,13 @@ EdgeLlmNode::OnImpactHoSlot()
     for (const auto& [target, users] : active)
     {
         Peer& peer = m_peers.at(target);
-        const double budget = PlanningBitRate(peer) * dt.GetSeconds();
+        // Targets active in this slot whose paths share a link split it equally.
+        std::set<uint16_t> concurrent;
+        for (const auto& [other, otherUsers] : active)
+        {
+            concurrent.insert(other);
+        }
+        const double budget = PlanningBitRate(peer) / Sharers(target, concurrent) * dt.GetSeconds();
         const SlotAllocation a = scheduler->AllocateSlot(users, budget);
         m_slotTrace(target,
                     static_cast<uint32_t>(users.size()),

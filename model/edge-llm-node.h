@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -157,6 +158,46 @@ class EdgeLlmNode : public Application
                  Ipv4Address localAddress,
                  Ipv4Address peerAddress,
                  DataRate linkRate);
+
+    /// A backhaul path to a peer, possibly over several links (EdgeLlmBackhaul::Path).
+    struct PeerPath
+    {
+        Ipv4Address local;  //!< This BS's address for the peer
+        Ipv4Address remote; //!< The peer's address for this BS
+        /// What the KV flow can get: the path's bottleneck minus CBR cross traffic
+        DataRate rate;
+        Time delay;                  //!< One-way propagation delay, sum over the links
+        uint32_t mtu{0};             //!< Path MTU (the smallest link MTU), bytes
+        std::vector<uint32_t> links; //!< Ids of the path's links (shared-link planning)
+    };
+
+    /**
+     * \brief Declare a backhaul peer reachable over a path of one or more links. The
+     *        planner's R is \p path.rate (PlanningRate applies the packet overhead at the
+     *        path MTU); the round trip is 2 x path delay + 4 frames at the path rate.
+     *        Batches planned at once toward peers whose paths share a link split that
+     *        link's rate equally (see doc/edge-llm.rst, "Backhaul topologies").
+     * \param peerCellId the peer BS's cell id
+     * \param path the path (rate > 0, mtu >= 576)
+     */
+    void AddPeer(uint16_t peerCellId, const PeerPath& path);
+
+    /**
+     * \param peerCellId a peer's cell id
+     * \return the rate the schedulers plan a lone transfer to it with, bit/s (the path's
+     *         rate, with PlanningRate's packet overhead), before any shared-link split
+     */
+    double GetPlanningBitRate(uint16_t peerCellId) const;
+
+    /**
+     * \brief TracedCallback signature for the backhaul rate a plan uses.
+     * \param [in] targetCellId the target
+     * \param [in] bitRate the rate planned with, bit/s
+     * \param [in] sharers how many targets planned at once share its busiest link
+     */
+    typedef void (*BackhaulPlannedTracedCallback)(uint16_t targetCellId,
+                                                  double bitRate,
+                                                  uint32_t sharers);
 
     /**
      * \brief Announce that session \p sessionId will hand over to \p targetCellId
@@ -357,6 +398,10 @@ class EdgeLlmNode : public Application
         Ipv4Address local;                    //!< Our link address
         Ipv4Address remote;                   //!< Peer link address
         DataRate rate;                        //!< Link rate
+        bool hasPath{false};                  //!< Added with a PeerPath
+        Time pathDelay;                       //!< PeerPath's one-way delay
+        uint32_t pathMtu{0};                  //!< PeerPath's MTU
+        std::vector<uint32_t> links;          //!< PeerPath's links
         Ptr<KvTransferConnection> connection; //!< The connection
         Ptr<KvDatagramSocket> datagram;       //!< UDP transport's stream to this peer
     };
@@ -416,6 +461,13 @@ class EdgeLlmNode : public Application
     void SizeBackhaulBuffers();
     double BackhaulTokensPerSecond(const Peer& peer) const;
     double PlanningBitRate(const Peer& peer) const;
+    /// \return how many targets of \p concurrent (cell ids) use the busiest link of the
+    ///         path to \p target, >= 1
+    uint32_t Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const;
+    /// \return the targets whose transfers overlap one to \p target of \p bytes starting
+    ///         now: \p target, those with KV bytes queued, those planned in the same
+    ///         gathering, and those announced to start before this one would end alone
+    std::set<uint16_t> ConcurrentTargets(uint16_t target, uint64_t bytes);
 
     // Attributes
     uint16_t m_cellId;                  //!< Cell id
@@ -466,22 +518,24 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted
     TracedCallback<uint64_t, uint64_t, uint64_t, Time> m_plannedTrace;   //!< HandoverPlanned
-    TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;            //!< SessionRestored
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace;      //!< KvTransferReceived
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;       //!< TransferCancelled
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;         //!< TransferTimedOut
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;           //!< KvLayerReceived
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;           //!< TokenDecoded
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;         //!< TransferRefused
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;          //!< TransferStatus
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace;        //!< SessionReleased
-    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;          //!< SessionLost
-    uint64_t m_lostSessions{0};                                          //!< SessionLost count
-    Time m_statusInterval;                                               //!< 0: no PROGRESS
-    Time m_transferTimeout;                                              //!< 0: none
-    bool m_layerwise{false};                                             //!< LayerwiseStreaming
-    Transport m_transport{TCP};                                          //!< Transport
-    PlanningRate m_planningRate{NOMINAL};                                //!< PlanningRate
+    TracedCallback<uint16_t, double, uint32_t> m_backhaulPlannedTrace;   //!< BackhaulPlanned
+    std::set<uint16_t> m_gatheredTargets; //!< Targets of ProcessPendingHandovers' batches
+    TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;       //!< SessionRestored
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace; //!< KvTransferReceived
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;  //!< TransferCancelled
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;    //!< TransferTimedOut
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;      //!< KvLayerReceived
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;      //!< TokenDecoded
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;    //!< TransferRefused
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;     //!< TransferStatus
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace;   //!< SessionReleased
+    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;     //!< SessionLost
+    uint64_t m_lostSessions{0};                                     //!< SessionLost count
+    Time m_statusInterval;                                          //!< 0: no PROGRESS
+    Time m_transferTimeout;                                         //!< 0: none
+    bool m_layerwise{false};                                        //!< LayerwiseStreaming
+    Transport m_transport{TCP};                                     //!< Transport
+    PlanningRate m_planningRate{NOMINAL};                           //!< PlanningRate
     uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
 };
 

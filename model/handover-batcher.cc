@@ -57,6 +57,17 @@ HandoverBatcher::IsAnnounced(uint64_t sessionId, uint16_t target) const
            });
 }
 
+std::vector<std::pair<uint16_t, Time>>
+HandoverBatcher::GetAnnounced() const
+{
+    std::vector<std::pair<uint16_t, Time>> announced;
+    for (const Expected& e : m_expected)
+    {
+        announced.emplace_back(e.target, e.when);
+    }
+    return announced;
+}
+
 void
 HandoverBatcher::SetSimultaneous(uint16_t target, const std::vector<CtHoUe>& arrivals)
 {

@@ -116,6 +116,10 @@ class HandoverBatcher
     ///         known-times batch
     bool IsAnnounced(uint64_t sessionId, uint16_t target) const;
 
+    /// \return the targets of the handovers announced with Expect() that have not
+    ///         started, with their announced times
+    std::vector<std::pair<uint16_t, Time>> GetAnnounced() const;
+
     /**
      * \brief A handover starts now.
      * \param sessionId the session

@@ -1,0 +1,797 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "edge-llm-backhaul-helper.h"
+
+#include "edge-llm-helper.h"
+#include "edge-llm-ran.h"
+
+#include "ns3/boolean.h"
+#include "ns3/bulk-send-helper.h"
+#include "ns3/channel.h"
+#include "ns3/double.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/ipv4.h"
+#include "ns3/log.h"
+#include "ns3/on-off-helper.h"
+#include "ns3/packet-sink-helper.h"
+#include "ns3/point-to-point-helper.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/string.h"
+#include "ns3/topology-reader-helper.h"
+#include "ns3/traffic-control-helper.h"
+#include "ns3/traffic-control-layer.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <deque>
+#include <fstream>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <tuple>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EdgeLlmBackhaul");
+NS_OBJECT_ENSURE_REGISTERED(EdgeLlmBackhaul);
+
+namespace
+{
+
+/// UDP port of the cross traffic's sinks.
+constexpr uint16_t CROSS_TRAFFIC_PORT = 9;
+/// TCP port of the BulkSend cross traffic's sinks.
+constexpr uint16_t CROSS_TRAFFIC_TCP_PORT = 10;
+/// UDP + IPv4 + PPP header bytes of a cross-traffic packet.
+constexpr uint32_t CROSS_HEADER_BYTES = 30;
+
+/// The Ipv4 interface of \p device on its node.
+uint32_t
+InterfaceOf(Ptr<NetDevice> device)
+{
+    Ptr<Ipv4> ipv4 = device->GetNode()->GetObject<Ipv4>();
+    const int32_t itf = ipv4->GetInterfaceForDevice(device);
+    NS_ABORT_MSG_IF(itf < 0, "EdgeLlmBackhaul: device without an IPv4 interface");
+    return static_cast<uint32_t>(itf);
+}
+
+} // namespace
+
+TypeId
+EdgeLlmBackhaul::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::EdgeLlmBackhaul")
+            .SetParent<Object>()
+            .SetGroupName("EdgeLlm")
+            .AddConstructor<EdgeLlmBackhaul>()
+            .AddAttribute("Topology",
+                          "Mesh (a cable between every two sites: the RAT's own X2 links), "
+                          "Star (every site to one aggregation router), Ring, or File "
+                          "(TopologyFile in TopologyFormat)",
+                          StringValue("Mesh"),
+                          MakeStringAccessor(&EdgeLlmBackhaul::m_topology),
+                          MakeStringChecker())
+            .AddAttribute("LinkDataRate",
+                          "Rate of every Star/Ring/File link (SetLinkDataRate overrides one; "
+                          "Mesh uses the RAN config's backhaulGbps, or this without a RAN)",
+                          DataRateValue(DataRate("1Gbps")),
+                          MakeDataRateAccessor(&EdgeLlmBackhaul::m_linkRate),
+                          MakeDataRateChecker())
+            .AddAttribute("AggregationDataRate",
+                          "Star: rate of the sites' links to the aggregation router "
+                          "(0: LinkDataRate)",
+                          DataRateValue(DataRate(0)),
+                          MakeDataRateAccessor(&EdgeLlmBackhaul::m_aggregationRate),
+                          MakeDataRateChecker())
+            .AddAttribute("LinkDelay",
+                          "One-way propagation delay of every Star/Ring/File link",
+                          TimeValue(MicroSeconds(100)),
+                          MakeTimeAccessor(&EdgeLlmBackhaul::m_linkDelay),
+                          MakeTimeChecker())
+            .AddAttribute("LinkMtu",
+                          "MTU of every Star/Ring/File link, bytes, >= 576",
+                          UintegerValue(9000),
+                          MakeUintegerAccessor(&EdgeLlmBackhaul::m_linkMtu),
+                          MakeUintegerChecker<uint16_t>())
+            .AddAttribute("QueueDisc",
+                          "QueueDisc TypeId on every backhaul device (sites' and routers'): "
+                          "the KV band's child of the X2 priority queue disc, or the root "
+                          "without X2 signalling priority. \"\": FIFO band (root: ns-3's "
+                          "default)",
+                          StringValue(""),
+                          MakeStringAccessor(&EdgeLlmBackhaul::m_queueDisc),
+                          MakeStringChecker())
+            .AddAttribute("TopologyFile",
+                          "File: the topology file (ns-3 topology-read)",
+                          StringValue(""),
+                          MakeStringAccessor(&EdgeLlmBackhaul::m_topologyFile),
+                          MakeStringChecker())
+            .AddAttribute("TopologyFormat",
+                          "File: Inet, Orbis or Rocketfuel",
+                          StringValue("Inet"),
+                          MakeStringAccessor(&EdgeLlmBackhaul::m_topologyFormat),
+                          MakeStringChecker())
+            .AddAttribute("CrossTraffic",
+                          "What InstallCrossTraffic puts on each link, each way: OnOff (UDP "
+                          "at a constant rate, load x R on the wire; the planner subtracts "
+                          "it) or BulkSend (TCP sending the same bytes as fast as it can; "
+                          "not subtracted)",
+                          StringValue("OnOff"),
+                          MakeStringAccessor(&EdgeLlmBackhaul::m_crossTraffic),
+                          MakeStringChecker())
+            .AddAttribute("SignallingPriority",
+                          "Without a RAN: the X2 priority queue disc on every device (with "
+                          "a RAN, its X2SignallingPriority decides)",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmBackhaul::m_signallingPriority),
+                          MakeBooleanChecker());
+    return tid;
+}
+
+EdgeLlmBackhaul::EdgeLlmBackhaul() = default;
+
+EdgeLlmBackhaul::~EdgeLlmBackhaul() = default;
+
+void
+EdgeLlmBackhaul::DoDispose()
+{
+    m_links.clear();
+    m_crossSinks = ApplicationContainer();
+    m_sites = NodeContainer();
+    m_routers = NodeContainer();
+    Object::DoDispose();
+}
+
+void
+EdgeLlmBackhaul::Validate() const
+{
+    if (m_topology != "Mesh" && m_topology != "Star" && m_topology != "Ring" &&
+        m_topology != "File")
+    {
+        throw std::invalid_argument("Topology must be Mesh, Star, Ring or File, got '" +
+                                    m_topology + "'");
+    }
+    if (m_crossTraffic != "OnOff" && m_crossTraffic != "BulkSend")
+    {
+        throw std::invalid_argument("CrossTraffic must be OnOff or BulkSend, got '" +
+                                    m_crossTraffic + "'");
+    }
+    if (m_linkRate.GetBitRate() == 0)
+    {
+        throw std::invalid_argument("LinkDataRate must be > 0 bit/s");
+    }
+    if (m_linkDelay.IsStrictlyNegative())
+    {
+        throw std::invalid_argument("LinkDelay must be >= 0");
+    }
+    if (m_linkMtu < 576)
+    {
+        throw std::invalid_argument("LinkMtu must be in [576, 65535] bytes");
+    }
+    if (!m_queueDisc.empty())
+    {
+        RequireTypeId("QueueDisc", m_queueDisc, "ns3::QueueDisc");
+    }
+    if (m_topology == "File")
+    {
+        if (m_topologyFormat != "Inet" && m_topologyFormat != "Orbis" &&
+            m_topologyFormat != "Rocketfuel")
+        {
+            throw std::invalid_argument("TopologyFormat must be Inet, Orbis or Rocketfuel, got '" +
+                                        m_topologyFormat + "'");
+        }
+        std::ifstream file(m_topologyFile);
+        if (m_topologyFile.empty() || !file)
+        {
+            throw std::invalid_argument("TopologyFile: cannot read '" + m_topologyFile + "'");
+        }
+    }
+    for (const auto& [index, rate] : m_rateOverride)
+    {
+        if (rate.GetBitRate() == 0)
+        {
+            throw std::invalid_argument("SetLinkDataRate: link " + std::to_string(index) +
+                                        " must be > 0 bit/s");
+        }
+    }
+}
+
+void
+EdgeLlmBackhaul::SetLinkDataRate(uint32_t index, DataRate rate)
+{
+    NS_ABORT_MSG_IF(m_installed, "EdgeLlmBackhaul::SetLinkDataRate: call it before Install()");
+    m_rateOverride[index] = rate;
+}
+
+void
+EdgeLlmBackhaul::AddLink(Ptr<Node> a, Ptr<Node> b, DataRate rate)
+{
+    const uint32_t index = static_cast<uint32_t>(m_links.size());
+    if (m_rateOverride.count(index))
+    {
+        rate = m_rateOverride.at(index);
+    }
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(rate));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(m_linkMtu));
+    p2p.SetChannelAttribute("Delay", TimeValue(m_linkDelay));
+    Link link;
+    link.a = a;
+    link.b = b;
+    link.devices = p2p.Install(a, b);
+    link.rate = rate;
+    link.delay = m_linkDelay;
+    link.mtu = m_linkMtu;
+    m_links.push_back(link);
+}
+
+void
+EdgeLlmBackhaul::BuildLinks(NodeContainer bsNodes)
+{
+    const uint32_t n = bsNodes.GetN();
+    if (m_topology == "Mesh")
+    {
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            for (uint32_t j = i + 1; j < n; ++j)
+            {
+                AddLink(bsNodes.Get(i), bsNodes.Get(j), m_linkRate);
+            }
+        }
+    }
+    else if (m_topology == "Star")
+    {
+        m_routers.Create(1);
+        const DataRate rate = m_aggregationRate.GetBitRate() != 0 ? m_aggregationRate : m_linkRate;
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            AddLink(bsNodes.Get(i), m_routers.Get(0), rate);
+        }
+    }
+    else if (m_topology == "Ring")
+    {
+        if (n < 3)
+        {
+            throw std::invalid_argument("Topology Ring needs >= 3 sites, got " + std::to_string(n));
+        }
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            AddLink(bsNodes.Get(i), bsNodes.Get((i + 1) % n), m_linkRate);
+        }
+    }
+    else
+    {
+        TopologyReaderHelper reader;
+        reader.SetFileName(m_topologyFile);
+        reader.SetFileType(m_topologyFormat);
+        Ptr<TopologyReader> topology = reader.GetTopologyReader();
+        NodeContainer fileNodes = topology->Read();
+        if (fileNodes.GetN() < n)
+        {
+            throw std::invalid_argument("TopologyFile '" + m_topologyFile + "' has " +
+                                        std::to_string(fileNodes.GetN()) + " nodes, fewer than " +
+                                        std::to_string(n) + " sites");
+        }
+        // The file's nodes by name, in order (numerically if every name is a number):
+        // the first n are the sites, the others routers (the reader's own nodes, which
+        // get an Internet stack here).
+        std::map<std::string, Ptr<Node>> byName;
+        for (auto it = topology->LinksBegin(); it != topology->LinksEnd(); ++it)
+        {
+            byName[it->GetFromNodeName()] = it->GetFromNode();
+            byName[it->GetToNodeName()] = it->GetToNode();
+        }
+        std::vector<std::string> names;
+        bool numeric = true;
+        for (const auto& [name, node] : byName)
+        {
+            names.push_back(name);
+            numeric = numeric && !name.empty() &&
+                      name.find_first_not_of("0123456789") == std::string::npos && name.size() < 10;
+        }
+        if (numeric)
+        {
+            std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) {
+                return std::stoul(x) < std::stoul(y);
+            });
+        }
+        if (names.size() < n)
+        {
+            throw std::invalid_argument("TopologyFile '" + m_topologyFile + "' links " +
+                                        std::to_string(names.size()) + " nodes, fewer than " +
+                                        std::to_string(n) + " sites");
+        }
+        std::map<uint32_t, Ptr<Node>> mapped; // reader's node id -> site or router
+        for (uint32_t k = 0; k < names.size(); ++k)
+        {
+            Ptr<Node> fileNode = byName.at(names[k]);
+            mapped[fileNode->GetId()] = k < n ? bsNodes.Get(k) : fileNode;
+            if (k >= n)
+            {
+                m_routers.Add(fileNode);
+            }
+        }
+        for (auto it = topology->LinksBegin(); it != topology->LinksEnd(); ++it)
+        {
+            AddLink(mapped.at(it->GetFromNode()->GetId()),
+                    mapped.at(it->GetToNode()->GetId()),
+                    m_linkRate);
+        }
+    }
+    for (const auto& [index, rate] : m_rateOverride)
+    {
+        if (index >= m_links.size())
+        {
+            throw std::invalid_argument("SetLinkDataRate: link " + std::to_string(index) +
+                                        " does not exist (" + std::to_string(m_links.size()) +
+                                        " links)");
+        }
+    }
+    InternetStackHelper internet;
+    for (uint32_t r = 0; r < m_routers.GetN(); ++r)
+    {
+        internet.Install(m_routers.Get(r));
+    }
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        if (!bsNodes.Get(i)->GetObject<Ipv4>())
+        {
+            internet.Install(bsNodes.Get(i));
+        }
+    }
+    Ipv4AddressHelper addresses("20.0.0.0", "255.255.255.252");
+    for (Link& link : m_links)
+    {
+        const Ipv4InterfaceContainer itf = addresses.Assign(link.devices);
+        addresses.NewNetwork();
+        link.addressA = itf.GetAddress(0);
+        link.addressB = itf.GetAddress(1);
+    }
+}
+
+void
+EdgeLlmBackhaul::AdoptMeshLinks()
+{
+    // The RAT's cables: every point-to-point device of a site whose other end is a site.
+    std::map<uint32_t, uint32_t> site;
+    for (uint32_t i = 0; i < m_sites.GetN(); ++i)
+    {
+        site[m_sites.Get(i)->GetId()] = i;
+    }
+    for (uint32_t i = 0; i < m_sites.GetN(); ++i)
+    {
+        Ptr<Node> node = m_sites.Get(i);
+        for (uint32_t d = 0; d < node->GetNDevices(); ++d)
+        {
+            Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
+            if (!dev || !dev->GetChannel() || dev->GetChannel()->GetNDevices() != 2)
+            {
+                continue;
+            }
+            Ptr<NetDevice> other = dev->GetChannel()->GetDevice(0) == dev
+                                       ? dev->GetChannel()->GetDevice(1)
+                                       : dev->GetChannel()->GetDevice(0);
+            const auto peer = site.find(other->GetNode()->GetId());
+            if (peer == site.end() || peer->second < i)
+            {
+                continue; // not X2, or adopted from the other end
+            }
+            Link link;
+            link.a = node;
+            link.b = other->GetNode();
+            link.devices.Add(dev);
+            link.devices.Add(other);
+            DataRateValue rate;
+            dev->GetAttribute("DataRate", rate);
+            link.rate = rate.Get();
+            TimeValue delay;
+            dev->GetChannel()->GetAttribute("Delay", delay);
+            link.delay = delay.Get();
+            link.mtu = dev->GetMtu();
+            Ptr<Ipv4> ia = node->GetObject<Ipv4>();
+            Ptr<Ipv4> ib = link.b->GetObject<Ipv4>();
+            link.addressA = ia->GetAddress(InterfaceOf(dev), 0).GetLocal();
+            link.addressB = ib->GetAddress(InterfaceOf(other), 0).GetLocal();
+            m_links.push_back(link);
+        }
+    }
+}
+
+void
+EdgeLlmBackhaul::ComputePaths()
+{
+    // Adjacency in link order; breadth-first from each site: fewest hops, ties to the
+    // neighbour reached through the earlier link.
+    std::map<uint32_t, std::vector<std::pair<uint32_t, uint32_t>>> adjacent; // node -> (node, link)
+    for (uint32_t l = 0; l < m_links.size(); ++l)
+    {
+        adjacent[m_links[l].a->GetId()].emplace_back(m_links[l].b->GetId(), l);
+        adjacent[m_links[l].b->GetId()].emplace_back(m_links[l].a->GetId(), l);
+    }
+    const uint32_t n = m_sites.GetN();
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        const uint32_t start = m_sites.Get(i)->GetId();
+        std::map<uint32_t, std::pair<uint32_t, uint32_t>> parent; // node -> (prev, link)
+        std::deque<uint32_t> queue{start};
+        parent[start] = {start, std::numeric_limits<uint32_t>::max()};
+        while (!queue.empty())
+        {
+            const uint32_t u = queue.front();
+            queue.pop_front();
+            for (const auto& [v, l] : adjacent[u])
+            {
+                if (!parent.count(v))
+                {
+                    parent[v] = {u, l};
+                    queue.push_back(v);
+                }
+            }
+        }
+        for (uint32_t j = i + 1; j < n; ++j)
+        {
+            const uint32_t goal = m_sites.Get(j)->GetId();
+            if (!parent.count(goal))
+            {
+                throw std::invalid_argument("Topology " + m_topology + ": sites " +
+                                            std::to_string(i) + " and " + std::to_string(j) +
+                                            " are not connected");
+            }
+            Path forward;
+            for (uint32_t v = goal; v != start; v = parent[v].first)
+            {
+                forward.links.insert(forward.links.begin(), parent[v].second);
+            }
+            forward.bottleneck = DataRate(std::numeric_limits<uint64_t>::max());
+            forward.mtu = std::numeric_limits<uint16_t>::max();
+            for (uint32_t l : forward.links)
+            {
+                forward.delay += m_links[l].delay;
+                forward.mtu = std::min(forward.mtu, m_links[l].mtu);
+            }
+            Path backward = forward;
+            std::reverse(backward.links.begin(), backward.links.end());
+            m_paths[{i, j}] = forward;
+            m_paths[{j, i}] = backward;
+        }
+    }
+}
+
+void
+EdgeLlmBackhaul::AddAddressesAndRoutes()
+{
+    const uint32_t n = m_sites.GetN();
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        for (uint32_t j = 0; j < n; ++j)
+        {
+            if (i == j)
+            {
+                continue;
+            }
+            Path& path = m_paths.at({i, j});
+            if (m_topology == "Mesh")
+            {
+                const Link& link = m_links[path.links.front()];
+                const bool aIsI = link.a == m_sites.Get(i);
+                path.local = aIsI ? link.addressA : link.addressB;
+                path.remote = aIsI ? link.addressB : link.addressA;
+                continue;
+            }
+            // The pair's own /30, 21.0.0.0 + 4 (N min(i, j) + max(i, j)): the lower site
+            // has .1, the other .2, each on its first hop's interface. Sharing the /30
+            // makes ns-3's source address selection pick this address toward the peer
+            // (TCP takes its source from the route, whatever the socket was bound to).
+            const uint32_t pair = 4 * (n * std::min(i, j) + std::max(i, j));
+            const uint32_t base = (21U << 24) + pair;
+            path.local = Ipv4Address(base + (i < j ? 1 : 2));
+            path.remote = Ipv4Address(base + (i < j ? 2 : 1));
+            const Link& first = m_links[path.links.front()];
+            Ptr<NetDevice> dev =
+                first.a == m_sites.Get(i) ? first.devices.Get(0) : first.devices.Get(1);
+            Ptr<Ipv4> ipv4 = m_sites.Get(i)->GetObject<Ipv4>();
+            ipv4->AddAddress(InterfaceOf(dev),
+                             Ipv4InterfaceAddress(path.local, Ipv4Mask("255.255.255.252")));
+        }
+    }
+    if (m_topology == "Mesh")
+    {
+        return;
+    }
+    // Host routes toward each site's addresses along the path to it: every node on the
+    // path from i to j sends j's address for i to the next hop.
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        for (uint32_t j = 0; j < n; ++j)
+        {
+            if (i == j)
+            {
+                continue;
+            }
+            const Path& path = m_paths.at({i, j});
+            Ptr<Node> at = m_sites.Get(i);
+            for (uint32_t l : path.links)
+            {
+                const Link& link = m_links[l];
+                const bool fromA = link.a == at;
+                Ptr<NetDevice> out = fromA ? link.devices.Get(0) : link.devices.Get(1);
+                const Ipv4Address next = fromA ? link.addressB : link.addressA;
+                routing.GetStaticRouting(at->GetObject<Ipv4>())
+                    ->AddHostRouteTo(path.remote, next, InterfaceOf(out));
+                at = fromA ? link.b : link.a;
+            }
+        }
+    }
+}
+
+void
+EdgeLlmBackhaul::CheckSignallingRate(const std::string& rat) const
+{
+    // EdgeLlmRan::MinBackhaulBitRate bounds one link: X2-C waits behind two frames and
+    // must beat the RRC's timers with the link's delay. Over h hops it waits at each hop:
+    // every link of the path at h times the one-link minimum (with the path's whole
+    // delay) keeps the sum of the h waits within the same budget.
+    for (const auto& [pair, path] : m_paths)
+    {
+        const double hops = static_cast<double>(path.links.size());
+        for (uint32_t l : path.links)
+        {
+            const Link& link = m_links[l];
+            const double minimum = hops * EdgeLlmRan::MinBackhaulBitRate(rat, link.mtu, path.delay);
+            if (!(static_cast<double>(link.rate.GetBitRate()) >= minimum))
+            {
+                std::ostringstream why;
+                why.precision(10);
+                why << "LinkDataRate (or AggregationDataRate, SetLinkDataRate): link " << l
+                    << " at " << link.rate.GetBitRate() << " bit/s is too slow for X2 on the "
+                    << hops << "-hop path between sites " << pair.first << " and " << pair.second
+                    << ": it must be >= " << std::ceil(minimum) << " bit/s (" << hops
+                    << " x the one-link minimum of EdgeLlmRan::MinBackhaulBitRate at MTU "
+                    << link.mtu << " and the path's delay " << path.delay.As(Time::MS)
+                    << "), else the RRC's handover timers expire while X2 messages wait";
+                throw std::invalid_argument(why.str());
+            }
+        }
+    }
+}
+
+void
+EdgeLlmBackhaul::RegisterX2(Ptr<EdgeLlmRan> ran)
+{
+    const NetDeviceContainer bs = ran->GetBsDevices();
+    for (uint32_t i = 0; i < m_sites.GetN(); ++i)
+    {
+        for (uint32_t j = i + 1; j < m_sites.GetN(); ++j)
+        {
+            const Path& path = m_paths.at({i, j});
+            ran->AddX2Interface(bs.Get(i), path.local, bs.Get(j), path.remote);
+        }
+    }
+}
+
+void
+EdgeLlmBackhaul::InstallQueueDiscs(bool signallingPriority)
+{
+    for (Link& link : m_links)
+    {
+        for (uint32_t e = 0; e < 2; ++e)
+        {
+            Ptr<PointToPointNetDevice> dev =
+                DynamicCast<PointToPointNetDevice>(link.devices.Get(e));
+            Ptr<TrafficControlLayer> tc = dev->GetNode()->GetObject<TrafficControlLayer>();
+            if (signallingPriority)
+            {
+                const std::string kv = m_queueDisc.empty() ? "ns3::FifoQueueDisc" : m_queueDisc;
+                link.rootQueueDisc[e] = EdgeLlmRan::InstallX2QueueDisc(dev, kv);
+                link.kvQueueDisc[e] = link.rootQueueDisc[e]
+                                          ->GetQueueDiscClass(EdgeLlmX2PacketFilter::BAND_BULK)
+                                          ->GetQueueDisc();
+                continue;
+            }
+            if (!m_queueDisc.empty())
+            {
+                if (tc->GetRootQueueDiscOnDevice(dev))
+                {
+                    tc->DeleteRootQueueDiscOnDevice(dev);
+                }
+                TrafficControlHelper helper;
+                helper.SetRootQueueDisc(m_queueDisc);
+                helper.Install(dev);
+            }
+            link.rootQueueDisc[e] = tc->GetRootQueueDiscOnDevice(dev);
+            link.kvQueueDisc[e] = link.rootQueueDisc[e];
+        }
+    }
+}
+
+void
+EdgeLlmBackhaul::Install(NodeContainer bsNodes, Ptr<EdgeLlmRan> ran)
+{
+    NS_ABORT_MSG_IF(m_installed, "EdgeLlmBackhaul::Install: already installed");
+    Validate();
+    if (bsNodes.GetN() < 2 || bsNodes.GetN() > 254)
+    {
+        throw std::invalid_argument("EdgeLlmBackhaul: the sites must number 2 ... 254, got " +
+                                    std::to_string(bsNodes.GetN()));
+    }
+    if (ran && ran->GetRatName() != "lte" && m_topology != "Mesh")
+    {
+        throw std::invalid_argument("Topology " + m_topology + ": the " + ran->GetRatName() +
+                                    " RAN supports only Mesh (its X2/Xn entity is registered "
+                                    "over its own cables)");
+    }
+    m_installed = true;
+    m_sites = bsNodes;
+    if (ran && m_topology == "Mesh")
+    {
+        if (!m_rateOverride.empty())
+        {
+            throw std::invalid_argument("SetLinkDataRate: Topology Mesh with a RAN uses the "
+                                        "RAN's cables (backhaulGbps); use Star, Ring or File");
+        }
+        ran->AddMeshX2(bsNodes);
+        AdoptMeshLinks();
+    }
+    else
+    {
+        BuildLinks(bsNodes);
+    }
+    ComputePaths();
+    if (ran && m_topology != "Mesh")
+    {
+        CheckSignallingRate(ran->GetRatName());
+    }
+    AddAddressesAndRoutes();
+    if (ran && m_topology != "Mesh")
+    {
+        RegisterX2(ran);
+    }
+    InstallQueueDiscs(ran ? ran->GetX2SignallingPriority() : m_signallingPriority);
+}
+
+ApplicationContainer
+EdgeLlmBackhaul::InstallCrossTraffic(double load, Time start, Time stop)
+{
+    NS_ABORT_MSG_IF(!m_installed, "EdgeLlmBackhaul::InstallCrossTraffic: call Install() first");
+    if (!(load >= 0 && load < 1))
+    {
+        std::ostringstream got;
+        got << load;
+        throw std::invalid_argument("load (cross traffic) must be in [0, 1), got " + got.str());
+    }
+    NS_ABORT_MSG_IF(
+        m_crossTrafficInstalled,
+        "EdgeLlmBackhaul::InstallCrossTraffic: call it once (its sinks hold the ports)");
+    m_crossTrafficInstalled = true;
+    ApplicationContainer apps;
+    if (load == 0)
+    {
+        return apps;
+    }
+    const bool bulk = m_crossTraffic == "BulkSend";
+    std::set<uint32_t> sinks;
+    for (Link& link : m_links)
+    {
+        const double rate = static_cast<double>(link.rate.GetBitRate());
+        const double payload = link.mtu - 28.0;
+        const double appRate = load * rate * payload / (payload + CROSS_HEADER_BYTES);
+        // Only CBR is known to the planner; BulkSend's TCP takes what it can.
+        link.crossBitRate = bulk ? 0 : load * rate;
+        for (const auto& [from, to, address] : {std::make_tuple(link.a, link.b, link.addressB),
+                                                std::make_tuple(link.b, link.a, link.addressA)})
+        {
+            ApplicationContainer app;
+            if (bulk)
+            {
+                // The bytes the CBR flow would carry over [start, stop), as fast as TCP
+                // can send them.
+                BulkSendHelper sender("ns3::TcpSocketFactory",
+                                      InetSocketAddress(address, CROSS_TRAFFIC_TCP_PORT));
+                sender.SetAttribute("MaxBytes",
+                                    UintegerValue(static_cast<uint64_t>(
+                                        std::llround(appRate * (stop - start).GetSeconds() / 8))));
+                app = sender.Install(from);
+            }
+            else
+            {
+                OnOffHelper onoff("ns3::UdpSocketFactory",
+                                  InetSocketAddress(address, CROSS_TRAFFIC_PORT));
+                onoff.SetConstantRate(DataRate(static_cast<uint64_t>(std::llround(appRate))),
+                                      static_cast<uint32_t>(payload));
+                app = onoff.Install(from);
+            }
+            app.Start(start);
+            app.Stop(stop);
+            apps.Add(app);
+            if (sinks.insert(to->GetId()).second)
+            {
+                PacketSinkHelper sink(
+                    bulk ? "ns3::TcpSocketFactory" : "ns3::UdpSocketFactory",
+                    InetSocketAddress(Ipv4Address::GetAny(),
+                                      bulk ? CROSS_TRAFFIC_TCP_PORT : CROSS_TRAFFIC_PORT));
+                ApplicationContainer sinkApp = sink.Install(to);
+                sinkApp.Start(Seconds(0));
+                m_crossSinks.Add(sinkApp);
+            }
+        }
+    }
+    return apps;
+}
+
+ApplicationContainer
+EdgeLlmBackhaul::GetCrossTrafficSinks() const
+{
+    return m_crossSinks;
+}
+
+const std::vector<EdgeLlmBackhaul::Link>&
+EdgeLlmBackhaul::GetLinks() const
+{
+    return m_links;
+}
+
+EdgeLlmBackhaul::Path
+EdgeLlmBackhaul::GetPath(uint32_t from, uint32_t to) const
+{
+    const auto it = m_paths.find({from, to});
+    NS_ABORT_MSG_IF(it == m_paths.end(),
+                    "EdgeLlmBackhaul::GetPath: no path from site " << from << " to site " << to);
+    Path path = it->second;
+    double bottleneck = std::numeric_limits<double>::infinity();
+    for (uint32_t l : path.links)
+    {
+        const Link& link = m_links[l];
+        bottleneck =
+            std::min(bottleneck, static_cast<double>(link.rate.GetBitRate()) - link.crossBitRate);
+    }
+    path.bottleneck = DataRate(static_cast<uint64_t>(std::llround(bottleneck)));
+    return path;
+}
+
+int32_t
+EdgeLlmBackhaul::GetSiteIndex(Ptr<Node> node) const
+{
+    for (uint32_t i = 0; i < m_sites.GetN(); ++i)
+    {
+        if (m_sites.Get(i) == node)
+        {
+            return static_cast<int32_t>(i);
+        }
+    }
+    return -1;
+}
+
+NodeContainer
+EdgeLlmBackhaul::GetSites() const
+{
+    return m_sites;
+}
+
+NodeContainer
+EdgeLlmBackhaul::GetRouters() const
+{
+    return m_routers;
+}
+
+Ptr<Node>
+EdgeLlmBackhaul::GetAggregationRouter() const
+{
+    return m_topology == "Star" && m_routers.GetN() == 1 ? m_routers.Get(0) : nullptr;
+}
+
+std::string
+EdgeLlmBackhaul::GetTopology() const
+{
+    return m_topology;
+}
+
+} // namespace ns3

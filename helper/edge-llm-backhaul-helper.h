@@ -1,0 +1,218 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_BACKHAUL_HELPER_H
+#define EDGE_LLM_BACKHAUL_HELPER_H
+
+#include "ns3/application-container.h"
+#include "ns3/data-rate.h"
+#include "ns3/ipv4-address.h"
+#include "ns3/net-device-container.h"
+#include "ns3/node-container.h"
+#include "ns3/nstime.h"
+#include "ns3/object.h"
+#include "ns3/queue-disc.h"
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace ns3
+{
+
+class EdgeLlmRan;
+
+/**
+ * \ingroup edge-llm
+ * \brief Builds the backhaul between the BS sites: which point-to-point links exist, their
+ *        rate, delay and MTU, the routes of X2 signalling and KV flows over them, the queue
+ *        discs on every backhaul device, and optional CBR cross traffic.
+ *
+ * Topology (attribute):
+ * - **Mesh** (default): one cable between every two sites, the RAT's own X2 links
+ *   (EdgeLlmRan without a backhaul builds exactly this).
+ * - **Star**: every site has one link to an aggregation router (GetAggregationRouter());
+ *   X2 and KV between two sites cross two hops.
+ * - **Ring**: site k is linked to sites k - 1 and k + 1 (mod N); a pair's path is the
+ *   shorter way round, a tie going through the lower-numbered neighbour.
+ * - **File**: an ns-3 topology-read file (TopologyFormat: Inet, Orbis or Rocketfuel);
+ *   the file's nodes sorted by name (numerically when every name is a number): the
+ *   first N are the sites, the others routers. ns-3's Inet reader also registers each
+ *   node name in ns3::Names, so a process reads one Inet file once (Names::Clear()
+ *   before another).
+ *
+ * Paths are the fewest hops (breadth-first, neighbours in link order); both directions
+ * of a pair use the same links. Except for Mesh, every pair of sites gets its own /30
+ * of 21.0.0.0/8 (the lower site .1, the other .2), each address on the interface of the
+ * path's first hop, with host routes on every node of the path: ns-3's X2 entity binds
+ * one UDP socket per neighbour to its local address, so two neighbours cannot share one
+ * address, and ns-3's TCP takes its source address from the route (the address on the
+ * peer's /30), not from the socket's bind. The X2 interface (EpcX2 and the RRC's
+ * neighbour list) is registered over these addresses for
+ * LTE; NR supports Mesh only.
+ *
+ * Usage:
+ * \code
+ *   Ptr<EdgeLlmBackhaul> backhaul = CreateObject<EdgeLlmBackhaul>();
+ *   backhaul->SetAttribute("Topology", StringValue("Star"));
+ *   ran->SetBackhaul(backhaul);        // ran->Install() then builds this, not the mesh
+ *   ran->Install(bsNodes, ueNodes);
+ *   backhaul->InstallCrossTraffic(0.3, Seconds(0.1), Seconds(3));
+ *   edge.ConnectBackhaul(bsApps, backhaul); // peers plan with the path's rate
+ * \endcode
+ */
+class EdgeLlmBackhaul : public Object
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    EdgeLlmBackhaul();
+    ~EdgeLlmBackhaul() override;
+
+    /// One point-to-point backhaul link.
+    struct Link
+    {
+        Ptr<Node> a;                     //!< One end (a site or a router)
+        Ptr<Node> b;                     //!< The other end
+        NetDeviceContainer devices;      //!< Device on a, device on b
+        Ipv4Address addressA;            //!< a's address on the link
+        Ipv4Address addressB;            //!< b's address on the link
+        DataRate rate;                   //!< Link rate
+        Time delay;                      //!< One-way propagation delay
+        uint16_t mtu{0};                 //!< MTU, bytes
+        Ptr<QueueDisc> rootQueueDisc[2]; //!< Root queue disc of devices[0], devices[1]
+        /// The queue disc the KV (and cross traffic) packets wait in, per device: the KV
+        /// band's child with X2 signalling priority, else the root
+        Ptr<QueueDisc> kvQueueDisc[2];
+        double crossBitRate{0}; //!< CBR cross traffic each way, bit/s on the wire
+    };
+
+    /// The path between two sites.
+    struct Path
+    {
+        Ipv4Address local;           //!< The source site's address for this peer
+        Ipv4Address remote;          //!< The peer site's address for the source
+        std::vector<uint32_t> links; //!< Link indices (GetLinks()), source to peer
+        DataRate bottleneck;         //!< min over the links of (rate - CBR cross traffic)
+        Time delay;                  //!< Sum of the links' one-way delays
+        uint16_t mtu{0};             //!< min over the links' MTUs
+    };
+
+    /**
+     * \brief Check the attributes (Install() calls it).
+     * \throws std::invalid_argument naming the attribute and its valid values
+     */
+    void Validate() const;
+
+    /**
+     * \brief Build the backhaul between \p bsNodes (the sites, which must have an Internet
+     *        stack unless \p ran is null, when one is installed if missing).
+     * \param bsNodes the sites, >= 2 (>= 3 for Ring), at most 254
+     * \param ran the RAN whose X2 interfaces run over it (its BS devices made already), or
+     *        null for sites without a RAN (the backhaul alone)
+     * \throws std::invalid_argument for a bad attribute, an unreadable or disconnected
+     *         topology file, a Topology the RAN's RAT cannot register X2 over, or (with a
+     *         RAN) a link slower than h x EdgeLlmRan::MinBackhaulBitRate(rat, its MTU, the
+     *         path's delay) on an h-hop path
+     */
+    void Install(NodeContainer bsNodes, Ptr<EdgeLlmRan> ran);
+
+    /**
+     * \brief Override the rate of one link before Install() (Star, Ring, File).
+     * \param index the link's index in GetLinks() order: Star: site k's link is k;
+     *        Ring: link k joins sites k and k + 1 (mod N); File: the file's link order
+     * \param rate its rate
+     */
+    void SetLinkDataRate(uint32_t index, DataRate rate);
+
+    /**
+     * \brief Cross traffic on every link, both ways (CrossTraffic = OnOff, the default:
+     *        CBR; BulkSend: a TCP flow of the bytes the CBR flow would carry over
+     *        [start, stop), as fast as TCP goes, port 10, which the planner does not
+     *        subtract): a UDP OnOff flow (always on) from
+     *        each end to the other at \p load times the link's rate on the wire (the
+     *        application rate is load x R x P / (P + 30), P = MTU - 28 payload bytes per
+     *        packet, 30 = UDP + IPv4 + PPP headers), received by a PacketSink on port 9.
+     *        Call it before EdgeLlmHelper::ConnectBackhaul: paths then plan with
+     *        (1 - load) R on each link.
+     * \param load fraction of each link's rate, [0, 1)
+     * \param start when the flows start
+     * \param stop when they stop
+     * \return the OnOff applications
+     * \throws std::invalid_argument naming load if it is outside [0, 1)
+     * Aborts if called twice (the sinks hold their ports).
+     */
+    ApplicationContainer InstallCrossTraffic(double load, Time start, Time stop);
+
+    /// \return the cross traffic's PacketSinks (one per node that receives it)
+    ApplicationContainer GetCrossTrafficSinks() const;
+
+    /// \return the links (after Install())
+    const std::vector<Link>& GetLinks() const;
+
+    /**
+     * \return the path from site \p from to site \p to (indices into Install()'s bsNodes)
+     * Aborts if either index is out of range or they are equal.
+     */
+    Path GetPath(uint32_t from, uint32_t to) const;
+
+    /// \return the index of \p node among the sites, or -1
+    int32_t GetSiteIndex(Ptr<Node> node) const;
+
+    /// \return the sites given to Install()
+    NodeContainer GetSites() const;
+
+    /// \return the routers (Star: the aggregation router; File: the extra nodes)
+    NodeContainer GetRouters() const;
+
+    /// \return Star's aggregation router (null for other topologies)
+    Ptr<Node> GetAggregationRouter() const;
+
+    /// \return the Topology attribute
+    std::string GetTopology() const;
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void BuildLinks(NodeContainer bsNodes);
+    void AddLink(Ptr<Node> a, Ptr<Node> b, DataRate rate);
+    void ComputePaths();
+    void AddAddressesAndRoutes();
+    void RegisterX2(Ptr<EdgeLlmRan> ran);
+    /// Refuse links too slow for the RRC timers (see EdgeLlmRan::MinBackhaulBitRate).
+    void CheckSignallingRate(const std::string& rat) const;
+    void InstallQueueDiscs(bool signallingPriority);
+    void AdoptMeshLinks();
+
+    // Attributes
+    std::string m_topology;       //!< Mesh, Star, Ring, File
+    DataRate m_linkRate;          //!< Every link's rate (unless overridden)
+    DataRate m_aggregationRate;   //!< Star's site links (0: m_linkRate)
+    Time m_linkDelay;             //!< Every link's one-way delay
+    uint16_t m_linkMtu;           //!< Every link's MTU
+    std::string m_queueDisc;      //!< KV band (or root) queue disc TypeId
+    std::string m_topologyFile;   //!< File: path
+    std::string m_topologyFormat; //!< File: Inet, Orbis, Rocketfuel
+    bool m_signallingPriority;    //!< Without a RAN: the X2 priority queue disc
+    std::string m_crossTraffic;   //!< OnOff or BulkSend
+
+    NodeContainer m_sites;                                 //!< From Install()
+    NodeContainer m_routers;                               //!< Star / File
+    std::vector<Link> m_links;                             //!< Built
+    std::map<uint32_t, DataRate> m_rateOverride;           //!< SetLinkDataRate
+    std::map<std::pair<uint32_t, uint32_t>, Path> m_paths; //!< (from, to) sites
+    bool m_installed{false};                               //!< Install() ran
+    bool m_crossTrafficInstalled{false};                   //!< InstallCrossTraffic() ran
+    ApplicationContainer m_crossSinks;                     //!< Cross traffic's sinks
+};
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_BACKHAUL_HELPER_H */

@@ -1,0 +1,678 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/config.h"
+#include "ns3/edge-llm-backhaul-helper.h"
+#include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-ran.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-generator.h"
+#include "ns3/llm-model-profile.h"
+#include "ns3/lte-enb-net-device.h"
+#include "ns3/lte-enb-rrc.h"
+#include "ns3/mobility-helper.h"
+#include "ns3/packet-sink.h"
+#include "ns3/queue-disc.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+/**
+ * \file
+ * \ingroup edge-llm-tests
+ * Backhaul topologies (issue 11, item 2): star, ring and file topologies built by
+ * EdgeLlmBackhaul, the path's planning rate (bottleneck minus CBR cross traffic), queue
+ * discs on the backhaul devices, the shared-link split, and bad input.
+ *
+ * Expected values come from the transfer formula: a cHO handover of a 300-token
+ * qwen2.5-7b context moves S = 300 x 57,344 B = 17,203,200 B, S x 8 / R of payload at
+ * the path's rate R, plus the path's propagation (sum of the link delays). A router
+ * forwards packet by packet, so a second hop adds its propagation and one frame's
+ * serialisation (9,002 B: 72 us at 1 Gbit/s), not a second S x 8 / R.
+ */
+
+namespace
+{
+
+/// Context of every test's session, tokens.
+const uint64_t CONTEXT = 300;
+/// Link delay of every test's links, s.
+constexpr double LINK_DELAY = 100e-6;
+
+/// \return the KV bytes of the whole context
+uint64_t
+ContextBytes()
+{
+    return CONTEXT * LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
+}
+
+/// What a backhaul run traced.
+struct Outcome
+{
+    std::map<uint64_t, double> restoreDelay; //!< SessionRestored delay by session, s
+    /// BackhaulPlanned at the source: (target, bit/s, sharers)
+    std::vector<std::tuple<uint16_t, double, uint32_t>> planned;
+    std::map<uint16_t, double> planningRate;  //!< Source's GetPlanningBitRate by peer
+    std::vector<EdgeLlmBackhaul::Path> paths; //!< GetPath(0, j) for j = 1 ... n - 1
+    std::vector<uint64_t> linkBytes[2];       //!< Bytes sent by each link's two devices
+    std::string kvQueueDisc;                  //!< TypeId of link 0's KV queue disc
+    std::string rootQueueDisc;                //!< TypeId of link 0's root queue disc
+    uint64_t kvQueueDiscPackets{0};           //!< Packets through link 0's KV queue discs
+    uint64_t crossReceived{0};                //!< Bytes the cross traffic's sinks got
+};
+
+/// A handover of session \p session from site 0 to site \p to at \p time.
+struct Move
+{
+    uint64_t session; //!< Session id (opened at site 0)
+    uint32_t to;      //!< Target site index
+    double time;      //!< s
+};
+
+/**
+ * \p n sites (cells 1 ... n, cHO, TCP) on \p backhaul (configured by the caller, not
+ * installed); sessions of \p moves open at site 0 and hand over as given; \p load of CBR
+ * cross traffic from 0.1 s to \p crossStop; \p gather is the sources' GatherTime. The run
+ * lasts 3 s.
+ */
+Outcome
+RunBackhaul(uint32_t n,
+            Ptr<EdgeLlmBackhaul> backhaul,
+            const std::vector<Move>& moves,
+            double load = 0,
+            Time gather = Seconds(0),
+            Time crossStop = Seconds(3))
+{
+    Ipv4AddressGenerator::Reset();
+    NodeContainer nodes;
+    nodes.Create(n);
+    InternetStackHelper internet;
+    internet.Install(nodes);
+    backhaul->Install(nodes, nullptr);
+    backhaul->InstallCrossTraffic(load, Seconds(0.1), crossStop);
+    EdgeLlmHelper edge;
+    edge.SetSchedulerType("ns3::ChoScheduler");
+    edge.SetNodeAttribute("GatherTime", TimeValue(gather));
+    std::vector<uint16_t> cells;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        cells.push_back(static_cast<uint16_t>(i + 1));
+    }
+    ApplicationContainer apps = edge.InstallBs(nodes, cells);
+    edge.ConnectBackhaul(apps, backhaul);
+    Outcome out;
+    Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(0));
+    for (uint32_t i = 1; i < n; ++i)
+    {
+        DynamicCast<EdgeLlmNode>(apps.Get(i))
+            ->TraceConnectWithoutContext("SessionRestored",
+                                         compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                             [&out](uint64_t id, uint16_t, Time delay) {
+                                                 out.restoreDelay[id] = delay.GetSeconds();
+                                             }));
+        out.paths.push_back(backhaul->GetPath(0, i));
+    }
+    source->TraceConnectWithoutContext("BackhaulPlanned",
+                                       compat::MakeCallback<void, uint16_t, double, uint32_t>(
+                                           [&out](uint16_t target, double rate, uint32_t sharers) {
+                                               out.planned.emplace_back(target, rate, sharers);
+                                           }));
+    for (const Move& m : moves)
+    {
+        source->OpenSession(m.session, CONTEXT, 5);
+        Simulator::Schedule(Seconds(m.time),
+                            &EdgeLlmNode::NotifyHandoverStart,
+                            source,
+                            m.session,
+                            static_cast<uint16_t>(m.to + 1));
+    }
+    apps.Start(Seconds(0));
+    Simulator::Stop(Seconds(3));
+    Simulator::Run();
+    for (uint32_t i = 1; i < n; ++i)
+    {
+        out.planningRate[i + 1] = source->GetPlanningBitRate(static_cast<uint16_t>(i + 1));
+    }
+    for (const auto& link : backhaul->GetLinks())
+    {
+        for (uint32_t e = 0; e < 2; ++e)
+        {
+            out.linkBytes[e].push_back(link.rootQueueDisc[e]->GetStats().nTotalSentBytes);
+        }
+    }
+    const ApplicationContainer sinks = backhaul->GetCrossTrafficSinks();
+    for (uint32_t k = 0; k < sinks.GetN(); ++k)
+    {
+        out.crossReceived += DynamicCast<PacketSink>(sinks.Get(k))->GetTotalRx();
+    }
+    const auto& first = backhaul->GetLinks().front();
+    out.rootQueueDisc = first.rootQueueDisc[0]->GetInstanceTypeId().GetName();
+    out.kvQueueDisc = first.kvQueueDisc[0]->GetInstanceTypeId().GetName();
+    out.kvQueueDiscPackets = first.kvQueueDisc[0]->GetStats().nTotalDequeuedPackets +
+                             first.kvQueueDisc[1]->GetStats().nTotalDequeuedPackets;
+    Simulator::Destroy();
+    return out;
+}
+
+/// \return a backhaul of \p topology, 1 Gbit/s, 100 us, MTU 9000 links
+Ptr<EdgeLlmBackhaul>
+Make(const std::string& topology)
+{
+    Ptr<EdgeLlmBackhaul> b = CreateObject<EdgeLlmBackhaul>();
+    b->SetAttribute("Topology", StringValue(topology));
+    b->SetAttribute("LinkDataRate", DataRateValue(DataRate("1Gbps")));
+    b->SetAttribute("LinkDelay", TimeValue(MicroSeconds(100)));
+    b->SetAttribute("LinkMtu", UintegerValue(9000));
+    return b;
+}
+
+/// \return the shortest restore over a path of \p hops links at \p rate bit/s
+double
+Lower(double rate, uint32_t hops)
+{
+    return static_cast<double>(ContextBytes()) * 8.0 / rate + hops * LINK_DELAY;
+}
+
+/// Upper slack: headers (0.6 % at MTU 9000), TCP start and control round trips, a frame
+/// per extra hop.
+double
+Slack(double rate, uint32_t hops)
+{
+    return 0.006 * Lower(rate, hops) + 0.002 * hops;
+}
+
+/// \return the restore delay of \p session in \p o, s (-1 if it was not restored)
+double
+Delay(const Outcome& o, uint64_t session)
+{
+    const auto it = o.restoreDelay.find(session);
+    return it == o.restoreDelay.end() ? -1.0 : it->second;
+}
+
+/// \return the data file \p name of this suite (test/data), wherever the runner runs
+std::string
+DataFile(const std::string& name)
+{
+    const std::string here(__FILE__);
+    const std::string dir = here.substr(0, here.find_last_of('/') + 1);
+    for (const std::string& candidate :
+         {dir + "data/" + name, "test/data/" + name, "../test/data/" + name})
+    {
+        if (std::ifstream(candidate))
+        {
+            return candidate;
+        }
+    }
+    return "test/data/" + name;
+}
+
+} // namespace
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Star of 3 sites: a handover from site 0 to site 1 crosses two 1 Gbit/s hops via
+ *        the aggregation router. The plan's rate is 1 Gbit/s, the restore takes at least
+ *        S x 8 / R + 2 x 100 us = 137.8256 ms and at most that plus slack; the KV bytes
+ *        cross links 0 and 1 only. On the old code (ConnectBackhaul finds direct links
+ *        only) site 0 had no peer and the session was lost.
+ */
+class StarTestCase : public TestCase
+{
+  public:
+    StarTestCase()
+        : TestCase("star: two-hop X2 and KV path restores in S x 8 over R + 2 d")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Outcome o = RunBackhaul(3, Make("Star"), {{1, 1, 0.2}});
+        NS_TEST_ASSERT_MSG_EQ(o.paths.at(0).links.size(), 2u, "two hops");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(0).links[0], 0u, "site 0's link first");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(0).links[1], 1u, "then site 1's");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(0).delay, MicroSeconds(200), "delays add up");
+        NS_TEST_EXPECT_MSG_EQ_TOL(o.planningRate.at(2), 1e9, 1, "plans with 1 Gbit/s");
+        NS_TEST_ASSERT_MSG_EQ(o.restoreDelay.count(1), 1u, "restored at site 1");
+        const double delay = Delay(o, 1);
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(delay, Lower(1e9, 2), "no faster than S x 8 / R + 2 d");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(delay, Lower(1e9, 2) + Slack(1e9, 2), "plus overheads");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(o.linkBytes[0].at(0), ContextBytes(), "site 0 sent it");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(o.linkBytes[1].at(1), ContextBytes(), "router sent it on");
+        NS_TEST_EXPECT_MSG_LT(o.linkBytes[1].at(2), 10000u, "site 2's link idle");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Star whose site-1 link runs at 400 Mbit/s and site-0 link at 1 Gbit/s: the path's
+ *        planning rate is the bottleneck, 4e8 bit/s, and the restore takes at least
+ *        S x 8 / 4e8 + 2 d = 344.2 ms. On the old code there was no peer at all.
+ */
+class BottleneckTestCase : public TestCase
+{
+  public:
+    BottleneckTestCase()
+        : TestCase("star: the planning rate is the path's bottleneck")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<EdgeLlmBackhaul> b = Make("Star");
+        b->SetLinkDataRate(1, DataRate("400Mbps"));
+        const Outcome o = RunBackhaul(3, b, {{1, 1, 0.2}});
+        NS_TEST_EXPECT_MSG_EQ_TOL(o.planningRate.at(2), 4e8, 1, "bottleneck to site 1");
+        NS_TEST_EXPECT_MSG_EQ_TOL(o.planningRate.at(3), 1e9, 1, "1 Gbit/s to site 2");
+        NS_TEST_ASSERT_MSG_EQ(o.restoreDelay.count(1), 1u, "restored");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(Delay(o, 1), Lower(4e8, 2), "bottleneck's pace");
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(Delay(o, 1), Lower(4e8, 2) + Slack(4e8, 2), "plus overheads");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Ring of 5 sites (link k joins k and k + 1 mod 5): site 0 reaches site 3 the
+ *        short way, 0 - 4 - 3 (links 4 and 3), and the KV bytes cross exactly those
+ *        links; site 2 is two hops the other way (links 0, 1).
+ */
+class RingTestCase : public TestCase
+{
+  public:
+    RingTestCase()
+        : TestCase("ring: paths go the short way and the KV bytes follow them")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Outcome o = RunBackhaul(5, Make("Ring"), {{1, 3, 0.2}});
+        NS_TEST_ASSERT_MSG_EQ(o.paths.at(1).links.size(), 2u, "0 -> 2: two hops");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(1).links[0], 0u, "0 -> 2 via link 0");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(1).links[1], 1u, "then link 1");
+        NS_TEST_ASSERT_MSG_EQ(o.paths.at(2).links.size(), 2u, "0 -> 3: two hops");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(2).links[0], 4u, "0 -> 3 via link 4 (0 - 4)");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(2).links[1], 3u, "then link 3 (3 - 4)");
+        NS_TEST_ASSERT_MSG_EQ(o.restoreDelay.count(1), 1u, "restored at site 3");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(Delay(o, 1), Lower(1e9, 2), "two hops");
+        // Link 4 is (4, 0): site 0 is its b end; link 3 is (3, 4): 4 is its b end.
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(o.linkBytes[1].at(4), ContextBytes(), "0 sent on link 4");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(o.linkBytes[1].at(3), ContextBytes(), "4 sent on link 3");
+        for (uint32_t l : {0U, 1U, 2U})
+        {
+            NS_TEST_EXPECT_MSG_LT(o.linkBytes[0].at(l) + o.linkBytes[1].at(l),
+                                  10000u,
+                                  "link " << l << " idle");
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief test/data/backhaul-4node.inet: nodes 0, 1, 2 are the sites and node 3 a router;
+ *        links 0-1, 0-3, 1-3, 2-3. Site 0 reaches site 1 directly (link 0) and site 2
+ *        over the router (links 1, 3), where the session restores.
+ */
+class FileTestCase : public TestCase
+{
+  public:
+    FileTestCase()
+        : TestCase("file: an Inet topology maps its first nodes to the sites")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<EdgeLlmBackhaul> b = Make("File");
+        b->SetAttribute("TopologyFile", StringValue(DataFile("backhaul-4node.inet")));
+        b->SetAttribute("TopologyFormat", StringValue("Inet"));
+        const Outcome o = RunBackhaul(3, b, {{1, 2, 0.2}});
+        NS_TEST_ASSERT_MSG_EQ(o.paths.at(0).links.size(), 1u, "0 -> 1 direct");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(0).links[0], 0u, "over link 0");
+        NS_TEST_ASSERT_MSG_EQ(o.paths.at(1).links.size(), 2u, "0 -> 2 via the router");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(1).links[0], 1u, "link 0-3");
+        NS_TEST_EXPECT_MSG_EQ(o.paths.at(1).links[1], 3u, "link 2-3");
+        NS_TEST_ASSERT_MSG_EQ(o.restoreDelay.count(1), 1u, "restored at site 2");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(Delay(o, 1), Lower(1e9, 2), "two hops");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief QueueDisc = ns3::FqCoDelQueueDisc: every backhaul device keeps the X2 priority
+ *        root (PrioQueueDisc) and the KV band's child is FqCoDel, through which the KV
+ *        packets of a handover pass.
+ */
+class QueueDiscTestCase : public TestCase
+{
+  public:
+    QueueDiscTestCase()
+        : TestCase("queue disc: FqCoDel in the KV band under the X2 priority root")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<EdgeLlmBackhaul> b = Make("Star");
+        b->SetAttribute("QueueDisc", StringValue("ns3::FqCoDelQueueDisc"));
+        const Outcome o = RunBackhaul(3, b, {{1, 1, 0.2}});
+        NS_TEST_EXPECT_MSG_EQ(o.rootQueueDisc, "ns3::PrioQueueDisc", "X2 priority root");
+        NS_TEST_EXPECT_MSG_EQ(o.kvQueueDisc, "ns3::FqCoDelQueueDisc", "the user's type");
+        NS_TEST_EXPECT_MSG_GT(o.kvQueueDiscPackets,
+                              ContextBytes() / 9000,
+                              "the KV packets went through it");
+        NS_TEST_EXPECT_MSG_EQ(o.restoreDelay.count(1), 1u, "restored");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief CBR cross traffic at f = 0.5 on every star link: the source plans with
+ *        (1 - f) R = 5e8 bit/s, and the restore takes at least S x 8 / ((1 - f) R), more
+ *        than 1.5 times the unloaded one. Loads 0 and 0.5 are compared on the same run.
+ */
+class CrossTrafficTestCase : public TestCase
+{
+  public:
+    CrossTrafficTestCase()
+        : TestCase("cross traffic at load f: plan with (1 - f) R, restore slower")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Outcome idle = RunBackhaul(3, Make("Star"), {{1, 1, 0.2}});
+        const Outcome loaded = RunBackhaul(3, Make("Star"), {{1, 1, 0.2}}, 0.5);
+        NS_TEST_EXPECT_MSG_EQ_TOL(idle.planningRate.at(2), 1e9, 1, "unloaded: R");
+        NS_TEST_EXPECT_MSG_EQ_TOL(loaded.planningRate.at(2), 5e8, 1, "loaded: (1 - f) R");
+        NS_TEST_ASSERT_MSG_EQ(idle.restoreDelay.count(1), 1u, "restored unloaded");
+        NS_TEST_ASSERT_MSG_EQ(loaded.restoreDelay.count(1), 1u, "restored loaded");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(Delay(loaded, 1),
+                                    0.99 * Lower(5e8, 2),
+                                    "no faster than the rest of the link");
+        NS_TEST_EXPECT_MSG_GT(Delay(loaded, 1), 1.5 * Delay(idle, 1), "slower than unloaded");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief CrossTraffic = BulkSend at load 0.1 from 0.1 s to 0.5 s: every star link carries,
+ *        each way, a TCP flow of the bytes a CBR flow would carry then,
+ *        0.1 x 1e9 x 8972 / 9002 x 0.4 / 8 = 4,983,337 bytes (6 flows), all delivered by
+ *        3 s; the planner does not subtract it (plans with 1 Gbit/s).
+ */
+class BulkSendTestCase : public TestCase
+{
+  public:
+    BulkSendTestCase()
+        : TestCase("cross traffic BulkSend: TCP bytes delivered, not subtracted from the plan")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<EdgeLlmBackhaul> b = Make("Star");
+        b->SetAttribute("CrossTraffic", StringValue("BulkSend"));
+        const Outcome o = RunBackhaul(3, b, {{1, 1, 0.2}}, 0.1, Seconds(0), Seconds(0.5));
+        const double perFlow = std::round(0.1 * 1e9 * 8972.0 / 9002.0 * 0.4 / 8);
+        NS_TEST_EXPECT_MSG_EQ(o.crossReceived,
+                              static_cast<uint64_t>(6 * perFlow),
+                              "every BulkSend byte delivered");
+        NS_TEST_EXPECT_MSG_EQ_TOL(o.planningRate.at(2), 1e9, 1, "not subtracted");
+        NS_TEST_EXPECT_MSG_EQ(o.restoreDelay.count(1), 1u, "restored");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Two sessions of site 0 hand over at the same instant (gathered into one plan,
+ *        GatherTime 1 ms) to sites 1 and 2 of a star: both paths start on site 0's
+ *        1 Gbit/s link, so each target plans with 5e8 bit/s and the planned rates sum to
+ *        the shared link's rate. On the old code each planned with the whole 1 Gbit/s.
+ */
+class SharedLinkTestCase : public TestCase
+{
+  public:
+    SharedLinkTestCase()
+        : TestCase("shared link: two targets planned at once split the source's link")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const Outcome o =
+            RunBackhaul(3, Make("Star"), {{1, 1, 0.2}, {2, 2, 0.2}}, 0, MilliSeconds(1));
+        NS_TEST_ASSERT_MSG_EQ(o.planned.size(), 2u, "two plans");
+        double sum = 0;
+        for (const auto& [target, rate, sharers] : o.planned)
+        {
+            NS_TEST_EXPECT_MSG_EQ(sharers, 2u, "target " << target << " shares with one");
+            NS_TEST_EXPECT_MSG_EQ_TOL(rate, 5e8, 1, "half the link");
+            sum += rate;
+        }
+        NS_TEST_EXPECT_MSG_LT_OR_EQ(sum, 1e9 + 1, "sum <= the shared link's rate");
+        NS_TEST_EXPECT_MSG_EQ(o.restoreDelay.size(), 2u, "both restored");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Bad input names its field: Topology outside Mesh/Star/Ring/File, a QueueDisc
+ *        that is not a QueueDisc, a cross-traffic load outside [0, 1) (0 and just below 1
+ *        accepted, 1 and -0.001 refused), a link index that does not exist.
+ */
+class BadInputTestCase : public TestCase
+{
+  public:
+    BadInputTestCase()
+        : TestCase("bad input: unknown topology, load outside [0, 1), not a QueueDisc")
+    {
+    }
+
+  private:
+    /// \return the message of what \p f throws ("" if nothing)
+    static std::string Error(const std::function<void()>& f)
+    {
+        try
+        {
+            f();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return e.what();
+        }
+        return "";
+    }
+
+    void DoRun() override
+    {
+        auto install = [](Ptr<EdgeLlmBackhaul> b) {
+            Ipv4AddressGenerator::Reset(); // each backhaul numbers its links from 20.0.0.0
+            NodeContainer nodes;
+            nodes.Create(3);
+            InternetStackHelper().Install(nodes);
+            b->Install(nodes, nullptr);
+        };
+        const std::string topology = Error([&] { install(Make("Tree")); });
+        NS_TEST_EXPECT_MSG_NE(topology.find("Topology"), std::string::npos, topology);
+        Ptr<EdgeLlmBackhaul> queue = Make("Star");
+        queue->SetAttribute("QueueDisc", StringValue("ns3::DropTailQueue<Packet>"));
+        const std::string qd = Error([&] { install(queue); });
+        NS_TEST_EXPECT_MSG_NE(qd.find("QueueDisc"), std::string::npos, qd);
+        Ptr<EdgeLlmBackhaul> link = Make("Star");
+        link->SetLinkDataRate(3, DataRate("1Gbps"));
+        const std::string index = Error([&] { install(link); });
+        NS_TEST_EXPECT_MSG_NE(index.find("SetLinkDataRate"), std::string::npos, index);
+        {
+            // With an LTE RAN: a 1 Mbit/s star link is below 2 x the one-link minimum
+            // (2 x 8 (2 x 9002 + 63) / (0.2 - 0.0002 - 0.02) = 1.61 Mbit/s); 2 Mbit/s
+            // is above it.
+            for (const auto& [rate, refused] :
+                 {std::make_pair("1Mbps", true), std::make_pair("2Mbps", false)})
+            {
+                Ipv4AddressGenerator::Reset();
+                Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create("lte", EdgeLlmRanConfig());
+                Ptr<EdgeLlmBackhaul> slow = Make("Star");
+                slow->SetAttribute("LinkDataRate", DataRateValue(DataRate(rate)));
+                ran->SetBackhaul(slow);
+                NodeContainer enbs;
+                enbs.Create(3);
+                MobilityHelper().Install(enbs);
+                const std::string e = Error([&] { ran->Install(enbs, NodeContainer()); });
+                const bool named = e.find("LinkDataRate") != std::string::npos;
+                NS_TEST_EXPECT_MSG_EQ(named, refused, rate << ": " << e);
+                Simulator::Destroy();
+            }
+        }
+        Ptr<EdgeLlmBackhaul> cross = Make("Star");
+        cross->SetAttribute("CrossTraffic", StringValue("Poisson"));
+        const std::string ct = Error([&] { install(cross); });
+        NS_TEST_EXPECT_MSG_NE(ct.find("CrossTraffic"), std::string::npos, ct);
+        Ptr<EdgeLlmBackhaul> b = Make("Star");
+        install(b);
+        for (double load : {-0.001, 1.0, 1.5})
+        {
+            const std::string e =
+                Error([&] { b->InstallCrossTraffic(load, Seconds(0), Seconds(1)); });
+            NS_TEST_EXPECT_MSG_NE(e.find("load"), std::string::npos, "load " << load << ": " << e);
+        }
+        for (double load : {0.0, 0.999})
+        {
+            Ptr<EdgeLlmBackhaul> fresh = Make("Star"); // one InstallCrossTraffic each
+            install(fresh);
+            NS_TEST_EXPECT_MSG_EQ(
+                Error([&] { fresh->InstallCrossTraffic(load, Seconds(0), Seconds(1)); }),
+                "",
+                "load " << load << " accepted");
+        }
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief LTE over a star: three eNBs whose only backhaul is a link each to the
+ *        aggregation router (LteEdgeLlmRan with SetBackhaul, so no X2 cable). An X2
+ *        handover of the one UE from cell 1 to cell 2 at 0.3 s completes (HandoverEndOk at
+ *        cell 2): its X2-C messages crossed the router, whose X2-C band forwarded packets
+ *        toward both eNBs; the edge-LLM peers are the pair addresses. On the old code the
+ *        RAN always built the mesh, so the router and its queue discs did not exist.
+ */
+class LteStarTestCase : public TestCase
+{
+  public:
+    LteStarTestCase()
+        : TestCase("LTE star: X2 handover over the aggregation router")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ipv4AddressGenerator::Reset();
+        EdgeLlmRanConfig config;
+        Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create("lte", config);
+        Ptr<EdgeLlmBackhaul> backhaul = Make("Star");
+        ran->SetBackhaul(backhaul);
+        NodeContainer enbs;
+        enbs.Create(3);
+        NodeContainer ues;
+        ues.Create(1);
+        Ptr<ListPositionAllocator> positions = CreateObject<ListPositionAllocator>();
+        for (double x : {0.0, 200.0, 400.0})
+        {
+            positions->Add(Vector(x, 0, 0));
+        }
+        positions->Add(Vector(100, 0, 0));
+        MobilityHelper mobility;
+        mobility.SetPositionAllocator(positions);
+        mobility.Install(enbs);
+        mobility.Install(ues);
+        ran->Install(enbs, ues);
+        ran->Attach(ran->GetUeDevices(), ran->GetBsDevices().Get(0));
+        NS_TEST_ASSERT_MSG_EQ(bool(backhaul->GetAggregationRouter()), true, "a router");
+        NS_TEST_ASSERT_MSG_EQ(backhaul->GetLinks().size(), 3u, "three star links");
+        EdgeLlmHelper edge;
+        edge.SetRan(ran);
+        ApplicationContainer bs = edge.InstallOnEnbs(ran->GetBsDevices());
+        edge.ConnectBackhaul(bs, backhaul);
+        std::vector<uint16_t> endOk;
+        Ptr<LteEnbRrc> target = DynamicCast<LteEnbNetDevice>(ran->GetBsDevices().Get(1))->GetRrc();
+        target->TraceConnectWithoutContext(
+            "HandoverEndOk",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t>(
+                [&endOk](uint64_t, uint16_t cell, uint16_t) { endOk.push_back(cell); }));
+        ran->HandoverRequest(Seconds(0.3),
+                             ran->GetUeDevices().Get(0),
+                             ran->GetBsDevices().Get(0),
+                             ran->GetBsDevices().Get(1));
+        bs.Start(Seconds(0));
+        Simulator::Stop(Seconds(0.6));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(endOk.size(), 1u, "the handover completed at cell 2");
+        uint64_t x2cViaRouter = 0;
+        for (const auto& link : backhaul->GetLinks())
+        {
+            // devices[1] is the router's end of each star link; band 0 is X2-C.
+            x2cViaRouter += link.rootQueueDisc[1]
+                                ->GetQueueDiscClass(EdgeLlmX2PacketFilter::BAND_X2C)
+                                ->GetQueueDisc()
+                                ->GetStats()
+                                .nTotalSentPackets;
+        }
+        NS_TEST_EXPECT_MSG_GT(x2cViaRouter, 1u, "X2-C messages crossed the router");
+        const EdgeLlmBackhaul::Path path = backhaul->GetPath(0, 1);
+        NS_TEST_EXPECT_MSG_EQ(path.links.size(), 2u, "two hops");
+        NS_TEST_EXPECT_MSG_EQ_TOL(DynamicCast<EdgeLlmNode>(bs.Get(0))->GetPlanningBitRate(2),
+                                  1e9,
+                                  1,
+                                  "the eNB plans with the star link's rate");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The backhaul topologies suite.
+ */
+class EdgeLlmBackhaulTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmBackhaulTestSuite()
+        : TestSuite("edge-llm-backhaul", EDGE_LLM_TEST_UNIT)
+    {
+        AddTestCase(new StarTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new BottleneckTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RingTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FileTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new QueueDiscTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CrossTrafficTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new BulkSendTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new SharedLinkTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new BadInputTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new LteStarTestCase, EDGE_LLM_TEST_QUICK);
+    }
+};
+
+/// The suite's instance.
+static EdgeLlmBackhaulTestSuite g_edgeLlmBackhaulTestSuite;
