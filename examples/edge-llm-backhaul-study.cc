@@ -5,13 +5,14 @@
  * a shared backhaul, for ctHO, tHO and cHO (doc/edge-llm.rst, "Multi-cell scenarios and
  * the backhaul study").
  *
- * 7 hexagonal sites (one LTE cell each, 500 m apart), 15 UEs per site (105 UEs). Each
+ * 7 hexagonal sites (one LTE cell each, 500 m apart), 15 UEs per site (105 UEs), a star
+ * backhaul (every site linked to one aggregation router, X2 over two hops). Each
  * site's UEs drive as a platoon toward a neighbour site and hand over to it (X2 handovers
  * requested at the boundary and announced to the source, ctHO's setting) within 0.5 s;
  * every platoon crosses in the same window, so every backhaul link carries a batch of KV
- * caches at once. Cross traffic (constant-rate UDP) loads each such link to a share of
- * its rate. Per load and scheme it prints the UE-side handover delay (mean, p95, worst),
- * the backhaul queues' delay and the KV byte account, and writes
+ * caches at once. Cross traffic (constant-rate UDP) loads every backhaul link, both
+ * ways, to a share of its rate. Per load and scheme it prints the UE-side handover delay (mean,
+ * p95, worst), the backhaul queues' delay and the KV byte account, and writes
  * <outputDir>/backhaul-study.{csv,png} (delay vs load per scheme),
  * <outputDir>/queue-delay.{csv,png} and <outputDir>/ue-delays.csv; per load and scheme
  * handovers-load<L>-<scheme>.csv (EdgeLlmSessionStats) and, with the monitor on (default
@@ -80,6 +81,7 @@ main(int argc, char* argv[])
     cfg.layout = "hex";
     cfg.numSites = 7;
     cfg.uesPerSite = 15;
+    cfg.backhaul = "star";
     std::string loads = "0.5";
     std::string schemes = "ctho,tho,cho";
     std::string outputDir = "results/edge-llm-backhaul-study";
@@ -100,8 +102,14 @@ main(int argc, char* argv[])
                      loads);
     options.AddValue("schemes", "Comma-separated: ctho, tho, cho", schemes);
     options.AddValue("aggregationGbps",
-                     "Backhaul rate, Gbit/s (each X2 link of the mesh)",
+                     "Backhaul rate, Gbit/s: each site's link to the aggregation router (star; "
+                     "mesh, ring: every link)",
                      cfg.backhaulGbps);
+    options.AddValue("backhaul", "Backhaul topology: star, mesh or ring", cfg.backhaul);
+    options.AddValue("queueDisc",
+                     "QueueDisc TypeId of the backhaul's KV band, e.g. ns3::FqCoDelQueueDisc "
+                     "(default: FIFO)",
+                     cfg.queueDisc);
     options.AddValue("backhaulDelayUs", "Backhaul link delay, us", backhaulDelayUs);
     options.AddValue("backhaulMtu", "Backhaul link MTU, bytes", backhaulMtu);
     options.AddValue("numSites", "Sites: 7 or 19 (hex), 2 to 57 (road)", cfg.numSites);

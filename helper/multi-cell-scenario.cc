@@ -3,6 +3,7 @@
  */
 #include "multi-cell-scenario.h"
 
+#include "edge-llm-backhaul-helper.h"
 #include "edge-llm-helper.h"
 
 #include "ns3/boolean.h"
@@ -19,8 +20,6 @@
 #include "ns3/llm-model-profile.h"
 #include "ns3/log.h"
 #include "ns3/mobility-helper.h"
-#include "ns3/on-off-helper.h"
-#include "ns3/packet-sink-helper.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
@@ -54,8 +53,6 @@ constexpr int64_t STREAM_RAN = 100;
 /// Random streams of the scenario's own draws (prompts, handover times; mobility).
 constexpr int64_t STREAM_DRAWS = 20;
 constexpr int64_t STREAM_MOBILITY = 5000; //!< see STREAM_DRAWS
-/// UDP port of the backhaul cross traffic (its PacketSink on the receiving BS).
-constexpr uint16_t CROSS_PORT = 9100;
 /// Cross traffic starts this long before the first scripted handover, s.
 constexpr double CROSS_LEAD = 0.1;
 /// A road runs this far beside the straight line between its two sites, m.
@@ -81,29 +78,6 @@ Require(bool ok, const std::string& what)
     {
         throw std::invalid_argument(what);
     }
-}
-
-/// The point-to-point device on \p a whose link ends on \p b (null: none).
-Ptr<PointToPointNetDevice>
-LinkDevice(Ptr<Node> a, Ptr<Node> b)
-{
-    for (uint32_t d = 0; d < a->GetNDevices(); ++d)
-    {
-        Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(a->GetDevice(d));
-        if (!dev)
-        {
-            continue;
-        }
-        Ptr<Channel> ch = dev->GetChannel();
-        for (std::size_t i = 0; ch && i < ch->GetNDevices(); ++i)
-        {
-            if (ch->GetDevice(i)->GetNode() == b)
-            {
-                return dev;
-            }
-        }
-    }
-    return nullptr;
 }
 
 /// TCP payload bytes of a packet that starts with an IPv4 header (0: not TCP).
@@ -171,9 +145,16 @@ MultiCellConfig::Validate() const
                 interSiteDistance <= MAX_INTER_SITE,
             "interSiteDistance must be in (0, " + Number(MAX_INTER_SITE) + "] m, got " +
                 Number(interSiteDistance));
-    Require(backhaul == "mesh",
-            "backhaul must be mesh (an X2/Xn link between every two sites), got '" + backhaul +
-                "'");
+    Require(backhaul == "mesh" || backhaul == "star" || backhaul == "ring",
+            "backhaul must be mesh, star or ring, got '" + backhaul + "'");
+    Require(backhaul != "ring" || numSites >= 3,
+            "backhaul ring needs numSites >= 3, got " + std::to_string(numSites));
+    Require(backhaul == "mesh" || ran == "lte",
+            "backhaul " + backhaul + " needs ran lte (NR registers Xn over a mesh only)");
+    if (!queueDisc.empty())
+    {
+        RequireTypeId("queueDisc", queueDisc, "ns3::QueueDisc");
+    }
     Require(std::isfinite(backhaulGbps) && backhaulGbps > 0 && backhaulGbps <= 1000,
             "backhaulGbps must be in (0, 1000] Gbit/s, got " + Number(backhaulGbps));
     Require(!backhaulDelay.IsStrictlyNegative() && backhaulDelay <= Seconds(1),
@@ -575,6 +556,20 @@ MultiCellScenario::BuildRan()
     RequireDone(m_ran->GetBsDevices().GetN() == 0,
                 "BuildRan",
                 "already done (each part runs once)");
+    // The backhaul: Mesh (the RAN's X2/Xn cables), Star (every site to an aggregation
+    // router, X2 over two hops) or Ring, with per-link rate, delay, MTU and queue disc.
+    Ptr<EdgeLlmBackhaul> backhaul = CreateObject<EdgeLlmBackhaul>();
+    const std::string topology = m_cfg.backhaul == "star"   ? "Star"
+                                 : m_cfg.backhaul == "ring" ? "Ring"
+                                                            : "Mesh";
+    const DataRate rate(static_cast<uint64_t>(std::llround(m_cfg.backhaulGbps * 1e9)));
+    backhaul->SetAttribute("Topology", StringValue(topology));
+    backhaul->SetAttribute("LinkDataRate", DataRateValue(rate));
+    backhaul->SetAttribute("AggregationDataRate", DataRateValue(rate));
+    backhaul->SetAttribute("LinkDelay", TimeValue(m_cfg.backhaulDelay));
+    backhaul->SetAttribute("LinkMtu", UintegerValue(m_cfg.backhaulMtu));
+    backhaul->SetAttribute("QueueDisc", StringValue(m_cfg.queueDisc));
+    m_ran->SetBackhaul(backhaul);
     m_ran->Install(m_bsNodes, m_ueNodes);
     NetDeviceContainer bs = m_ran->GetBsDevices();
     NetDeviceContainer ue = m_ran->GetUeDevices();
@@ -598,47 +593,50 @@ MultiCellScenario::BuildBackhaul()
     RequireDone(m_ran && m_ran->GetBsDevices().GetN() > 0, "BuildBackhaul", "call BuildRan first");
     RequireDone(!m_backhaulBuilt, "BuildBackhaul", "already done (each part runs once)");
     m_backhaulBuilt = true;
-    Counters& c = *m_counters;
-    const uint64_t linkBps = static_cast<uint64_t>(m_cfg.backhaulGbps * 1e9);
-    std::set<uint32_t> sinks; // sites with a cross-traffic sink
-    for (uint32_t s = 0; s < m_cfg.numSites; ++s)
+    Ptr<EdgeLlmBackhaul> backhaul = m_ran->GetBackhaul();
+    // Cross traffic planned with (EdgeLlmBackhaul: before ConnectBackhaul, in InstallApps);
+    // blind planning installs it after.
+    if (m_cfg.crossTrafficLoad > 0 && m_cfg.planWithCrossTraffic)
     {
-        const uint32_t t = m_roadTarget[s];
-        Ptr<PointToPointNetDevice> out = LinkDevice(m_bsNodes.Get(s), m_bsNodes.Get(t));
-        Ptr<PointToPointNetDevice> in = LinkDevice(m_bsNodes.Get(t), m_bsNodes.Get(s));
-        NS_ABORT_MSG_UNLESS(out && in,
-                            "MultiCellScenario: no backhaul link between sites " << s << " and "
-                                                                                 << t);
-        const std::size_t index = c.links.size();
-        BackhaulLinkCount link;
-        link.fromNodeId = m_bsNodes.Get(s)->GetId();
-        link.toNodeId = m_bsNodes.Get(t)->GetId();
-        link.fromCellId = m_ran->GetCellId(m_ran->GetBsDevices().Get(s));
-        link.toCellId = m_ran->GetCellId(m_ran->GetBsDevices().Get(t));
-        c.links.push_back(link);
-        Ptr<QueueDisc> qd =
-            m_bsNodes.Get(s)->GetObject<TrafficControlLayer>()->GetRootQueueDiscOnDevice(out);
-        NS_ABORT_MSG_UNLESS(qd, "MultiCellScenario: backhaul device without a queue disc");
-        ConnectLinkCounters(index, qd, out, in);
-        if (m_cfg.crossTrafficLoad > 0)
+        InstallCrossTraffic();
+    }
+    // The KV account and the queues' delay on every link, each direction.
+    Counters* counters = m_counters.get();
+    const auto& links = backhaul->GetLinks();
+    for (std::size_t l = 0; l < links.size(); ++l)
+    {
+        for (uint32_t i = 0; i < 2; ++i)
         {
-            // Cross traffic from s to t on this link: constant-rate UDP, MTU-sized.
-            const auto addresses =
-                EdgeLlmHelper::GetLinkAddresses(m_bsNodes.Get(s), m_bsNodes.Get(t));
-            OnOffHelper onOff("ns3::UdpSocketFactory",
-                              InetSocketAddress(addresses.second, CROSS_PORT));
-            onOff.SetConstantRate(DataRate(static_cast<uint64_t>(m_cfg.crossTrafficLoad * linkBps)),
-                                  m_cfg.backhaulMtu - 28);
-            ApplicationContainer app = onOff.Install(m_bsNodes.Get(s));
-            app.Start(Seconds(std::max(0.0, m_handoverStart - CROSS_LEAD)));
-            if (sinks.insert(t).second) // one sink per site, however many roads end there
-            {
-                PacketSinkHelper sink("ns3::UdpSocketFactory",
-                                      InetSocketAddress(Ipv4Address::GetAny(), CROSS_PORT));
-                sink.Install(m_bsNodes.Get(t)).Start(Seconds(0));
-            }
+            Ptr<PointToPointNetDevice> out =
+                DynamicCast<PointToPointNetDevice>(links[l].devices.Get(i));
+            Ptr<PointToPointNetDevice> in =
+                DynamicCast<PointToPointNetDevice>(links[l].devices.Get(1 - i));
+            Ptr<QueueDisc> qd = links[l].rootQueueDisc[i];
+            NS_ABORT_MSG_UNLESS(out && in && qd,
+                                "MultiCellScenario: backhaul link "
+                                    << l << " without devices or queue disc");
+            const std::size_t index = counters->links.size();
+            BackhaulLinkCount link;
+            link.fromNodeId = out->GetNode()->GetId();
+            link.toNodeId = in->GetNode()->GetId();
+            const int32_t from = backhaul->GetSiteIndex(out->GetNode());
+            const int32_t to = backhaul->GetSiteIndex(in->GetNode());
+            link.fromCellId = from < 0 ? 0 : m_ran->GetCellId(m_ran->GetBsDevices().Get(from));
+            link.toCellId = to < 0 ? 0 : m_ran->GetCellId(m_ran->GetBsDevices().Get(to));
+            counters->links.push_back(link);
+            ConnectLinkCounters(index, qd, out, in);
         }
     }
+}
+
+void
+MultiCellScenario::InstallCrossTraffic()
+{
+    const double lastTau =
+        m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
+    m_ran->GetBackhaul()->InstallCrossTraffic(m_cfg.crossTrafficLoad,
+                                              Seconds(std::max(0.0, m_handoverStart - CROSS_LEAD)),
+                                              Seconds(lastTau) + m_cfg.tailTime);
 }
 
 void
@@ -709,35 +707,13 @@ MultiCellScenario::InstallApps(const std::string& schedulerType)
     edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(m_cfg.prefillC));
     edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(m_cfg.batchPeriod));
     m_bsApps = edge.InstallOnEnbs(m_ran->GetBsDevices());
-    // Backhaul peers over every direct link (EdgeLlmHelper::ConnectBackhaul's rule), each
-    // planned at the rate its KV flow can get: the link rate, less the cross traffic this
-    // scenario puts on it when planWithCrossTraffic (an operator that knows its background
-    // load), else the whole link rate.
-    for (uint32_t a = 0; a < m_cfg.numSites; ++a)
+    // Peers over the backhaul's paths, planned at each path's bottleneck less the cross
+    // traffic installed so far (EdgeLlmBackhaul): with planWithCrossTraffic the cross
+    // traffic is installed before (BuildBackhaul), else after, so the plan is blind to it.
+    edge.ConnectBackhaul(m_bsApps, m_ran->GetBackhaul());
+    if (m_cfg.crossTrafficLoad > 0 && !m_cfg.planWithCrossTraffic)
     {
-        for (uint32_t b = 0; b < m_cfg.numSites; ++b)
-        {
-            Ptr<PointToPointNetDevice> dev =
-                a == b ? nullptr : LinkDevice(m_bsNodes.Get(a), m_bsNodes.Get(b));
-            if (!dev)
-            {
-                continue;
-            }
-            DataRateValue rate;
-            dev->GetAttribute("DataRate", rate);
-            uint64_t bps = rate.Get().GetBitRate();
-            if (m_cfg.planWithCrossTraffic && m_cfg.crossTrafficLoad > 0 && m_roadTarget[a] == b)
-            {
-                bps = static_cast<uint64_t>(std::llround(bps * (1 - m_cfg.crossTrafficLoad)));
-            }
-            const auto [local, remote] =
-                EdgeLlmHelper::GetLinkAddresses(m_bsNodes.Get(a), m_bsNodes.Get(b));
-            Ptr<EdgeLlmNode> from = DynamicCast<EdgeLlmNode>(m_bsApps.Get(a));
-            from->AddPeer(DynamicCast<EdgeLlmNode>(m_bsApps.Get(b))->GetCellId(),
-                          local,
-                          remote,
-                          DataRate(bps));
-        }
+        InstallCrossTraffic();
     }
     EdgeLlmHelper::CheckConfiguration(m_bsApps); // throws std::invalid_argument
     edge.ConnectHandoverTrace(m_bsApps);

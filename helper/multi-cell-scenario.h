@@ -67,17 +67,22 @@ struct MultiCellConfig
     double pathlossReferenceDb{15.3};
     double bsTxPowerDbm{43}; //!< BS transmit power, dBm, [-30, 60] (a 20 W macro cell)
     // Backhaul
-    /// "mesh": an X2/Xn point-to-point link between every two sites (EdgeLlmRan's)
+    /// "mesh" (an X2/Xn cable between every two sites), "star" (every site to one
+    /// aggregation router: X2 and KV over two hops) or "ring" (EdgeLlmBackhaul's Topology)
     std::string backhaul{"mesh"};
-    double backhaulGbps{4.5};              //!< Rate of each backhaul link, Gbit/s, (0, 1000]
+    double backhaulGbps{4.5}; //!< Rate of every backhaul link (star: each site's link to the
+                              //!< aggregation router), Gbit/s, (0, 1000]
     Time backhaulDelay{MicroSeconds(100)}; //!< Delay of each backhaul link, [0, 1 s]
     uint16_t backhaulMtu{9000};            //!< MTU of each backhaul link, bytes, >= 576
-    /// Cross traffic: UDP (ns-3 OnOff, constant rate, MTU-sized datagrams) on every backhaul
-    /// link a road's KV flow uses, from its source to its target, at this share of the
-    /// link rate, from handoverStart - 100 ms until the end; [0, 0.9]
+    /// QueueDisc TypeId of the KV band on every backhaul device (EdgeLlmBackhaul's
+    /// QueueDisc, e.g. ns3::FqCoDelQueueDisc, ns3::RedQueueDisc); "": FIFO
+    std::string queueDisc;
+    /// Cross traffic (EdgeLlmBackhaul::InstallCrossTraffic): constant-rate UDP on every
+    /// backhaul link, both ways, at this share of the link rate on the wire, from
+    /// handoverStart - 100 ms to the last handover + tailTime; [0, 0.9]
     double crossTrafficLoad{0};
-    /// The schedulers plan each KV flow at the rate the cross traffic leaves on its link,
-    /// (1 - crossTrafficLoad) x backhaulGbps; false: at the link rate, blind to the load
+    /// The schedulers plan each KV flow at its path's bottleneck less the cross traffic
+    /// (cross traffic installed before the peers); false: at the bottleneck's rate, blind
     bool planWithCrossTraffic{true};
     // UEs
     uint32_t uesPerSite{2}; //!< UEs starting on each site, [1, 100]
@@ -333,6 +338,9 @@ class MultiCellScenario
                              Ptr<QueueDisc> qd,
                              Ptr<PointToPointNetDevice> out,
                              Ptr<PointToPointNetDevice> in);
+
+    /// The backhaul's cross traffic (crossTrafficLoad), from handoverStart - 100 ms.
+    void InstallCrossTraffic();
 
     /// Abort with "MultiCellScenario::<part>: <needs>" unless \p done.
     void RequireDone(bool done, const char* part, const char* needs) const;

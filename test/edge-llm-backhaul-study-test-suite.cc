@@ -38,7 +38,8 @@ using namespace ns3;
 namespace
 {
 
-/// The small packet-level study of the QUICK cases: 7 hex sites x 2 UEs, 1 Gbit/s links.
+/// The small packet-level study of the QUICK cases: 7 hex sites x 2 UEs, a star backhaul of
+/// 1 Gbit/s links.
 MultiCellConfig
 SmallStudy(double load)
 {
@@ -46,6 +47,7 @@ SmallStudy(double load)
     cfg.layout = "hex";
     cfg.numSites = 7;
     cfg.uesPerSite = 2;
+    cfg.backhaul = "star";
     cfg.backhaulGbps = 1;
     cfg.promptMin = 100;
     cfg.promptMax = 200;
@@ -262,7 +264,25 @@ class ValidateTestCase : public TestCase
               "mobility");
         Check(with([](C& c) { c.mobility = "brownian"; }), false, "mobility");
         Check(with([](C& c) { c.handover = "A4"; }), false, "handover");
-        Check(with([](C& c) { c.backhaul = "star"; }), false, "backhaul");
+        Check(with([](C& c) { c.backhaul = "star"; }), true, "backhaul");
+        Check(with([](C& c) { c.backhaul = "ring"; }), true, "backhaul");
+        Check(with([](C& c) { c.backhaul = "bus"; }), false, "backhaul");
+        Check(with([](C& c) {
+                  c.layout = "road";
+                  c.numSites = 3;
+                  c.backhaul = "ring";
+              }),
+              true,
+              "backhaul");
+        Check(with([](C& c) {
+                  c.layout = "road";
+                  c.numSites = 2;
+                  c.backhaul = "ring";
+              }),
+              false,
+              "backhaul ring needs numSites >= 3");
+        Check(with([](C& c) { c.queueDisc = "ns3::FqCoDelQueueDisc"; }), true, "queueDisc");
+        Check(with([](C& c) { c.queueDisc = "ns3::Node"; }), false, "queueDisc");
         Check(with([](C& c) { c.backhaulGbps = 1000; }), true, "backhaulGbps");
         Check(with([](C& c) { c.backhaulGbps = 1000.001; }), false, "backhaulGbps");
         Check(with([](C& c) { c.promptMin = 0; }), false, "promptMin");
@@ -583,8 +603,8 @@ class NineteenSitesTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief The full study at one load (EXTENSIVE): 7 hex sites x 15 UEs (105 UEs), the
- *        example's defaults, ctHO: every session restored, bytes conserved.
+ * \brief The full study at one load (EXTENSIVE): 7 hex sites x 15 UEs (105 UEs), a star
+ *        backhaul, the example's defaults, ctHO: every session restored, bytes conserved.
  */
 class FullStudyTestCase : public TestCase
 {
@@ -600,6 +620,7 @@ class FullStudyTestCase : public TestCase
     {
         MultiCellConfig cfg;
         cfg.uesPerSite = 15;
+        cfg.backhaul = "star";
         cfg.crossTrafficLoad = 0.5;
         const MultiCellResult r = MultiCellScenario::Run(cfg, "ns3::CtHoScheduler");
         NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 105, "UEs");
