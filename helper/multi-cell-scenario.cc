@@ -364,6 +364,12 @@ MultiCellScenario::GetAttributesSet()
         {"ns3::NoBackhaulEpcHelper::X2LinkDelay", "use --backhaulDelayUs"},
         {"ns3::NoBackhaulEpcHelper::X2LinkMtu", "use --backhaulMtu"},
         {"ns3::LteHelper::HandoverAlgorithm", "use --handover"},
+        {"ns3::EdgeLlmBackhaul::Topology", "use --backhaul"},
+        {"ns3::EdgeLlmBackhaul::LinkDataRate", "use --aggregationGbps"},
+        {"ns3::EdgeLlmBackhaul::AggregationDataRate", "use --aggregationGbps"},
+        {"ns3::EdgeLlmBackhaul::LinkDelay", "use --backhaulDelayUs"},
+        {"ns3::EdgeLlmBackhaul::LinkMtu", "use --backhaulMtu"},
+        {"ns3::EdgeLlmBackhaul::QueueDisc", "use --queueDisc"},
     };
 }
 
