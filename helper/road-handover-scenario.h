@@ -105,7 +105,10 @@ struct RoadHandoverConfig
         uint32_t preambleTransMax{50}; //!< RA attempts; a dedicated preamble is held
                                        //!< preambleTransMax x 8 ms
         uint32_t srsPeriodicity{40};   //!< SRS slots per cell, ms
-        Time promptTime;               //!< When the prompts are sent
+        Time promptTime;               //!< When the first prompt is sent
+        Time promptSpacing;            //!< UE i (IMSI order) sends at promptTime + i x it
+        Time promptMargin;             //!< > 0: every session starts decoding at the last
+                                       //!< prompt's time + uplinkLatency + this
         uint32_t peakHandovers{0};     //!< Most crossings within one preamble hold time
     };
 
@@ -115,7 +118,8 @@ struct RoadHandoverConfig
      *        capacity"): SRS the shortest of 40, 80, 160, 320 ms >= 2 K; K <= 12: ns-3's
      *        52 contention preambles and PreambleTransMax 50, else PreambleTransMax 10 and
      *        min(28, 4 floor((64 - peak) / 4)) contention preambles; prompts at 100 ms,
-     *        plus 2 ms per UE beyond 12.
+     *        plus 2 ms per UE beyond 12, and beyond 12 UEs 2 ms apart, decoding from
+     *        300 ms after the last one's expected arrival.
      * \return the settings (Validate() checks them against K)
      */
     RadioSettings GetRadioSettings() const;

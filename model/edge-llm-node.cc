@@ -177,6 +177,15 @@ EdgeLlmNode::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&EdgeLlmNode::m_promptsOnGpu),
                           MakeBooleanChecker())
+            .AddAttribute("WarmDecodeStart",
+                          "With PrefillPromptsOnGpu false: a prompt that arrives before this "
+                          "time starts decoding at it (first token one decode interval "
+                          "later), so every session's token count follows one clock whatever "
+                          "its prompt's radio latency; a later prompt starts at its arrival. "
+                          "0: every prompt at its arrival.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&EdgeLlmNode::m_warmDecodeStart),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("LayerwiseStreaming",
                           "Source: send each session's KV cache layer-major (layer 0 of all "
                           "n_tx tokens, then layer 1, ...) and flag it in TRANSFER_REQUEST; the "
@@ -908,7 +917,9 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
         if (!m_promptsOnGpu)
         {
             // Warm-up shortcut: the context exists now, without GPU time.
-            StartDecoding(m_sessions[s.id], Simulator::Now() + Seconds(1.0 / m_decodeRate));
+            StartDecoding(m_sessions[s.id],
+                          std::max(Simulator::Now(), m_warmDecodeStart) +
+                              Seconds(1.0 / m_decodeRate));
             continue;
         }
         // The prompt is prefilled alone, on this BS's GPU.

@@ -486,6 +486,7 @@ class EdgeLlmNode : public Application
     Time m_transferTimeout;                                              //!< 0: none
     bool m_layerwise{false};                                             //!< LayerwiseStreaming
     bool m_promptsOnGpu{true};                                           //!< PrefillPromptsOnGpu
+    Time m_warmDecodeStart;                                              //!< WarmDecodeStart
     TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace;          //!< HandoverFailed
     Transport m_transport{TCP};                                          //!< Transport
     PlanningRate m_planningRate{NOMINAL};                                //!< PlanningRate

@@ -108,6 +108,7 @@ class ScaleRadioRuleTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(small.raPreambles, 52u, "ns-3's default");
         NS_TEST_ASSERT_MSG_EQ(small.preambleTransMax, 50u, "ns-3's default");
         NS_TEST_ASSERT_MSG_EQ(small.promptTime, MilliSeconds(100), "100 ms up to 12 UEs");
+        NS_TEST_ASSERT_MSG_EQ(small.promptSpacing, Seconds(0), "all at once up to 12 UEs");
         // K > 12: preambles held 10 x (3 + 5) = 80 ms; dedicated >= the peak in 80 ms.
         for (uint32_t k : {13u, 50u, 100u, 160u})
         {
@@ -127,6 +128,8 @@ class ScaleRadioRuleTestCase : public TestCase
             NS_TEST_ASSERT_MSG_EQ(r.promptTime,
                                   MilliSeconds(100 + 2 * (k - 12)),
                                   "K = " << k << ": prompt time");
+            NS_TEST_ASSERT_MSG_EQ(r.promptSpacing, MilliSeconds(2), "K = " << k);
+            NS_TEST_ASSERT_MSG_EQ(r.promptMargin, MilliSeconds(300), "K = " << k);
             cfg.Validate(); // the automatic choice serves K
         }
         // The UE bound: 2 K <= 320.
@@ -219,14 +222,16 @@ class ScaleRoadTestCase : public TestCase
                                       "UE " << ue.ueId << ": context at the handover as drawn");
         }
         // W: the first T_c boundary with 100 ms of decoding before the first handover, from
-        // the prompt's arrival (prompt time + 20 ms), no prefill: independent of the sum
-        // of the K prompts' prefill times.
+        // the last prompt's arrival, no prefill: independent of the sum of the K prompts'
+        // prefill times.
         double first = 1e9;
         for (const auto& ue : cfg.road.Draw(1))
         {
             first = std::min(first, ue.handoverTime);
         }
-        const double arrival = 0.100 + 0.002 * (m_k - 12) + 0.020;
+        // Decoding starts 300 ms after the last prompt's expected arrival: prompts from
+        // 100 ms + 2 ms per UE beyond 12, 2 ms apart, + 20 ms uplink.
+        const double arrival = 0.100 + 0.002 * (m_k - 12) + 0.002 * (m_k - 1) + 0.020 + 0.300;
         const double w = std::ceil(std::max(0.0, arrival + 0.1 - first) / 0.01 - 1e-9) * 0.01;
         NS_TEST_ASSERT_MSG_EQ_TOL(r.warmup, w, 1e-9, "warm-up");
     }
