@@ -25,7 +25,7 @@ main="$bin/edge-llm-lte-handover --outputDir=$tmp/o"
 expect 2 "backhaulGbps must be in (0, 1000]" $main --backhaulGbps=0
 expect 2 "unknown model 'gpt'" $main --model=gpt
 expect 2 "kvBits must be 16, 8 or 4" $main --kvBits=3
-expect 2 "numUes must be in [1, 160] at packet level" $main --numUes=161
+expect 2 "numUes must be in [1, 100] at packet level" $main --numUes=101
 expect 2 "contextMin <= contextMax" $main --contextMin=5000
 expect 2 "--schemes: unknown scheme 'best'" $main --schemes=best
 expect 2 "--schemes: 'ctho' is listed twice" $main --schemes=ctho,ctho
@@ -174,8 +174,8 @@ expect 2 "boundary must be in (0, bsDistance / 2] = (0, 150] m" \
   $quick --bsDistance=300 --boundary=299 --startMin=290 --startMax=298
 expect 2 "boundary must be in (0, bsDistance / 2] = (0, 150] m" $quick --boundary=150.01
 expect 0 "" $quick --bsDistance=300 --boundary=150 --startMin=140 --startMax=149
-for n in 0 161 1000; do
-  expect 2 "numUes must be in [1, 160] at packet level" $main --numUes=$n
+for n in 0 101 1000; do
+  expect 2 "numUes must be in [1, 100] at packet level" $main --numUes=$n
 done
 # Past the old 12-UE cap (the first K its boundary refused): 13 UEs run (tHO, short contexts).
 expect 0 "" $main --schemes=tho --numUes=13 --contextMin=1024 --contextMax=1024 \
