@@ -27,6 +27,7 @@
 #include <fcntl.h>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -505,9 +506,15 @@ EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::stri
             std::ostringstream fp;
             fp << "/NodeList/" << app->GetNode()->GetId() << "/DeviceList/*/" << rrcName << "/"
                << failure;
-            Config::ConnectWithoutContextFailSafe(
-                fp.str(),
-                MakeCallback(&EdgeLlmNode::RrcHandoverFailure, app));
+            // Every BS hears it: the session's source when the target's RRC refused the
+            // UE before the source started the handover (HandoverFailureNoPreamble).
+            for (uint32_t j = 0; j < bsApps.GetN(); ++j)
+            {
+                Config::ConnectWithoutContextFailSafe(
+                    fp.str(),
+                    MakeCallback(&EdgeLlmNode::RrcHandoverFailure,
+                                 DynamicCast<EdgeLlmNode>(bsApps.Get(j))));
+            }
         }
 #endif
     }
@@ -541,6 +548,89 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
         app->SetAttribute("ServerAddress", Ipv4AddressValue(serverAddress));
         ueNodes.Get(i)->AddApplication(app);
         apps.Add(app);
+        WaitForAttach(app, ueDevices.Get(i), nullptr);
+    }
+    return apps;
+}
+
+void
+EdgeLlmHelper::WaitForAttach(Ptr<EdgeLlmUeApp> app,
+                             Ptr<NetDevice> ueDevice,
+                             EdgeLlmUeApp::ServerResolver resolver)
+{
+    std::ostringstream path;
+    path << "/NodeList/" << ueDevice->GetNode()->GetId() << "/DeviceList/" << ueDevice->GetIfIndex()
+         << "/LteUeRrc/";
+    // The attach: ConnectionEstablished names the cell; the data bearer (without which the
+    // UE's RRC drops the prompt) comes with the RRC reconfiguration after it.
+    if (Config::ConnectWithoutContextFailSafe(path.str() + "ConnectionEstablished",
+                                              MakeCallback(&EdgeLlmUeApp::NotifyAttached, app)) &&
+        Config::ConnectWithoutContextFailSafe(path.str() + "ConnectionReconfiguration",
+                                              MakeCallback(&EdgeLlmUeApp::NotifyBearerReady, app)))
+    {
+        app->WaitForAttach(resolver);
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(resolver,
+                        "EdgeLlmHelper::InstallUe: no " << path.str()
+                                                        << "ConnectionEstablished trace to "
+                                                           "learn the UE's cell from");
+    }
+}
+
+ApplicationContainer
+EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
+                         NetDeviceContainer ueDevices,
+                         ApplicationContainer bsApps) const
+{
+    NS_ABORT_MSG_IF(ueNodes.GetN() != ueDevices.GetN(),
+                    "EdgeLlmHelper::InstallUe: " << ueNodes.GetN() << " nodes but "
+                                                 << ueDevices.GetN() << " devices");
+    const Ptr<EdgeLlmRan> ran = GetRan();
+
+    struct Server
+    {
+        Ipv4Address address;
+        uint16_t port{0};
+        Time decodeInterval;
+    };
+
+    std::map<uint16_t, Server> servers; // by cell id
+    for (uint32_t b = 0; b < bsApps.GetN(); ++b)
+    {
+        Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(bsApps.Get(b));
+        NS_ABORT_MSG_IF(!bs,
+                        "EdgeLlmHelper::InstallUe: application " << b << " is not an EdgeLlmNode");
+        UintegerValue port;
+        bs->GetAttribute("UePort", port);
+        DoubleValue rate;
+        bs->GetAttribute("DecodeRate", rate);
+        servers[bs->GetCellId()] = {GetUeFacingAddress(bs->GetNode(), ran->GetSgwNode()),
+                                    static_cast<uint16_t>(port.Get()),
+                                    Seconds(1.0 / rate.Get())};
+    }
+    ApplicationContainer apps;
+    for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
+    {
+        NS_ABORT_MSG_IF(!ueDevices.Get(i), "EdgeLlmHelper::InstallUe: device " << i << " is null");
+        Ptr<EdgeLlmUeApp> app = m_ueFactory.Create<EdgeLlmUeApp>();
+        app->SetAttribute("SessionId", UintegerValue(ran->GetImsi(ueDevices.Get(i))));
+        ueNodes.Get(i)->AddApplication(app);
+        apps.Add(app);
+        WaitForAttach(app,
+                      ueDevices.Get(i),
+                      [servers](uint16_t cell, Ipv4Address& address, uint16_t& port, Time& dt) {
+                          const auto it = servers.find(cell);
+                          if (it == servers.end())
+                          {
+                              return false;
+                          }
+                          address = it->second.address;
+                          port = it->second.port;
+                          dt = it->second.decodeInterval;
+                          return true;
+                      });
     }
     return apps;
 }

@@ -128,7 +128,9 @@ class EdgeLlmHelper
     /**
      * \brief Connect each BS's RRC HandoverStart trace to its EdgeLlmNode, and its handover
      *        failure traces (HandoverFailureNoPreamble, ...MaxRach, ...Leaving, ...Joining)
-     *        where the RRC has them.
+     *        where the RRC has them, to every EdgeLlmNode of \p bsApps (the source learns a
+     *        failure the target's RRC detects, e.g. no dedicated preamble left, before the
+     *        handover started: EdgeLlmNode::NotifyHandoverFailure).
      * \param bsApps EdgeLlmNode applications
      * \param rrcName the RRC attribute of the BS's net device: "LteEnbRrc" (LTE) or
      *        "NrGnbRrc" (NR; the same trace names and signatures); "": the RAN's
@@ -149,6 +151,24 @@ class EdgeLlmHelper
                                    NetDeviceContainer ueDevices,
                                    Ptr<Application> server,
                                    Ipv4Address serverAddress) const;
+
+    /**
+     * \brief One EdgeLlmUeApp per UE, session id = IMSI, each served by the EdgeLlmNode of
+     *        the cell its RRC attaches to (one call for UEs of any number of cells).
+     *
+     * Each UE's prompt waits for its RRC's ConnectionEstablished trace (from the UE device's
+     * "LteUeRrc"; a RAT without that trace sends at the app's start time), and goes to the
+     * EdgeLlmNode of that cell, at its UE-facing address (GetUeFacingAddress() toward the
+     * RAN's SGW), UePort and DecodeRate. The other overload also waits for the attach.
+     * \param ueNodes UE nodes
+     * \param ueDevices their UE devices, of the RAN (SetRan(); default LTE)
+     * \param bsApps the EdgeLlmNode of every cell a UE may attach to
+     * \return the applications
+     * Aborts (at the attach) if a UE attaches to a cell none of \p bsApps serves.
+     */
+    ApplicationContainer InstallUe(NodeContainer ueNodes,
+                                   NetDeviceContainer ueDevices,
+                                   ApplicationContainer bsApps) const;
 
     /**
      * \brief The three static routes that let applications on eNB nodes reach UEs
@@ -184,6 +204,17 @@ class EdgeLlmHelper
 
     /// \return the RAN set, or an unconfigured LteEdgeLlmRan (its device lookups)
     Ptr<EdgeLlmRan> GetRan() const;
+
+    /**
+     * \brief Make \p app's prompt wait for its UE's attach (the UE RRC's
+     *        ConnectionEstablished trace), if the device has that trace.
+     * \param app the UE's application
+     * \param ueDevice its UE device
+     * \param resolver the server by cell (empty: the app's own ServerAddress)
+     */
+    static void WaitForAttach(Ptr<EdgeLlmUeApp> app,
+                              Ptr<NetDevice> ueDevice,
+                              EdgeLlmUeApp::ServerResolver resolver);
 
     Ptr<EdgeLlmRan> m_ran;            //!< SetRan(); null: LTE
     ObjectFactory m_nodeFactory;      //!< EdgeLlmNode

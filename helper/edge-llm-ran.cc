@@ -30,6 +30,7 @@
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 namespace ns3
 {
@@ -135,6 +136,22 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
         {
             RequireTypeId("pathlossModel", pathlossModel, "ns3::PropagationLossModel");
         }
+        // LteEnbRrc encodes these in SIB2 and the SRS configuration: only 3GPP's values.
+        require(raPreambles == 0 || (raPreambles % 4 == 0 && raPreambles >= 4 && raPreambles <= 60),
+                "raPreambles (ns3::LteEnbMac::NumberOfRaPreambles) must be 0 (ns-3's 52) or a "
+                "multiple of 4 in [4, 60] (64 preambles per cell, at least 4 dedicated to "
+                "handovers); got " +
+                    std::to_string(raPreambles));
+        const std::vector<uint32_t> transMax{0, 3, 4, 5, 6, 7, 8, 10, 20, 50, 100, 200};
+        require(std::find(transMax.begin(), transMax.end(), preambleTransMax) != transMax.end(),
+                "preambleTransMax (ns3::LteEnbMac::PreambleTransMax) must be 0 (ns-3's 50) or "
+                "one of 3, 4, 5, 6, 7, 8, 10, 20, 50, 100, 200; got " +
+                    std::to_string(preambleTransMax));
+        const std::vector<uint32_t> srs{0, 2, 5, 10, 20, 40, 80, 160, 320};
+        require(std::find(srs.begin(), srs.end(), srsPeriodicity) != srs.end(),
+                "srsPeriodicity (ns3::LteEnbRrc::SrsPeriodicity) must be 0 (ns-3's 40) or one "
+                "of 2, 5, 10, 20, 40, 80, 160, 320 ms; got " +
+                    std::to_string(srsPeriodicity));
         return;
     }
     require(pathlossModel.empty(),

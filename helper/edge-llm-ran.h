@@ -51,6 +51,18 @@ struct EdgeLlmRanConfig
     std::string nrChannelCondition{"LOS"}; //!< NR: LOS, NLOS or Default (the scenario's
                                            //!< LOS probability, drawn per link)
     int64_t stream{100}; //!< First random stream of the RAN's models (BS; UE +1000)
+    /// LTE: LteEnbMac NumberOfRaPreambles, the contention-based RA preambles (a multiple of
+    /// 4 in [4, 60]); the other 64 - it are the dedicated preambles a target gives each
+    /// incoming handover, each held PreambleTransMax x (RaResponseWindowSize + 5) ms.
+    /// 0: ns-3's default (52)
+    uint32_t raPreambles{0};
+    /// LTE: LteEnbMac PreambleTransMax, the UE's RA attempts before it gives up, one of
+    /// 3GPP's 3, 4, 5, 6, 7, 8, 10, 20, 50, 100, 200. 0: ns-3's default (50)
+    uint32_t preambleTransMax{0};
+    /// LTE: LteEnbRrc SrsPeriodicity, ms = the SRS slots of a cell (one per UE context,
+    /// temporary ones of an attach included), one of 2, 5, 10, 20, 40, 80, 160, 320.
+    /// 0: ns-3's default (40)
+    uint32_t srsPeriodicity{0};
 
     /**
      * \brief Check every field the RAT \p rat reads, the backhaul against

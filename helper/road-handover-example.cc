@@ -144,6 +144,21 @@ RunRoadHandoverExample(int argc,
     options.AddValue("predictedHandoverX",
                      "Online: where the predictor expects handovers, m (default: the boundary)",
                      cfg.predictedHandoverX);
+    options.AddValue("raPreambles",
+                     "LTE: contention RA preambles per cell (ns3::LteEnbMac::NumberOfRaPreambles; "
+                     "64 - it are dedicated to handovers); 0: chosen from numUes",
+                     cfg.raPreambles);
+    options.AddValue("preambleTransMax",
+                     "LTE: RA attempts (ns3::LteEnbMac::PreambleTransMax); 0: chosen from numUes",
+                     cfg.preambleTransMax);
+    options.AddValue("srsPeriodicity",
+                     "LTE: SRS periodicity = SRS slots per cell, ms (ns3::LteEnbRrc::"
+                     "SrsPeriodicity); 0: chosen from numUes",
+                     cfg.srsPeriodicity);
+    options.AddValue("warmupOnGpu",
+                     "Warm-up: prefill the prompts one after another on the source's GPU "
+                     "(road time 0 grows with numUes) instead of taking them as prefilled",
+                     cfg.warmupOnGpu);
     bool pcap = false;
     options.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
     options.AddValue("pcap", text.pcap, pcap);
@@ -162,7 +177,11 @@ RunRoadHandoverExample(int argc,
                                                 {"backhaulGbps", "backhaulGbps"},
                                                 {"backhaulDelay", "backhaulDelayUs"},
                                                 {"backhaulMtu", "backhaulMtu"},
-                                                {"handoverAlgorithm", "handoverAlgorithm"}});
+                                                {"handoverAlgorithm", "handoverAlgorithm"},
+                                                {"raPreambles", "raPreambles"},
+                                                {"preambleTransMax", "preambleTransMax"},
+                                                {"srsPeriodicity", "srsPeriodicity"},
+                                                {"warmupOnGpu", "warmupOnGpu"}});
     if (!options.Check(argc, argv, std::cerr))
     {
         return 2;
@@ -345,6 +364,14 @@ RunRoadHandoverExample(int argc,
                                            " transfer(s) timed out into re-prefill"
                                      : std::string())
                   << ", warm-up " << r.warmup << " s (handover times are simulation times)"
+                  << ", simulated " << r.simulatedSeconds << " s"
+                  << (r.handoverFailures > 0
+                          ? ", handovers aborted by the RRC " + std::to_string(r.handoverFailures) +
+                                " (served again by the source)"
+                          : std::string())
+                  << (r.latePrompts > 0 ? ", prompts sent late (attach after the prompt time) " +
+                                              std::to_string(r.latePrompts)
+                                        : std::string())
                   << (r.lostSessions > 0 ? ", sessions lost " + std::to_string(r.lostSessions) +
                                                "  [LOST: see the SessionLost trace]"
                                          : std::string())

@@ -45,8 +45,26 @@ namespace
 constexpr int64_t STREAM_RAN = 100;
 /// A run that simulates longer than this prints a note and a progress line this often, s
 constexpr double LONG_RUN_SECONDS = 60;
-/// Most UEs one LTE cell of this scenario serves without losing prompts
-constexpr uint32_t MAX_PACKET_UES = 12;
+/// Most UEs of the packet level: the largest K measured to attach, hand over and restore
+/// in ctHO, tHO and cHO. The SRS rule alone (2 K slots, 320 ms LTE's longest period) would
+/// allow 160, but a 160-UE tHO run had not finished its handovers after 7 CPU-minutes.
+constexpr uint32_t MAX_PACKET_UES = 100;
+/// LTE's RA preambles per cell (3GPP TS 36.321)
+constexpr uint32_t RA_PREAMBLES = 64;
+/// ns-3's LteEnbMac RaResponseWindowSize default, ms: a dedicated preamble is held
+/// PreambleTransMax x (it + 5) ms (LteEnbMac::DoAllocateNcRaPreamble)
+constexpr uint32_t RA_RESPONSE_WINDOW_MS = 3;
+/// Up to this many UEs, ns-3's RACH defaults serve every handover (12 dedicated preambles)
+constexpr uint32_t DEFAULT_RACH_UES = 12;
+/// Prompt time up to DEFAULT_RACH_UES UEs, and its growth per further UE (attach time)
+constexpr int64_t BASE_PROMPT_MS = 100;
+constexpr int64_t PROMPT_MS_PER_UE = 2; //!< see BASE_PROMPT_MS
+/// Beyond DEFAULT_RACH_UES UEs, UE i sends its prompt i times this later, ms (the uplink
+/// then carries one prompt at a time instead of K at once)
+constexpr int64_t PROMPT_SPACING_MS = 2;
+/// Beyond DEFAULT_RACH_UES UEs, the uplink queue allowed for on top of uplinkLatency before
+/// every session starts decoding, ms (measured up to 210 ms with 100 UEs)
+constexpr int64_t PROMPT_MARGIN_MS = 300;
 /// Fastest UE, m/s: 500 km/h, LTE's highest mobility class (3GPP high-speed train)
 constexpr double MAX_SPEED = 500 / 3.6;
 /// Slowest UE speed, m/s: slower, a 150 m approach simulates hours of LTE.
@@ -71,6 +89,65 @@ Number(double value)
 }
 } // namespace
 
+RoadHandoverConfig::RadioSettings
+RoadHandoverConfig::GetRadioSettings() const
+{
+    RadioSettings r;
+    const uint32_t k = road.numUes;
+    r.srsPeriodicity = srsPeriodicity;
+    if (r.srsPeriodicity == 0)
+    {
+        r.srsPeriodicity = 40; // ns-3's default while it serves 2 K contexts
+        for (uint32_t p : {40u, 80u, 160u, 320u})
+        {
+            r.srsPeriodicity = p;
+            if (p >= 2 * k)
+            {
+                break;
+            }
+        }
+    }
+    r.preambleTransMax = preambleTransMax;
+    if (r.preambleTransMax == 0)
+    {
+        r.preambleTransMax = k <= DEFAULT_RACH_UES ? 50 : 10;
+    }
+    // The most boundary crossings within one hold time of a dedicated preamble.
+    const double hold = r.preambleTransMax * (RA_RESPONSE_WINDOW_MS + 5) * 1e-3;
+    std::vector<double> times;
+    if (k > 0 && road.speed > 0 && road.startMin <= road.startMax && road.startMax < road.boundary)
+    {
+        for (const auto& ue : road.Draw(RngSeedManager::GetRun()))
+        {
+            times.push_back(ue.handoverTime);
+        }
+    }
+    std::sort(times.begin(), times.end());
+    for (std::size_t i = 0, j = 0; i < times.size(); ++i)
+    {
+        while (times[i] - times[j] >= hold)
+        {
+            ++j;
+        }
+        r.peakHandovers = std::max<uint32_t>(r.peakHandovers, static_cast<uint32_t>(i - j + 1));
+    }
+    r.raPreambles = raPreambles;
+    if (r.raPreambles == 0)
+    {
+        const uint32_t free = RA_PREAMBLES - std::min(RA_PREAMBLES, r.peakHandovers);
+        r.raPreambles = k <= DEFAULT_RACH_UES ? 52 : std::min(28u, free / 4 * 4);
+    }
+    r.promptSpacing = MilliSeconds(k <= DEFAULT_RACH_UES ? 0 : PROMPT_SPACING_MS);
+    r.promptMargin = MilliSeconds(k <= DEFAULT_RACH_UES ? 0 : PROMPT_MARGIN_MS);
+    r.promptTime = promptTime;
+    if (r.promptTime.IsZero())
+    {
+        r.promptTime = MilliSeconds(
+            BASE_PROMPT_MS + PROMPT_MS_PER_UE * (std::max(k, DEFAULT_RACH_UES) - DEFAULT_RACH_UES));
+    }
+    return r;
+}
+
 void
 RoadHandoverConfig::Validate() const
 {
@@ -86,8 +163,10 @@ RoadHandoverConfig::Validate() const
             "have; valid here: lte");
     // The packet level's range first, so that every numUes out of it gets one message.
     require(road.numUes >= 1 && road.numUes <= MAX_PACKET_UES,
-            "numUes must be in [1, 12] at packet level (one LTE cell of this scenario "
-            "loses prompts beyond 12 UEs; the flow level takes any K)");
+            "numUes must be in [1, " + std::to_string(MAX_PACKET_UES) +
+                "] at packet level (the most measured to attach, hand over and restore in one "
+                "LTE cell; the SRS slots alone, 2 K <= 320, would allow 160, untested; the flow "
+                "level takes any K)");
     // Speed: LTE's fastest mobility class (3GPP, high-speed train), 500 km/h.
     require(std::isfinite(road.speed) && road.speed >= MIN_SPEED && road.speed <= MAX_SPEED,
             "speed must be in [" + Number(MIN_SPEED) + ", " + Number(MAX_SPEED) +
@@ -131,7 +210,36 @@ RoadHandoverConfig::Validate() const
     require(streamTokens <= tokensAfterHandover,
             "streamTokens must be in [0, tokensAfterHandover] = [0, " +
                 std::to_string(tokensAfterHandover) + "] tokens");
-    require(promptTime.IsStrictlyPositive(), "promptTime must be > 0");
+    require(!promptTime.IsStrictlyNegative(), "promptTime must be >= 0 (0: automatic)");
+    if (ran == "lte")
+    {
+        // Each knob's own range first (EdgeLlmRanConfig below), then its capacity for K.
+        EdgeLlmRanConfig rach;
+        rach.raPreambles = raPreambles;
+        rach.preambleTransMax = preambleTransMax;
+        rach.srsPeriodicity = srsPeriodicity;
+        rach.Validate("lte");
+        const RadioSettings radio = GetRadioSettings();
+        require(radio.srsPeriodicity >= 2 * road.numUes,
+                "srsPeriodicity must be >= 2 numUes = " + std::to_string(2 * road.numUes) +
+                    " ms (one SRS slot per UE and per temporary attach context; fewer and the "
+                    "eNB hands out RNTI 0), one of 2, 5, 10, 20, 40, 80, 160, 320; got " +
+                    std::to_string(radio.srsPeriodicity));
+        const uint32_t holdMs = radio.preambleTransMax * (RA_RESPONSE_WINDOW_MS + 5);
+        require(allowHandoverFailures || handoverDisabled ||
+                    radio.raPreambles + radio.peakHandovers <= RA_PREAMBLES,
+                "raPreambles must be <= " +
+                    std::to_string((RA_PREAMBLES - std::min(RA_PREAMBLES, radio.peakHandovers)) /
+                                   4 * 4) +
+                    " (64 - " + std::to_string(radio.peakHandovers) +
+                    " dedicated, a multiple of 4): " + std::to_string(radio.peakHandovers) +
+                    " UEs cross the boundary within one hold time of a dedicated preamble "
+                    "(preambleTransMax x 8 = " +
+                    std::to_string(holdMs) +
+                    " ms), and a handover finding none fails (HandoverFailureNoPreamble); got " +
+                    std::to_string(radio.raPreambles) +
+                    " (a lower preambleTransMax holds each preamble shorter)");
+    }
     require(!uplinkLatency.IsStrictlyNegative(), "uplinkLatency must be >= 0");
     require(tokenBytes <= 1400, "tokenBytes must be in [0, 1400]");
     require(bandwidthRbs == 6 || bandwidthRbs == 15 || bandwidthRbs == 25 || bandwidthRbs == 50 ||
@@ -207,6 +315,11 @@ RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>&
         {"ns3::LteEnbNetDevice::DlBandwidth", "bandwidthRbs"},
         {"ns3::LteEnbNetDevice::UlBandwidth", "bandwidthRbs"},
         {"ns3::LteEnbPhy::TxPower", "enbTxPowerDbm"},
+        {"ns3::LteEnbMac::NumberOfRaPreambles", "raPreambles"},
+        {"ns3::LteEnbMac::PreambleTransMax", "preambleTransMax"},
+        {"ns3::LteEnbRrc::SrsPeriodicity", "srsPeriodicity"},
+        {"ns3::EdgeLlmNode::PrefillPromptsOnGpu", "warmupOnGpu"},
+        {"ns3::EdgeLlmNode::WarmDecodeStart", ""},
     };
     std::map<std::string, std::string> advice;
     for (const auto& [attribute, knob] : knobs)
@@ -252,12 +365,25 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     const std::vector<CtHoUe> drawn = cfg.road.Draw(RngSeedManager::GetRun());
     const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
     const double tc = cfg.batchPeriod.GetSeconds();
-    const double arrival = (cfg.promptTime + cfg.uplinkLatency).GetSeconds();
-    double busy = arrival;
+    const RoadHandoverConfig::RadioSettings radio = cfg.GetRadioSettings();
+    // UE i sends its prompt at promptTime + i x promptSpacing (K prompts at one instant
+    // queue for the uplink: measured 100 UEs, 130 ms more than uplinkLatency on average).
+    auto promptAt = [&](uint32_t i) {
+        return radio.promptTime + radio.promptSpacing * static_cast<int64_t>(i);
+    };
+    const double arrival = (radio.promptTime + cfg.uplinkLatency).GetSeconds();
+    // Without the GPU every session starts decoding at one instant after the last prompt's
+    // expected arrival (EdgeLlmNode WarmDecodeStart; beyond 12 UEs with the uplink queue's
+    // margin), which bounds the warm-up; on the GPU, the prompts' prefill queue does.
+    const Time decodeAt = promptAt(k - 1) + cfg.uplinkLatency + radio.promptMargin;
+    double busy = cfg.warmupOnGpu ? arrival : decodeAt.GetSeconds();
     double firstHandover = drawn.front().handoverTime;
     for (const auto& ue : drawn)
     {
-        busy += tc + prefill.Evaluate(ue.contextTokens);
+        if (cfg.warmupOnGpu)
+        {
+            busy += tc + prefill.Evaluate(ue.contextTokens);
+        }
         firstHandover = std::min(firstHandover, ue.handoverTime);
     }
     const Time step = tc > 0 ? cfg.batchPeriod : MilliSeconds(1);
@@ -273,14 +399,19 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     {
         const double tau = warmup.GetSeconds() + drawn[i].handoverTime;
         x0[i] = cfg.road.boundary - tau * cfg.road.speed;
-        double start = std::max(arrival, gpuFree);
-        start = tc > 0 ? std::ceil(start / tc - 1e-9) * tc : start;
+        double start = cfg.warmupOnGpu ? std::max(arrival, gpuFree)
+                       : radio.promptMargin.IsZero()
+                           ? (promptAt(i) + cfg.uplinkLatency).GetSeconds()
+                           : decodeAt.GetSeconds();
+        start = tc > 0 && cfg.warmupOnGpu ? std::ceil(start / tc - 1e-9) * tc : start;
         uint64_t p = drawn[i].contextTokens;
         double decodeStart = start;
         double decoded = 0;
-        for (int iteration = 0; iteration < 4; ++iteration)
+        // Without the GPU (PrefillPromptsOnGpu false) decoding starts at the arrival: one
+        // pass; on it, the prefill time depends on the prompt size, so iterate.
+        for (int iteration = 0; iteration < (cfg.warmupOnGpu ? 4 : 1); ++iteration)
         {
-            decodeStart = start + prefill.Evaluate(p);
+            decodeStart = start + (cfg.warmupOnGpu ? prefill.Evaluate(p) : 0.0);
             decoded = std::max(0.0, std::floor((tau - decodeStart) * cfg.decodeRate));
             p = drawn[i].contextTokens > decoded + 1
                     ? drawn[i].contextTokens - static_cast<uint64_t>(decoded)
@@ -309,6 +440,12 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     ranConfig.nrBandwidthHz = cfg.nrBandwidthHz;
     ranConfig.nrNumerology = cfg.nrNumerology;
     ranConfig.stream = STREAM_RAN;
+    if (cfg.ran == "lte")
+    {
+        ranConfig.raPreambles = radio.raPreambles;
+        ranConfig.preambleTransMax = radio.preambleTransMax;
+        ranConfig.srsPeriodicity = radio.srsPeriodicity;
+    }
     Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create(cfg.ran, ranConfig);
 
     NodeContainer enbNodes;
@@ -362,6 +499,11 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
     edge.SetNodeAttribute("DecodeRate", DoubleValue(cfg.decodeRate));
     edge.SetNodeAttribute("TokenBytes", UintegerValue(cfg.tokenBytes));
+    edge.SetNodeAttribute("PrefillPromptsOnGpu", BooleanValue(cfg.warmupOnGpu));
+    if (!cfg.warmupOnGpu && radio.promptMargin.IsStrictlyPositive())
+    {
+        edge.SetNodeAttribute("WarmDecodeStart", TimeValue(decodeAt));
+    }
     edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(cfg.prefillA));
     edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(cfg.prefillB));
     edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(cfg.prefillC));
@@ -379,9 +521,8 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     }
     edge.ConnectHandoverTrace(bsApps);
     EdgeLlmHelper::AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), enbNodes);
-    const Ipv4Address server =
-        EdgeLlmHelper::GetUeFacingAddress(enbNodes.Get(0), ran->GetSgwNode());
-    ApplicationContainer ueApps = edge.InstallUe(ueNodes, ueDevs, bsApps.Get(0), server);
+    // Each UE's prompt goes to the cell it attached to (the source), once attached.
+    ApplicationContainer ueApps = edge.InstallUe(ueNodes, ueDevs, bsApps);
 
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(bsApps.Get(0));
     Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(bsApps.Get(1));
@@ -406,9 +547,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         }
         compat::Schedule(MilliSeconds(1), stopWhenDrained);
     };
+    uint32_t failed = 0; // sessions whose handover the RRC aborted (served by the source)
     auto maybeStop = [&]() {
         const uint32_t done = cfg.streamTokens > 0 ? streamed : resumed;
-        if (done == k)
+        if (done + failed == k)
         {
             stopWhenDrained();
         }
@@ -442,6 +584,17 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         }
     }
 
+    source->TraceConnectWithoutContext("HandoverFailed",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [&](uint64_t id, uint16_t, uint64_t) {
+                                               RoadHandoverUeResult& r = ues[id];
+                                               if (!r.handoverFailed)
+                                               {
+                                                   r.handoverFailed = true;
+                                                   ++failed;
+                                                   maybeStop();
+                                               }
+                                           }));
     source->TraceConnectWithoutContext("HandoverStarted",
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                            [&](uint64_t id, uint16_t, uint64_t c) {
@@ -562,7 +715,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     }
 
     bsApps.Start(Seconds(0));
-    ueApps.Start(cfg.promptTime);
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        ueApps.Get(i)->SetStartTime(promptAt(i));
+    }
     if (automatic && cfg.predictArrivals)
     {
         // Online look-ahead from UE positions and speeds: a UE is expected to hand over
@@ -642,6 +798,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     const double accuracyLoss = accuracyLossValue.Get();
     result.complete = cfg.streamTokens > 0 ? streamed == k : resumed == k;
     result.lostSessions = source->GetLostSessions() + target->GetLostSessions();
+    result.handoverFailures = failed;
     result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
     result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
     for (uint32_t i = 0; i < k; ++i)
@@ -649,6 +806,11 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
         RoadHandoverUeResult& r = ues[app->GetSessionId()];
         r.tokensMissing = app->GetTokensMissing();
+        r.promptTime = app->GetPromptTime().GetSeconds();
+        if (app->GetPromptTime() > promptAt(i))
+        {
+            ++result.latePrompts; // attached after promptTime: its context falls short
+        }
         r.tokensDuplicated = app->GetTokensDuplicated();
         if (!std::isnan(r.receivedFraction) && r.prefillTokens == 0 && r.transferTokens == 0)
         {

@@ -49,15 +49,17 @@ struct RoadHandoverConfig
     Time batchPeriod{MilliSeconds(10)};       //!< T_c
     double decodeRate{100};                   //!< tokens/s per session
     uint32_t tokensAfterHandover{500};        //!< tokens each session decodes after it
-    Time promptTime{MilliSeconds(100)};       //!< When the UEs send their prompts
-    Time uplinkLatency{MilliSeconds(20)};     //!< Expected prompt latency, for sizing prompts
-    Time maxSimTime{Seconds(0)};              //!< Safety stop; 0: W + last tau + tailTime
-    Time tailTime{Seconds(20)};               //!< Simulated time allowed after the last
-                                              //!< boundary crossing (automatic handovers
-                                              //!< come later than the crossing), on top of
-                                              //!< the slowest restore any scheme could need
-                                              //!< (all caches in a row, or K prefills of the
-                                              //!< longest context) and the stream after it
+    /// When the UEs send their prompts (a UE not attached by then sends it once attached);
+    /// 0: automatic, RoadRadioSettings::promptTime
+    Time promptTime{Seconds(0)};
+    Time uplinkLatency{MilliSeconds(20)}; //!< Expected prompt latency, for sizing prompts
+    Time maxSimTime{Seconds(0)};          //!< Safety stop; 0: W + last tau + tailTime
+    Time tailTime{Seconds(20)};           //!< Simulated time allowed after the last
+                                          //!< boundary crossing (automatic handovers
+                                          //!< come later than the crossing), on top of
+                                          //!< the slowest restore any scheme could need
+                                          //!< (all caches in a row, or K prefills of the
+                                          //!< longest context) and the stream after it
     std::string pcapPrefix;        //!< Non-empty: pcap of the eNBs' point-to-point links (X2 with
                                    //!< the KV transfer, and S1-U), ns-3's usual file names
     std::string handoverAlgorithm; //!< "": handovers requested at the boundary
@@ -81,6 +83,46 @@ struct RoadHandoverConfig
     uint16_t nrNumerology{0};      //!< NR: numerology mu
     /// Where the arrival predictor expects handovers, m (NaN: the boundary)
     double predictedHandoverX{std::numeric_limits<double>::quiet_NaN()};
+    /// LTE: contention RA preambles per cell (ns3::LteEnbMac::NumberOfRaPreambles); the
+    /// other 64 - it are dedicated to incoming handovers. 0: automatic (RadioSettings())
+    uint32_t raPreambles{0};
+    /// LTE: ns3::LteEnbMac::PreambleTransMax. 0: automatic (RadioSettings())
+    uint32_t preambleTransMax{0};
+    /// LTE: ns3::LteEnbRrc::SrsPeriodicity, ms. 0: automatic (RadioSettings())
+    uint32_t srsPeriodicity{0};
+    /// true: skip the check that the dedicated preambles serve every handover (a study
+    /// or test that provokes the RRC's handover failures on purpose)
+    bool allowHandoverFailures{false};
+    /// true: the warm-up prefills the K prompts one after another on the source's GPU (the
+    /// road's time 0 then grows with K by sum_i (T_c + p(C_i))); false: the source takes each
+    /// prompt as prefilled on arrival (EdgeLlmNode PrefillPromptsOnGpu false)
+    bool warmupOnGpu{false};
+
+    /// The RACH, SRS and prompt-time settings a run uses.
+    struct RadioSettings
+    {
+        uint32_t raPreambles{52};      //!< Contention preambles (64 - dedicated)
+        uint32_t preambleTransMax{50}; //!< RA attempts; a dedicated preamble is held
+                                       //!< preambleTransMax x 8 ms
+        uint32_t srsPeriodicity{40};   //!< SRS slots per cell, ms
+        Time promptTime;               //!< When the first prompt is sent
+        Time promptSpacing;            //!< UE i (IMSI order) sends at promptTime + i x it
+        Time promptMargin;             //!< > 0: every session starts decoding at the last
+                                       //!< prompt's time + uplinkLatency + this
+        uint32_t peakHandovers{0};     //!< Most crossings within one preamble hold time
+    };
+
+    /**
+     * \brief The RACH, SRS and prompt-time settings a run uses: each knob as given, or,
+     *        if 0, chosen from K and the drawn handover times (doc/edge-llm.rst, "UE
+     *        capacity"): SRS the shortest of 40, 80, 160, 320 ms >= 2 K; K <= 12: ns-3's
+     *        52 contention preambles and PreambleTransMax 50, else PreambleTransMax 10 and
+     *        min(28, 4 floor((64 - peak) / 4)) contention preambles; prompts at 100 ms,
+     *        plus 2 ms per UE beyond 12, and beyond 12 UEs 2 ms apart, decoding from
+     *        300 ms after the last one's expected arrival.
+     * \return the settings (Validate() checks them against K)
+     */
+    RadioSettings GetRadioSettings() const;
 
     /**
      * \brief Check every knob.
@@ -129,6 +171,9 @@ struct RoadHandoverUeResult
     double batchStart{UNKNOWN};   //!< Start of the target's prefill batch that bounded it, s
     double accuracy{UNKNOWN};     //!< ImpactHO: accuracy reached on the received share
                                   //!< (the target's utility preset for this context)
+    bool handoverFailed{false};   //!< The RRC aborted its handover (HandoverFailed): the
+                                  //!< source serves it again
+    double promptTime{UNKNOWN};   //!< When the UE sent its prompt, s (after its attach)
 };
 
 /**
@@ -159,11 +204,14 @@ struct RoadHandoverResult
     uint64_t kvBytesSent{0};                //!< Source connection total
     uint64_t kvBytesReceived{0};            //!< Target connection total
     uint32_t timedOut{0};                   //!< Transfers that hit TransferTimeout
-    uint64_t lostSessions{0};   //!< Sessions ended without a restore (SessionLost, both BSs)
-    double simulatedSeconds{0}; //!< Simulated time at the end
-    double warmup{0};           //!< W: the road's time 0 in simulation time, s
-    double restoredWorst{0};    //!< max_i restoredDelay, s (NaN if one is missing)
-    double streamWorst{0};      //!< max_i streamDelay, s (NaN if one is missing)
+    uint64_t lostSessions{0};     //!< Sessions ended without a restore (SessionLost, both BSs)
+    uint32_t handoverFailures{0}; //!< Sessions whose handover the RRC aborted (HandoverFailed
+                                  //!< at the source: the source serves them again)
+    uint32_t latePrompts{0};      //!< Prompts sent after promptTime (the UE attached later)
+    double simulatedSeconds{0};   //!< Simulated time at the end
+    double warmup{0};             //!< W: the road's time 0 in simulation time, s
+    double restoredWorst{0};      //!< max_i restoredDelay, s (NaN if one is missing)
+    double streamWorst{0};        //!< max_i streamDelay, s (NaN if one is missing)
     /// Flow level on the actual handover times and contexts, all known in advance:
     /// ctHO's clairvoyant plan (the yardstick of online ctHO)
     double clairvoyantWorst{0};

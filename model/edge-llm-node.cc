@@ -167,6 +167,25 @@ EdgeLlmNode::GetTypeId()
                 EnumValue(EdgeLlmNode::NOMINAL),
                 compat::MakeEnumAccessor<PlanningRate>(&EdgeLlmNode::m_planningRate),
                 MakeEnumChecker(EdgeLlmNode::NOMINAL, "Nominal", EdgeLlmNode::PAYLOAD, "Payload"))
+            .AddAttribute("PrefillPromptsOnGpu",
+                          "true: a new session's prompt is prefilled on this BS's GPU, alone, "
+                          "after the prompts before it. false: its KV cache is taken as built "
+                          "when the prompt arrives (no GPU time, no queue), decoding starts "
+                          "one decode interval later: a warm-up that puts K sessions in "
+                          "progress without K prefills in a row (handover prefills still use "
+                          "the GPU).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmNode::m_promptsOnGpu),
+                          MakeBooleanChecker())
+            .AddAttribute("WarmDecodeStart",
+                          "With PrefillPromptsOnGpu false: a prompt that arrives before this "
+                          "time starts decoding at it (first token one decode interval "
+                          "later), so every session's token count follows one clock whatever "
+                          "its prompt's radio latency; a later prompt starts at its arrival. "
+                          "0: every prompt at its arrival.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&EdgeLlmNode::m_warmDecodeStart),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("LayerwiseStreaming",
                           "Source: send each session's KV cache layer-major (layer 0 of all "
                           "n_tx tokens, then layer 1, ...) and flag it in TRANSFER_REQUEST; the "
@@ -247,6 +266,13 @@ EdgeLlmNode::GetTypeId()
                             "Target: the KV transfer exceeded TransferTimeout; the missing "
                             "tokens are re-prefilled here (sessionId, sourceCellId, tokens).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_timeoutTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("HandoverFailed",
+                            "Source: the RRC aborted the handover of a session served here "
+                            "(any HandoverFailure* trace of either BS), which this BS serves "
+                            "again from its own cache (sessionId, target cell, KV bytes the "
+                            "target had been sent).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_failedTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("TransferCancelled",
                             "A transfer was cancelled because the UE came back (ping-pong): at "
@@ -972,6 +998,14 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
         s.state = PREFILLING;
         m_sessions[s.id] = s;
         m_sessionStartedTrace(s.id, m_cellId, s.promptTokens);
+        if (!m_promptsOnGpu)
+        {
+            // Warm-up shortcut: the context exists now, without GPU time.
+            StartDecoding(m_sessions[s.id],
+                          std::max(Simulator::Now(), m_warmDecodeStart) +
+                              Seconds(1.0 / m_decodeRate));
+            continue;
+        }
         // The prompt is prefilled alone, on this BS's GPU.
         const uint64_t key = (uint64_t{1} << 63) | s.id;
         m_gpu->Join(key,
@@ -1100,7 +1134,18 @@ EdgeLlmNode::NotifyHandoverFailure(uint64_t sessionId)
         peer.connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
         m_impactHo.erase(sessionId);
         m_cancelledTrace(sessionId, s.targetCellId, cancel.totalBytes);
+        m_failedTrace(sessionId, s.targetCellId, cancel.totalBytes);
         StartDecoding(s, Simulator::Now() + Seconds(1.0 / m_decodeRate));
+    }
+    else if ((s.state == DECODING || s.state == PREFILLING || s.state == FINISHED) && m_batcher)
+    {
+        // Source, before the handover started (the target's RRC refused the UE): the UE
+        // stays here, and no batch may wait for it.
+        const uint16_t target = m_batcher->Withdraw(sessionId);
+        if (target != 0)
+        {
+            m_failedTrace(sessionId, target, 0);
+        }
     }
 }
 

@@ -261,7 +261,12 @@ class EdgeLlmNode : public Application
     /**
      * \brief A handover of \p sessionId failed. At the target (restoring): TRANSFER_CANCEL
      *        to the source, which serves the session again from its own cache. At the
-     *        source (handed over): the same, told to the target, which drops the restore.
+     *        source (handed over): the same, told to the target, which drops the restore,
+     *        and HandoverFailed. At the source before the handover started (announced,
+     *        still decoding here: the target's RRC refused the UE): the batch waiting for
+     *        it goes on without it (HandoverBatcher::Withdraw), the session stays here,
+     *        and HandoverFailed. Other BSs (EdgeLlmHelper connects every BS to every
+     *        RRC's failure traces) ignore it.
      */
     void NotifyHandoverFailure(uint64_t sessionId);
 
@@ -534,6 +539,9 @@ class EdgeLlmNode : public Application
     Time m_statusInterval;                                          //!< 0: no PROGRESS
     Time m_transferTimeout;                                         //!< 0: none
     bool m_layerwise{false};                                        //!< LayerwiseStreaming
+    bool m_promptsOnGpu{true};                                      //!< PrefillPromptsOnGpu
+    Time m_warmDecodeStart;                                         //!< WarmDecodeStart
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace;     //!< HandoverFailed
     Transport m_transport{TCP};                                     //!< Transport
     PlanningRate m_planningRate{NOMINAL};                           //!< PlanningRate
     uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <utility>
 
 namespace ns3
 {
@@ -140,13 +141,67 @@ void
 EdgeLlmUeApp::StartApplication()
 {
     NS_LOG_FUNCTION(this);
-    NS_ABORT_MSG_IF(m_serverAddress == Ipv4Address(),
+    NS_ABORT_MSG_IF(m_serverAddress == Ipv4Address() && !m_resolver,
                     "ns3::EdgeLlmUeApp::ServerAddress is not set (session " << m_sessionId << ")");
     m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     NS_ABORT_MSG_IF(m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_localPort)) != 0,
                     "EdgeLlmUeApp: cannot bind UDP port " << m_localPort);
     m_socket->SetRecvCallback(MakeCallback(&EdgeLlmUeApp::HandleRead, this));
-    SendPrompt();
+    m_started = true;
+    if (!m_waitForAttach || m_bearerReady)
+    {
+        SendPrompt();
+    }
+    else
+    {
+        NS_LOG_INFO("session " << m_sessionId << ": not attached yet, the prompt waits");
+    }
+}
+
+void
+EdgeLlmUeApp::WaitForAttach(ServerResolver resolver)
+{
+    m_waitForAttach = true;
+    m_resolver = std::move(resolver);
+}
+
+void
+EdgeLlmUeApp::NotifyAttached(uint64_t /* imsi */, uint16_t cellId, uint16_t /* rnti */)
+{
+    NS_LOG_FUNCTION(this << cellId);
+    if (m_attachedCell != 0)
+    {
+        return; // the first attach decides the server (later ones are reconnections)
+    }
+    m_attachedCell = cellId;
+}
+
+void
+EdgeLlmUeApp::NotifyBearerReady(uint64_t /* imsi */, uint16_t /* cellId */, uint16_t /* rnti */)
+{
+    NS_LOG_FUNCTION(this);
+    if (m_attachedCell == 0 || m_bearerReady)
+    {
+        return;
+    }
+    m_bearerReady = true;
+    if (m_started && m_promptTime.IsStrictlyNegative())
+    {
+        // Once the RRC has applied the reconfiguration that carries the bearer.
+        Simulator::ScheduleNow(&EdgeLlmUeApp::SendPrompt, this);
+    }
+}
+
+uint16_t
+EdgeLlmUeApp::GetPromptCellId() const
+{
+    return m_promptCell;
+}
+
+Time
+EdgeLlmUeApp::GetPromptTime() const
+{
+    return m_promptTime;
 }
 
 void
@@ -162,6 +217,25 @@ EdgeLlmUeApp::StopApplication()
 void
 EdgeLlmUeApp::SendPrompt()
 {
+    if (!m_promptTime.IsStrictlyNegative())
+    {
+        return; // sent already
+    }
+    if (m_resolver && m_attachedCell != 0)
+    {
+        Ipv4Address address;
+        uint16_t port = 0;
+        Time interval;
+        NS_ABORT_MSG_UNLESS(m_resolver(m_attachedCell, address, port, interval),
+                            "EdgeLlmUeApp: session " << m_sessionId << " attached to cell "
+                                                     << m_attachedCell
+                                                     << ", which no EdgeLlmNode serves");
+        m_serverAddress = address;
+        m_serverPort = port;
+        m_decodeInterval = interval;
+    }
+    m_promptCell = m_attachedCell;
+    m_promptTime = Simulator::Now();
     EdgeLlmPromptHeader prompt;
     prompt.sessionId = m_sessionId;
     prompt.promptTokens = m_promptTokens;

@@ -11,6 +11,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -93,6 +94,44 @@ class EdgeLlmUeApp : public Application
     /// \return the session id (the UE's IMSI in LTE scenarios)
     uint64_t GetSessionId() const;
 
+    /**
+     * \brief Finds the server of the cell a UE attached to.
+     * \param cellId the cell the UE's RRC is connected to
+     * \param [out] address its EdgeLlmNode's address
+     * \param [out] port its UePort
+     * \param [out] decodeInterval its decode cadence, 1 / DecodeRate
+     * \return false if no EdgeLlmNode serves that cell
+     */
+    using ServerResolver = std::function<
+        bool(uint16_t cellId, Ipv4Address& address, uint16_t& port, Time& decodeInterval)>;
+
+    /**
+     * \brief The prompt waits for the UE's attach (EdgeLlmHelper::InstallUe sets this and
+     *        connects the RRC's ConnectionEstablished trace to NotifyAttached()): if the app
+     *        starts before, the prompt goes out when NotifyAttached() is called.
+     * \param resolver if set, the server is the one of the cell attached to (else
+     *        ServerAddress, ServerPort and DecodeInterval as set)
+     */
+    void WaitForAttach(ServerResolver resolver);
+
+    /**
+     * \brief Sink for the UE RRC's ConnectionEstablished trace (imsi, cellId, rnti): the UE is
+     *        attached to \p cellId (its data bearer comes with the next reconfiguration).
+     */
+    void NotifyAttached(uint64_t imsi, uint16_t cellId, uint16_t rnti);
+
+    /**
+     * \brief Sink for the UE RRC's ConnectionReconfiguration trace (imsi, cellId, rnti): the
+     *        first one after NotifyAttached() sets up the data radio bearer (before it, the
+     *        UE's RRC drops user packets); a prompt waiting for it goes out now.
+     */
+    void NotifyBearerReady(uint64_t imsi, uint16_t cellId, uint16_t rnti);
+
+    /// \return the cell the prompt went to (0: not sent yet)
+    uint16_t GetPromptCellId() const;
+    /// \return when the prompt was sent (negative: not yet)
+    Time GetPromptTime() const;
+
   protected:
     void DoDispose() override;
 
@@ -102,22 +141,29 @@ class EdgeLlmUeApp : public Application
     void SendPrompt();
     void HandleRead(Ptr<Socket> socket);
 
-    uint64_t m_sessionId;        //!< Session id
-    Ipv4Address m_serverAddress; //!< Serving BS's LLM address
-    uint16_t m_serverPort;       //!< Its UDP port
-    uint16_t m_localPort;        //!< Our UDP port
-    uint32_t m_promptTokens;     //!< Prompt length
-    uint32_t m_maxNewTokens;     //!< Tokens to decode
-    Time m_decodeInterval;       //!< The server's decode cadence (for the excess)
-    Ptr<Socket> m_socket;        //!< UDP socket
-    std::vector<Stall> m_stalls; //!< Measured stalls
-    uint32_t m_tokens{0};        //!< Tokens received
-    uint32_t m_missing{0};       //!< Indices skipped
-    uint32_t m_duplicated{0};    //!< Late or repeated tokens
-    uint32_t m_lastIndex{0};     //!< Highest index received
-    uint16_t m_lastCell{0};      //!< Cell of the last token (0: none yet)
-    Time m_lastArrival;          //!< Arrival of the last token
-    Time m_minOffset;            //!< min (arrival - index * DecodeInterval), current cell
+    uint64_t m_sessionId;           //!< Session id
+    Ipv4Address m_serverAddress;    //!< Serving BS's LLM address
+    uint16_t m_serverPort;          //!< Its UDP port
+    uint16_t m_localPort;           //!< Our UDP port
+    uint32_t m_promptTokens;        //!< Prompt length
+    uint32_t m_maxNewTokens;        //!< Tokens to decode
+    Time m_decodeInterval;          //!< The server's decode cadence (for the excess)
+    Ptr<Socket> m_socket;           //!< UDP socket
+    std::vector<Stall> m_stalls;    //!< Measured stalls
+    uint32_t m_tokens{0};           //!< Tokens received
+    uint32_t m_missing{0};          //!< Indices skipped
+    uint32_t m_duplicated{0};       //!< Late or repeated tokens
+    uint32_t m_lastIndex{0};        //!< Highest index received
+    uint16_t m_lastCell{0};         //!< Cell of the last token (0: none yet)
+    Time m_lastArrival;             //!< Arrival of the last token
+    Time m_minOffset;               //!< min (arrival - index * DecodeInterval), current cell
+    bool m_waitForAttach{false};    //!< The prompt waits for NotifyAttached()
+    ServerResolver m_resolver;      //!< Server of the attached cell (may be empty)
+    uint16_t m_attachedCell{0};     //!< Cell attached to (0: not yet)
+    bool m_bearerReady{false};      //!< The data radio bearer exists
+    bool m_started{false};          //!< StartApplication ran
+    uint16_t m_promptCell{0};       //!< Cell the prompt went to
+    Time m_promptTime{Seconds(-1)}; //!< When the prompt went (negative: not yet)
 
     TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;             //!< TokenReceived
     TracedCallback<uint64_t, uint16_t, uint16_t, Time, Time> m_stallTrace; //!< Stall

@@ -128,6 +128,7 @@ HandoverBatcher::FormKnown(uint64_t sessionId,
         it = m_expected.erase(it);
     }
     const CtHoPlan plan = Plan(batch, planned);
+    batch.announced = batch.members.size();
     const uint32_t id = m_nextBatchId++;
     for (uint64_t member : batch.members)
     {
@@ -255,6 +256,42 @@ HandoverBatcher::Start(uint64_t sessionId,
     return d;
 }
 
+uint16_t
+HandoverBatcher::Withdraw(uint64_t sessionId)
+{
+    uint16_t target = 0;
+    for (auto it = m_expected.begin(); it != m_expected.end();)
+    {
+        if (it->sessionId == sessionId)
+        {
+            target = it->target;
+            it = m_expected.erase(it);
+        }
+        else
+        {
+            ++it;
+        }
+    }
+    auto member = m_memberOf.find(sessionId);
+    if (member == m_memberOf.end())
+    {
+        return target;
+    }
+    const uint32_t id = member->second;
+    m_memberOf.erase(member);
+    Batch& batch = m_batches.at(id);
+    batch.members.erase(sessionId);
+    NS_LOG_INFO(m_scheduler->GetSchemeName()
+                << ": session " << sessionId << " left batch " << id << " (handover aborted), "
+                << batch.members.size() << " members remain");
+    target = batch.target;
+    if (batch.arrived.size() >= batch.members.size())
+    {
+        Complete(id);
+    }
+    return target;
+}
+
 void
 HandoverBatcher::Complete(uint32_t batchId)
 {
@@ -283,7 +320,7 @@ HandoverBatcher::Complete(uint32_t batchId)
         m_complete(batchId,
                    batch.target,
                    static_cast<uint16_t>(batch.arrived.size()),
-                   batch.online,
+                   batch.online || batch.arrived.size() < batch.announced,
                    plan);
     }
 }

@@ -61,7 +61,8 @@ class HandoverBatcher
     /**
      * \brief A batch is complete (known times) or closed (online).
      * Arguments: batch id, target cell, members, true if online (the target needs a
-     * BATCH_CLOSE), the plan at its L on the actual times and contexts.
+     * BATCH_CLOSE: an online batch, or a known-times batch that lost a member to Withdraw()),
+     * the plan at its L on the actual times and contexts.
      */
     using BatchCompleteCallback =
         std::function<void(uint32_t, uint16_t, uint16_t, bool, const CtHoPlan&)>;
@@ -137,6 +138,20 @@ class HandoverBatcher
                    const PlanInputs& inputs,
                    const ContextPredictor& predict);
 
+    /**
+     * \brief The RRC aborted \p sessionId's announced handover before it started (e.g. the
+     *        target had no dedicated preamble left): no batch waits for it any longer.
+     *
+     * Announced but not yet in a batch: forgotten, so the batch that forms later is planned
+     * without it. In a known-times batch: the batch no longer waits for it and completes
+     * once every other member has started, at the L it was planned with (the members that
+     * started already have their split); its target is told the smaller size (the
+     * BatchCompleteCallback's "needs BATCH_CLOSE" flag is then true).
+     * \param sessionId the session
+     * \return the target it was announced to, 0 if it was not announced (or had started)
+     */
+    uint16_t Withdraw(uint64_t sessionId);
+
     /// \return the policy
     Ptr<HandoverScheduler> GetScheduler() const;
 
@@ -159,6 +174,7 @@ class HandoverBatcher
         uint64_t prefillLength{0};   //!< L
         double transferBound{0};     //!< g(L) of the plan, s
         std::set<uint64_t> members;  //!< Known times: the sessions to wait for
+        std::size_t announced{0};    //!< Known times: members when planned
         std::vector<CtHoUe> arrived; //!< Actual (tau, C) so far
         PlanInputs inputs;           //!< As planned
     };

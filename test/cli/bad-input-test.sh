@@ -25,7 +25,7 @@ main="$bin/edge-llm-lte-handover --outputDir=$tmp/o"
 expect 2 "backhaulGbps must be in (0, 1000]" $main --backhaulGbps=0
 expect 2 "unknown model 'gpt'" $main --model=gpt
 expect 2 "kvBits must be 16, 8 or 4" $main --kvBits=3
-expect 2 "numUes must be in [1, 12] at packet level" $main --numUes=13
+expect 2 "numUes must be in [1, 100] at packet level" $main --numUes=101
 expect 2 "contextMin <= contextMax" $main --contextMin=5000
 expect 2 "--schemes: unknown scheme 'best'" $main --schemes=best
 expect 2 "--schemes: 'ctho' is listed twice" $main --schemes=ctho,ctho
@@ -174,9 +174,26 @@ expect 2 "boundary must be in (0, bsDistance / 2] = (0, 150] m" \
   $quick --bsDistance=300 --boundary=299 --startMin=290 --startMax=298
 expect 2 "boundary must be in (0, bsDistance / 2] = (0, 150] m" $quick --boundary=150.01
 expect 0 "" $quick --bsDistance=300 --boundary=150 --startMin=140 --startMax=149
-for n in 0 13 32; do
-  expect 2 "numUes must be in [1, 12] at packet level" $main --numUes=$n
+for n in 0 101 1000; do
+  expect 2 "numUes must be in [1, 100] at packet level" $main --numUes=$n
 done
+# Past the old 12-UE cap (the first K its boundary refused): 13 UEs run (tHO, short contexts).
+expect 0 "" $main --schemes=tho --numUes=13 --contextMin=1024 --contextMax=1024 \
+  --tokensAfterHandover=20
+# SRS slots: 2 K of them; 20 UEs fit 40 ms, 21 do not (RoadHandoverConfig::Validate, before
+# any simulation: the accepted side is checked in edge-llm-scale's QUICK rule test).
+expect 2 "srsPeriodicity must be >= 2 numUes = 42 ms" $main --numUes=21 --srsPeriodicity=40
+expect 2 "srsPeriodicity (ns3::LteEnbRrc::SrsPeriodicity) must be 0 (ns-3's 40) or one of 2, 5" \
+  $main --srsPeriodicity=50
+# Dedicated preambles: ns-3's 12 (52 contention) held 400 ms for 13 UEs crossing within it.
+expect 2 "raPreambles must be <= 48 (64 - 13 dedicated" \
+  $main --numUes=13 --raPreambles=52 --preambleTransMax=50
+expect 2 "must be 0 (ns-3's 52) or a multiple of 4 in [4, 60]" $main --raPreambles=50
+expect 2 "must be 0 (ns-3's 52) or a multiple of 4 in [4, 60]" $main --raPreambles=64
+expect 2 "preambleTransMax (ns3::LteEnbMac::PreambleTransMax) must be 0 (ns-3's 50) or one of" \
+  $main --preambleTransMax=9
+expect 2 "use --srsPeriodicity" $main --ns3::LteEnbRrc::SrsPeriodicity=80
+expect 2 "use --raPreambles" $main --ns3::LteEnbMac::NumberOfRaPreambles=40
 # The EPC's UDP ports on a BS node: X2-C 4444, GTP-U 2152 (either transport, either port).
 for t in Udp Tcp; do
   for p in 4444 2152; do
