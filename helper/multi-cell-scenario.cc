@@ -388,11 +388,6 @@ MultiCellScenario::BuildSites()
     m_roadTarget = RoadTargets(m_sites, m_cfg.interSiteDistance);
     if (m_cfg.ran == "lte")
     {
-        // Many UEs per cell (doc: each value's reason): SRS slots for 320 UE contexts,
-        // 64 - 28 = 36 dedicated preambles for handovers, more RACH attempts.
-        Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(320));
-        Config::SetDefault("ns3::LteEnbMac::NumberOfRaPreambles", UintegerValue(28));
-        Config::SetDefault("ns3::LteEnbMac::PreambleTransMax", UintegerValue(10));
         if (m_cfg.pathlossModel == "ns3::LogDistancePropagationLossModel")
         {
             Config::SetDefault("ns3::LogDistancePropagationLossModel::ReferenceDistance",
@@ -412,6 +407,15 @@ MultiCellScenario::BuildSites()
     radio.pathlossModel = m_cfg.ran == "lte" ? m_cfg.pathlossModel : "";
     radio.pathlossExponent = m_cfg.pathlossExponent;
     radio.bsTxPowerDbm = m_cfg.bsTxPowerDbm;
+    if (m_cfg.ran == "lte")
+    {
+        // Many UEs per cell (doc: each value's reason), EdgeLlmRanConfig's RACH/SRS knobs:
+        // SRS slots for 320 UE contexts, 64 - 28 = 36 dedicated preambles for handovers,
+        // at most 10 RACH attempts.
+        radio.srsPeriodicity = 320;
+        radio.raPreambles = 28;
+        radio.preambleTransMax = 10;
+    }
     radio.stream = STREAM_RAN;
     m_ran = EdgeLlmRan::Create(m_cfg.ran, radio);
     m_bsNodes.Create(m_cfg.numSites);
