@@ -359,7 +359,7 @@ main(int argc, char* argv[])
                       << std::setprecision(2) << std::setw(5) << r.simulatedSeconds << "  "
                       << std::setw(5)
                       << static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC
-                      << (r.complete ? "" : "  [INCOMPLETE]") << "\n";
+                      << (r.complete ? "" : "  [INCOMPLETE]") << std::endl; // each row as it comes
             std::cout.unsetf(std::ios::fixed);
             csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
                 << Field(r.measured.mean) << "," << Field(r.measured.p95) << ","
