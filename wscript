@@ -42,6 +42,7 @@ MODULE_SOURCES = [
     'helper/road-handover-example.cc',
     'helper/edge-llm-session-stats.cc',
     'helper/backhaul-monitor.cc',
+    'helper/multi-cell-scenario.cc',
 ]
 # No NR here: 5G-LENA needs ns-3 >= 3.36's CMake build (CMakeLists.txt adds
 # helper/nr-edge-llm-ran.cc when the nr module is present).
@@ -61,6 +62,7 @@ TEST_SOURCES = [
     'test/edge-llm-mesh-test-suite.cc',
     'test/edge-llm-outputs-test-suite.cc',
     'test/edge-llm-backhaul-test-suite.cc',
+    'test/edge-llm-backhaul-study-test-suite.cc',
 ]
 
 
