@@ -62,6 +62,7 @@ TEST_SOURCES = [
     'test/edge-llm-mesh-test-suite.cc',
     'test/edge-llm-outputs-test-suite.cc',
     'test/edge-llm-backhaul-test-suite.cc',
+    'test/edge-llm-scale-test-suite.cc',
     'test/edge-llm-backhaul-study-test-suite.cc',
 ]
 
