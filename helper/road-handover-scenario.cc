@@ -347,35 +347,58 @@ RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>&
     return advice;
 }
 
-RoadHandoverResult
-RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& schedulerType)
+namespace
 {
-    cfg.Validate();
-    RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
-    Ipv4AddressGenerator::Reset();
 
-    RoadHandoverResult result;
-    const uint32_t k = cfg.road.numUes;
+/// The warm-up plan of a road run: the drawn UEs, where each starts and what it prompts.
+struct WarmupPlan
+{
+    std::vector<CtHoUe> drawn;               //!< The flow level's UEs (tau_i, C_i)
+    RoadHandoverConfig::RadioSettings radio; //!< RACH, SRS and prompt timing
+    Time decodeAt;                           //!< WarmDecodeStart without the GPU
+    Time warmup;                             //!< W, the road's time 0
+    std::vector<double> x0;                  //!< Start positions, m
+    std::vector<uint32_t> prompts;           //!< Prompt tokens
+    std::vector<uint32_t> maxNewTokens;      //!< Tokens each session decodes
 
+    /// \return when UE \p i sends its prompt
+    Time PromptAt(uint32_t i) const
+    {
+        return radio.promptTime + radio.promptSpacing * static_cast<int64_t>(i);
+    }
+};
+
+/**
+ * \brief Plan the warm-up: W, a multiple of T_c, after which every session's context at
+ *        its handover is the drawn C_i (prompt + tokens decoded by then).
+ * \param cfg the run's configuration
+ * \return the plan
+ */
+WarmupPlan
+PlanWarmup(const RoadHandoverConfig& cfg)
+{
     // The flow level's UEs for this run. The road's time 0 comes after a warm-up W (a
     // multiple of T_c, so batch boundaries fall as at flow level) in which every
     // session's prompt is prefilled on the source's one GPU (in IMSI order, each on a
     // T_c boundary) and decoding has begun. Each prompt is sized so that the context
     // at the handover (prompt + tokens decoded by then) is the drawn C_i.
-    const std::vector<CtHoUe> drawn = cfg.road.Draw(RngSeedManager::GetRun());
+    WarmupPlan w;
+    w.drawn = cfg.road.Draw(RngSeedManager::GetRun());
+    const std::vector<CtHoUe>& drawn = w.drawn;
+    const uint32_t k = cfg.road.numUes;
     const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
     const double tc = cfg.batchPeriod.GetSeconds();
-    const RoadHandoverConfig::RadioSettings radio = cfg.GetRadioSettings();
+    w.radio = cfg.GetRadioSettings();
+    const RoadHandoverConfig::RadioSettings& radio = w.radio;
     // UE i sends its prompt at promptTime + i x promptSpacing (K prompts at one instant
     // queue for the uplink: measured 100 UEs, 130 ms more than uplinkLatency on average).
-    auto promptAt = [&](uint32_t i) {
-        return radio.promptTime + radio.promptSpacing * static_cast<int64_t>(i);
-    };
+    auto promptAt = [&](uint32_t i) { return w.PromptAt(i); };
     const double arrival = (radio.promptTime + cfg.uplinkLatency).GetSeconds();
     // Without the GPU every session starts decoding at one instant after the last prompt's
     // expected arrival (EdgeLlmNode WarmDecodeStart; beyond 12 UEs with the uplink queue's
     // margin), which bounds the warm-up; on the GPU, the prompts' prefill queue does.
-    const Time decodeAt = promptAt(k - 1) + cfg.uplinkLatency + radio.promptMargin;
+    w.decodeAt = promptAt(k - 1) + cfg.uplinkLatency + radio.promptMargin;
+    const Time decodeAt = w.decodeAt;
     double busy = cfg.warmupOnGpu ? arrival : decodeAt.GetSeconds();
     double firstHandover = drawn.front().handoverTime;
     for (const auto& ue : drawn)
@@ -388,12 +411,15 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     }
     const Time step = tc > 0 ? cfg.batchPeriod : MilliSeconds(1);
     const double needed = std::max(0.0, busy + 0.1 - firstHandover); // 100 ms of decoding
-    const Time warmup = step * static_cast<int64_t>(std::ceil(needed / step.GetSeconds()));
-    result.warmup = warmup.GetSeconds();
+    w.warmup = step * static_cast<int64_t>(std::ceil(needed / step.GetSeconds()));
+    const Time warmup = w.warmup;
 
-    std::vector<double> x0(k);
-    std::vector<uint32_t> prompts(k);
-    std::vector<uint32_t> maxNewTokens(k);
+    std::vector<double>& x0 = w.x0;
+    std::vector<uint32_t>& prompts = w.prompts;
+    std::vector<uint32_t>& maxNewTokens = w.maxNewTokens;
+    x0.resize(k);
+    prompts.resize(k);
+    maxNewTokens.resize(k);
     double gpuFree = 0;
     for (uint32_t i = 0; i < k; ++i)
     {
@@ -422,11 +448,17 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         maxNewTokens[i] = static_cast<uint32_t>(decoded) + cfg.tokensAfterHandover;
     }
 
-    // The RAN (LTE or NR) with its EPC, X2/Xn backhaul and handover algorithm: the one
-    // part of the scenario that depends on the RAT. Known handover times: each handover is
-    // requested at the boundary crossing and announced. Otherwise the RRC's algorithm
-    // decides (online ctHO).
-    const bool automatic = !cfg.handoverAlgorithm.empty();
+    return w;
+}
+
+/**
+ * \param cfg the run's configuration
+ * \param radio its RACH and SRS settings
+ * \return the RAN's configuration (RAT, backhaul, radio, handover algorithm)
+ */
+EdgeLlmRanConfig
+MakeRanConfig(const RoadHandoverConfig& cfg, const RoadHandoverConfig::RadioSettings& radio)
+{
     EdgeLlmRanConfig ranConfig;
     ranConfig.backhaulGbps = cfg.backhaulGbps;
     ranConfig.backhaulDelay = cfg.backhaulDelay;
@@ -446,6 +478,89 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         ranConfig.preambleTransMax = radio.preambleTransMax;
         ranConfig.srsPeriodicity = radio.srsPeriodicity;
     }
+    return ranConfig;
+}
+
+/**
+ * \brief Replay the run at flow level on what actually happened: the clairvoyant plan
+ *        (every time known) and the run's own policy (result's clairvoyantWorst, fluidWorst).
+ * \param cfg the run's configuration
+ * \param schedulerType the run's scheduler
+ * \param automatic true if the RRC's algorithm decided the handovers
+ * \param prefill the prefill time model
+ * \param result the run's result, completed here
+ */
+void
+ReplayFlowLevel(const RoadHandoverConfig& cfg,
+                const std::string& schedulerType,
+                bool automatic,
+                const PrefillTimeModel& prefill,
+                RoadHandoverResult& result)
+{
+    // The flow level on what actually happened: the clairvoyant plan (every time known)
+    // and the run's own policy.
+    std::vector<CtHoUe> actual;
+    for (const auto& r : result.ues)
+    {
+        if (!std::isnan(r.handoverTime))
+        {
+            actual.push_back({r.ueId, r.handoverTime, r.contextTokens});
+        }
+    }
+    // The ctHO-family flow level has no ImpactHO (slots, partial caches): no replay.
+    const bool impactHo = schedulerType.find("ImpactHo") != std::string::npos;
+    result.fluidWorst = std::numeric_limits<double>::quiet_NaN();
+    if (!actual.empty())
+    {
+        FluidHandoverConfig fluid;
+        fluid.schedulerType = schedulerType;
+        fluid.model = cfg.model;
+        fluid.kvBits = cfg.kvBits;
+        fluid.backhaulGbps = cfg.backhaulGbps;
+        fluid.prefill = prefill;
+        fluid.batchPeriod = cfg.batchPeriod;
+        FluidHandoverConfig clairvoyant = fluid;
+        clairvoyant.schedulerType = "ns3::CtHoScheduler";
+        result.clairvoyantWorst = FluidHandoverScenario::Run(clairvoyant, actual).worstDelay;
+        fluid.knownHandoverTimes = !automatic;
+        fluid.lookahead = cfg.lookahead;
+        if (!impactHo)
+        {
+            result.fluidWorst = FluidHandoverScenario::Run(fluid, actual).worstDelay;
+        }
+    }
+}
+
+} // namespace
+
+RoadHandoverResult
+RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& schedulerType)
+{
+    cfg.Validate();
+    RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
+    Ipv4AddressGenerator::Reset();
+
+    RoadHandoverResult result;
+    const uint32_t k = cfg.road.numUes;
+
+    const WarmupPlan plan = PlanWarmup(cfg);
+    const std::vector<CtHoUe>& drawn = plan.drawn;
+    const RoadHandoverConfig::RadioSettings& radio = plan.radio;
+    const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
+    auto promptAt = [&](uint32_t i) { return plan.PromptAt(i); };
+    const Time decodeAt = plan.decodeAt;
+    const Time warmup = plan.warmup;
+    result.warmup = warmup.GetSeconds();
+    const std::vector<double>& x0 = plan.x0;
+    const std::vector<uint32_t>& prompts = plan.prompts;
+    const std::vector<uint32_t>& maxNewTokens = plan.maxNewTokens;
+
+    // The RAN (LTE or NR) with its EPC, X2/Xn backhaul and handover algorithm: the one
+    // part of the scenario that depends on the RAT. Known handover times: each handover is
+    // requested at the boundary crossing and announced. Otherwise the RRC's algorithm
+    // decides (online ctHO).
+    const bool automatic = !cfg.handoverAlgorithm.empty();
+    const EdgeLlmRanConfig ranConfig = MakeRanConfig(cfg, radio);
     Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create(cfg.ran, ranConfig);
 
     NodeContainer enbNodes;
@@ -862,38 +977,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     }
     Simulator::Destroy();
 
-    // The flow level on what actually happened: the clairvoyant plan (every time known)
-    // and the run's own policy.
-    std::vector<CtHoUe> actual;
-    for (const auto& r : result.ues)
-    {
-        if (!std::isnan(r.handoverTime))
-        {
-            actual.push_back({r.ueId, r.handoverTime, r.contextTokens});
-        }
-    }
-    // The ctHO-family flow level has no ImpactHO (slots, partial caches): no replay.
-    const bool impactHo = schedulerType.find("ImpactHo") != std::string::npos;
-    result.fluidWorst = std::numeric_limits<double>::quiet_NaN();
-    if (!actual.empty())
-    {
-        FluidHandoverConfig fluid;
-        fluid.schedulerType = schedulerType;
-        fluid.model = cfg.model;
-        fluid.kvBits = cfg.kvBits;
-        fluid.backhaulGbps = cfg.backhaulGbps;
-        fluid.prefill = prefill;
-        fluid.batchPeriod = cfg.batchPeriod;
-        FluidHandoverConfig clairvoyant = fluid;
-        clairvoyant.schedulerType = "ns3::CtHoScheduler";
-        result.clairvoyantWorst = FluidHandoverScenario::Run(clairvoyant, actual).worstDelay;
-        fluid.knownHandoverTimes = !automatic;
-        fluid.lookahead = cfg.lookahead;
-        if (!impactHo)
-        {
-            result.fluidWorst = FluidHandoverScenario::Run(fluid, actual).worstDelay;
-        }
-    }
+    ReplayFlowLevel(cfg, schedulerType, automatic, prefill, result);
     return result;
 }
 
