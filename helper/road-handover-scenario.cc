@@ -531,6 +531,107 @@ ReplayFlowLevel(const RoadHandoverConfig& cfg,
     }
 }
 
+/**
+ * \brief Place the road: the two BSs bsDistance apart, each UE at its start position on a
+ *        road 10 m beside them, moving at the road's speed (ConstantVelocityMobilityModel).
+ * \param cfg the run's configuration
+ * \param ran the RAN (its antenna heights)
+ * \param x0 the UEs' start positions, m
+ * \param enbNodes the BS nodes
+ * \param ueNodes the UE nodes
+ */
+void
+PlaceNodes(const RoadHandoverConfig& cfg,
+           Ptr<EdgeLlmRan> ran,
+           const std::vector<double>& x0,
+           NodeContainer& enbNodes,
+           NodeContainer& ueNodes)
+{
+    const uint32_t k = cfg.road.numUes;
+    MobilityHelper enbMobility;
+    Ptr<ListPositionAllocator> enbPos = CreateObject<ListPositionAllocator>();
+    // Antenna heights are the RAN's (LTE 0 m; NR: 3GPP TR 38.901's, e.g. 25 m and 1.5 m).
+    enbPos->Add(Vector(0, 0, ran->GetBsHeight()));
+    enbPos->Add(Vector(cfg.bsDistance, 0, ran->GetBsHeight()));
+    enbMobility.SetPositionAllocator(enbPos);
+    enbMobility.Install(enbNodes);
+    MobilityHelper ueMobility;
+    ueMobility.SetMobilityModel("ns3::ConstantVelocityMobilityModel");
+    ueMobility.Install(ueNodes);
+    for (uint32_t i = 0; i < k; ++i)
+    {
+        Ptr<ConstantVelocityMobilityModel> m =
+            ueNodes.Get(i)->GetObject<ConstantVelocityMobilityModel>();
+        m->SetPosition(Vector(x0[i], 10, ran->GetUeHeight())); // a road 10 m beside the BSs
+        m->SetVelocity(Vector(cfg.road.speed, 0, 0));
+    }
+}
+
+/**
+ * \brief When the run stops: maxSimTime if set, else W + the last crossing + the slowest
+ *        restore any scheme could need (every cache over the backhaul one after another, or
+ *        a prefill of the longest context per UE) + the tokens after it + tailTime.
+ * \param cfg the run's configuration
+ * \param drawn the flow level's UEs
+ * \param bytesPerToken KV bytes per token
+ * \param prefill the prefill time model
+ * \param warmup W
+ * \param allBytes set to every UE's KV bytes, summed
+ * \return the stop time
+ */
+Time
+StopTime(const RoadHandoverConfig& cfg,
+         const std::vector<CtHoUe>& drawn,
+         uint64_t bytesPerToken,
+         const PrefillTimeModel& prefill,
+         Time warmup,
+         double& allBytes)
+{
+    const uint32_t k = cfg.road.numUes;
+    // The tail after the last crossing also covers the slowest restore any scheme could
+    // need: every cache over the backhaul one after another, or a prefill of the longest
+    // context, then the tokens streamed after it (a slow backhaul must not cut it short).
+    double lastTau = 0;
+    allBytes = 0;
+    uint64_t longest = 0;
+    for (const auto& ue : drawn)
+    {
+        lastTau = std::max(lastTau, ue.handoverTime);
+        allBytes += static_cast<double>(ue.contextTokens) * static_cast<double>(bytesPerToken);
+        longest = std::max<uint64_t>(longest, ue.contextTokens);
+    }
+    const double restoreBound =
+        std::max(8.0 * allBytes / (cfg.backhaulGbps * 1e9), k * prefill.Evaluate(longest)) +
+        cfg.tokensAfterHandover / cfg.decodeRate;
+    return cfg.maxSimTime.IsStrictlyPositive()
+               ? cfg.maxSimTime
+               : warmup + Seconds(lastTau + restoreBound) + cfg.tailTime;
+}
+
+/**
+ * \brief Fold one UE's delays into the run's worst cases; a missing value (NaN) makes the
+ *        worst case unknown, never silently smaller.
+ * \param r the UE's result
+ * \param result the run's result
+ */
+void
+AccumulateWorst(const RoadHandoverUeResult& r, RoadHandoverResult& result)
+{
+    // A missing value (NaN) makes the worst case unknown, never silently smaller.
+    result.predictedWorst = std::isnan(r.predictedDelay) || std::isnan(result.predictedWorst)
+                                ? std::numeric_limits<double>::quiet_NaN()
+                                : std::max(result.predictedWorst, r.predictedDelay);
+    result.measuredWorst = std::isnan(r.measuredDelay) || std::isnan(result.measuredWorst)
+                               ? std::numeric_limits<double>::quiet_NaN()
+                               : std::max(result.measuredWorst, r.measuredDelay);
+    result.restoredWorst = std::isnan(r.restoredDelay) || std::isnan(result.restoredWorst)
+                               ? std::numeric_limits<double>::quiet_NaN()
+                               : std::max(result.restoredWorst, r.restoredDelay);
+    result.streamWorst = std::isnan(r.streamDelay) || std::isnan(result.streamWorst)
+                             ? std::numeric_limits<double>::quiet_NaN()
+                             : std::max(result.streamWorst, r.streamDelay);
+}
+
 } // namespace
 
 RoadHandoverResult
@@ -568,23 +669,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     NodeContainer ueNodes;
     ueNodes.Create(k);
 
-    MobilityHelper enbMobility;
-    Ptr<ListPositionAllocator> enbPos = CreateObject<ListPositionAllocator>();
-    // Antenna heights are the RAN's (LTE 0 m; NR: 3GPP TR 38.901's, e.g. 25 m and 1.5 m).
-    enbPos->Add(Vector(0, 0, ran->GetBsHeight()));
-    enbPos->Add(Vector(cfg.bsDistance, 0, ran->GetBsHeight()));
-    enbMobility.SetPositionAllocator(enbPos);
-    enbMobility.Install(enbNodes);
-    MobilityHelper ueMobility;
-    ueMobility.SetMobilityModel("ns3::ConstantVelocityMobilityModel");
-    ueMobility.Install(ueNodes);
-    for (uint32_t i = 0; i < k; ++i)
-    {
-        Ptr<ConstantVelocityMobilityModel> m =
-            ueNodes.Get(i)->GetObject<ConstantVelocityMobilityModel>();
-        m->SetPosition(Vector(x0[i], 10, ran->GetUeHeight())); // a road 10 m beside the BSs
-        m->SetVelocity(Vector(cfg.road.speed, 0, 0));
-    }
+    PlaceNodes(cfg, ran, x0, enbNodes, ueNodes);
 
     ran->Install(enbNodes, ueNodes);
     NetDeviceContainer enbDevs = ran->GetBsDevices();
@@ -866,24 +951,8 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             return next;
         });
     }
-    // The tail after the last crossing also covers the slowest restore any scheme could
-    // need: every cache over the backhaul one after another, or a prefill of the longest
-    // context, then the tokens streamed after it (a slow backhaul must not cut it short).
-    double lastTau = 0;
     double allBytes = 0;
-    uint64_t longest = 0;
-    for (const auto& ue : drawn)
-    {
-        lastTau = std::max(lastTau, ue.handoverTime);
-        allBytes += static_cast<double>(ue.contextTokens) * static_cast<double>(bytesPerToken);
-        longest = std::max<uint64_t>(longest, ue.contextTokens);
-    }
-    const double restoreBound =
-        std::max(8.0 * allBytes / (cfg.backhaulGbps * 1e9), k * prefill.Evaluate(longest)) +
-        cfg.tokensAfterHandover / cfg.decodeRate;
-    const Time stopAt = cfg.maxSimTime.IsStrictlyPositive()
-                            ? cfg.maxSimTime
-                            : warmup + Seconds(lastTau + restoreBound) + cfg.tailTime;
+    const Time stopAt = StopTime(cfg, drawn, bytesPerToken, prefill, warmup, allBytes);
     Simulator::Stop(stopAt);
     // A slow backhaul can make the run simulate many minutes of LTE (about as many minutes
     // of wall time): say so up front, and report progress, rather than run silently.
@@ -961,19 +1030,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             }
         }
         result.ues.push_back(r);
-        // A missing value (NaN) makes the worst case unknown, never silently smaller.
-        result.predictedWorst = std::isnan(r.predictedDelay) || std::isnan(result.predictedWorst)
-                                    ? std::numeric_limits<double>::quiet_NaN()
-                                    : std::max(result.predictedWorst, r.predictedDelay);
-        result.measuredWorst = std::isnan(r.measuredDelay) || std::isnan(result.measuredWorst)
-                                   ? std::numeric_limits<double>::quiet_NaN()
-                                   : std::max(result.measuredWorst, r.measuredDelay);
-        result.restoredWorst = std::isnan(r.restoredDelay) || std::isnan(result.restoredWorst)
-                                   ? std::numeric_limits<double>::quiet_NaN()
-                                   : std::max(result.restoredWorst, r.restoredDelay);
-        result.streamWorst = std::isnan(r.streamDelay) || std::isnan(result.streamWorst)
-                                 ? std::numeric_limits<double>::quiet_NaN()
-                                 : std::max(result.streamWorst, r.streamDelay);
+        AccumulateWorst(r, result);
     }
     Simulator::Destroy();
 
