@@ -632,6 +632,88 @@ AccumulateWorst(const RoadHandoverUeResult& r, RoadHandoverResult& result)
                              : std::max(result.streamWorst, r.streamDelay);
 }
 
+/**
+ * \brief Configure the helper of the BS applications: the RAN, the scheduler with its
+ *        Lookahead, the LLM (Model, KvBits, DecodeRate, TokenBytes), the warm-up
+ *        (PrefillPromptsOnGpu, WarmDecodeStart) and the GPU (prefill a, b, c; T_c).
+ * \param edge the helper
+ * \param cfg the run's configuration
+ * \param schedulerType the scheduler
+ * \param ran the RAN
+ * \param radio the RACH, SRS and prompt timing
+ * \param decodeAt WarmDecodeStart without the GPU
+ */
+void
+ConfigureEdge(EdgeLlmHelper& edge,
+              const RoadHandoverConfig& cfg,
+              const std::string& schedulerType,
+              Ptr<EdgeLlmRan> ran,
+              const RoadHandoverConfig::RadioSettings& radio,
+              Time decodeAt)
+{
+    edge.SetRan(ran);
+    edge.SetSchedulerType(schedulerType, "Lookahead", TimeValue(cfg.lookahead));
+    edge.SetNodeAttribute("Model", StringValue(cfg.model));
+    edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
+    edge.SetNodeAttribute("DecodeRate", DoubleValue(cfg.decodeRate));
+    edge.SetNodeAttribute("TokenBytes", UintegerValue(cfg.tokenBytes));
+    edge.SetNodeAttribute("PrefillPromptsOnGpu", BooleanValue(cfg.warmupOnGpu));
+    if (!cfg.warmupOnGpu && radio.promptMargin.IsStrictlyPositive())
+    {
+        edge.SetNodeAttribute("WarmDecodeStart", TimeValue(decodeAt));
+    }
+    edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(cfg.prefillA));
+    edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(cfg.prefillB));
+    edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(cfg.prefillC));
+    edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(cfg.batchPeriod));
+}
+
+/**
+ * \brief What bounded a UE's delay (RoadHandoverUeResult::bound): the event at its resume
+ *        instant ("transfer", "prefill", ImpactHO's "window", or "none" if not resumed),
+ *        and ImpactHO's accuracy on the fraction received.
+ * \param r the UE's result
+ * \param restoredAt resume instant by IMSI, s
+ * \param batchStartByEnd the target GPU's batches: start by end, s
+ * \param importanceOrder the target's ImportanceOrder
+ * \param accuracyLoss the target's KvAccuracyLoss
+ */
+void
+ClassifyBound(RoadHandoverUeResult& r,
+              const std::map<uint64_t, double>& restoredAt,
+              const std::map<double, double>& batchStartByEnd,
+              bool importanceOrder,
+              double accuracyLoss)
+{
+    // What bounded the delay: the event at the resume instant (MaybeResume runs when
+    // the last of the transfer and the prefill completes).
+    const auto resumed = restoredAt.find(r.ueId);
+    if (resumed == restoredAt.end())
+    {
+        r.bound = "none";
+    }
+    else if (!std::isnan(r.receivedFraction))
+    {
+        r.bound =
+            r.receivedFraction == 1 && r.transferDone == resumed->second ? "transfer" : "window";
+        r.accuracy = AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss)
+                         .Value(r.receivedFraction);
+    }
+    else if (r.transferTokens > 0 && r.transferDone == resumed->second)
+    {
+        r.bound = "transfer";
+    }
+    else
+    {
+        r.bound = "prefill";
+        const auto batch = batchStartByEnd.find(resumed->second);
+        if (batch != batchStartByEnd.end())
+        {
+            r.batchStart = batch->second;
+        }
+    }
+}
+
 } // namespace
 
 RoadHandoverResult
@@ -693,21 +775,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     ran->Attach(ueDevs, enbDevs.Get(0));
 
     EdgeLlmHelper edge;
-    edge.SetRan(ran);
-    edge.SetSchedulerType(schedulerType, "Lookahead", TimeValue(cfg.lookahead));
-    edge.SetNodeAttribute("Model", StringValue(cfg.model));
-    edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
-    edge.SetNodeAttribute("DecodeRate", DoubleValue(cfg.decodeRate));
-    edge.SetNodeAttribute("TokenBytes", UintegerValue(cfg.tokenBytes));
-    edge.SetNodeAttribute("PrefillPromptsOnGpu", BooleanValue(cfg.warmupOnGpu));
-    if (!cfg.warmupOnGpu && radio.promptMargin.IsStrictlyPositive())
-    {
-        edge.SetNodeAttribute("WarmDecodeStart", TimeValue(decodeAt));
-    }
-    edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(cfg.prefillA));
-    edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(cfg.prefillB));
-    edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(cfg.prefillC));
-    edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(cfg.batchPeriod));
+    ConfigureEdge(edge, cfg, schedulerType, ran, radio, decodeAt);
     ApplicationContainer bsApps = edge.InstallOnEnbs(enbDevs);
     edge.ConnectBackhaul(bsApps);
     try
@@ -1002,33 +1070,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             // receivedFraction says how much of it arrived by the window's end.
             r.transferTokens = r.contextTokens;
         }
-        // What bounded the delay: the event at the resume instant (MaybeResume runs when
-        // the last of the transfer and the prefill completes).
-        const auto resumed = restoredAt.find(r.ueId);
-        if (resumed == restoredAt.end())
-        {
-            r.bound = "none";
-        }
-        else if (!std::isnan(r.receivedFraction))
-        {
-            r.bound = r.receivedFraction == 1 && r.transferDone == resumed->second ? "transfer"
-                                                                                   : "window";
-            r.accuracy = AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss)
-                             .Value(r.receivedFraction);
-        }
-        else if (r.transferTokens > 0 && r.transferDone == resumed->second)
-        {
-            r.bound = "transfer";
-        }
-        else
-        {
-            r.bound = "prefill";
-            const auto batch = batchStartByEnd.find(resumed->second);
-            if (batch != batchStartByEnd.end())
-            {
-                r.batchStart = batch->second;
-            }
-        }
+        ClassifyBound(r, restoredAt, batchStartByEnd, importanceOrder, accuracyLoss);
         result.ues.push_back(r);
         AccumulateWorst(r, result);
     }
