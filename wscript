@@ -24,6 +24,8 @@ MODULE_SOURCES = [
     'model/impactho-scheduler.cc',
     'model/token-stream-header.cc',
     'model/edge-llm-node.cc',
+    'model/edge-llm-source-role.cc',
+    'model/edge-llm-target-role.cc',
     'model/edge-llm-ue-app.cc',
     'helper/edge-llm-csv.cc',
     'helper/edge-llm-plan-cli.cc',
