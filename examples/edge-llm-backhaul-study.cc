@@ -23,6 +23,7 @@
  *   edge-llm-backhaul-study --loads=0,0.3,0.6,0.9
  */
 #include "ns3/core-module.h"
+#include "ns3/edge-llm-csv.h"
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/multi-cell-scenario.h"
@@ -59,18 +60,6 @@ Cell(double v, int width)
     return o.str();
 }
 
-/// Empty for NaN (a CSV field), else the value.
-std::string
-Field(double v)
-{
-    std::ostringstream o;
-    o << std::setprecision(9);
-    if (!std::isnan(v))
-    {
-        o << v;
-    }
-    return o.str();
-}
 } // namespace
 
 int
@@ -362,21 +351,24 @@ main(int argc, char* argv[])
                       << (r.complete ? "" : "  [INCOMPLETE]") << std::endl; // each row as it comes
             std::cout.unsetf(std::ios::fixed);
             csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
-                << Field(r.measured.mean) << "," << Field(r.measured.p95) << ","
-                << Field(r.measured.max) << "," << Field(r.restored.max) << ","
-                << Field(r.queueDelay.mean) << "," << Field(r.queueDelay.p95) << ","
-                << Field(r.queueDelay.max) << "," << r.kvBytesSent << "," << r.kvBytesReceived
-                << "," << dropped << "," << droppedPackets << "," << (r.complete ? 1 : 0) << "\n";
-            queueCsv << load << "," << name << "," << Field(r.queueDelay.mean) << ","
-                     << Field(r.queueDelay.p95) << "," << Field(r.queueDelay.max) << "\n";
+                << EdgeLlmCsvField(r.measured.mean) << "," << EdgeLlmCsvField(r.measured.p95) << ","
+                << EdgeLlmCsvField(r.measured.max) << "," << EdgeLlmCsvField(r.restored.max) << ","
+                << EdgeLlmCsvField(r.queueDelay.mean) << "," << EdgeLlmCsvField(r.queueDelay.p95)
+                << "," << EdgeLlmCsvField(r.queueDelay.max) << "," << r.kvBytesSent << ","
+                << r.kvBytesReceived << "," << dropped << "," << droppedPackets << ","
+                << (r.complete ? 1 : 0) << "\n";
+            queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
+                     << EdgeLlmCsvField(r.queueDelay.p95) << ","
+                     << EdgeLlmCsvField(r.queueDelay.max) << "\n";
             for (const auto& ue : r.ues)
             {
                 ueCsv << load << "," << name << "," << ue.imsi << "," << ue.homeSite << ","
-                      << ue.sourceCellId << "," << ue.targetCellId << "," << Field(ue.handoverTime)
-                      << "," << ue.promptTokens << "," << ue.contextTokens << ","
-                      << ue.prefillTokens << "," << ue.transferTokens << ","
-                      << Field(ue.predictedDelay) << "," << Field(ue.restoredDelay) << ","
-                      << Field(ue.measuredDelay) << "," << ue.kvBytesExpected << ","
+                      << ue.sourceCellId << "," << ue.targetCellId << ","
+                      << EdgeLlmCsvField(ue.handoverTime) << "," << ue.promptTokens << ","
+                      << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens
+                      << "," << EdgeLlmCsvField(ue.predictedDelay) << ","
+                      << EdgeLlmCsvField(ue.restoredDelay) << ","
+                      << EdgeLlmCsvField(ue.measuredDelay) << "," << ue.kvBytesExpected << ","
                       << ue.kvBytesReceived << "," << (ue.lost ? 1 : 0) << "\n";
             }
             // A run with nothing measured (no UE restored) has no point to plot.

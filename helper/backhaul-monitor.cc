@@ -3,6 +3,7 @@
  */
 #include "backhaul-monitor.h"
 
+#include "edge-llm-csv.h"
 #include "edge-llm-session-stats.h"
 
 #include "ns3/edge-llm-compat.h"
@@ -171,17 +172,6 @@ Track(FragmentMap& fragments, const PacketInfo& info)
     return BackhaulMonitor::KV;
 }
 
-std::string
-Field(double v)
-{
-    std::ostringstream o;
-    o << std::setprecision(9);
-    if (!std::isnan(v))
-    {
-        o << v;
-    }
-    return o.str();
-}
 } // namespace
 
 TypeId
@@ -596,19 +586,19 @@ BackhaulMonitor::GetCsv() const
             const Interval in = k < series[d].size() ? series[d][k] : Interval();
             const bool q = dir.totals.hasQueueDisc;
             const double nan = std::numeric_limits<double>::quiet_NaN();
-            csv << Field(static_cast<double>(k) * m_interval.GetSeconds()) << ',' << dir.totals.link
-                << ',' << dir.totals.fromNode << ',' << dir.totals.toNode << ','
-                << Field(TimeStep(in.busy).GetSeconds() / length) << ',' << in.txPackets << ','
-                << in.txBytes << ',' << in.kvBytes << ','
-                << Field(q ? in.packetSeconds / length : nan) << ','
-                << Field(q ? in.byteSeconds / length : nan) << ','
+            csv << EdgeLlmCsvField(static_cast<double>(k) * m_interval.GetSeconds()) << ','
+                << dir.totals.link << ',' << dir.totals.fromNode << ',' << dir.totals.toNode << ','
+                << EdgeLlmCsvField(TimeStep(in.busy).GetSeconds() / length) << ',' << in.txPackets
+                << ',' << in.txBytes << ',' << in.kvBytes << ','
+                << EdgeLlmCsvField(q ? in.packetSeconds / length : nan) << ','
+                << EdgeLlmCsvField(q ? in.byteSeconds / length : nan) << ','
                 << (q ? std::to_string(in.maxPackets) : "") << ','
                 << (q ? std::to_string(in.maxBytes) : "") << ','
                 << (q ? std::to_string(in.qdiscDrops) : "") << ','
                 << (q ? std::to_string(in.qdiscDropBytes) : "") << ',' << in.deviceDrops << ','
                 << in.kvDropBytes << ','
-                << Field(in.sojournCount > 0 ? in.sojournSum / in.sojournCount : nan) << ','
-                << Field(in.sojournCount > 0 ? in.sojournMax : nan) << '\n';
+                << EdgeLlmCsvField(in.sojournCount > 0 ? in.sojournSum / in.sojournCount : nan)
+                << ',' << EdgeLlmCsvField(in.sojournCount > 0 ? in.sojournMax : nan) << '\n';
         }
     }
     return csv.str();
@@ -627,14 +617,15 @@ BackhaulMonitor::GetTotalsCsv() const
     {
         const Totals t = GetTotals(d);
         const Direction& dir = m_dirs[d];
-        csv << t.link << ',' << t.fromNode << ',' << t.toNode << ',' << Field(t.rateBps) << ','
-            << Field(t.utilization) << ',' << t.txPackets << ',' << t.txBytes << ',' << t.kvBytes
-            << ',' << t.kvWireBytes << ',' << t.x2cBytes << ',' << t.x2uBytes << ',' << t.otherBytes
-            << ',' << dir.queueDiscType << ','
+        csv << t.link << ',' << t.fromNode << ',' << t.toNode << ',' << EdgeLlmCsvField(t.rateBps)
+            << ',' << EdgeLlmCsvField(t.utilization) << ',' << t.txPackets << ',' << t.txBytes
+            << ',' << t.kvBytes << ',' << t.kvWireBytes << ',' << t.x2cBytes << ',' << t.x2uBytes
+            << ',' << t.otherBytes << ',' << dir.queueDiscType << ','
             << (t.hasQueueDisc ? std::to_string(t.qdiscDrops) : "") << ','
             << (t.hasQueueDisc ? std::to_string(t.qdiscDropBytes) : "") << ',' << t.deviceDrops
-            << ',' << t.kvDropBytes << ',' << t.sojournCount << ',' << Field(t.sojournMean) << ','
-            << Field(t.sojournP95) << ',' << Field(t.sojournMax) << '\n';
+            << ',' << t.kvDropBytes << ',' << t.sojournCount << ','
+            << EdgeLlmCsvField(t.sojournMean) << ',' << EdgeLlmCsvField(t.sojournP95) << ','
+            << EdgeLlmCsvField(t.sojournMax) << '\n';
     }
     return csv.str();
 }

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iomanip>
 #include <sstream>
 #include <utility>
 
@@ -302,6 +303,18 @@ EdgeLlmCsvTable::GetUnsigned(std::size_t row,
         Fail(row, column + " must be in " + range + ", got " + text);
     }
     return v;
+}
+
+std::string
+EdgeLlmCsvField(double value)
+{
+    std::ostringstream o;
+    o << std::setprecision(9);
+    if (!std::isnan(value))
+    {
+        o << value;
+    }
+    return o.str();
 }
 
 } // namespace ns3

@@ -113,6 +113,15 @@ bool EdgeLlmParseDouble(const std::string& text, double& value);
  */
 bool EdgeLlmParseUnsigned(const std::string& text, uint64_t& value);
 
+/**
+ * \ingroup edge-llm
+ * \brief One CSV field of a measured value: 9 significant digits, or empty for NaN (a
+ *        value that was not measured or does not apply, never the text "nan").
+ * \param value the value
+ * \return the field's text
+ */
+std::string EdgeLlmCsvField(double value);
+
 } // namespace ns3
 
 #endif /* EDGE_LLM_CSV_H */

@@ -3,6 +3,8 @@
  */
 #include "edge-llm-session-stats.h"
 
+#include "edge-llm-csv.h"
+
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-ue-app.h"
@@ -439,15 +441,7 @@ EdgeLlmSessionStats::SummarizePredictedDelay() const
 std::string
 EdgeLlmSessionStats::GetCsv() const
 {
-    auto field = [](double v) {
-        std::ostringstream o;
-        o << std::setprecision(9);
-        if (!std::isnan(v))
-        {
-            o << v;
-        }
-        return o.str();
-    };
+    auto field = &EdgeLlmCsvField;
     std::ostringstream csv;
     csv << "session_id,source_cell,target_cell,handover_s,context_tokens,prefill_tokens,"
            "transfer_tokens,predicted_delay_s,restored_delay_s,ue_stall_s,ue_delay_s,bound,"

@@ -3,6 +3,7 @@
  */
 #include "road-handover-example.h"
 
+#include "edge-llm-csv.h"
 #include "edge-llm-figure-writer.h"
 #include "edge-llm-helper.h"
 #include "road-handover-scenario.h"
@@ -313,15 +314,7 @@ RunRoadHandoverExample(int argc,
     csv << std::setprecision(9);
     // A value that does not apply (predicted for ImpactHO, batch start for a transfer-bound
     // UE, ...) is an empty CSV field and "n/a" in the table, never "nan".
-    auto field = [](double v) {
-        std::ostringstream o;
-        o << std::setprecision(9);
-        if (!std::isnan(v))
-        {
-            o << v;
-        }
-        return o.str();
-    };
+    auto field = &EdgeLlmCsvField;
     auto cell = [](double v, int width) {
         std::ostringstream o;
         o << std::fixed << std::setprecision(4) << std::setw(width);
