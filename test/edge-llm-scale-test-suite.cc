@@ -415,9 +415,9 @@ class ScaleInstallUeAnyCellTestCase : public TestCase
  *        (Friis at 2.12 GHz: 99 dB; noise -98.5 dBm over 25 RBs with the UE's 9 dB noise
  *        figure: SINR about 9.5 dB). PiroEW2010's closed form puts a 7.4 dB SNR gap
  *        (-ln(5 x 5e-5) / 1.5 = 5.53) under the Shannon bound, so at this SINR its CQI
- *        (log2(1 + 8.9 / 5.53) = 1.38 b/s/Hz: CQI 6, MCS about 9) is below the
- *        mutual-information one (about 10 % TB errors at 9.5 dB: MCS about 15), and the
- *        scheduled MCS (from the UE's CQI) drops when the knob is PiroEW2010.
+ *        (log2(1 + 8.9 / 5.53) = 1.38 b/s/Hz: CQI 6) is below the mutual-information
+ *        one (the highest MCS with under 10 % TB errors), and the scheduled MCS (from the
+ *        UE's CQI) drops by more than 3 when the knob is PiroEW2010.
  */
 class ScaleAmcModelTestCase : public TestCase
 {
