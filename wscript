@@ -24,6 +24,8 @@ MODULE_SOURCES = [
     'model/impactho-scheduler.cc',
     'model/token-stream-header.cc',
     'model/edge-llm-node.cc',
+    'model/edge-llm-source-role.cc',
+    'model/edge-llm-target-role.cc',
     'model/edge-llm-ue-app.cc',
     'helper/edge-llm-csv.cc',
     'helper/edge-llm-plan-cli.cc',
@@ -42,6 +44,7 @@ MODULE_SOURCES = [
     'helper/road-handover-example.cc',
     'helper/edge-llm-session-stats.cc',
     'helper/backhaul-monitor.cc',
+    'helper/multi-cell-scenario.cc',
 ]
 # No NR here: 5G-LENA needs ns-3 >= 3.36's CMake build (CMakeLists.txt adds
 # helper/nr-edge-llm-ran.cc when the nr module is present).
@@ -61,6 +64,8 @@ TEST_SOURCES = [
     'test/edge-llm-mesh-test-suite.cc',
     'test/edge-llm-outputs-test-suite.cc',
     'test/edge-llm-backhaul-test-suite.cc',
+    'test/edge-llm-scale-test-suite.cc',
+    'test/edge-llm-backhaul-study-test-suite.cc',
 ]
 
 

@@ -548,7 +548,7 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
         app->SetAttribute("ServerAddress", Ipv4AddressValue(serverAddress));
         ueNodes.Get(i)->AddApplication(app);
         apps.Add(app);
-        WaitForAttach(app, ueDevices.Get(i), nullptr);
+        WaitForAttach(app, ueDevices.Get(i), ran->GetUeRrcName(), nullptr);
     }
     return apps;
 }
@@ -556,11 +556,12 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
 void
 EdgeLlmHelper::WaitForAttach(Ptr<EdgeLlmUeApp> app,
                              Ptr<NetDevice> ueDevice,
+                             const std::string& ueRrcName,
                              EdgeLlmUeApp::ServerResolver resolver)
 {
     std::ostringstream path;
     path << "/NodeList/" << ueDevice->GetNode()->GetId() << "/DeviceList/" << ueDevice->GetIfIndex()
-         << "/LteUeRrc/";
+         << "/" << ueRrcName << "/";
     // The attach: ConnectionEstablished names the cell; the data bearer (without which the
     // UE's RRC drops the prompt) comes with the RRC reconfiguration after it.
     if (Config::ConnectWithoutContextFailSafe(path.str() + "ConnectionEstablished",
@@ -620,6 +621,7 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
         apps.Add(app);
         WaitForAttach(app,
                       ueDevices.Get(i),
+                      ran->GetUeRrcName(),
                       [servers](uint16_t cell, Ipv4Address& address, uint16_t& port, Time& dt) {
                           const auto it = servers.find(cell);
                           if (it == servers.end())

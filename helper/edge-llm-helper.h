@@ -210,10 +210,12 @@ class EdgeLlmHelper
      *        ConnectionEstablished trace), if the device has that trace.
      * \param app the UE's application
      * \param ueDevice its UE device
+     * \param ueRrcName the UE device's RRC attribute (EdgeLlmRan::GetUeRrcName())
      * \param resolver the server by cell (empty: the app's own ServerAddress)
      */
     static void WaitForAttach(Ptr<EdgeLlmUeApp> app,
                               Ptr<NetDevice> ueDevice,
+                              const std::string& ueRrcName,
                               EdgeLlmUeApp::ServerResolver resolver);
 
     Ptr<EdgeLlmRan> m_ran;            //!< SetRan(); null: LTE

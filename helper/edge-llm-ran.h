@@ -270,6 +270,14 @@ class EdgeLlmRan : public Object
      */
     virtual std::string GetRrcName() const = 0;
 
+    /**
+     * \return the attribute of the UE device that holds its RRC, whose trace sources
+     *         ConnectionEstablished and ConnectionReconfiguration (imsi, cellId, rnti)
+     *         EdgeLlmHelper::InstallUe connects to send the prompt after the attach:
+     *         "LteUeRrc" or "NrUeRrc"
+     */
+    virtual std::string GetUeRrcName() const = 0;
+
     /// \return the EPC's SGW node (after Configure())
     virtual Ptr<Node> GetSgwNode() const = 0;
     /// \return the EPC's PGW node (after Configure())

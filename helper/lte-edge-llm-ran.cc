@@ -246,6 +246,12 @@ LteEdgeLlmRan::GetImsi(Ptr<NetDevice> ueDevice) const
 }
 
 std::string
+LteEdgeLlmRan::GetUeRrcName() const
+{
+    return "LteUeRrc";
+}
+
+std::string
 LteEdgeLlmRan::GetRrcName() const
 {
     return "LteEnbRrc";

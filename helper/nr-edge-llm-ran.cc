@@ -200,6 +200,12 @@ NrEdgeLlmRan::GetImsi(Ptr<NetDevice> ueDevice) const
 }
 
 std::string
+NrEdgeLlmRan::GetUeRrcName() const
+{
+    return "NrUeRrc";
+}
+
+std::string
 NrEdgeLlmRan::GetRrcName() const
 {
     return "NrGnbRrc";

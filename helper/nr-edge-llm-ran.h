@@ -68,6 +68,7 @@ class NrEdgeLlmRan : public EdgeLlmRan
     uint16_t GetCellId(Ptr<NetDevice> bsDevice) const override;
     uint64_t GetImsi(Ptr<NetDevice> ueDevice) const override;
     std::string GetRrcName() const override;
+    std::string GetUeRrcName() const override;
     Ptr<Node> GetSgwNode() const override;
     Ptr<Node> GetPgwNode() const override;
     double GetBsHeight() const override;

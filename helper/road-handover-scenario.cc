@@ -349,35 +349,58 @@ RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>&
     return advice;
 }
 
-RoadHandoverResult
-RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& schedulerType)
+namespace
 {
-    cfg.Validate();
-    RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
-    Ipv4AddressGenerator::Reset();
 
-    RoadHandoverResult result;
-    const uint32_t k = cfg.road.numUes;
+/// The warm-up plan of a road run: the drawn UEs, where each starts and what it prompts.
+struct WarmupPlan
+{
+    std::vector<CtHoUe> drawn;               //!< The flow level's UEs (tau_i, C_i)
+    RoadHandoverConfig::RadioSettings radio; //!< RACH, SRS and prompt timing
+    Time decodeAt;                           //!< WarmDecodeStart without the GPU
+    Time warmup;                             //!< W, the road's time 0
+    std::vector<double> x0;                  //!< Start positions, m
+    std::vector<uint32_t> prompts;           //!< Prompt tokens
+    std::vector<uint32_t> maxNewTokens;      //!< Tokens each session decodes
 
+    /// \return when UE \p i sends its prompt
+    Time PromptAt(uint32_t i) const
+    {
+        return radio.promptTime + radio.promptSpacing * static_cast<int64_t>(i);
+    }
+};
+
+/**
+ * \brief Plan the warm-up: W, a multiple of T_c, after which every session's context at
+ *        its handover is the drawn C_i (prompt + tokens decoded by then).
+ * \param cfg the run's configuration
+ * \return the plan
+ */
+WarmupPlan
+PlanWarmup(const RoadHandoverConfig& cfg)
+{
     // The flow level's UEs for this run. The road's time 0 comes after a warm-up W (a
     // multiple of T_c, so batch boundaries fall as at flow level) in which every
     // session's prompt is prefilled on the source's one GPU (in IMSI order, each on a
     // T_c boundary) and decoding has begun. Each prompt is sized so that the context
     // at the handover (prompt + tokens decoded by then) is the drawn C_i.
-    const std::vector<CtHoUe> drawn = cfg.road.Draw(RngSeedManager::GetRun());
+    WarmupPlan w;
+    w.drawn = cfg.road.Draw(RngSeedManager::GetRun());
+    const std::vector<CtHoUe>& drawn = w.drawn;
+    const uint32_t k = cfg.road.numUes;
     const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
     const double tc = cfg.batchPeriod.GetSeconds();
-    const RoadHandoverConfig::RadioSettings radio = cfg.GetRadioSettings();
+    w.radio = cfg.GetRadioSettings();
+    const RoadHandoverConfig::RadioSettings& radio = w.radio;
     // UE i sends its prompt at promptTime + i x promptSpacing (K prompts at one instant
     // queue for the uplink: measured 100 UEs, 130 ms more than uplinkLatency on average).
-    auto promptAt = [&](uint32_t i) {
-        return radio.promptTime + radio.promptSpacing * static_cast<int64_t>(i);
-    };
+    auto promptAt = [&](uint32_t i) { return w.PromptAt(i); };
     const double arrival = (radio.promptTime + cfg.uplinkLatency).GetSeconds();
     // Without the GPU every session starts decoding at one instant after the last prompt's
     // expected arrival (EdgeLlmNode WarmDecodeStart; beyond 12 UEs with the uplink queue's
     // margin), which bounds the warm-up; on the GPU, the prompts' prefill queue does.
-    const Time decodeAt = promptAt(k - 1) + cfg.uplinkLatency + radio.promptMargin;
+    w.decodeAt = promptAt(k - 1) + cfg.uplinkLatency + radio.promptMargin;
+    const Time decodeAt = w.decodeAt;
     double busy = cfg.warmupOnGpu ? arrival : decodeAt.GetSeconds();
     double firstHandover = drawn.front().handoverTime;
     for (const auto& ue : drawn)
@@ -390,12 +413,15 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     }
     const Time step = tc > 0 ? cfg.batchPeriod : MilliSeconds(1);
     const double needed = std::max(0.0, busy + 0.1 - firstHandover); // 100 ms of decoding
-    const Time warmup = step * static_cast<int64_t>(std::ceil(needed / step.GetSeconds()));
-    result.warmup = warmup.GetSeconds();
+    w.warmup = step * static_cast<int64_t>(std::ceil(needed / step.GetSeconds()));
+    const Time warmup = w.warmup;
 
-    std::vector<double> x0(k);
-    std::vector<uint32_t> prompts(k);
-    std::vector<uint32_t> maxNewTokens(k);
+    std::vector<double>& x0 = w.x0;
+    std::vector<uint32_t>& prompts = w.prompts;
+    std::vector<uint32_t>& maxNewTokens = w.maxNewTokens;
+    x0.resize(k);
+    prompts.resize(k);
+    maxNewTokens.resize(k);
     double gpuFree = 0;
     for (uint32_t i = 0; i < k; ++i)
     {
@@ -424,11 +450,17 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         maxNewTokens[i] = static_cast<uint32_t>(decoded) + cfg.tokensAfterHandover;
     }
 
-    // The RAN (LTE or NR) with its EPC, X2/Xn backhaul and handover algorithm: the one
-    // part of the scenario that depends on the RAT. Known handover times: each handover is
-    // requested at the boundary crossing and announced. Otherwise the RRC's algorithm
-    // decides (online ctHO).
-    const bool automatic = !cfg.handoverAlgorithm.empty();
+    return w;
+}
+
+/**
+ * \param cfg the run's configuration
+ * \param radio its RACH and SRS settings
+ * \return the RAN's configuration (RAT, backhaul, radio, handover algorithm)
+ */
+EdgeLlmRanConfig
+MakeRanConfig(const RoadHandoverConfig& cfg, const RoadHandoverConfig::RadioSettings& radio)
+{
     EdgeLlmRanConfig ranConfig;
     ranConfig.backhaulGbps = cfg.backhaulGbps;
     ranConfig.backhaulDelay = cfg.backhaulDelay;
@@ -449,13 +481,76 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         ranConfig.srsPeriodicity = radio.srsPeriodicity;
         ranConfig.amcModel = cfg.amcModel;
     }
-    Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create(cfg.ran, ranConfig);
+    return ranConfig;
+}
 
-    NodeContainer enbNodes;
-    enbNodes.Create(2);
-    NodeContainer ueNodes;
-    ueNodes.Create(k);
+/**
+ * \brief Replay the run at flow level on what actually happened: the clairvoyant plan
+ *        (every time known) and the run's own policy (result's clairvoyantWorst, fluidWorst).
+ * \param cfg the run's configuration
+ * \param schedulerType the run's scheduler
+ * \param automatic true if the RRC's algorithm decided the handovers
+ * \param prefill the prefill time model
+ * \param result the run's result, completed here
+ */
+void
+ReplayFlowLevel(const RoadHandoverConfig& cfg,
+                const std::string& schedulerType,
+                bool automatic,
+                const PrefillTimeModel& prefill,
+                RoadHandoverResult& result)
+{
+    // The flow level on what actually happened: the clairvoyant plan (every time known)
+    // and the run's own policy.
+    std::vector<CtHoUe> actual;
+    for (const auto& r : result.ues)
+    {
+        if (!std::isnan(r.handoverTime))
+        {
+            actual.push_back({r.ueId, r.handoverTime, r.contextTokens});
+        }
+    }
+    // The ctHO-family flow level has no ImpactHO (slots, partial caches): no replay.
+    const bool impactHo = schedulerType.find("ImpactHo") != std::string::npos;
+    result.fluidWorst = std::numeric_limits<double>::quiet_NaN();
+    if (!actual.empty())
+    {
+        FluidHandoverConfig fluid;
+        fluid.schedulerType = schedulerType;
+        fluid.model = cfg.model;
+        fluid.kvBits = cfg.kvBits;
+        fluid.backhaulGbps = cfg.backhaulGbps;
+        fluid.prefill = prefill;
+        fluid.batchPeriod = cfg.batchPeriod;
+        FluidHandoverConfig clairvoyant = fluid;
+        clairvoyant.schedulerType = "ns3::CtHoScheduler";
+        result.clairvoyantWorst = FluidHandoverScenario::Run(clairvoyant, actual).worstDelay;
+        fluid.knownHandoverTimes = !automatic;
+        fluid.lookahead = cfg.lookahead;
+        if (!impactHo)
+        {
+            result.fluidWorst = FluidHandoverScenario::Run(fluid, actual).worstDelay;
+        }
+    }
+}
 
+/**
+ * \brief Place the road: the two BSs bsDistance apart, each UE at its start position on a
+ *        road 10 m beside them, moving at the road's speed (ConstantVelocityMobilityModel).
+ * \param cfg the run's configuration
+ * \param ran the RAN (its antenna heights)
+ * \param x0 the UEs' start positions, m
+ * \param enbNodes the BS nodes
+ * \param ueNodes the UE nodes
+ */
+void
+PlaceNodes(const RoadHandoverConfig& cfg,
+           Ptr<EdgeLlmRan> ran,
+           const std::vector<double>& x0,
+           NodeContainer& enbNodes,
+           NodeContainer& ueNodes)
+{
+    const uint32_t k = cfg.road.numUes;
     MobilityHelper enbMobility;
     Ptr<ListPositionAllocator> enbPos = CreateObject<ListPositionAllocator>();
     // Antenna heights are the RAN's (LTE 0 m; NR: 3GPP TR 38.901's, e.g. 25 m and 1.5 m).
@@ -473,6 +568,193 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
         m->SetPosition(Vector(x0[i], 10, ran->GetUeHeight())); // a road 10 m beside the BSs
         m->SetVelocity(Vector(cfg.road.speed, 0, 0));
     }
+}
+
+/**
+ * \brief When the run stops: maxSimTime if set, else W + the last crossing + the slowest
+ *        restore any scheme could need (every cache over the backhaul one after another, or
+ *        a prefill of the longest context per UE) + the tokens after it + tailTime.
+ * \param cfg the run's configuration
+ * \param drawn the flow level's UEs
+ * \param bytesPerToken KV bytes per token
+ * \param prefill the prefill time model
+ * \param warmup W
+ * \param allBytes set to every UE's KV bytes, summed
+ * \return the stop time
+ */
+Time
+StopTime(const RoadHandoverConfig& cfg,
+         const std::vector<CtHoUe>& drawn,
+         uint64_t bytesPerToken,
+         const PrefillTimeModel& prefill,
+         Time warmup,
+         double& allBytes)
+{
+    const uint32_t k = cfg.road.numUes;
+    // The tail after the last crossing also covers the slowest restore any scheme could
+    // need: every cache over the backhaul one after another, or a prefill of the longest
+    // context, then the tokens streamed after it (a slow backhaul must not cut it short).
+    double lastTau = 0;
+    allBytes = 0;
+    uint64_t longest = 0;
+    for (const auto& ue : drawn)
+    {
+        lastTau = std::max(lastTau, ue.handoverTime);
+        allBytes += static_cast<double>(ue.contextTokens) * static_cast<double>(bytesPerToken);
+        longest = std::max<uint64_t>(longest, ue.contextTokens);
+    }
+    const double restoreBound =
+        std::max(8.0 * allBytes / (cfg.backhaulGbps * 1e9), k * prefill.Evaluate(longest)) +
+        cfg.tokensAfterHandover / cfg.decodeRate;
+    return cfg.maxSimTime.IsStrictlyPositive()
+               ? cfg.maxSimTime
+               : warmup + Seconds(lastTau + restoreBound) + cfg.tailTime;
+}
+
+/**
+ * \brief Fold one UE's delays into the run's worst cases; a missing value (NaN) makes the
+ *        worst case unknown, never silently smaller.
+ * \param r the UE's result
+ * \param result the run's result
+ */
+void
+AccumulateWorst(const RoadHandoverUeResult& r, RoadHandoverResult& result)
+{
+    // A missing value (NaN) makes the worst case unknown, never silently smaller.
+    result.predictedWorst = std::isnan(r.predictedDelay) || std::isnan(result.predictedWorst)
+                                ? std::numeric_limits<double>::quiet_NaN()
+                                : std::max(result.predictedWorst, r.predictedDelay);
+    result.measuredWorst = std::isnan(r.measuredDelay) || std::isnan(result.measuredWorst)
+                               ? std::numeric_limits<double>::quiet_NaN()
+                               : std::max(result.measuredWorst, r.measuredDelay);
+    result.restoredWorst = std::isnan(r.restoredDelay) || std::isnan(result.restoredWorst)
+                               ? std::numeric_limits<double>::quiet_NaN()
+                               : std::max(result.restoredWorst, r.restoredDelay);
+    result.streamWorst = std::isnan(r.streamDelay) || std::isnan(result.streamWorst)
+                             ? std::numeric_limits<double>::quiet_NaN()
+                             : std::max(result.streamWorst, r.streamDelay);
+}
+
+/**
+ * \brief Configure the helper of the BS applications: the RAN, the scheduler with its
+ *        Lookahead, the LLM (Model, KvBits, DecodeRate, TokenBytes), the warm-up
+ *        (PrefillPromptsOnGpu, WarmDecodeStart) and the GPU (prefill a, b, c; T_c).
+ * \param edge the helper
+ * \param cfg the run's configuration
+ * \param schedulerType the scheduler
+ * \param ran the RAN
+ * \param radio the RACH, SRS and prompt timing
+ * \param decodeAt WarmDecodeStart without the GPU
+ */
+void
+ConfigureEdge(EdgeLlmHelper& edge,
+              const RoadHandoverConfig& cfg,
+              const std::string& schedulerType,
+              Ptr<EdgeLlmRan> ran,
+              const RoadHandoverConfig::RadioSettings& radio,
+              Time decodeAt)
+{
+    edge.SetRan(ran);
+    edge.SetSchedulerType(schedulerType, "Lookahead", TimeValue(cfg.lookahead));
+    edge.SetNodeAttribute("Model", StringValue(cfg.model));
+    edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
+    edge.SetNodeAttribute("DecodeRate", DoubleValue(cfg.decodeRate));
+    edge.SetNodeAttribute("TokenBytes", UintegerValue(cfg.tokenBytes));
+    edge.SetNodeAttribute("PrefillPromptsOnGpu", BooleanValue(cfg.warmupOnGpu));
+    if (!cfg.warmupOnGpu && radio.promptMargin.IsStrictlyPositive())
+    {
+        edge.SetNodeAttribute("WarmDecodeStart", TimeValue(decodeAt));
+    }
+    edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(cfg.prefillA));
+    edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(cfg.prefillB));
+    edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(cfg.prefillC));
+    edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(cfg.batchPeriod));
+}
+
+/**
+ * \brief What bounded a UE's delay (RoadHandoverUeResult::bound): the event at its resume
+ *        instant ("transfer", "prefill", ImpactHO's "window", or "none" if not resumed),
+ *        and ImpactHO's accuracy on the fraction received.
+ * \param r the UE's result
+ * \param restoredAt resume instant by IMSI, s
+ * \param batchStartByEnd the target GPU's batches: start by end, s
+ * \param importanceOrder the target's ImportanceOrder
+ * \param accuracyLoss the target's KvAccuracyLoss
+ */
+void
+ClassifyBound(RoadHandoverUeResult& r,
+              const std::map<uint64_t, double>& restoredAt,
+              const std::map<double, double>& batchStartByEnd,
+              bool importanceOrder,
+              double accuracyLoss)
+{
+    // What bounded the delay: the event at the resume instant (MaybeResume runs when
+    // the last of the transfer and the prefill completes).
+    const auto resumed = restoredAt.find(r.ueId);
+    if (resumed == restoredAt.end())
+    {
+        r.bound = "none";
+    }
+    else if (!std::isnan(r.receivedFraction))
+    {
+        r.bound =
+            r.receivedFraction == 1 && r.transferDone == resumed->second ? "transfer" : "window";
+        r.accuracy = AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss)
+                         .Value(r.receivedFraction);
+    }
+    else if (r.transferTokens > 0 && r.transferDone == resumed->second)
+    {
+        r.bound = "transfer";
+    }
+    else
+    {
+        r.bound = "prefill";
+        const auto batch = batchStartByEnd.find(resumed->second);
+        if (batch != batchStartByEnd.end())
+        {
+            r.batchStart = batch->second;
+        }
+    }
+}
+
+} // namespace
+
+RoadHandoverResult
+RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& schedulerType)
+{
+    cfg.Validate();
+    RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
+    Ipv4AddressGenerator::Reset();
+
+    RoadHandoverResult result;
+    const uint32_t k = cfg.road.numUes;
+
+    const WarmupPlan plan = PlanWarmup(cfg);
+    const std::vector<CtHoUe>& drawn = plan.drawn;
+    const RoadHandoverConfig::RadioSettings& radio = plan.radio;
+    const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
+    auto promptAt = [&](uint32_t i) { return plan.PromptAt(i); };
+    const Time decodeAt = plan.decodeAt;
+    const Time warmup = plan.warmup;
+    result.warmup = warmup.GetSeconds();
+    const std::vector<double>& x0 = plan.x0;
+    const std::vector<uint32_t>& prompts = plan.prompts;
+    const std::vector<uint32_t>& maxNewTokens = plan.maxNewTokens;
+
+    // The RAN (LTE or NR) with its EPC, X2/Xn backhaul and handover algorithm: the one
+    // part of the scenario that depends on the RAT. Known handover times: each handover is
+    // requested at the boundary crossing and announced. Otherwise the RRC's algorithm
+    // decides (online ctHO).
+    const bool automatic = !cfg.handoverAlgorithm.empty();
+    const EdgeLlmRanConfig ranConfig = MakeRanConfig(cfg, radio);
+    Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create(cfg.ran, ranConfig);
+
+    NodeContainer enbNodes;
+    enbNodes.Create(2);
+    NodeContainer ueNodes;
+    ueNodes.Create(k);
+
+    PlaceNodes(cfg, ran, x0, enbNodes, ueNodes);
 
     ran->Install(enbNodes, ueNodes);
     NetDeviceContainer enbDevs = ran->GetBsDevices();
@@ -496,21 +778,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
     ran->Attach(ueDevs, enbDevs.Get(0));
 
     EdgeLlmHelper edge;
-    edge.SetRan(ran);
-    edge.SetSchedulerType(schedulerType, "Lookahead", TimeValue(cfg.lookahead));
-    edge.SetNodeAttribute("Model", StringValue(cfg.model));
-    edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
-    edge.SetNodeAttribute("DecodeRate", DoubleValue(cfg.decodeRate));
-    edge.SetNodeAttribute("TokenBytes", UintegerValue(cfg.tokenBytes));
-    edge.SetNodeAttribute("PrefillPromptsOnGpu", BooleanValue(cfg.warmupOnGpu));
-    if (!cfg.warmupOnGpu && radio.promptMargin.IsStrictlyPositive())
-    {
-        edge.SetNodeAttribute("WarmDecodeStart", TimeValue(decodeAt));
-    }
-    edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(cfg.prefillA));
-    edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(cfg.prefillB));
-    edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(cfg.prefillC));
-    edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(cfg.batchPeriod));
+    ConfigureEdge(edge, cfg, schedulerType, ran, radio, decodeAt);
     ApplicationContainer bsApps = edge.InstallOnEnbs(enbDevs);
     edge.ConnectBackhaul(bsApps);
     try
@@ -754,24 +1022,8 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             return next;
         });
     }
-    // The tail after the last crossing also covers the slowest restore any scheme could
-    // need: every cache over the backhaul one after another, or a prefill of the longest
-    // context, then the tokens streamed after it (a slow backhaul must not cut it short).
-    double lastTau = 0;
     double allBytes = 0;
-    uint64_t longest = 0;
-    for (const auto& ue : drawn)
-    {
-        lastTau = std::max(lastTau, ue.handoverTime);
-        allBytes += static_cast<double>(ue.contextTokens) * static_cast<double>(bytesPerToken);
-        longest = std::max<uint64_t>(longest, ue.contextTokens);
-    }
-    const double restoreBound =
-        std::max(8.0 * allBytes / (cfg.backhaulGbps * 1e9), k * prefill.Evaluate(longest)) +
-        cfg.tokensAfterHandover / cfg.decodeRate;
-    const Time stopAt = cfg.maxSimTime.IsStrictlyPositive()
-                            ? cfg.maxSimTime
-                            : warmup + Seconds(lastTau + restoreBound) + cfg.tailTime;
+    const Time stopAt = StopTime(cfg, drawn, bytesPerToken, prefill, warmup, allBytes);
     Simulator::Stop(stopAt);
     // A slow backhaul can make the run simulate many minutes of LTE (about as many minutes
     // of wall time): say so up front, and report progress, rather than run silently.
@@ -821,82 +1073,13 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& cfg, const std::string& sche
             // receivedFraction says how much of it arrived by the window's end.
             r.transferTokens = r.contextTokens;
         }
-        // What bounded the delay: the event at the resume instant (MaybeResume runs when
-        // the last of the transfer and the prefill completes).
-        const auto resumed = restoredAt.find(r.ueId);
-        if (resumed == restoredAt.end())
-        {
-            r.bound = "none";
-        }
-        else if (!std::isnan(r.receivedFraction))
-        {
-            r.bound = r.receivedFraction == 1 && r.transferDone == resumed->second ? "transfer"
-                                                                                   : "window";
-            r.accuracy = AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss)
-                             .Value(r.receivedFraction);
-        }
-        else if (r.transferTokens > 0 && r.transferDone == resumed->second)
-        {
-            r.bound = "transfer";
-        }
-        else
-        {
-            r.bound = "prefill";
-            const auto batch = batchStartByEnd.find(resumed->second);
-            if (batch != batchStartByEnd.end())
-            {
-                r.batchStart = batch->second;
-            }
-        }
+        ClassifyBound(r, restoredAt, batchStartByEnd, importanceOrder, accuracyLoss);
         result.ues.push_back(r);
-        // A missing value (NaN) makes the worst case unknown, never silently smaller.
-        result.predictedWorst = std::isnan(r.predictedDelay) || std::isnan(result.predictedWorst)
-                                    ? std::numeric_limits<double>::quiet_NaN()
-                                    : std::max(result.predictedWorst, r.predictedDelay);
-        result.measuredWorst = std::isnan(r.measuredDelay) || std::isnan(result.measuredWorst)
-                                   ? std::numeric_limits<double>::quiet_NaN()
-                                   : std::max(result.measuredWorst, r.measuredDelay);
-        result.restoredWorst = std::isnan(r.restoredDelay) || std::isnan(result.restoredWorst)
-                                   ? std::numeric_limits<double>::quiet_NaN()
-                                   : std::max(result.restoredWorst, r.restoredDelay);
-        result.streamWorst = std::isnan(r.streamDelay) || std::isnan(result.streamWorst)
-                                 ? std::numeric_limits<double>::quiet_NaN()
-                                 : std::max(result.streamWorst, r.streamDelay);
+        AccumulateWorst(r, result);
     }
     Simulator::Destroy();
 
-    // The flow level on what actually happened: the clairvoyant plan (every time known)
-    // and the run's own policy.
-    std::vector<CtHoUe> actual;
-    for (const auto& r : result.ues)
-    {
-        if (!std::isnan(r.handoverTime))
-        {
-            actual.push_back({r.ueId, r.handoverTime, r.contextTokens});
-        }
-    }
-    // The ctHO-family flow level has no ImpactHO (slots, partial caches): no replay.
-    const bool impactHo = schedulerType.find("ImpactHo") != std::string::npos;
-    result.fluidWorst = std::numeric_limits<double>::quiet_NaN();
-    if (!actual.empty())
-    {
-        FluidHandoverConfig fluid;
-        fluid.schedulerType = schedulerType;
-        fluid.model = cfg.model;
-        fluid.kvBits = cfg.kvBits;
-        fluid.backhaulGbps = cfg.backhaulGbps;
-        fluid.prefill = prefill;
-        fluid.batchPeriod = cfg.batchPeriod;
-        FluidHandoverConfig clairvoyant = fluid;
-        clairvoyant.schedulerType = "ns3::CtHoScheduler";
-        result.clairvoyantWorst = FluidHandoverScenario::Run(clairvoyant, actual).worstDelay;
-        fluid.knownHandoverTimes = !automatic;
-        fluid.lookahead = cfg.lookahead;
-        if (!impactHo)
-        {
-            result.fluidWorst = FluidHandoverScenario::Run(fluid, actual).worstDelay;
-        }
-    }
+    ReplayFlowLevel(cfg, schedulerType, automatic, prefill, result);
     return result;
 }
 

@@ -4,6 +4,8 @@
 #include "edge-llm-node.h"
 
 #include "edge-llm-compat.h"
+#include "edge-llm-source-role.h"
+#include "edge-llm-target-role.h"
 #include "token-stream-header.h"
 
 #include "ns3/boolean.h"
@@ -40,8 +42,6 @@ NS_OBJECT_ENSURE_REGISTERED(EdgeLlmNode);
 
 namespace
 {
-/// Bytes of one forwarded token id (TRANSFER_REQUEST payload).
-constexpr uint32_t FORWARDED_TOKEN_BYTES = 4;
 /// IPv4 + TCP (with timestamps) header bytes: MSS = MTU - 52.
 constexpr uint32_t TCP_IP_OVERHEAD = 52;
 /// IPv4 (20) + UDP (8) header bytes.
@@ -331,7 +331,9 @@ EdgeLlmNode::EdgeLlmNode()
       m_backhaulPort(9001),
       m_backhaulBuffer(0),
       m_backhaulSegmentSize(0),
-      m_gatherTime(MilliSeconds(2))
+      m_gatherTime(MilliSeconds(2)),
+      m_source(std::make_unique<EdgeLlmSourceRole>(this)),
+      m_target(std::make_unique<EdgeLlmTargetRole>(this))
 {
     NS_LOG_FUNCTION(this);
     m_gpu = CreateObject<PrefillEngine>();
@@ -438,8 +440,10 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId,
     peer.connection = CreateObject<KvTransferConnection>();
     peer.connection->SetMessageCallback(
         MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this).Bind(peerCellId));
-    peer.connection->SetKvBytesCallback(MakeCallback(&EdgeLlmNode::OnKvBytes, this));
-    peer.connection->SetTransferSentCallback(MakeCallback(&EdgeLlmNode::OnTransferSent, this));
+    peer.connection->SetKvBytesCallback(
+        MakeCallback(&EdgeLlmTargetRole::OnKvBytes, m_target.get()));
+    peer.connection->SetTransferSentCallback(
+        MakeCallback(&EdgeLlmSourceRole::OnTransferSent, m_source.get()));
     m_peers[peerCellId] = peer;
 }
 
@@ -467,57 +471,11 @@ EdgeLlmNode::GetPlanningBitRate(uint16_t peerCellId) const
     return PlanningBitRate(it->second);
 }
 
-uint32_t
-EdgeLlmNode::Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const
-{
-    uint32_t most = 1;
-    for (uint32_t link : m_peers.at(target).links)
-    {
-        uint32_t users = 0;
-        for (uint16_t other : concurrent)
-        {
-            const auto it = m_peers.find(other);
-            if (it != m_peers.end() &&
-                std::find(it->second.links.begin(), it->second.links.end(), link) !=
-                    it->second.links.end())
-            {
-                ++users;
-            }
-        }
-        most = std::max(most, users);
-    }
-    return most;
-}
-
-std::set<uint16_t>
-EdgeLlmNode::ConcurrentTargets(uint16_t target, uint64_t bytes)
-{
-    std::set<uint16_t> concurrent = m_gatheredTargets;
-    concurrent.insert(target);
-    for (const auto& [id, peer] : m_peers)
-    {
-        if (peer.connection->GetBacklogBytes() > 0)
-        {
-            concurrent.insert(id);
-        }
-    }
-    const Time alone = Simulator::Now() + Seconds(8.0 * static_cast<double>(bytes) /
-                                                  PlanningBitRate(m_peers.at(target)));
-    for (const auto& [other, when] : GetBatcher().GetAnnounced())
-    {
-        if (when < alone)
-        {
-            concurrent.insert(other);
-        }
-    }
-    return concurrent;
-}
-
 void
 EdgeLlmNode::ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when)
 {
     NS_LOG_FUNCTION(this << sessionId << targetCellId << when);
-    GetBatcher().Expect(sessionId, targetCellId, when);
+    m_source->GetBatcher().Expect(sessionId, targetCellId, when);
 }
 
 double
@@ -1093,7 +1051,7 @@ EdgeLlmNode::PredictContextAt(uint64_t sessionId, Time t) const
 }
 
 // ---------------------------------------------------------------------------
-// Source role
+// Handover events, handed to the session roles
 
 void
 EdgeLlmNode::RrcHandoverFailure(uint64_t imsi, uint16_t /* cellId */, uint16_t /* rnti */)
@@ -1110,42 +1068,9 @@ EdgeLlmNode::NotifyHandoverFailure(uint64_t sessionId)
     {
         return;
     }
-    Session& s = it->second;
-    if (s.state == RESTORING && m_peers.count(s.sourceCellId))
+    if (!m_target->OnHandoverFailure(it->second))
     {
-        // Target: the UE never arrived. The source still holds the cache and serves it.
-        KvTransferCompleteHeader cancel;
-        cancel.sessionId = sessionId;
-        cancel.totalBytes = s.ReceivedKvBytes();
-        m_peers.at(s.sourceCellId)
-            .connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
-        m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
-        s.state = CANCELLED;
-    }
-    else if (s.state == HANDED_OVER && m_peers.count(s.targetCellId))
-    {
-        // Source: the UE did not complete the handover; tell the target to drop the
-        // restore and serve the session again from this BS's own cache.
-        Peer& peer = m_peers.at(s.targetCellId);
-        KvTransferCompleteHeader cancel;
-        cancel.sessionId = sessionId;
-        cancel.totalBytes = peer.connection->GetBytesQueued(sessionId);
-        peer.connection->Cancel(sessionId);
-        peer.connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
-        m_impactHo.erase(sessionId);
-        m_cancelledTrace(sessionId, s.targetCellId, cancel.totalBytes);
-        m_failedTrace(sessionId, s.targetCellId, cancel.totalBytes);
-        StartDecoding(s, Simulator::Now() + Seconds(1.0 / m_decodeRate));
-    }
-    else if ((s.state == DECODING || s.state == PREFILLING || s.state == FINISHED) && m_batcher)
-    {
-        // Source, before the handover started (the target's RRC refused the UE): the UE
-        // stays here, and no batch may wait for it.
-        const uint16_t target = m_batcher->Withdraw(sessionId);
-        if (target != 0)
-        {
-            m_failedTrace(sessionId, target, 0);
-        }
+        m_source->OnHandoverFailure(it->second);
     }
 }
 
@@ -1156,225 +1081,21 @@ EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uin
     NotifyHandoverStart(imsi, targetCellId);
 }
 
-HandoverBatcher&
-EdgeLlmNode::GetBatcher()
-{
-    if (!m_batcher)
-    {
-        NS_ABORT_MSG_IF(!m_scheduler,
-                        "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId << ")");
-        m_batcher = std::make_unique<HandoverBatcher>(m_scheduler);
-        m_batcher->SetArrivalPredictor(m_predictor);
-        m_batcher->SetBatchCompleteCallback(
-            [this](uint32_t id, uint16_t target, uint16_t size, bool online, const CtHoPlan& p) {
-                OnBatchComplete(id, target, size, online, p);
-            });
-    }
-    return *m_batcher;
-}
-
 void
 EdgeLlmNode::SetArrivalPredictor(HandoverBatcher::ArrivalPredictor predictor)
 {
-    m_predictor = predictor;
-    if (m_batcher)
-    {
-        m_batcher->SetArrivalPredictor(predictor);
-    }
-}
-
-void
-EdgeLlmNode::OnBatchComplete(uint32_t batchId,
-                             uint16_t target,
-                             uint16_t size,
-                             bool online,
-                             const CtHoPlan& plan)
-{
-    if (online && plan.prefillLength > 0)
-    {
-        // The target waits for this before it starts the batch's prefill.
-        KvBatchCloseHeader close;
-        close.batchId = batchId;
-        close.batchSize = size;
-        m_peers.at(target).connection->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
-    }
-    // The plan at the batch's L on the actual times and contexts.
-    for (const auto& ue : plan.ues)
-    {
-        m_plannedTrace(ue.ueId, ue.prefillTokens, ue.transferTokens, Seconds(ue.delay));
-    }
+    m_source->SetArrivalPredictor(predictor);
 }
 
 void
 EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
 {
     NS_LOG_FUNCTION(this << sessionId << targetCellId);
-    auto sit = m_sessions.find(sessionId);
-    if (sit != m_sessions.end() && sit->second.state == RESTORING &&
-        targetCellId == sit->second.sourceCellId)
+    if (m_target->OnUeMovesOn(sessionId, targetCellId))
     {
-        // Ping-pong: the UE goes back before its state is rebuilt here. The source still
-        // holds the cache: cancel the transfer and let the source serve it again.
-        Session& s = sit->second;
-        KvTransferCompleteHeader cancel;
-        cancel.sessionId = sessionId;
-        cancel.totalBytes = s.ReceivedKvBytes();
-        m_peers.at(targetCellId).connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
-        m_cancelledTrace(sessionId, targetCellId, s.ReceivedKvBytes());
-        s.state = CANCELLED;
-        return;
+        return; // the UE left this BS while its session was being restored here
     }
-    if (sit != m_sessions.end() && sit->second.state == RESTORING &&
-        m_peers.count(sit->second.sourceCellId))
-    {
-        // The UE moves on to a third BS before its state is rebuilt here: the source
-        // still holds the whole cache, so it hands the session over there instead. If the
-        // source has no link to that BS it answers TRANSFER_REDIRECT_REFUSED, and this BS
-        // finishes the restore and relays the session (OnRedirectRefused); until the
-        // answer comes it keeps counting the KV bytes and running the prefill.
-        Session& s = sit->second;
-        KvRedirectHeader redirect;
-        redirect.sessionId = sessionId;
-        redirect.newTargetCellId = targetCellId;
-        m_peers.at(s.sourceCellId)
-            .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT, redirect, 0);
-        m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
-        s.state = REDIRECTING;
-        s.relayTarget = targetCellId;
-        s.relayTime = Simulator::Now();
-        s.kvDoneAtRedirect = s.ReceivedKvBytes() >= s.expectedKvBytes;
-        return;
-    }
-    BeginHandover(sessionId, targetCellId, Simulator::Now());
-}
-
-void
-EdgeLlmNode::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time handoverTime)
-{
-    auto sit = m_sessions.find(sessionId);
-    if (sit == m_sessions.end() || sit->second.state == HANDED_OVER ||
-        sit->second.state == RESTORING || sit->second.state == CANCELLED ||
-        sit->second.state == REDIRECTING || sit->second.state == LOST)
-    {
-        NS_LOG_INFO("cell " << m_cellId << ": handover of session " << sessionId
-                            << " with no servable LLM session here; nothing to move");
-        return;
-    }
-    Session& s = sit->second;
-    s.decodeEvent.Cancel();
-    if (!m_peers.count(targetCellId))
-    {
-        // No backhaul link to the UE's new cell: the session cannot follow the UE.
-        LoseSession(s, targetCellId, NO_BACKHAUL_PATH);
-        return;
-    }
-    s.state = HANDED_OVER;
-    s.targetCellId = targetCellId;
-    const uint64_t context = s.promptTokens + s.generated;
-    m_handoverStartedTrace(sessionId, targetCellId, context);
-    if (Ptr<ImpactHoScheduler> impact = DynamicCast<ImpactHoScheduler>(m_scheduler))
-    {
-        StartImpactHo(impact, sessionId, targetCellId, context);
-        return;
-    }
-    if (GetBatcher().IsAnnounced(sessionId, targetCellId) || m_gatherTime.IsZero())
-    {
-        StartTransfer(sessionId, targetCellId, context, handoverTime);
-        return;
-    }
-    // Online: the RRC starts handovers in bursts (one measurement report period, X2
-    // acks microseconds apart); those within GatherTime of the first are planned together.
-    m_pending.push_back({sessionId, handoverTime.GetSeconds(), context});
-    m_pendingTarget.push_back(targetCellId);
-    if (!compat::IsPending(m_pendingEvent))
-    {
-        m_pendingEvent =
-            Simulator::Schedule(m_gatherTime, &EdgeLlmNode::ProcessPendingHandovers, this);
-    }
-}
-
-void
-EdgeLlmNode::ProcessPendingHandovers()
-{
-    std::map<uint16_t, std::vector<CtHoUe>> byTarget;
-    for (std::size_t i = 0; i < m_pending.size(); ++i)
-    {
-        byTarget[m_pendingTarget[i]].push_back(m_pending[i]);
-    }
-    m_pending.clear();
-    m_pendingTarget.clear();
-    for (const auto& [target, arrivals] : byTarget)
-    {
-        m_gatheredTargets.insert(target); // planned at once: they share links
-    }
-    for (const auto& [target, arrivals] : byTarget)
-    {
-        GetBatcher().SetSimultaneous(target, arrivals);
-        for (const auto& ue : arrivals)
-        {
-            StartTransfer(ue.ueId, target, ue.contextTokens, Seconds(ue.handoverTime));
-        }
-    }
-    m_gatheredTargets.clear();
-}
-
-void
-EdgeLlmNode::StartTransfer(uint64_t sessionId,
-                           uint16_t targetCellId,
-                           uint64_t context,
-                           Time handoverTime)
-{
-    Session& s = m_sessions.at(sessionId);
-    const Time now = handoverTime; // tau: the plan and the target count from it
-    Peer& peer = m_peers.at(targetCellId);
-    // Targets whose paths share a link with this one and whose transfers overlap it
-    // split that link's rate equally (1 on dedicated links: the rate as before).
-    const uint32_t sharers =
-        Sharers(targetCellId, ConcurrentTargets(targetCellId, context * m_profile.BytesPerToken()));
-    const double planned = PlanningBitRate(peer) / sharers;
-    HandoverBatcher::PlanInputs inputs;
-    inputs.backhaulTokensPerSecond = planned / static_cast<double>(m_profile.BitsPerToken());
-    inputs.prefill = m_gpu->GetModel();
-    inputs.batchPeriod = m_gpu->GetBatchPeriod().GetSeconds();
-    inputs.backhaulFreeAt = Simulator::Now().GetSeconds() +
-                            8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / planned;
-    m_backhaulPlannedTrace(targetCellId, planned, sharers);
-    const HandoverBatcher::Decision d =
-        GetBatcher().Start(sessionId,
-                           targetCellId,
-                           context,
-                           now,
-                           inputs,
-                           [this](uint64_t id, Time when) { return PredictContextAt(id, when); });
-
-    KvTransferRequestHeader req;
-    req.sessionId = sessionId;
-    req.ueAddress = s.ueAddress.Get();
-    req.uePort = s.uePort;
-    req.sourceCellId = m_cellId;
-    req.handoverTimeNs = now.GetNanoSeconds();
-    req.contextTokens = static_cast<uint32_t>(context);
-    req.prefillLength = static_cast<uint32_t>(d.prefillLength);
-    req.prefillTokens = static_cast<uint32_t>(d.prefillTokens);
-    req.transferTokens = static_cast<uint32_t>(d.transferTokens);
-    req.batchId = d.batchId;
-    req.batchSize = d.batchSize;
-    req.bytesPerToken = static_cast<uint32_t>(m_profile.BytesPerToken());
-    req.tokensGenerated = s.generated;
-    req.maxNewTokens = s.maxNewTokens;
-    if (m_layerwise)
-    {
-        req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
-    }
-    peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST,
-                                 req,
-                                 static_cast<uint32_t>(d.prefillTokens * FORWARDED_TOKEN_BYTES));
-    KvTransferJob job;
-    job.sessionId = sessionId;
-    job.handoverTime = now;
-    job.deadline = d.deadline;
-    job.remainingBytes = d.transferTokens * m_profile.BytesPerToken();
-    peer.connection->AddTransfer(job);
+    m_source->BeginHandover(sessionId, targetCellId, Simulator::Now());
 }
 
 void
@@ -1390,132 +1111,8 @@ EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens, uint32_t ne
     m_sessions[sessionId] = s;
 }
 
-void
-EdgeLlmNode::StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
-                           uint64_t sessionId,
-                           uint16_t targetCellId,
-                           uint64_t context)
-{
-    const Time now = Simulator::Now();
-    Session& s = m_sessions.at(sessionId);
-    Peer& peer = m_peers.at(targetCellId);
-    KvTransferRequestHeader req;
-    req.sessionId = sessionId;
-    req.ueAddress = s.ueAddress.Get();
-    req.uePort = s.uePort;
-    req.sourceCellId = m_cellId;
-    req.handoverTimeNs = now.GetNanoSeconds();
-    req.contextTokens = static_cast<uint32_t>(context);
-    req.transferTokens = static_cast<uint32_t>(context);
-    req.bytesPerToken = static_cast<uint32_t>(m_profile.BytesPerToken());
-    req.tokensGenerated = s.generated;
-    req.maxNewTokens = s.maxNewTokens;
-    req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
-    peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0);
-    KvTransferJob job;
-    job.sessionId = sessionId;
-    job.handoverTime = now;
-    job.deadline = now + scheduler->GetTransferWindow();
-    job.remainingBytes = context * m_profile.BytesPerToken();
-    job.slotBudget = 0; // it waits for the next slot
-    job.entryBytes = static_cast<uint32_t>(m_profile.BitsPerEntry() / 8);
-    peer.connection->AddTransfer(job);
-
-    ImpactHoTransfer t;
-    t.target = targetCellId;
-    t.arrival = now;
-    t.bytes = job.remainingBytes;
-    t.utility = AccuracyUtility::Preset(context, m_importanceOrder, m_kvAccuracyLoss);
-    m_impactHo[sessionId] = t;
-    Simulator::Schedule(scheduler->GetTransferWindow(),
-                        &EdgeLlmNode::TruncateImpactHo,
-                        this,
-                        sessionId);
-    if (!compat::IsPending(m_slotEvent))
-    {
-        // Slots fall on multiples of dt; a handover inside a slot waits for the next.
-        const int64_t dt = scheduler->GetSlotLength().GetTimeStep();
-        const int64_t next = ((now.GetTimeStep() + dt - 1) / dt) * dt;
-        m_slotEvent = Simulator::Schedule(TimeStep(next) - now, &EdgeLlmNode::OnImpactHoSlot, this);
-    }
-}
-
-void
-EdgeLlmNode::OnImpactHoSlot()
-{
-    Ptr<ImpactHoScheduler> scheduler = DynamicCast<ImpactHoScheduler>(m_scheduler);
-    const Time now = Simulator::Now();
-    const Time dt = scheduler->GetSlotLength();
-    std::map<uint16_t, std::vector<SlotUser>> active;
-    for (const auto& [id, t] : m_impactHo)
-    {
-        if (t.arrival <= now && now < t.arrival + scheduler->GetTransferWindow())
-        {
-            const double sent =
-                static_cast<double>(m_peers.at(t.target).connection->GetBytesQueued(id));
-            SlotUser u;
-            u.userId = id;
-            u.cacheBits = 8.0 * static_cast<double>(t.bytes);
-            u.received = std::min(1.0, sent / static_cast<double>(t.bytes));
-            u.utility = t.utility;
-            active[t.target].push_back(u);
-        }
-    }
-    for (const auto& [target, users] : active)
-    {
-        Peer& peer = m_peers.at(target);
-        // Targets active in this slot whose paths share a link split it equally.
-        std::set<uint16_t> concurrent;
-        for (const auto& [other, otherUsers] : active)
-        {
-            concurrent.insert(other);
-        }
-        const double budget = PlanningBitRate(peer) / Sharers(target, concurrent) * dt.GetSeconds();
-        const SlotAllocation a = scheduler->AllocateSlot(users, budget);
-        m_slotTrace(target,
-                    static_cast<uint32_t>(users.size()),
-                    a.regime == SlotAllocation::FALLBACK);
-        for (std::size_t i = 0; i < users.size(); ++i)
-        {
-            const double bits = (a.target[i] - users[i].received) * users[i].cacheBits;
-            uint64_t bytes = static_cast<uint64_t>(std::max(0.0, bits / 8.0));
-            if (a.target[i] >= 1.0 - 1e-9)
-            {
-                // The whole rest: a rounding shortfall of a few bytes would hold back the
-                // last entry and keep the user active for another slot.
-                const ImpactHoTransfer& t = m_impactHo.at(users[i].userId);
-                bytes = std::max(bytes, t.bytes - peer.connection->GetBytesQueued(users[i].userId));
-            }
-            peer.connection->SetSlotBudget(users[i].userId, bytes);
-        }
-    }
-    if (!m_impactHo.empty())
-    {
-        m_slotEvent = Simulator::Schedule(dt, &EdgeLlmNode::OnImpactHoSlot, this);
-    }
-}
-
-void
-EdgeLlmNode::TruncateImpactHo(uint64_t sessionId)
-{
-    auto it = m_impactHo.find(sessionId);
-    if (it == m_impactHo.end())
-    {
-        return; // already complete
-    }
-    const uint16_t target = it->second.target;
-    m_impactHo.erase(it); // before Truncate(): its completion callback erases too
-    m_peers.at(target).connection->Truncate(sessionId);
-}
-
-void
-EdgeLlmNode::OnTransferSent(uint64_t sessionId)
-{
-    m_impactHo.erase(sessionId);
-}
-
 // ---------------------------------------------------------------------------
-// Target role
+// Backhaul messages, handed to the session roles
 
 void
 EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message)
@@ -1525,527 +1122,64 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
     case KvFrameHeader::TRANSFER_REQUEST: {
         KvTransferRequestHeader req;
         message->RemoveHeader(req);
-        OnTransferRequest(peerCellId, req);
+        m_target->OnTransferRequest(peerCellId, req);
         break;
     }
     case KvFrameHeader::TRANSFER_COMPLETE:
     case KvFrameHeader::TRANSFER_TRUNCATE: {
         KvTransferCompleteHeader done;
         message->RemoveHeader(done);
-        auto it = m_sessions.find(done.sessionId);
-        if (it == m_sessions.end())
-        {
-            break;
-        }
-        Session& t = it->second;
-        if (t.entryBytes > 0 && t.state == RESTORING)
-        {
-            // ImpactHO: complete or truncated, the target resumes on the prefix it has
-            // (anytime inference); the fraction counts the entries that arrived.
-            const uint64_t kv = t.ReceivedKvBytes();
-            m_partialTrace(t.id,
-                           t.sourceCellId,
-                           t.expectedKvBytes > 0
-                               ? static_cast<double>(kv) / static_cast<double>(t.expectedKvBytes)
-                               : 1.0);
-            t.expectedKvBytes = kv;
-            MaybeResume(t);
-        }
-        else if (t.entryBytes > 0 && t.state == REDIRECTING)
-        {
-            t.expectedKvBytes = t.ReceivedKvBytes(); // the prefix to relay if refused
-        }
-        else if (t.ReceivedKvBytes() != done.totalBytes)
-        {
-            NS_LOG_ERROR("cell " << m_cellId << ": session " << done.sessionId << " got "
-                                 << t.ReceivedKvBytes() << " KV bytes, source sent "
-                                 << done.totalBytes);
-        }
+        m_target->OnTransferComplete(done);
         break;
     }
     case KvFrameHeader::TRANSFER_CANCEL: {
-        // Source: the UE came back before the target rebuilt its state. Stop sending and
-        // serve it again from this BS's own cache.
         KvTransferCompleteHeader cancel;
         message->RemoveHeader(cancel);
-        auto it = m_sessions.find(cancel.sessionId);
-        if (it != m_sessions.end() && it->second.state == RESTORING)
+        if (!m_target->OnTransferCancel(peerCellId, cancel))
         {
-            // Target: the source reports the handover failed; drop the restore.
-            m_cancelledTrace(cancel.sessionId, peerCellId, it->second.ReceivedKvBytes());
-            it->second.state = CANCELLED;
-            break;
+            m_source->OnTransferCancel(peerCellId, cancel);
         }
-        if (it != m_sessions.end() && it->second.state == REDIRECTING)
-        {
-            // The source serves the session again (its handover failed): nothing to relay.
-            // TransferCancelled was traced when the redirect left.
-            it->second.state = CANCELLED;
-            break;
-        }
-        if (it == m_sessions.end() || it->second.state != HANDED_OVER)
-        {
-            break;
-        }
-        m_peers.at(peerCellId).connection->Cancel(cancel.sessionId);
-        m_impactHo.erase(cancel.sessionId);
-        m_cancelledTrace(cancel.sessionId, peerCellId, cancel.totalBytes);
-        StartDecoding(it->second, Simulator::Now() + Seconds(1.0 / m_decodeRate));
         break;
     }
     case KvFrameHeader::TRANSFER_REDIRECT: {
-        // Source: the UE went on from that target to a third BS; hand the session over
-        // to it from here, where the whole cache still is.
         KvRedirectHeader redirect;
         message->RemoveHeader(redirect);
-        auto it = m_sessions.find(redirect.sessionId);
-        if (it == m_sessions.end() || it->second.state != HANDED_OVER)
-        {
-            NS_LOG_WARN("cell " << m_cellId << ": redirect of session " << redirect.sessionId
-                                << " to cell " << redirect.newTargetCellId << " ignored");
-            break;
-        }
-        if (!m_peers.count(redirect.newTargetCellId))
-        {
-            // No link from here to the new cell: the target keeps what it is receiving,
-            // finishes the restore and relays the session (or declares it lost).
-            NS_LOG_INFO("cell " << m_cellId << ": no backhaul link to cell "
-                                << redirect.newTargetCellId << "; cell " << peerCellId
-                                << " relays session " << redirect.sessionId);
-            m_peers.at(peerCellId)
-                .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT_REFUSED, redirect, 0);
-            break;
-        }
-        m_peers.at(peerCellId).connection->Cancel(redirect.sessionId);
-        m_impactHo.erase(redirect.sessionId);
-        it->second.state = FINISHED; // servable again, decoding stays stopped
-        NotifyHandoverStart(redirect.sessionId, redirect.newTargetCellId);
+        m_source->OnTransferRedirect(peerCellId, redirect);
         break;
     }
     case KvFrameHeader::TRANSFER_REDIRECT_REFUSED: {
         KvRedirectHeader redirect;
         message->RemoveHeader(redirect);
-        OnRedirectRefused(peerCellId, redirect);
+        m_target->OnRedirectRefused(peerCellId, redirect);
         break;
     }
     case KvFrameHeader::TRANSFER_STOP: {
-        // Source: the target timed out and re-prefills what is missing; stop sending.
         KvTransferCompleteHeader stop;
         message->RemoveHeader(stop);
-        m_peers.at(peerCellId).connection->Cancel(stop.sessionId);
-        m_impactHo.erase(stop.sessionId);
+        m_source->OnTransferStop(peerCellId, stop);
         break;
     }
     case KvFrameHeader::TRANSFER_RESPONSE: {
         KvTransferResponseHeader response;
         message->RemoveHeader(response);
-        OnTransferResponse(peerCellId, response);
+        m_source->OnTransferResponse(peerCellId, response);
         break;
     }
     case KvFrameHeader::TRANSFER_STATUS: {
         KvTransferStatusHeader status;
         message->RemoveHeader(status);
-        OnTransferStatus(peerCellId, status);
+        m_source->OnTransferStatus(peerCellId, status);
         break;
     }
     case KvFrameHeader::BATCH_CLOSE: {
         KvBatchCloseHeader close;
         message->RemoveHeader(close);
-        m_gpu->Close((uint64_t{peerCellId} << 32) | close.batchId, close.batchSize);
+        m_target->OnBatchClose(peerCellId, close);
         break;
     }
     default:
-        break; // KV_SEGMENT payload is counted in OnKvBytes
+        break; // KV_SEGMENT payload is counted in EdgeLlmTargetRole::OnKvBytes
     }
-}
-
-void
-EdgeLlmNode::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req)
-{
-    NS_LOG_FUNCTION(this << peerCellId << req.sessionId);
-    // Every request is answered; a KV format this BS's model cannot use is refused.
-    const bool accepted = req.bytesPerToken == m_profile.BytesPerToken();
-    KvTransferResponseHeader response;
-    response.sessionId = req.sessionId;
-    response.bytesPerToken = static_cast<uint32_t>(m_profile.BytesPerToken());
-    response.result =
-        accepted ? KvTransferResponseHeader::ACCEPTED : KvTransferResponseHeader::REFUSED_KV_FORMAT;
-    m_peers.at(peerCellId).connection->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
-    Session& s = m_sessions[req.sessionId];
-    s = Session();
-    s.id = req.sessionId;
-    s.sourceCellId = peerCellId;
-    if (!accepted)
-    {
-        NS_LOG_ERROR("cell " << m_cellId << ": session " << req.sessionId << " from cell "
-                             << peerCellId << " has " << req.bytesPerToken
-                             << " KV bytes/token, this BS's model has " << m_profile.BytesPerToken()
-                             << "; request refused");
-        s.state = REFUSED; // its KV bytes still in flight are counted and dropped
-        m_refusedTrace(req.sessionId, peerCellId, 0);
-        return;
-    }
-    s.ueAddress = Ipv4Address(req.ueAddress);
-    s.uePort = req.uePort;
-    s.promptTokens = req.contextTokens - req.tokensGenerated;
-    s.generated = req.tokensGenerated;
-    s.maxNewTokens = req.maxNewTokens;
-    s.state = RESTORING;
-    s.handoverTime = NanoSeconds(req.handoverTimeNs);
-    s.expectedKvBytes = uint64_t{req.transferTokens} * req.bytesPerToken;
-    if (req.flags & KvTransferRequestHeader::IMPORTANCE_ORDERED)
-    {
-        s.entryBytes = static_cast<uint32_t>(m_profile.BitsPerEntry() / 8);
-    }
-    s.layerMajor = (req.flags & KvTransferRequestHeader::LAYER_MAJOR) && s.entryBytes == 0 &&
-                   s.expectedKvBytes > 0;
-    s.restoreGeneration = ++m_restoreCounter;
-    s.batchPending = req.prefillTokens > 0;
-    if (s.batchPending)
-    {
-        const uint64_t key = (uint64_t{peerCellId} << 32) | req.batchId;
-        m_gpu->Join(key,
-                    req.batchSize,
-                    req.prefillLength,
-                    s.handoverTime,
-                    compat::Bind(MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this),
-                                 req.sessionId,
-                                 s.restoreGeneration,
-                                 false));
-    }
-    if (m_statusInterval.IsStrictlyPositive())
-    {
-        s.statusEvent = Simulator::Schedule(m_statusInterval,
-                                            &EdgeLlmNode::OnStatusTimer,
-                                            this,
-                                            s.id,
-                                            s.restoreGeneration);
-    }
-    if (s.expectedKvBytes == 0)
-    {
-        m_kvReceivedTrace(s.id, s.sourceCellId, 0);
-    }
-    else if (m_transferTimeout.IsStrictlyPositive() && s.entryBytes == 0)
-    {
-        const Time at = std::max(s.handoverTime + m_transferTimeout, Simulator::Now());
-        Simulator::Schedule(at - Simulator::Now(),
-                            &EdgeLlmNode::OnTransferTimeout,
-                            this,
-                            s.id,
-                            s.restoreGeneration);
-    }
-    MaybeResume(s);
-}
-
-void
-EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
-{
-    auto it = m_sessions.find(sessionId);
-    if (it != m_sessions.end() && it->second.state == REDIRECTING)
-    {
-        // Kept: relayed from here if the source cannot reach the UE's new cell.
-        it->second.receivedKvBytes += bytes;
-        return;
-    }
-    if (it == m_sessions.end() || it->second.state != RESTORING)
-    {
-        if (it == m_sessions.end() || (it->second.state != CANCELLED &&
-                                       it->second.state != REFUSED && it->second.state != LOST))
-        {
-            NS_LOG_WARN("cell " << m_cellId << ": " << bytes << " KV bytes for session "
-                                << sessionId << " that is not being restored here");
-        }
-        if (it != m_sessions.end())
-        {
-            it->second.receivedKvBytes += bytes; // counted, then discarded (cancelled)
-        }
-        return;
-    }
-    Session& s = it->second;
-    s.receivedKvBytes += bytes;
-    if (s.layerMajor)
-    {
-        // Layer l is bytes [l E / N, (l + 1) E / N) of the E expected (E / N = n_tx times
-        // the bytes of one token's layer, a whole number).
-        const uint64_t layers = m_profile.numLayers;
-        const uint64_t perLayer = s.expectedKvBytes / layers;
-        while (s.layerReady.size() < layers &&
-               s.receivedKvBytes >= (s.layerReady.size() + 1) * perLayer)
-        {
-            s.layerReady.push_back(Simulator::Now());
-            m_layerTrace(s.id, s.sourceCellId, s.layerReady.size() - 1);
-        }
-    }
-    if (s.ReceivedKvBytes() == s.expectedKvBytes)
-    {
-        m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
-        if (s.entryBytes == 0)
-        {
-            MaybeResume(s); // ImpactHO sessions resume on their TRANSFER_COMPLETE
-        }
-    }
-}
-
-void
-EdgeLlmNode::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
-{
-    auto it = m_sessions.find(sessionId);
-    if (it != m_sessions.end() && it->second.state == REDIRECTING &&
-        it->second.restoreGeneration == generation)
-    {
-        it->second.timeoutSkipped = true; // applied if the redirect is refused
-        return;
-    }
-    if (it == m_sessions.end() || it->second.state != RESTORING ||
-        it->second.restoreGeneration != generation ||
-        it->second.ReceivedKvBytes() >= it->second.expectedKvBytes)
-    {
-        return; // restored, cancelled, or a later handover of the same session
-    }
-    Session& s = it->second;
-    // Token-major, tokens arrive in order: the whole ones received are kept, the rest is
-    // re-prefilled here (p(missing), the prefix's KV being in place) and the source stops
-    // sending. Layer-major, no token is complete: the complete layers alone cannot seed a
-    // prefill (a layer's input is the previous layer's hidden state, which is not sent),
-    // so every transferred token is re-prefilled.
-    const uint64_t bytesPerToken = m_profile.BytesPerToken();
-    const uint64_t missing =
-        s.layerMajor
-            ? s.expectedKvBytes / bytesPerToken
-            : (s.expectedKvBytes - s.ReceivedKvBytes() + bytesPerToken - 1) / bytesPerToken;
-    s.layerMajor = false; // the re-prefill rebuilds every layer before decoding resumes
-    KvTransferCompleteHeader stop;
-    stop.sessionId = sessionId;
-    stop.totalBytes = s.ReceivedKvBytes();
-    m_peers.at(s.sourceCellId).connection->SendMessage(KvFrameHeader::TRANSFER_STOP, stop, 0);
-    m_timeoutTrace(sessionId, s.sourceCellId, missing);
-    s.expectedKvBytes = s.ReceivedKvBytes(); // nothing more is awaited
-    s.reprefillTokens = missing;
-    if (!s.batchPending)
-    {
-        StartReprefill(s);
-    }
-    // else: the missing tokens attend to the prefix, so they wait for its batch prefill
-}
-
-void
-EdgeLlmNode::StartReprefill(Session& s)
-{
-    s.reprefillRunning = true;
-    const uint64_t key = (uint64_t{1} << 62) | s.id; // a batch of its own
-    m_gpu->Join(key,
-                1,
-                s.reprefillTokens,
-                Simulator::Now(),
-                compat::Bind(MakeCallback(&EdgeLlmNode::OnRestorePrefillDone, this),
-                             s.id,
-                             s.restoreGeneration,
-                             true));
-}
-
-void
-EdgeLlmNode::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool reprefill)
-{
-    auto it = m_sessions.find(sessionId);
-    if (it == m_sessions.end() ||
-        (it->second.state != RESTORING && it->second.state != REDIRECTING) ||
-        it->second.restoreGeneration != generation)
-    {
-        return; // cancelled, refused, or a later restore of the same session
-    }
-    Session& s = it->second;
-    s.prefillDoneAt = Simulator::Now();
-    if (reprefill)
-    {
-        s.reprefillRunning = false;
-        s.reprefillTokens = 0;
-    }
-    else
-    {
-        s.batchPending = false;
-        // Redirecting: a pending re-prefill waits for the source's answer.
-        if (s.state == RESTORING && s.reprefillTokens > 0 && !s.reprefillRunning)
-        {
-            StartReprefill(s); // the transfer timed out while the batch was pending
-        }
-    }
-    MaybeResume(s);
-}
-
-void
-EdgeLlmNode::MaybeResume(Session& s)
-{
-    if (s.state != RESTORING || !s.PrefillDone() || s.ReceivedKvBytes() < s.expectedKvBytes)
-    {
-        return;
-    }
-    if (s.relayTarget != 0)
-    {
-        RelaySession(s);
-        return;
-    }
-    m_restoredTrace(s.id, s.sourceCellId, Simulator::Now() - s.handoverTime);
-    SendStatus(s.id, KvTransferStatusHeader::RESTORED);
-    Time firstToken = Simulator::Now() + Seconds(1.0 / m_decodeRate);
-    if (s.layerMajor && s.layerReady.size() == m_profile.numLayers)
-    {
-        // The first decode step, layer by layer: layer l runs once its KV layer and the
-        // batch prefill are in place and layer l - 1 is done, for 1 / (DecodeRate N).
-        const double perLayer = 1.0 / (m_decodeRate * m_profile.numLayers);
-        double done = 0;
-        for (const Time& ready : s.layerReady)
-        {
-            done = std::max({done, ready.GetSeconds(), s.prefillDoneAt.GetSeconds()}) + perLayer;
-        }
-        firstToken = Seconds(done);
-    }
-    StartDecoding(s, firstToken);
-}
-
-void
-EdgeLlmNode::SendStatus(uint64_t sessionId, uint8_t state)
-{
-    const Session& s = m_sessions.at(sessionId);
-    auto peer = m_peers.find(s.sourceCellId);
-    if (peer == m_peers.end())
-    {
-        return; // restored from a source that is no peer (not over this protocol)
-    }
-    KvTransferStatusHeader status;
-    status.sessionId = sessionId;
-    status.receivedBytes = s.ReceivedKvBytes();
-    status.state = state;
-    peer->second.connection->SendMessage(KvFrameHeader::TRANSFER_STATUS, status, 0);
-}
-
-void
-EdgeLlmNode::OnStatusTimer(uint64_t sessionId, uint32_t generation)
-{
-    auto it = m_sessions.find(sessionId);
-    if (it == m_sessions.end() || it->second.state != RESTORING ||
-        it->second.restoreGeneration != generation)
-    {
-        return; // restored (RESTORED was sent), cancelled, or restored again later
-    }
-    SendStatus(sessionId, KvTransferStatusHeader::PROGRESS);
-    it->second.statusEvent = Simulator::Schedule(m_statusInterval,
-                                                 &EdgeLlmNode::OnStatusTimer,
-                                                 this,
-                                                 sessionId,
-                                                 generation);
-}
-
-void
-EdgeLlmNode::OnTransferResponse(uint16_t peerCellId, const KvTransferResponseHeader& response)
-{
-    if (response.result == KvTransferResponseHeader::ACCEPTED)
-    {
-        return;
-    }
-    // Source: the target cannot use this cache. Stop sending it; the session ends here.
-    auto it = m_sessions.find(response.sessionId);
-    if (it == m_sessions.end() || it->second.state != HANDED_OVER ||
-        it->second.targetCellId != peerCellId)
-    {
-        return;
-    }
-    NS_LOG_ERROR("cell " << m_cellId << ": cell " << peerCellId << " refused session "
-                         << response.sessionId << " (result " << +response.result
-                         << "): its model has " << response.bytesPerToken
-                         << " KV bytes/token, this BS's " << m_profile.BytesPerToken());
-    const uint64_t sent = m_peers.at(peerCellId).connection->Cancel(response.sessionId);
-    m_impactHo.erase(response.sessionId);
-    it->second.state = REFUSED;
-    m_refusedTrace(response.sessionId, peerCellId, sent);
-    // No other BS holds the session now: it ends here, lost, counted once (the target
-    // only traces TransferRefused).
-    ++m_lostSessions;
-    m_lostTrace(response.sessionId, peerCellId, KV_FORMAT_REFUSED);
-}
-
-void
-EdgeLlmNode::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusHeader& status)
-{
-    auto it = m_sessions.find(status.sessionId);
-    if (it == m_sessions.end() || it->second.state != HANDED_OVER ||
-        it->second.targetCellId != peerCellId)
-    {
-        return; // e.g. the session came back here meanwhile
-    }
-    if (status.state == KvTransferStatusHeader::PROGRESS)
-    {
-        m_statusTrace(status.sessionId, peerCellId, status.receivedBytes);
-    }
-    else if (status.state == KvTransferStatusHeader::RESTORED)
-    {
-        // Restored at the target: this BS's copy is no longer needed.
-        m_impactHo.erase(status.sessionId);
-        m_sessions.erase(it);
-        m_releasedTrace(status.sessionId, peerCellId, status.receivedBytes);
-    }
-    else if (status.state == KvTransferStatusHeader::LOST)
-    {
-        // The target gave the session up (and traced it): stop sending, forget it.
-        m_peers.at(peerCellId).connection->Cancel(status.sessionId);
-        m_impactHo.erase(status.sessionId);
-        m_sessions.erase(it);
-    }
-}
-
-void
-EdgeLlmNode::OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader& redirect)
-{
-    auto it = m_sessions.find(redirect.sessionId);
-    if (it == m_sessions.end() || it->second.state != REDIRECTING ||
-        it->second.sourceCellId != peerCellId)
-    {
-        return; // e.g. cancelled meanwhile
-    }
-    Session& s = it->second;
-    if (!m_peers.count(s.relayTarget))
-    {
-        // Neither the source nor this BS has a link to the UE's new cell.
-        LoseSession(s, s.relayTarget, NO_BACKHAUL_PATH);
-        return;
-    }
-    // Relay: finish the restore here (the source keeps sending), then hand the session
-    // on to the UE's cell, from the time the UE got there.
-    NS_LOG_INFO("cell " << m_cellId << ": relays session " << s.id << " from cell " << peerCellId
-                        << " to cell " << s.relayTarget);
-    s.state = RESTORING;
-    if (!s.kvDoneAtRedirect && s.entryBytes == 0 && s.ReceivedKvBytes() == s.expectedKvBytes)
-    {
-        m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes()); // completed meanwhile
-    }
-    if (m_statusInterval.IsStrictlyPositive() && !compat::IsPending(s.statusEvent))
-    {
-        s.statusEvent = Simulator::Schedule(m_statusInterval,
-                                            &EdgeLlmNode::OnStatusTimer,
-                                            this,
-                                            s.id,
-                                            s.restoreGeneration);
-    }
-    if (s.timeoutSkipped)
-    {
-        s.timeoutSkipped = false;
-        OnTransferTimeout(s.id, s.restoreGeneration); // starts the re-prefill if it can
-    }
-    else if (!s.batchPending && s.reprefillTokens > 0 && !s.reprefillRunning)
-    {
-        StartReprefill(s); // the timeout came before the redirect, its batch after
-    }
-    MaybeResume(s);
-}
-
-void
-EdgeLlmNode::RelaySession(Session& s)
-{
-    // This BS now holds the session's whole state: the source may release its copy.
-    SendStatus(s.id, KvTransferStatusHeader::RESTORED);
-    const uint16_t target = s.relayTarget;
-    s.relayTarget = 0;
-    s.state = FINISHED; // servable from here; decoding stays stopped
-    BeginHandover(s.id, target, s.relayTime);
 }
 
 void
@@ -2056,7 +1190,7 @@ EdgeLlmNode::LoseSession(Session& s, uint16_t cellId, LossReason reason)
     s.decodeEvent.Cancel();
     if (s.state == REDIRECTING || s.state == RESTORING)
     {
-        SendStatus(s.id, KvTransferStatusHeader::LOST); // the source forgets its copy
+        m_target->SendStatus(s.id, KvTransferStatusHeader::LOST); // the source forgets its copy
     }
     s.state = LOST;
     ++m_lostSessions;

@@ -30,6 +30,9 @@
 namespace ns3
 {
 
+class EdgeLlmSourceRole;
+class EdgeLlmTargetRole;
+
 /**
  * \ingroup edge-llm
  * \brief The LLM server on a base station (eNB/gNB): serves LLM sessions to its UEs
@@ -39,6 +42,10 @@ namespace ns3
  * BS prefills the prompt on its PrefillEngine, then decodes one token every
  * 1/DecodeRate s and streams each to the UE (EdgeLlmTokenHeader). The context
  * grows by one token per decoded token.
+ *
+ * The node keeps the Application, sockets, peers, serving and decoding, attributes and
+ * trace sources; the source and target session roles are EdgeLlmSourceRole and
+ * EdgeLlmTargetRole, one of each per node (as LteEnbRrc owns its UeManagers).
  *
  * Source role (NotifyHandoverStart, or the RRC's HandoverStart trace through
  * RrcHandoverStart): decoding stops; the session joins a batch to that target
@@ -417,39 +424,14 @@ class EdgeLlmNode : public Application
     void OnPromptPrefilled(uint64_t sessionId);
     void StartDecoding(Session& session, Time firstToken);
     void DecodeToken(uint64_t sessionId);
+    /**
+     * \brief A backhaul message from \p peerCellId: handed to the target role (request,
+     *        complete, redirect refused, batch close) or the source role (response,
+     *        status, redirect, stop); TRANSFER_CANCEL to whichever holds the session.
+     */
     void OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message);
-    void OnKvBytes(uint64_t sessionId, uint64_t bytes);
-    void OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req);
-    void OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool reprefill);
-    void StartReprefill(Session& session);
-    void MaybeResume(Session& session);
-    void BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time handoverTime);
-    void RelaySession(Session& session);
-    void OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader& redirect);
+    /// End \p session here: SessionLost traced once, LOST to its source if restoring.
     void LoseSession(Session& session, uint16_t cellId, LossReason reason);
-    HandoverBatcher& GetBatcher();
-    void StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
-                       uint64_t sessionId,
-                       uint16_t targetCellId,
-                       uint64_t context);
-    void OnImpactHoSlot();
-    void TruncateImpactHo(uint64_t sessionId);
-    void OnTransferSent(uint64_t sessionId);
-    void OnTransferTimeout(uint64_t sessionId, uint32_t generation);
-    void SendStatus(uint64_t sessionId, uint8_t state);
-    void OnStatusTimer(uint64_t sessionId, uint32_t generation);
-    void OnTransferResponse(uint16_t peerCellId, const KvTransferResponseHeader& response);
-    void OnTransferStatus(uint16_t peerCellId, const KvTransferStatusHeader& status);
-    void ProcessPendingHandovers();
-    void StartTransfer(uint64_t sessionId,
-                       uint16_t targetCellId,
-                       uint64_t context,
-                       Time handoverTime);
-    void OnBatchComplete(uint32_t batchId,
-                         uint16_t target,
-                         uint16_t size,
-                         bool online,
-                         const CtHoPlan& plan);
     Ptr<Socket> MakeBackhaulSocket() const;
     /// \return the backhaul TCP segment size: BackhaulSegmentSize, or link MTU - 52
     uint32_t BackhaulMss() const;
@@ -466,13 +448,6 @@ class EdgeLlmNode : public Application
     void SizeBackhaulBuffers();
     double BackhaulTokensPerSecond(const Peer& peer) const;
     double PlanningBitRate(const Peer& peer) const;
-    /// \return how many targets of \p concurrent (cell ids) use the busiest link of the
-    ///         path to \p target, >= 1
-    uint32_t Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const;
-    /// \return the targets whose transfers overlap one to \p target of \p bytes starting
-    ///         now: \p target, those with KV bytes queued, those planned in the same
-    ///         gathering, and those announced to start before this one would end alone
-    std::set<uint16_t> ConcurrentTargets(uint16_t target, uint64_t bytes);
 
     // Attributes
     uint16_t m_cellId;                  //!< Cell id
@@ -490,61 +465,45 @@ class EdgeLlmNode : public Application
     Ptr<HandoverScheduler> m_scheduler; //!< Policy
     Ptr<PrefillEngine> m_gpu;           //!< GPU
 
-    LlmModelProfile m_profile;                     //!< Resolved at start
-    Ptr<Socket> m_ueSocket;                        //!< UDP, prompts in, tokens out
-    Ptr<Socket> m_listenSocket;                    //!< TCP listener for the backhaul
-    std::vector<Ptr<Socket>> m_udpSockets;         //!< UDP transport: one per local address
-    std::map<uint16_t, Peer> m_peers;              //!< By cell id
-    std::map<uint64_t, Session> m_sessions;        //!< By session id
-    HandoverBatcher::ArrivalPredictor m_predictor; //!< Online arrivals
-    /// Online handovers gathered for one plan: (session, tau, context) and their targets
-    std::vector<CtHoUe> m_pending;
-    std::vector<uint16_t> m_pendingTarget; //!< Target of each m_pending entry
-    EventId m_pendingEvent; //!< Processes m_pending once this instant's triggers are in
-    std::unique_ptr<HandoverBatcher> m_batcher;
-
-    /// An ImpactHO transfer in progress at the source.
-    struct ImpactHoTransfer
-    {
-        uint16_t target{0};      //!< Target cell
-        Time arrival;            //!< Handover time
-        uint64_t bytes{0};       //!< L_i / 8
-        AccuracyUtility utility; //!< A_i
-    };
-
-    std::map<uint64_t, ImpactHoTransfer> m_impactHo; //!< By session
-    EventId m_slotEvent;                             //!< Next slot
-    bool m_importanceOrder{true};                    //!< Utility preset choice
-    double m_kvAccuracyLoss{0}; //!< Share of M lost at KvBits < 16 (ImpactHO utility)
+    LlmModelProfile m_profile;              //!< Resolved at start
+    Ptr<Socket> m_ueSocket;                 //!< UDP, prompts in, tokens out
+    Ptr<Socket> m_listenSocket;             //!< TCP listener for the backhaul
+    std::vector<Ptr<Socket>> m_udpSockets;  //!< UDP transport: one per local address
+    std::map<uint16_t, Peer> m_peers;       //!< By cell id
+    std::map<uint64_t, Session> m_sessions; //!< By session id
+    bool m_importanceOrder{true};           //!< Utility preset choice
+    double m_kvAccuracyLoss{0};             //!< Share of M lost at KvBits < 16 (ImpactHO utility)
     TracedCallback<uint64_t, uint16_t, double> m_partialTrace; //!< PartialRestored
-    TracedCallback<uint16_t, uint32_t, bool>
-        m_slotTrace; //!< ImpactHoSlot //!< Source-side batching (ctHO)
+    TracedCallback<uint16_t, uint32_t, bool> m_slotTrace;      //!< ImpactHoSlot
 
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted
     TracedCallback<uint64_t, uint64_t, uint64_t, Time> m_plannedTrace;   //!< HandoverPlanned
     TracedCallback<uint16_t, double, uint32_t> m_backhaulPlannedTrace;   //!< BackhaulPlanned
-    std::set<uint16_t> m_gatheredTargets; //!< Targets of ProcessPendingHandovers' batches
-    TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;       //!< SessionRestored
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace; //!< KvTransferReceived
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;  //!< TransferCancelled
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;    //!< TransferTimedOut
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;      //!< KvLayerReceived
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;      //!< TokenDecoded
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;    //!< TransferRefused
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;     //!< TransferStatus
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace;   //!< SessionReleased
-    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;     //!< SessionLost
-    uint64_t m_lostSessions{0};                                     //!< SessionLost count
-    Time m_statusInterval;                                          //!< 0: no PROGRESS
-    Time m_transferTimeout;                                         //!< 0: none
-    bool m_layerwise{false};                                        //!< LayerwiseStreaming
-    bool m_promptsOnGpu{true};                                      //!< PrefillPromptsOnGpu
-    Time m_warmDecodeStart;                                         //!< WarmDecodeStart
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace;     //!< HandoverFailed
-    Transport m_transport{TCP};                                     //!< Transport
-    PlanningRate m_planningRate{NOMINAL};                           //!< PlanningRate
-    uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
+    TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;            //!< SessionRestored
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace;      //!< KvTransferReceived
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;       //!< TransferCancelled
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;         //!< TransferTimedOut
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;           //!< KvLayerReceived
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;           //!< TokenDecoded
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;         //!< TransferRefused
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;          //!< TransferStatus
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace;        //!< SessionReleased
+    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;          //!< SessionLost
+    uint64_t m_lostSessions{0};                                          //!< SessionLost count
+    Time m_statusInterval;                                               //!< 0: no PROGRESS
+    Time m_transferTimeout;                                              //!< 0: none
+    bool m_layerwise{false};                                             //!< LayerwiseStreaming
+    bool m_promptsOnGpu{true};                                           //!< PrefillPromptsOnGpu
+    Time m_warmDecodeStart;                                              //!< WarmDecodeStart
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace;          //!< HandoverFailed
+    Transport m_transport{TCP};                                          //!< Transport
+    PlanningRate m_planningRate{NOMINAL};                                //!< PlanningRate
+
+    friend class EdgeLlmSourceRole;
+    friend class EdgeLlmTargetRole;
+    std::unique_ptr<EdgeLlmSourceRole> m_source; //!< Source session role
+    std::unique_ptr<EdgeLlmTargetRole> m_target; //!< Target session role
 };
 
 } // namespace ns3

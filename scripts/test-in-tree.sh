@@ -41,7 +41,7 @@ cache=${EDGE_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edge-llm}
 jobs=${EDGE_LLM_JOBS:-$(nproc)}
 
 # Modules the module links (and their dependencies come by themselves).
-modules="lte;point-to-point;applications;internet;mobility;stats;config-store;flow-monitor;traffic-control"
+modules="lte;point-to-point;applications;internet;mobility;stats;config-store;flow-monitor;traffic-control;topology-read"
 case "$version" in
   3.35) ns3=3.35 nr="" build=waf ;;
   3.46+nr) ns3=3.46 nr=v4.1.1 build=cmake ;;

@@ -32,6 +32,14 @@ cpp_examples = [
         "True",
         "False",
     ),
+    # The backhaul study on its smallest case: 2 road sites, 1 UE each, one load, ctHO
+    # (1 s).
+    (
+        "edge-llm-backhaul-study --layout=road --numSites=2 --uesPerSite=1 --loads=0 "
+        "--schemes=ctho --promptMin=100 --promptMax=200",
+        "True",
+        "False",
+    ),
     # The same small road over NR (5G-LENA): built only when the nr module is enabled
     # (test.py also skips an example whose program was not built).
     (

@@ -230,5 +230,33 @@ expect 2 "--packetLevel applies to Figs. 3a-3d and 4, not to online" \
 # A Time attribute past int64 nanoseconds would wrap inside ns-3 (then pass the range).
 expect 2 "--ns3::EdgeLlmNode::TransferTimeout=1e300s: invalid value" $main --ns3::EdgeLlmNode::TransferTimeout=1e300s
 expect 2 "--ns3::EdgeLlmNode::GatherTime=1e300s: invalid value" $main --ns3::EdgeLlmNode::GatherTime=1e300s
+# edge-llm-backhaul-study (issue 11): its own options, refused before simulating.
+study="$bin/edge-llm-backhaul-study --outputDir=$tmp/s"
+expect 2 "--loads: '0.95' must be a number in [0, 0.9]" $study --loads=0.95
+expect 2 "--loads: '-0.1' must be a number in [0, 0.9]" $study --loads=0,-0.1
+expect 2 "--loads: 'x' must be a number in [0, 0.9]" $study --loads=x
+expect 2 "--loads: 0.5 is listed twice" $study --loads=0.5,0.5
+expect 2 "--loads: give one or more numbers" $study --loads=0.5,
+expect 2 "--schemes: unknown scheme 'impactho'; valid schemes: ctho, tho, cho" $study --schemes=impactho
+expect 2 "--schemes: 'tho' is listed twice" $study --schemes=tho,tho
+expect 2 "--aggregationGbps must be in (0, 1000] Gbit/s" $study --aggregationGbps=0
+expect 2 "--aggregationGbps must be in (0, 1000] Gbit/s" $study --aggregationGbps=1000.5
+expect 2 "numSites must be 7 or 19 for the hex layout" $study --numSites=8
+expect 2 "numSites must be in [2, 57] for the road layout" $study --layout=road --numSites=58
+expect 2 "uesPerSite must be in [1, 100]" $study --uesPerSite=101
+expect 2 "uesPerSite must be in [1, 100]" $study --uesPerSite=0
+expect 2 "--platoonSpreadMs must be in [0, 60000] ms" $study --platoonSpreadMs=1e300
+expect 2 "--backhaulDelayUs must be in [0, 1e6] us" $study --backhaulDelayUs=1e300
+expect 2 "promptMin and promptMax must satisfy" $study --promptMin=2000 --promptMax=1000
+expect 2 "backhaul must be mesh, star or ring, got 'bus'" $study --backhaul=bus
+expect 2 "queueDisc: 'ns3::Node' is no ns3::QueueDisc" $study --queueDisc=ns3::Node
+expect 2 "--ns3::EdgeLlmBackhaul::LinkDataRate=1Gbps: this program sets this attribute itself" \
+  $study --ns3::EdgeLlmBackhaul::LinkDataRate=1Gbps
+expect 2 "--ns3::LteEnbRrc::SrsPeriodicity=80: this program sets this attribute itself" \
+  $study --ns3::LteEnbRrc::SrsPeriodicity=80
+expect 2 "--planWithCrossTraffic=maybe: must be true or false" $study --planWithCrossTraffic=maybe
+expect 2 "--promptTimeMs must be in (0, 10000] ms" $study --promptTimeMs=0
+expect 2 "--monitorIntervalMs must be 0 (no monitor) or in (0, 10000] ms" $study --monitorIntervalMs=-1
+expect 2 "--outputDir: cannot write" $bin/edge-llm-backhaul-study --outputDir=/proc/no/such
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -1,0 +1,438 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Backhaul study: how the handover delay of edge-LLM sessions grows with cross traffic on
+ * a shared backhaul, for ctHO, tHO and cHO (doc/edge-llm.rst, "Multi-cell scenarios and
+ * the backhaul study").
+ *
+ * 7 hexagonal sites (one LTE cell each, 500 m apart), 15 UEs per site (105 UEs), a star
+ * backhaul (every site linked to one aggregation router, X2 over two hops). Each
+ * site's UEs drive as a platoon toward a neighbour site and hand over to it (X2 handovers
+ * requested at the boundary and announced to the source, ctHO's setting) within 0.5 s;
+ * every platoon crosses in the same window, so every backhaul link carries a batch of KV
+ * caches at once. Cross traffic (constant-rate UDP) loads every backhaul link, both
+ * ways, to a share of its rate. Per load and scheme it prints the UE-side handover delay (mean,
+ * p95, worst), the backhaul queues' delay and the KV byte account, and writes
+ * <outputDir>/backhaul-study.{csv,png} (delay vs load per scheme),
+ * <outputDir>/queue-delay.{csv,png} and <outputDir>/ue-delays.csv; per load and scheme
+ * handovers-load<L>-<scheme>.csv (EdgeLlmSessionStats) and, with the monitor on (default
+ * 10 ms), backhaul-load<L>-<scheme>.csv, -totals.csv, -utilization.png, -queue.png
+ * (BackhaulMonitor).
+ *
+ *   edge-llm-backhaul-study [--loads=0.5] [--aggregationGbps=4.5] [--schemes=ctho,tho,cho]
+ *   edge-llm-backhaul-study --loads=0,0.3,0.6,0.9
+ */
+#include "ns3/core-module.h"
+#include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-helper.h"
+#include "ns3/multi-cell-scenario.h"
+
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("EdgeLlmBackhaulStudy");
+
+namespace
+{
+/// "n/a" for NaN, else fixed with 4 decimals.
+std::string
+Cell(double v, int width)
+{
+    std::ostringstream o;
+    o << std::fixed << std::setprecision(4) << std::setw(width);
+    if (std::isnan(v))
+    {
+        o << "n/a";
+    }
+    else
+    {
+        o << v;
+    }
+    return o.str();
+}
+
+/// Empty for NaN (a CSV field), else the value.
+std::string
+Field(double v)
+{
+    std::ostringstream o;
+    o << std::setprecision(9);
+    if (!std::isnan(v))
+    {
+        o << v;
+    }
+    return o.str();
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    const auto wallStart = std::chrono::steady_clock::now();
+    MultiCellConfig cfg;
+    cfg.layout = "hex";
+    cfg.numSites = 7;
+    cfg.uesPerSite = 15;
+    cfg.backhaul = "star";
+    std::string loads = "0.5";
+    std::string schemes = "ctho,tho,cho";
+    std::string outputDir = "results/edge-llm-backhaul-study";
+    double backhaulDelayUs = cfg.backhaulDelay.GetMicroSeconds();
+    uint32_t backhaulMtu = cfg.backhaulMtu;
+    double batchPeriodMs = cfg.batchPeriod.GetMilliSeconds();
+    double platoonSpreadMs = cfg.platoonSpread.GetMilliSeconds();
+    double promptTimeMs = cfg.promptTime.GetMilliSeconds();
+    double monitorIntervalMs = 10;
+
+    CommandLine cmd(__FILE__);
+    ProgramOptions options(cmd);
+    cmd.Usage("Backhaul study: handover delay of edge-LLM sessions vs cross-traffic load on "
+              "the backhaul, per scheme (7 hexagonal LTE sites, 15 UEs each by default).");
+    options.AddValue("loads",
+                     "Cross-traffic loads, comma-separated shares of the backhaul rate in [0, "
+                     "0.9], e.g. 0,0.3,0.6,0.9",
+                     loads);
+    options.AddValue("schemes", "Comma-separated: ctho, tho, cho", schemes);
+    options.AddValue("aggregationGbps",
+                     "Backhaul rate, Gbit/s: each site's link to the aggregation router (star; "
+                     "mesh, ring: every link)",
+                     cfg.backhaulGbps);
+    options.AddValue("backhaul", "Backhaul topology: star, mesh or ring", cfg.backhaul);
+    options.AddValue("queueDisc",
+                     "QueueDisc TypeId of the backhaul's KV band, e.g. ns3::FqCoDelQueueDisc "
+                     "(default: FIFO)",
+                     cfg.queueDisc);
+    options.AddValue("backhaulDelayUs", "Backhaul link delay, us", backhaulDelayUs);
+    options.AddValue("backhaulMtu", "Backhaul link MTU, bytes", backhaulMtu);
+    options.AddValue("numSites", "Sites: 7 or 19 (hex), 2 to 57 (road)", cfg.numSites);
+    options.AddValue("layout", "hex or road", cfg.layout);
+    options.AddValue("interSiteDistance",
+                     "Distance between neighbour sites, m",
+                     cfg.interSiteDistance);
+    options.AddValue("uesPerSite", "UEs per site", cfg.uesPerSite);
+    options.AddValue("speed", "UE speed, m/s", cfg.speed);
+    options.AddValue("platoonSpreadMs",
+                     "Spread of one platoon's handover instants, ms",
+                     platoonSpreadMs);
+    options.AddValue("promptTimeMs", "When the UEs send their prompts, ms", promptTimeMs);
+    options.AddValue("promptMin", "Shortest prompt, tokens", cfg.promptMin);
+    options.AddValue("promptMax", "Longest prompt, tokens", cfg.promptMax);
+    options.AddValue("tokensAfterHandover",
+                     "Tokens each session decodes after its handover",
+                     cfg.tokensAfterHandover);
+    options.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
+    options.AddValue("model", "LLM preset", cfg.model);
+    options.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);
+    options.AddValue("prefillA", "Prefill slope a, s/token", cfg.prefillA);
+    options.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
+    options.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
+    options.AddValue("batchPeriodMs", "Batching period T_c, ms", batchPeriodMs);
+    options.AddValue("planWithCrossTraffic",
+                     "Plan each KV flow at the rate the cross traffic leaves, (1 - load) x "
+                     "rate (false: at the link rate, blind to the load)",
+                     cfg.planWithCrossTraffic);
+    options.AddValue("monitorIntervalMs",
+                     "BackhaulMonitor interval on the sites' links, ms (0: no monitor)",
+                     monitorIntervalMs);
+    options.AddValue("outputDir", "Where the CSV and PNG files go", outputDir);
+    if (!options.Check(argc, argv, std::cerr))
+    {
+        return 2;
+    }
+    if (!CheckAttributeArguments(argc, argv, MultiCellScenario::GetAttributesSet(), std::cerr))
+    {
+        return 2;
+    }
+    cmd.Parse(argc, argv);
+    // ns-3's Time is an int64 of ns: check before converting, so 1e300 cannot wrap.
+    if (!(backhaulDelayUs >= 0 && backhaulDelayUs <= 1e6))
+    {
+        std::cerr << "error: --backhaulDelayUs must be in [0, 1e6] us, got " << backhaulDelayUs
+                  << std::endl;
+        return 2;
+    }
+    if (!(batchPeriodMs >= 0 && batchPeriodMs <= 1e3))
+    {
+        std::cerr << "error: --batchPeriodMs must be in [0, 1000] ms, got " << batchPeriodMs
+                  << std::endl;
+        return 2;
+    }
+    if (!(platoonSpreadMs >= 0 && platoonSpreadMs <= 6e4))
+    {
+        std::cerr << "error: --platoonSpreadMs must be in [0, 60000] ms, got " << platoonSpreadMs
+                  << std::endl;
+        return 2;
+    }
+    if (!(cfg.backhaulGbps > 0 && cfg.backhaulGbps <= 1000))
+    {
+        std::cerr << "error: --aggregationGbps must be in (0, 1000] Gbit/s, got "
+                  << cfg.backhaulGbps << std::endl;
+        return 2;
+    }
+    if (!(promptTimeMs > 0 && promptTimeMs <= 1e4))
+    {
+        std::cerr << "error: --promptTimeMs must be in (0, 10000] ms, got " << promptTimeMs
+                  << std::endl;
+        return 2;
+    }
+    cfg.promptTime = NanoSeconds(std::llround(promptTimeMs * 1e6));
+    if (!(monitorIntervalMs >= 0 && monitorIntervalMs <= 1e4))
+    {
+        std::cerr << "error: --monitorIntervalMs must be 0 (no monitor) or in (0, 10000] ms, got "
+                  << monitorIntervalMs << std::endl;
+        return 2;
+    }
+    cfg.monitorInterval = NanoSeconds(std::llround(monitorIntervalMs * 1e6));
+    if (backhaulMtu < 576 || backhaulMtu > 65535)
+    {
+        std::cerr << "error: --backhaulMtu must be in [576, 65535] bytes, got " << backhaulMtu
+                  << std::endl;
+        return 2;
+    }
+    cfg.backhaulDelay = NanoSeconds(std::llround(backhaulDelayUs * 1e3));
+    cfg.batchPeriod = NanoSeconds(std::llround(batchPeriodMs * 1e6));
+    cfg.platoonSpread = NanoSeconds(std::llround(platoonSpreadMs * 1e6));
+    cfg.backhaulMtu = static_cast<uint16_t>(backhaulMtu);
+
+    // --loads: each a whole finite number in [0, 0.9], none twice.
+    std::vector<double> loadList;
+    {
+        std::istringstream list(loads);
+        std::string item;
+        while (std::getline(list, item, ','))
+        {
+            std::istringstream in(item);
+            double v = 0;
+            std::string rest;
+            if (item.empty() || !(in >> v) || (in >> rest) || !std::isfinite(v) || v < 0 ||
+                v > MultiCellConfig::MAX_CROSS_LOAD)
+            {
+                std::cerr << "error: --loads: '" << item
+                          << "' must be a number in [0, 0.9] (a share of the backhaul rate)"
+                          << std::endl;
+                return 2;
+            }
+            for (double seen : loadList)
+            {
+                if (seen == v)
+                {
+                    std::cerr << "error: --loads: " << item << " is listed twice" << std::endl;
+                    return 2;
+                }
+            }
+            loadList.push_back(v);
+        }
+        if (loadList.empty() || loads.back() == ',')
+        {
+            std::cerr << "error: --loads: give one or more numbers in [0, 0.9], comma-separated"
+                      << std::endl;
+            return 2;
+        }
+    }
+    std::vector<std::pair<std::string, std::string>> runs;
+    {
+        std::istringstream list(schemes);
+        std::string s;
+        while (std::getline(list, s, ','))
+        {
+            std::string type = s == "ctho"  ? "ns3::CtHoScheduler"
+                               : s == "tho" ? "ns3::ThoScheduler"
+                               : s == "cho" ? "ns3::ChoScheduler"
+                                            : "";
+            if (type.empty())
+            {
+                std::cerr << "error: --schemes: unknown scheme '" << s
+                          << "'; valid schemes: ctho, tho, cho" << std::endl;
+                return 2;
+            }
+            for (const auto& run : runs)
+            {
+                if (run.first == s)
+                {
+                    std::cerr << "error: --schemes: '" << s << "' is listed twice" << std::endl;
+                    return 2;
+                }
+            }
+            runs.emplace_back(s, type);
+        }
+        if (runs.empty() || schemes.back() == ',')
+        {
+            std::cerr << "error: --schemes: give one or more of ctho, tho, cho" << std::endl;
+            return 2;
+        }
+    }
+    try
+    {
+        cfg.Validate();
+        CheckOutputDirectory(outputDir);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
+
+    std::cout << "edge-llm-backhaul-study: " << cfg.numSites << " " << cfg.layout << " sites "
+              << cfg.interSiteDistance << " m apart, " << cfg.uesPerSite << " UEs per site ("
+              << cfg.numSites * cfg.uesPerSite << " UEs), " << cfg.backhaul << " backhaul "
+              << cfg.backhaulGbps << " Gbit/s per link (MTU " << cfg.backhaulMtu << "), "
+              << cfg.model << " q = " << cfg.kvBits << ", prompts U[" << cfg.promptMin << ", "
+              << cfg.promptMax << "] tokens, seed " << RngSeedManager::GetSeed() << " run "
+              << RngSeedManager::GetRun() << std::endl;
+
+    std::ostringstream csv;
+    csv << "load,scheme,ues,restored,mean_delay_s,p95_delay_s,worst_delay_s,"
+           "restored_worst_s,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,"
+           "kv_bytes_sent,kv_bytes_received,kv_bytes_dropped,packets_dropped,complete\n";
+    std::ostringstream queueCsv;
+    queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s\n";
+    std::ostringstream ueCsv;
+    ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
+             "context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,restored_s,"
+             "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost\n";
+    std::vector<FigurePoint> delayPoints;
+    std::vector<FigurePoint> queuePoints;
+    bool complete = true;
+    std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "
+                 "queue_p95_s  KV sent (B)   KV received (B)  KV dropped (B)  sim_s  cpu_s\n";
+    for (double load : loadList)
+    {
+        cfg.crossTrafficLoad = load;
+        for (const auto& [name, type] : runs)
+        {
+            MultiCellResult r;
+            std::ostringstream tagText;
+            tagText << "load" << load << "-" << name;
+            const std::string tag = tagText.str();
+            const std::clock_t cpuStart = std::clock();
+            try
+            {
+                r = MultiCellScenario::Run(cfg,
+                                           type,
+                                           cfg.monitorInterval.IsStrictlyPositive()
+                                               ? outputDir + "/backhaul-" + tag
+                                               : std::string());
+            }
+            catch (const std::invalid_argument& e)
+            {
+                std::cerr << "error: " << e.what() << std::endl;
+                return 2;
+            }
+            catch (const std::runtime_error& e)
+            {
+                std::cerr << "error: " << e.what() << std::endl;
+                return 1;
+            }
+            // Per run: every handover's record (EdgeLlmSessionStats) and the backhaul's
+            // series and totals (BackhaulMonitor), each file whole or not at all.
+            if (!WriteFileAtomically(outputDir + "/handovers-" + tag + ".csv", r.handoverCsv) ||
+                (!r.monitorCsv.empty() &&
+                 (!WriteFileAtomically(outputDir + "/backhaul-" + tag + ".csv", r.monitorCsv) ||
+                  !WriteFileAtomically(outputDir + "/backhaul-" + tag + "-totals.csv",
+                                       r.monitorTotalsCsv))))
+            {
+                return 1;
+            }
+            uint64_t dropped = 0;
+            uint64_t droppedPackets = 0;
+            for (const auto& link : r.links)
+            {
+                dropped += link.droppedBytes;
+                droppedPackets += link.droppedPackets;
+            }
+            complete = complete && r.complete;
+            std::cout << "  " << std::fixed << std::setprecision(2) << std::setw(4) << load << "  "
+                      << std::setw(6) << name << "  " << std::setw(3) << r.ues.size() << "  "
+                      << std::setw(8) << r.restoredSessions << "  " << Cell(r.measured.mean, 7)
+                      << "  " << Cell(r.measured.p95, 7) << "  " << Cell(r.measured.max, 7) << "  "
+                      << Cell(r.queueDelay.mean, 12) << "  " << Cell(r.queueDelay.p95, 11) << "  "
+                      << std::setw(12) << r.kvBytesSent << "  " << std::setw(15)
+                      << r.kvBytesReceived << "  " << std::setw(14) << dropped << "  "
+                      << std::setprecision(2) << std::setw(5) << r.simulatedSeconds << "  "
+                      << std::setw(5)
+                      << static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC
+                      << (r.complete ? "" : "  [INCOMPLETE]") << std::endl; // each row as it comes
+            std::cout.unsetf(std::ios::fixed);
+            csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
+                << Field(r.measured.mean) << "," << Field(r.measured.p95) << ","
+                << Field(r.measured.max) << "," << Field(r.restored.max) << ","
+                << Field(r.queueDelay.mean) << "," << Field(r.queueDelay.p95) << ","
+                << Field(r.queueDelay.max) << "," << r.kvBytesSent << "," << r.kvBytesReceived
+                << "," << dropped << "," << droppedPackets << "," << (r.complete ? 1 : 0) << "\n";
+            queueCsv << load << "," << name << "," << Field(r.queueDelay.mean) << ","
+                     << Field(r.queueDelay.p95) << "," << Field(r.queueDelay.max) << "\n";
+            for (const auto& ue : r.ues)
+            {
+                ueCsv << load << "," << name << "," << ue.imsi << "," << ue.homeSite << ","
+                      << ue.sourceCellId << "," << ue.targetCellId << "," << Field(ue.handoverTime)
+                      << "," << ue.promptTokens << "," << ue.contextTokens << ","
+                      << ue.prefillTokens << "," << ue.transferTokens << ","
+                      << Field(ue.predictedDelay) << "," << Field(ue.restoredDelay) << ","
+                      << Field(ue.measuredDelay) << "," << ue.kvBytesExpected << ","
+                      << ue.kvBytesReceived << "," << (ue.lost ? 1 : 0) << "\n";
+            }
+            // A run with nothing measured (no UE restored) has no point to plot.
+            if (r.measured.count > 0)
+            {
+                delayPoints.push_back({load, name + " worst", r.measured.max, 0, false});
+                delayPoints.push_back({load, name + " p95", r.measured.p95, 0, false});
+                delayPoints.push_back({load, name + " mean", r.measured.mean, 0, false});
+            }
+            if (r.queueDelay.count > 0)
+            {
+                queuePoints.push_back({load, name, r.queueDelay.mean * 1e3, 0, false});
+            }
+            if (!r.complete)
+            {
+                std::cout << "        [INCOMPLETE: " << r.handovers << " handovers started, "
+                          << r.restoredSessions << " sessions restored, " << r.lostSessions
+                          << " lost, " << r.rrcFailures << " RRC handover failures]\n";
+            }
+        }
+    }
+
+    // Every file only after every run, each whole or not at all.
+    std::ostringstream title;
+    title << "edge-llm-backhaul-study: UE-side handover delay vs cross-traffic load\\n"
+          << cfg.numSites << " " << cfg.layout << " sites, " << cfg.numSites * cfg.uesPerSite
+          << " UEs, " << cfg.backhaul << " backhaul " << cfg.backhaulGbps << " Gbit/s, "
+          << cfg.model << " q = " << cfg.kvBits << ", seed " << RngSeedManager::GetSeed() << " run "
+          << RngSeedManager::GetRun();
+    if (!WriteFigure(outputDir + "/backhaul-study",
+                     csv.str(),
+                     title.str(),
+                     "Cross-traffic load (share of the backhaul rate)",
+                     "Handover delay at the UE (s)",
+                     delayPoints,
+                     {"set xrange [-0.05:0.95]", "set yrange [0:*]", "set key outside"}) ||
+        !WriteFigure(outputDir + "/queue-delay",
+                     queueCsv.str(),
+                     "edge-llm-backhaul-study: mean sojourn time in the backhaul queues",
+                     "Cross-traffic load (share of the backhaul rate)",
+                     "Mean backhaul queue delay (ms)",
+                     queuePoints,
+                     {"set xrange [-0.05:0.95]", "set yrange [0:*]"}) ||
+        !WriteFileAtomically(outputDir + "/ue-delays.csv", ueCsv.str()))
+    {
+        return 1;
+    }
+    const double wall =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
+    std::cout << "\nwrote " << outputDir << "/backhaul-study.{csv,png}, " << outputDir
+              << "/queue-delay.{csv,png} and " << outputDir
+              << "/ue-delays.csv; per run handovers-<run>.csv"
+              << (cfg.monitorInterval.IsStrictlyPositive()
+                      ? " and backhaul-<run>.csv, -totals.csv, -utilization.png, -queue.png"
+                      : "")
+              << "\n"
+              << "wall time " << std::fixed << std::setprecision(1) << wall << " s" << std::endl;
+    return complete ? 0 : 1;
+}

@@ -1,0 +1,1075 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "multi-cell-scenario.h"
+
+#include "edge-llm-backhaul-helper.h"
+#include "edge-llm-helper.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/constant-velocity-mobility-model.h"
+#include "ns3/data-rate.h"
+#include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-node.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/ipv4-address-generator.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-queue-disc-item.h"
+#include "ns3/llm-model-profile.h"
+#include "ns3/log.h"
+#include "ns3/mobility-helper.h"
+#include "ns3/point-to-point-channel.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/pointer.h"
+#include "ns3/position-allocator.h"
+#include "ns3/ppp-header.h"
+#include "ns3/prefill-time-model.h"
+#include "ns3/queue-disc.h"
+#include "ns3/random-variable-stream.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/tcp-header.h"
+#include "ns3/traffic-control-layer.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("MultiCellScenario");
+
+namespace
+{
+/// First random stream of the RAN's models (as the road scenario's).
+constexpr int64_t STREAM_RAN = 100;
+/// Random streams of the scenario's own draws (prompts, handover times; mobility).
+constexpr int64_t STREAM_DRAWS = 20;
+constexpr int64_t STREAM_MOBILITY = 5000; //!< see STREAM_DRAWS
+/// Cross traffic starts this long before the first scripted handover, s.
+constexpr double CROSS_LEAD = 0.1;
+/// A road runs this far beside the straight line between its two sites, m.
+constexpr double ROAD_OFFSET = 10;
+/// Expected radio latency of a prompt, s (for the warm-up).
+constexpr double UPLINK_LATENCY = 0.02;
+/// Decoding every session has done before the first handover, s.
+constexpr double DECODE_LEAD = 0.1;
+
+/// %g, as messages print bounds
+std::string
+Number(double value)
+{
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
+void
+Require(bool ok, const std::string& what)
+{
+    if (!ok)
+    {
+        throw std::invalid_argument(what);
+    }
+}
+
+/// TCP payload bytes of a packet that starts with an IPv4 header (0: not TCP).
+uint64_t
+TcpPayloadAfterIp(Ptr<Packet> p)
+{
+    Ipv4Header ip;
+    if (p->RemoveHeader(ip) == 0 || ip.GetProtocol() != 6 || ip.GetFragmentOffset() != 0)
+    {
+        return 0;
+    }
+    TcpHeader tcp;
+    p->PeekHeader(tcp);
+    return p->GetSize() - tcp.GetSerializedSize();
+}
+
+/// TCP payload bytes of a queue-disc item (0: not TCP).
+uint64_t
+TcpPayload(Ptr<const QueueDiscItem> item)
+{
+    Ptr<const Ipv4QueueDiscItem> ip = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (!ip || ip->GetHeader().GetProtocol() != 6 || ip->GetHeader().GetFragmentOffset() != 0)
+    {
+        return 0;
+    }
+    TcpHeader tcp;
+    item->GetPacket()->PeekHeader(tcp);
+    return item->GetPacket()->GetSize() - tcp.GetSerializedSize();
+}
+} // namespace
+
+struct MultiCellScenario::Counters
+{
+    std::map<uint64_t, MultiCellUeResult> ues; //!< By IMSI
+    std::vector<BackhaulLinkCount> links;      //!< Road links
+    std::vector<double> sojourn;               //!< Queue-disc sojourn times, s
+    uint32_t handovers{0};                     //!< HandoverStarted
+    uint32_t restored{0};                      //!< SessionRestored
+    uint32_t resumed{0};                       //!< First stall measured at a UE
+    uint32_t rrcFailures{0};                   //!< RRC handover failures
+    uint64_t bytesPerToken{0};                 //!< s_KV / 8
+    std::function<void()> stopWhenDrained;     //!< Re-armed each ms
+};
+
+void
+MultiCellConfig::Validate() const
+{
+    Require(ran == "lte" || ran == "nr", "ran must be lte or nr, got '" + ran + "'");
+    Require(EdgeLlmRan::IsAvailable(ran),
+            "ran '" + ran + "' needs ns-3's nr module, which this build lacks; valid here: lte");
+    Require(layout == "road" || layout == "hex",
+            "layout must be road or hex, got '" + layout + "'");
+    if (layout == "road")
+    {
+        Require(numSites >= 2 && numSites <= MAX_ROAD_SITES,
+                "numSites must be in [2, " + std::to_string(MAX_ROAD_SITES) +
+                    "] for the road layout, got " + std::to_string(numSites));
+    }
+    else
+    {
+        Require(numSites == 7 || numSites == 19,
+                "numSites must be 7 or 19 for the hex layout, got " + std::to_string(numSites));
+    }
+    Require(std::isfinite(interSiteDistance) && interSiteDistance > 0 &&
+                interSiteDistance <= MAX_INTER_SITE,
+            "interSiteDistance must be in (0, " + Number(MAX_INTER_SITE) + "] m, got " +
+                Number(interSiteDistance));
+    Require(backhaul == "mesh" || backhaul == "star" || backhaul == "ring",
+            "backhaul must be mesh, star or ring, got '" + backhaul + "'");
+    Require(backhaul != "ring" || numSites >= 3,
+            "backhaul ring needs numSites >= 3, got " + std::to_string(numSites));
+    Require(backhaul == "mesh" || ran == "lte",
+            "backhaul " + backhaul + " needs ran lte (NR registers Xn over a mesh only)");
+    if (!queueDisc.empty())
+    {
+        RequireTypeId("queueDisc", queueDisc, "ns3::QueueDisc");
+    }
+    Require(std::isfinite(backhaulGbps) && backhaulGbps > 0 && backhaulGbps <= 1000,
+            "backhaulGbps must be in (0, 1000] Gbit/s, got " + Number(backhaulGbps));
+    Require(!backhaulDelay.IsStrictlyNegative() && backhaulDelay <= Seconds(1),
+            "backhaulDelay must be in [0, 1] s");
+    Require(backhaulMtu >= 576, "backhaulMtu must be in [576, 65535] bytes");
+    Require(std::isfinite(crossTrafficLoad) && crossTrafficLoad >= 0 &&
+                crossTrafficLoad <= MAX_CROSS_LOAD,
+            "crossTrafficLoad must be in [0, " + Number(MAX_CROSS_LOAD) +
+                "] (a share of the link rate; above it the KV transfer gets under 10 % of "
+                "the link), got " +
+                Number(crossTrafficLoad));
+    Require(uesPerSite >= 1 && uesPerSite <= MAX_UES_PER_SITE,
+            "uesPerSite must be in [1, " + std::to_string(MAX_UES_PER_SITE) + "], got " +
+                std::to_string(uesPerSite));
+    Require(mobility == "road" || mobility == "random-waypoint" || mobility == "gauss-markov",
+            "mobility must be road, random-waypoint or gauss-markov, got '" + mobility + "'");
+    Require(std::isfinite(speed) && speed >= MIN_SPEED && speed <= MAX_SPEED,
+            "speed must be in [" + Number(MIN_SPEED) + ", " + Number(MAX_SPEED) + "] m/s, got " +
+                Number(speed));
+    Require(handover == "script" || handover == "A3-RSRP" || handover == "A2-A4-RSRQ",
+            "handover must be script, A3-RSRP or A2-A4-RSRQ, got '" + handover + "'");
+    Require(handover != "script" || mobility == "road",
+            "handover script needs mobility road (a scripted handover happens where the "
+            "road crosses the boundary); with " +
+                mobility + " use handover A3-RSRP or A2-A4-RSRQ");
+    Require(std::isfinite(boundaryFraction) && boundaryFraction > 0 && boundaryFraction <= 0.5,
+            "boundaryFraction must be in (0, 0.5] (past the midpoint the home site is the "
+            "weaker cell), got " +
+                Number(boundaryFraction));
+    Require(!platoonSpread.IsStrictlyNegative() && platoonSpread <= Seconds(60),
+            "platoonSpread must be in [0, 60] s");
+    Require(kvBits == 16 || kvBits == 8 || kvBits == 4,
+            "kvBits must be 16, 8 or 4, got " + std::to_string(kvBits));
+    Require(std::isfinite(prefillA) && prefillA >= 0 && prefillA <= 1,
+            "prefillA must be in [0, 1] s/token");
+    Require(std::isfinite(prefillB) && std::abs(prefillB) <= 3600,
+            "prefillB must be in [-3600, 3600] s");
+    Require(std::isfinite(prefillC) && prefillC >= 0 && prefillC <= 1e-3,
+            "prefillC must be in [0, 1e-3] s/token^2");
+    Require(!batchPeriod.IsStrictlyNegative() && batchPeriod <= Seconds(1),
+            "batchPeriod must be in [0, 1] s");
+    Require(std::isfinite(decodeRate) && decodeRate >= 1e-3 && decodeRate <= 1e6,
+            "decodeRate must be in [0.001, 1e+06] tokens/s (ns3::EdgeLlmNode::DecodeRate's "
+            "range)");
+    Require(promptMin >= 1 && promptMin <= promptMax && promptMax <= MAX_PROMPT,
+            "promptMin and promptMax must satisfy 1 <= promptMin <= promptMax <= " +
+                std::to_string(MAX_PROMPT) + " tokens, got " + std::to_string(promptMin) + " and " +
+                std::to_string(promptMax));
+    Require(tokensAfterHandover >= 1 && tokensAfterHandover <= 10000000,
+            "tokensAfterHandover must be in [1, 10000000] tokens");
+    Require(promptTime.IsStrictlyPositive() && promptTime <= Seconds(10),
+            "promptTime must be in (0, 10] s");
+    Require(tailTime.IsStrictlyPositive() && tailTime <= Seconds(MAX_SIM_SECONDS),
+            "tailTime must be in (0, " + Number(MAX_SIM_SECONDS) + "] s");
+    Require(seedStream <= 1000000, "seedStream must be in [0, 1000000]");
+    Require(!monitorInterval.IsStrictlyNegative() && monitorInterval <= Seconds(10),
+            "monitorInterval must be 0 (no monitor) or in (0, 10] s");
+    Require(std::isfinite(pathlossExponent) && pathlossExponent >= 1.5 && pathlossExponent <= 6,
+            "pathlossExponent must be in [1.5, 6], got " + Number(pathlossExponent));
+    Require(std::isfinite(pathlossReferenceDb) && pathlossReferenceDb >= 0 &&
+                pathlossReferenceDb <= 100,
+            "pathlossReferenceDb must be in [0, 100] dB, got " + Number(pathlossReferenceDb));
+    Require(std::isfinite(bsTxPowerDbm) && bsTxPowerDbm >= -30 && bsTxPowerDbm <= 60,
+            "bsTxPowerDbm must be in [-30, 60] dBm, got " + Number(bsTxPowerDbm));
+    EdgeLlmRanConfig radio;
+    radio.backhaulGbps = backhaulGbps;
+    radio.backhaulDelay = backhaulDelay;
+    radio.backhaulMtu = backhaulMtu;
+    radio.pathlossModel = ran == "lte" ? pathlossModel : ""; // NR: its 3GPP scenario's
+    radio.bsTxPowerDbm = bsTxPowerDbm;
+    radio.Validate(ran); // the backhaul against the RAN's handover timers, the TypeIds
+    (void)LlmModelProfile::FromPreset(model, kvBits);
+}
+
+DelaySummary
+DelaySummary::Of(std::vector<double> values)
+{
+    values.erase(
+        std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }),
+        values.end());
+    DelaySummary s;
+    s.count = static_cast<uint32_t>(values.size());
+    if (values.empty())
+    {
+        return s;
+    }
+    std::sort(values.begin(), values.end());
+    double sum = 0;
+    for (double v : values)
+    {
+        sum += v;
+    }
+    s.mean = sum / static_cast<double>(values.size());
+    const auto rank = static_cast<std::size_t>(std::ceil(0.95 * values.size()));
+    s.p95 = values[std::max<std::size_t>(rank, 1) - 1];
+    s.max = values.back();
+    return s;
+}
+
+MultiCellScenario::MultiCellScenario(const MultiCellConfig& config)
+    : m_cfg(config),
+      m_counters(std::make_unique<Counters>())
+{
+    m_cfg.Validate();
+}
+
+MultiCellScenario::~MultiCellScenario() = default;
+
+std::vector<Vector>
+MultiCellScenario::SitePositions(const std::string& layout,
+                                 uint32_t numSites,
+                                 double interSiteDistance)
+{
+    const double d = interSiteDistance;
+    std::vector<Vector> sites;
+    if (layout == "road")
+    {
+        Require(numSites >= 2 && numSites <= MultiCellConfig::MAX_ROAD_SITES,
+                "numSites must be in [2, 57] for the road layout");
+        for (uint32_t i = 0; i < numSites; ++i)
+        {
+            sites.emplace_back(i * d, 0, 0);
+        }
+        return sites;
+    }
+    Require(layout == "hex", "layout must be road or hex, got '" + layout + "'");
+    Require(numSites == 7 || numSites == 19, "numSites must be 7 or 19 for the hex layout");
+    const double pi = std::acos(-1.0);
+    auto at = [&](double radius, double degrees) {
+        const double a = degrees * pi / 180;
+        // Rounded to the micrometre: the same positions on every platform.
+        auto round = [](double v) { return std::round(v * 1e6) / 1e6; };
+        return Vector(round(radius * std::cos(a)), round(radius * std::sin(a)), 0);
+    };
+    sites.emplace_back(0, 0, 0);
+    for (int k = 0; k < 6; ++k)
+    {
+        sites.push_back(at(d, 60.0 * k));
+    }
+    if (numSites == 19)
+    {
+        for (int k = 0; k < 12; ++k)
+        {
+            sites.push_back(k % 2 == 0 ? at(2 * d, 30.0 * k) : at(std::sqrt(3.0) * d, 30.0 * k));
+        }
+    }
+    return sites;
+}
+
+std::vector<uint32_t>
+MultiCellScenario::RoadTargets(const std::vector<Vector>& positions, double interSiteDistance)
+{
+    const auto n = static_cast<uint32_t>(positions.size());
+    std::vector<uint32_t> targets(n, 0);
+    for (uint32_t s = 0; s < n; ++s)
+    {
+        targets[s] = s;
+        for (uint32_t step = 1; step < n; ++step)
+        {
+            const uint32_t t = (s + step) % n;
+            if (CalculateDistance(positions[s], positions[t]) <= 1.01 * interSiteDistance)
+            {
+                targets[s] = t;
+                break;
+            }
+        }
+        NS_ABORT_MSG_IF(targets[s] == s, "MultiCellScenario: site " << s << " has no neighbour");
+    }
+    return targets;
+}
+
+std::map<std::string, std::string>
+MultiCellScenario::GetAttributesSet()
+{
+    const std::string radio = "the multi-cell scenario sets it for many UEs per cell (see "
+                              "the doc, Multi-cell scenarios)";
+    const std::string perNode = "the scenario sets it per node or per UE";
+    return {
+        {"ns3::LteEnbRrc::SrsPeriodicity", radio},
+        {"ns3::LteEnbMac::NumberOfRaPreambles", radio},
+        {"ns3::LteEnbMac::PreambleTransMax", radio},
+        {"ns3::LogDistancePropagationLossModel::ReferenceDistance", radio},
+        {"ns3::LogDistancePropagationLossModel::ReferenceLoss", radio},
+        {"ns3::LogDistancePropagationLossModel::Exponent", radio},
+        {"ns3::LteEnbPhy::TxPower", radio},
+        {"ns3::LteHelper::PathlossModel", radio},
+        {"ns3::EdgeLlmNode::Model", "use --model"},
+        {"ns3::EdgeLlmNode::KvBits", "use --kvBits"},
+        {"ns3::EdgeLlmNode::DecodeRate", "use --decodeRate"},
+        {"ns3::EdgeLlmNode::CellId", perNode},
+        {"ns3::PrefillEngine::PrefillA", "use --prefillA"},
+        {"ns3::PrefillEngine::PrefillB", "use --prefillB"},
+        {"ns3::PrefillEngine::PrefillC", "use --prefillC"},
+        {"ns3::PrefillEngine::BatchPeriod", "use --batchPeriodMs"},
+        {"ns3::EdgeLlmUeApp::PromptTokens", perNode},
+        {"ns3::EdgeLlmUeApp::MaxNewTokens", perNode},
+        {"ns3::EdgeLlmUeApp::SessionId", perNode},
+        {"ns3::EdgeLlmUeApp::ServerAddress", perNode},
+        {"ns3::EdgeLlmUeApp::ServerPort", perNode},
+        {"ns3::EdgeLlmUeApp::DecodeInterval", "use --decodeRate"},
+        {"ns3::Application::StartTime", perNode},
+        {"ns3::Application::StopTime", perNode},
+        {"ns3::PointToPointEpcHelper::X2LinkDataRate", "use --aggregationGbps"},
+        {"ns3::PointToPointEpcHelper::X2LinkDelay", "use --backhaulDelayUs"},
+        {"ns3::PointToPointEpcHelper::X2LinkMtu", "use --backhaulMtu"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkDataRate", "use --aggregationGbps"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkDelay", "use --backhaulDelayUs"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkMtu", "use --backhaulMtu"},
+        {"ns3::LteHelper::HandoverAlgorithm", "use --handover"},
+        {"ns3::EdgeLlmBackhaul::Topology", "use --backhaul"},
+        {"ns3::EdgeLlmBackhaul::LinkDataRate", "use --aggregationGbps"},
+        {"ns3::EdgeLlmBackhaul::AggregationDataRate", "use --aggregationGbps"},
+        {"ns3::EdgeLlmBackhaul::LinkDelay", "use --backhaulDelayUs"},
+        {"ns3::EdgeLlmBackhaul::LinkMtu", "use --backhaulMtu"},
+        {"ns3::EdgeLlmBackhaul::QueueDisc", "use --queueDisc"},
+    };
+}
+
+void
+MultiCellScenario::RequireDone(bool done, const char* part, const char* needs) const
+{
+    NS_ABORT_MSG_UNLESS(done, "MultiCellScenario::" << part << ": " << needs);
+}
+
+void
+MultiCellScenario::BuildSites()
+{
+    RequireDone(m_bsNodes.GetN() == 0, "BuildSites", "already done (each part runs once)");
+    Ipv4AddressGenerator::Reset();
+    m_sites = SitePositions(m_cfg.layout, m_cfg.numSites, m_cfg.interSiteDistance);
+    m_roadTarget = RoadTargets(m_sites, m_cfg.interSiteDistance);
+    if (m_cfg.ran == "lte")
+    {
+        if (m_cfg.pathlossModel == "ns3::LogDistancePropagationLossModel")
+        {
+            Config::SetDefault("ns3::LogDistancePropagationLossModel::ReferenceDistance",
+                               DoubleValue(1));
+            Config::SetDefault("ns3::LogDistancePropagationLossModel::ReferenceLoss",
+                               DoubleValue(m_cfg.pathlossReferenceDb));
+        }
+    }
+    // The RAN first: its EPC nodes exist before the scenario's (as in the road scenario).
+    EdgeLlmRanConfig radio;
+    radio.backhaulGbps = m_cfg.backhaulGbps;
+    radio.backhaulDelay = m_cfg.backhaulDelay;
+    radio.backhaulMtu = m_cfg.backhaulMtu;
+    radio.handoverAlgorithm = m_cfg.handover == "A3-RSRP"      ? "ns3::A3RsrpHandoverAlgorithm"
+                              : m_cfg.handover == "A2-A4-RSRQ" ? "ns3::A2A4RsrqHandoverAlgorithm"
+                                                               : "";
+    radio.pathlossModel = m_cfg.ran == "lte" ? m_cfg.pathlossModel : "";
+    radio.pathlossExponent = m_cfg.pathlossExponent;
+    radio.bsTxPowerDbm = m_cfg.bsTxPowerDbm;
+    if (m_cfg.ran == "lte")
+    {
+        // Many UEs per cell (doc: each value's reason), EdgeLlmRanConfig's RACH/SRS knobs:
+        // SRS slots for 320 UE contexts, 64 - 28 = 36 dedicated preambles for handovers,
+        // at most 10 RACH attempts.
+        radio.srsPeriodicity = 320;
+        radio.raPreambles = 28;
+        radio.preambleTransMax = 10;
+    }
+    radio.stream = STREAM_RAN;
+    m_ran = EdgeLlmRan::Create(m_cfg.ran, radio);
+    m_bsNodes.Create(m_cfg.numSites);
+    Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
+    for (const auto& p : m_sites)
+    {
+        pos->Add(Vector(p.x, p.y, m_ran->GetBsHeight()));
+    }
+    MobilityHelper mobility;
+    mobility.SetPositionAllocator(pos);
+    mobility.Install(m_bsNodes);
+}
+
+void
+MultiCellScenario::BuildUes()
+{
+    RequireDone(m_bsNodes.GetN() > 0, "BuildUes", "call BuildSites first");
+    RequireDone(m_ueNodes.GetN() == 0, "BuildUes", "already done (each part runs once)");
+    const uint32_t k = m_cfg.uesPerSite;
+    const uint32_t n = m_cfg.numSites * k;
+    m_ueNodes.Create(n);
+
+    // Prompts and handover instants, from the scenario's own streams.
+    Ptr<UniformRandomVariable> prompt = CreateObject<UniformRandomVariable>();
+    prompt->SetStream(STREAM_DRAWS + 2 * m_cfg.seedStream);
+    Ptr<UniformRandomVariable> when = CreateObject<UniformRandomVariable>();
+    when->SetStream(STREAM_DRAWS + 2 * m_cfg.seedStream + 1);
+    // Warm-up: each site's GPU prefills its k prompts one after another, each on a T_c
+    // boundary; the platoons start crossing once the longest could be done and every
+    // session has decoded for DECODE_LEAD.
+    const PrefillTimeModel p(m_cfg.prefillA, m_cfg.prefillB, m_cfg.prefillC);
+    const double tc = m_cfg.batchPeriod.GetSeconds();
+    const double busy = m_cfg.promptTime.GetSeconds() + UPLINK_LATENCY +
+                        k * (tc + std::max(0.0, p.Evaluate(m_cfg.promptMax)));
+    const double step = tc > 0 ? tc : 1e-3;
+    m_handoverStart = std::ceil((busy + DECODE_LEAD) / step - 1e-9) * step;
+    const double spread = m_cfg.platoonSpread.GetSeconds();
+    m_home.resize(n);
+    m_prompt.resize(n);
+    m_tau.resize(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        m_home[i] = i / k;
+        m_prompt[i] = prompt->GetInteger(m_cfg.promptMin, m_cfg.promptMax);
+        // Rounded to the microsecond, so that a Time holds it exactly.
+        m_tau[i] = std::round((m_handoverStart + spread * when->GetValue()) * 1e6) / 1e6;
+    }
+
+    const double z = m_ran->GetUeHeight();
+    const double d = m_cfg.interSiteDistance;
+    MobilityHelper mobility;
+    if (m_cfg.mobility == "road")
+    {
+        mobility.SetMobilityModel("ns3::ConstantVelocityMobilityModel");
+        mobility.Install(m_ueNodes);
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            const Vector& a = m_sites[m_home[i]];
+            const Vector& b = m_sites[m_roadTarget[m_home[i]]];
+            const double len = CalculateDistance(a, b);
+            const Vector dir((b.x - a.x) / len, (b.y - a.y) / len, 0);
+            // The road runs ROAD_OFFSET m to the left of the line from a to b; the UE
+            // crosses the boundary (boundaryFraction of the way) at its tau.
+            const double bx = a.x + m_cfg.boundaryFraction * len * dir.x - ROAD_OFFSET * dir.y;
+            const double by = a.y + m_cfg.boundaryFraction * len * dir.y + ROAD_OFFSET * dir.x;
+            const double back = m_cfg.speed * m_tau[i];
+            Ptr<ConstantVelocityMobilityModel> m =
+                m_ueNodes.Get(i)->GetObject<ConstantVelocityMobilityModel>();
+            m->SetPosition(Vector(bx - back * dir.x, by - back * dir.y, z));
+            m->SetVelocity(Vector(m_cfg.speed * dir.x, m_cfg.speed * dir.y, 0));
+        }
+        return;
+    }
+    // Random motion in the layout's bounding box (each site's cell reaching d / 2 out),
+    // from a start drawn in the square of side d / 2 around the home site.
+    double xMin = 0;
+    double xMax = 0;
+    double yMin = 0;
+    double yMax = 0;
+    for (const auto& s : m_sites)
+    {
+        xMin = std::min(xMin, s.x - d / 2);
+        xMax = std::max(xMax, s.x + d / 2);
+        yMin = std::min(yMin, s.y - d / 2);
+        yMax = std::max(yMax, s.y + d / 2);
+    }
+    Ptr<UniformRandomVariable> offset = CreateObject<UniformRandomVariable>();
+    offset->SetStream(STREAM_MOBILITY - 1 - m_cfg.seedStream);
+    Ptr<ListPositionAllocator> start = CreateObject<ListPositionAllocator>();
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        const Vector& s = m_sites[m_home[i]];
+        const double dx = offset->GetValue(-d / 4, d / 4);
+        const double dy = offset->GetValue(-d / 4, d / 4);
+        start->Add(Vector(s.x + dx, s.y + dy, z));
+    }
+    mobility.SetPositionAllocator(start);
+    std::ostringstream speed;
+    speed << "ns3::ConstantRandomVariable[Constant=" << m_cfg.speed << "]";
+    if (m_cfg.mobility == "random-waypoint")
+    {
+        Ptr<RandomBoxPositionAllocator> box = CreateObject<RandomBoxPositionAllocator>();
+        Ptr<UniformRandomVariable> x = CreateObject<UniformRandomVariable>();
+        x->SetAttribute("Min", DoubleValue(xMin));
+        x->SetAttribute("Max", DoubleValue(xMax));
+        Ptr<UniformRandomVariable> y = CreateObject<UniformRandomVariable>();
+        y->SetAttribute("Min", DoubleValue(yMin));
+        y->SetAttribute("Max", DoubleValue(yMax));
+        Ptr<ConstantRandomVariable> zz = CreateObject<ConstantRandomVariable>();
+        zz->SetAttribute("Constant", DoubleValue(z));
+        box->SetX(x);
+        box->SetY(y);
+        box->SetZ(zz);
+        box->AssignStreams(STREAM_MOBILITY + 1000 + 3 * m_cfg.seedStream);
+        mobility.SetMobilityModel("ns3::RandomWaypointMobilityModel",
+                                  "Speed",
+                                  StringValue(speed.str()),
+                                  "Pause",
+                                  StringValue("ns3::ConstantRandomVariable[Constant=0]"),
+                                  "PositionAllocator",
+                                  PointerValue(box));
+    }
+    else
+    {
+        mobility.SetMobilityModel(
+            "ns3::GaussMarkovMobilityModel",
+            "Bounds",
+            BoxValue(Box(xMin, xMax, yMin, yMax, z, z)),
+            "TimeStep",
+            TimeValue(Seconds(1)),
+            "Alpha",
+            DoubleValue(0.85),
+            "MeanVelocity",
+            StringValue(speed.str()),
+            "MeanPitch",
+            StringValue("ns3::ConstantRandomVariable[Constant=0]"),
+            "NormalPitch",
+            StringValue("ns3::NormalRandomVariable[Mean=0.0|Variance=0.0|Bound=0.0]"));
+    }
+    mobility.Install(m_ueNodes);
+    mobility.AssignStreams(m_ueNodes, STREAM_MOBILITY + 10 * m_cfg.seedStream);
+}
+
+void
+MultiCellScenario::BuildRan()
+{
+    RequireDone(m_ueNodes.GetN() > 0, "BuildRan", "call BuildUes first");
+    RequireDone(m_ran->GetBsDevices().GetN() == 0,
+                "BuildRan",
+                "already done (each part runs once)");
+    // The backhaul: Mesh (the RAN's X2/Xn cables), Star (every site to an aggregation
+    // router, X2 over two hops) or Ring, with per-link rate, delay, MTU and queue disc.
+    Ptr<EdgeLlmBackhaul> backhaul = CreateObject<EdgeLlmBackhaul>();
+    const std::string topology = m_cfg.backhaul == "star"   ? "Star"
+                                 : m_cfg.backhaul == "ring" ? "Ring"
+                                                            : "Mesh";
+    const DataRate rate(static_cast<uint64_t>(std::llround(m_cfg.backhaulGbps * 1e9)));
+    backhaul->SetAttribute("Topology", StringValue(topology));
+    backhaul->SetAttribute("LinkDataRate", DataRateValue(rate));
+    backhaul->SetAttribute("AggregationDataRate", DataRateValue(rate));
+    backhaul->SetAttribute("LinkDelay", TimeValue(m_cfg.backhaulDelay));
+    backhaul->SetAttribute("LinkMtu", UintegerValue(m_cfg.backhaulMtu));
+    backhaul->SetAttribute("QueueDisc", StringValue(m_cfg.queueDisc));
+    m_ran->SetBackhaul(backhaul);
+    m_ran->Install(m_bsNodes, m_ueNodes);
+    NetDeviceContainer bs = m_ran->GetBsDevices();
+    NetDeviceContainer ue = m_ran->GetUeDevices();
+    for (uint32_t s = 0; s < m_cfg.numSites; ++s)
+    {
+        NetDeviceContainer home;
+        for (uint32_t i = 0; i < ue.GetN(); ++i)
+        {
+            if (m_home[i] == s)
+            {
+                home.Add(ue.Get(i));
+            }
+        }
+        m_ran->Attach(home, bs.Get(s));
+    }
+}
+
+void
+MultiCellScenario::BuildBackhaul()
+{
+    RequireDone(m_ran && m_ran->GetBsDevices().GetN() > 0, "BuildBackhaul", "call BuildRan first");
+    RequireDone(!m_backhaulBuilt, "BuildBackhaul", "already done (each part runs once)");
+    m_backhaulBuilt = true;
+    Ptr<EdgeLlmBackhaul> backhaul = m_ran->GetBackhaul();
+    // Cross traffic planned with (EdgeLlmBackhaul: before ConnectBackhaul, in InstallApps);
+    // blind planning installs it after.
+    if (m_cfg.crossTrafficLoad > 0 && m_cfg.planWithCrossTraffic)
+    {
+        InstallCrossTraffic();
+    }
+    // The KV account and the queues' delay on every link, each direction.
+    Counters* counters = m_counters.get();
+    const auto& links = backhaul->GetLinks();
+    for (std::size_t l = 0; l < links.size(); ++l)
+    {
+        for (uint32_t i = 0; i < 2; ++i)
+        {
+            Ptr<PointToPointNetDevice> out =
+                DynamicCast<PointToPointNetDevice>(links[l].devices.Get(i));
+            Ptr<PointToPointNetDevice> in =
+                DynamicCast<PointToPointNetDevice>(links[l].devices.Get(1 - i));
+            Ptr<QueueDisc> qd = links[l].rootQueueDisc[i];
+            NS_ABORT_MSG_UNLESS(out && in && qd,
+                                "MultiCellScenario: backhaul link "
+                                    << l << " without devices or queue disc");
+            const std::size_t index = counters->links.size();
+            BackhaulLinkCount link;
+            link.fromNodeId = out->GetNode()->GetId();
+            link.toNodeId = in->GetNode()->GetId();
+            const int32_t from = backhaul->GetSiteIndex(out->GetNode());
+            const int32_t to = backhaul->GetSiteIndex(in->GetNode());
+            link.fromCellId = from < 0 ? 0 : m_ran->GetCellId(m_ran->GetBsDevices().Get(from));
+            link.toCellId = to < 0 ? 0 : m_ran->GetCellId(m_ran->GetBsDevices().Get(to));
+            counters->links.push_back(link);
+            ConnectLinkCounters(index, qd, out, in);
+        }
+    }
+}
+
+void
+MultiCellScenario::InstallCrossTraffic()
+{
+    const double lastTau =
+        m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
+    m_ran->GetBackhaul()->InstallCrossTraffic(m_cfg.crossTrafficLoad,
+                                              Seconds(std::max(0.0, m_handoverStart - CROSS_LEAD)),
+                                              Seconds(lastTau) + m_cfg.tailTime);
+}
+
+void
+MultiCellScenario::ConnectLinkCounters(std::size_t index,
+                                       Ptr<QueueDisc> qd,
+                                       Ptr<PointToPointNetDevice> out,
+                                       Ptr<PointToPointNetDevice> in)
+{
+    Counters* counters = m_counters.get();
+    qd->TraceConnectWithoutContext("Enqueue",
+                                   compat::MakeCallback<void, Ptr<const QueueDiscItem>>(
+                                       [counters, index](Ptr<const QueueDiscItem> item) {
+                                           counters->links[index].offeredBytes += TcpPayload(item);
+                                       }));
+    qd->TraceConnectWithoutContext(
+        "DropBeforeEnqueue",
+        compat::MakeCallback<void, Ptr<const QueueDiscItem>, const char*>(
+            [counters, index](Ptr<const QueueDiscItem> item, const char*) {
+                // Never enqueued: offered and dropped.
+                counters->links[index].offeredBytes += TcpPayload(item);
+                counters->links[index].droppedBytes += TcpPayload(item);
+                ++counters->links[index].droppedPackets;
+            }));
+    qd->TraceConnectWithoutContext(
+        "DropAfterDequeue",
+        compat::MakeCallback<void, Ptr<const QueueDiscItem>, const char*>(
+            [counters, index](Ptr<const QueueDiscItem> item, const char*) {
+                counters->links[index].droppedBytes += TcpPayload(item);
+                ++counters->links[index].droppedPackets;
+            }));
+    qd->TraceConnectWithoutContext("SojournTime",
+                                   compat::MakeCallback<void, Time>([counters](Time t) {
+                                       counters->sojourn.push_back(t.GetSeconds());
+                                   }));
+    out->TraceConnectWithoutContext(
+        "MacTxDrop",
+        compat::MakeCallback<void, Ptr<const Packet>>([counters, index](Ptr<const Packet> p) {
+            counters->links[index].droppedBytes += TcpPayloadAfterIp(p->Copy());
+            ++counters->links[index].droppedPackets;
+        }));
+    in->TraceConnectWithoutContext(
+        "MacRx",
+        compat::MakeCallback<void, Ptr<const Packet>>([counters, index](Ptr<const Packet> p) {
+            Ptr<Packet> copy = p->Copy();
+            PppHeader ppp;
+            copy->RemoveHeader(ppp);
+            if (ppp.GetProtocol() == 0x0021) // PPP: IPv4
+            {
+                counters->links[index].receivedBytes += TcpPayloadAfterIp(copy);
+            }
+        }));
+}
+
+void
+MultiCellScenario::InstallApps(const std::string& schedulerType)
+{
+    RequireDone(m_backhaulBuilt, "InstallApps", "call BuildBackhaul first");
+    RequireDone(m_bsApps.GetN() == 0, "InstallApps", "already done (each part runs once)");
+    RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
+    EdgeLlmHelper edge;
+    edge.SetRan(m_ran);
+    edge.SetSchedulerType(schedulerType);
+    edge.SetNodeAttribute("Model", StringValue(m_cfg.model));
+    edge.SetNodeAttribute("KvBits", UintegerValue(m_cfg.kvBits));
+    edge.SetNodeAttribute("DecodeRate", DoubleValue(m_cfg.decodeRate));
+    edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(m_cfg.prefillA));
+    edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(m_cfg.prefillB));
+    edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(m_cfg.prefillC));
+    edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(m_cfg.batchPeriod));
+    m_bsApps = edge.InstallOnEnbs(m_ran->GetBsDevices());
+    // Peers over the backhaul's paths, planned at each path's bottleneck less the cross
+    // traffic installed so far (EdgeLlmBackhaul): with planWithCrossTraffic the cross
+    // traffic is installed before (BuildBackhaul), else after, so the plan is blind to it.
+    edge.ConnectBackhaul(m_bsApps, m_ran->GetBackhaul());
+    if (m_cfg.crossTrafficLoad > 0 && !m_cfg.planWithCrossTraffic)
+    {
+        InstallCrossTraffic();
+    }
+    EdgeLlmHelper::CheckConfiguration(m_bsApps); // throws std::invalid_argument
+    edge.ConnectHandoverTrace(m_bsApps);
+    EdgeLlmHelper::AddEpcRoutes(m_ran->GetSgwNode(), m_ran->GetPgwNode(), m_bsNodes);
+    // Each site's UEs are served by its own EdgeLlmNode.
+    NetDeviceContainer ueDevs = m_ran->GetUeDevices();
+    std::vector<Ptr<Application>> bySite(m_ueNodes.GetN());
+    for (uint32_t s = 0; s < m_cfg.numSites; ++s)
+    {
+        NodeContainer nodes;
+        NetDeviceContainer devs;
+        std::vector<uint32_t> index;
+        for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
+        {
+            if (m_home[i] == s)
+            {
+                nodes.Add(m_ueNodes.Get(i));
+                devs.Add(ueDevs.Get(i));
+                index.push_back(i);
+            }
+        }
+        ApplicationContainer apps = edge.InstallUe(
+            nodes,
+            devs,
+            m_bsApps.Get(s),
+            EdgeLlmHelper::GetUeFacingAddress(m_bsNodes.Get(s), m_ran->GetSgwNode()));
+        for (uint32_t j = 0; j < apps.GetN(); ++j)
+        {
+            bySite[index[j]] = apps.Get(j);
+        }
+    }
+    for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
+    {
+        // Enough tokens to decode until the handover and tokensAfterHandover after it.
+        const auto before = static_cast<uint32_t>(std::ceil(
+            (m_handoverStart + m_cfg.platoonSpread.GetSeconds() + m_cfg.tailTime.GetSeconds()) *
+            m_cfg.decodeRate));
+        bySite[i]->SetAttribute("PromptTokens", UintegerValue(m_prompt[i]));
+        bySite[i]->SetAttribute("MaxNewTokens", UintegerValue(before + m_cfg.tokensAfterHandover));
+        m_ueApps.Add(bySite[i]);
+    }
+    m_bsApps.Start(Seconds(0));
+    m_ueApps.Start(m_cfg.promptTime);
+    m_counters->bytesPerToken =
+        DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetModelProfile().BytesPerToken();
+}
+
+void
+MultiCellScenario::ScheduleHandovers()
+{
+    RequireDone(m_bsApps.GetN() > 0, "ScheduleHandovers", "call InstallApps first");
+    RequireDone(!m_handoversScheduled, "ScheduleHandovers", "already done (each part runs once)");
+    m_handoversScheduled = true;
+    if (m_cfg.handover != "script")
+    {
+        return; // the RRC's algorithm decides
+    }
+    NetDeviceContainer bs = m_ran->GetBsDevices();
+    NetDeviceContainer ue = m_ran->GetUeDevices();
+    for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
+    {
+        const uint32_t s = m_home[i];
+        const uint32_t t = m_roadTarget[s];
+        const Time tau = MicroSeconds(static_cast<int64_t>(std::llround(m_tau[i] * 1e6)));
+        m_ran->HandoverRequest(tau, ue.Get(i), bs.Get(s), bs.Get(t));
+        DynamicCast<EdgeLlmNode>(m_bsApps.Get(s))
+            ->ExpectHandover(m_ran->GetImsi(ue.Get(i)), m_ran->GetCellId(bs.Get(t)), tau);
+    }
+}
+
+void
+MultiCellScenario::ConnectOutputs()
+{
+    RequireDone(m_handoversScheduled, "ConnectOutputs", "call ScheduleHandovers first");
+    RequireDone(!m_outputsConnected, "ConnectOutputs", "already done (each part runs once)");
+    m_outputsConnected = true;
+    m_stats = CreateObject<EdgeLlmSessionStats>();
+    m_stats->Install(m_bsApps, m_ueApps);
+    if (m_cfg.monitorInterval.IsStrictlyPositive())
+    {
+        // Every point-to-point device of the sites (X2/Xn, S1-U), after their queue discs
+        // are in place.
+        m_monitor = CreateObject<BackhaulMonitor>();
+        m_monitor->SetAttribute("Interval", TimeValue(m_cfg.monitorInterval));
+        m_monitor->Install(m_bsNodes);
+    }
+    Counters* c = m_counters.get();
+    NetDeviceContainer ueDevs = m_ran->GetUeDevices();
+    for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
+    {
+        MultiCellUeResult& r = c->ues[m_ran->GetImsi(ueDevs.Get(i))];
+        r.imsi = m_ran->GetImsi(ueDevs.Get(i));
+        r.homeSite = m_home[i];
+        r.promptTokens = m_prompt[i];
+    }
+    for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
+    {
+        Ptr<EdgeLlmNode> node = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
+        const uint16_t cell = node->GetCellId();
+        node->TraceConnectWithoutContext(
+            "HandoverStarted",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [c, cell](uint64_t id, uint16_t target, uint64_t context) {
+                    MultiCellUeResult& r = c->ues[id];
+                    ++c->handovers;
+                    if (r.sourceCellId == 0)
+                    {
+                        r.sourceCellId = cell;
+                        r.targetCellId = target;
+                        r.handoverTime = Simulator::Now().GetSeconds();
+                        r.contextTokens = context;
+                    }
+                }));
+        node->TraceConnectWithoutContext(
+            "HandoverPlanned",
+            compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
+                [c](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
+                    MultiCellUeResult& r = c->ues[id];
+                    if (std::isnan(r.predictedDelay))
+                    {
+                        r.prefillTokens = npf;
+                        r.transferTokens = ntx;
+                        r.predictedDelay = predicted.GetSeconds();
+                        r.kvBytesExpected = ntx * c->bytesPerToken;
+                    }
+                }));
+        node->TraceConnectWithoutContext("KvTransferReceived",
+                                         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                             [c](uint64_t id, uint16_t, uint64_t bytes) {
+                                                 c->ues[id].kvBytesReceived = bytes;
+                                             }));
+        node->TraceConnectWithoutContext("SessionRestored",
+                                         compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                             [c](uint64_t id, uint16_t, Time d) {
+                                                 MultiCellUeResult& r = c->ues[id];
+                                                 if (std::isnan(r.restoredDelay))
+                                                 {
+                                                     r.restoredDelay = d.GetSeconds();
+                                                     ++c->restored;
+                                                 }
+                                             }));
+        node->TraceConnectWithoutContext(
+            "SessionLost",
+            compat::MakeCallback<void, uint64_t, uint16_t, EdgeLlmNode::LossReason>(
+                [c](uint64_t id, uint16_t, EdgeLlmNode::LossReason) { c->ues[id].lost = true; }));
+    }
+#if EDGE_LLM_HAVE_LTE_HANDOVER_FAILURE_TRACES
+    for (const char* failure : {"HandoverFailureNoPreamble",
+                                "HandoverFailureMaxRach",
+                                "HandoverFailureLeaving",
+                                "HandoverFailureJoining"})
+    {
+        for (uint32_t n = 0; n < m_bsNodes.GetN(); ++n)
+        {
+            std::ostringstream path;
+            path << "/NodeList/" << m_bsNodes.Get(n)->GetId() << "/DeviceList/*/"
+                 << m_ran->GetRrcName() << "/" << failure;
+            Config::ConnectWithoutContextFailSafe(
+                path.str(),
+                compat::MakeCallback<void, uint64_t, uint16_t, uint16_t>(
+                    [c](uint64_t, uint16_t, uint16_t) { ++c->rrcFailures; }));
+        }
+    }
+#endif
+    for (uint32_t i = 0; i < m_ueApps.GetN(); ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_ueApps.Get(i));
+        const uint64_t imsi = app->GetSessionId();
+        const uint32_t total = m_ueNodes.GetN();
+        app->TraceConnectWithoutContext(
+            "Stall",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
+                [c, imsi, total](uint64_t, uint16_t, uint16_t, Time, Time excess) {
+                    MultiCellUeResult& r = c->ues[imsi];
+                    if (std::isnan(r.measuredDelay))
+                    {
+                        r.measuredDelay = excess.GetSeconds();
+                        if (++c->resumed == total)
+                        {
+                            c->stopWhenDrained();
+                        }
+                    }
+                }));
+    }
+}
+
+MultiCellResult
+MultiCellScenario::Simulate(const std::string& monitorPlotStem)
+{
+    RequireDone(m_outputsConnected, "Simulate", "call ConnectOutputs first");
+    Counters& c = *m_counters;
+    std::vector<std::pair<Ptr<KvTransferConnection>, Ptr<KvTransferConnection>>> pairs;
+    for (uint32_t a = 0; a < m_bsApps.GetN(); ++a)
+    {
+        Ptr<EdgeLlmNode> from = DynamicCast<EdgeLlmNode>(m_bsApps.Get(a));
+        for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
+        {
+            Ptr<EdgeLlmNode> to = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
+            if (a != b && from->GetConnection(to->GetCellId()) &&
+                to->GetConnection(from->GetCellId()))
+            {
+                pairs.emplace_back(from->GetConnection(to->GetCellId()),
+                                   to->GetConnection(from->GetCellId()));
+            }
+        }
+    }
+    // Every UE resumed: stop once the backhaul has delivered every KV byte sent.
+    c.stopWhenDrained = [&c, &pairs]() {
+        for (const auto& [sending, receiving] : pairs)
+        {
+            if (receiving->GetKvBytesReceived() < sending->GetKvBytesSent())
+            {
+                compat::Schedule(MilliSeconds(1), c.stopWhenDrained);
+                return;
+            }
+        }
+        Simulator::Stop(MilliSeconds(10));
+    };
+    const double lastTau =
+        m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
+    Simulator::Stop(Seconds(lastTau) + m_cfg.tailTime);
+    Simulator::Run();
+
+    MultiCellResult result;
+    result.scheme = DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetScheduler()->GetSchemeName();
+    result.simulatedSeconds = Simulator::Now().GetSeconds();
+    result.handoverStart = m_handoverStart;
+    result.handovers = c.handovers;
+    result.restoredSessions = c.restored;
+    result.rrcFailures = c.rrcFailures;
+    for (const auto& [sending, receiving] : pairs)
+    {
+        result.kvBytesSent += sending->GetKvBytesSent();
+        result.kvBytesReceived += receiving->GetKvBytesReceived();
+    }
+    for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
+    {
+        result.lostSessions += DynamicCast<EdgeLlmNode>(m_bsApps.Get(b))->GetLostSessions();
+    }
+    std::vector<double> measured;
+    std::vector<double> restored;
+    bool complete = true;
+    for (const auto& [imsi, r] : c.ues)
+    {
+        result.ues.push_back(r);
+        measured.push_back(r.measuredDelay);
+        restored.push_back(r.restoredDelay);
+        complete = complete && !std::isnan(r.restoredDelay) && !std::isnan(r.measuredDelay);
+    }
+    result.complete = complete && result.kvBytesSent == result.kvBytesReceived;
+    result.measured = DelaySummary::Of(measured);
+    result.restored = DelaySummary::Of(restored);
+    result.queueDelay = DelaySummary::Of(c.sojourn);
+    result.links = c.links;
+    result.handoverCsv = m_stats->GetCsv();
+    result.ueDelay = m_stats->SummarizeUeDelay();
+    if (m_monitor)
+    {
+        result.monitorCsv = m_monitor->GetCsv();
+        result.monitorTotalsCsv = m_monitor->GetTotalsCsv();
+        if (!monitorPlotStem.empty())
+        {
+            m_monitor->WritePlots(monitorPlotStem); // throws std::runtime_error
+        }
+    }
+    c.stopWhenDrained = nullptr;
+    m_stats = nullptr;
+    m_monitor = nullptr;
+    Simulator::Destroy();
+    return result;
+}
+
+MultiCellResult
+MultiCellScenario::Run(const MultiCellConfig& config,
+                       const std::string& schedulerType,
+                       const std::string& monitorPlotStem)
+{
+    RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
+    MultiCellScenario s(config);
+    s.BuildSites();
+    s.BuildUes();
+    s.BuildRan();
+    s.BuildBackhaul();
+    try
+    {
+        s.InstallApps(schedulerType);
+    }
+    catch (const std::invalid_argument&)
+    {
+        Simulator::Destroy(); // nothing ran: leave the simulator as it was
+        throw;
+    }
+    s.ScheduleHandovers();
+    s.ConnectOutputs();
+    return s.Simulate(monitorPlotStem);
+}
+
+Ptr<EdgeLlmSessionStats>
+MultiCellScenario::GetSessionStats() const
+{
+    return m_stats;
+}
+
+Ptr<BackhaulMonitor>
+MultiCellScenario::GetBackhaulMonitor() const
+{
+    return m_monitor;
+}
+
+NodeContainer
+MultiCellScenario::GetBsNodes() const
+{
+    return m_bsNodes;
+}
+
+NodeContainer
+MultiCellScenario::GetUeNodes() const
+{
+    return m_ueNodes;
+}
+
+Ptr<EdgeLlmRan>
+MultiCellScenario::GetRan() const
+{
+    return m_ran;
+}
+
+ApplicationContainer
+MultiCellScenario::GetBsApps() const
+{
+    return m_bsApps;
+}
+
+ApplicationContainer
+MultiCellScenario::GetUeApps() const
+{
+    return m_ueApps;
+}
+
+uint32_t
+MultiCellScenario::GetHomeSite(uint32_t ueIndex) const
+{
+    NS_ABORT_MSG_UNLESS(ueIndex < m_home.size(),
+                        "MultiCellScenario::GetHomeSite: UE " << ueIndex << " of "
+                                                              << m_home.size());
+    return m_home[ueIndex];
+}
+
+} // namespace ns3

@@ -1,0 +1,533 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "edge-llm-source-role.h"
+
+#include "edge-llm-compat.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EdgeLlmSourceRole");
+
+namespace
+{
+/// Bytes of one forwarded token id (TRANSFER_REQUEST payload).
+constexpr uint32_t FORWARDED_TOKEN_BYTES = 4;
+} // namespace
+
+EdgeLlmSourceRole::EdgeLlmSourceRole(EdgeLlmNode* node)
+    : m_node(node)
+{
+}
+
+void
+EdgeLlmSourceRole::SetArrivalPredictor(HandoverBatcher::ArrivalPredictor predictor)
+{
+    m_predictor = predictor;
+    if (m_batcher)
+    {
+        m_batcher->SetArrivalPredictor(predictor);
+    }
+}
+
+void
+EdgeLlmSourceRole::OnHandoverFailure(Session& s)
+{
+    NS_LOG_FUNCTION(this << s.id);
+    const uint64_t sessionId = s.id;
+    if (s.state == EdgeLlmNode::HANDED_OVER && m_node->m_peers.count(s.targetCellId))
+    {
+        // Source: the UE did not complete the handover; tell the target to drop the
+        // restore and serve the session again from this BS's own cache.
+        Peer& peer = m_node->m_peers.at(s.targetCellId);
+        KvTransferCompleteHeader cancel;
+        cancel.sessionId = sessionId;
+        cancel.totalBytes = peer.connection->GetBytesQueued(sessionId);
+        peer.connection->Cancel(sessionId);
+        peer.connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+        m_impactHo.erase(sessionId);
+        m_node->m_cancelledTrace(sessionId, s.targetCellId, cancel.totalBytes);
+        m_node->m_failedTrace(sessionId, s.targetCellId, cancel.totalBytes);
+        m_node->StartDecoding(s, Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate));
+    }
+    else if ((s.state == EdgeLlmNode::DECODING || s.state == EdgeLlmNode::PREFILLING ||
+              s.state == EdgeLlmNode::FINISHED) &&
+             m_batcher)
+    {
+        // Source, before the handover started (the target's RRC refused the UE): the UE
+        // stays here, and no batch may wait for it.
+        const uint16_t target = m_batcher->Withdraw(sessionId);
+        if (target != 0)
+        {
+            m_node->m_failedTrace(sessionId, target, 0);
+        }
+    }
+}
+
+void
+EdgeLlmSourceRole::OnTransferCancel(uint16_t peerCellId, const KvTransferCompleteHeader& cancel)
+{
+    // The UE came back before the target rebuilt its state, or its handover failed. Stop
+    // sending and serve it again from this BS's own cache.
+    auto it = m_node->m_sessions.find(cancel.sessionId);
+    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::HANDED_OVER)
+    {
+        return;
+    }
+    m_node->m_peers.at(peerCellId).connection->Cancel(cancel.sessionId);
+    m_impactHo.erase(cancel.sessionId);
+    m_node->m_cancelledTrace(cancel.sessionId, peerCellId, cancel.totalBytes);
+    m_node->StartDecoding(it->second, Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate));
+}
+
+void
+EdgeLlmSourceRole::OnTransferRedirect(uint16_t peerCellId, const KvRedirectHeader& redirect)
+{
+    // The UE went on from that target to a third BS; hand the session over to it from
+    // here, where the whole cache still is.
+    auto it = m_node->m_sessions.find(redirect.sessionId);
+    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::HANDED_OVER)
+    {
+        NS_LOG_WARN("cell " << m_node->m_cellId << ": redirect of session " << redirect.sessionId
+                            << " to cell " << redirect.newTargetCellId << " ignored");
+        return;
+    }
+    if (!m_node->m_peers.count(redirect.newTargetCellId))
+    {
+        // No link from here to the new cell: the target keeps what it is receiving,
+        // finishes the restore and relays the session (or declares it lost).
+        NS_LOG_INFO("cell " << m_node->m_cellId << ": no backhaul link to cell "
+                            << redirect.newTargetCellId << "; cell " << peerCellId
+                            << " relays session " << redirect.sessionId);
+        m_node->m_peers.at(peerCellId)
+            .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT_REFUSED, redirect, 0);
+        return;
+    }
+    m_node->m_peers.at(peerCellId).connection->Cancel(redirect.sessionId);
+    m_impactHo.erase(redirect.sessionId);
+    it->second.state = EdgeLlmNode::FINISHED; // servable again, decoding stays stopped
+    m_node->NotifyHandoverStart(redirect.sessionId, redirect.newTargetCellId);
+}
+
+void
+EdgeLlmSourceRole::OnTransferStop(uint16_t peerCellId, const KvTransferCompleteHeader& stop)
+{
+    // The target timed out and re-prefills what is missing; stop sending.
+    m_node->m_peers.at(peerCellId).connection->Cancel(stop.sessionId);
+    m_impactHo.erase(stop.sessionId);
+}
+
+uint32_t
+EdgeLlmSourceRole::Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const
+{
+    uint32_t most = 1;
+    for (uint32_t link : m_node->m_peers.at(target).links)
+    {
+        uint32_t users = 0;
+        for (uint16_t other : concurrent)
+        {
+            const auto it = m_node->m_peers.find(other);
+            if (it != m_node->m_peers.end() &&
+                std::find(it->second.links.begin(), it->second.links.end(), link) !=
+                    it->second.links.end())
+            {
+                ++users;
+            }
+        }
+        most = std::max(most, users);
+    }
+    return most;
+}
+
+std::set<uint16_t>
+EdgeLlmSourceRole::ConcurrentTargets(uint16_t target, uint64_t bytes)
+{
+    std::set<uint16_t> concurrent = m_gatheredTargets;
+    concurrent.insert(target);
+    for (const auto& [id, peer] : m_node->m_peers)
+    {
+        if (peer.connection->GetBacklogBytes() > 0)
+        {
+            concurrent.insert(id);
+        }
+    }
+    const Time alone =
+        Simulator::Now() + Seconds(8.0 * static_cast<double>(bytes) /
+                                   m_node->PlanningBitRate(m_node->m_peers.at(target)));
+    for (const auto& [other, when] : GetBatcher().GetAnnounced())
+    {
+        if (when < alone)
+        {
+            concurrent.insert(other);
+        }
+    }
+    return concurrent;
+}
+
+HandoverBatcher&
+EdgeLlmSourceRole::GetBatcher()
+{
+    if (!m_batcher)
+    {
+        NS_ABORT_MSG_IF(!m_node->m_scheduler,
+                        "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_node->m_cellId << ")");
+        m_batcher = std::make_unique<HandoverBatcher>(m_node->m_scheduler);
+        m_batcher->SetArrivalPredictor(m_predictor);
+        m_batcher->SetBatchCompleteCallback(
+            [this](uint32_t id, uint16_t target, uint16_t size, bool online, const CtHoPlan& p) {
+                OnBatchComplete(id, target, size, online, p);
+            });
+    }
+    return *m_batcher;
+}
+
+void
+EdgeLlmSourceRole::OnBatchComplete(uint32_t batchId,
+                                   uint16_t target,
+                                   uint16_t size,
+                                   bool online,
+                                   const CtHoPlan& plan)
+{
+    if (online && plan.prefillLength > 0)
+    {
+        // The target waits for this before it starts the batch's prefill.
+        KvBatchCloseHeader close;
+        close.batchId = batchId;
+        close.batchSize = size;
+        m_node->m_peers.at(target).connection->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+    }
+    // The plan at the batch's L on the actual times and contexts.
+    for (const auto& ue : plan.ues)
+    {
+        m_node->m_plannedTrace(ue.ueId, ue.prefillTokens, ue.transferTokens, Seconds(ue.delay));
+    }
+}
+
+void
+EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time handoverTime)
+{
+    auto sit = m_node->m_sessions.find(sessionId);
+    if (sit == m_node->m_sessions.end() || sit->second.state == EdgeLlmNode::HANDED_OVER ||
+        sit->second.state == EdgeLlmNode::RESTORING ||
+        sit->second.state == EdgeLlmNode::CANCELLED ||
+        sit->second.state == EdgeLlmNode::REDIRECTING || sit->second.state == EdgeLlmNode::LOST)
+    {
+        NS_LOG_INFO("cell " << m_node->m_cellId << ": handover of session " << sessionId
+                            << " with no servable LLM session here; nothing to move");
+        return;
+    }
+    Session& s = sit->second;
+    s.decodeEvent.Cancel();
+    if (!m_node->m_peers.count(targetCellId))
+    {
+        // No backhaul link to the UE's new cell: the session cannot follow the UE.
+        m_node->LoseSession(s, targetCellId, EdgeLlmNode::NO_BACKHAUL_PATH);
+        return;
+    }
+    s.state = EdgeLlmNode::HANDED_OVER;
+    s.targetCellId = targetCellId;
+    const uint64_t context = s.promptTokens + s.generated;
+    m_node->m_handoverStartedTrace(sessionId, targetCellId, context);
+    if (Ptr<ImpactHoScheduler> impact = DynamicCast<ImpactHoScheduler>(m_node->m_scheduler))
+    {
+        StartImpactHo(impact, sessionId, targetCellId, context);
+        return;
+    }
+    if (GetBatcher().IsAnnounced(sessionId, targetCellId) || m_node->m_gatherTime.IsZero())
+    {
+        StartTransfer(sessionId, targetCellId, context, handoverTime);
+        return;
+    }
+    // Online: the RRC starts handovers in bursts (one measurement report period, X2
+    // acks microseconds apart); those within GatherTime of the first are planned together.
+    m_pending.push_back({sessionId, handoverTime.GetSeconds(), context});
+    m_pendingTarget.push_back(targetCellId);
+    if (!compat::IsPending(m_pendingEvent))
+    {
+        m_pendingEvent = Simulator::Schedule(m_node->m_gatherTime,
+                                             &EdgeLlmSourceRole::ProcessPendingHandovers,
+                                             this);
+    }
+}
+
+void
+EdgeLlmSourceRole::ProcessPendingHandovers()
+{
+    std::map<uint16_t, std::vector<CtHoUe>> byTarget;
+    for (std::size_t i = 0; i < m_pending.size(); ++i)
+    {
+        byTarget[m_pendingTarget[i]].push_back(m_pending[i]);
+    }
+    m_pending.clear();
+    m_pendingTarget.clear();
+    for (const auto& [target, arrivals] : byTarget)
+    {
+        m_gatheredTargets.insert(target); // planned at once: they share links
+    }
+    for (const auto& [target, arrivals] : byTarget)
+    {
+        GetBatcher().SetSimultaneous(target, arrivals);
+        for (const auto& ue : arrivals)
+        {
+            StartTransfer(ue.ueId, target, ue.contextTokens, Seconds(ue.handoverTime));
+        }
+    }
+    m_gatheredTargets.clear();
+}
+
+void
+EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
+                                 uint16_t targetCellId,
+                                 uint64_t context,
+                                 Time handoverTime)
+{
+    Session& s = m_node->m_sessions.at(sessionId);
+    const Time now = handoverTime; // tau: the plan and the target count from it
+    Peer& peer = m_node->m_peers.at(targetCellId);
+    // Targets whose paths share a link with this one and whose transfers overlap it
+    // split that link's rate equally (1 on dedicated links: the rate as before).
+    const uint32_t sharers =
+        Sharers(targetCellId,
+                ConcurrentTargets(targetCellId, context * m_node->m_profile.BytesPerToken()));
+    const double planned = m_node->PlanningBitRate(peer) / sharers;
+    HandoverBatcher::PlanInputs inputs;
+    inputs.backhaulTokensPerSecond =
+        planned / static_cast<double>(m_node->m_profile.BitsPerToken());
+    inputs.prefill = m_node->m_gpu->GetModel();
+    inputs.batchPeriod = m_node->m_gpu->GetBatchPeriod().GetSeconds();
+    inputs.backhaulFreeAt = Simulator::Now().GetSeconds() +
+                            8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / planned;
+    m_node->m_backhaulPlannedTrace(targetCellId, planned, sharers);
+    const HandoverBatcher::Decision d = GetBatcher().Start(
+        sessionId,
+        targetCellId,
+        context,
+        now,
+        inputs,
+        [this](uint64_t id, Time when) { return m_node->PredictContextAt(id, when); });
+
+    KvTransferRequestHeader req;
+    req.sessionId = sessionId;
+    req.ueAddress = s.ueAddress.Get();
+    req.uePort = s.uePort;
+    req.sourceCellId = m_node->m_cellId;
+    req.handoverTimeNs = now.GetNanoSeconds();
+    req.contextTokens = static_cast<uint32_t>(context);
+    req.prefillLength = static_cast<uint32_t>(d.prefillLength);
+    req.prefillTokens = static_cast<uint32_t>(d.prefillTokens);
+    req.transferTokens = static_cast<uint32_t>(d.transferTokens);
+    req.batchId = d.batchId;
+    req.batchSize = d.batchSize;
+    req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
+    req.tokensGenerated = s.generated;
+    req.maxNewTokens = s.maxNewTokens;
+    if (m_node->m_layerwise)
+    {
+        req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
+    }
+    peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST,
+                                 req,
+                                 static_cast<uint32_t>(d.prefillTokens * FORWARDED_TOKEN_BYTES));
+    KvTransferJob job;
+    job.sessionId = sessionId;
+    job.handoverTime = now;
+    job.deadline = d.deadline;
+    job.remainingBytes = d.transferTokens * m_node->m_profile.BytesPerToken();
+    peer.connection->AddTransfer(job);
+}
+
+void
+EdgeLlmSourceRole::StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
+                                 uint64_t sessionId,
+                                 uint16_t targetCellId,
+                                 uint64_t context)
+{
+    const Time now = Simulator::Now();
+    Session& s = m_node->m_sessions.at(sessionId);
+    Peer& peer = m_node->m_peers.at(targetCellId);
+    KvTransferRequestHeader req;
+    req.sessionId = sessionId;
+    req.ueAddress = s.ueAddress.Get();
+    req.uePort = s.uePort;
+    req.sourceCellId = m_node->m_cellId;
+    req.handoverTimeNs = now.GetNanoSeconds();
+    req.contextTokens = static_cast<uint32_t>(context);
+    req.transferTokens = static_cast<uint32_t>(context);
+    req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
+    req.tokensGenerated = s.generated;
+    req.maxNewTokens = s.maxNewTokens;
+    req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
+    peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0);
+    KvTransferJob job;
+    job.sessionId = sessionId;
+    job.handoverTime = now;
+    job.deadline = now + scheduler->GetTransferWindow();
+    job.remainingBytes = context * m_node->m_profile.BytesPerToken();
+    job.slotBudget = 0; // it waits for the next slot
+    job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BitsPerEntry() / 8);
+    peer.connection->AddTransfer(job);
+
+    ImpactHoTransfer t;
+    t.target = targetCellId;
+    t.arrival = now;
+    t.bytes = job.remainingBytes;
+    t.utility =
+        AccuracyUtility::Preset(context, m_node->m_importanceOrder, m_node->m_kvAccuracyLoss);
+    m_impactHo[sessionId] = t;
+    Simulator::Schedule(scheduler->GetTransferWindow(),
+                        &EdgeLlmSourceRole::TruncateImpactHo,
+                        this,
+                        sessionId);
+    if (!compat::IsPending(m_slotEvent))
+    {
+        // Slots fall on multiples of dt; a handover inside a slot waits for the next.
+        const int64_t dt = scheduler->GetSlotLength().GetTimeStep();
+        const int64_t next = ((now.GetTimeStep() + dt - 1) / dt) * dt;
+        m_slotEvent =
+            Simulator::Schedule(TimeStep(next) - now, &EdgeLlmSourceRole::OnImpactHoSlot, this);
+    }
+}
+
+void
+EdgeLlmSourceRole::OnImpactHoSlot()
+{
+    Ptr<ImpactHoScheduler> scheduler = DynamicCast<ImpactHoScheduler>(m_node->m_scheduler);
+    const Time now = Simulator::Now();
+    const Time dt = scheduler->GetSlotLength();
+    std::map<uint16_t, std::vector<SlotUser>> active;
+    for (const auto& [id, t] : m_impactHo)
+    {
+        if (t.arrival <= now && now < t.arrival + scheduler->GetTransferWindow())
+        {
+            const double sent =
+                static_cast<double>(m_node->m_peers.at(t.target).connection->GetBytesQueued(id));
+            SlotUser u;
+            u.userId = id;
+            u.cacheBits = 8.0 * static_cast<double>(t.bytes);
+            u.received = std::min(1.0, sent / static_cast<double>(t.bytes));
+            u.utility = t.utility;
+            active[t.target].push_back(u);
+        }
+    }
+    for (const auto& [target, users] : active)
+    {
+        Peer& peer = m_node->m_peers.at(target);
+        // Targets active in this slot whose paths share a link split it equally.
+        std::set<uint16_t> concurrent;
+        for (const auto& [other, otherUsers] : active)
+        {
+            concurrent.insert(other);
+        }
+        const double budget =
+            m_node->PlanningBitRate(peer) / Sharers(target, concurrent) * dt.GetSeconds();
+        const SlotAllocation a = scheduler->AllocateSlot(users, budget);
+        m_node->m_slotTrace(target,
+                            static_cast<uint32_t>(users.size()),
+                            a.regime == SlotAllocation::FALLBACK);
+        for (std::size_t i = 0; i < users.size(); ++i)
+        {
+            const double bits = (a.target[i] - users[i].received) * users[i].cacheBits;
+            uint64_t bytes = static_cast<uint64_t>(std::max(0.0, bits / 8.0));
+            if (a.target[i] >= 1.0 - 1e-9)
+            {
+                // The whole rest: a rounding shortfall of a few bytes would hold back the
+                // last entry and keep the user active for another slot.
+                const ImpactHoTransfer& t = m_impactHo.at(users[i].userId);
+                bytes = std::max(bytes, t.bytes - peer.connection->GetBytesQueued(users[i].userId));
+            }
+            peer.connection->SetSlotBudget(users[i].userId, bytes);
+        }
+    }
+    if (!m_impactHo.empty())
+    {
+        m_slotEvent = Simulator::Schedule(dt, &EdgeLlmSourceRole::OnImpactHoSlot, this);
+    }
+}
+
+void
+EdgeLlmSourceRole::TruncateImpactHo(uint64_t sessionId)
+{
+    auto it = m_impactHo.find(sessionId);
+    if (it == m_impactHo.end())
+    {
+        return; // already complete
+    }
+    const uint16_t target = it->second.target;
+    m_impactHo.erase(it); // before Truncate(): its completion callback erases too
+    m_node->m_peers.at(target).connection->Truncate(sessionId);
+}
+
+void
+EdgeLlmSourceRole::OnTransferSent(uint64_t sessionId)
+{
+    m_impactHo.erase(sessionId);
+}
+
+void
+EdgeLlmSourceRole::OnTransferResponse(uint16_t peerCellId, const KvTransferResponseHeader& response)
+{
+    if (response.result == KvTransferResponseHeader::ACCEPTED)
+    {
+        return;
+    }
+    // Source: the target cannot use this cache. Stop sending it; the session ends here.
+    auto it = m_node->m_sessions.find(response.sessionId);
+    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::HANDED_OVER ||
+        it->second.targetCellId != peerCellId)
+    {
+        return;
+    }
+    NS_LOG_ERROR("cell " << m_node->m_cellId << ": cell " << peerCellId << " refused session "
+                         << response.sessionId << " (result " << +response.result
+                         << "): its model has " << response.bytesPerToken
+                         << " KV bytes/token, this BS's " << m_node->m_profile.BytesPerToken());
+    const uint64_t sent = m_node->m_peers.at(peerCellId).connection->Cancel(response.sessionId);
+    m_impactHo.erase(response.sessionId);
+    it->second.state = EdgeLlmNode::REFUSED;
+    m_node->m_refusedTrace(response.sessionId, peerCellId, sent);
+    // No other BS holds the session now: it ends here, lost, counted once (the target
+    // only traces TransferRefused).
+    ++m_node->m_lostSessions;
+    m_node->m_lostTrace(response.sessionId, peerCellId, EdgeLlmNode::KV_FORMAT_REFUSED);
+}
+
+void
+EdgeLlmSourceRole::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusHeader& status)
+{
+    auto it = m_node->m_sessions.find(status.sessionId);
+    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::HANDED_OVER ||
+        it->second.targetCellId != peerCellId)
+    {
+        return; // e.g. the session came back here meanwhile
+    }
+    if (status.state == KvTransferStatusHeader::PROGRESS)
+    {
+        m_node->m_statusTrace(status.sessionId, peerCellId, status.receivedBytes);
+    }
+    else if (status.state == KvTransferStatusHeader::RESTORED)
+    {
+        // Restored at the target: this BS's copy is no longer needed.
+        m_impactHo.erase(status.sessionId);
+        m_node->m_sessions.erase(it);
+        m_node->m_releasedTrace(status.sessionId, peerCellId, status.receivedBytes);
+    }
+    else if (status.state == KvTransferStatusHeader::LOST)
+    {
+        // The target gave the session up (and traced it): stop sending, forget it.
+        m_node->m_peers.at(peerCellId).connection->Cancel(status.sessionId);
+        m_impactHo.erase(status.sessionId);
+        m_node->m_sessions.erase(it);
+    }
+}
+
+} // namespace ns3

@@ -1,0 +1,223 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_SOURCE_ROLE_H
+#define EDGE_LLM_SOURCE_ROLE_H
+
+#include "edge-llm-node.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief The source side of an edge-LLM handover at one BS (EdgeLlmNode owns one, as
+ *        LteEnbRrc owns its UeManagers): it moves a session's context to the target.
+ *
+ * Paper steps, in order: the handover starts (BeginHandover; ctHO Sec. III: decoding
+ * stops at tau_i); the session joins a batch to its target and the batch is planned once
+ * (HandoverBatcher and the Scheduler: ctHO's prefill length L with Prop. 2's transfer
+ * delay D_tx*(L) and its earliest-deadline order; online bursts gathered for GatherTime);
+ * the TRANSFER_REQUEST carries the n_pf forwarded tokens and the n_tx tokens' KV bytes
+ * are queued on the backhaul (StartTransfer). ImpactHO instead sends the whole cache in
+ * importance order with per-slot shares (StartImpactHo, OnImpactHoSlot: ImpactHO
+ * Theorem 1, Eq. (9), Algorithm 1; utility Eq. (6)) and truncates at the window's end.
+ * The target's answers end the transfer here: refused (OnTransferResponse), restored or
+ * lost (OnTransferStatus), stopped after a timeout (OnTransferStop), redirected to the
+ * UE's next cell (OnTransferRedirect), or cancelled when the handover fails
+ * (OnTransferCancel, OnHandoverFailure), after which this BS serves the session again.
+ *
+ * The sessions, peers, attributes and trace sources stay the node's.
+ */
+class EdgeLlmSourceRole
+{
+  public:
+    /**
+     * \brief Create the source role of \p node.
+     * \param node the BS (owns this role and outlives it)
+     */
+    explicit EdgeLlmSourceRole(EdgeLlmNode* node);
+
+    /**
+     * \return the batcher of announced and online handovers (ctHO batching), created on
+     *         first use; aborts if the node's Scheduler is not set
+     */
+    HandoverBatcher& GetBatcher();
+
+    /**
+     * \brief Where online batches get predicted arrivals (EdgeLlmNode::SetArrivalPredictor).
+     * \param predictor the predictor
+     */
+    void SetArrivalPredictor(HandoverBatcher::ArrivalPredictor predictor);
+
+    /**
+     * \brief Hand session \p sessionId over to \p targetCellId (ctHO Sec. III: decoding
+     *        stops at tau_i = \p handoverTime and the context moves). A session not
+     *        servable here is ignored; without a backhaul link to the target it is lost.
+     * \param sessionId the session
+     * \param targetCellId the target BS
+     * \param handoverTime tau_i, the time the plan and the target count from
+     */
+    void BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time handoverTime);
+
+    /**
+     * \brief The UE's handover failed (EdgeLlmNode::NotifyHandoverFailure, source side):
+     *        handed over, TRANSFER_CANCEL to the target and decoding resumes here; announced
+     *        but not started, the batch goes on without it (HandoverBatcher::Withdraw).
+     * \param s the session
+     */
+    void OnHandoverFailure(EdgeLlmNode::Session& s);
+
+    /**
+     * \brief TRANSFER_CANCEL from the target (the UE came back, or its handover failed):
+     *        stop sending and serve the session again from this BS's cache.
+     * \param peerCellId the target
+     * \param cancel the message
+     */
+    void OnTransferCancel(uint16_t peerCellId, const KvTransferCompleteHeader& cancel);
+
+    /**
+     * \brief TRANSFER_REDIRECT from the target (the UE moved on to a third cell): hand the
+     *        session over there from here, or answer TRANSFER_REDIRECT_REFUSED without a
+     *        link to that cell (the target then relays it).
+     * \param peerCellId the target
+     * \param redirect the message
+     */
+    void OnTransferRedirect(uint16_t peerCellId, const KvRedirectHeader& redirect);
+
+    /**
+     * \brief TRANSFER_STOP from the target (its TransferTimeout expired; it re-prefills
+     *        what is missing): stop sending the session's KV bytes.
+     * \param peerCellId the target
+     * \param stop the message
+     */
+    void OnTransferStop(uint16_t peerCellId, const KvTransferCompleteHeader& stop);
+
+    /**
+     * \brief TRANSFER_RESPONSE from the target: refused (another KV format), the transfer
+     *        stops and the session is lost here (SessionLost, KV_FORMAT_REFUSED).
+     * \param peerCellId the target
+     * \param response the message
+     */
+    void OnTransferResponse(uint16_t peerCellId, const KvTransferResponseHeader& response);
+
+    /**
+     * \brief TRANSFER_STATUS from the target: PROGRESS traced, RESTORED releases this BS's
+     *        copy (SessionReleased), LOST forgets it.
+     * \param peerCellId the target
+     * \param status the message
+     */
+    void OnTransferStatus(uint16_t peerCellId, const KvTransferStatusHeader& status);
+
+    /**
+     * \brief The backhaul sent a session's last KV byte (KvTransferConnection callback):
+     *        its ImpactHO transfer leaves the slot allocation.
+     * \param sessionId the session
+     */
+    void OnTransferSent(uint64_t sessionId);
+
+  private:
+    /// Process the online handovers gathered for GatherTime as one plan per target.
+    void ProcessPendingHandovers();
+
+    /**
+     * \brief Plan the session in its batch (ctHO: L, n_pf, n_tx, deadline tau_i + g(L) at
+     *        the rate of the path, split among targets sharing its busiest link), send its
+     *        TRANSFER_REQUEST and queue its n_tx tokens' KV bytes.
+     * \param sessionId the session
+     * \param targetCellId the target
+     * \param context its context at the handover, tokens
+     * \param handoverTime tau_i
+     */
+    void StartTransfer(uint64_t sessionId,
+                       uint16_t targetCellId,
+                       uint64_t context,
+                       Time handoverTime);
+
+    /**
+     * \brief A batch has every member handed over: BATCH_CLOSE to the target (online
+     *        batches) and HandoverPlanned with each UE's delay at the batch's L (ctHO Eq. 2).
+     * \param batchId the batch
+     * \param target the target
+     * \param size members
+     * \param online true for an online (unannounced) batch
+     * \param plan the plan on the actual times and contexts
+     */
+    void OnBatchComplete(uint32_t batchId,
+                         uint16_t target,
+                         uint16_t size,
+                         bool online,
+                         const CtHoPlan& plan);
+
+    /**
+     * \brief ImpactHO: send the whole cache in importance order, limited per slot, within
+     *        the transfer window (ImpactHO Sec. III, utility Eq. (6)).
+     * \param scheduler the ImpactHO scheduler
+     * \param sessionId the session
+     * \param targetCellId the target
+     * \param context the context, tokens
+     */
+    void StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
+                       uint64_t sessionId,
+                       uint16_t targetCellId,
+                       uint64_t context);
+
+    /// ImpactHO slot: share each target's slot budget by water-filling (Theorem 1,
+    /// Eq. (9), Algorithm 1) among its active users.
+    void OnImpactHoSlot();
+
+    /**
+     * \brief ImpactHO: the transfer window of \p sessionId ended; send TRANSFER_TRUNCATE.
+     * \param sessionId the session
+     */
+    void TruncateImpactHo(uint64_t sessionId);
+
+    /**
+     * \param target a target's cell id
+     * \param concurrent cell ids of targets transferring at the same time
+     * \return how many of \p concurrent use the busiest link of the path to \p target, >= 1
+     */
+    uint32_t Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const;
+
+    /**
+     * \return the targets whose transfers overlap one to \p target of \p bytes starting
+     *         now: \p target, those with KV bytes queued, those planned in the same
+     *         gathering, and those announced to start before this one would end alone
+     * \param target the target
+     * \param bytes the transfer's bytes
+     */
+    std::set<uint16_t> ConcurrentTargets(uint16_t target, uint64_t bytes);
+
+    using Session = EdgeLlmNode::Session; //!< A session at the node
+    using Peer = EdgeLlmNode::Peer;       //!< A backhaul peer of the node
+
+    /// An ImpactHO transfer in progress at the source.
+    struct ImpactHoTransfer
+    {
+        uint16_t target{0};      //!< Target cell
+        Time arrival;            //!< Handover time
+        uint64_t bytes{0};       //!< L_i / 8
+        AccuracyUtility utility; //!< A_i
+    };
+
+    EdgeLlmNode* m_node;                           //!< The BS (owner)
+    HandoverBatcher::ArrivalPredictor m_predictor; //!< Online arrivals
+    /// Online handovers gathered for one plan: (session, tau, context)
+    std::vector<CtHoUe> m_pending;
+    std::vector<uint16_t> m_pendingTarget; //!< Target of each m_pending entry
+    EventId m_pendingEvent; //!< Processes m_pending once this instant's triggers are in
+    std::unique_ptr<HandoverBatcher> m_batcher;      //!< Source-side batching (ctHO)
+    std::set<uint16_t> m_gatheredTargets;            //!< Targets of one gathering's batches
+    std::map<uint64_t, ImpactHoTransfer> m_impactHo; //!< By session
+    EventId m_slotEvent;                             //!< Next ImpactHO slot
+};
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_SOURCE_ROLE_H */

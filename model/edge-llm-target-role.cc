@@ -1,0 +1,488 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "edge-llm-target-role.h"
+
+#include "edge-llm-compat.h"
+#include "edge-llm-source-role.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EdgeLlmTargetRole");
+
+EdgeLlmTargetRole::EdgeLlmTargetRole(EdgeLlmNode* node)
+    : m_node(node)
+{
+}
+
+bool
+EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
+{
+    auto sit = m_node->m_sessions.find(sessionId);
+    if (sit != m_node->m_sessions.end() && sit->second.state == EdgeLlmNode::RESTORING &&
+        targetCellId == sit->second.sourceCellId)
+    {
+        // Ping-pong: the UE goes back before its state is rebuilt here. The source still
+        // holds the cache: cancel the transfer and let the source serve it again.
+        Session& s = sit->second;
+        KvTransferCompleteHeader cancel;
+        cancel.sessionId = sessionId;
+        cancel.totalBytes = s.ReceivedKvBytes();
+        m_node->m_peers.at(targetCellId)
+            .connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+        m_node->m_cancelledTrace(sessionId, targetCellId, s.ReceivedKvBytes());
+        s.state = EdgeLlmNode::CANCELLED;
+        return true;
+    }
+    if (sit != m_node->m_sessions.end() && sit->second.state == EdgeLlmNode::RESTORING &&
+        m_node->m_peers.count(sit->second.sourceCellId))
+    {
+        // The UE moves on to a third BS before its state is rebuilt here: the source
+        // still holds the whole cache, so it hands the session over there instead. If the
+        // source has no link to that BS it answers TRANSFER_REDIRECT_REFUSED, and this BS
+        // finishes the restore and relays the session (OnRedirectRefused); until the
+        // answer comes it keeps counting the KV bytes and running the prefill.
+        Session& s = sit->second;
+        KvRedirectHeader redirect;
+        redirect.sessionId = sessionId;
+        redirect.newTargetCellId = targetCellId;
+        m_node->m_peers.at(s.sourceCellId)
+            .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT, redirect, 0);
+        m_node->m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
+        s.state = EdgeLlmNode::REDIRECTING;
+        s.relayTarget = targetCellId;
+        s.relayTime = Simulator::Now();
+        s.kvDoneAtRedirect = s.ReceivedKvBytes() >= s.expectedKvBytes;
+        return true;
+    }
+    return false;
+}
+
+bool
+EdgeLlmTargetRole::OnHandoverFailure(Session& s)
+{
+    if (s.state != EdgeLlmNode::RESTORING || !m_node->m_peers.count(s.sourceCellId))
+    {
+        return false;
+    }
+    // Target: the UE never arrived. The source still holds the cache and serves it.
+    KvTransferCompleteHeader cancel;
+    cancel.sessionId = s.id;
+    cancel.totalBytes = s.ReceivedKvBytes();
+    m_node->m_peers.at(s.sourceCellId)
+        .connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+    m_node->m_cancelledTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
+    s.state = EdgeLlmNode::CANCELLED;
+    return true;
+}
+
+void
+EdgeLlmTargetRole::OnTransferComplete(const KvTransferCompleteHeader& done)
+{
+    auto it = m_node->m_sessions.find(done.sessionId);
+    if (it == m_node->m_sessions.end())
+    {
+        return;
+    }
+    Session& t = it->second;
+    if (t.entryBytes > 0 && t.state == EdgeLlmNode::RESTORING)
+    {
+        // ImpactHO: complete or truncated, the target resumes on the prefix it has
+        // (anytime inference); the fraction counts the entries that arrived.
+        const uint64_t kv = t.ReceivedKvBytes();
+        m_node->m_partialTrace(t.id,
+                               t.sourceCellId,
+                               t.expectedKvBytes > 0 ? static_cast<double>(kv) /
+                                                           static_cast<double>(t.expectedKvBytes)
+                                                     : 1.0);
+        t.expectedKvBytes = kv;
+        MaybeResume(t);
+    }
+    else if (t.entryBytes > 0 && t.state == EdgeLlmNode::REDIRECTING)
+    {
+        t.expectedKvBytes = t.ReceivedKvBytes(); // the prefix to relay if refused
+    }
+    else if (t.ReceivedKvBytes() != done.totalBytes)
+    {
+        NS_LOG_ERROR("cell " << m_node->m_cellId << ": session " << done.sessionId << " got "
+                             << t.ReceivedKvBytes() << " KV bytes, source sent "
+                             << done.totalBytes);
+    }
+}
+
+bool
+EdgeLlmTargetRole::OnTransferCancel(uint16_t peerCellId, const KvTransferCompleteHeader& cancel)
+{
+    auto it = m_node->m_sessions.find(cancel.sessionId);
+    if (it != m_node->m_sessions.end() && it->second.state == EdgeLlmNode::RESTORING)
+    {
+        // The source reports the handover failed; drop the restore.
+        m_node->m_cancelledTrace(cancel.sessionId, peerCellId, it->second.ReceivedKvBytes());
+        it->second.state = EdgeLlmNode::CANCELLED;
+        return true;
+    }
+    if (it != m_node->m_sessions.end() && it->second.state == EdgeLlmNode::REDIRECTING)
+    {
+        // The source serves the session again (its handover failed): nothing to relay.
+        // TransferCancelled was traced when the redirect left.
+        it->second.state = EdgeLlmNode::CANCELLED;
+        return true;
+    }
+    return false;
+}
+
+void
+EdgeLlmTargetRole::OnBatchClose(uint16_t peerCellId, const KvBatchCloseHeader& close)
+{
+    m_node->m_gpu->Close((uint64_t{peerCellId} << 32) | close.batchId, close.batchSize);
+}
+
+void
+EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req)
+{
+    NS_LOG_FUNCTION(this << peerCellId << req.sessionId);
+    // Every request is answered; a KV format this BS's model cannot use is refused.
+    const bool accepted = req.bytesPerToken == m_node->m_profile.BytesPerToken();
+    KvTransferResponseHeader response;
+    response.sessionId = req.sessionId;
+    response.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
+    response.result =
+        accepted ? KvTransferResponseHeader::ACCEPTED : KvTransferResponseHeader::REFUSED_KV_FORMAT;
+    m_node->m_peers.at(peerCellId)
+        .connection->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
+    Session& s = m_node->m_sessions[req.sessionId];
+    s = Session();
+    s.id = req.sessionId;
+    s.sourceCellId = peerCellId;
+    if (!accepted)
+    {
+        NS_LOG_ERROR("cell " << m_node->m_cellId << ": session " << req.sessionId << " from cell "
+                             << peerCellId << " has " << req.bytesPerToken
+                             << " KV bytes/token, this BS's model has "
+                             << m_node->m_profile.BytesPerToken() << "; request refused");
+        s.state = EdgeLlmNode::REFUSED; // its KV bytes still in flight are counted and dropped
+        m_node->m_refusedTrace(req.sessionId, peerCellId, 0);
+        return;
+    }
+    s.ueAddress = Ipv4Address(req.ueAddress);
+    s.uePort = req.uePort;
+    s.promptTokens = req.contextTokens - req.tokensGenerated;
+    s.generated = req.tokensGenerated;
+    s.maxNewTokens = req.maxNewTokens;
+    s.state = EdgeLlmNode::RESTORING;
+    s.handoverTime = NanoSeconds(req.handoverTimeNs);
+    s.expectedKvBytes = uint64_t{req.transferTokens} * req.bytesPerToken;
+    if (req.flags & KvTransferRequestHeader::IMPORTANCE_ORDERED)
+    {
+        s.entryBytes = static_cast<uint32_t>(m_node->m_profile.BitsPerEntry() / 8);
+    }
+    s.layerMajor = (req.flags & KvTransferRequestHeader::LAYER_MAJOR) && s.entryBytes == 0 &&
+                   s.expectedKvBytes > 0;
+    s.restoreGeneration = ++m_restoreCounter;
+    s.batchPending = req.prefillTokens > 0;
+    if (s.batchPending)
+    {
+        const uint64_t key = (uint64_t{peerCellId} << 32) | req.batchId;
+        m_node->m_gpu->Join(
+            key,
+            req.batchSize,
+            req.prefillLength,
+            s.handoverTime,
+            compat::Bind(MakeCallback(&EdgeLlmTargetRole::OnRestorePrefillDone, this),
+                         req.sessionId,
+                         s.restoreGeneration,
+                         false));
+    }
+    if (m_node->m_statusInterval.IsStrictlyPositive())
+    {
+        s.statusEvent = Simulator::Schedule(m_node->m_statusInterval,
+                                            &EdgeLlmTargetRole::OnStatusTimer,
+                                            this,
+                                            s.id,
+                                            s.restoreGeneration);
+    }
+    if (s.expectedKvBytes == 0)
+    {
+        m_node->m_kvReceivedTrace(s.id, s.sourceCellId, 0);
+    }
+    else if (m_node->m_transferTimeout.IsStrictlyPositive() && s.entryBytes == 0)
+    {
+        const Time at = std::max(s.handoverTime + m_node->m_transferTimeout, Simulator::Now());
+        Simulator::Schedule(at - Simulator::Now(),
+                            &EdgeLlmTargetRole::OnTransferTimeout,
+                            this,
+                            s.id,
+                            s.restoreGeneration);
+    }
+    MaybeResume(s);
+}
+
+void
+EdgeLlmTargetRole::OnKvBytes(uint64_t sessionId, uint64_t bytes)
+{
+    auto it = m_node->m_sessions.find(sessionId);
+    if (it != m_node->m_sessions.end() && it->second.state == EdgeLlmNode::REDIRECTING)
+    {
+        // Kept: relayed from here if the source cannot reach the UE's new cell.
+        it->second.receivedKvBytes += bytes;
+        return;
+    }
+    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::RESTORING)
+    {
+        if (it == m_node->m_sessions.end() ||
+            (it->second.state != EdgeLlmNode::CANCELLED &&
+             it->second.state != EdgeLlmNode::REFUSED && it->second.state != EdgeLlmNode::LOST))
+        {
+            NS_LOG_WARN("cell " << m_node->m_cellId << ": " << bytes << " KV bytes for session "
+                                << sessionId << " that is not being restored here");
+        }
+        if (it != m_node->m_sessions.end())
+        {
+            it->second.receivedKvBytes += bytes; // counted, then discarded (cancelled)
+        }
+        return;
+    }
+    Session& s = it->second;
+    s.receivedKvBytes += bytes;
+    if (s.layerMajor)
+    {
+        // Layer l is bytes [l E / N, (l + 1) E / N) of the E expected (E / N = n_tx times
+        // the bytes of one token's layer, a whole number).
+        const uint64_t layers = m_node->m_profile.numLayers;
+        const uint64_t perLayer = s.expectedKvBytes / layers;
+        while (s.layerReady.size() < layers &&
+               s.receivedKvBytes >= (s.layerReady.size() + 1) * perLayer)
+        {
+            s.layerReady.push_back(Simulator::Now());
+            m_node->m_layerTrace(s.id, s.sourceCellId, s.layerReady.size() - 1);
+        }
+    }
+    if (s.ReceivedKvBytes() == s.expectedKvBytes)
+    {
+        m_node->m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
+        if (s.entryBytes == 0)
+        {
+            MaybeResume(s); // ImpactHO sessions resume on their TRANSFER_COMPLETE
+        }
+    }
+}
+
+void
+EdgeLlmTargetRole::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
+{
+    auto it = m_node->m_sessions.find(sessionId);
+    if (it != m_node->m_sessions.end() && it->second.state == EdgeLlmNode::REDIRECTING &&
+        it->second.restoreGeneration == generation)
+    {
+        it->second.timeoutSkipped = true; // applied if the redirect is refused
+        return;
+    }
+    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::RESTORING ||
+        it->second.restoreGeneration != generation ||
+        it->second.ReceivedKvBytes() >= it->second.expectedKvBytes)
+    {
+        return; // restored, cancelled, or a later handover of the same session
+    }
+    Session& s = it->second;
+    // Token-major, tokens arrive in order: the whole ones received are kept, the rest is
+    // re-prefilled here (p(missing), the prefix's KV being in place) and the source stops
+    // sending. Layer-major, no token is complete: the complete layers alone cannot seed a
+    // prefill (a layer's input is the previous layer's hidden state, which is not sent),
+    // so every transferred token is re-prefilled.
+    const uint64_t bytesPerToken = m_node->m_profile.BytesPerToken();
+    const uint64_t missing =
+        s.layerMajor
+            ? s.expectedKvBytes / bytesPerToken
+            : (s.expectedKvBytes - s.ReceivedKvBytes() + bytesPerToken - 1) / bytesPerToken;
+    s.layerMajor = false; // the re-prefill rebuilds every layer before decoding resumes
+    KvTransferCompleteHeader stop;
+    stop.sessionId = sessionId;
+    stop.totalBytes = s.ReceivedKvBytes();
+    m_node->m_peers.at(s.sourceCellId)
+        .connection->SendMessage(KvFrameHeader::TRANSFER_STOP, stop, 0);
+    m_node->m_timeoutTrace(sessionId, s.sourceCellId, missing);
+    s.expectedKvBytes = s.ReceivedKvBytes(); // nothing more is awaited
+    s.reprefillTokens = missing;
+    if (!s.batchPending)
+    {
+        StartReprefill(s);
+    }
+    // else: the missing tokens attend to the prefix, so they wait for its batch prefill
+}
+
+void
+EdgeLlmTargetRole::StartReprefill(Session& s)
+{
+    s.reprefillRunning = true;
+    const uint64_t key = (uint64_t{1} << 62) | s.id; // a batch of its own
+    m_node->m_gpu->Join(key,
+                        1,
+                        s.reprefillTokens,
+                        Simulator::Now(),
+                        compat::Bind(MakeCallback(&EdgeLlmTargetRole::OnRestorePrefillDone, this),
+                                     s.id,
+                                     s.restoreGeneration,
+                                     true));
+}
+
+void
+EdgeLlmTargetRole::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool reprefill)
+{
+    auto it = m_node->m_sessions.find(sessionId);
+    if (it == m_node->m_sessions.end() ||
+        (it->second.state != EdgeLlmNode::RESTORING &&
+         it->second.state != EdgeLlmNode::REDIRECTING) ||
+        it->second.restoreGeneration != generation)
+    {
+        return; // cancelled, refused, or a later restore of the same session
+    }
+    Session& s = it->second;
+    s.prefillDoneAt = Simulator::Now();
+    if (reprefill)
+    {
+        s.reprefillRunning = false;
+        s.reprefillTokens = 0;
+    }
+    else
+    {
+        s.batchPending = false;
+        // Redirecting: a pending re-prefill waits for the source's answer.
+        if (s.state == EdgeLlmNode::RESTORING && s.reprefillTokens > 0 && !s.reprefillRunning)
+        {
+            StartReprefill(s); // the transfer timed out while the batch was pending
+        }
+    }
+    MaybeResume(s);
+}
+
+void
+EdgeLlmTargetRole::MaybeResume(Session& s)
+{
+    if (s.state != EdgeLlmNode::RESTORING || !s.PrefillDone() ||
+        s.ReceivedKvBytes() < s.expectedKvBytes)
+    {
+        return;
+    }
+    if (s.relayTarget != 0)
+    {
+        RelaySession(s);
+        return;
+    }
+    m_node->m_restoredTrace(s.id, s.sourceCellId, Simulator::Now() - s.handoverTime);
+    SendStatus(s.id, KvTransferStatusHeader::RESTORED);
+    Time firstToken = Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate);
+    if (s.layerMajor && s.layerReady.size() == m_node->m_profile.numLayers)
+    {
+        // The first decode step, layer by layer: layer l runs once its KV layer and the
+        // batch prefill are in place and layer l - 1 is done, for 1 / (DecodeRate N).
+        const double perLayer = 1.0 / (m_node->m_decodeRate * m_node->m_profile.numLayers);
+        double done = 0;
+        for (const Time& ready : s.layerReady)
+        {
+            done = std::max({done, ready.GetSeconds(), s.prefillDoneAt.GetSeconds()}) + perLayer;
+        }
+        firstToken = Seconds(done);
+    }
+    m_node->StartDecoding(s, firstToken);
+}
+
+void
+EdgeLlmTargetRole::SendStatus(uint64_t sessionId, uint8_t state)
+{
+    const Session& s = m_node->m_sessions.at(sessionId);
+    auto peer = m_node->m_peers.find(s.sourceCellId);
+    if (peer == m_node->m_peers.end())
+    {
+        return; // restored from a source that is no peer (not over this protocol)
+    }
+    KvTransferStatusHeader status;
+    status.sessionId = sessionId;
+    status.receivedBytes = s.ReceivedKvBytes();
+    status.state = state;
+    peer->second.connection->SendMessage(KvFrameHeader::TRANSFER_STATUS, status, 0);
+}
+
+void
+EdgeLlmTargetRole::OnStatusTimer(uint64_t sessionId, uint32_t generation)
+{
+    auto it = m_node->m_sessions.find(sessionId);
+    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::RESTORING ||
+        it->second.restoreGeneration != generation)
+    {
+        return; // restored (RESTORED was sent), cancelled, or restored again later
+    }
+    SendStatus(sessionId, KvTransferStatusHeader::PROGRESS);
+    it->second.statusEvent = Simulator::Schedule(m_node->m_statusInterval,
+                                                 &EdgeLlmTargetRole::OnStatusTimer,
+                                                 this,
+                                                 sessionId,
+                                                 generation);
+}
+
+void
+EdgeLlmTargetRole::OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader& redirect)
+{
+    auto it = m_node->m_sessions.find(redirect.sessionId);
+    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::REDIRECTING ||
+        it->second.sourceCellId != peerCellId)
+    {
+        return; // e.g. cancelled meanwhile
+    }
+    Session& s = it->second;
+    if (!m_node->m_peers.count(s.relayTarget))
+    {
+        // Neither the source nor this BS has a link to the UE's new cell.
+        m_node->LoseSession(s, s.relayTarget, EdgeLlmNode::NO_BACKHAUL_PATH);
+        return;
+    }
+    // Relay: finish the restore here (the source keeps sending), then hand the session
+    // on to the UE's cell, from the time the UE got there.
+    NS_LOG_INFO("cell " << m_node->m_cellId << ": relays session " << s.id << " from cell "
+                        << peerCellId << " to cell " << s.relayTarget);
+    s.state = EdgeLlmNode::RESTORING;
+    if (!s.kvDoneAtRedirect && s.entryBytes == 0 && s.ReceivedKvBytes() == s.expectedKvBytes)
+    {
+        m_node->m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes()); // completed meanwhile
+    }
+    if (m_node->m_statusInterval.IsStrictlyPositive() && !compat::IsPending(s.statusEvent))
+    {
+        s.statusEvent = Simulator::Schedule(m_node->m_statusInterval,
+                                            &EdgeLlmTargetRole::OnStatusTimer,
+                                            this,
+                                            s.id,
+                                            s.restoreGeneration);
+    }
+    if (s.timeoutSkipped)
+    {
+        s.timeoutSkipped = false;
+        OnTransferTimeout(s.id, s.restoreGeneration); // starts the re-prefill if it can
+    }
+    else if (!s.batchPending && s.reprefillTokens > 0 && !s.reprefillRunning)
+    {
+        StartReprefill(s); // the timeout came before the redirect, its batch after
+    }
+    MaybeResume(s);
+}
+
+void
+EdgeLlmTargetRole::RelaySession(Session& s)
+{
+    // This BS now holds the session's whole state: the source may release its copy.
+    SendStatus(s.id, KvTransferStatusHeader::RESTORED);
+    const uint16_t target = s.relayTarget;
+    s.relayTarget = 0;
+    s.state = EdgeLlmNode::FINISHED; // servable from here; decoding stays stopped
+    m_node->m_source->BeginHandover(s.id, target, s.relayTime);
+}
+
+} // namespace ns3

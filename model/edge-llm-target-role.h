@@ -1,0 +1,170 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_TARGET_ROLE_H
+#define EDGE_LLM_TARGET_ROLE_H
+
+#include "edge-llm-node.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief The target side of an edge-LLM handover at one BS (EdgeLlmNode owns one, as
+ *        LteEnbRrc owns its UeManagers): it rebuilds a session's context and resumes it.
+ *
+ * Paper steps, in order: the TRANSFER_REQUEST opens the restore (OnTransferRequest:
+ * accepted, or refused for another KV format); the first n_pf tokens are prefilled in the
+ * batch's prefill of length L on the GPU (ctHO Sec. III: prefill and transfer run in
+ * parallel, Prop. 2 balances them); the KV bytes of the n_tx tokens are counted as they
+ * arrive (OnKvBytes; layer by layer with LayerwiseStreaming); after TransferTimeout the
+ * missing tokens are re-prefilled (OnTransferTimeout); decoding resumes once both are
+ * done (MaybeResume: the handover delay D_i of ctHO Eq. 2); an ImpactHO session resumes
+ * on the prefix that arrived within its window (OnTransferComplete). PROGRESS and
+ * RESTORED statuses go back to the source. When the UE moves on mid-restore
+ * (OnUeMovesOn) the source is asked to redirect; if it cannot, this BS finishes the
+ * restore and relays the session (OnRedirectRefused, RelaySession).
+ *
+ * The sessions, peers, attributes and trace sources stay the node's.
+ */
+class EdgeLlmTargetRole
+{
+  public:
+    /**
+     * \brief Create the target role of \p node.
+     * \param node the BS (owns this role and outlives it)
+     */
+    explicit EdgeLlmTargetRole(EdgeLlmNode* node);
+
+    /**
+     * \brief TRANSFER_REQUEST from a source: answer it (TRANSFER_RESPONSE) and, accepted,
+     *        start the restore: join the batch prefill of n_pf tokens, arm the
+     *        StatusInterval and TransferTimeout timers.
+     * \param peerCellId the source
+     * \param req the request
+     */
+    void OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req);
+
+    /**
+     * \brief KV bytes of a session arrived (KvTransferConnection callback): count them,
+     *        complete layers (layer-major), and resume when the cache is in place.
+     * \param sessionId the session
+     * \param bytes payload bytes
+     */
+    void OnKvBytes(uint64_t sessionId, uint64_t bytes);
+
+    /**
+     * \brief TRANSFER_COMPLETE or TRANSFER_TRUNCATE from the source: an ImpactHO session
+     *        resumes on the prefix it has (PartialRestored, ImpactHO's anytime inference);
+     *        otherwise the byte count is checked.
+     * \param done the message
+     */
+    void OnTransferComplete(const KvTransferCompleteHeader& done);
+
+    /**
+     * \brief TRANSFER_CANCEL from the source while restoring (its UE's handover failed):
+     *        drop the restore.
+     * \param peerCellId the source
+     * \param cancel the message
+     * \return true if the session was restoring or redirecting here (handled), false if
+     *         the source role should handle the message
+     */
+    bool OnTransferCancel(uint16_t peerCellId, const KvTransferCompleteHeader& cancel);
+
+    /**
+     * \brief BATCH_CLOSE from the source: the online batch has all its members, its
+     *        prefill may start.
+     * \param peerCellId the source
+     * \param close the message
+     */
+    void OnBatchClose(uint16_t peerCellId, const KvBatchCloseHeader& close);
+
+    /**
+     * \brief The UE of a session restoring here hands over again: back to the source
+     *        (ping-pong: TRANSFER_CANCEL) or on to a third cell (TRANSFER_REDIRECT).
+     * \param sessionId the session
+     * \param targetCellId the UE's new cell
+     * \return true if the session was restoring here (handled), false if this BS is the
+     *         source of the handover
+     */
+    bool OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId);
+
+    /**
+     * \brief The UE's handover failed while restoring here (EdgeLlmNode::
+     *        NotifyHandoverFailure, target side): TRANSFER_CANCEL to the source.
+     * \param s the session
+     * \return true if handled here, false if the source role should handle it
+     */
+    bool OnHandoverFailure(EdgeLlmNode::Session& s);
+
+    /**
+     * \brief TRANSFER_REDIRECT_REFUSED from the source (no link to the UE's new cell):
+     *        finish the restore here and relay the session, or lose it if this BS has no
+     *        link either.
+     * \param peerCellId the source
+     * \param redirect the message
+     */
+    void OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader& redirect);
+
+    /**
+     * \brief Send TRANSFER_STATUS for a session to its source (none if the source is no
+     *        peer).
+     * \param sessionId the session
+     * \param state KvTransferStatusHeader state (PROGRESS, RESTORED, LOST)
+     */
+    void SendStatus(uint64_t sessionId, uint8_t state);
+
+  private:
+    using Session = EdgeLlmNode::Session; //!< A session at the node
+
+    /**
+     * \brief TransferTimeout expired: stop the source and re-prefill the missing tokens.
+     * \param sessionId the session
+     * \param generation the restore it was armed for (a stale one is ignored)
+     */
+    void OnTransferTimeout(uint64_t sessionId, uint32_t generation);
+
+    /**
+     * \brief Re-prefill a timed-out session's missing tokens, a GPU batch of its own.
+     * \param s the session
+     */
+    void StartReprefill(Session& s);
+
+    /**
+     * \brief A prefill of the restore ended (the batch's n_pf, or a re-prefill).
+     * \param sessionId the session
+     * \param generation the restore it belongs to
+     * \param reprefill true for a re-prefill
+     */
+    void OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool reprefill);
+
+    /**
+     * \brief Resume decoding when prefill and KV bytes are both done (SessionRestored with
+     *        D_i, RESTORED to the source), or relay the session on.
+     * \param s the session
+     */
+    void MaybeResume(Session& s);
+
+    /**
+     * \brief StatusInterval elapsed: TRANSFER_STATUS PROGRESS, and the next timer.
+     * \param sessionId the session
+     * \param generation the restore it was armed for
+     */
+    void OnStatusTimer(uint64_t sessionId, uint32_t generation);
+
+    /**
+     * \brief Hand a restored session on to the UE's current cell (store-and-forward).
+     * \param s the session
+     */
+    void RelaySession(Session& s);
+
+    EdgeLlmNode* m_node;          //!< The BS (owner)
+    uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
+};
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_TARGET_ROLE_H */

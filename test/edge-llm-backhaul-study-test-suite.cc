@@ -1,0 +1,672 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ns3/config.h"
+#include "ns3/constant-position-mobility-model.h"
+#include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
+#include "ns3/lte-helper.h"
+#include "ns3/lte-hex-grid-enb-topology-helper.h"
+#include "ns3/mobility-helper.h"
+#include "ns3/multi-cell-scenario.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+/**
+ * \file
+ * \ingroup edge-llm-tests
+ * The multi-cell scenario builder and the backhaul study (issue 11, items 1 and 5):
+ * the site layouts against ns-3's LteHexGridEnbTopologyHelper and hexagon geometry,
+ * every knob's boundary, the delay summary by hand, and packet-level runs that check the
+ * KV byte account (every byte sent is received, and the TCP payload the backhaul queues
+ * dropped was sent again), that the delay grows with the cross-traffic load, and that
+ * ctHO's worst delay is at most tHO's and cHO's at each load.
+ */
+
+namespace
+{
+
+/// The small packet-level study of the QUICK cases: 7 hex sites x 2 UEs, a star backhaul of
+/// 1 Gbit/s links.
+MultiCellConfig
+SmallStudy(double load)
+{
+    MultiCellConfig cfg;
+    cfg.layout = "hex";
+    cfg.numSites = 7;
+    cfg.uesPerSite = 2;
+    cfg.backhaul = "star";
+    cfg.backhaulGbps = 1;
+    cfg.promptMin = 100;
+    cfg.promptMax = 200;
+    cfg.tokensAfterHandover = 50;
+    cfg.tailTime = Seconds(5);
+    cfg.crossTrafficLoad = load;
+    return cfg;
+}
+
+/// Results of the small study by (load, scheme), shared by the cases that compare them.
+std::map<std::pair<double, std::string>, MultiCellResult>&
+SmallResults()
+{
+    static std::map<std::pair<double, std::string>, MultiCellResult> results;
+    return results;
+}
+
+} // namespace
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The 7-site layout is the site centres of ns-3's LteHexGridEnbTopologyHelper
+ *        (GridWidth 2: rows of 2, 3, 2 sites) moved to the origin; the 19-site layout is a
+ *        hexagon of radius 2: 19 sites, 42 neighbour pairs at d, none closer.
+ */
+class HexLayoutTestCase : public TestCase
+{
+  public:
+    HexLayoutTestCase()
+        : TestCase("hex layouts: ns-3's hex grid helper (7 sites), hexagon geometry (19)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double d = 500;
+        // ns-3's helper places 3 sectors per site; with SectorOffset 0 each sector's node
+        // is at its site's centre. Its rows: 2 sites, then 3 shifted by -d/2, then 2.
+        Ptr<LteHelper> lte = CreateObject<LteHelper>();
+        Ptr<LteHexGridEnbTopologyHelper> hex = CreateObject<LteHexGridEnbTopologyHelper>();
+        lte->SetEnbAntennaModelType("ns3::CosineAntennaModel"); // the helper orients it
+        hex->SetLteHelper(lte);
+        hex->SetAttribute("InterSiteDistance", DoubleValue(d));
+        hex->SetAttribute("SectorOffset", DoubleValue(0));
+        hex->SetAttribute("GridWidth", UintegerValue(2));
+        NodeContainer nodes;
+        nodes.Create(21);
+        MobilityHelper mobility;
+        mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+        mobility.Install(nodes);
+        hex->SetPositionAndInstallEnbDevice(nodes);
+        std::vector<Vector> helper;
+        for (uint32_t n = 0; n < 21; n += 3)
+        {
+            helper.push_back(nodes.Get(n)->GetObject<MobilityModel>()->GetPosition());
+        }
+        Simulator::Destroy();
+        // The helper's centre site: row 1, column 1.
+        const Vector centre = helper[3];
+        const std::vector<Vector> ours = MultiCellScenario::SitePositions("hex", 7, d);
+        NS_TEST_ASSERT_MSG_EQ(ours.size(), 7, "7 sites");
+        for (const auto& h : helper)
+        {
+            bool found = false;
+            for (const auto& o : ours)
+            {
+                found = found || (std::abs(h.x - centre.x - o.x) < 1e-3 &&
+                                  std::abs(h.y - centre.y - o.y) < 1e-3);
+            }
+            NS_TEST_ASSERT_MSG_EQ(found,
+                                  true,
+                                  "helper site (" << h.x - centre.x << ", " << h.y - centre.y
+                                                  << ") missing from the hex layout");
+        }
+        // 19 sites: a hexagon of radius 2 has 19 cells and 3 x 2 x (3 x 2 + 1) = 42
+        // neighbour pairs; 7 sites: 12.
+        for (const auto& [n, pairs] : std::map<uint32_t, uint32_t>{{7, 12}, {19, 42}})
+        {
+            const std::vector<Vector> sites = MultiCellScenario::SitePositions("hex", n, d);
+            NS_TEST_ASSERT_MSG_EQ(sites.size(), n, "site count");
+            uint32_t neighbours = 0;
+            for (uint32_t a = 0; a < n; ++a)
+            {
+                for (uint32_t b = a + 1; b < n; ++b)
+                {
+                    const double dist = CalculateDistance(sites[a], sites[b]);
+                    NS_TEST_ASSERT_MSG_GT_OR_EQ(dist, d - 1e-3, "sites " << a << ", " << b);
+                    neighbours += std::abs(dist - d) < 1e-3 ? 1 : 0;
+                }
+            }
+            NS_TEST_ASSERT_MSG_EQ(neighbours, pairs, n << " sites: neighbour pairs");
+            // Every road leads to a neighbour.
+            const std::vector<uint32_t> targets = MultiCellScenario::RoadTargets(sites, d);
+            for (uint32_t s = 0; s < n; ++s)
+            {
+                NS_TEST_ASSERT_MSG_EQ_TOL(CalculateDistance(sites[s], sites[targets[s]]),
+                                          d,
+                                          1e-3,
+                                          "road of site " << s);
+            }
+        }
+        // Road: sites on a line, d apart; the last site's road leads back.
+        const std::vector<Vector> road = MultiCellScenario::SitePositions("road", 3, d);
+        NS_TEST_ASSERT_MSG_EQ_TOL(road[2].x, 2 * d, 1e-9, "third road site");
+        NS_TEST_ASSERT_MSG_EQ(MultiCellScenario::RoadTargets(road, d)[2], 1, "last road");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Every knob on both sides of its boundary: the value at the boundary is accepted,
+ *        the one past it refused with a message naming the knob.
+ */
+class ValidateTestCase : public TestCase
+{
+  public:
+    ValidateTestCase()
+        : TestCase("config: each knob accepted at its boundary, refused past it, by name")
+    {
+    }
+
+  private:
+    /// Expect \p cfg to be accepted (\p ok) or refused naming \p knob.
+    void Check(const MultiCellConfig& cfg, bool ok, const std::string& knob)
+    {
+        std::string error;
+        try
+        {
+            cfg.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            error = e.what();
+        }
+        if (ok)
+        {
+            NS_TEST_EXPECT_MSG_EQ(error, "", knob << ": refused at its boundary");
+        }
+        else
+        {
+            NS_TEST_EXPECT_MSG_NE(error.find(knob),
+                                  std::string::npos,
+                                  knob << ": not refused by name past its boundary: '" << error
+                                       << "'");
+        }
+    }
+
+    void DoRun() override
+    {
+        using C = MultiCellConfig;
+        auto with = [](const std::function<void(C&)>& f) {
+            C c;
+            f(c);
+            return c;
+        };
+        Check(C(), true, "default");
+        Check(with([](C& c) { c.numSites = 19; }), true, "numSites");
+        Check(with([](C& c) { c.numSites = 6; }), false, "numSites");
+        Check(with([](C& c) { c.numSites = 8; }), false, "numSites");
+        Check(with([](C& c) { c.numSites = 20; }), false, "numSites");
+        Check(with([](C& c) {
+                  c.layout = "road";
+                  c.numSites = 2;
+              }),
+              true,
+              "numSites");
+        Check(with([](C& c) {
+                  c.layout = "road";
+                  c.numSites = 57;
+              }),
+              true,
+              "numSites");
+        Check(with([](C& c) {
+                  c.layout = "road";
+                  c.numSites = 1;
+              }),
+              false,
+              "numSites");
+        Check(with([](C& c) {
+                  c.layout = "road";
+                  c.numSites = 58;
+              }),
+              false,
+              "numSites");
+        Check(with([](C& c) { c.layout = "grid"; }), false, "layout");
+        Check(with([](C& c) { c.interSiteDistance = 50000; }), true, "interSiteDistance");
+        Check(with([](C& c) { c.interSiteDistance = 50000.001; }), false, "interSiteDistance");
+        Check(with([](C& c) { c.interSiteDistance = 0; }), false, "interSiteDistance");
+        Check(with([](C& c) { c.crossTrafficLoad = 0.9; }), true, "crossTrafficLoad");
+        Check(with([](C& c) { c.crossTrafficLoad = 0.9000001; }), false, "crossTrafficLoad");
+        Check(with([](C& c) { c.crossTrafficLoad = -1e-9; }), false, "crossTrafficLoad");
+        Check(with([](C& c) { c.uesPerSite = 100; }), true, "uesPerSite");
+        Check(with([](C& c) { c.uesPerSite = 101; }), false, "uesPerSite");
+        Check(with([](C& c) { c.uesPerSite = 0; }), false, "uesPerSite");
+        Check(with([](C& c) { c.speed = 0.1; }), true, "speed");
+        Check(with([](C& c) { c.speed = 0.0999; }), false, "speed");
+        Check(with([](C& c) { c.speed = 500 / 3.6 + 1e-6; }), false, "speed");
+        Check(with([](C& c) { c.boundaryFraction = 0.5; }), true, "boundaryFraction");
+        Check(with([](C& c) { c.boundaryFraction = 0.5000001; }), false, "boundaryFraction");
+        Check(with([](C& c) { c.boundaryFraction = 0; }), false, "boundaryFraction");
+        Check(with([](C& c) { c.mobility = "random-waypoint"; }), false, "handover script");
+        Check(with([](C& c) {
+                  c.mobility = "random-waypoint";
+                  c.handover = "A3-RSRP";
+              }),
+              true,
+              "mobility");
+        Check(with([](C& c) {
+                  c.mobility = "gauss-markov";
+                  c.handover = "A2-A4-RSRQ";
+              }),
+              true,
+              "mobility");
+        Check(with([](C& c) { c.mobility = "brownian"; }), false, "mobility");
+        Check(with([](C& c) { c.handover = "A4"; }), false, "handover");
+        Check(with([](C& c) { c.backhaul = "star"; }), true, "backhaul");
+        Check(with([](C& c) { c.backhaul = "ring"; }), true, "backhaul");
+        Check(with([](C& c) { c.backhaul = "bus"; }), false, "backhaul");
+        Check(with([](C& c) {
+                  c.layout = "road";
+                  c.numSites = 3;
+                  c.backhaul = "ring";
+              }),
+              true,
+              "backhaul");
+        Check(with([](C& c) {
+                  c.layout = "road";
+                  c.numSites = 2;
+                  c.backhaul = "ring";
+              }),
+              false,
+              "backhaul ring needs numSites >= 3");
+        Check(with([](C& c) { c.queueDisc = "ns3::FqCoDelQueueDisc"; }), true, "queueDisc");
+        Check(with([](C& c) { c.queueDisc = "ns3::Node"; }), false, "queueDisc");
+        Check(with([](C& c) { c.backhaulGbps = 1000; }), true, "backhaulGbps");
+        Check(with([](C& c) { c.backhaulGbps = 1000.001; }), false, "backhaulGbps");
+        Check(with([](C& c) { c.promptMin = 0; }), false, "promptMin");
+        Check(with([](C& c) {
+                  c.promptMin = 1000;
+                  c.promptMax = 999;
+              }),
+              false,
+              "promptMax");
+        Check(with([](C& c) { c.promptMax = 1000000; }), true, "promptMax");
+        Check(with([](C& c) { c.promptMax = 1000001; }), false, "promptMax");
+        Check(with([](C& c) { c.platoonSpread = Seconds(60); }), true, "platoonSpread");
+        Check(with([](C& c) { c.platoonSpread = Seconds(60) + NanoSeconds(1); }),
+              false,
+              "platoonSpread");
+        Check(with([](C& c) { c.kvBits = 2; }), false, "kvBits");
+        Check(with([](C& c) { c.ran = "wifi"; }), false, "ran");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief DelaySummary by hand: the mean, the nearest-rank 95th percentile
+ *        (ceil(0.95 n)-th smallest) and the maximum; NaN values left out.
+ */
+class DelaySummaryTestCase : public TestCase
+{
+  public:
+    DelaySummaryTestCase()
+        : TestCase("delay summary: mean, nearest-rank p95, max, NaN left out")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::vector<double> v;
+        for (int i = 20; i >= 1; --i)
+        {
+            v.push_back(i); // 20, 19, ..., 1
+        }
+        v.push_back(std::nan(""));
+        const DelaySummary s = DelaySummary::Of(v);
+        NS_TEST_ASSERT_MSG_EQ(s.count, 20, "NaN left out");
+        NS_TEST_ASSERT_MSG_EQ_TOL(s.mean, 10.5, 1e-12, "(1 + 20) / 2");
+        NS_TEST_ASSERT_MSG_EQ(s.p95, 19, "ceil(0.95 x 20) = 19th smallest");
+        NS_TEST_ASSERT_MSG_EQ(s.max, 20, "max");
+        const DelaySummary one = DelaySummary::Of({0.25});
+        NS_TEST_ASSERT_MSG_EQ(one.p95, 0.25, "one value: itself");
+        NS_TEST_ASSERT_MSG_EQ(std::isnan(DelaySummary::Of({}).mean), true, "empty: NaN");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief One run of the small study (one load, one scheme): every session restored; the
+ *        KV account balances: application bytes sent = received = the sum of each UE's
+ *        n_tx x s_KV; on every link the TCP payload offered to the queue = dropped +
+ *        received; and what the links carried covers every application byte plus every
+ *        dropped byte again (drops were retransmitted).
+ *
+ * \p smallQueues shrinks the backhaul queues (FifoQueueDisc MaxSize 10 packets, below
+ * TCP's window) so that the load drops KV segments and the retransmission account is
+ * exercised: the case then requires drops (ctHO and cHO; tHO sends no KV bytes).
+ */
+class StudyRunTestCase : public TestCase
+{
+  public:
+    /**
+     * \param load cross-traffic load
+     * \param scheme ctho, tho or cho
+     * \param smallQueues 10-packet backhaul queues (forces drops)
+     */
+    StudyRunTestCase(double load, const std::string& scheme, bool smallQueues)
+        : TestCase("7 sites x 2 UEs, load " + std::to_string(load).substr(0, 3) + ", " + scheme +
+                   (smallQueues ? ", 10-packet queues" : "") +
+                   ": every session restored, KV bytes conserved"),
+          m_load(load),
+          m_scheme(scheme),
+          m_smallQueues(smallQueues)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::map<std::string, std::string> types = {{"ctho", "ns3::CtHoScheduler"},
+                                                          {"tho", "ns3::ThoScheduler"},
+                                                          {"cho", "ns3::ChoScheduler"}};
+        if (m_smallQueues)
+        {
+            Config::SetDefault("ns3::FifoQueueDisc::MaxSize", StringValue("10p"));
+        }
+        const MultiCellResult r = MultiCellScenario::Run(SmallStudy(m_load), types.at(m_scheme));
+        if (m_smallQueues)
+        {
+            Config::SetDefault("ns3::FifoQueueDisc::MaxSize", StringValue("1000p"));
+        }
+        NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 14, "UEs");
+        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions, 14, "sessions restored");
+        NS_TEST_ASSERT_MSG_EQ(r.lostSessions, 0, "sessions lost");
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "complete");
+        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "application bytes");
+        uint64_t expected = 0;
+        for (const auto& ue : r.ues)
+        {
+            NS_TEST_ASSERT_MSG_EQ(ue.kvBytesReceived,
+                                  ue.kvBytesExpected,
+                                  "UE " << ue.imsi << " got n_tx x s_KV bytes");
+            expected += ue.kvBytesExpected;
+        }
+        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, expected, "sum of n_tx x s_KV");
+        // EdgeLlmSessionStats, installed by the scenario, saw the same 14 handovers.
+        NS_TEST_ASSERT_MSG_EQ(r.ueDelay.count, 14, "EdgeLlmSessionStats: UE-side delays");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ueDelay.worst,
+                                  r.measured.max,
+                                  1e-9,
+                                  "EdgeLlmSessionStats: the same worst UE-side delay");
+        uint64_t offered = 0;
+        uint64_t dropped = 0;
+        for (const auto& link : r.links)
+        {
+            NS_TEST_ASSERT_MSG_EQ(link.offeredBytes,
+                                  link.droppedBytes + link.receivedBytes,
+                                  "link " << link.fromCellId << " -> " << link.toCellId
+                                          << ": offered = dropped + received");
+            offered += link.offeredBytes;
+            dropped += link.droppedBytes;
+        }
+        // Each application byte crosses a link at least once (with its frame header), and
+        // each dropped byte was sent again.
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(offered,
+                                    r.kvBytesSent + dropped,
+                                    "dropped bytes retransmitted");
+        if (m_smallQueues && m_scheme != "tho")
+        {
+            NS_TEST_ASSERT_MSG_GT(dropped, 0, "10-packet queues must drop KV segments");
+        }
+        if (!m_smallQueues)
+        {
+            SmallResults()[{m_load, m_scheme}] = r;
+        }
+    }
+
+    double m_load;        //!< Cross-traffic load
+    std::string m_scheme; //!< ctho, tho or cho
+    bool m_smallQueues;   //!< 10-packet queues
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief At one load of the runs before: ctHO's worst (and mean) UE-side delay is at most
+ *        tHO's and cHO's.
+ */
+class SchemeOrderTestCase : public TestCase
+{
+  public:
+    /// \param load the load whose three runs to compare
+    explicit SchemeOrderTestCase(double load)
+        : TestCase("load " + std::to_string(load).substr(0, 3) +
+                   ": ctHO's worst delay <= tHO's and cHO's"),
+          m_load(load)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto& r = SmallResults();
+        const std::pair<double, std::string> ctho{m_load, "ctho"};
+        const std::pair<double, std::string> tho{m_load, "tho"};
+        const std::pair<double, std::string> cho{m_load, "cho"};
+        NS_TEST_ASSERT_MSG_EQ(r.count(ctho) + r.count(tho) + r.count(cho), 3, "runs first");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r[ctho].measured.max, r[tho].measured.max, "ctHO <= tHO");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r[ctho].measured.max, r[cho].measured.max, "ctHO <= cHO");
+    }
+
+    double m_load; //!< Cross-traffic load
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The delay grows with the load (the two loads of the cases before): cHO, whose
+ *        every token crosses the backhaul, at least doubles from load 0 to 0.8 (its
+ *        transfer rate falls to 1 - 0.8 = 20 %, so the transfer time is 5 times longer);
+ *        ctHO's worst delay does not fall; the backhaul queues' mean delay grows.
+ */
+class DelayGrowsTestCase : public TestCase
+{
+  public:
+    DelayGrowsTestCase()
+        : TestCase("delay grows with the cross-traffic load (0 vs 0.8)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto& r = SmallResults();
+        const std::pair<double, std::string> cho0{0.0, "cho"};
+        const std::pair<double, std::string> cho8{0.8, "cho"};
+        const std::pair<double, std::string> ctho0{0.0, "ctho"};
+        const std::pair<double, std::string> ctho8{0.8, "ctho"};
+        NS_TEST_ASSERT_MSG_EQ(r.count(cho0) + r.count(cho8), 2, "the load cases ran first");
+        NS_TEST_ASSERT_MSG_GT(r[cho8].measured.max,
+                              2 * r[cho0].measured.max,
+                              "cHO worst delay at load 0.8 vs 0");
+        NS_TEST_ASSERT_MSG_GT(r[cho8].measured.mean,
+                              2 * r[cho0].measured.mean,
+                              "cHO mean delay at load 0.8 vs 0");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(r[ctho8].measured.max,
+                                    r[ctho0].measured.max,
+                                    "ctHO worst delay at load 0.8 vs 0");
+        NS_TEST_ASSERT_MSG_GT(r[cho8].queueDelay.mean,
+                              r[cho0].queueDelay.mean,
+                              "backhaul queue delay at load 0.8 vs 0");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Handovers the RRC decides (no script): every handover a source starts ends in a
+ *        restored session, none lost. Road mobility with A3-RSRP on a 3-site road (each
+ *        UE drives past the midpoint, so A3's 3 dB offset is met and every UE hands over
+ *        once), and Gauss-Markov with A2-A4-RSRQ on the 7-site hexagon (whatever
+ *        handovers the random motion brings).
+ */
+class RrcHandoverTestCase : public TestCase
+{
+  public:
+    /**
+     * \param mobility road or gauss-markov
+     * \param handover A3-RSRP or A2-A4-RSRQ
+     */
+    RrcHandoverTestCase(const std::string& mobility, const std::string& handover)
+        : TestCase(mobility + " with " + handover +
+                   ": every handover the RRC starts ends restored"),
+          m_mobility(mobility),
+          m_handover(handover)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MultiCellConfig cfg;
+        cfg.mobility = m_mobility;
+        cfg.handover = m_handover;
+        cfg.promptMin = 100;
+        cfg.promptMax = 200;
+        cfg.tokensAfterHandover = 50;
+        cfg.tailTime = Seconds(5);
+        if (m_mobility == "road")
+        {
+            cfg.layout = "road";
+            cfg.numSites = 3;
+            cfg.uesPerSite = 2;
+        }
+        else
+        {
+            cfg.uesPerSite = 1;
+            cfg.speed = 30;
+        }
+        const MultiCellResult r = MultiCellScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.lostSessions, 0, "sessions lost");
+        NS_TEST_ASSERT_MSG_EQ(r.rrcFailures, 0, "RRC handover failures");
+        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions, r.handovers, "every handover restored");
+        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "KV bytes");
+        if (m_mobility == "road")
+        {
+            NS_TEST_ASSERT_MSG_EQ(r.handovers, 6, "every road UE hands over once");
+        }
+    }
+
+    std::string m_mobility; //!< Mobility knob
+    std::string m_handover; //!< Handover knob
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The 19-site hexagon with cross traffic, where several roads end at one site
+ *        (whose cross-traffic sink is then shared): every session restored, bytes
+ *        conserved.
+ */
+class NineteenSitesTestCase : public TestCase
+{
+  public:
+    NineteenSitesTestCase()
+        : TestCase("19 hex sites x 1 UE, load 0.3: every session restored, bytes conserved")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MultiCellConfig cfg = SmallStudy(0.3);
+        cfg.numSites = 19;
+        cfg.uesPerSite = 1;
+        const std::vector<uint32_t> targets = MultiCellScenario::RoadTargets(
+            MultiCellScenario::SitePositions("hex", 19, cfg.interSiteDistance),
+            cfg.interSiteDistance);
+        std::map<uint32_t, uint32_t> roadsInto;
+        for (uint32_t t : targets)
+        {
+            ++roadsInto[t];
+        }
+        uint32_t most = 0;
+        for (const auto& [site, roads] : roadsInto)
+        {
+            most = std::max(most, roads);
+        }
+        NS_TEST_ASSERT_MSG_GT(most, 1, "some site is the target of several roads");
+        const MultiCellResult r = MultiCellScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions, 19, "every session restored");
+        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "bytes conserved");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The full study at one load (EXTENSIVE): 7 hex sites x 15 UEs (105 UEs), a star
+ *        backhaul, the example's defaults, ctHO: every session restored, bytes conserved.
+ */
+class FullStudyTestCase : public TestCase
+{
+  public:
+    FullStudyTestCase()
+        : TestCase("105 UEs on 7 hex sites, load 0.5, ctHO: every session restored, bytes "
+                   "conserved")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MultiCellConfig cfg;
+        cfg.uesPerSite = 15;
+        cfg.backhaul = "star";
+        cfg.crossTrafficLoad = 0.5;
+        const MultiCellResult r = MultiCellScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 105, "UEs");
+        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions, 105, "every session restored");
+        NS_TEST_ASSERT_MSG_EQ(r.lostSessions, 0, "no session lost");
+        NS_TEST_ASSERT_MSG_EQ(r.rrcFailures, 0, "no RRC handover failure");
+        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "app bytes conserved");
+        for (const auto& link : r.links)
+        {
+            NS_TEST_ASSERT_MSG_EQ(link.offeredBytes,
+                                  link.droppedBytes + link.receivedBytes,
+                                  "link " << link.fromCellId << " -> " << link.toCellId);
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The backhaul-study test suite.
+ */
+class EdgeLlmBackhaulStudyTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmBackhaulStudyTestSuite()
+        : TestSuite("edge-llm-backhaul-study", EDGE_LLM_TEST_SYSTEM)
+    {
+        AddTestCase(new HexLayoutTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new ValidateTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new DelaySummaryTestCase(), EDGE_LLM_TEST_QUICK);
+        for (double load : {0.0, 0.8})
+        {
+            for (const char* scheme : {"ctho", "tho", "cho"})
+            {
+                AddTestCase(new StudyRunTestCase(load, scheme, false), EDGE_LLM_TEST_QUICK);
+            }
+            AddTestCase(new SchemeOrderTestCase(load), EDGE_LLM_TEST_QUICK);
+        }
+        AddTestCase(new DelayGrowsTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new StudyRunTestCase(0.0, "ctho", true), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new StudyRunTestCase(0.0, "cho", true), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RrcHandoverTestCase("road", "A3-RSRP"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RrcHandoverTestCase("gauss-markov", "A2-A4-RSRQ"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new NineteenSitesTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FullStudyTestCase(), EDGE_LLM_TEST_EXTENSIVE);
+    }
+};
+
+/// Static variable for test initialization
+static EdgeLlmBackhaulStudyTestSuite g_edgeLlmBackhaulStudyTestSuite;
