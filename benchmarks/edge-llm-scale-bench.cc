@@ -20,13 +20,15 @@
  * A point the scenario refuses (e.g. K above its UE bound) is listed with the reason.
  * Fits: least squares on log-log of CPU-s per simulated s against K (the exponent), and
  * the linear fit CPU-s = a (K x simulated s) + b.
- * Sites: the road has 2; the multi-cell builder was not on main when this was written, so
- * the sites axis is not measured here (see BENCHMARKS.md).
+ * Sites (2, 7, 19): MultiCellScenario (road layout for 2, hexagonal for 7 and 19), its
+ * defaults, --uesPerSite UEs on each site; the exponent of sites from a log-log fit.
  */
 
 #include "ns3/core-module.h"
+#include "ns3/multi-cell-scenario.h"
 #include "ns3/road-handover-scenario.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -52,6 +54,7 @@ struct Point
     uint32_t ues{0};        //!< K
     double contextScale{1}; //!< Contexts x this
     std::string amc;        //!< amcModel knob ("": ns-3's default)
+    uint32_t sites{0};      //!< > 0: MultiCellScenario with this many sites, K per site
     bool ok{false};         //!< The child completed
     std::string error;      //!< Why not
     double simSeconds{0};   //!< Simulated time of the run, s
@@ -78,6 +81,21 @@ RunChild(const Point& p, int fd)
     std::ostringstream out;
     try
     {
+        if (p.sites > 0)
+        {
+            MultiCellConfig mc;
+            mc.layout = p.sites == 2 ? "road" : "hex";
+            mc.numSites = p.sites;
+            mc.uesPerSite = p.ues;
+            const MultiCellResult r = MultiCellScenario::Run(mc, "ns3::CtHoScheduler");
+            out << std::setprecision(17) << r.simulatedSeconds << " " << r.kvBytesSent << " " << -1;
+            const std::string s = out.str();
+            if (write(fd, s.data(), s.size()) < 0)
+            {
+                _exit(3);
+            }
+            return;
+        }
         RoadHandoverConfig cfg;
         cfg.road.numUes = p.ues;
         cfg.road.contextMin = static_cast<uint32_t>(cfg.road.contextMin * p.contextScale);
@@ -200,9 +218,10 @@ Print(const Point& p)
     std::cout << std::fixed << std::setprecision(2) << std::setw(8) << p.simSeconds << std::setw(8)
               << p.wall << std::setw(8) << p.user << std::setw(7) << p.sys << std::setw(9)
               << cpu / p.simSeconds << std::setw(9) << p.wall / p.simSeconds << std::setw(10)
-              << std::setprecision(4) << cpu / (p.ues * p.simSeconds) << std::setw(8)
-              << std::setprecision(1) << p.rssMb << std::setw(9) << std::setprecision(3)
-              << p.kvBytes / 1e9 << std::setw(6) << std::setprecision(0) << p.restored << std::endl;
+              << std::setprecision(4) << cpu / (p.ues * std::max(1u, p.sites) * p.simSeconds)
+              << std::setw(8) << std::setprecision(1) << p.rssMb << std::setw(9)
+              << std::setprecision(3) << p.kvBytes / 1e9 << std::setw(6) << std::setprecision(0)
+              << p.restored << std::endl;
 }
 
 } // namespace
@@ -212,9 +231,11 @@ main(int argc, char* argv[])
 {
     std::string ues = "12,50,100,200";
     uint32_t kvUes = 50;
+    uint32_t uesPerSite = 4;
     CommandLine cmd(__FILE__);
     cmd.AddValue("ues", "Comma-separated UE counts K of the UE axis", ues);
     cmd.AddValue("kvUes", "K of the KV-size and CQI-model points", kvUes);
+    cmd.AddValue("uesPerSite", "UEs per site of the sites axis (MultiCellScenario)", uesPerSite);
     cmd.Parse(argc, argv);
     std::vector<uint32_t> ks;
     {
@@ -322,6 +343,39 @@ main(int argc, char* argv[])
             }
         }
         amcPairs.emplace_back(mi, piro);
+    }
+
+    // Sites axis: MultiCellScenario (2: its road layout; 7, 19: hexagonal), its defaults,
+    // --uesPerSite UEs starting on each site.
+    std::vector<Point> siteAxis;
+    for (uint32_t n : {2u, 7u, 19u})
+    {
+        Point p;
+        p.label = "sites=" + std::to_string(n) + " (K/site)";
+        p.ues = uesPerSite;
+        p.sites = n;
+        Measure(p);
+        Print(p);
+        siteAxis.push_back(p);
+    }
+    {
+        std::vector<double> x;
+        std::vector<double> y;
+        for (const auto& p : siteAxis)
+        {
+            if (p.ok)
+            {
+                x.push_back(std::log(p.sites));
+                y.push_back(std::log((p.user + p.sys) / p.simSeconds));
+            }
+        }
+        if (x.size() >= 2)
+        {
+            const auto [e, c] = Fit(x, y);
+            std::cout << std::setprecision(3) << "fit: sites, CPU-s per simulated s ~ "
+                      << std::exp(c) << " x sites^" << e << " (" << uesPerSite
+                      << " UEs per site)\nfit_site_exponent=" << e << "\n";
+        }
     }
 
     // Fits over the UE axis points that ran.
