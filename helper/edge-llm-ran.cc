@@ -152,8 +152,14 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
                 "srsPeriodicity (ns3::LteEnbRrc::SrsPeriodicity) must be 0 (ns-3's 40) or one "
                 "of 2, 5, 10, 20, 40, 80, 160, 320 ms; got " +
                     std::to_string(srsPeriodicity));
+        require(amcModel.empty() || amcModel == "MiErrorModel" || amcModel == "PiroEW2010",
+                "amcModel (ns3::LteAmc::AmcModel) must be \"\" (ns-3's default), "
+                "\"MiErrorModel\" or \"PiroEW2010\"; got \"" +
+                    amcModel + "\"");
         return;
     }
+    require(amcModel.empty(),
+            "amcModel is LTE's knob (ns3::LteAmc::AmcModel); NR's AMC is not configured here");
     require(pathlossModel.empty(),
             "pathlossModel is LTE's knob; NR's propagation follows nrScenario (3GPP TR 38.901)");
     require(std::isfinite(nrFrequencyHz) && nrFrequencyHz >= 0.5e9 && nrFrequencyHz <= 100e9,

@@ -63,6 +63,14 @@ struct EdgeLlmRanConfig
     /// temporary ones of an attach included), one of 2, 5, 10, 20, 40, 80, 160, 320.
     /// 0: ns-3's default (40)
     uint32_t srsPeriodicity{0};
+    /// LTE: LteAmc AmcModel, how each UE turns its SINR into CQI reports:
+    /// "MiErrorModel" (ns-3's default, attribute value "Vienna": per resource-block group
+    /// of each report the UE evaluates the mutual-information TB error rate of MCS 0, 1,
+    /// ... until it exceeds 10 %, up to 29 evaluations) or "PiroEW2010" (closed form:
+    /// spectral efficiency log2(1 + SINR / (-ln(5 BER) / 1.5)), BER 5e-5, per resource
+    /// block; more conservative: a 7.4 dB SNR gap). "": ns-3's default, untouched. The
+    /// schedulers' LteAmc objects, created with the eNBs, get the same value.
+    std::string amcModel;
 
     /**
      * \brief Check every field the RAT \p rat reads, the backhaul against

@@ -101,6 +101,22 @@ void
 LteEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
 {
     NS_ABORT_MSG_IF(!m_lte, "LteEdgeLlmRan::Install: call Configure() first");
+    // The AMC knob: every LteAmc (each UE PHY's, which computes the CQI reports, and each
+    // eNB scheduler's) is created with the devices, so it is an attribute default during
+    // both installs only, restored afterwards ("": ns-3's default, untouched).
+    std::string savedAmc;
+    if (!m_config.amcModel.empty())
+    {
+        TypeId::AttributeInformation info;
+        NS_ABORT_MSG_UNLESS(
+            TypeId::LookupByName("ns3::LteAmc").LookupAttributeByName("AmcModel", &info),
+            "LteEdgeLlmRan: no attribute ns3::LteAmc::AmcModel");
+        savedAmc = info.initialValue->SerializeToString(info.checker);
+        // ns-3's attribute calls LteAmc::MiErrorModel "Vienna".
+        Config::SetDefault(
+            "ns3::LteAmc::AmcModel",
+            StringValue(m_config.amcModel == "MiErrorModel" ? "Vienna" : m_config.amcModel));
+    }
     {
         // RACH and SRS knobs (0: ns-3's default). LteEnbRrc reads the MAC's RACH settings
         // into SIB2 while the device is installed, so they are attribute defaults during
@@ -137,6 +153,10 @@ LteEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
         }
     }
     m_ueDevices = m_lte->InstallUeDevice(ueNodes);
+    if (!savedAmc.empty())
+    {
+        Config::SetDefault("ns3::LteAmc::AmcModel", StringValue(savedAmc));
+    }
     for (uint32_t i = 0; i < m_bsDevices.GetN(); ++i)
     {
         DynamicCast<LteEnbNetDevice>(m_bsDevices.Get(i))

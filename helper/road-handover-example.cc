@@ -156,6 +156,10 @@ RunRoadHandoverExample(int argc,
                      "LTE: SRS periodicity = SRS slots per cell, ms (ns3::LteEnbRrc::"
                      "SrsPeriodicity); 0: chosen from numUes",
                      cfg.srsPeriodicity);
+    options.AddValue("amcModel",
+                     "LTE: CQI model (ns3::LteAmc::AmcModel): MiErrorModel or PiroEW2010 "
+                     "(cheaper per UE); empty: ns-3's default (MiErrorModel)",
+                     cfg.amcModel);
     options.AddValue("warmupOnGpu",
                      "Warm-up: prefill the prompts one after another on the source's GPU "
                      "(road time 0 grows with numUes) instead of taking them as prefilled",
@@ -182,6 +186,7 @@ RunRoadHandoverExample(int argc,
                                                 {"raPreambles", "raPreambles"},
                                                 {"preambleTransMax", "preambleTransMax"},
                                                 {"srsPeriodicity", "srsPeriodicity"},
+                                                {"amcModel", "amcModel"},
                                                 {"warmupOnGpu", "warmupOnGpu"}});
     if (!options.Check(argc, argv, std::cerr))
     {

@@ -270,6 +270,7 @@ RoadHandoverConfig::Validate() const
         radio.nrFrequencyHz = nrFrequencyHz;
         radio.nrBandwidthHz = nrBandwidthHz;
         radio.nrNumerology = nrNumerology;
+        radio.amcModel = amcModel;
         radio.Validate(ran);
     }
     (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
@@ -318,6 +319,7 @@ RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>&
         {"ns3::LteEnbMac::NumberOfRaPreambles", "raPreambles"},
         {"ns3::LteEnbMac::PreambleTransMax", "preambleTransMax"},
         {"ns3::LteEnbRrc::SrsPeriodicity", "srsPeriodicity"},
+        {"ns3::LteAmc::AmcModel", "amcModel"},
         {"ns3::EdgeLlmNode::PrefillPromptsOnGpu", "warmupOnGpu"},
         {"ns3::EdgeLlmNode::WarmDecodeStart", ""},
     };
@@ -477,6 +479,7 @@ MakeRanConfig(const RoadHandoverConfig& cfg, const RoadHandoverConfig::RadioSett
         ranConfig.raPreambles = radio.raPreambles;
         ranConfig.preambleTransMax = radio.preambleTransMax;
         ranConfig.srsPeriodicity = radio.srsPeriodicity;
+        ranConfig.amcModel = cfg.amcModel;
     }
     return ranConfig;
 }

@@ -90,6 +90,9 @@ struct RoadHandoverConfig
     uint32_t preambleTransMax{0};
     /// LTE: ns3::LteEnbRrc::SrsPeriodicity, ms. 0: automatic (RadioSettings())
     uint32_t srsPeriodicity{0};
+    /// LTE: ns3::LteAmc::AmcModel, the CQI model (EdgeLlmRanConfig::amcModel): "" (ns-3's
+    /// default, MiErrorModel), "MiErrorModel" or "PiroEW2010" (cheaper per UE)
+    std::string amcModel;
     /// true: skip the check that the dedicated preambles serve every handover (a study
     /// or test that provokes the RRC's handover failures on purpose)
     bool allowHandoverFailures{false};

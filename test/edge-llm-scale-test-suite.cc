@@ -9,7 +9,10 @@
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-ran.h"
 #include "ns3/edge-llm-ue-app.h"
+#include "ns3/enum.h"
 #include "ns3/ipv4-address-generator.h"
+#include "ns3/lte-amc.h"
+#include "ns3/lte-common.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/road-handover-scenario.h"
@@ -407,6 +410,127 @@ class ScaleInstallUeAnyCellTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The CQI-model knob (EdgeLlmRanConfig::amcModel): its valid values, and that it
+ *        reaches the UEs' LteAmc. One cell, one UE at 1000 m with the eNB at 10 dBm
+ *        (Friis at 2.12 GHz: 99 dB; noise -98.5 dBm over 25 RBs with the UE's 9 dB noise
+ *        figure: SINR about 9.5 dB). PiroEW2010's closed form puts a 7.4 dB SNR gap
+ *        (-ln(5 x 5e-5) / 1.5 = 5.53) under the Shannon bound, so at this SINR its CQI
+ *        (log2(1 + 8.9 / 5.53) = 1.38 b/s/Hz: CQI 6) is below the mutual-information
+ *        one (the highest MCS with under 10 % TB errors), and the scheduled MCS (from the
+ *        UE's CQI) drops by more than 3 when the knob is PiroEW2010.
+ */
+class ScaleAmcModelTestCase : public TestCase
+{
+  public:
+    ScaleAmcModelTestCase()
+        : TestCase("amcModel knob: valid values, reaches the UEs' CQI model")
+    {
+    }
+
+  private:
+    /// Highest DL MCS the eNB scheduled for the UE with \p amcModel.
+    static uint32_t MaxDlMcs(const std::string& amcModel)
+    {
+        Ipv4AddressGenerator::Reset();
+        EdgeLlmRanConfig ranConfig;
+        ranConfig.bsTxPowerDbm = 10;
+        ranConfig.amcModel = amcModel;
+        Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create("lte", ranConfig);
+        NodeContainer bsNodes;
+        bsNodes.Create(2);
+        NodeContainer ueNodes;
+        ueNodes.Create(1);
+        MobilityHelper mobility;
+        Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
+        pos->Add(Vector(0, 0, 0));
+        pos->Add(Vector(1e6, 0, 0)); // second site far away: no interference
+        pos->Add(Vector(1000, 0, 0));
+        mobility.SetPositionAllocator(pos);
+        NodeContainer all(bsNodes, ueNodes);
+        mobility.Install(all);
+        ran->Install(bsNodes, ueNodes);
+        ran->Attach(ran->GetUeDevices(), ran->GetBsDevices().Get(0));
+        EdgeLlmHelper edge;
+        edge.SetRan(ran);
+        ApplicationContainer bsApps = edge.InstallOnEnbs(ran->GetBsDevices());
+        edge.ConnectBackhaul(bsApps);
+        EdgeLlmHelper::AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), bsNodes);
+        ApplicationContainer ueApps = edge.InstallUe(ueNodes, ran->GetUeDevices(), bsApps);
+        ueApps.Get(0)->SetAttribute("PromptTokens", UintegerValue(100));
+        ueApps.Get(0)->SetAttribute("MaxNewTokens", UintegerValue(100));
+        uint32_t maxMcs = 0;
+        Config::ConnectWithoutContext(
+            "/NodeList/*/DeviceList/*/ComponentCarrierMap/*/LteEnbMac/DlScheduling",
+            compat::MakeCallback<void, DlSchedulingCallbackInfo>(
+                [&maxMcs](DlSchedulingCallbackInfo info) {
+                    maxMcs = std::max<uint32_t>(maxMcs, info.mcsTb1);
+                }));
+        bsApps.Start(Seconds(0));
+        ueApps.Start(MilliSeconds(10));
+        Simulator::Stop(Seconds(1.2));
+        Simulator::Run();
+        Simulator::Destroy();
+        return maxMcs;
+    }
+
+    void DoRun() override
+    {
+        for (const char* ok : {"", "MiErrorModel", "PiroEW2010"})
+        {
+            EdgeLlmRanConfig c;
+            c.amcModel = ok;
+            bool accepted = true;
+            try
+            {
+                c.Validate("lte");
+            }
+            catch (const std::invalid_argument&)
+            {
+                accepted = false;
+            }
+            NS_TEST_ASSERT_MSG_EQ(accepted, true, "amcModel '" << ok << "' is valid for LTE");
+        }
+        for (const char* bad : {"Vienna", "piroew2010", "Piro"})
+        {
+            RoadHandoverConfig cfg = Road(4);
+            cfg.amcModel = bad;
+            NS_TEST_ASSERT_MSG_EQ(Refused(cfg, "amcModel (ns3::LteAmc::AmcModel) must be"),
+                                  true,
+                                  "amcModel '" << bad << "' refused, naming the valid values");
+        }
+        {
+            EdgeLlmRanConfig c;
+            c.amcModel = "PiroEW2010";
+            std::string what;
+            try
+            {
+                c.Validate("nr");
+            }
+            catch (const std::invalid_argument& e)
+            {
+                what = e.what();
+            }
+            NS_TEST_ASSERT_MSG_EQ((what.find("amcModel is LTE's knob") != std::string::npos),
+                                  true,
+                                  "NR refuses it: " << what);
+        }
+        const uint32_t byDefault = MaxDlMcs("");
+        const uint32_t mi = MaxDlMcs("MiErrorModel");
+        const uint32_t piro = MaxDlMcs("PiroEW2010");
+        NS_TEST_ASSERT_MSG_EQ(mi, byDefault, "MiErrorModel is ns-3's default");
+        NS_TEST_ASSERT_MSG_GT(mi, 0u, "the UE was scheduled with a CQI-derived MCS");
+        NS_TEST_ASSERT_MSG_LT(piro + 3, mi, "PiroEW2010's SNR gap lowers the CQI, hence MCS");
+        // The knob is an attribute default during the install only: restored afterwards.
+        EnumValue now;
+        CreateObject<LteAmc>()->GetAttribute("AmcModel", now);
+        NS_TEST_ASSERT_MSG_EQ(now.Get(),
+                              static_cast<int>(LteAmc::MiErrorModel),
+                              "ns3::LteAmc::AmcModel restored to ns-3's default");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief UE capacity of the packet level (doc/edge-llm.rst, "UE capacity").
  */
 class EdgeLlmScaleTestSuite : public TestSuite
@@ -418,6 +542,7 @@ class EdgeLlmScaleTestSuite : public TestSuite
         AddTestCase(new ScaleRadioRuleTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ScalePromptWaitsTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ScaleInstallUeAnyCellTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new ScaleAmcModelTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ScaleRoadTestCase(13, "ns3::ThoScheduler"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ScaleHandoverFailureTestCase("ns3::ThoScheduler"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ScaleHandoverFailureTestCase("ns3::CtHoScheduler"),

@@ -116,7 +116,7 @@ expect 2 "--speed=nan: must be a finite number" $main --speed=nan
 expect 2 "--speed=1e999: must be a finite number" $main --speed=1e999
 expect 2 "--schemes=: must not be empty" $main --schemes=
 expect 2 "--pcap=maybe: must be true or false" $main --pcap=maybe
-expect 2 "--foo: unknown option; valid: --backhaulDelayUs" $main --foo=1
+expect 2 "--foo: unknown option; valid: --amcModel --backhaulDelayUs" $main --foo=1
 expect 2 "'stray': unexpected argument" $main stray
 expect 2 "--bogus: unknown option; valid: --backhaulGbps" $bin/ctho-figures --bogus=1
 expect 2 "--runs=abc: must be an integer" $bin/impactho-figures --figure=3a --runs=abc
@@ -193,6 +193,12 @@ expect 2 "must be 0 (ns-3's 52) or a multiple of 4 in [4, 60]" $main --raPreambl
 expect 2 "preambleTransMax (ns3::LteEnbMac::PreambleTransMax) must be 0 (ns-3's 50) or one of" \
   $main --preambleTransMax=9
 expect 2 "use --srsPeriodicity" $main --ns3::LteEnbRrc::SrsPeriodicity=80
+# The CQI-model knob: ns-3's two model names (MiErrorModel as the enum says), nothing else.
+expect 2 "amcModel (ns3::LteAmc::AmcModel) must be \"\" (ns-3's default), \"MiErrorModel\" or" \
+  $main --amcModel=Vienna
+expect 2 "amcModel (ns3::LteAmc::AmcModel) must be" $main --amcModel=piroew2010
+expect 0 "" $quick --amcModel=PiroEW2010
+expect 2 "use --amcModel" $main --ns3::LteAmc::AmcModel=PiroEW2010
 expect 2 "use --raPreambles" $main --ns3::LteEnbMac::NumberOfRaPreambles=40
 # The EPC's UDP ports on a BS node: X2-C 4444, GTP-U 2152 (either transport, either port).
 for t in Udp Tcp; do
