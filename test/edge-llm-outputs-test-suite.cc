@@ -731,12 +731,14 @@ RunLink(const std::string& rate,
     p2p.SetDeviceAttribute("DataRate", StringValue(rate));
     p2p.SetChannelAttribute("Delay", StringValue("1ms"));
     p2p.SetQueue("ns3::DropTailQueue", "MaxSize", StringValue(deviceQueue));
+#if EDGE_LLM_NS3_VERSION >= 3036
     if (queue == "none")
     {
         // Without flow control the IP layer hands every packet to the device, whose
         // queue drops (with it, ns-3's TrafficControlLayer drops at a stopped queue).
         p2p.DisableFlowControl();
     }
+#endif
     NetDeviceContainer devs = p2p.Install(nodes);
     if (!queue.empty() && queue != "none")
     {
@@ -995,6 +997,9 @@ class QueueDropsTestCase : public TestCase
                                   1e-9,
                                   "a saturated link is busy all the time");
 
+#if EDGE_LLM_NS3_VERSION >= 3036
+        // Device-queue drops need a device without flow control (PointToPointHelper::
+        // DisableFlowControl, ns-3.36 on); ns-3.35 drops in its TrafficControlLayer instead.
         const LinkRun bare = RunLink("1Mbps", {{9001, 5e6}}, "none", "5p");
         NS_TEST_ASSERT_MSG_GT(bare.deviceDropped, 0u, "the device queue drops");
         NS_TEST_EXPECT_MSG_EQ(bare.totals.hasQueueDisc, false, "no queue disc");
@@ -1014,6 +1019,7 @@ class QueueDropsTestCase : public TestCase
                 NS_TEST_EXPECT_MSG_EQ(row[c], "", header[c] << ": empty, not 0");
             }
         }
+#endif
     }
 };
 
