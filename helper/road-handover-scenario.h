@@ -98,7 +98,8 @@ struct RoadHandoverConfig
     bool allowHandoverFailures{false};
     /// true: the warm-up prefills the K prompts one after another on the source's GPU (the
     /// road's time 0 then grows with K by sum_i (T_c + p(C_i))); false: the source takes each
-    /// prompt as prefilled on arrival (EdgeLlmNode PrefillPromptsOnGpu false)
+    /// prompt as prefilled on arrival (EdgeLlmNode PrefillPromptsOnGpu false). Over NR
+    /// (ran "nr") Run() always uses the GPU warm-up, the one validated over nr
     bool warmupOnGpu{false};
 
     /// The RACH, SRS and prompt-time settings a run uses.

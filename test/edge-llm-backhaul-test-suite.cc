@@ -208,8 +208,12 @@ DataFile(const std::string& name)
 {
     const std::string here(__FILE__);
     const std::string dir = here.substr(0, here.find_last_of('/') + 1);
-    for (const std::string& candidate :
-         {dir + "data/" + name, "test/data/" + name, "../test/data/" + name})
+    // __FILE__ is absolute (CMake) or relative to the build folder (waf, ns-3.35); the test
+    // runner runs in the build folder (standalone) or the ns-3 top folder (test.py).
+    for (const std::string& candidate : {dir + "data/" + name,
+                                         "test/data/" + name,
+                                         "../test/data/" + name,
+                                         "contrib/edge-llm/test/data/" + name})
     {
         if (std::ifstream(candidate))
         {

@@ -547,9 +547,13 @@ class EdgeLlmScaleTestSuite : public TestSuite
         AddTestCase(new ScaleInstallUeAnyCellTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ScaleAmcModelTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ScaleRoadTestCase(13, "ns3::ThoScheduler"), EDGE_LLM_TEST_QUICK);
+#if EDGE_LLM_HAVE_LTE_HANDOVER_FAILURE_TRACES
+        // Before ns-3.37 LTE models no handover failure: a target without a free preamble
+        // aborts the simulation ("HO Preparation Failure ... not implemented").
         AddTestCase(new ScaleHandoverFailureTestCase("ns3::ThoScheduler"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ScaleHandoverFailureTestCase("ns3::CtHoScheduler"),
                     EDGE_LLM_TEST_EXTENSIVE);
+#endif
         for (const char* s : {"ns3::CtHoScheduler", "ns3::ThoScheduler", "ns3::ChoScheduler"})
         {
             AddTestCase(new ScaleRoadTestCase(100, s), EDGE_LLM_TEST_EXTENSIVE);
