@@ -7,6 +7,7 @@
 #include "edge-llm-session-stats.h"
 
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-node.h"
 #include "ns3/gnuplot.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-queue-disc-item.h"
@@ -39,12 +40,11 @@ NS_OBJECT_ENSURE_REGISTERED(BackhaulMonitor);
 
 namespace
 {
-constexpr uint16_t X2C_PORT = 4444;        //!< X2-C (X2AP) UDP port
-constexpr uint16_t X2U_PORT = 2152;        //!< X2-U (GTP-U) UDP port
-constexpr uint16_t PPP_IPV4 = 0x0021;      //!< PPP protocol number of IPv4
-constexpr uint8_t IP_TCP = 6;              //!< IPv4 protocol number of TCP
-constexpr uint8_t IP_UDP = 17;             //!< IPv4 protocol number of UDP
-constexpr uint16_t DEFAULT_KV_PORT = 9001; //!< EdgeLlmNode's BackhaulPort default
+constexpr uint16_t X2C_PORT = 4444;   //!< X2-C (X2AP) UDP port
+constexpr uint16_t X2U_PORT = 2152;   //!< X2-U (GTP-U) UDP port
+constexpr uint16_t PPP_IPV4 = 0x0021; //!< PPP protocol number of IPv4
+constexpr uint8_t IP_TCP = 6;         //!< IPv4 protocol number of TCP
+constexpr uint8_t IP_UDP = 17;        //!< IPv4 protocol number of UDP
 
 /// What the headers of a transmitted packet say.
 struct PacketInfo
@@ -192,7 +192,7 @@ BackhaulMonitor::GetTypeId()
             .AddAttribute("KvPort",
                           "TCP/UDP port of the KV transfer (EdgeLlmNode's BackhaulPort): a "
                           "packet from or to it counts as KV bytes.",
-                          UintegerValue(DEFAULT_KV_PORT),
+                          UintegerValue(EdgeLlmNode::DEFAULT_BACKHAUL_PORT),
                           MakeUintegerAccessor(&BackhaulMonitor::m_kvPort),
                           MakeUintegerChecker<uint16_t>(1));
     return tid;
@@ -200,7 +200,7 @@ BackhaulMonitor::GetTypeId()
 
 BackhaulMonitor::BackhaulMonitor()
     : m_interval(MilliSeconds(10)),
-      m_kvPort(DEFAULT_KV_PORT)
+      m_kvPort(EdgeLlmNode::DEFAULT_BACKHAUL_PORT)
 {
 }
 

@@ -111,7 +111,7 @@ EdgeLlmNode::GetTypeId()
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("BackhaulPort",
                           "TCP or UDP port of the KV transfer protocol (not X2's 4444 or 2152).",
-                          UintegerValue(9001),
+                          UintegerValue(DEFAULT_BACKHAUL_PORT),
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulPort),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("Transport",
@@ -328,7 +328,7 @@ EdgeLlmNode::EdgeLlmNode()
       m_decodeRate(100.0),
       m_tokenBytes(4),
       m_uePort(9000),
-      m_backhaulPort(9001),
+      m_backhaulPort(DEFAULT_BACKHAUL_PORT),
       m_backhaulBuffer(0),
       m_backhaulSegmentSize(0),
       m_gatherTime(MilliSeconds(2)),

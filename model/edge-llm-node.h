@@ -92,6 +92,9 @@ class EdgeLlmNode : public Application
      */
     static TypeId GetTypeId();
 
+    /// Default of the BackhaulPort attribute: TCP/UDP port of the KV transfer
+    static constexpr uint16_t DEFAULT_BACKHAUL_PORT = 9001;
+
     EdgeLlmNode();
     ~EdgeLlmNode() override;
 
