@@ -7,10 +7,12 @@
  * ns3::EdgeLlmNode::Transport, TCP by default) on the same plot.
  *
  *   ctho-figures --figure=3a [--runs=100] [--packetLevel=0|1] [--outputDir=DIR]
+ *                [--contextMin=1024] [--contextMax=4096] [--numUes=4] [--backhaulGbps=4.5]
  *
  * Writes DIR/fig<id>.csv (x,scheme,mean_delay_s,ci95_s,runs), DIR/fig<id>.plt and,
- * with gnuplot installed, DIR/fig<id>.png; prints the largest tHO/ctHO and cHO/ctHO
- * ratios over the sweep. Progress goes to stderr.
+ * with gnuplot installed, DIR/fig<id>.png; prints each point's mean worst-user delay per
+ * scheme and the largest tHO/ctHO and cHO/ctHO ratios over the sweep. Progress goes to
+ * stderr.
  */
 #include "ns3/ctho-figures.h"
 
