@@ -90,6 +90,11 @@ CtHoFigures::Title(const std::string& figure, const CtHoFigureSettings& base, ui
         v << "C ~ U[" << base.road.contextMin << ", " << base.road.contextMax << "] tokens";
         add(load);
     }
+    else
+    {
+        v << "C ~ U[" << base.road.contextMin << ", C_{max}] tokens";
+        add(load);
+    }
     if (figure != "3a")
     {
         v << "R_{bh} = " << base.fluid.backhaulGbps << " Gbit/s";

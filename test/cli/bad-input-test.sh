@@ -227,6 +227,20 @@ expect 2 "--backhaulGbps: Fig. 3a sweeps it; drop the option" $bin/ctho-figures 
 expect 2 "--backhaulGbps must be in (0, 1000] Gbit/s" $bin/ctho-figures --figure=3b --backhaulGbps=1e300
 expect 2 "--packetLevel applies to Figs. 3a-3d and 4, not to online" \
   $bin/ctho-figures --figure=online --packetLevel=1
+# --contextMin (the K = 12 reproduction with equal contexts): refused out of range, and the
+# accepted run prints the paper's 0.95 / 1.25 / 3.35 s (within 1 %) at K = 12.
+expect 2 "contexts need 1 <= contextMin <= contextMax" $bin/ctho-figures --figure=3d --contextMin=5000
+expect 2 "contexts need 1 <= contextMin" $bin/ctho-figures --figure=3d --contextMin=0
+expect 2 "--contextMin must be in [1, 2048] for Fig. 3c" $bin/ctho-figures --figure=3c --contextMin=2049
+expect 0 "" $bin/ctho-figures --figure=3c --contextMin=2048 --runs=2 --outputDir="$tmp/c3c"
+"$bin/ctho-figures" --figure=3d --contextMin=8704 --contextMax=8704 --backhaulGbps=12.7 \
+  --outputDir="$tmp/k12" >"$tmp/k12.out" 2>/dev/null
+if grep -qE '^fig3d x = 12: cho 3\.3[0-9]+ s ctho 0\.9[4-6][0-9]+ s tho 1\.2[4-6][0-9]+ s$' "$tmp/k12.out"; then
+  pass=$((pass + 1))
+else
+  fail=$((fail + 1))
+  echo "FAIL: ctho-figures K = 12 with equal contexts: $(grep 'x = 12:' "$tmp/k12.out")"
+fi
 # A Time attribute past int64 nanoseconds would wrap inside ns-3 (then pass the range).
 expect 2 "--ns3::EdgeLlmNode::TransferTimeout=1e300s: invalid value" $main --ns3::EdgeLlmNode::TransferTimeout=1e300s
 expect 2 "--ns3::EdgeLlmNode::GatherTime=1e300s: invalid value" $main --ns3::EdgeLlmNode::GatherTime=1e300s
