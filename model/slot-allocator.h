@@ -42,9 +42,9 @@ struct SlotAllocation
 
     std::vector<double> target; //!< y_i, fraction each user holds after the slot
     Regime regime{BASELINE};    //!< Regime
-    double price{0};            //!< lambda (water filling), or PF's water level in bits
-    double budgetBits{0};       //!< B dt
-    double usedBits{0};         //!< sum_i L_i (y_i - x_i) <= budgetBits
+    double price{0}; //!< lambda (water filling; 0 below the smallest double), or PF's level in bits
+    double budgetBits{0}; //!< B dt
+    double usedBits{0};   //!< sum_i L_i (y_i - x_i) <= budgetBits
 
     /// \return "water-filling", "fallback" or "baseline"
     std::string RegimeName() const;
@@ -54,9 +54,12 @@ struct SlotAllocation
  * \ingroup edge-llm
  * \brief Per-slot backhaul allocators of ImpactHO and its baselines (doc/edge-llm.rst,
  *        Model Description, ImpactHO slot allocation).
- *        Pure math. Water-filling costs O(N) per root-finding step (a few dozen steps),
- *        EA and PF O(N log N); cascading WTA O(N) per winner, O(N^2) when every winner
- *        is capped by its cache (296 ms at N = 10,000).
+ *        Pure math. Water-filling costs O(N) per Newton step (5-9 steps at N = 10,000
+ *        users with distinct parameters; within 1.3x of EA, BENCHMARKS.md), no admission
+ *        O(N log N) (a binary search over sorted jump prices, O(N) a step), EA and PF
+ *        O(N log N);
+ *        cascading WTA O(N) per winner, O(N^2) when every winner is capped by its cache
+ *        (296 ms at N = 10,000).
  *
  * Every allocator returns targets with `x_i <= y_i <= 1` and
  * `sum_i L_i (y_i - x_i) <= B dt` (never over budget; tested).
@@ -69,7 +72,7 @@ class SlotAllocator
     {
         EQUALIZED_BYTES, //!< EB: equal bytes to the sub-tau users (default)
         CASCADING_WTA,   //!< Cascading winner-takes-all over the sub-tau users
-        NO_ADMISSION,    //!< No fallback: the same price search over all users
+        NO_ADMISSION,    //!< No floor, no admission: first-order water-filling on all users
     };
 
     /**
@@ -78,11 +81,15 @@ class SlotAllocator
      * Feasible when `B dt >= sum_i L_i [tau_i - x_i]^+`: maximize `sum_i A_i(y_i)` over
      * `max(x_i, tau_i) <= y_i <= 1` within the budget. KKT: one price lambda >= 0 with
      * `y_i = clip((A_i')^{-1}(lambda L_i), max(x_i, tau_i), 1)`; lambda = 0 if everything
-     * fits, else the root of `sum_i L_i (y_i(lambda) - x_i) = B dt`, found by Boost.Math's
-     * TOMS 748 on log(lambda) (the root can lie hundreds of decades below the steepest
-     * slope for steep logistic or erf curves) to 1e-13, taking the bracket end that stays
-     * within budget; users whose slopes underflow double precision keep their floor.
-     * Otherwise the fallback decides.
+     * fits, else the root of `sum_i L_i (y_i(lambda) - x_i) = B dt`, found on
+     * s = ln(lambda) (the root can lie hundreds of decades below the steepest slope for
+     * steep logistic or erf curves) by safeguarded Newton steps from a closed-form
+     * bracket, to within 1e-13 of the budget or a 1e-13-wide bracket, taking the end
+     * within budget. Otherwise the fallback decides; NO_ADMISSION (no tau floor, no
+     * admission) is water-filling on the utilities by their first-order conditions: a
+     * user below tau stays put while A_i'(x_i) <= lambda L_i and jumps onto its concave
+     * branch below that price; marginal users take the remainder in order, so it spends
+     * min(B dt, sum_i L_i (1 - x_i)) (doc/edge-llm.rst, ImpactHO slot allocation).
      * \param users the active users (any count, >= 0)
      * \param budgetBits B dt, bits, >= 0
      * \param fallback what to do when infeasible

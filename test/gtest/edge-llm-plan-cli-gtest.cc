@@ -96,6 +96,27 @@ TEST(EdgeLlmPlanCli, ImpactHoSlotAsJson)
     }
 }
 
+// Issue 12: two 16K-token users below tau (x = 0.01) in the default 2 Gbit slot (20 Gbit/s
+// x 100 ms) without admission. Lifting both to tau takes 2 x 1.063 Gbit: infeasible. The
+// whole budget goes to one user (the best split, by a scan: doc/edge-llm.rst, ImpactHO
+// slot allocation): 0.01 + 2e9 / (16384 x 1179648) = 0.113480; before, both got 0 bits.
+TEST(EdgeLlmPlanCli, NoAdmissionSpendsTheSlot)
+{
+    const std::string file =
+        WriteFile("two16k.csv",
+                  "user_id,context_tokens,received_fraction,M,k,tau\n"
+                  "1,16384,0.01,0.9302,45,0.065\n2,16384,0.01,0.9302,45,0.065\n");
+    const CliResult r = RunCli({"--scheme=impactho-slot", "--users=" + file, "--fallback=none"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["regime"], "fallback");
+    EXPECT_NEAR(j["budget_bits"].get<double>(), 2e9, 1);
+    const double y1 = j["users"][0]["target_fraction"].get<double>();
+    const double y2 = j["users"][1]["target_fraction"].get<double>();
+    EXPECT_NEAR(y1, 0.01 + 2e9 / (16384 * 1179648.0), 1e-9);
+    EXPECT_NEAR(y2, 0.01, 1e-12);
+}
+
 TEST(EdgeLlmPlanCli, FitsASigmoid)
 {
     std::string csv = "fraction,accuracy\n";
