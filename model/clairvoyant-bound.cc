@@ -69,6 +69,7 @@ struct Solution
     double objective{0};   //!< Its objective
     double bound{0};       //!< Proven bound (maximization: >= objective)
     bool optimal{false};   //!< Gap closed
+    bool incumbent{false}; //!< x is integer feasible (else the last LP solution)
     uint64_t nodes{0};     //!< Branch-and-bound nodes
     uint32_t binaries{0};  //!< Integer columns
 };
@@ -122,14 +123,21 @@ SolveWithCbc(const LinearModel& m, double timeLimit, double gap)
     {
         throw std::runtime_error("CBC: the clairvoyant problem is infeasible (a model error)");
     }
-    const double* x =
-        s.binaries > 0 ? Cbc_bestSolution(model.get()) : Cbc_getColSolution(model.get());
+    // Without an integer solution (a time limit hit early) the last LP solution is
+    // returned; the caller repairs it into a feasible allocation.
+    const double* x = s.binaries > 0 ? Cbc_bestSolution(model.get()) : nullptr;
+    s.incumbent = x != nullptr || s.binaries == 0;
     if (x == nullptr)
     {
-        throw std::runtime_error("CBC found no solution within the time limit");
+        x = Cbc_getColSolution(model.get());
+    }
+    if (x == nullptr)
+    {
+        throw std::runtime_error("CBC returned no solution");
     }
     s.x.assign(x, x + cols);
-    s.objective = Cbc_getObjValue(model.get());
+    s.objective =
+        s.incumbent ? Cbc_getObjValue(model.get()) : -std::numeric_limits<double>::infinity();
     s.optimal = Cbc_isProvenOptimal(model.get());
     s.nodes = static_cast<uint64_t>(Cbc_getNodeCount(model.get()));
     if (s.binaries > 0)
@@ -144,12 +152,71 @@ SolveWithCbc(const LinearModel& m, double timeLimit, double gap)
         }
         s.bound = s.objective; // an LP optimum is its own bound
     }
+    if (!std::isfinite(s.bound))
+    {
+        throw std::runtime_error("CBC proved no bound within its TimeLimit");
+    }
     if (!(s.bound >= s.objective - 1e-9))
     {
         throw std::runtime_error("CBC's bound " + std::to_string(s.bound) +
                                  " lies below its objective " + std::to_string(s.objective));
     }
     return s;
+}
+
+/// A column f_{i,m}: the fraction of L_i sent in slot m.
+struct SentColumn
+{
+    int col;      //!< Column
+    int slotRow;  //!< Budget row of its slot
+    double share; //!< s_{i,m}
+};
+
+/**
+ * The received fractions of a solution, made feasible whatever the solver returned
+ * (tolerances, or the LP solution of a search stopped early): f clipped to [0, its
+ * bound], each user's sum_m f scaled to <= 1, then each slot's load scaled to <= B dt.
+ * Scaling down keeps the earlier constraints.
+ */
+std::vector<double>
+FeasibleReceived(const LinearModel& m,
+                 const std::vector<double>& x,
+                 const std::vector<std::vector<SentColumn>>& sent,
+                 const std::vector<double>& cacheBits,
+                 double budgetBits)
+{
+    std::vector<double> f(x.size(), 0);
+    for (const auto& user : sent)
+    {
+        double total = 0;
+        for (const SentColumn& c : user)
+        {
+            f[c.col] = std::clamp(x[c.col], 0.0, m.colUpper[c.col]);
+            total += f[c.col];
+        }
+        for (const SentColumn& c : user)
+        {
+            f[c.col] /= std::max(1.0, total);
+        }
+    }
+    std::map<int, double> load;
+    for (std::size_t i = 0; i < sent.size(); ++i)
+    {
+        for (const SentColumn& c : sent[i])
+        {
+            load[c.slotRow] += cacheBits[i] * f[c.col];
+        }
+    }
+    std::vector<double> y(sent.size(), 0);
+    for (std::size_t i = 0; i < sent.size(); ++i)
+    {
+        for (const SentColumn& c : sent[i])
+        {
+            y[i] += c.share * f[c.col] / std::max(1.0, load[c.slotRow] / budgetBits);
+        }
+        y[i] = std::clamp(y[i], 0.0, 1.0);
+    }
+    return y;
 }
 
 /// A utility's identity, for caching its PWL data.
@@ -215,7 +282,7 @@ struct Pwl
 using Lines = std::vector<std::pair<double, double>>;
 
 double
-Seconds(std::chrono::steady_clock::time_point t0)
+WallSeconds(std::chrono::steady_clock::time_point t0)
 {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -443,6 +510,9 @@ ImpactHoClairvoyantBound::SolveMilp(const ClairvoyantInstance& inst) const
     LinearModel m;
     std::map<uint64_t, int> slotRow; // slot index -> budget row
     std::vector<std::vector<int>> deltas(n);
+    std::vector<std::vector<SentColumn>> sent(n);
+    std::vector<double> cacheBits(n);
+    std::vector<const Pwl*> pwlOf(n);
     double constant = 0;
     for (std::size_t i = 0; i < n; ++i)
     {
@@ -466,6 +536,8 @@ ImpactHoClairvoyantBound::SolveMilp(const ClairvoyantInstance& inst) const
             it = pwls.emplace(KeyOf(u.utility), std::move(p)).first;
         }
         const Pwl& p = it->second;
+        pwlOf[i] = &p;
+        cacheBits[i] = u.cacheBits;
         r.segments = std::max<uint32_t>(r.segments, static_cast<uint32_t>(p.slopes.size()));
         r.correction += p.error * inv;
         constant += u.utility.Value(0) * inv;
@@ -486,6 +558,7 @@ ImpactHoClairvoyantBound::SolveMilp(const ClairvoyantInstance& inst) const
                 m.Set(row->second, f, u.cacheBits / inst.budgetBits); // budget row / (B dt)
                 m.Set(link, f, share);
                 m.Set(cap, f, 1.0);
+                sent[i].push_back({f, row->second, share});
             }
         }
         for (std::size_t s = 0; s < p.slopes.size(); ++s)
@@ -521,21 +594,30 @@ ImpactHoClairvoyantBound::SolveMilp(const ClairvoyantInstance& inst) const
     r.binaries = s.binaries;
     r.nodes = s.nodes;
     r.provenOptimal = s.optimal;
-    r.milpObjective = s.objective + constant;
+    r.milpObjective =
+        s.incumbent ? s.objective + constant : std::numeric_limits<double>::quiet_NaN();
     r.milpBound = s.bound + constant;
     r.upper = r.milpBound + r.correction;
+    r.received = FeasibleReceived(m, s.x, sent, cacheBits, inst.budgetBits);
+    double pwlValue = 0; // of the feasible allocation: the bound must be above it
     for (std::size_t i = 0; i < n; ++i)
     {
-        double y = 0;
-        for (int d : deltas[i])
-        {
-            y += s.x[d];
-        }
-        y = std::clamp(y, 0.0, 1.0);
-        r.received.push_back(y);
+        const double y = r.received[i];
         r.lower += inst.users[i].utility.Value(y) * inv;
+        const Pwl& p = *pwlOf[i];
+        const std::size_t seg = std::min<std::size_t>(
+            std::upper_bound(p.grid.begin(), p.grid.end(), y) - p.grid.begin() - 1,
+            p.slopes.size() - 1);
+        pwlValue +=
+            (inst.users[i].utility.Value(p.grid[seg]) + p.slopes[seg] * (y - p.grid[seg])) * inv;
     }
-    r.seconds = Seconds(t0);
+    if (r.milpBound < pwlValue - 1e-7)
+    {
+        throw std::runtime_error("CBC's bound " + std::to_string(r.milpBound) +
+                                 " lies below a feasible allocation's PWL value " +
+                                 std::to_string(pwlValue));
+    }
+    r.seconds = WallSeconds(t0);
     NS_LOG_INFO("MILP: " << n << " users, " << r.columns << " columns, " << r.binaries
                          << " binaries, bound " << r.upper << " (PWL " << r.milpBound << " + "
                          << r.correction << "), lower " << r.lower << ", " << r.seconds << " s");
@@ -557,10 +639,12 @@ ImpactHoClairvoyantBound::SolveEnvelope(const ClairvoyantInstance& inst) const
     std::map<UtilityKey, Lines> lines;
     LinearModel m;
     std::map<uint64_t, int> slotRow;
-    std::vector<std::vector<std::pair<int, double>>> sent(n); // (f column, share)
+    std::vector<std::vector<SentColumn>> sent(n);
+    std::vector<double> cacheBits(n);
     for (std::size_t i = 0; i < n; ++i)
     {
         const ClairvoyantUser& u = inst.users[i];
+        cacheBits[i] = u.cacheBits;
         const AccuracyUtility& a = u.utility;
         auto it = lines.find(KeyOf(a));
         if (it == lines.end())
@@ -617,24 +701,18 @@ ImpactHoClairvoyantBound::SolveEnvelope(const ClairvoyantInstance& inst) const
                 {
                     m.Set(tangentRows[j], f, -it->second[j].second * share);
                 }
-                sent[i].emplace_back(f, share);
+                sent[i].push_back({f, row->second, share});
             }
         }
     }
     const Solution s = SolveWithCbc(m, m_timeLimit.GetSeconds(), m_gap);
     r.upper = s.bound;
+    r.received = FeasibleReceived(m, s.x, sent, cacheBits, inst.budgetBits);
     for (std::size_t i = 0; i < n; ++i)
     {
-        double y = 0;
-        for (const auto& [f, share] : sent[i])
-        {
-            y += s.x[f] * share;
-        }
-        y = std::clamp(y, 0.0, 1.0);
-        r.received.push_back(y);
-        r.lower += inst.users[i].utility.Value(y) * inv;
+        r.lower += inst.users[i].utility.Value(r.received[i]) * inv;
     }
-    r.seconds = Seconds(t0);
+    r.seconds = WallSeconds(t0);
     return r;
 }
 

@@ -126,7 +126,8 @@ class ImpactHoClairvoyantBound : public Object
      * \param instance the trace (validated)
      * \return the bound, its PWL parts and a feasible allocation
      * \throws std::invalid_argument for a bad instance
-     * \throws std::runtime_error if CBC fails (infeasible or no bound)
+     * \throws std::runtime_error if CBC fails (infeasible, no bound within TimeLimit, or a
+     *         bound below a feasible point's value)
      */
     ClairvoyantBoundResult SolveMilp(const ClairvoyantInstance& instance) const;
 

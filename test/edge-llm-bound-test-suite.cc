@@ -397,6 +397,25 @@ class BoundOnlineTestCase : public TestCase
                 NS_TEST_ASSERT_MSG_LT_OR_EQ(s.milp.lower, s.milp.upper, "lower <= upper, " << at);
             }
         }
+        // A time limit that stops CBC early: the bound may only get looser, and the
+        // allocation stays feasible (below the bound, no better than the full solve's).
+        {
+            ImpactHoFluidConfig c;
+            c.simTime = Seconds(3);
+            c.arrivalRate = 8;
+            const ImpactHoBoundSample full = ImpactHoBoundScenario::Run(c, 2, bound);
+            Ptr<ImpactHoClairvoyantBound> hasty = CreateObject<ImpactHoClairvoyantBound>();
+            hasty->SetAttribute("TimeLimit", TimeValue(MilliSeconds(1)));
+            const ImpactHoBoundSample early = ImpactHoBoundScenario::Run(c, 2, hasty);
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(early.milp.upper + 1e-9,
+                                        full.milp.upper,
+                                        "a time-limited bound is not below the optimal one");
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(early.online, early.milp.upper, "online <= bound");
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(early.milp.lower,
+                                        full.milp.upper,
+                                        "the early allocation is feasible");
+            NS_TEST_ASSERT_MSG_GT(early.milp.lower, 0.5, "and a real allocation");
+        }
         // Sparse arrivals: find runs whose users never share a slot.
         uint32_t isolated = 0;
         for (uint64_t run = 1; run <= 200 && isolated < 3; ++run)
