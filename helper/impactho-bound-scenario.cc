@@ -132,7 +132,7 @@ ImpactHoBoundScenario::Figure(uint32_t runs, double simTime, const std::string& 
     }
     // Gnuplot's enhanced text: T_{max}.
     std::ostringstream title;
-    title << "ImpactHO clairvoyant bound: B " << defaults.backhaulGbps << " Gbit/s, dt "
+    title << "ImpactHO bound: B " << defaults.backhaulGbps << " Gbit/s, dt "
           << defaults.slot.GetMilliSeconds() << " ms, T_{max} " << defaults.window.GetMilliSeconds()
           << " ms, " << defaults.model << ", " << runs << " runs x " << simTime << " s";
     const std::string stem = outputDir + "/figbound";
