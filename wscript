@@ -22,6 +22,7 @@ MODULE_SOURCES = [
     'model/accuracy-utility.cc',
     'model/slot-allocator.cc',
     'model/impactho-scheduler.cc',
+    'model/clairvoyant-bound.cc',
     'model/token-stream-header.cc',
     'model/edge-llm-node.cc',
     'model/edge-llm-source-role.cc',
@@ -38,6 +39,7 @@ MODULE_SOURCES = [
     'helper/edge-llm-figure-writer.cc',
     'helper/impactho-fluid-scenario.cc',
     'helper/impactho-packet-scenario.cc',
+    'helper/impactho-bound-scenario.cc',
     'helper/edge-llm-ran.cc',
     'helper/edge-llm-backhaul-helper.cc',
     'helper/lte-edge-llm-ran.cc',
@@ -66,6 +68,7 @@ TEST_SOURCES = [
     'test/edge-llm-backhaul-test-suite.cc',
     'test/edge-llm-scale-test-suite.cc',
     'test/edge-llm-backhaul-study-test-suite.cc',
+    'test/edge-llm-bound-test-suite.cc',
 ]
 
 
@@ -80,6 +83,9 @@ def configure(conf):
         conf.fatal('edge-llm: cannot tell the ns-3 version from %s (%r, expected 3.MINOR)'
                    % (conf.srcnode.make_node('VERSION').abspath(), text))
     conf.env.EDGE_LLM_NS3_VERSION = 3000 + int(match.group(1))
+    # COIN-OR CBC (Debian coinor-libcbc-dev): the clairvoyant-bound MILP.
+    conf.check_cfg(package='cbc', args=['--cflags', '--libs'], uselib_store='CBC',
+                   mandatory=True)
     conf.msg('edge-llm: EDGE_LLM_NS3_VERSION', conf.env.EDGE_LLM_NS3_VERSION)
 
 
@@ -88,6 +94,7 @@ def build(bld):
         'edge-llm',
         ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'lte', 'stats', 'traffic-control', 'topology-read'])
     module.source = MODULE_SOURCES
+    module.use.append('CBC')
     # The module and everything that uses it (its tests, examples, scratch programs).
     if not bld.env.EDGE_LLM_NS3_VERSION:
         bld.fatal('edge-llm: EDGE_LLM_NS3_VERSION is unset: run ./waf configure again')

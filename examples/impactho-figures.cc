@@ -6,15 +6,18 @@
  *
  *   impactho-figures --figure=3a|3b|4a|4b|5a|5b|table2 [--runs=50] [--simTime=100]
  *                    [--outputDir=results/impactho-figures]
+ *   impactho-figures --figure=bound [--runs=10] [--simTime=20]
  *
  * Figures write DIR/fig<id>.csv (x,scheme,mean_accuracy,ci95,starvation_rate,runs) and
- * DIR/fig<id>.png; table2 writes DIR/table2.csv (context_tokens,scheme,latency_ms).
+ * DIR/fig<id>.png; table2 writes DIR/table2.csv (context_tokens,scheme,latency_ms); bound
+ * writes DIR/figbound.csv (rho,series,mean,ci95,runs) and DIR/figbound.png.
  * Progress goes to stderr.
  */
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-stats.h"
+#include "ns3/impactho-bound-scenario.h"
 #include "ns3/impactho-fluid-scenario.h"
 #include "ns3/impactho-packet-scenario.h"
 #include "ns3/llm-model-profile.h"
@@ -68,7 +71,7 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     ProgramOptions options(cmd);
     cmd.Usage("ImpactHO's Figs. 3-5 and Table II at flow level.");
-    options.AddValue("figure", "3a | 3b | 4a | 4b | 5a | 5b | table2", figure);
+    options.AddValue("figure", "3a | 3b | 4a | 4b | 5a | 5b | table2 | bound", figure);
     options.AddValue("runs", "Monte-Carlo runs per point (>= 2)", runs);
     options.AddValue("simTime", "Simulated arrival time per run, s", simTime);
     options.AddValue("outputDir", "Where the CSV and PNG go", outputDir);
@@ -149,10 +152,33 @@ main(int argc, char* argv[])
                     }}}};
     try
     {
-        if (figure != "table2" && !figs.count(figure))
+        if (figure != "table2" && figure != "bound" && !figs.count(figure))
         {
-            throw std::invalid_argument("--figure must be 3a, 3b, 4a, 4b, 5a, 5b or table2, got '" +
-                                        figure + "'");
+            throw std::invalid_argument(
+                "--figure must be 3a, 3b, 4a, 4b, 5a, 5b, table2 or bound, got '" + figure + "'");
+        }
+        if (figure == "bound")
+        {
+            // The clairvoyant MILP grows with the arrivals: its own defaults, 10 runs of 20 s,
+            // unless --runs / --simTime are given.
+            auto given = [argc, argv](const std::string& name) {
+                for (int i = 1; i < argc; ++i)
+                {
+                    const std::string a = argv[i];
+                    if (a.rfind("--" + name + "=", 0) == 0 || a == "--" + name)
+                    {
+                        return true;
+                    }
+                }
+                return false;
+            };
+            runs = given("runs") ? runs : 10;
+            simTime = given("simTime") ? simTime : 20;
+            if (simTime > 60)
+            {
+                throw std::invalid_argument(
+                    "--simTime must be in (0, 60] s for --figure=bound (the MILP grows with it)");
+            }
         }
         if (runs < 2 || runs > 100000)
         {
@@ -176,6 +202,20 @@ main(int argc, char* argv[])
     {
         std::cerr << "error: " << e.what() << std::endl;
         return 2;
+    }
+
+    if (figure == "bound")
+    {
+        // ImpactHO Sec. VI-E: the online allocator against the clairvoyant bound.
+        try
+        {
+            return ImpactHoBoundScenario::Figure(runs, simTime, outputDir);
+        }
+        catch (const std::exception& e)
+        {
+            std::cerr << "error: " << e.what() << std::endl;
+            return 1;
+        }
     }
 
     if (figure == "table2")

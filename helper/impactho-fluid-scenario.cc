@@ -205,6 +205,8 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
         r.fullAccuracy = u.utility.asymptote;
         r.starved = u.x < u.utility.inflection;
         r.latency99 = u.latency99;
+        r.cacheBits = u.bits;
+        r.utility = u.utility;
         accSum += r.accuracy;
         fullSum += r.fullAccuracy;
         starved += r.starved ? 1 : 0;

@@ -4,6 +4,7 @@
 #ifndef IMPACTHO_FLUID_SCENARIO_H
 #define IMPACTHO_FLUID_SCENARIO_H
 
+#include "ns3/accuracy-utility.h"
 #include "ns3/nstime.h"
 
 #include <cstdint>
@@ -57,6 +58,8 @@ struct ImpactHoUserResult
     bool starved{false};       //!< x_i never reached tau_i within T_max
     /// Time from arrival to 99 % of full accuracy, s (NaN: never)
     double latency99{std::numeric_limits<double>::quiet_NaN()};
+    double cacheBits{0};     //!< L_i, bits (flow level; 0 at packet level)
+    AccuracyUtility utility; //!< A_i the run used (flow level; the preset at packet level)
 };
 
 /**

@@ -110,6 +110,7 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
         r.accuracy = u.Value(r.received);
         r.fullAccuracy = u.asymptote;
         r.starved = r.received < u.inflection;
+        r.utility = u;
         acc += r.accuracy;
         full += r.fullAccuracy;
         starved += r.starved ? 1 : 0;

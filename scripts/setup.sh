@@ -13,6 +13,7 @@ packages=(
   libns3-dev ns3                      # ns-3 3.37 (ns3 ships the helper binaries its CMake package lists)
   libgsl-dev libsqlite3-dev libxml2-dev  # needed to link against libns3
   libboost-dev nlohmann-json3-dev     # Boost.Math, JSON output
+  coinor-libcbc-dev                   # COIN-OR CBC: ImpactHO's clairvoyant-bound MILP
   libgtest-dev libbenchmark-dev       # GoogleTest, Google Benchmark
   gnuplot-nox                         # PNG figures from ns-3's Gnuplot output
   tshark                              # tests the Wireshark dissector (tools/)
