@@ -212,6 +212,23 @@ function(edge_llm_add_benchmarks)
   foreach(source ${bench_sources})
     get_filename_component(name ${source} NAME_WE)
     add_executable(${name} ${source})
-    target_link_libraries(${name} PRIVATE ns3-edge-llm benchmark::benchmark)
+    # ns-3's topology-read and Debian's Google Benchmark both instantiate std::regex, built
+    # by different compilers; whichever library the loader searches first serves both, and
+    # benchmark's scanner rejects topology-read's static patterns at start-up
+    # (std::regex_error "Invalid escape"). Naming topology-read before benchmark puts it
+    # first in the program's search order (--no-as-needed: the program itself uses none of
+    # its symbols, and the linker would otherwise drop it).
+    target_link_libraries(${name} PRIVATE ns3-edge-llm "-Wl,--push-state,--no-as-needed"
+                                          ${libtopology-read} "-Wl,--pop-state" benchmark::benchmark)
+    # Each benchmark program starts and lists its benchmarks (the regex clash above aborted
+    # them all before main).
+    file(READ ${source} text)
+    string(FIND "${text}" "benchmark::Initialize" google)
+    if(google EQUAL -1)
+      add_test(NAME ${name}-starts COMMAND ${name} --PrintHelp) # ns-3 CommandLine programs
+    else()
+      add_test(NAME ${name}-starts COMMAND ${name} --benchmark_list_tests=true)
+    endif()
+    set_tests_properties(${name}-starts PROPERTIES LABELS quick)
   endforeach()
 endfunction()
