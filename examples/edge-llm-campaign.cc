@@ -1098,7 +1098,27 @@ MergedName(const std::string& how, const std::string& m)
     return how == "mean" ? m : how + "_" + m;
 }
 
-/// Merges one CSV file of every run; returns the lines it printed about it.
+/// Text for a gnuplot label in double quotes: enhanced-text characters printed as is.
+std::string
+GnuplotText(const std::string& s)
+{
+    std::string out;
+    for (char ch : s)
+    {
+        if (std::strchr("_^@&~{}", ch) != nullptr)
+        {
+            out += "\\\\";
+        }
+        else if (ch == '"')
+        {
+            out += '\\';
+        }
+        out += ch;
+    }
+    return out;
+}
+
+/// Merges one CSV file of every run and writes its PNGs.
 void
 MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& file)
 {
@@ -1402,19 +1422,24 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
             table << EdgeLlmCsvField(pt.x) << "," << CsvQuote(pt.series) << ","
                   << EdgeLlmCsvField(pt.mean) << "," << EdgeLlmCsvField(pt.ci95) << "\n";
         }
+        std::vector<FigurePoint> plotted = figures[col];
+        for (auto& pt : plotted)
+        {
+            pt.series = GnuplotText(pt.series);
+        }
         std::ostringstream title;
-        title << c.name << ": " << name << " vs " << c.plotX << "\\n"
-              << fs::path(c.program).filename().string() << ", " << c.runs
+        title << GnuplotText(c.name + ": " + name + " vs " + c.plotX) << "\\n"
+              << GnuplotText(fs::path(c.program).filename().string()) << ", " << c.runs
               << " runs per point, mean and 95 % CI (Student t)";
         const std::string figStem = dir + "/" + stem + "-" + name;
-        if (!WriteFigure(figStem,
-                         table.str(),
-                         title.str(),
-                         c.plotX,
-                         name + (c.merge.perRun[col % stats] == "mean"
-                                     ? std::string(" (mean over rows of a run)")
-                                     : " (" + c.merge.perRun[col % stats] + " over rows of a run)"),
-                         figures[col]))
+        if (!WriteFigure(
+                figStem,
+                table.str(),
+                title.str(),
+                GnuplotText(c.plotX),
+                GnuplotText(name + " (" + c.merge.perRun[col % stats] + " over the rows of a run)"),
+                plotted,
+                {"set offsets graph 0.03, graph 0.03, 0, 0"}))
         {
             throw RunError("cannot write the figure " + figStem + ".png");
         }
@@ -1513,6 +1538,7 @@ RunLocally(const Campaign& c,
             std::cerr << line.str() << std::endl;
         }
     };
+    std::size_t reported = 0;
     while (finished < todo.size())
     {
         while (running.size() < jobs && next < todo.size())
@@ -1521,6 +1547,11 @@ RunLocally(const Campaign& c,
             PrepareRun(c, r);
             running[SpawnRun(r.dir)] = {todo[next], Clock_t::now()};
             ++next;
+        }
+        if (reported < finished)
+        {
+            progress(); // after the freed core got its next run
+            reported = finished;
         }
         int status = 0;
         const pid_t pid = waitpid(-1, &status, 0);
@@ -1548,8 +1579,8 @@ RunLocally(const Campaign& c,
         {
             failed.push_back(r.dir + " (" + why + ")");
         }
-        progress();
     }
+    progress();
     if (tty)
     {
         std::cerr << std::endl;
@@ -2003,9 +2034,9 @@ main(int argc, char* argv[])
             return 0;
         }
         const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        const uint32_t jobs = std::min<uint32_t>(
-            a.jobs ? a.jobs : static_cast<uint32_t>(std::max(1L, cores)),
-            static_cast<uint32_t>(todo.size()));
+        const uint32_t jobs =
+            std::min<uint32_t>(a.jobs ? a.jobs : static_cast<uint32_t>(std::max(1L, cores)),
+                               static_cast<uint32_t>(todo.size()));
         if (a.dryRun)
         {
             std::cout << done << " of " << runs.size() << " runs already done; would run "
