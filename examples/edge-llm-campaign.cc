@@ -2018,7 +2018,8 @@ main(int argc, char* argv[])
                 std::cout << "all " << runs.size() << " runs done; nothing to do" << std::endl;
                 return 0;
             }
-            std::cout << "all " << runs.size() << " runs done; merging" << std::endl;
+            std::cout << "all " << runs.size() << " runs done; "
+                      << (a.dryRun ? "would merge" : "merging") << std::endl;
             if (!a.dryRun)
             {
                 Merge(c, runs);
