@@ -195,6 +195,16 @@ function(edge_llm_add_gtests)
   add_test(NAME cli-edge-llm-plan
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/edge-llm-plan-cli-test.sh
                    $<TARGET_FILE:edge-llm-plan> ${CMAKE_SOURCE_DIR}/test/cli)
+  # Campaigns (edge-llm-campaign): the contract on a stand-in program, merged values by
+  # hand; and against a real Slurm that the test starts and stops (as root; 21 s on an idle
+  # 2-core machine, about 70 s under load).
+  add_test(NAME cli-campaign COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/campaign-test.sh
+                                     ${CMAKE_BINARY_DIR}/bin)
+  set_tests_properties(cli-campaign PROPERTIES LABELS "quick;campaign" TIMEOUT 120)
+  add_test(NAME campaign-slurm COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/campaign-slurm-test.sh
+                                       ${CMAKE_BINARY_DIR}/bin)
+  set_tests_properties(campaign-slurm PROPERTIES LABELS "quick;campaign;slurm" TIMEOUT 600
+                                                 RUN_SERIAL ON)
   # doc/edge-llm.rst builds with ns-3's Sphinx settings, warnings as errors; formulas by
   # MathJax here (seconds), compiled by LaTeX when scripts/check-doc.sh runs by hand.
   add_test(NAME doc-sphinx COMMAND bash ${CMAKE_SOURCE_DIR}/scripts/check-doc.sh)

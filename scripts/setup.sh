@@ -19,6 +19,7 @@ packages=(
   tshark                              # tests the Wireshark dissector (tools/)
   clang libclang-rt-14-dev            # the libFuzzer target (scripts/fuzz.sh)
   python3-sphinx                      # doc/edge-llm.rst with ns-3's Sphinx setup (scripts/check-doc.sh)
+  slurm-wlm munge                     # the campaign tool's Slurm test (test/cli/campaign-slurm-test.sh)
 )
 
 missing=()
@@ -38,8 +39,21 @@ if [ ${#missing[@]} -gt 0 ]; then
       exit 1
     fi
   fi
+  # slurm-wlm and munge try to start their services (invoke-rc.d); without systemd (a
+  # container) that fails and would fail apt: deny it for this install only. The Slurm
+  # test starts its own daemons.
+  policy=/usr/sbin/policy-rc.d
+  added_policy=
+  if [ ! -d /run/systemd/system ] && [ ! -e "$policy" ]; then
+    printf '#!/bin/sh\nexit 101\n' | $sudo tee "$policy" >/dev/null
+    $sudo chmod 755 "$policy"
+    added_policy=1
+  fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  if [ -n "$added_policy" ]; then
+    $sudo rm -f "$policy"
+  fi
 fi
 
 build_type=${BUILD_TYPE:-RelWithDebInfo}
