@@ -37,6 +37,7 @@ MODULE_SOURCES = [
     'helper/ctho-figures.cc',
     'helper/edge-llm-figure-writer.cc',
     'helper/impactho-fluid-scenario.cc',
+    'helper/impactho-calibration.cc',
     'helper/impactho-packet-scenario.cc',
     'helper/edge-llm-ran.cc',
     'helper/edge-llm-backhaul-helper.cc',
