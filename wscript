@@ -38,6 +38,7 @@ MODULE_SOURCES = [
     'helper/ctho-figures.cc',
     'helper/edge-llm-figure-writer.cc',
     'helper/impactho-fluid-scenario.cc',
+    'helper/impactho-calibration.cc',
     'helper/impactho-packet-scenario.cc',
     'helper/impactho-bound-scenario.cc',
     'helper/edge-llm-ran.cc',

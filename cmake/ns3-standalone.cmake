@@ -192,6 +192,8 @@ function(edge_llm_add_gtests)
   target_link_libraries(edge-llm-fatal-probe PRIVATE ns3-edge-llm)
   add_test(NAME cli-bad-input
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/bad-input-test.sh ${CMAKE_BINARY_DIR}/bin)
+  add_test(NAME cli-impactho-figures
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/impactho-figures-test.sh ${CMAKE_BINARY_DIR}/bin)
   add_test(NAME cli-edge-llm-plan
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/edge-llm-plan-cli-test.sh
                    $<TARGET_FILE:edge-llm-plan> ${CMAKE_SOURCE_DIR}/test/cli)

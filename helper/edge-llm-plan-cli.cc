@@ -6,6 +6,7 @@
 #include "edge-llm-csv.h"
 #include "edge-llm-helper.h"
 
+#include "ns3/accuracy-utility.h"
 #include "ns3/command-line.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/llm-model-profile.h"
@@ -193,9 +194,25 @@ SlotCli(const std::string& scheme,
         const std::string& backhaulGbps,
         const std::string& slot,
         const std::string& fallback,
+        const std::string& calibration,
         std::ostream& out)
 {
     const LlmModelProfile profile = ProfileOption(model, kvBits);
+    // --calibration: the users' utilities are the presets of their context lengths, so
+    // the file has no M, k, tau.
+    const bool presets = !calibration.empty();
+    AccuracyUtility::Calibration cal = AccuracyUtility::HEADLINE;
+    if (presets)
+    {
+        try
+        {
+            cal = AccuracyUtility::ParseCalibration(calibration);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw OptionError("calibration", e.what());
+        }
+    }
     const double gbps = OptionDouble("backhaulGbps", backhaulGbps, 0, true, 1e6);
     const double dt = OptionDouble("slot", slot, 0, true, 60);
     SlotAllocator::Fallback fb;
@@ -211,11 +228,17 @@ SlotCli(const std::string& scheme,
     {
         throw OptionError("users",
                           "missing; a CSV file with user_id,context_tokens,received_fraction,"
-                          "M,k,tau");
+                          "M,k,tau (without M,k,tau with --calibration)");
     }
     const EdgeLlmCsvTable table(
         usersFile,
-        {"user_id", "context_tokens", "received_fraction", "M", "k", "tau"});
+        presets ? std::vector<std::string>{"user_id", "context_tokens", "received_fraction"}
+                : std::vector<std::string>{"user_id",
+                                           "context_tokens",
+                                           "received_fraction",
+                                           "M",
+                                           "k",
+                                           "tau"});
     std::vector<SlotUser> users;
     std::unordered_set<uint64_t> ids;
     for (std::size_t r = 0; r < table.GetRowCount(); ++r)
@@ -226,12 +249,19 @@ SlotCli(const std::string& scheme,
         {
             table.Fail(r, "user_id " + std::to_string(u.userId) + " appears twice");
         }
-        u.cacheBits = static_cast<double>(table.GetUnsigned(r, "context_tokens", 1, 100000000)) *
-                      static_cast<double>(profile.BitsPerToken());
+        const uint64_t context = table.GetUnsigned(r, "context_tokens", 1, 100000000);
+        u.cacheBits = static_cast<double>(context) * static_cast<double>(profile.BitsPerToken());
         u.received = table.GetDouble(r, "received_fraction", 0, 1);
-        u.utility.asymptote = table.GetDouble(r, "M", 0, 1, true);
-        u.utility.sharpness = table.GetDouble(r, "k", 0, 1e4, true);
-        u.utility.inflection = table.GetDouble(r, "tau", 0, 1, true, true);
+        if (presets)
+        {
+            u.utility = AccuracyUtility::Preset(context, true, 0, cal);
+        }
+        else
+        {
+            u.utility.asymptote = table.GetDouble(r, "M", 0, 1, true);
+            u.utility.sharpness = table.GetDouble(r, "k", 0, 1e4, true);
+            u.utility.inflection = table.GetDouble(r, "tau", 0, 1, true, true);
+        }
         users.push_back(u);
     }
     const double budget = gbps * 1e9 * dt;
@@ -290,7 +320,8 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
     std::string family; // --fit only; default algebraic
     std::string slot = "0.1";
     std::string fallback = "eb";
-    std::string model; // per scheme: qwen2.5-7b-instruct (ctHO), qwen3-8b (ImpactHO)
+    std::string calibration; // slot schemes: utilities from the presets instead of M,k,tau
+    std::string model;       // per scheme: qwen2.5-7b-instruct (ctHO), qwen3-8b (ImpactHO)
     std::string kvBits = "16";
     std::string backhaulGbps; // per scheme: 4.5 (ctHO), 20 (ImpactHO)
     std::string prefillA = "9.4267e-5";
@@ -308,6 +339,7 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
                           "family",
                           "slot",
                           "fallback",
+                          "calibration",
                           "model",
                           "kvBits",
                           "backhaulGbps",
@@ -328,6 +360,10 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
                      usersFile);
         cmd.AddValue("slot", "ImpactHO slot length, s, in (0, 60]", slot);
         cmd.AddValue("fallback", "ImpactHO admission fallback: eb | wta | none", fallback);
+        cmd.AddValue("calibration",
+                     "ImpactHO slot: take each user's utility from the Fast KVzip preset of its "
+                     "context (headline | joint); the users file then has no M,k,tau",
+                     calibration);
         cmd.AddValue("fit", "Fit a sigmoid to a CSV file fraction,accuracy", fitFile);
         cmd.AddValue("family",
                      "Sigmoid family for --fit: algebraic | logistic | erf | arctan",
@@ -387,7 +423,7 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
             }
             return false;
         };
-        for (const char* name : {"slot", "fallback"})
+        for (const char* name : {"slot", "fallback", "calibration"})
         {
             if (!slotScheme && given(name))
             {
@@ -413,7 +449,15 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
         }
         if (slotScheme)
         {
-            return SlotCli(scheme, usersFile, model, kvBits, backhaulGbps, slot, fallback, out);
+            return SlotCli(scheme,
+                           usersFile,
+                           model,
+                           kvBits,
+                           backhaulGbps,
+                           slot,
+                           fallback,
+                           calibration,
+                           out);
         }
         Ptr<HandoverScheduler> scheduler = MakeScheduler(scheme);
         uint64_t q = 0;

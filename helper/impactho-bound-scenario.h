@@ -66,9 +66,13 @@ class ImpactHoBoundScenario
      * \param runs runs per rho, >= 2
      * \param simTime arrivals in [0, simTime) s per run (the MILP grows with it)
      * \param outputDir an existing writable directory
+     * \param calibration the utility presets the users draw (doc: "Calibrations")
      * \return the exit code: 0, or 1 if a file could not be written
      */
-    static int Figure(uint32_t runs, double simTime, const std::string& outputDir);
+    static int Figure(uint32_t runs,
+                      double simTime,
+                      const std::string& outputDir,
+                      AccuracyUtility::Calibration calibration = AccuracyUtility::HEADLINE);
 };
 
 } // namespace ns3

@@ -61,6 +61,25 @@ ImpactHoFluidConfig::Validate() const
     require(kvAccuracyLoss >= 0 && kvAccuracyLoss < 1, "kvAccuracyLoss must be in [0, 1)");
     require(kvBits < 16 || kvAccuracyLoss == 0,
             "kvAccuracyLoss must be 0 at kvBits 16 (the loss is that of a lower precision)");
+    require(calibration == AccuracyUtility::HEADLINE || calibration == AccuracyUtility::JOINT,
+            "calibration must be HEADLINE or JOINT");
+    if (anchors)
+    {
+        anchors->Validate();
+    }
+}
+
+AccuracyUtility
+ImpactHoFluidConfig::Utility(uint64_t contextTokens) const
+{
+    return anchors ? AccuracyUtility::FromAnchors(*anchors,
+                                                  contextTokens,
+                                                  importanceOrder,
+                                                  kvAccuracyLoss)
+                   : AccuracyUtility::Preset(contextTokens,
+                                             importanceOrder,
+                                             kvAccuracyLoss,
+                                             calibration);
 }
 
 std::vector<std::pair<double, uint64_t>>
@@ -138,7 +157,7 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
         u.arrival = t;
         u.context = c;
         u.bits = static_cast<double>(c) * bitsPerToken;
-        u.utility = AccuracyUtility::Preset(c, cfg.importanceOrder, cfg.kvAccuracyLoss);
+        u.utility = cfg.Utility(c);
         u.reach99 = FractionFor(u.utility, 0.99 * u.utility.asymptote);
         users.push_back(u);
     }

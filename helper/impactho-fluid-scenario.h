@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -36,6 +37,18 @@ struct ImpactHoFluidConfig
     double kvAccuracyLoss{0}; //!< Share of M lost at kvBits < 16 (a quantizer's measured
                               //!< loss), in [0, 1); 0 at kvBits = 16
     std::vector<uint64_t> contexts{4096, 8192, 16384}; //!< Uniform choice per user
+    /// Which utility presets (AccuracyUtility::Preset; EdgeLlmNode::UtilityCalibration at
+    /// packet level)
+    AccuracyUtility::Calibration calibration{AccuracyUtility::HEADLINE};
+    /// Explicit importance-order anchors instead of the calibration's (flow level only:
+    /// the calibration fit evaluates its candidates this way)
+    std::optional<AccuracyUtility::Anchors> anchors;
+
+    /**
+     * \brief The utility of a user with \p contextTokens under these knobs (the
+     *        calibration or the explicit anchors, the order, the KV accuracy loss).
+     */
+    AccuracyUtility Utility(uint64_t contextTokens) const;
 
     /**
      * \brief Check every knob.

@@ -32,6 +32,12 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
                             uint16_t mtu)
 {
     cfg.Validate();
+    if (cfg.anchors)
+    {
+        throw std::invalid_argument("ImpactHoFluidConfig::anchors: explicit utility anchors are "
+                                    "for the flow level only; at packet level choose a "
+                                    "calibration (EdgeLlmNode::UtilityCalibration)");
+    }
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
     nodes.Create(2);
@@ -59,6 +65,9 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
     edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
     edge.SetNodeAttribute("ImportanceOrder", BooleanValue(cfg.importanceOrder));
     edge.SetNodeAttribute("KvAccuracyLoss", DoubleValue(cfg.kvAccuracyLoss));
+    edge.SetNodeAttribute(
+        "UtilityCalibration",
+        StringValue(cfg.calibration == AccuracyUtility::JOINT ? "Joint" : "Headline"));
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});
     edge.ConnectBackhaul(apps);
     try
@@ -101,8 +110,7 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
     uint32_t starved = 0;
     for (std::size_t i = 0; i < handovers.size(); ++i)
     {
-        const AccuracyUtility u =
-            AccuracyUtility::Preset(handovers[i].second, cfg.importanceOrder, cfg.kvAccuracyLoss);
+        const AccuracyUtility u = cfg.Utility(handovers[i].second);
         ImpactHoUserResult r;
         r.arrival = handovers[i].first;
         r.contextTokens = handovers[i].second;

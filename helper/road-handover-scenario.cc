@@ -680,13 +680,15 @@ ConfigureEdge(EdgeLlmHelper& edge,
  * \param batchStartByEnd the target GPU's batches: start by end, s
  * \param importanceOrder the target's ImportanceOrder
  * \param accuracyLoss the target's KvAccuracyLoss
+ * \param calibration the target's UtilityCalibration
  */
 void
 ClassifyBound(RoadHandoverUeResult& r,
               const std::map<uint64_t, double>& restoredAt,
               const std::map<double, double>& batchStartByEnd,
               bool importanceOrder,
-              double accuracyLoss)
+              double accuracyLoss,
+              AccuracyUtility::Calibration calibration)
 {
     // What bounded the delay: the event at the resume instant (MaybeResume runs when
     // the last of the transfer and the prefill completes).
@@ -699,8 +701,9 @@ ClassifyBound(RoadHandoverUeResult& r,
     {
         r.bound =
             r.receivedFraction == 1 && r.transferDone == resumed->second ? "transfer" : "window";
-        r.accuracy = AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss)
-                         .Value(r.receivedFraction);
+        r.accuracy =
+            AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss, calibration)
+                .Value(r.receivedFraction);
     }
     else if (r.transferTokens > 0 && r.transferDone == resumed->second)
     {
@@ -1054,6 +1057,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     DoubleValue accuracyLossValue;
     target->GetAttribute("ImportanceOrder", importanceOrderValue);
     target->GetAttribute("KvAccuracyLoss", accuracyLossValue);
+    StringValue calibrationValue;
+    target->GetAttribute("UtilityCalibration", calibrationValue);
+    const AccuracyUtility::Calibration calibration =
+        calibrationValue.Get() == "Joint" ? AccuracyUtility::JOINT : AccuracyUtility::HEADLINE;
     const bool importanceOrder = importanceOrderValue.Get();
     const double accuracyLoss = accuracyLossValue.Get();
     result.complete = cfg.streamTokens > 0 ? streamed == k : resumed == k;
@@ -1078,7 +1085,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
             // receivedFraction says how much of it arrived by the window's end.
             r.transferTokens = r.contextTokens;
         }
-        ClassifyBound(r, restoredAt, batchStartByEnd, importanceOrder, accuracyLoss);
+        ClassifyBound(r, restoredAt, batchStartByEnd, importanceOrder, accuracyLoss, calibration);
         result.ues.push_back(r);
         AccumulateWorst(r, result);
     }

@@ -4,6 +4,7 @@
 #ifndef ACCURACY_UTILITY_H
 #define ACCURACY_UTILITY_H
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -77,24 +78,85 @@ struct AccuracyUtility
     static Family ParseFamily(const std::string& name);
 
     /**
+     * \brief Which fit of the importance-order presets (doc/edge-llm.rst, ImpactHO accuracy
+     *        utility, Calibrations).
+     */
+    enum Calibration
+    {
+        HEADLINE, //!< k = 45, tau = 0.065 at every length: fits the 93.7 % headline (default)
+        JOINT,    //!< (M, k, tau) per length, fitted jointly to Table II and the headline
+    };
+
+    /**
+     * \brief Importance-order parameters at the three context lengths the paper measures,
+     *        4K, 8K and 16K tokens (index 0, 1, 2); Preset() interpolates them linearly in
+     *        log2 of the context and holds them constant outside.
+     */
+    struct Anchors
+    {
+        std::array<double, 3> asymptote;  //!< M at 4K, 8K, 16K tokens, each in (0, 1]
+        std::array<double, 3> sharpness;  //!< k at 4K, 8K, 16K tokens, each in (0, 1e4]
+        std::array<double, 3> inflection; //!< tau at 4K, 8K, 16K tokens, each in (0, 1)
+
+        /**
+         * \brief Check every parameter.
+         * \throws std::invalid_argument naming the parameter, its length and valid range
+         */
+        void Validate() const;
+    };
+
+    /**
+     * \param calibration the calibration
+     * \return its anchors (doc/edge-llm.rst, ImpactHO accuracy utility, Calibrations)
+     */
+    static Anchors CalibrationAnchors(Calibration calibration);
+
+    /// \return "headline" or "joint"
+    static std::string CalibrationName(Calibration calibration);
+
+    /**
+     * \param name "headline" or "joint" ("table2" is accepted for "joint")
+     * \throws std::invalid_argument for another name (listing the valid ones)
+     */
+    static Calibration ParseCalibration(const std::string& name);
+
+    /**
      * \brief The presets of doc/edge-llm.rst, ImpactHO accuracy utility (Qwen3-8B on RULER).
      *
-     * Importance order (Fast KVzip): algebraic, tau = 0.065, k = 45, M = 0.9535 (4K
-     * tokens), 0.940 (8K), 0.9302 (16K), linear in log2 of the context between and
-     * constant outside. Random order (a documented choice, doc/edge-llm.rst): tau = 0.45,
-     * k = 8, same M: without importance, accuracy needs about half the cache.
+     * Importance order (Fast KVzip): algebraic, with the anchors of \p calibration: for
+     * HEADLINE (the default) tau = 0.065, k = 45, M = 0.9535 (4K tokens), 0.940 (8K),
+     * 0.9302 (16K); for JOINT the per-length fit of doc/edge-llm.rst. Each parameter is
+     * linear in log2 of the context between the anchors and constant outside. Random order
+     * (a documented choice, doc/edge-llm.rst): tau = 0.45, k = 8, the calibration's M:
+     * without importance, accuracy needs about half the cache.
      * \param contextTokens the context length, tokens, >= 1
      * \param importanceOrder true for Fast KVzip order, false for random order
      * \param kvAccuracyLoss share of M lost by storing the cache at a lower KV precision
      *        q, in [0, 1): M becomes M (1 - kvAccuracyLoss) (doc/edge-llm.rst, KV cache
      *        size: q shrinks the bytes; the accuracy effect goes through the utility). 0
      *        at q = 16.
+     * \param calibration which anchors
      * \throws std::invalid_argument if contextTokens is 0 or kvAccuracyLoss is outside
      *         [0, 1)
      */
     static AccuracyUtility Preset(uint64_t contextTokens,
                                   bool importanceOrder = true,
-                                  double kvAccuracyLoss = 0);
+                                  double kvAccuracyLoss = 0,
+                                  Calibration calibration = HEADLINE);
+
+    /**
+     * \brief Preset() with explicit anchors (e.g. a candidate of the calibration fit).
+     * \param anchors the importance-order parameters at 4K, 8K, 16K tokens (validated)
+     * \param contextTokens the context length, tokens, >= 1
+     * \param importanceOrder true for Fast KVzip order, false for random order
+     * \param kvAccuracyLoss share of M lost at a lower KV precision, in [0, 1)
+     * \throws std::invalid_argument for a bad anchor, a context of 0 tokens or a loss
+     *         outside [0, 1)
+     */
+    static AccuracyUtility FromAnchors(const Anchors& anchors,
+                                       uint64_t contextTokens,
+                                       bool importanceOrder = true,
+                                       double kvAccuracyLoss = 0);
 
     /// What Fit() returns.
     struct FitResult

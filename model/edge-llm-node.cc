@@ -217,6 +217,19 @@ EdgeLlmNode::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&EdgeLlmNode::m_importanceOrder),
                           MakeBooleanChecker())
+            .AddAttribute(
+                "UtilityCalibration",
+                "ImpactHO: which fit of the importance-order accuracy utility presets "
+                "(AccuracyUtility::Preset): Headline (k = 45, tau = 0.065 at every context "
+                "length; fits the paper's 93.7 % headline) or Joint (M, k, tau per context "
+                "length, fitted jointly to the paper's Table II latencies and headline).",
+                EnumValue(AccuracyUtility::HEADLINE),
+                compat::MakeEnumAccessor<AccuracyUtility::Calibration>(
+                    &EdgeLlmNode::m_utilityCalibration),
+                MakeEnumChecker(AccuracyUtility::HEADLINE,
+                                "Headline",
+                                AccuracyUtility::JOINT,
+                                "Joint"))
             .AddAttribute("Scheduler",
                           "The handover policy (ns3::CtHoScheduler, ns3::ThoScheduler, "
                           "ns3::ChoScheduler, ...).",

@@ -4,6 +4,7 @@
 #ifndef EDGE_LLM_NODE_H
 #define EDGE_LLM_NODE_H
 
+#include "accuracy-utility.h"
 #include "handover-batcher.h"
 #include "handover-scheduler.h"
 #include "impactho-scheduler.h"
@@ -475,7 +476,8 @@ class EdgeLlmNode : public Application
     std::map<uint16_t, Peer> m_peers;       //!< By cell id
     std::map<uint64_t, Session> m_sessions; //!< By session id
     bool m_importanceOrder{true};           //!< Utility preset choice
-    double m_kvAccuracyLoss{0};             //!< Share of M lost at KvBits < 16 (ImpactHO utility)
+    AccuracyUtility::Calibration m_utilityCalibration{AccuracyUtility::HEADLINE}; //!< Presets' fit
+    double m_kvAccuracyLoss{0}; //!< Share of M lost at KvBits < 16 (ImpactHO utility)
     TracedCallback<uint64_t, uint16_t, double> m_partialTrace; //!< PartialRestored
     TracedCallback<uint16_t, uint32_t, bool> m_slotTrace;      //!< ImpactHoSlot
 

@@ -381,8 +381,10 @@ EdgeLlmSourceRole::StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
     t.target = targetCellId;
     t.arrival = now;
     t.bytes = job.remainingBytes;
-    t.utility =
-        AccuracyUtility::Preset(context, m_node->m_importanceOrder, m_node->m_kvAccuracyLoss);
+    t.utility = AccuracyUtility::Preset(context,
+                                        m_node->m_importanceOrder,
+                                        m_node->m_kvAccuracyLoss,
+                                        m_node->m_utilityCalibration);
     m_impactHo[sessionId] = t;
     Simulator::Schedule(scheduler->GetTransferWindow(),
                         &EdgeLlmSourceRole::TruncateImpactHo,

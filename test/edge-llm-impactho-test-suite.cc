@@ -1,7 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/accuracy-utility.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/impactho-calibration.h"
 #include "ns3/impactho-fluid-scenario.h"
 #include "ns3/impactho-packet-scenario.h"
 #include "ns3/test.h"
@@ -242,6 +244,134 @@ class ImpactHoKvPrecisionTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The utility calibrations (doc/edge-llm.rst, ImpactHO accuracy utility,
+ *        Calibrations): the preset values, their interpolation, and that what
+ *        `impactho-figures --figure=calibrate` prints (ImpactHoCalibration::Evaluate)
+ *        is what re-running the scenarios with the preset gives, recomputed here from
+ *        the per-user results, with the residuals against the paper's numbers typed in.
+ */
+class ImpactHoCalibrationTestCase : public TestCase
+{
+  public:
+    ImpactHoCalibrationTestCase()
+        : TestCase("ImpactHO utility calibrations: presets and the printed residuals")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Preset values (doc/edge-llm.rst, Calibrations).
+        const double m[3] = {0.9535, 0.940, 0.9302};
+        const double kJoint[3] = {25.8, 28.2, 29.7};
+        const double tauJoint[3] = {0.067, 0.064, 0.064};
+        const uint64_t tokens[3] = {4096, 8192, 16384};
+        for (std::size_t j = 0; j < 3; ++j)
+        {
+            const AccuracyUtility h = AccuracyUtility::Preset(tokens[j]);
+            NS_TEST_ASSERT_MSG_EQ_TOL(h.asymptote, m[j], 1e-12, "headline M");
+            NS_TEST_ASSERT_MSG_EQ_TOL(h.sharpness, 45, 1e-12, "headline k");
+            NS_TEST_ASSERT_MSG_EQ_TOL(h.inflection, 0.065, 1e-12, "headline tau");
+            const AccuracyUtility a =
+                AccuracyUtility::Preset(tokens[j], true, 0, AccuracyUtility::JOINT);
+            NS_TEST_ASSERT_MSG_EQ_TOL(a.asymptote, m[j], 1e-12, "joint M at " << tokens[j]);
+            NS_TEST_ASSERT_MSG_EQ_TOL(a.sharpness, kJoint[j], 1e-12, "joint k at " << tokens[j]);
+            NS_TEST_ASSERT_MSG_EQ_TOL(a.inflection,
+                                      tauJoint[j],
+                                      1e-12,
+                                      "joint tau at " << tokens[j]);
+            // The paper's range of the inflection (Sec. IV-2).
+            NS_TEST_ASSERT_MSG_EQ((a.inflection >= 0.064 && a.inflection <= 0.067), true, "tau");
+            // Random order keeps its own shape, the calibration's M.
+            const AccuracyUtility r =
+                AccuracyUtility::Preset(tokens[j], false, 0, AccuracyUtility::JOINT);
+            NS_TEST_ASSERT_MSG_EQ_TOL(r.sharpness, 8, 1e-12, "random-order k");
+            NS_TEST_ASSERT_MSG_EQ_TOL(r.inflection, 0.45, 1e-12, "random-order tau");
+        }
+        // Linear in log2 C between anchors (2^12.5 = 5792.6 tokens), flat outside.
+        const double l = std::log2(5793.0);
+        NS_TEST_ASSERT_MSG_EQ_TOL(
+            AccuracyUtility::Preset(5793, true, 0, AccuracyUtility::JOINT).sharpness,
+            25.8 + (l - 12) * (28.2 - 25.8),
+            1e-9,
+            "interpolated k");
+        NS_TEST_ASSERT_MSG_EQ_TOL(
+            AccuracyUtility::Preset(100000, true, 0, AccuracyUtility::JOINT).sharpness,
+            29.7,
+            1e-12,
+            "flat above 16K");
+        NS_TEST_ASSERT_MSG_EQ(AccuracyUtility::ParseCalibration("table2"),
+                              AccuracyUtility::JOINT,
+                              "alias");
+        bool threw = false;
+        try
+        {
+            AccuracyUtility::ParseCalibration("best");
+        }
+        catch (const std::invalid_argument& e)
+        {
+            threw = std::string(e.what()).find("valid: headline, joint") != std::string::npos;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "an unknown calibration names the valid ones");
+
+        // What the calibration program prints for the joint preset...
+        ImpactHoFluidConfig joint;
+        joint.calibration = AccuracyUtility::JOINT;
+        const ImpactHoCalibration::Settings settings; // 1000 x 1 s, 100 x 100 s
+        const auto targets = ImpactHoCalibration::Evaluate(joint, settings);
+        NS_TEST_ASSERT_MSG_EQ(targets.size(), 5, "three latencies, headline, ceiling");
+
+        // ... recomputed from the scenario's per-user results: Table II (rho = 4 on
+        // [0, 1] s, T_max = inf, 1000 runs), the mean latency to 99 % per length.
+        std::map<uint64_t, std::pair<double, uint32_t>> lat;
+        ImpactHoFluidConfig t2 = joint;
+        t2.simTime = Seconds(1);
+        t2.window = Seconds(1e6);
+        for (uint64_t r = 1; r <= 1000; ++r)
+        {
+            for (const auto& u : ImpactHoFluidScenario::Run(t2, r).users)
+            {
+                if (!std::isnan(u.latency99))
+                {
+                    lat[u.contextTokens].first += u.latency99;
+                    ++lat[u.contextTokens].second;
+                }
+            }
+        }
+        const double paperMs[3] = {229, 353, 590}; // [ImpactHO] Table II
+        for (std::size_t j = 0; j < 3; ++j)
+        {
+            const double ms = 1000 * lat[tokens[j]].first / lat[tokens[j]].second;
+            NS_TEST_ASSERT_MSG_EQ_TOL(targets[j].ours, ms, 1e-9 * ms, "Table II at " << tokens[j]);
+            NS_TEST_ASSERT_MSG_EQ_TOL(targets[j].residual,
+                                      (ms - paperMs[j]) / (0.01 * paperMs[j]),
+                                      1e-9,
+                                      "residual at " << tokens[j]);
+        }
+        // Headline: defaults (rho = 4, T_max = 500 ms), 100 runs of 100 s.
+        double acc = 0;
+        double full = 0;
+        for (uint64_t r = 1; r <= 100; ++r)
+        {
+            const ImpactHoFluidResult res = ImpactHoFluidScenario::Run(joint, r);
+            acc += res.meanAccuracy;
+            full += res.meanFullAccuracy;
+        }
+        acc = 100 * acc / 100; // mean over the runs, %
+        full = 100 * full / 100;
+        NS_TEST_ASSERT_MSG_EQ_TOL(targets[3].ours, acc, 1e-9, "headline accuracy, %");
+        NS_TEST_ASSERT_MSG_EQ_TOL(targets[3].residual, (acc - 93.7) / 0.05, 1e-7, "headline");
+        NS_TEST_ASSERT_MSG_EQ_TOL(targets[4].ours, full, 1e-9, "ceiling, %");
+        // The numbers doc/edge-llm.rst states for the joint preset.
+        NS_TEST_ASSERT_MSG_EQ_TOL(targets[0].ours, 227.6, 0.05, "4K latency, ms");
+        NS_TEST_ASSERT_MSG_EQ_TOL(targets[1].ours, 349.6, 0.05, "8K latency, ms");
+        NS_TEST_ASSERT_MSG_EQ_TOL(targets[2].ours, 575.2, 0.05, "16K latency, ms");
+        NS_TEST_ASSERT_MSG_EQ_TOL(acc, 93.19, 0.005, "headline accuracy, %");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief ImpactHO at flow and packet level (SYSTEM).
  */
 class EdgeLlmImpactHoTestSuite : public TestSuite
@@ -255,6 +385,7 @@ class EdgeLlmImpactHoTestSuite : public TestSuite
         AddTestCase(new ImpactHoPacketTestCase(3, 5), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoPacketTestCase(10, 20), EDGE_LLM_TEST_EXTENSIVE);
         AddTestCase(new ImpactHoKvPrecisionTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new ImpactHoCalibrationTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

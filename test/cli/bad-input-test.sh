@@ -129,10 +129,12 @@ expect 2 "--predictedHandoverX: needs --predictArrivals=true and must be in (0, 
 expect 2 "--figure is required" $bin/ctho-figures
 expect 2 "--runs must be in [2, 1000000]" $bin/ctho-figures --figure=3a --runs=1
 expect 2 "--packetRuns must be in [2, 1000]" $bin/ctho-figures --figure=3a --packetLevel=1 --packetRuns=1
-expect 2 "--figure must be 3a, 3b, 4a, 4b, 5a, 5b, table2 or bound" $bin/impactho-figures --figure=9z
+expect 2 "--figure must be 3a, 3b, 4a, 4b, 5a, 5b, table2, calibrate or bound" $bin/impactho-figures --figure=9z
 expect 2 "--simTime must be in (0, 60] s for --figure=bound" \
   $bin/impactho-figures --figure=bound --simTime=61
 expect 2 "--runs must be in [2, 100000]" $bin/impactho-figures --figure=bound --runs=1
+expect 2 "--packetLevel does not apply to --figure=bound" \
+  $bin/impactho-figures --figure=bound --packetLevel=1
 expect 2 "--packetSimTime must be in (0, 1000]" \
   $bin/impactho-figures --figure=3a --packetLevel=1 --packetSimTime=0
 # Bad configuration given to EdgeLlmNode through the API: ns-3 aborts (SIGABRT, exit

@@ -23,6 +23,21 @@ if [ $code -ne 2 ] || [ -s "$tmp/out" ] || ! grep -q "^error: $tmp/bad.csv:3: ha
   echo "FAIL bad input: exit $code"; cat "$tmp/out" "$tmp/err"; fail=1
 fi
 
+# --calibration: the users' utilities are the presets of their contexts, the same as
+# typing the joint preset's M,k,tau (doc: Calibrations) into the file.
+printf 'user_id,context_tokens,received_fraction\n1,8192,0\n2,16384,0.1\n' >"$tmp/pre.csv"
+printf 'user_id,context_tokens,received_fraction,M,k,tau\n1,8192,0,0.94,28.2,0.064\n2,16384,0.1,0.9302,29.7,0.064\n' >"$tmp/typed.csv"
+"$plan" --scheme=impactho-slot --users="$tmp/pre.csv" --calibration=joint >"$tmp/a" 2>"$tmp/err"
+code=$?
+"$plan" --scheme=impactho-slot --users="$tmp/typed.csv" >"$tmp/b" 2>>"$tmp/err"
+if [ $code -ne 0 ] || ! grep -q '"total_accuracy"' "$tmp/a" || ! cmp -s "$tmp/a" "$tmp/b"; then
+  echo "FAIL --calibration=joint differs from the typed preset: exit $code"; cat "$tmp/a" "$tmp/b" "$tmp/err"; fail=1
+fi
+"$plan" --scheme=ctho --ues="$data/four-ues.csv" --calibration=joint >"$tmp/out" 2>"$tmp/err"
+if [ $? -ne 2 ] || ! grep -q "calibration" "$tmp/err"; then
+  echo "FAIL --calibration with ctho accepted"; cat "$tmp/err"; fail=1
+fi
+
 "$plan" --scheme=ctho --ues="$tmp/none.csv" >"$tmp/out" 2>"$tmp/err"
 code=$?
 if [ $code -ne 2 ] || [ -s "$tmp/out" ] || ! grep -q "^error: .*none.csv: cannot open" "$tmp/err"; then
