@@ -285,18 +285,7 @@ main(int argc, char* argv[])
         }
         // Options a mode does not read are refused, not ignored.
         const auto given = [argc, argv](const std::string& name) {
-            for (int i = 1; i < argc; ++i)
-            {
-                const std::string arg = argv[i];
-                for (const std::string& prefix : {"--" + name, "-" + name})
-                {
-                    if (arg == prefix || arg.rfind(prefix + "=", 0) == 0)
-                    {
-                        return true;
-                    }
-                }
-            }
-            return false;
+            return ProgramOptions::Given(argc, argv, name);
         };
         if (figure == "calibrate")
         {

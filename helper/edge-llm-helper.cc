@@ -753,6 +753,23 @@ IsCommandLineBuiltin(const std::string& name)
 }
 
 bool
+ProgramOptions::Given(int argc, char* argv[], const std::string& name)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        for (const std::string& prefix : {"--" + name, "-" + name})
+        {
+            if (arg == prefix || arg.rfind(prefix + "=", 0) == 0)
+            {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool
 ProgramOptions::Check(int argc, char* argv[], std::ostream& err) const
 {
     for (int i = 1; i < argc; ++i)

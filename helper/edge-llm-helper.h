@@ -334,6 +334,17 @@ class ProgramOptions
      */
     bool Check(int argc, char* argv[], std::ostream& err) const;
 
+    /**
+     * \brief Whether the command line names an option (as --name, --name=..., -name or
+     *        -name=...), so that a mode can refuse an option it does not read instead of
+     *        ignoring it.
+     * \param argc argument count, as main() got it
+     * \param argv arguments, as main() got them
+     * \param name option name, without dashes
+     * \return true if any argument names it
+     */
+    static bool Given(int argc, char* argv[], const std::string& name);
+
   private:
     /// \return "" if the value is valid, else what it must be
     using Check_t = std::function<std::string(const std::string&)>;

@@ -410,18 +410,7 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
         // Options with a default that the chosen scheme does not read: given, they would
         // be ignored without a word.
         const auto given = [argc, argv](const std::string& name) {
-            for (int i = 1; i < argc; ++i)
-            {
-                const std::string arg = argv[i];
-                for (const std::string& prefix : {"--" + name, "-" + name})
-                {
-                    if (arg == prefix || arg.rfind(prefix + "=", 0) == 0)
-                    {
-                        return true;
-                    }
-                }
-            }
-            return false;
+            return ProgramOptions::Given(argc, argv, name);
         };
         for (const char* name : {"slot", "fallback", "calibration"})
         {
