@@ -572,6 +572,11 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
         throw InputError(mw + "\"files\" is required");
     }
     c.merge.files = GetStringList(m, "files", mw);
+    if (c.merge.files.empty())
+    {
+        throw InputError(mw + "\"files\": must list at least one CSV file each run writes "
+                              "(e.g. [\"handover-delays.csv\"])");
+    }
     std::set<std::string> stems;
     for (const auto& f : c.merge.files)
     {

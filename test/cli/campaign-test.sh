@@ -160,6 +160,7 @@ bad "no program" "s|\"$tmp/fake\"|\"no-such-program\"|" '"program": '"'"'no-such
 bad "RngRun swept" 's/"x": \[1, 2\]/"RngRun": [1, 2]/' "option 'RngRun' is set twice or is set by the campaign itself"
 bad "empty sweep" 's/"x": \[1, 2\]/"x": []/' '"sweep"."x": no values'
 bad "range step" 's/"x": \[1, 2\]/"x": {"from": 1, "to": 2, "step": 0}/' '"step" must be a number > 0'
+bad "no merge files" 's/"files": \["m.csv"\]/"files": []/' '"merge"."files": must list at least one CSV file'
 bad "perRun" 's/"mean", "max"/"mean", "median"/' "'median': each must be one of mean, max, min, sum"
 "$campaign" "$tmp/c.json" --jobs 0 >"$tmp/ob" 2>"$tmp/eb"
 check "--jobs 0: exit 2 naming the range" grep -qF "error: --jobs: must be an integer in [1, 4096], got '0'" "$tmp/eb"
