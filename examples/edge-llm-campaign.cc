@@ -43,6 +43,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <utility>
@@ -571,6 +572,11 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
         throw InputError(mw + "\"files\" is required");
     }
     c.merge.files = GetStringList(m, "files", mw);
+    if (c.merge.files.empty())
+    {
+        throw InputError(mw + "\"files\": must list at least one CSV file each run writes "
+                              "(e.g. [\"handover-delays.csv\"])");
+    }
     std::set<std::string> stems;
     for (const auto& f : c.merge.files)
     {
@@ -1620,6 +1626,31 @@ Capture(const std::string& command)
     return out;
 }
 
+/**
+ * Take <outputDir>/.lock (flock, held until this process ends) so that a second
+ * invocation on the same campaign folder, while this one runs or submits, is refused
+ * instead of starting the same runs again in the same folders.
+ */
+void
+LockCampaign(const Campaign& c)
+{
+    std::error_code ec;
+    fs::create_directories(c.outputDir, ec);
+    const std::string path = c.outputDir + "/.lock";
+    const int fd = open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+    {
+        throw RunError("cannot open " + path + ": " + std::strerror(errno));
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0)
+    {
+        throw RunError("another edge-llm-campaign is running this campaign in " + c.outputDir +
+                       " (" + path +
+                       " is locked): wait for it to end, or stop it, before running it again");
+    }
+    // fd stays open: the lock goes with this process.
+}
+
 /// Job ids this campaign submitted that Slurm still lists (squeue), if squeue exists.
 std::vector<std::string>
 ActiveJobs(const Campaign& c)
@@ -2004,6 +2035,7 @@ main(int argc, char* argv[])
                                "queued or running (squeue): wait for them, or scancel them, "
                                "before running it again");
             }
+            LockCampaign(c);
             WritePoints(c);
         }
         const std::vector<std::size_t> todo = RunsToDo(c, runs);

@@ -321,7 +321,23 @@ class ProgramOptions
     template <typename T>
     void AddValue(const std::string& name, const std::string& help, T& value)
     {
-        m_cmd.AddValue(name, help, value);
+        if constexpr (std::is_same_v<T, std::string>)
+        {
+            // ns-3.37's CommandLine reads a string with operator>>, which stops at the
+            // first blank: --outputDir='a b/c' would silently become "a". Take it whole.
+            std::string* dest = &value;
+            m_cmd.AddValue(name,
+                           help,
+                           Callback<bool, std::string>([dest](std::string v) {
+                               *dest = v;
+                               return true;
+                           }),
+                           value);
+        }
+        else
+        {
+            m_cmd.AddValue(name, help, value);
+        }
         m_checks[name] = Checker<T>();
     }
 

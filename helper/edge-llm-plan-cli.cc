@@ -348,40 +348,52 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
                           "prefillC",
                           "batchPeriod"});
         CommandLine cmd("edge-llm-plan");
+        // Every option is a string, checked below. ns-3.37's CommandLine reads a string
+        // with operator>>, which stops at the first blank (--users='my users.csv' would
+        // open 'my'): take the whole value.
+        const auto addValue =
+            [&cmd](const std::string& name, const std::string& help, std::string& value) {
+                std::string* dest = &value;
+                cmd.AddValue(name,
+                             help,
+                             Callback<bool, std::string>([dest](std::string v) {
+                                 *dest = v;
+                                 return true;
+                             }),
+                             value);
+            };
         cmd.Usage("Plans a batch of edge-LLM handovers (ctHO, tHO, cHO), one ImpactHO backhaul "
                   "slot (impactho-slot, ea-slot, wta-slot, pf-slot), or fits an accuracy "
                   "sigmoid (--fit), and prints JSON.");
-        cmd.AddValue("scheme",
-                     "ctho | tho | cho | impactho-slot | ea-slot | wta-slot | pf-slot",
-                     scheme);
-        cmd.AddValue("ues", "ctHO: CSV file ue_id,handover_time_s,context_tokens", uesFile);
-        cmd.AddValue("users",
-                     "ImpactHO slot: CSV file user_id,context_tokens,received_fraction,M,k,tau",
-                     usersFile);
-        cmd.AddValue("slot", "ImpactHO slot length, s, in (0, 60]", slot);
-        cmd.AddValue("fallback", "ImpactHO admission fallback: eb | wta | none", fallback);
-        cmd.AddValue("calibration",
-                     "ImpactHO slot: take each user's utility from the Fast KVzip preset of its "
-                     "context (headline | joint); the users file then has no M,k,tau",
-                     calibration);
-        cmd.AddValue("fit", "Fit a sigmoid to a CSV file fraction,accuracy", fitFile);
-        cmd.AddValue("family",
-                     "Sigmoid family for --fit: algebraic | logistic | erf | arctan",
-                     family);
-        cmd.AddValue("model",
-                     "LLM preset (KV geometry); default qwen2.5-7b-instruct for ctHO, qwen3-8b "
-                     "for ImpactHO",
-                     model);
-        cmd.AddValue("kvBits", "KV precision q in bits: 16, 8 or 4", kvBits);
-        cmd.AddValue("backhaulGbps",
-                     "Backhaul rate, Gbit/s (1e9 bit/s), > 0; default 4.5 (ctHO), 20 (ImpactHO)",
-                     backhaulGbps);
-        cmd.AddValue("prefillA", "Prefill slope a, s/token, >= 0", prefillA);
-        cmd.AddValue("prefillB",
-                     "Prefill constant b, s, in [-3600, 3600] (p(L) is floored at 0)",
-                     prefillB);
-        cmd.AddValue("prefillC", "Prefill quadratic coefficient c, s/token^2, >= 0", prefillC);
-        cmd.AddValue("batchPeriod", "Batching period T_c, s, >= 0", batchPeriod);
+        addValue("scheme",
+                 "ctho | tho | cho | impactho-slot | ea-slot | wta-slot | pf-slot",
+                 scheme);
+        addValue("ues", "ctHO: CSV file ue_id,handover_time_s,context_tokens", uesFile);
+        addValue("users",
+                 "ImpactHO slot: CSV file user_id,context_tokens,received_fraction,M,k,tau",
+                 usersFile);
+        addValue("slot", "ImpactHO slot length, s, in (0, 60]", slot);
+        addValue("fallback", "ImpactHO admission fallback: eb | wta | none", fallback);
+        addValue("calibration",
+                 "ImpactHO slot: take each user's utility from the Fast KVzip preset of its "
+                 "context (headline | joint); the users file then has no M,k,tau",
+                 calibration);
+        addValue("fit", "Fit a sigmoid to a CSV file fraction,accuracy", fitFile);
+        addValue("family", "Sigmoid family for --fit: algebraic | logistic | erf | arctan", family);
+        addValue("model",
+                 "LLM preset (KV geometry); default qwen2.5-7b-instruct for ctHO, qwen3-8b "
+                 "for ImpactHO",
+                 model);
+        addValue("kvBits", "KV precision q in bits: 16, 8 or 4", kvBits);
+        addValue("backhaulGbps",
+                 "Backhaul rate, Gbit/s (1e9 bit/s), > 0; default 4.5 (ctHO), 20 (ImpactHO)",
+                 backhaulGbps);
+        addValue("prefillA", "Prefill slope a, s/token, >= 0", prefillA);
+        addValue("prefillB",
+                 "Prefill constant b, s, in [-3600, 3600] (p(L) is floored at 0)",
+                 prefillB);
+        addValue("prefillC", "Prefill quadratic coefficient c, s/token^2, >= 0", prefillC);
+        addValue("batchPeriod", "Batching period T_c, s, >= 0", batchPeriod);
         cmd.Parse(argc, argv);
 
         const bool slotScheme = scheme == "impactho-slot" || scheme == "ea-slot" ||
@@ -420,6 +432,12 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
                                   "is for the slot schemes only (impactho-slot, ea-slot, "
                                   "wta-slot, pf-slot)");
             }
+        }
+        if (slotScheme && scheme != "impactho-slot" && given("fallback"))
+        {
+            throw OptionError("fallback",
+                              "is ImpactHO's admission fallback; for impactho-slot only (" +
+                                  scheme + " has no admission)");
         }
         for (const char* name : {"prefillA", "prefillB", "prefillC", "batchPeriod"})
         {

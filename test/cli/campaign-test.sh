@@ -160,6 +160,7 @@ bad "no program" "s|\"$tmp/fake\"|\"no-such-program\"|" '"program": '"'"'no-such
 bad "RngRun swept" 's/"x": \[1, 2\]/"RngRun": [1, 2]/' "option 'RngRun' is set twice or is set by the campaign itself"
 bad "empty sweep" 's/"x": \[1, 2\]/"x": []/' '"sweep"."x": no values'
 bad "range step" 's/"x": \[1, 2\]/"x": {"from": 1, "to": 2, "step": 0}/' '"step" must be a number > 0'
+bad "no merge files" 's/"files": \["m.csv"\]/"files": []/' '"merge"."files": must list at least one CSV file'
 bad "perRun" 's/"mean", "max"/"mean", "median"/' "'median': each must be one of mean, max, min, sum"
 "$campaign" "$tmp/c.json" --jobs 0 >"$tmp/ob" 2>"$tmp/eb"
 check "--jobs 0: exit 2 naming the range" grep -qF "error: --jobs: must be an integer in [1, 4096], got '0'" "$tmp/eb"
@@ -169,6 +170,29 @@ sed 's/"x": \[1, 2\]/"x": {"from": 1, "to": 2, "step": 0.5}/' "$tmp/c.json" >"$t
 "$campaign" "$tmp/r.json" --dry-run --outputDir="$tmp/range" >"$tmp/o9" 2>&1
 check "range: 3 points x 3 runs" grep -q "^0 of 9 runs already done; would run 9:$" "$tmp/o9"
 check "range: x = 1.5" grep -q -- "--x=1.5 --RngRun=1" "$tmp/o9"
+
+# 9. A second invocation while the first still runs the campaign is refused (exit 1, the
+# lock named) instead of starting the same runs again in the same folders.
+cat >"$tmp/slow" <<EOF
+#!/bin/bash
+for i in \$(seq 50); do [ -e "$tmp/hold" ] || break; sleep 0.1; done
+exec "$tmp/fake" "\$@"
+EOF
+chmod +x "$tmp/slow"
+sed "s|\"$tmp/fake\"|\"$tmp/slow\"|" "$tmp/c.json" >"$tmp/slow.json"
+touch "$tmp/hold"
+"$campaign" "$tmp/slow.json" --jobs 1 --outputDir="$tmp/lock" >"$tmp/o10" 2>"$tmp/e10" &
+first=$!
+for i in $(seq 100); do [ -e "$tmp/lock/runs/p000/run-1/command.txt" ] && break; sleep 0.1; done
+"$campaign" "$tmp/slow.json" --jobs 1 --outputDir="$tmp/lock" >"$tmp/o11" 2>"$tmp/e11"
+code=$?
+check "second invocation refused while the first runs (exit $code: $(cat "$tmp/e11"))" \
+  [ $code -eq 1 ]
+check "second invocation names the lock" grep -qF "$tmp/lock/.lock is locked" "$tmp/e11"
+rm -f "$tmp/hold"
+wait $first
+code=$?
+check "the first invocation still completes (exit $code: $(tail -1 "$tmp/e10"))" [ $code -eq 0 ]
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

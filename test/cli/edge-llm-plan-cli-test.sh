@@ -44,5 +44,20 @@ if [ $code -ne 2 ] || [ -s "$tmp/out" ] || ! grep -q "^error: .*none.csv: cannot
   echo "FAIL missing file: exit $code"; cat "$tmp/err"; fail=1
 fi
 
+# A file name with a blank is taken whole (ns-3.37's CommandLine cut it at the blank).
+cp "$data/four-ues.csv" "$tmp/four ues.csv"
+"$plan" --scheme=ctho "--ues=$tmp/four ues.csv" >"$tmp/out" 2>"$tmp/err"
+code=$?
+if [ $code -ne 0 ] || ! grep -q '"prefill_length"' "$tmp/out"; then
+  echo "FAIL --ues with a blank in the path: exit $code"; cat "$tmp/err"; fail=1
+fi
+# --fallback is ImpactHO's admission fallback: refused, not ignored, for ea-slot.
+printf 'user_id,context_tokens,received_fraction\n1,16384,0.01\n' >"$tmp/one.csv"
+"$plan" --scheme=ea-slot --users="$tmp/one.csv" --calibration=headline --fallback=none \
+  >"$tmp/out" 2>"$tmp/err"
+if [ $? -ne 2 ] || [ -s "$tmp/out" ] || ! grep -q "^error: --fallback: .*impactho-slot only" "$tmp/err"; then
+  echo "FAIL --fallback with ea-slot accepted"; cat "$tmp/out" "$tmp/err"; fail=1
+fi
+
 if [ $fail -eq 0 ]; then echo "3 passed, 0 failed"; else echo "0 passed, 1 failed"; fi
 exit $fail
