@@ -1729,6 +1729,19 @@ SubmitSlurm(const Campaign& c,
             const std::vector<std::size_t>& todo,
             bool dryRun)
 {
+    // #SBATCH lines are split at blanks by sbatch: a folder with a blank or a quote would be
+    // cut short there, and the runs' logs would land elsewhere.
+    for (const auto& [what, path] :
+         {std::pair<std::string, std::string>{"--outputDir", c.outputDir},
+          {"the working folder", fs::current_path().string()}})
+    {
+        if (path.find_first_of(" \t'\"") != std::string::npos)
+        {
+            throw InputError("--slurm: " + what + " '" + path +
+                             "' holds a blank or a quote, which #SBATCH lines cannot carry; "
+                             "use a path without them");
+        }
+    }
     // The submission's folder: slurm/submit-N (N = 1 + the submissions before it).
     uint32_t n = 1;
     while (fs::exists(c.outputDir + "/slurm/submit-" + std::to_string(n)))

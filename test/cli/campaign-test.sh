@@ -135,6 +135,12 @@ for want in "0 of 6 runs already done; would submit 6" "#SBATCH --array=0-5%4" \
   check "slurm dry run shows '$want'" grep -qF -- "$want" "$tmp/o7"
 done
 check "slurm dry run writes nothing" [ ! -e "$tmp/fresh" ]
+# A blank in the output folder would cut the #SBATCH lines short: refused, nothing written.
+"$campaign" "$tmp/c.json" --slurm --dry-run --outputDir="$tmp/with blank" >"$tmp/o7b" 2>&1
+code=$?
+check "slurm: blank in --outputDir exits 2 (got $code)" [ $code -eq 2 ]
+check "slurm: blank in --outputDir named" grep -qF -- "--slurm: --outputDir '$tmp/with blank' holds a blank" "$tmp/o7b"
+check "slurm: blank in --outputDir writes nothing" [ ! -e "$tmp/with blank" ]
 
 # 6. --task runs one line of a run list, as a Slurm array task does.
 printf '%s\n' "$tmp/out/runs/p000/run-2" >"$tmp/list"
