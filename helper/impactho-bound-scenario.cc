@@ -101,6 +101,13 @@ ImpactHoBoundScenario::Figure(uint32_t runs,
             v["envelope_seconds"].push_back(s.envelope.seconds);
             v["proven_optimal"].push_back(s.milp.provenOptimal ? 1 : 0);
         }
+        if (v.empty())
+        {
+            // No run of this rho had a handover: nothing to compare, no point to plot.
+            table << std::setprecision(0) << std::setw(3) << rhos[p]
+                  << "      0  (no run had a handover: no point)\n";
+            continue;
+        }
         std::map<std::string, SampleSummary> m;
         for (const auto& [name, samples] : v)
         {

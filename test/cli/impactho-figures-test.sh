@@ -71,6 +71,13 @@ expect2 "--fit applies to --figure=calibrate only" \
   "$bin/impactho-figures" --figure=3a --fit=1 --outputDir="$tmp"
 expect2 "--simTime does not apply to --figure=table2" \
   "$bin/impactho-figures" --figure=table2 --simTime=5 --outputDir="$tmp"
+# Bound: a rho whose runs all lack handovers (2 runs of 2 s; run 1 and 2 draw none at rho
+# = 1) is said to have no point, not printed or plotted as 0 %.
+"$bin/impactho-figures" --figure=bound --runs=2 --simTime=2 --outputDir="$tmp" >"$tmp/bout" 2>"$tmp/berr" ||
+  { echo "FAIL: bound exit: $(head -c 300 "$tmp/berr")"; fail=$((fail + 1)); }
+check "bound: rho 1 without handovers says so" grep -q "^  1      0  (no run had a handover: no point)$" "$tmp/bout"
+check "bound: no rho 1 rows in the CSV" bash -c '! grep -q "^1," "$1"' _ "$tmp/figbound.csv"
+check "bound: title names the utility" grep -q "utility headline" "$tmp/figbound.plt"
 if [ $fail -ne 0 ]; then
   echo "$fail failure(s)"
   exit 1
