@@ -35,7 +35,8 @@ RoadUeDraw::Validate() const
     require(startMin >= 0 && startMin <= startMax && startMax < boundary,
             "start positions need 0 <= startMin <= startMax < boundary (m)");
     require(contextMin >= 1 && contextMin <= contextMax && contextMax <= 10000000,
-            "contexts need 1 <= contextMin <= contextMax <= 1e7 (tokens)");
+            "contexts need 1 <= contextMin <= contextMax <= 1e7 (tokens), got contextMin = " +
+                std::to_string(contextMin) + ", contextMax = " + std::to_string(contextMax));
 }
 
 std::vector<CtHoUe>
