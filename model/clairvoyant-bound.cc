@@ -287,6 +287,41 @@ WallSeconds(std::chrono::steady_clock::time_point t0)
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
 
+/**
+ * The transfer columns of user i, shared by the MILP and the envelope LP (both bound the
+ * same feasible set): f_{i,m} in [0, min(1, B dt / L_i)], the fraction of its cache sent in
+ * each slot m of its window, entered in that slot's budget row (sum_i L_i f_{i,m} <= B dt,
+ * scaled by B dt; added on a slot's first use) and in the user's cache row \p cap
+ * (sum_m f_{i,m} <= 1: no more is sent than the cache). None when the budget is 0.
+ */
+std::vector<SentColumn>
+AddTransferColumns(LinearModel& m,
+                   std::map<uint64_t, int>& slotRow,
+                   const ClairvoyantInstance& inst,
+                   std::size_t i,
+                   int cap)
+{
+    std::vector<SentColumn> sent;
+    if (!(inst.budgetBits > 0))
+    {
+        return sent;
+    }
+    const double bits = inst.users[i].cacheBits;
+    for (const auto& [slot, share] : inst.Slots(i))
+    {
+        auto row = slotRow.find(slot);
+        if (row == slotRow.end())
+        {
+            row = slotRow.emplace(slot, m.AddRow(-1e30, 1.0)).first;
+        }
+        const int f = m.AddCol(0, std::min(1.0, inst.budgetBits / bits), 0);
+        m.Set(row->second, f, bits / inst.budgetBits);
+        m.Set(cap, f, 1.0);
+        sent.push_back({f, row->second, share});
+    }
+    return sent;
+}
+
 } // namespace
 
 void
@@ -545,21 +580,10 @@ ImpactHoClairvoyantBound::SolveMilp(const ClairvoyantInstance& inst) const
         // y_i = sum_m s_m f_m = sum_s delta_s; sum_m f_m <= 1 (no more sent than the cache)
         const int link = m.AddRow(0, 0);
         const int cap = m.AddRow(-1e30, 1.0);
-        if (inst.budgetBits > 0)
+        sent[i] = AddTransferColumns(m, slotRow, inst, i, cap);
+        for (const SentColumn& c : sent[i])
         {
-            for (const auto& [slot, share] : inst.Slots(i))
-            {
-                auto row = slotRow.find(slot);
-                if (row == slotRow.end())
-                {
-                    row = slotRow.emplace(slot, m.AddRow(-1e30, 1.0)).first;
-                }
-                const int f = m.AddCol(0, std::min(1.0, inst.budgetBits / u.cacheBits), 0);
-                m.Set(row->second, f, u.cacheBits / inst.budgetBits); // budget row / (B dt)
-                m.Set(link, f, share);
-                m.Set(cap, f, 1.0);
-                sent[i].push_back({f, row->second, share});
-            }
+            m.Set(link, c.col, c.share);
         }
         for (std::size_t s = 0; s < p.slopes.size(); ++s)
         {
@@ -684,24 +708,13 @@ ImpactHoClairvoyantBound::SolveEnvelope(const ClairvoyantInstance& inst) const
             m.Set(row, w, 1.0);
             tangentRows.push_back(row);
         }
-        const int cap = m.AddRow(-1e30, 1.0);
-        if (inst.budgetBits > 0)
+        const int cap = m.AddRow(-1e30, 1.0); // sent <= cache (so y_i <= 1 too)
+        sent[i] = AddTransferColumns(m, slotRow, inst, i, cap);
+        for (const SentColumn& c : sent[i])
         {
-            for (const auto& [slot, share] : inst.Slots(i))
+            for (std::size_t j = 0; j < tangentRows.size(); ++j)
             {
-                auto row = slotRow.find(slot);
-                if (row == slotRow.end())
-                {
-                    row = slotRow.emplace(slot, m.AddRow(-1e30, 1.0)).first;
-                }
-                const int f = m.AddCol(0, std::min(1.0, inst.budgetBits / u.cacheBits), 0);
-                m.Set(row->second, f, u.cacheBits / inst.budgetBits);
-                m.Set(cap, f, 1.0); // sent <= cache (so y_i <= 1 too)
-                for (std::size_t j = 0; j < tangentRows.size(); ++j)
-                {
-                    m.Set(tangentRows[j], f, -it->second[j].second * share);
-                }
-                sent[i].push_back({f, row->second, share});
+                m.Set(tangentRows[j], c.col, -it->second[j].second * c.share);
             }
         }
     }
