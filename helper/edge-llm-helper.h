@@ -8,6 +8,7 @@
 
 #include "ns3/application-container.h"
 #include "ns3/command-line.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-ue-app.h"
 #include "ns3/ipv4-address.h"
@@ -323,16 +324,7 @@ class ProgramOptions
     {
         if constexpr (std::is_same_v<T, std::string>)
         {
-            // ns-3.37's CommandLine reads a string with operator>>, which stops at the
-            // first blank: --outputDir='a b/c' would silently become "a". Take it whole.
-            std::string* dest = &value;
-            m_cmd.AddValue(name,
-                           help,
-                           Callback<bool, std::string>([dest](std::string v) {
-                               *dest = v;
-                               return true;
-                           }),
-                           value);
+            compat::AddStringValue(m_cmd, name, help, value);
         }
         else
         {

@@ -9,6 +9,7 @@
 #include "ns3/accuracy-utility.h"
 #include "ns3/command-line.h"
 #include "ns3/ctho-scheduler.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/prefill-time-model.h"
 #include "ns3/slot-allocator.h"
@@ -348,19 +349,11 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
                           "prefillC",
                           "batchPeriod"});
         CommandLine cmd("edge-llm-plan");
-        // Every option is a string, checked below. ns-3.37's CommandLine reads a string
-        // with operator>>, which stops at the first blank (--users='my users.csv' would
-        // open 'my'): take the whole value.
+        // Every option is a string, checked below, and taken whole (a file name may
+        // hold a blank).
         const auto addValue =
             [&cmd](const std::string& name, const std::string& help, std::string& value) {
-                std::string* dest = &value;
-                cmd.AddValue(name,
-                             help,
-                             Callback<bool, std::string>([dest](std::string v) {
-                                 *dest = v;
-                                 return true;
-                             }),
-                             value);
+                compat::AddStringValue(cmd, name, help, value);
             };
         cmd.Usage("Plans a batch of edge-LLM handovers (ctHO, tHO, cHO), one ImpactHO backhaul "
                   "slot (impactho-slot, ea-slot, wta-slot, pf-slot), or fits an accuracy "

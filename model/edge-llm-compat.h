@@ -29,6 +29,10 @@
  *   compat::ScheduleNow(lambda).
  * - ns-3.36: Callback::Bind binds any number of leading arguments; before, Bind bound
  *   one, TwoBind two, ThreeBind three. Use compat::Bind(callback, args...).
+ * - ns-3.38: the callback CommandLine::AddValue(name, help, callback, default) takes became
+ *   Callback<bool, const std::string&> (before: Callback<bool, std::string>). Use
+ *   compat::AddStringValue(cmd, name, help, value), which also takes the value whole: every
+ *   release reads a std::string option with operator>>, which stops at the first blank.
  * - ns-3.41: MakeEnumAccessor needs the enum type, MakeEnumAccessor<T>(&C::m_x)
  *   (EnumValue became EnumValue<T>). Use compat::MakeEnumAccessor<T>(&C::m_x).
  * - ns-3.42: EventId::IsRunning() became IsPending() (IsRunning is gone in 3.46).
@@ -55,6 +59,7 @@
 
 #include "ns3/attribute.h"
 #include "ns3/callback.h"
+#include "ns3/command-line.h"
 #include "ns3/enum.h"
 #include "ns3/event-id.h"
 #include "ns3/event-impl.h"
@@ -65,6 +70,7 @@
 #if EDGE_LLM_NS3_VERSION < 3036
 #include <memory>
 #endif
+#include <string>
 #include <utility>
 
 #if EDGE_LLM_NS3_VERSION >= 3037
@@ -287,6 +293,38 @@ ScheduleNow(F f)
 #else
     return Simulator::ScheduleNow(Ptr<EventImpl>(Create<CallableEvent<F>>(std::move(f))));
 #endif
+}
+
+/**
+ * \ingroup edge-llm
+ * \brief CommandLine::AddValue for a std::string option, taken whole: `--outputDir='a b/c'`
+ *        sets "a b/c" (CommandLine's own AddValue(name, help, std::string&) reads with
+ *        operator>> and would keep "a", in every release).
+ * \param [in,out] cmd the program's CommandLine
+ * \param [in] name option name, without dashes
+ * \param [in] help help text
+ * \param [in,out] value the variable the option sets; its value on entry is the default
+ *        --PrintHelp shows. It must outlive cmd.Parse().
+ */
+inline void
+AddStringValue(CommandLine& cmd,
+               const std::string& name,
+               const std::string& help,
+               std::string& value)
+{
+    std::string* dest = &value;
+#if EDGE_LLM_NS3_VERSION >= 3038
+    using Arg = const std::string&;
+#else
+    using Arg = std::string;
+#endif
+    cmd.AddValue(name,
+                 help,
+                 MakeCallback<bool, Arg>([dest](Arg v) {
+                     *dest = v;
+                     return true;
+                 }),
+                 value);
 }
 
 } // namespace compat
