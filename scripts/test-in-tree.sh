@@ -2,7 +2,7 @@
 # Builds the module inside an ns-3 source tree and runs its tests there, the way an ns-3 user
 # does (test.py), for one of the ns-3 versions the README's compatibility table lists.
 #
-#   bash scripts/test-in-tree.sh VERSION [SOURCE]
+#   bash scripts/test-in-tree.sh VERSION [SOURCE] [--compile-only]
 #
 #   VERSION  3.35      ns-3.35, waf (./waf configure; the module's wscript)
 #            3.46+nr   ns-3.46 with 5G-LENA nr v4.1.1 at contrib/nr (NR support on)
@@ -10,6 +10,10 @@
 #   SOURCE   where the release tarballs are (ns-3.X.tar.gz, nr-v4.1.1.tar.gz):
 #            default ${EDGE_LLM_THIRD_PARTY:-<repo>/../shared/third-party}; or "git" to clone
 #            the same tags from the upstream repositories (NS3_GIT_URL, NR_GIT_URL override).
+#   --compile-only  the compile gate: configure the tree (which generates ns-3's headers) and
+#            compile every translation unit of the module, its examples and tests, and the
+#            scratch/ user program, against that release, without building ns-3's libraries
+#            (minutes, also cold); ends "N passed, N failed" counting translation units.
 #
 # The extracted tree and its build stay in ${EDGE_LLM_CACHE:-~/.cache/edge-llm}/VERSION, with a
 # ccache in ${EDGE_LLM_CACHE}/ccache: a second run rebuilds only what changed (an extracted
@@ -31,10 +35,19 @@ usage() {
   sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//' >&2
   exit 2
 }
-[ $# -ge 1 ] || usage "VERSION is missing: one of 3.35, 3.46+nr, 3.48"
-[ $# -le 2 ] || usage "too many arguments (VERSION [SOURCE])"
-version=$1
-source=${2:-${EDGE_LLM_THIRD_PARTY:-}}
+compile_only=0
+args=()
+for a in "$@"; do
+  case "$a" in
+    --compile-only) compile_only=1 ;;
+    -*) usage "unknown option '$a' (the only option is --compile-only)" ;;
+    *) args+=("$a") ;;
+  esac
+done
+[ ${#args[@]} -ge 1 ] || usage "VERSION is missing: one of 3.35, 3.46+nr, 3.48"
+[ ${#args[@]} -le 2 ] || usage "too many arguments (VERSION [SOURCE] [--compile-only])"
+version=${args[0]}
+source=${args[1]:-${EDGE_LLM_THIRD_PARTY:-}}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 [ -n "$source" ] || source="$repo/../shared/third-party"
 cache=${EDGE_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/edge-llm}
@@ -133,35 +146,87 @@ if [ "$build" = cmake ]; then
   configure=(./ns3 configure -G Ninja --build-profile=release --enable-asserts --enable-logs
     --enable-examples --enable-tests --filter-module-examples-and-tests=edge-llm
     "--enable-modules=$enabled" -- -DEDGE_LLM_WERROR=ON)
-  if [ "$(cat "$cache/$version/configured" 2>/dev/null)" != "${configure[*]}" ]; then
-    say "configuring: ${configure[*]}"
-    "${configure[@]}" >"$cache/$version/configure.log" 2>&1 \
-      || { tail -30 "$cache/$version/configure.log"; exit 1; }
-    echo "${configure[*]}" >"$cache/$version/configured"
-  fi
-  grep -h "edge-llm:" "$cache/$version/configure.log" | sort -u || true
-  say "building (log: $log)"
-  if ! ./ns3 build -j "$jobs" >"$log" 2>&1; then
-    grep -E "error|Error" "$log" | head -40
-    echo "0 passed, 1 failed"
-    exit 1
-  fi
+  env=()
 else
   configure=(./waf configure --build-profile=optimized --disable-werror --disable-python
     --enable-examples --enable-tests "--enable-modules=edge-llm,${modules//;/,}")
-  if [ "$(cat "$cache/$version/configured" 2>/dev/null)" != "${configure[*]}" ]; then
-    say "configuring: CXX='ccache g++' ${configure[*]}"
-    CXX="ccache g++" "${configure[@]}" >"$cache/$version/configure.log" 2>&1 \
-      || { tail -30 "$cache/$version/configure.log"; exit 1; }
-    echo "${configure[*]}" >"$cache/$version/configured"
-  fi
-  say "building (log: $log)"
-  if ! ./waf build -j"$jobs" >"$log" 2>&1; then
-    grep -E "error|Error" "$log" | head -40
-    echo "0 passed, 1 failed"
-    exit 1
-  fi
+  env=(env "CXX=ccache g++")
 fi
+if [ "$(cat "$cache/$version/configured" 2>/dev/null)" != "${configure[*]}" ]; then
+  say "configuring: ${env[*]:1} ${configure[*]}"
+  rm -f "$cache/$version/built"
+  "${env[@]}" "${configure[@]}" >"$cache/$version/configure.log" 2>&1 \
+    || { tail -30 "$cache/$version/configure.log"; exit 1; }
+  echo "${configure[*]}" >"$cache/$version/configured"
+fi
+grep -h "edge-llm:" "$cache/$version/configure.log" | sort -u || true
+
+if [ "$compile_only" = 1 ]; then
+  # The compile gate: ns-3's public headers exist once the tree is configured (CMake writes
+  # stubs for them; waf copies them, which `waf step` does without building anything else);
+  # then every object file of contrib/edge-llm and of the scratch/ user program is compiled,
+  # all of them even after a failure (ninja -k 0; waf step runs each task).
+  log="$cache/$version/compile-only.log"
+  if [ "$build" = cmake ]; then
+    mapfile -t units < <(cd cmake-cache && ninja -t targets all \
+      | sed -nE 's#^((contrib/edge-llm|scratch)/[^:]*edge-llm[^:]*\.o|contrib/edge-llm/[^:]*\.o):.*#\1#p' | sort -u)
+  else
+    say "writing ns-3's headers (waf step)"
+    python3 waf step "--files=out:^.*/build/ns3/[^/]*\.h\$" >"$cache/$version/headers.log" 2>&1 \
+      || { tail -30 "$cache/$version/headers.log"; exit 1; }
+    # The module's translation units as its wscripts list them (what waf builds).
+    mapfile -t units < <(python3 - <<'PY'
+import re, runpy
+w = runpy.run_path('contrib/edge-llm/wscript')
+examples = re.findall(r"\.source = '([^']+)'", open('contrib/edge-llm/examples/wscript').read())
+for s in w['MODULE_SOURCES'] + w['TEST_SOURCES'] + ['examples/' + e for e in examples]:
+    print('contrib/edge-llm/' + s)
+print('scratch/edge-llm-user-program.cc')
+PY
+    )
+  fi
+  [ ${#units[@]} -gt 0 ] || { say "no translation units of edge-llm found"; echo "0 passed, 1 failed"; exit 1; }
+  say "compile gate: ${#units[@]} translation units against ns-$ns3${nr:+ + nr $nr} (log: $log)"
+  if [ "$build" = cmake ]; then
+    (cd cmake-cache && ninja -k 0 -j "$jobs" "${units[@]}") >"$log" 2>&1 || true
+    failed_units=$(grep -cE '^FAILED: ' "$log" || true)
+    grep -E '^FAILED: |error:' "$log" | head -40 || true
+  else
+    # waf step runs the tasks whose inputs match, one after the other: $jobs of them at once,
+    # each with its share of the units (waf step stores no build state, so they do not mix).
+    : >"$log"
+    for ((j = 0; j < jobs; j++)); do
+      patterns=()
+      for ((i = j; i < ${#units[@]}; i += jobs)); do
+        patterns+=("in:^.*/${units[i]//./\\.}\$")
+      done
+      [ ${#patterns[@]} -gt 0 ] || continue
+      (IFS=,; python3 waf step "--files=${patterns[*]}" >"$log.$j" 2>&1) &
+    done
+    wait || true
+    cat "$log".* >>"$log" && rm -f "$log".*
+    done_units=$(grep -cE ' -> exit 0$' "$log" || true)
+    failed_units=$((${#units[@]} - done_units))
+    grep -E 'error:|-> exit [1-9]' "$log" | head -40 || true
+  fi
+  say "compile gate took $(($(date +%s) - start)) s"
+  echo "$((${#units[@]} - failed_units)) passed, $failed_units failed"
+  [ "$failed_units" -eq 0 ]
+  exit
+fi
+
+say "building (log: $log)"
+if [ "$build" = cmake ]; then
+  build_cmd=(./ns3 build -j "$jobs")
+else
+  build_cmd=(./waf build "-j$jobs")
+fi
+if ! "${build_cmd[@]}" >"$log" 2>&1; then
+  grep -E "error|Error" "$log" | head -40
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+touch "$cache/$version/built"
 say "build took $(($(date +%s) - start)) s"
 
 passed=0 failed=0
