@@ -176,10 +176,6 @@ EdgeLlmBackhaul::Validate() const
     {
         throw std::invalid_argument("LinkMtu must be in [576, 65535] bytes");
     }
-    if (!m_queueDisc.empty())
-    {
-        RequireTypeId("QueueDisc", m_queueDisc, "ns3::QueueDisc");
-    }
     if (m_topology == "File")
     {
         if (m_topologyFormat != "Inet" && m_topologyFormat != "Orbis" &&
@@ -579,6 +575,51 @@ EdgeLlmBackhaul::RegisterX2(Ptr<EdgeLlmRan> ran)
 }
 
 void
+EdgeLlmBackhaul::CheckQueueDisc(const std::string& field, const std::string& typeName, bool kvBand)
+{
+    if (typeName.empty())
+    {
+        return;
+    }
+    // Why a queue disc cannot serve here ("" if it can).
+    const auto refusal = [kvBand](const std::string& name) -> std::string {
+        if (name == "ns3::MqQueueDisc")
+        {
+            return "cannot serve a backhaul link: it spreads a multi-queue device's root over "
+                   "its queues, and a point-to-point device has one queue";
+        }
+        if (kvBand && name == "ns3::TbfQueueDisc")
+        {
+            return "cannot be the KV band (a child of the X2 priority queue disc): its "
+                   "token-bucket wake-up would run the child alone, which has no device to "
+                   "send to (it serves as the root, with X2SignallingPriority false)";
+        }
+        return "";
+    };
+    const TypeId base = TypeId::LookupByName("ns3::QueueDisc");
+    TypeId tid;
+    const bool known = TypeId::LookupByNameFailSafe(typeName, &tid) && tid != base &&
+                       tid.IsChildOf(base) && tid.HasConstructor();
+    if (known && refusal(tid.GetName()).empty())
+    {
+        return;
+    }
+    std::string valid;
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId t = TypeId::GetRegistered(i);
+        if (t != base && t.IsChildOf(base) && t.HasConstructor() && refusal(t.GetName()).empty())
+        {
+            valid += (valid.empty() ? "" : ", ") + t.GetName();
+        }
+    }
+    throw std::invalid_argument(field + ": " +
+                                (known ? tid.GetName() + " " + refusal(tid.GetName())
+                                       : "'" + typeName + "' is no ns3::QueueDisc") +
+                                "; valid: " + valid);
+}
+
+void
 EdgeLlmBackhaul::InstallQueueDiscs(bool signallingPriority)
 {
     for (Link& link : m_links)
@@ -618,6 +659,9 @@ EdgeLlmBackhaul::Install(NodeContainer bsNodes, Ptr<EdgeLlmRan> ran)
 {
     NS_ABORT_MSG_IF(m_installed, "EdgeLlmBackhaul::Install: already installed");
     Validate();
+    CheckQueueDisc("QueueDisc",
+                   m_queueDisc,
+                   ran ? ran->GetX2SignallingPriority() : m_signallingPriority);
     if (bsNodes.GetN() < 2 || bsNodes.GetN() > 254)
     {
         throw std::invalid_argument("EdgeLlmBackhaul: the sites must number 2 ... 254, got " +

@@ -111,6 +111,23 @@ class EdgeLlmBackhaul : public Object
     void Validate() const;
 
     /**
+     * \brief Check a queue disc for the backhaul's devices: a registered ns3::QueueDisc
+     *        subclass that can serve there. Refused by name: MqQueueDisc (it only spreads a
+     *        multi-queue device's root over its queues, and a point-to-point device has one
+     *        queue); in the KV band (the child of the X2 priority root, \p kvBand),
+     *        TbfQueueDisc (a child's token-bucket wake-up runs the child alone, which has no
+     *        device to send to; as the root it shapes the link and works). Every other
+     *        queue disc of ns-3 (FIFO, pfifo_fast, RED/ARED, CoDel, CoBALT, PIE, FqCoDel,
+     *        FqCobalt, FqPie, Prio) serves, as root and as the KV band.
+     * \param field the option or attribute that holds it, for the message
+     * \param typeName the QueueDisc TypeId name; "" (the default disc) passes
+     * \param kvBand true if it becomes the KV band's child of the X2 priority root, false
+     *        if the device's root
+     * \throws std::invalid_argument naming \p field, the type, why, and the valid types
+     */
+    static void CheckQueueDisc(const std::string& field, const std::string& typeName, bool kvBand);
+
+    /**
      * \brief Build the backhaul between \p bsNodes (the sites, which must have an Internet
      *        stack unless \p ran is null, when one is installed if missing).
      * \param bsNodes the sites, >= 2 (>= 3 for Ring), at most 254

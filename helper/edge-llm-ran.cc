@@ -7,7 +7,9 @@
 
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
+#include "ns3/fq-cobalt-queue-disc.h"
 #include "ns3/fq-codel-queue-disc.h"
+#include "ns3/fq-pie-queue-disc.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -36,6 +38,27 @@ namespace ns3
 {
 
 NS_LOG_COMPONENT_DEFINE("EdgeLlmRan");
+
+namespace
+{
+
+/**
+ * Give \p disc the quantum \p mtu if it is a \p Fq (a flow-queue disc: FqCoDel, FqCobalt,
+ * FqPie; none has the quantum as an attribute) whose quantum is still unset (0).
+ */
+template <typename Fq>
+void
+SetQuantumIfUnset(Ptr<QueueDisc> disc, uint32_t mtu)
+{
+    Ptr<Fq> fq = DynamicCast<Fq>(disc);
+    if (fq && fq->GetQuantum() == 0)
+    {
+        fq->SetQuantum(mtu);
+    }
+}
+
+} // namespace
+
 NS_OBJECT_ENSURE_REGISTERED(EdgeLlmRan);
 NS_OBJECT_ENSURE_REGISTERED(EdgeLlmX2PacketFilter);
 
@@ -397,14 +420,14 @@ EdgeLlmRan::InstallX2QueueDisc(Ptr<PointToPointNetDevice> dev, const std::string
     prio.AddChildQueueDisc(handle, classes[1], "ns3::FifoQueueDisc");
     prio.AddChildQueueDisc(handle, classes[2], kvQueueDisc);
     Ptr<QueueDisc> root = prio.Install(dev).Get(0);
-    // FqCoDel takes its quantum from the device's MTU only as a root; as a child it
-    // would keep 0 and spin for ever in its dequeue. Give it the MTU.
+    // The flow-queue discs (FqCoDel, FqCobalt, FqPie) take their DRR quantum from the
+    // device's MTU only as a root. As a child it stays 0: their CheckConfig refuses that
+    // with an NS_ASSERT, which a release build of ns-3 (Debian's) compiles out, and then no
+    // flow ever earns credit and their dequeue spins for ever. Give them the MTU.
     Ptr<QueueDisc> kv = root->GetQueueDiscClass(EdgeLlmX2PacketFilter::BAND_BULK)->GetQueueDisc();
-    Ptr<FqCoDelQueueDisc> fq = DynamicCast<FqCoDelQueueDisc>(kv);
-    if (fq && fq->GetQuantum() == 0)
-    {
-        fq->SetQuantum(dev->GetMtu());
-    }
+    SetQuantumIfUnset<FqCoDelQueueDisc>(kv, dev->GetMtu());
+    SetQuantumIfUnset<FqCobaltQueueDisc>(kv, dev->GetMtu());
+    SetQuantumIfUnset<FqPieQueueDisc>(kv, dev->GetMtu());
     return root;
 }
 

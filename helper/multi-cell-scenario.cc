@@ -151,10 +151,9 @@ MultiCellConfig::Validate() const
             "backhaul ring needs numSites >= 3, got " + std::to_string(numSites));
     Require(backhaul == "mesh" || ran == "lte",
             "backhaul " + backhaul + " needs ran lte (NR registers Xn over a mesh only)");
-    if (!queueDisc.empty())
-    {
-        RequireTypeId("queueDisc", queueDisc, "ns3::QueueDisc");
-    }
+    // The engine's backhaul runs under EdgeLlmRan's X2 priority root (X2SignallingPriority,
+    // default true): the disc becomes the KV band's.
+    EdgeLlmBackhaul::CheckQueueDisc("queueDisc", queueDisc, true);
     Require(std::isfinite(backhaulGbps) && backhaulGbps > 0 && backhaulGbps <= 1000,
             "backhaulGbps must be in (0, 1000] Gbit/s, got " + Number(backhaulGbps));
     Require(!backhaulDelay.IsStrictlyNegative() && backhaulDelay <= Seconds(1),

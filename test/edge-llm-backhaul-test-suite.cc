@@ -1,7 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
@@ -19,6 +21,7 @@
 #include "ns3/test.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
@@ -388,6 +391,148 @@ class QueueDiscTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Every queue disc ns-3 registers (found in the TypeId registry, so a release that
+ *        adds one is covered) either carries a handover's KV bytes in the KV band of a
+ *        3-site star or is refused by CheckQueueDisc before anything is built. Refused,
+ *        by ns-3's design: MqQueueDisc everywhere (a point-to-point device has one queue)
+ *        and TbfQueueDisc as a child (its wake-up runs the child alone); TBF works as the
+ *        root. A served disc must restore the session no sooner than the physics allows
+ *        (S x 8 / R + 2 x 100 us) and within the run. FqCobalt and FqPie spun for ever in
+ *        their dequeue as children before the quantum fix: their quantum stayed 0, which
+ *        their CheckConfig refuses only by an NS_ASSERT (compiled out in release builds).
+ */
+class EveryQueueDiscTestCase : public TestCase
+{
+  public:
+    EveryQueueDiscTestCase()
+        : TestCase("every queue disc of ns-3 serves the KV band or is refused by name")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const TypeId base = TypeId::LookupByName("ns3::QueueDisc");
+        std::vector<std::string> served;
+        std::vector<std::string> refused;
+        for (uint32_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+        {
+            const TypeId t = TypeId::GetRegistered(i);
+            if (t == base || !t.IsChildOf(base) || !t.HasConstructor())
+            {
+                continue;
+            }
+            const std::string name = t.GetName();
+            const bool refuse = name == "ns3::MqQueueDisc" || name == "ns3::TbfQueueDisc";
+            std::string error;
+            try
+            {
+                EdgeLlmBackhaul::CheckQueueDisc("QueueDisc", name, true);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                error = e.what();
+            }
+            NS_TEST_EXPECT_MSG_EQ(!error.empty(), refuse, name + ": refused iff Mq or TBF");
+            if (refuse)
+            {
+                NS_TEST_EXPECT_MSG_EQ(error.rfind("QueueDisc: " + name, 0),
+                                      0u,
+                                      "the message names the field and the type: " + error);
+                const bool listsValid = error.find("ns3::FifoQueueDisc") != std::string::npos &&
+                                        error.find(name, 12) == std::string::npos;
+                NS_TEST_EXPECT_MSG_EQ(listsValid,
+                                      true,
+                                      "it lists the valid discs, not this one: " + error);
+                // Install refuses it too, before building a link.
+                Ptr<EdgeLlmBackhaul> b = Make("Star");
+                b->SetAttribute("QueueDisc", StringValue(name));
+                NodeContainer nodes;
+                nodes.Create(3);
+                bool thrown = false;
+                try
+                {
+                    b->Install(nodes, nullptr);
+                }
+                catch (const std::invalid_argument&)
+                {
+                    thrown = true;
+                }
+                NS_TEST_EXPECT_MSG_EQ(thrown, true, name + ": Install refuses it");
+                NS_TEST_EXPECT_MSG_EQ(b->GetLinks().size(), 0u, name + ": no link built");
+                refused.push_back(name);
+                continue;
+            }
+            Ptr<EdgeLlmBackhaul> b = Make("Star");
+            b->SetAttribute("QueueDisc", StringValue(name));
+            const Outcome o = RunBackhaul(3, b, {{1, 1, 0.2}});
+            NS_TEST_EXPECT_MSG_EQ(o.kvQueueDisc, name, "the KV band's disc");
+            NS_TEST_EXPECT_MSG_GT(o.kvQueueDiscPackets,
+                                  ContextBytes() / 9000,
+                                  name + ": the KV packets went through it");
+            NS_TEST_EXPECT_MSG_EQ(o.restoreDelay.count(1), 1u, name + ": restored");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(Delay(o, 1),
+                                        Lower(1e9, 2),
+                                        name + ": no sooner than S x 8 / R + propagation");
+            served.push_back(name);
+        }
+        // The discs of ns-3.35 ... 3.48's traffic-control module, by name.
+        for (const char* name : {"ns3::FifoQueueDisc",
+                                 "ns3::PfifoFastQueueDisc",
+                                 "ns3::RedQueueDisc",
+                                 "ns3::CoDelQueueDisc",
+                                 "ns3::CobaltQueueDisc",
+                                 "ns3::FqCoDelQueueDisc",
+                                 "ns3::FqCobaltQueueDisc",
+                                 "ns3::FqPieQueueDisc",
+                                 "ns3::PieQueueDisc",
+                                 "ns3::PrioQueueDisc"})
+        {
+            NS_TEST_EXPECT_MSG_EQ(std::count(served.begin(), served.end(), name),
+                                  1,
+                                  std::string(name) + " is registered and served");
+        }
+        NS_TEST_EXPECT_MSG_EQ(std::count(refused.begin(), refused.end(), "ns3::MqQueueDisc"),
+                              1,
+                              "Mq is registered and refused");
+        NS_TEST_EXPECT_MSG_EQ(std::count(refused.begin(), refused.end(), "ns3::TbfQueueDisc"),
+                              1,
+                              "TBF is registered and refused as the KV band");
+
+        // ARED is RED with ARED = true; TBF serves as the root (no X2 priority) at its Rate.
+        // The defaults changed here are put back as ns-3 registered them.
+        const auto registered = [](const std::string& type, const std::string& attribute) {
+            TypeId::AttributeInformation info;
+            TypeId::LookupByName(type).LookupAttributeByName(attribute, &info);
+            return info.initialValue;
+        };
+        const Ptr<const AttributeValue> ared = registered("ns3::RedQueueDisc", "ARED");
+        const Ptr<const AttributeValue> tbfRate = registered("ns3::TbfQueueDisc", "Rate");
+        Config::SetDefault("ns3::RedQueueDisc::ARED", BooleanValue(true));
+        {
+            Ptr<EdgeLlmBackhaul> b = Make("Star");
+            b->SetAttribute("QueueDisc", StringValue("ns3::RedQueueDisc"));
+            const Outcome o = RunBackhaul(3, b, {{1, 1, 0.2}});
+            NS_TEST_EXPECT_MSG_EQ(o.restoreDelay.count(1), 1u, "ARED: restored");
+        }
+        Config::SetDefault("ns3::RedQueueDisc::ARED", *ared);
+        EdgeLlmBackhaul::CheckQueueDisc("QueueDisc", "ns3::TbfQueueDisc", false);
+        Config::SetDefault("ns3::TbfQueueDisc::Rate", DataRateValue(DataRate("1Gbps")));
+        {
+            Ptr<EdgeLlmBackhaul> b = Make("Star");
+            b->SetAttribute("QueueDisc", StringValue("ns3::TbfQueueDisc"));
+            b->SetAttribute("SignallingPriority", BooleanValue(false));
+            const Outcome o = RunBackhaul(3, b, {{1, 1, 0.2}});
+            NS_TEST_EXPECT_MSG_EQ(o.rootQueueDisc, "ns3::TbfQueueDisc", "TBF as the root");
+            NS_TEST_EXPECT_MSG_EQ(o.restoreDelay.count(1), 1u, "TBF root: restored");
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(Delay(o, 1), Lower(1e9, 2), "TBF root: physics");
+        }
+        Config::SetDefault("ns3::TbfQueueDisc::Rate", *tbfRate);
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief CBR cross traffic at f = 0.5 on every star link: the source plans with
  *        (1 - f) R = 5e8 bit/s, and the restore takes at least S x 8 / ((1 - f) R), more
  *        than 1.5 times the unloaded one. Loads 0 and 0.5 are compared on the same run.
@@ -670,6 +815,7 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new RingTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FileTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new QueueDiscTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new EveryQueueDiscTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CrossTrafficTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new BulkSendTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new SharedLinkTestCase, EDGE_LLM_TEST_QUICK);
