@@ -217,7 +217,9 @@ fi
 
 say "building (log: $log)"
 if [ "$build" = cmake ]; then
-  build_cmd=(./ns3 build -j "$jobs")
+  # cmake --build, not ./ns3 build -j: ns3's own default (cores - 1) wins over its -j option
+  # after "build" (3.46: "-j 2" ran ninja -j 1).
+  build_cmd=(cmake --build cmake-cache -j "$jobs")
 else
   build_cmd=(./waf build "-j$jobs")
 fi
