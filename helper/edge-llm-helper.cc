@@ -7,12 +7,14 @@
 #include "lte-edge-llm-ran.h"
 
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/global-value.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/nstime.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
@@ -75,6 +77,49 @@ AddressOf(Ptr<NetDevice> dev)
     NS_ABORT_MSG_IF(itf < 0 || ipv4->GetNAddresses(itf) == 0,
                     "node " << dev->GetNode()->GetId() << ": link device has no IPv4 address");
     return ipv4->GetAddress(itf, 0).GetLocal();
+}
+
+/// \return whether \p node has a BS device of the RAN (one with the RRC attribute \p rrcName)
+bool
+IsRanBs(Ptr<Node> node, const std::string& rrcName)
+{
+    for (uint32_t i = 0; i < node->GetNDevices(); ++i)
+    {
+        TypeId::AttributeInformation info;
+        if (node->GetDevice(i)->GetInstanceTypeId().LookupAttributeByName(rrcName, &info))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+/**
+ * Refuse an X2/Xn link from cell \p from to cell \p to slower than
+ * EdgeLlmRan::MinBackhaulBitRate for its MTU and delay: below it the RRC's handover timers
+ * expire while X2 messages are on the way (ns-3 then dereferences a removed UE context).
+ */
+void
+CheckX2Link(const EdgeLlmRan& ran, Ptr<PointToPointNetDevice> dev, uint16_t from, uint16_t to)
+{
+    DataRateValue rate;
+    dev->GetAttribute("DataRate", rate);
+    TimeValue delay;
+    dev->GetChannel()->GetAttribute("Delay", delay);
+    const double minimum =
+        EdgeLlmRan::MinBackhaulBitRate(ran.GetRatName(), dev->GetMtu(), delay.Get());
+    const auto bitRate = static_cast<double>(rate.Get().GetBitRate());
+    if (bitRate < minimum)
+    {
+        std::ostringstream what;
+        what << "EdgeLlmHelper::ConnectBackhaul: the X2/Xn link from cell " << from << " to cell "
+             << to << " carries " << bitRate << " bit/s; it must carry at least "
+             << std::ceil(minimum) << " bit/s (EdgeLlmRan::MinBackhaulBitRate at MTU "
+             << dev->GetMtu() << " B and delay " << delay.Get().As(Time::US)
+             << ") for the X2 signalling to meet the RRC's handover timers: raise the EPC "
+                "helper's X2LinkDataRate";
+        throw std::invalid_argument(what.str());
+    }
 }
 
 /// The checker's description of the valid values, e.g. "uint32_t 1024:16777216", "Tcp|Udp".
@@ -405,6 +450,8 @@ EdgeLlmHelper::InstallOnEnbs(NetDeviceContainer enbDevices) const
 void
 EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps) const
 {
+    Ptr<EdgeLlmRan> ran = GetRan();
+    uint32_t links = 0;
     for (uint32_t i = 0; i < bsApps.GetN(); ++i)
     {
         for (uint32_t j = 0; j < bsApps.GetN(); ++j)
@@ -421,11 +468,32 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps) const
             {
                 continue;
             }
+            ++links;
             DataRateValue rate;
             dev->GetAttribute("DataRate", rate);
+            if (IsRanBs(a->GetNode(), ran->GetRrcName()) &&
+                IsRanBs(b->GetNode(), ran->GetRrcName()))
+            {
+                // An X2/Xn link, however it was made (LteHelper::AddX2Interface in a script
+                // of one's own): what EdgeLlmRan::Install gives its links.
+                CheckX2Link(*ran, dev, a->GetCellId(), b->GetCellId());
+                if (ran->GetX2SignallingPriority() && !EdgeLlmRan::HasX2QueueDisc(dev))
+                {
+                    EdgeLlmRan::InstallX2QueueDisc(dev, "ns3::FifoQueueDisc");
+                }
+            }
             const auto [local, remote] = GetLinkAddresses(a->GetNode(), b->GetNode());
             a->AddPeer(b->GetCellId(), local, remote, rate.Get());
         }
+    }
+    if (bsApps.GetN() >= 2 && links == 0)
+    {
+        throw std::invalid_argument(
+            "EdgeLlmHelper::ConnectBackhaul: no two of the " + std::to_string(bsApps.GetN()) +
+            " BSs are joined by a point-to-point link, so no session could be handed over. "
+            "Call it after the X2/Xn links exist: LteHelper::AddX2Interface (or "
+            "EpcHelper::AddX2Interface, EdgeLlmRan::Install), then InstallOnEnbs, then "
+            "ConnectBackhaul; or pass an installed EdgeLlmBackhaul");
     }
 }
 

@@ -100,7 +100,17 @@ class EdgeLlmHelper
     /**
      * \brief Make every pair of BSs joined by a direct point-to-point link (such as
      *        the LTE X2 link) backhaul peers; the link's DataRate is the backhaul R.
+     *
+     * However the links were made (EdgeLlmRan::Install, or LteHelper::AddX2Interface in a
+     * script of one's own), each link between two BSs of the RAN (nodes with a device of
+     * its RRC, EdgeLlmRan::GetRrcName()) gets what EdgeLlmRan::Install gives its X2 links: the X2
+     * priority queue disc (EdgeLlmRan::InstallX2QueueDisc, unless the RAN's
+     * X2SignallingPriority is false or the link has it already) and the minimum-rate check.
      * \param bsApps EdgeLlmNode applications
+     * \throws std::invalid_argument if no two of \p bsApps are linked (it was called before
+     *         the X2 links were made: the message names the order of calls), or a link is
+     *         slower than EdgeLlmRan::MinBackhaulBitRate(RAT, its MTU, its delay) (the
+     *         message names the link, its rate and the minimum)
      */
     void ConnectBackhaul(ApplicationContainer bsApps) const;
 

@@ -431,6 +431,15 @@ EdgeLlmRan::InstallX2QueueDisc(Ptr<PointToPointNetDevice> dev, const std::string
     return root;
 }
 
+bool
+EdgeLlmRan::HasX2QueueDisc(Ptr<PointToPointNetDevice> dev)
+{
+    Ptr<TrafficControlLayer> tc = dev->GetNode()->GetObject<TrafficControlLayer>();
+    Ptr<QueueDisc> root = tc ? tc->GetRootQueueDiscOnDevice(dev) : nullptr;
+    return root && root->GetNPacketFilters() > 0 &&
+           DynamicCast<EdgeLlmX2PacketFilter>(root->GetPacketFilter(0));
+}
+
 void
 EdgeLlmRan::SetBackhaul(Ptr<EdgeLlmBackhaul> backhaul)
 {

@@ -341,6 +341,13 @@ class EdgeLlmRan : public Object
     static Ptr<QueueDisc> InstallX2QueueDisc(Ptr<PointToPointNetDevice> device,
                                              const std::string& kvQueueDisc);
 
+    /**
+     * \param device a point-to-point device
+     * \return whether its root queue disc is the X2 priority queue disc InstallX2QueueDisc
+     *         makes (a PrioQueueDisc classifying by EdgeLlmX2PacketFilter)
+     */
+    static bool HasX2QueueDisc(Ptr<PointToPointNetDevice> device);
+
     /// \return the BS devices Install() made, in node order
     NetDeviceContainer GetBsDevices() const;
     /// \return the UE devices Install() made, in node order

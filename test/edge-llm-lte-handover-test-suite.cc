@@ -3,10 +3,16 @@
  */
 #include "ns3/boolean.h"
 #include "ns3/config.h"
+#include "ns3/data-rate.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-ran.h"
 #include "ns3/fluid-handover-scenario.h"
 #include "ns3/llm-model-profile.h"
+#include "ns3/lte-helper.h"
+#include "ns3/mobility-helper.h"
+#include "ns3/point-to-point-epc-helper.h"
+#include "ns3/point-to-point-net-device.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/road-handover-example.h"
 #include "ns3/road-handover-scenario.h"
@@ -619,6 +625,107 @@ class X2SignallingTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The Helpers path, in the order of ns-3's own LTE scripts (lena-x2-handover-measures):
+ *        LteHelper with a PointToPointEpcHelper, eNB devices, EdgeLlmHelper::InstallOnEnbs,
+ *        then ConnectBackhaul. Called before LteHelper::AddX2Interface it is refused with a
+ *        message naming the order; after it the X2 links get the X2 priority queue disc as
+ *        on the RAN seam. ns-3's X2 link (MTU 3000, delay 0) must carry at least, by hand,
+ *        R_min = max(8 (2 x 3002 + 63) / 0.18, 8 (2 x 3002 + 41) / 0.48) = 269,644.4 bit/s:
+ *        269,644 bit/s is refused, 269,645 bit/s accepted.
+ */
+class HelpersPathTestCase : public TestCase
+{
+  public:
+    HelpersPathTestCase()
+        : TestCase("Helpers path: call order, X2 priority queue and minimum X2 rate")
+    {
+    }
+
+  private:
+    /**
+     * Build two eNBs the way an ns-3 LTE script does, X2 link at \p x2Rate bit/s (made
+     * after ConnectBackhaul if \p x2First is false), and connect the edge-LLM backhaul.
+     * \return the error ConnectBackhaul threw ("" if none); \p prioritised: whether both
+     *         X2 devices got the X2 priority queue disc
+     */
+    static std::string Connect(uint64_t x2Rate, bool x2First, bool& prioritised)
+    {
+        Ptr<LteHelper> lte = CreateObject<LteHelper>();
+        Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
+        epc->SetAttribute("X2LinkDataRate", DataRateValue(DataRate(x2Rate)));
+        lte->SetEpcHelper(epc);
+        NodeContainer enbs;
+        enbs.Create(2);
+        MobilityHelper mobility;
+        Ptr<ListPositionAllocator> positions = CreateObject<ListPositionAllocator>();
+        positions->Add(Vector(0, 0, 0));
+        positions->Add(Vector(300, 0, 0));
+        mobility.SetPositionAllocator(positions);
+        mobility.Install(enbs);
+        const NetDeviceContainer enbDevices = lte->InstallEnbDevice(enbs);
+        EdgeLlmHelper edge;
+        edge.SetSchedulerType("ns3::CtHoScheduler");
+        const ApplicationContainer bs = edge.InstallOnEnbs(enbDevices);
+        std::string error;
+        try
+        {
+            if (x2First)
+            {
+                lte->AddX2Interface(enbs);
+            }
+            edge.ConnectBackhaul(bs);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            error = e.what();
+        }
+        prioritised = true;
+        for (uint32_t n = 0; n < 2; ++n)
+        {
+            bool found = false;
+            for (uint32_t d = 0; d < enbs.Get(n)->GetNDevices(); ++d)
+            {
+                Ptr<PointToPointNetDevice> dev =
+                    DynamicCast<PointToPointNetDevice>(enbs.Get(n)->GetDevice(d));
+                if (dev && dev->GetChannel() &&
+                    dev->GetChannel()->GetDevice(0)->GetNode() != epc->GetSgwNode() &&
+                    dev->GetChannel()->GetDevice(1)->GetNode() != epc->GetSgwNode())
+                {
+                    found = true;
+                    prioritised = prioritised && EdgeLlmRan::HasX2QueueDisc(dev);
+                }
+            }
+            prioritised = prioritised && found;
+        }
+        Simulator::Destroy();
+        return error;
+    }
+
+    void DoRun() override
+    {
+        bool prioritised = false;
+        const std::string early = Connect(10000000000, false, prioritised);
+        NS_TEST_EXPECT_MSG_NE(early.find("Call it after the X2/Xn links exist: "
+                                         "LteHelper::AddX2Interface"),
+                              std::string::npos,
+                              "before AddX2Interface: refused, naming the order: " << early);
+        NS_TEST_EXPECT_MSG_EQ(Connect(10000000000, true, prioritised), "", "after: accepted");
+        NS_TEST_EXPECT_MSG_EQ(prioritised, true, "both X2 devices: X2-C and X2-U ahead of KV");
+
+        NS_TEST_EXPECT_MSG_EQ_TOL(EdgeLlmRan::MinBackhaulBitRate("lte", 3000, Seconds(0)),
+                                  269644.4,
+                                  0.1,
+                                  "ns-3's X2 link: minimum rate by hand");
+        const std::string slow = Connect(269644, true, prioritised);
+        NS_TEST_EXPECT_MSG_NE(slow.find("carries 269644 bit/s; it must carry at least 269645"),
+                              std::string::npos,
+                              "269,644 bit/s refused, naming rate and minimum: " << slow);
+        NS_TEST_EXPECT_MSG_EQ(Connect(269645, true, prioritised), "", "269,645 bit/s accepted");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Whole-scenario tests (SYSTEM).
  */
 class EdgeLlmLteHandoverTestSuite : public TestSuite
@@ -633,6 +740,7 @@ class EdgeLlmLteHandoverTestSuite : public TestSuite
         AddTestCase(new MainJobOutputTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new SchedulerTypeRefusedTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new X2SignallingTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new HelpersPathTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 
