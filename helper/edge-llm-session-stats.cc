@@ -68,6 +68,8 @@ EdgeLlmHandoverRecord::GetOutcomeName() const
         return "cancelled";
     case LOST:
         return "lost";
+    case AFTER_DECODING:
+        return "after_decoding";
     }
     return "pending";
 }
@@ -177,6 +179,11 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                            [self, n](uint64_t id, uint16_t other, uint64_t) {
                                                self->OnCancelled(n, id, other);
+                                           }));
+        bs->TraceConnectWithoutContext("HandoverAfterDecoding",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [self, n](uint64_t id, uint16_t target, uint64_t) {
+                                               self->OnAfterDecoding(n, id, target);
                                            }));
         bs->TraceConnectWithoutContext(
             "SessionLost",
@@ -396,6 +403,19 @@ EdgeLlmSessionStats::OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell)
 }
 
 void
+EdgeLlmSessionStats::OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t target)
+{
+    EdgeLlmHandoverRecord r;
+    r.sessionId = id;
+    r.sourceCellId = node->GetCellId();
+    r.targetCellId = target;
+    r.handoverTime = Simulator::Now().GetSeconds();
+    r.outcome = EdgeLlmHandoverRecord::AFTER_DECODING;
+    m_bySession[id].push_back(m_records.size());
+    m_records.push_back(r);
+}
+
+void
 EdgeLlmSessionStats::OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess)
 {
     EdgeLlmHandoverRecord* r = Find(id, from, to);
@@ -412,7 +432,9 @@ EdgeLlmSessionStats::Summarize(double EdgeLlmHandoverRecord::*field) const
     std::vector<double> samples;
     for (const auto& r : m_records)
     {
-        if (r.outcome != EdgeLlmHandoverRecord::CANCELLED)
+        // A cancelled transfer and a handover after decoding have no delay to count.
+        if (r.outcome != EdgeLlmHandoverRecord::CANCELLED &&
+            r.outcome != EdgeLlmHandoverRecord::AFTER_DECODING)
         {
             samples.push_back(r.*field);
         }

@@ -54,14 +54,16 @@ struct EdgeLlmHandoverRecord
     /// How a handover ended.
     enum Outcome
     {
-        PENDING,   //!< Nothing final traced yet (still restoring when the run ended)
-        RESTORED,  //!< The target resumed decoding (SessionRestored)
-        TIMED_OUT, //!< Restored, after the KV transfer hit TransferTimeout and the target
-                   //!< re-prefilled the missing tokens (TransferTimedOut, SessionRestored)
-        CANCELLED, //!< The transfer was cancelled: the UE came back, its handover failed,
-                   //!< or it moved on before the restore (TransferCancelled); the session
-                   //!< goes on in the source cell or in a later record
-        LOST,      //!< The session ended without being restored anywhere (SessionLost)
+        PENDING,        //!< Nothing final traced yet (still restoring when the run ended)
+        RESTORED,       //!< The target resumed decoding (SessionRestored)
+        TIMED_OUT,      //!< Restored, after the KV transfer hit TransferTimeout and the target
+                        //!< re-prefilled the missing tokens (TransferTimedOut, SessionRestored)
+        CANCELLED,      //!< The transfer was cancelled: the UE came back, its handover failed,
+                        //!< or it moved on before the restore (TransferCancelled); the session
+                        //!< goes on in the source cell or in a later record
+        LOST,           //!< The session ended without being restored anywhere (SessionLost)
+        AFTER_DECODING, //!< The UE handed over after its session had decoded every token:
+                        //!< nothing to restore, no KV moved (HandoverAfterDecoding)
     };
 
     /// Marks a value that was never measured.
@@ -97,7 +99,8 @@ struct EdgeLlmHandoverRecord
     Time transferDoneAt{Time::Max()}; //!< When every KV byte was in (Max: never)
     Time restoredAt{Time::Max()};     //!< When decoding resumed (Max: never)
 
-    /// \return the outcome as written in the CSV: pending, restored, timed_out, cancelled, lost
+    /// \return the outcome as written in the CSV: pending, restored, timed_out, cancelled,
+    ///         lost, after_decoding
     std::string GetOutcomeName() const;
 };
 
@@ -157,8 +160,9 @@ class EdgeLlmSessionStats : public Object
     uint64_t CountOutcome(EdgeLlmHandoverRecord::Outcome outcome) const;
 
     /**
-     * \brief Restored delay over the records that are not CANCELLED (a cancelled
-     *        handover has no delay; the session goes on elsewhere). A lost or pending
+     * \brief Restored delay over the records that are neither CANCELLED nor
+     *        AFTER_DECODING (a cancelled handover has no delay, the session goes on
+     *        elsewhere; a handover after decoding restores nothing). A lost or pending
      *        record's delay is unknown, so it makes the summary unknown.
      * \return the summary
      */
@@ -189,7 +193,7 @@ class EdgeLlmSessionStats : public Object
     EdgeLlmHandoverRecord* Find(uint64_t sessionId, uint16_t source, uint16_t target);
     /// Decide the record's bound from its times.
     static void DecideBound(EdgeLlmHandoverRecord& r);
-    /// \return the restored-like samples of one field over the not-cancelled records
+    /// \return the summary of one field over the records but the cancelled and after-decoding ones
     EdgeLlmDelaySummary Summarize(double EdgeLlmHandoverRecord::*field) const;
 
     void OnHandoverStarted(EdgeLlmNode* node, uint64_t id, uint16_t target, uint64_t context);
@@ -200,6 +204,7 @@ class EdgeLlmSessionStats : public Object
     void OnRestored(EdgeLlmNode* node, uint64_t id, uint16_t source, Time delay);
     void OnCancelled(EdgeLlmNode* node, uint64_t id, uint16_t other);
     void OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell);
+    void OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t target);
     void OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess);
 
     std::vector<EdgeLlmHandoverRecord> m_records;             //!< In start order

@@ -245,6 +245,13 @@ EdgeLlmNode::GetTypeId()
                             "A prompt opened a session (sessionId, cellId, promptTokens).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_sessionStartedTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("HandoverAfterDecoding",
+                            "Source: a UE handed over after its session had decoded every "
+                            "token it asked for (its prompt's maxNewTokens): nothing is left "
+                            "to restore, no KV byte moves and the session ends here "
+                            "(sessionId, target cell, tokens decoded).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_afterDecodingTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("HandoverStarted",
                             "Source: a session hands over (sessionId, targetCellId, context).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_handoverStartedTrace),

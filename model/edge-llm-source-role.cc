@@ -227,6 +227,19 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         return;
     }
     Session& s = sit->second;
+    if (s.state == EdgeLlmNode::FINISHED && s.ueAddress != Ipv4Address() &&
+        s.generated >= s.maxNewTokens)
+    {
+        // The UE's stream is complete: its KV cache serves nothing at the target.
+        NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << sessionId << " decoded all its "
+                            << s.maxNewTokens << " tokens before the handover; nothing to restore");
+        m_node->m_afterDecodingTrace(sessionId, targetCellId, s.generated);
+        if (m_batcher)
+        {
+            m_batcher->Withdraw(sessionId); // no announced batch may wait for it
+        }
+        return;
+    }
     s.decodeEvent.Cancel();
     if (!m_node->m_peers.count(targetCellId))
     {

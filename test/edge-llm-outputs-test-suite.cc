@@ -32,6 +32,7 @@
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -204,6 +205,73 @@ TempDir(const std::string& name)
     std::filesystem::remove_all(dir);
     std::filesystem::create_directories(dir);
     return dir.string();
+}
+
+/// What RunUeHandovers saw.
+struct UeRun
+{
+    Ptr<EdgeLlmSessionStats> stats; //!< The session stats of both BSs and the UE
+    std::vector<double> tokenTimes; //!< When cell 1 decoded each token, s (index 0: first)
+    uint64_t kvBytesAtCell2{0};     //!< KV bytes cell 2 received (KvTransferReceived)
+};
+
+/**
+ * A UE (EdgeLlmUeApp, session 7, 300-token prompt, \p maxNewTokens) linked to both BSs
+ * (cells 1, 2; cHO) by point-to-point links, streaming from cell 1 from 50 ms, hands over
+ * 1 -> 2 at 302.5 ms and back 2 -> 1 at 902.5 ms; 2.5 s are simulated.
+ */
+UeRun
+RunUeHandovers(uint32_t maxNewTokens)
+{
+    Ipv4AddressGenerator::Reset();
+    NodeContainer nodes; // BS 1, BS 2, UE
+    nodes.Create(3);
+    InternetStackHelper internet;
+    internet.Install(nodes);
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
+    p2p.SetChannelAttribute("Delay", StringValue("100us"));
+    Ipv4AddressHelper addr("10.60.0.0", "255.255.255.252");
+    addr.Assign(p2p.Install(nodes.Get(0), nodes.Get(1)));
+    addr.NewNetwork();
+    const Ipv4InterfaceContainer ue1 = addr.Assign(p2p.Install(nodes.Get(0), nodes.Get(2)));
+    addr.NewNetwork();
+    addr.Assign(p2p.Install(nodes.Get(1), nodes.Get(2)));
+    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
+    EdgeLlmHelper edge;
+    edge.SetSchedulerType("ns3::ChoScheduler");
+    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    ApplicationContainer bsApps = edge.InstallBs(NodeContainer(nodes.Get(0), nodes.Get(1)), {1, 2});
+    edge.ConnectBackhaul(bsApps);
+    Ptr<EdgeLlmUeApp> ue = CreateObject<EdgeLlmUeApp>();
+    ue->SetAttribute("SessionId", UintegerValue(7));
+    ue->SetAttribute("ServerAddress", Ipv4AddressValue(ue1.GetAddress(0)));
+    ue->SetAttribute("PromptTokens", UintegerValue(300));
+    ue->SetAttribute("MaxNewTokens", UintegerValue(maxNewTokens));
+    nodes.Get(2)->AddApplication(ue);
+    UeRun run;
+    run.stats = CreateObject<EdgeLlmSessionStats>();
+    run.stats->Install(bsApps, ApplicationContainer(ue));
+    auto bs = [&bsApps](uint16_t cell) { return DynamicCast<EdgeLlmNode>(bsApps.Get(cell - 1)); };
+    bs(1)->TraceConnectWithoutContext("TokenDecoded",
+                                      compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                          [&run](uint64_t, uint16_t, uint64_t) {
+                                              run.tokenTimes.push_back(
+                                                  Simulator::Now().GetSeconds());
+                                          }));
+    bs(2)->TraceConnectWithoutContext(
+        "KvTransferReceived",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [&run](uint64_t, uint16_t, uint64_t bytes) { run.kvBytesAtCell2 += bytes; }));
+    Simulator::Schedule(Seconds(0.3025), &EdgeLlmNode::NotifyHandoverStart, bs(1), 7, 2);
+    Simulator::Schedule(Seconds(0.9025), &EdgeLlmNode::NotifyHandoverStart, bs(2), 7, 1);
+    bsApps.Start(Seconds(0));
+    ue->SetStartTime(Seconds(0.05));
+    Simulator::Stop(Seconds(2.5));
+    Simulator::Run();
+    Simulator::Destroy();
+    return run;
 }
 
 } // namespace
@@ -472,46 +540,8 @@ class UeDelayTestCase : public TestCase
   private:
     void DoRun() override
     {
-        Ipv4AddressGenerator::Reset();
-        NodeContainer nodes; // BS 1, BS 2, UE
-        nodes.Create(3);
-        InternetStackHelper internet;
-        internet.Install(nodes);
-        PointToPointHelper p2p;
-        p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-        p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
-        p2p.SetChannelAttribute("Delay", StringValue("100us"));
-        Ipv4AddressHelper addr("10.60.0.0", "255.255.255.252");
-        addr.Assign(p2p.Install(nodes.Get(0), nodes.Get(1)));
-        addr.NewNetwork();
-        const Ipv4InterfaceContainer ue1 = addr.Assign(p2p.Install(nodes.Get(0), nodes.Get(2)));
-        addr.NewNetwork();
-        addr.Assign(p2p.Install(nodes.Get(1), nodes.Get(2)));
-        Ipv4GlobalRoutingHelper::PopulateRoutingTables();
-        EdgeLlmHelper edge;
-        edge.SetSchedulerType("ns3::ChoScheduler");
-        edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
-        ApplicationContainer bsApps =
-            edge.InstallBs(NodeContainer(nodes.Get(0), nodes.Get(1)), {1, 2});
-        edge.ConnectBackhaul(bsApps);
-        Ptr<EdgeLlmUeApp> ue = CreateObject<EdgeLlmUeApp>();
-        ue->SetAttribute("SessionId", UintegerValue(7));
-        ue->SetAttribute("ServerAddress", Ipv4AddressValue(ue1.GetAddress(0)));
-        ue->SetAttribute("PromptTokens", UintegerValue(300));
-        ue->SetAttribute("MaxNewTokens", UintegerValue(150));
-        nodes.Get(2)->AddApplication(ue);
-        Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
-        stats->Install(bsApps, ApplicationContainer(ue));
-        auto bs = [&bsApps](uint16_t cell) {
-            return DynamicCast<EdgeLlmNode>(bsApps.Get(cell - 1));
-        };
-        Simulator::Schedule(Seconds(0.3025), &EdgeLlmNode::NotifyHandoverStart, bs(1), 7, 2);
-        Simulator::Schedule(Seconds(0.9025), &EdgeLlmNode::NotifyHandoverStart, bs(2), 7, 1);
-        bsApps.Start(Seconds(0));
-        ue->SetStartTime(Seconds(0.05));
-        Simulator::Stop(Seconds(2.5));
-        Simulator::Run();
-        Simulator::Destroy();
+        const UeRun run = RunUeHandovers(150);
+        const Ptr<EdgeLlmSessionStats> stats = run.stats;
         const auto& r = stats->GetRecords();
         NS_TEST_ASSERT_MSG_EQ(r.size(), 2u, "two handovers");
         const uint16_t from[] = {1, 2};
@@ -531,6 +561,54 @@ class UeDelayTestCase : public TestCase
         }
         const EdgeLlmDelaySummary d = stats->SummarizeUeDelay();
         NS_TEST_EXPECT_MSG_EQ(d.worst, std::max(r[0].ueDelay, r[1].ueDelay), "worst UE delay");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A UE that hands over after its session decoded every token it asked for
+ *        (MaxNewTokens) needs nothing restored: no KV byte moves and its record says
+ *        "after_decoding", never "restored" with an unknown UE-side delay. The boundary is
+ *        found from a live run's own token times (cell 1's TokenDecoded): with k tokens
+ *        decoded before the handover at 302.5 ms, MaxNewTokens = k hands over after
+ *        decoding, k + 1 (a token still due) is restored as before.
+ */
+class HandoverAfterDecodingTestCase : public TestCase
+{
+  public:
+    HandoverAfterDecodingTestCase()
+        : TestCase("session stats: a handover after the session decoded every token")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const UeRun live = RunUeHandovers(150);
+        const auto k = static_cast<uint32_t>(std::count_if(live.tokenTimes.begin(),
+                                                           live.tokenTimes.end(),
+                                                           [](double t) { return t < 0.3025; }));
+        NS_TEST_ASSERT_MSG_GT(k, 1u, "the stream had started before the handover");
+
+        const UeRun done = RunUeHandovers(k);
+        NS_TEST_EXPECT_MSG_EQ(done.tokenTimes.size(), k, "cell 1 decoded all k tokens");
+        const auto& r = done.stats->GetRecords();
+        NS_TEST_ASSERT_MSG_EQ(r.size(), 1u, "one handover recorded; none back (nothing moved)");
+        NS_TEST_EXPECT_MSG_EQ(r[0].GetOutcomeName(), "after_decoding", "reported as such");
+        NS_TEST_EXPECT_MSG_EQ(done.kvBytesAtCell2, 0u, "no KV byte moved");
+        NS_TEST_EXPECT_MSG_EQ(done.stats->CountOutcome(EdgeLlmHandoverRecord::RESTORED),
+                              0u,
+                              "nothing restored");
+        NS_TEST_EXPECT_MSG_EQ(done.stats->SummarizeUeDelay().count, 0u, "no delay to count");
+
+        const UeRun due = RunUeHandovers(k + 1);
+        const auto& q = due.stats->GetRecords();
+        NS_TEST_ASSERT_MSG_EQ(q.size(), 2u, "a token still due: both handovers");
+        NS_TEST_EXPECT_MSG_EQ(q[0].GetOutcomeName(), "restored", "k + 1: restored");
+        NS_TEST_EXPECT_MSG_EQ(
+            due.kvBytesAtCell2,
+            (300 + k) * LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken(),
+            "k + 1: the whole context moved (cHO)");
     }
 };
 
@@ -1100,6 +1178,7 @@ class EdgeLlmOutputsTestSuite : public TestSuite
         AddTestCase(new PrefillBoundTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FailedHandoversTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UeDelayTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new HandoverAfterDecodingTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RoadCrossCheckTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new WriteFailureTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UtilizationTestCase(), EDGE_LLM_TEST_QUICK);
