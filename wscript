@@ -48,6 +48,7 @@ MODULE_SOURCES = [
     'helper/edge-llm-session-stats.cc',
     'helper/backhaul-monitor.cc',
     'helper/multi-cell-scenario.cc',
+    'helper/edge-llm-run-progress.cc',
 ]
 # No NR here: 5G-LENA needs ns-3 >= 3.36's CMake build (CMakeLists.txt adds
 # helper/nr-edge-llm-ran.cc when the nr module is present).

@@ -5,6 +5,7 @@
 
 #include "edge-llm-backhaul-helper.h"
 #include "edge-llm-helper.h"
+#include "edge-llm-run-progress.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -944,6 +945,10 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem)
     const double lastTau =
         m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
     Simulator::Stop(Seconds(lastTau) + m_cfg.tailTime);
+    EdgeLlmRunProgress progress(
+        DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetScheduler()->GetSchemeName(),
+        Seconds(lastTau) + m_cfg.tailTime,
+        std::cerr);
     Simulator::Run();
 
     MultiCellResult result;

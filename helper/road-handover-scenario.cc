@@ -5,6 +5,7 @@
 
 #include "edge-llm-helper.h"
 #include "edge-llm-ran.h"
+#include "edge-llm-run-progress.h"
 #include "fluid-handover-scenario.h"
 
 #include "ns3/accuracy-utility.h"
@@ -43,7 +44,7 @@ namespace
 {
 /// First random stream of the RAN's (the road draws use lower fixed streams).
 constexpr int64_t STREAM_RAN = 100;
-/// A run that simulates longer than this prints a note and a progress line this often, s
+/// A run that simulates longer than this prints a note of its predicted length first, s
 constexpr double LONG_RUN_SECONDS = 60;
 /// Most UEs of the packet level: the largest K measured to attach, hand over and restore
 /// in ctHO, tHO and cHO. The SRS rule alone (2 K slots, 320 ms LTE's longest period) would
@@ -1034,22 +1035,17 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     const Time stopAt = StopTime(cfg, drawn, bytesPerToken, prefill, warmup, allBytes);
     Simulator::Stop(stopAt);
     // A slow backhaul can make the run simulate many minutes of LTE (about as many minutes
-    // of wall time): say so up front, and report progress, rather than run silently.
-    std::function<void()> progress; // lives until Simulator::Run returns
+    // of wall time): say so up front, and report progress (wall time and ETA) rather than
+    // run silently; so does any run slow in wall time (e.g. a high decode rate).
     if (stopAt > Seconds(LONG_RUN_SECONDS))
     {
         std::cerr << "note: " << schedulerType << ": this run simulates up to "
                   << stopAt.GetSeconds() << " s (all " << allBytes << " KV bytes at "
                   << cfg.backhaulGbps << " Gbit/s take "
-                  << 8.0 * allBytes / (cfg.backhaulGbps * 1e9) << " s); progress every "
-                  << LONG_RUN_SECONDS << " simulated s" << std::endl;
-        progress = [&progress, stopAt]() {
-            std::cerr << "progress: " << Simulator::Now().GetSeconds() << " of "
-                      << stopAt.GetSeconds() << " simulated s" << std::endl;
-            compat::Schedule(Seconds(LONG_RUN_SECONDS), progress);
-        };
-        compat::Schedule(Seconds(LONG_RUN_SECONDS), progress);
+                  << 8.0 * allBytes / (cfg.backhaulGbps * 1e9)
+                  << " s); a progress line every 10 s of wall time" << std::endl;
     }
+    EdgeLlmRunProgress progress(schedulerType, stopAt, std::cerr);
     Simulator::Run();
 
     result.simulatedSeconds = Simulator::Now().GetSeconds();

@@ -4,6 +4,7 @@
 #include "ns3/backhaul-monitor.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-run-progress.h"
 #include "ns3/edge-llm-session-stats.h"
 #include "ns3/edge-llm-ue-app.h"
 #include "ns3/inet-socket-address.h"
@@ -33,6 +34,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <filesystem>
@@ -614,6 +616,61 @@ class HandoverAfterDecodingTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief EdgeLlmRunProgress: with a wall interval of 1 ns every check (each 100 ms of
+ *        simulated time) prints one line: 9 in all up to T = 1 s (the check due at 1 s
+ *        comes after Simulator::Stop(1 s), scheduled first, ends the run), the first
+ *        "run: simulated 0.100 of 1.000 s, wall ..."; it schedules nothing past T; and a run
+ *        whose last other event is at 0.25 s ends at the next check (0.3 s), not at T.
+ */
+class RunProgressTestCase : public TestCase
+{
+  public:
+    RunProgressTestCase()
+        : TestCase("run progress: a line per wall interval, ETA, never keeps a run alive")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::ostringstream out;
+        {
+            Simulator::Stop(Seconds(1));
+            EdgeLlmRunProgress progress("run",
+                                        Seconds(1),
+                                        out,
+                                        std::chrono::nanoseconds(1),
+                                        MilliSeconds(100));
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(progress.GetLines(), 9u, "one line per check");
+        }
+        Simulator::Destroy();
+        const std::vector<std::string> lines = Lines(out.str());
+        NS_TEST_ASSERT_MSG_EQ(lines.size(), 9u, out.str());
+        NS_TEST_EXPECT_MSG_EQ(lines[0].rfind("run: simulated 0.100 of 1.000 s, wall ", 0),
+                              0u,
+                              lines[0]);
+        NS_TEST_EXPECT_MSG_NE(lines[0].find(" s, ETA "), std::string::npos, lines[0]);
+
+        std::ostringstream quiet;
+        {
+            Simulator::Schedule(Seconds(0.25), []() {});
+            EdgeLlmRunProgress progress("run",
+                                        Seconds(10),
+                                        quiet,
+                                        std::chrono::hours(1),
+                                        MilliSeconds(100));
+            Simulator::Run();
+            NS_TEST_EXPECT_MSG_EQ(Simulator::Now(), Seconds(0.3), "ends at the next check");
+            NS_TEST_EXPECT_MSG_EQ(progress.GetLines(), 0u, "a quick run prints nothing");
+        }
+        Simulator::Destroy();
+        NS_TEST_EXPECT_MSG_EQ(quiet.str(), "", "nothing printed");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief A second, independent path: the road scenario over LTE (2 UEs, ctHO, seed 1)
  *        records each UE's handover with its own hand-written trace sinks; stats
  *        installed on the same applications (at time 0, on every EdgeLlmNode and
@@ -1179,6 +1236,7 @@ class EdgeLlmOutputsTestSuite : public TestSuite
         AddTestCase(new FailedHandoversTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UeDelayTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new HandoverAfterDecodingTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RunProgressTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RoadCrossCheckTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new WriteFailureTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UtilizationTestCase(), EDGE_LLM_TEST_QUICK);
