@@ -8,6 +8,7 @@
 #include "ns3/nstime.h"
 
 #include <chrono>
+#include <cstdint>
 #include <ostream>
 #include <string>
 
