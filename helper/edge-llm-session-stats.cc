@@ -53,6 +53,33 @@ EdgeLlmDelaySummary::Of(const std::vector<double>& samples)
     return s;
 }
 
+namespace
+{
+
+/**
+ * Append a record that starts final, for a handover that moved nothing (a lost session
+ * with no path, a handover after decoding): now, from \p source to \p target.
+ */
+void
+AppendFinalRecord(std::vector<EdgeLlmHandoverRecord>& records,
+                  std::map<uint64_t, std::vector<std::size_t>>& bySession,
+                  uint64_t id,
+                  uint16_t source,
+                  uint16_t target,
+                  EdgeLlmHandoverRecord::Outcome outcome)
+{
+    EdgeLlmHandoverRecord r;
+    r.sessionId = id;
+    r.sourceCellId = source;
+    r.targetCellId = target;
+    r.handoverTime = Simulator::Now().GetSeconds();
+    r.outcome = outcome;
+    bySession[id].push_back(records.size());
+    records.push_back(r);
+}
+
+} // namespace
+
 std::string
 EdgeLlmHandoverRecord::GetOutcomeName() const
 {
@@ -392,27 +419,23 @@ EdgeLlmSessionStats::OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell)
     }
     // No handover started (no backhaul path from this cell to the UE's new one): the
     // session is lost at the handover it could not make.
-    EdgeLlmHandoverRecord r;
-    r.sessionId = id;
-    r.sourceCellId = node->GetCellId();
-    r.targetCellId = cell;
-    r.handoverTime = Simulator::Now().GetSeconds();
-    r.outcome = EdgeLlmHandoverRecord::LOST;
-    m_bySession[id].push_back(m_records.size());
-    m_records.push_back(r);
+    AppendFinalRecord(m_records,
+                      m_bySession,
+                      id,
+                      node->GetCellId(),
+                      cell,
+                      EdgeLlmHandoverRecord::LOST);
 }
 
 void
 EdgeLlmSessionStats::OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t target)
 {
-    EdgeLlmHandoverRecord r;
-    r.sessionId = id;
-    r.sourceCellId = node->GetCellId();
-    r.targetCellId = target;
-    r.handoverTime = Simulator::Now().GetSeconds();
-    r.outcome = EdgeLlmHandoverRecord::AFTER_DECODING;
-    m_bySession[id].push_back(m_records.size());
-    m_records.push_back(r);
+    AppendFinalRecord(m_records,
+                      m_bySession,
+                      id,
+                      node->GetCellId(),
+                      target,
+                      EdgeLlmHandoverRecord::AFTER_DECODING);
 }
 
 void
