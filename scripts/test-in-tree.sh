@@ -188,8 +188,14 @@ PY
   [ ${#units[@]} -gt 0 ] || { say "no translation units of edge-llm found"; echo "0 passed, 1 failed"; exit 1; }
   say "compile gate: ${#units[@]} translation units against ns-$ns3${nr:+ + nr $nr} (log: $log)"
   if [ "$build" = cmake ]; then
-    (cd cmake-cache && ninja -k 0 -j "$jobs" "${units[@]}") >"$log" 2>&1 || true
+    rc=0
+    (cd cmake-cache && ninja -k 0 -j "$jobs" "${units[@]}") >"$log" 2>&1 || rc=$?
     failed_units=$(grep -cE '^FAILED: ' "$log" || true)
+    # ninja failing without a FAILED line (it could not start, a bad target) compiled nothing.
+    if [ "$rc" != 0 ] && [ "$failed_units" = 0 ]; then
+      tail -5 "$log"
+      failed_units=${#units[@]}
+    fi
     grep -E '^FAILED: |error:' "$log" | head -40 || true
   else
     # waf step runs the tasks whose inputs match, one after the other: $jobs of them at once,
