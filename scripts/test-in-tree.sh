@@ -100,6 +100,9 @@ missing=()
 for p in "${need[@]}"; do
   [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
 done
+if [ "$source" = git ] && ! command -v git >/dev/null; then
+  missing+=(git)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
   say "installing ${missing[*]}"
   sudo=""
@@ -156,7 +159,7 @@ if [ "$(cat "$cache/$version/configured" 2>/dev/null)" != "${configure[*]}" ]; t
   say "configuring: ${env[*]:1} ${configure[*]}"
   rm -f "$cache/$version/built"
   "${env[@]}" "${configure[@]}" >"$cache/$version/configure.log" 2>&1 \
-    || { tail -30 "$cache/$version/configure.log"; exit 1; }
+    || { tail -30 "$cache/$version/configure.log"; echo "0 passed, 1 failed"; exit 1; }
   echo "${configure[*]}" >"$cache/$version/configured"
 fi
 grep -h "edge-llm:" "$cache/$version/configure.log" | sort -u || true
@@ -168,12 +171,16 @@ if [ "$compile_only" = 1 ]; then
   # all of them even after a failure (ninja -k 0; waf step runs each task).
   log="$cache/$version/compile-only.log"
   if [ "$build" = cmake ]; then
+    # build.ninja first, so that a source added to (or renamed in) CMakeLists.txt since the
+    # tree was configured is a target (ninja re-runs CMake when its inputs changed).
+    (cd cmake-cache && ninja build.ninja) >"$log" 2>&1 \
+      || { tail -30 "$log"; echo "0 passed, 1 failed"; exit 1; }
     mapfile -t units < <(cd cmake-cache && ninja -t targets all \
       | sed -nE 's#^((contrib/edge-llm|scratch)/[^:]*edge-llm[^:]*\.o|contrib/edge-llm/[^:]*\.o):.*#\1#p' | sort -u)
   else
     say "writing ns-3's headers (waf step)"
     python3 waf step "--files=out:^.*/build/ns3/[^/]*\.h\$" >"$cache/$version/headers.log" 2>&1 \
-      || { tail -30 "$cache/$version/headers.log"; exit 1; }
+      || { tail -30 "$cache/$version/headers.log"; echo "0 passed, 1 failed"; exit 1; }
     # The module's translation units as its wscripts list them (what waf builds).
     mapfile -t units < <(python3 - <<'PY'
 import re, runpy
@@ -189,14 +196,23 @@ PY
   say "compile gate: ${#units[@]} translation units against ns-$ns3${nr:+ + nr $nr} (log: $log)"
   if [ "$build" = cmake ]; then
     rc=0
-    (cd cmake-cache && ninja -k 0 -j "$jobs" "${units[@]}") >"$log" 2>&1 || rc=$?
-    failed_units=$(grep -cE '^FAILED: ' "$log" || true)
-    # ninja failing without a FAILED line (it could not start, a bad target) compiled nothing.
-    if [ "$rc" != 0 ] && [ "$failed_units" = 0 ]; then
-      tail -5 "$log"
-      failed_units=${#units[@]}
-    fi
+    (cd cmake-cache && ninja -k 0 -j "$jobs" "${units[@]}") >>"$log" 2>&1 || rc=$?
     grep -E '^FAILED: |error:' "$log" | head -40 || true
+    # A unit passed if it is now up to date: what a dry run would still build failed,
+    # itself or behind a failed dependency (ninja -k 0 skips those without a FAILED line).
+    if [ "$rc" = 0 ]; then
+      failed_units=0
+    else
+      pending=$( (cd cmake-cache && ninja -n -k 0 "${units[@]}") 2>&1 || true)
+      failed_units=0
+      for u in "${units[@]}"; do
+        if grep -qF "$u" <<<"$pending"; then
+          failed_units=$((failed_units + 1))
+        fi
+      done
+      # ninja failed but would build none of the units (it could not start): all failed.
+      [ "$failed_units" -gt 0 ] || failed_units=${#units[@]}
+    fi
   else
     # waf step runs the tasks whose inputs match, one after the other: $jobs of them at once,
     # each with its share of the units (waf step stores no build state, so they do not mix).
