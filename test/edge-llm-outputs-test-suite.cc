@@ -654,7 +654,7 @@ class RunProgressTestCase : public TestCase
 
         std::ostringstream quiet;
         {
-            Simulator::Schedule(Seconds(0.25), []() {});
+            compat::Schedule(Seconds(0.25), []() {}); // ns-3.35: no lambdas in Schedule
             EdgeLlmRunProgress progress("run",
                                         Seconds(10),
                                         quiet,
