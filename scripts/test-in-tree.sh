@@ -198,20 +198,24 @@ PY
     rc=0
     (cd cmake-cache && ninja -k 0 -j "$jobs" "${units[@]}") >>"$log" 2>&1 || rc=$?
     grep -E '^FAILED: |error:' "$log" | head -40 || true
-    # A unit passed if it is now up to date: what a dry run would still build failed,
-    # itself or behind a failed dependency (ninja -k 0 skips those without a FAILED line).
-    if [ "$rc" = 0 ]; then
-      failed_units=0
-    else
-      pending=$( (cd cmake-cache && ninja -n -k 0 "${units[@]}") 2>&1 || true)
-      failed_units=0
-      for u in "${units[@]}"; do
-        if grep -qF "$u" <<<"$pending"; then
+    # ninja -k 0 names each edge that failed (FAILED: <output>) and skips, silently, what
+    # depends on it: a failed unit counts once; anything else that failed (the precompiled
+    # header, an ns-3 object a unit needs) or a ninja that failed naming nothing leaves the
+    # units unknown, and all of them count as failed.
+    failed_units=0
+    if [ "$rc" != 0 ]; then
+      mapfile -t failed_edges < <(sed -n 's/^FAILED: //p' "$log" | tr ' ' '\n' | grep -v '^$' | sort -u)
+      others=0
+      for edge in "${failed_edges[@]}"; do
+        if printf '%s\n' "${units[@]}" | grep -qxF "$edge"; then
           failed_units=$((failed_units + 1))
+        else
+          others=$((others + 1))
         fi
       done
-      # ninja failed but would build none of the units (it could not start): all failed.
-      [ "$failed_units" -gt 0 ] || failed_units=${#units[@]}
+      if [ "$others" -gt 0 ] || [ "$failed_units" = 0 ]; then
+        failed_units=${#units[@]}
+      fi
     fi
   else
     # waf step runs the tasks whose inputs match, one after the other: $jobs of them at once,
