@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <functional>
 #include <numeric>
 #include <stdexcept>
 #include <string>
@@ -40,6 +41,32 @@ CtHoPlanner::SetBackhaulFreeAt(double time)
         throw std::invalid_argument("backhaul free time must be a finite number >= 0 s");
     }
     m_backhaulFreeAt = time;
+}
+
+void
+CtHoPlanner::SetSignalling(const CtHoSignalling& signalling)
+{
+    auto require = [](double value, const char* field, bool ok, const std::string& range) {
+        if (!std::isfinite(value) || !ok)
+        {
+            throw std::invalid_argument(std::string("signalling ") + field + " must be " + range +
+                                        ", got " + std::to_string(value));
+        }
+    };
+    const CtHoSignalling& g = signalling;
+    require(g.pathDelay, "pathDelay", g.pathDelay >= 0, "a finite number >= 0 s");
+    require(g.controlFreeAt, "controlFreeAt", g.controlFreeAt >= 0, "a finite number >= 0 s");
+    require(g.requestTime, "requestTime", g.requestTime >= 0, "a finite number >= 0 s");
+    require(g.closeTime, "closeTime", g.closeTime >= 0, "a finite number >= 0 s");
+    require(g.closeAhead, "closeAhead", g.closeAhead >= 0, "a finite number >= 0 s");
+    require(g.closeMargin, "closeMargin", g.closeMargin >= 0, "a finite number >= 0 s");
+    require(g.gpuFreeAt, "gpuFreeAt", g.gpuFreeAt >= 0, "a finite number >= 0 s");
+    require(g.closeSentAt, "closeSentAt", true, "a finite number (< 0: no close message)");
+    require(g.idTimePerToken,
+            "idTimePerToken",
+            g.idTimePerToken >= 0 && g.idTimePerToken * m_rate < 1,
+            "in [0, 1/R) s = [0, " + std::to_string(1 / m_rate) + ") s");
+    m_signalling = signalling;
 }
 
 double
@@ -94,8 +121,57 @@ CtHoPlanner::Prepare(const std::vector<CtHoUe>& ues) const
     {
         batch.sorted.push_back(ues[idx]);
     }
-    batch.batchStart = BatchStart(batch.sorted.back().handoverTime);
     return batch;
+}
+
+double
+CtHoPlanner::RequestTime(const CtHoUe& ue, uint64_t prefillLength) const
+{
+    const double ids = static_cast<double>(std::min(ue.contextTokens, prefillLength));
+    return m_signalling.requestTime + m_signalling.idTimePerToken * ids;
+}
+
+double
+CtHoPlanner::BatchStartAt(const Batch& batch, uint64_t prefillLength) const
+{
+    // The requests leave in handover order ahead of queued KV bytes, behind the bytes
+    // already in the transport; the close message (online) follows them.
+    const CtHoSignalling& sig = m_signalling;
+    double ready = std::max(batch.sorted.back().handoverTime, sig.gpuFreeAt);
+    double sent = sig.controlFreeAt;
+    for (const auto& ue : batch.sorted)
+    {
+        sent = std::max(sent, ue.handoverTime) + RequestTime(ue, prefillLength);
+        ready = std::max(ready, sent + sig.pathDelay);
+    }
+    if (sig.closeSentAt >= 0)
+    {
+        // Behind the close: the transport's queued bytes, at most closeAhead, and none
+        // once the planned KV bytes have left.
+        const double ahead =
+            std::min(sig.closeAhead,
+                     std::max(0.0, BusyEnd(batch, prefillLength) - sig.closeSentAt));
+        sent = std::max(sent, sig.closeSentAt + ahead) + sig.closeTime;
+        ready = std::max(ready, sent + sig.pathDelay);
+    }
+    return BatchStart(ready);
+}
+
+double
+CtHoPlanner::BusyEnd(const Batch& batch, uint64_t prefillLength) const
+{
+    double busy = m_backhaulFreeAt;
+    for (const auto& ue : batch.sorted)
+    {
+        const uint64_t ntx =
+            ue.contextTokens > prefillLength ? ue.contextTokens - prefillLength : 0;
+        const double work = RequestTime(ue, prefillLength) + static_cast<double>(ntx) / m_rate;
+        if (work > 0)
+        {
+            busy = std::max(busy, ue.handoverTime) + work;
+        }
+    }
+    return busy;
 }
 
 double
@@ -105,25 +181,32 @@ CtHoPlanner::PrefillDelay(const Batch& batch, uint64_t prefillLength) const
     {
         return 0.0;
     }
-    return batch.batchStart + m_prefill.Evaluate(prefillLength) - batch.sorted.front().handoverTime;
+    return BatchStartAt(batch, prefillLength) + m_prefill.Evaluate(prefillLength) -
+           batch.sorted.front().handoverTime;
 }
 
 double
 CtHoPlanner::TransferDelay(const Batch& batch, uint64_t prefillLength) const
 {
     // FIFO fluid recursion: T_k = max_{j<=k} (tau_j + (S_k - S_{j-1}) / R), so
-    // max_k (T_k - tau_k)^+ is the full g(L) of doc/edge-llm.rst, ctHO delay.
+    // max_k (T_k - tau_k)^+ is the full g(L) of doc/edge-llm.rst, ctHO delay. At packet
+    // level each UE's request precedes its KV bytes and the KV arrives a path delay later.
     double busy = m_backhaulFreeAt;
     double worst = 0;
     for (const auto& ue : batch.sorted)
     {
-        if (ue.contextTokens <= prefillLength)
+        const uint64_t ntx =
+            ue.contextTokens > prefillLength ? ue.contextTokens - prefillLength : 0;
+        const double work = RequestTime(ue, prefillLength) + static_cast<double>(ntx) / m_rate;
+        if (work == 0)
         {
-            continue; // n_tx = 0: done at tau_i, delay 0
+            continue; // nothing on the link: done at tau_i, delay 0
         }
-        const double tx = static_cast<double>(ue.contextTokens - prefillLength);
-        busy = std::max(busy, ue.handoverTime) + tx / m_rate;
-        worst = std::max(worst, busy - ue.handoverTime);
+        busy = std::max(busy, ue.handoverTime) + work;
+        if (ntx > 0)
+        {
+            worst = std::max(worst, busy + m_signalling.pathDelay - ue.handoverTime);
+        }
     }
     return worst;
 }
@@ -133,8 +216,8 @@ CtHoPlanner::Evaluate(const Batch& batch, uint64_t prefillLength) const
 {
     CtHoPlan plan;
     plan.prefillLength = prefillLength;
-    plan.batchStart = batch.batchStart;
-    plan.prefillDone = batch.batchStart + m_prefill.Evaluate(prefillLength);
+    plan.batchStart = BatchStartAt(batch, prefillLength);
+    plan.prefillDone = plan.batchStart + m_prefill.Evaluate(prefillLength);
     plan.prefillDelay = PrefillDelay(batch, prefillLength);
     plan.backhaulTokensPerSecond = m_rate;
     plan.ues.resize(batch.sorted.size());
@@ -152,11 +235,15 @@ CtHoPlanner::Evaluate(const Batch& batch, uint64_t prefillLength) const
         out.prefillTokens = std::min(ue.contextTokens, prefillLength);
         out.transferTokens = ue.contextTokens - out.prefillTokens;
         out.prefillDone = out.prefillTokens > 0 ? plan.prefillDone : ue.handoverTime;
+        const double work =
+            RequestTime(ue, prefillLength) + static_cast<double>(out.transferTokens) / m_rate;
+        if (work > 0)
+        {
+            busy = std::max(busy, ue.handoverTime) + work;
+        }
         if (out.transferTokens > 0)
         {
-            busy =
-                std::max(busy, ue.handoverTime) + static_cast<double>(out.transferTokens) / m_rate;
-            out.transferDone = busy;
+            out.transferDone = busy + m_signalling.pathDelay;
         }
         else
         {
@@ -177,23 +264,13 @@ CtHoPlanner::PlanWithPrefillLength(const std::vector<CtHoUe>& ues, uint64_t pref
     return Evaluate(Prepare(ues), prefillLength);
 }
 
-CtHoPlan
-CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
+uint64_t
+CtHoPlanner::SmallestL(uint64_t lo, uint64_t hi, const std::function<bool(uint64_t)>& holds)
 {
-    const Batch batch = Prepare(ues);
-    const uint64_t cmax = batch.maxContext;
-    auto value = [&](uint64_t l) {
-        return std::max(PrefillDelay(batch, l), TransferDelay(batch, l));
-    };
-
-    // Smallest L in [1, C_max] with f(L) >= g(L) (ctHO Sec. III-A, the proposition after
-    // Prop. 2: the f = g crossing).
-    uint64_t lo = 1;
-    uint64_t hi = cmax + 1; // hi = C_max + 1 means "no crossing in [1, C_max]"
     while (lo < hi)
     {
         const uint64_t mid = lo + (hi - lo) / 2;
-        if (PrefillDelay(batch, mid) >= TransferDelay(batch, mid))
+        if (holds(mid))
         {
             hi = mid;
         }
@@ -202,21 +279,64 @@ CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
             lo = mid + 1;
         }
     }
-    // V = g left of the crossing (non-increasing), V = f from it on (non-decreasing):
-    // the minimum is at 0, just left of the crossing, or at it (C_max if none).
-    std::vector<uint64_t> candidates{0};
-    if (lo <= cmax)
-    {
-        if (lo > 1)
+    return lo;
+}
+
+CtHoPlan
+CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
+{
+    const Batch batch = Prepare(ues);
+    const uint64_t cmax = batch.maxContext;
+    auto value = [&](uint64_t l) {
+        return std::max(PrefillDelay(batch, l), TransferDelay(batch, l));
+    };
+    std::vector<uint64_t> candidates{0, cmax};
+    // f is non-decreasing and g non-increasing on [lo, hi): the minimum of max(f, g) there
+    // is at their crossing (the smallest L with f >= g), just left of it, or at hi - 1
+    // (ctHO Sec. III-A, the proposition after Prop. 2).
+    auto crossing = [&](uint64_t lo, uint64_t hi) {
+        if (lo >= hi)
         {
-            candidates.push_back(lo - 1);
+            return;
         }
-        candidates.push_back(lo);
+        const uint64_t l = SmallestL(lo, hi, [&](uint64_t m) {
+            return PrefillDelay(batch, m) >= TransferDelay(batch, m);
+        });
+        if (l < hi)
+        {
+            candidates.push_back(l);
+        }
+        if (l > lo)
+        {
+            candidates.push_back(l - 1);
+        }
+        candidates.push_back(hi - 1);
+    };
+    const CtHoSignalling& sig = m_signalling;
+    if (sig.closeSentAt >= 0 && sig.closeAhead > 0)
+    {
+        // An online close waits behind min(closeAhead, KV still queued at its send time):
+        // the full closeAhead for L < l1, none for L >= l0 (the busy end is non-increasing
+        // in L), so f is monotone on both; between them, a few tokens' worth of KV time
+        // (closeAhead x R), every L is evaluated.
+        const uint64_t l1 = SmallestL(1, cmax + 1, [&](uint64_t m) {
+            return BusyEnd(batch, m) < sig.closeSentAt + sig.closeAhead;
+        });
+        const uint64_t l0 = SmallestL(l1, cmax + 1, [&](uint64_t m) {
+            return BusyEnd(batch, m) <= sig.closeSentAt;
+        });
+        crossing(1, l1);
+        for (uint64_t l = l1; l < l0; ++l)
+        {
+            candidates.push_back(l);
+        }
+        crossing(l0, cmax + 1);
     }
     else
     {
-        candidates.push_back(cmax);
+        crossing(1, cmax + 1);
     }
+    std::sort(candidates.begin(), candidates.end());
     uint64_t best = candidates.front();
     double bestValue = value(best);
     for (uint64_t l : candidates)

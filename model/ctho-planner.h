@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ns3
@@ -42,12 +43,54 @@ struct CtHoUePlan
 
 /**
  * \ingroup edge-llm
+ * \brief What a packet-level backhaul adds to the fluid model of ctHO Sec. II before the
+ *        target holds a UE's request (and can start the batch's prefill) and its KV bytes.
+ *        All zero, the default, is the papers' model (the flow level uses it).
+ *
+ * At a handover the source sends the target a transfer request carrying the ids of the
+ * n_pf tokens to prefill; requests (and an online batch's close message) go ahead of any
+ * queued KV bytes but behind the bytes already handed to the transport, in handover
+ * order. Request k leaves the source at
+ * `q_k = max(q_{k-1}, tau_k, controlFreeAt) + requestTime + idTimePerToken n_pf_k` and
+ * reaches the target at q_k + pathDelay; the close message leaves at
+ * `q_c = max(q_K, closeSentAt + min(closeAhead, (B - closeSentAt)^+)) + closeTime`, B the
+ * time the batch's last KV byte leaves. The batch starts on the first T_c boundary at or
+ * after the last arrival, tau_K and gpuFreeAt. The batch starts on the first T_c
+ * boundary at or after the last of these arrivals (and tau_K). On the backhaul every UE's request
+ * precedes its KV bytes: `busy = max(busy, tau_k) + requestTime + idTimePerToken n_pf_k
+ * + n_tx_k / R`, and its KV arrives at busy + pathDelay. Multi-hop store-and-forward of
+ * the last packet is not modelled.
+ */
+struct CtHoSignalling
+{
+    double pathDelay{0};      //!< One-way propagation delay of the path, s, >= 0
+    double controlFreeAt{0};  //!< Bytes already in the transport have left the source by, s
+    double requestTime{0};    //!< Wire time of a request without token ids (and of the
+                              //!< frame that ends its transfer), s, >= 0
+    double idTimePerToken{0}; //!< Wire time of one forwarded token id, s, in [0, 1/R)
+    double closeTime{0};      //!< Wire time of a batch-close message, s, >= 0
+    double closeSentAt{-1};   //!< Online batch: the close leaves at or after, s; < 0: none
+    /// Online batch: the most the bytes queued in the transport ahead of the close take to
+    /// leave (planning: the send buffer's drain time; at the close: what is queued), s,
+    /// >= 0. The close waits min(closeAhead, (KV busy end - closeSentAt)^+)
+    double closeAhead{0};
+    /// Online batch: the batcher sends the close this much before the latest instant at
+    /// which it still arrives by t_s (room for a packet already on the wire and for the
+    /// header estimates), s, >= 0; the plan itself does not use it
+    double closeMargin{0};
+    /// The target GPU is busy with earlier batches until, s (0: idle); the batch starts
+    /// on the first T_c boundary at or after it
+    double gpuFreeAt{0};
+};
+
+/**
+ * \ingroup edge-llm
  * \brief A whole batch plan: L, the two delay terms, and every UE's plan.
  */
 struct CtHoPlan
 {
     uint64_t prefillLength{0};         //!< L in {0, ..., C_max}
-    double batchStart{0};              //!< t_s = ceil(tau_K / T_c) T_c, s
+    double batchStart{0};              //!< t_s: first T_c boundary >= tau_K (and arrivals), s
     double prefillDone{0};             //!< T_pf(L) = t_s + p(L), s (t_s when L = 0)
     double prefillDelay{0};            //!< f(L): 0 if L = 0, else T_pf(L) - tau_1, s
     double transferDelay{0};           //!< g(L), least common transfer bound, s
@@ -73,6 +116,9 @@ struct CtHoPlan
  * `g(L) = max_{j<=k} [(sum_{i=j..k} n_tx_i)/R - (tau_k - tau_j)]^+`, exact also when
  * the backhaul idles; the FIFO fluid recursion `busy = max(busy, tau_i) + n_tx_i/R`
  * attains it in O(K).
+ *
+ * At packet level (SetSignalling) the requests' wire time, the token ids they forward
+ * and the path delay enter both terms (CtHoSignalling).
  *
  * PlanOptimal() finds the integer L* = argmin V(L), V = max(f, g): f is
  * non-decreasing and g non-increasing in L, so a binary search for their crossing
@@ -121,6 +167,16 @@ class CtHoPlanner
      */
     void SetBackhaulFreeAt(double time);
 
+    /**
+     * \brief Packet level: the request, id and close-message wire times and the path
+     *        delay (CtHoSignalling); without it the papers' fluid model.
+     * \param signalling times in s; every field finite, pathDelay, requestTime,
+     *        closeTime, closeAhead, closeMargin, gpuFreeAt >= 0, controlFreeAt >= 0, idTimePerToken
+     * in [0, 1/R) (an id costs less wire time than its KV, which keeps g non-increasing in L)
+     * \throws std::invalid_argument naming the field and its range
+     */
+    void SetSignalling(const CtHoSignalling& signalling);
+
     /// \return R, tokens/s
     double GetBackhaulTokensPerSecond() const;
 
@@ -131,18 +187,27 @@ class CtHoPlanner
         std::vector<CtHoUe> sorted;          //!< By (tau, input index)
         std::vector<std::size_t> inputIndex; //!< sorted[k] is input UE inputIndex[k]
         uint64_t maxContext{0};              //!< C_max, tokens
-        double batchStart{0};                //!< t_s, s
     };
+
+    /// t_s at prefill length L: after tau_K, every request and the close message
+    double BatchStartAt(const Batch& batch, uint64_t prefillLength) const;
+    /// Wire time of UE \p ue's request at prefill length L, s
+    double RequestTime(const CtHoUe& ue, uint64_t prefillLength) const;
+    /// When the batch's last byte (requests and KV) leaves the source at L, s
+    double BusyEnd(const Batch& batch, uint64_t prefillLength) const;
+    /// The smallest L in [lo, hi) for which \p holds (monotone: false then true), else hi
+    static uint64_t SmallestL(uint64_t lo, uint64_t hi, const std::function<bool(uint64_t)>& holds);
 
     Batch Prepare(const std::vector<CtHoUe>& ues) const;
     double PrefillDelay(const Batch& batch, uint64_t prefillLength) const;
     double TransferDelay(const Batch& batch, uint64_t prefillLength) const;
     CtHoPlan Evaluate(const Batch& batch, uint64_t prefillLength) const;
 
-    double m_rate;              //!< R, tokens/s
-    PrefillTimeModel m_prefill; //!< p(L)
-    double m_batchPeriod;       //!< T_c, s
-    double m_backhaulFreeAt{0}; //!< Backlog of earlier transfers ends at, s
+    double m_rate;               //!< R, tokens/s
+    PrefillTimeModel m_prefill;  //!< p(L)
+    double m_batchPeriod;        //!< T_c, s
+    double m_backhaulFreeAt{0};  //!< Backlog of earlier transfers ends at, s
+    CtHoSignalling m_signalling; //!< Packet-level additions (all zero: fluid)
 };
 
 } // namespace ns3

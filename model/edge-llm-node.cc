@@ -777,30 +777,70 @@ EdgeLlmNode::PeerMtu(const Peer& peer) const
 }
 
 double
-EdgeLlmNode::PeerRttSeconds(const Peer& peer) const
+EdgeLlmNode::PeerDelaySeconds(const Peer& peer) const
 {
+    if (peer.hasPath)
+    {
+        return peer.pathDelay.GetSeconds(); // the sum over the path's links
+    }
     Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
     const int32_t itf = ipv4->GetInterfaceForAddress(peer.local);
     NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << peer.local);
-    double delay = 0; // a channel without a Delay attribute: serialisation only
     Ptr<NetDevice> device = ipv4->GetNetDevice(itf);
-    if (peer.hasPath)
+    TimeValue d;
+    if (device && device->GetChannel() && device->GetChannel()->GetAttributeFailSafe("Delay", d))
     {
-        delay = peer.pathDelay.GetSeconds(); // the sum over the path's links
+        return d.Get().GetSeconds();
     }
-    else if (device && device->GetChannel())
-    {
-        TimeValue d;
-        if (device->GetChannel()->GetAttributeFailSafe("Delay", d))
-        {
-            delay = d.Get().GetSeconds();
-        }
-    }
+    return 0; // a channel without a Delay attribute: serialisation only
+}
+
+double
+EdgeLlmNode::PeerRttSeconds(const Peer& peer) const
+{
     // Propagation both ways plus four full frames (PPP: MTU + 2 bytes) at the link rate:
     // the segment itself, the one a delayed ACK waits for, and the ACK's slot.
     constexpr double PPP_BYTES = 2;
     const double rate = static_cast<double>(peer.rate.GetBitRate());
-    return 2 * delay + 4 * (PeerMtu(peer) + PPP_BYTES) * 8 / rate;
+    return 2 * PeerDelaySeconds(peer) + 4 * (PeerMtu(peer) + PPP_BYTES) * 8 / rate;
+}
+
+CtHoSignalling
+EdgeLlmNode::Signalling(const Peer& peer, uint32_t sharers) const
+{
+    // Per packet: payload room and header bytes (PPP 2 B on a point-to-point link).
+    constexpr double PPP_BYTES = 2;
+    const double mtu = PeerMtu(peer);
+    double room = 0;
+    double headers = 0;
+    if (m_transport == UDP)
+    {
+        room = mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE;
+        headers = UDP_IP_OVERHEAD + KvDatagramHeader::DATA_SIZE + PPP_BYTES;
+    }
+    else
+    {
+        room = BackhaulMss();
+        headers = TCP_IP_OVERHEAD + PPP_BYTES;
+    }
+    const double bitRate = static_cast<double>(peer.rate.GetBitRate()) / sharers;
+    // A message of n bytes in one packet; token ids at the share of headers a full
+    // packet of them carries.
+    auto wire = [&](double bytes) { return 8 * (bytes + headers) / bitRate; };
+    CtHoSignalling sig;
+    sig.pathDelay = PeerDelaySeconds(peer);
+    sig.controlFreeAt =
+        Simulator::Now().GetSeconds() +
+        8.0 * static_cast<double>(peer.connection->GetBytesAheadOfControl()) / bitRate;
+    // The request and its end-of-transfer frame (right behind it when n_tx = 0).
+    sig.requestTime = wire(2 * KvFrameHeader::SIZE + KvTransferRequestHeader::SIZE +
+                           KvTransferCompleteHeader::SIZE);
+    sig.idTimePerToken =
+        8.0 * KvTransferRequestHeader::TOKEN_ID_BYTES * (1 + headers / room) / bitRate;
+    sig.closeTime = wire(KvFrameHeader::SIZE + KvBatchCloseHeader::SIZE);
+    sig.closeMargin = 8 * (mtu + PPP_BYTES) / bitRate; // one full packet ahead of it
+    sig.closeAhead = 8.0 * m_bufferInUse / bitRate;    // KV bytes may fill the buffer
+    return sig;
 }
 
 uint64_t

@@ -452,6 +452,15 @@ class EdgeLlmNode : public Application
     void SizeBackhaulBuffers();
     double BackhaulTokensPerSecond(const Peer& peer) const;
     double PlanningBitRate(const Peer& peer) const;
+    /// \return the peer path's one-way propagation delay, s
+    double PeerDelaySeconds(const Peer& peer) const;
+    /**
+     * \brief What the packet level adds to the plan toward \p peer: request, token-id and
+     *        close-message wire times at the path rate / \p sharers (with the transport's
+     *        per-packet headers), the path delay, and when the bytes already in the
+     *        transport have left (CtHoSignalling).
+     */
+    CtHoSignalling Signalling(const Peer& peer, uint32_t sharers) const;
 
     // Attributes
     uint16_t m_cellId;                  //!< Cell id

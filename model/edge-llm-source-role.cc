@@ -19,12 +19,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("EdgeLlmSourceRole");
 
-namespace
-{
-/// Bytes of one forwarded token id (TRANSFER_REQUEST payload).
-constexpr uint32_t FORWARDED_TOKEN_BYTES = 4;
-} // namespace
-
 EdgeLlmSourceRole::EdgeLlmSourceRole(EdgeLlmNode* node)
     : m_node(node)
 {
@@ -320,6 +314,12 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     inputs.batchPeriod = m_node->m_gpu->GetBatchPeriod().GetSeconds();
     inputs.backhaulFreeAt = Simulator::Now().GetSeconds() +
                             8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / planned;
+    inputs.signalling = m_node->Signalling(peer, sharers);
+    Ptr<KvTransferConnection> connection = peer.connection;
+    const double bitRate = static_cast<double>(peer.rate.GetBitRate()) / sharers;
+    inputs.closeAheadNow = [connection, bitRate]() {
+        return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / bitRate;
+    };
     m_node->m_backhaulPlannedTrace(targetCellId, planned, sharers);
     const HandoverBatcher::Decision d = GetBatcher().Start(
         sessionId,
@@ -348,9 +348,10 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     {
         req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
     }
-    peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST,
-                                 req,
-                                 static_cast<uint32_t>(d.prefillTokens * FORWARDED_TOKEN_BYTES));
+    peer.connection->SendMessage(
+        KvFrameHeader::TRANSFER_REQUEST,
+        req,
+        static_cast<uint32_t>(d.prefillTokens * KvTransferRequestHeader::TOKEN_ID_BYTES));
     KvTransferJob job;
     job.sessionId = sessionId;
     job.handoverTime = now;

@@ -8,6 +8,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 
@@ -83,12 +84,20 @@ HandoverBatcher::Expect(uint64_t sessionId, uint16_t target, Time when)
 CtHoPlan
 HandoverBatcher::Plan(Batch& batch, const std::vector<CtHoUe>& planned) const
 {
+    // The target's GPU runs this source's earlier batches first.
+    const auto busy = m_gpuBusyUntil.find(batch.target);
+    if (busy != m_gpuBusyUntil.end())
+    {
+        batch.inputs.signalling.gpuFreeAt =
+            std::max(batch.inputs.signalling.gpuFreeAt, busy->second);
+    }
     const PlanInputs& in = batch.inputs;
     const CtHoPlan plan = m_scheduler->PlanBatch(planned,
                                                  in.backhaulTokensPerSecond,
                                                  in.prefill,
                                                  in.batchPeriod,
-                                                 in.backhaulFreeAt);
+                                                 in.backhaulFreeAt,
+                                                 in.signalling);
     batch.prefillLength = plan.prefillLength;
     batch.transferBound = plan.transferDelay;
     return plan;
@@ -105,6 +114,7 @@ HandoverBatcher::FormKnown(uint64_t sessionId,
     Batch batch;
     batch.target = target;
     batch.inputs = inputs;
+    batch.inputs.signalling.closeSentAt = -1; // every member announced: no close message
     std::vector<CtHoUe> planned{{sessionId, now.GetSeconds(), context}};
     batch.members.insert(sessionId);
     for (auto it = m_expected.begin(); it != m_expected.end();)
@@ -177,21 +187,27 @@ HandoverBatcher::FormOnline(uint64_t sessionId,
             }
         }
     }
-    const CtHoPlan plan = Plan(batch, planned);
-    // Close on the GPU start the plan assumes: the first T_c boundary at or after the
-    // last planned handover (integer ns, as the PrefillEngine computes it).
+    // The close message leaves no earlier than the last planned handover; the plan's GPU
+    // start t_s is the first T_c boundary at or after it arrives (and every request). It
+    // is sent as late as still arrives by t_s (less closeMargin), so that later handovers
+    // can join.
     double last = now.GetSeconds();
     for (const auto& ue : planned)
     {
         last = std::max(last, ue.handoverTime);
     }
-    Time close = std::max(Seconds(last), now);
-    const int64_t tc = Seconds(inputs.batchPeriod).GetTimeStep();
-    if (tc > 0)
-    {
-        close = TimeStep(((close.GetTimeStep() + tc - 1) / tc) * tc);
-    }
-    batch.closeTime = close;
+    batch.inputs.signalling.closeSentAt = last;
+    const CtHoPlan plan = Plan(batch, planned);
+    const CtHoSignalling& sig = batch.inputs.signalling;
+    const double latest =
+        plan.batchStart - sig.pathDelay - sig.closeTime - sig.closeAhead - sig.closeMargin;
+    // Whole time steps, rounded down (a step within 1e-6 of the value is the value):
+    // the close leaves at or before the latest instant.
+    const double steps = latest / TimeStep(1).GetSeconds();
+    const double nearest = std::round(steps);
+    const auto latestStep =
+        static_cast<int64_t>(std::abs(steps - nearest) < 1e-6 ? nearest : std::floor(steps));
+    Time close = std::max(Seconds(last), TimeStep(latestStep));
     const uint32_t id = m_nextBatchId++;
     close = std::max(close, Simulator::Now()); // gathered arrivals are planned a little later
     batch.closeTime = close;
@@ -314,13 +330,29 @@ HandoverBatcher::Complete(uint32_t batchId)
                         batch.inputs.prefill,
                         batch.inputs.batchPeriod);
     planner.SetBackhaulFreeAt(batch.inputs.backhaulFreeAt);
+    // A batch closed by message (online, or short of announced members) starts after the
+    // message, sent now, reaches the target.
+    const bool closedByMessage = batch.online || batch.arrived.size() < batch.announced;
+    CtHoSignalling sig = batch.inputs.signalling;
+    sig.closeSentAt =
+        closedByMessage && batch.prefillLength > 0 ? Simulator::Now().GetSeconds() : -1;
+    if (sig.closeSentAt >= 0 && batch.inputs.closeAheadNow)
+    {
+        sig.closeAhead = batch.inputs.closeAheadNow(); // what is ahead of it now
+    }
+    planner.SetSignalling(sig);
     const CtHoPlan plan = planner.PlanWithPrefillLength(batch.arrived, batch.prefillLength);
+    if (plan.prefillLength > 0)
+    {
+        double& gpu = m_gpuBusyUntil[batch.target];
+        gpu = std::max(gpu, plan.prefillDone);
+    }
     if (m_complete)
     {
         m_complete(batchId,
                    batch.target,
                    static_cast<uint16_t>(batch.arrived.size()),
-                   batch.online || batch.arrived.size() < batch.announced,
+                   closedByMessage,
                    plan);
     }
 }

@@ -74,6 +74,12 @@ class HandoverBatcher
         PrefillTimeModel prefill;          //!< Target GPU's p(L)
         double batchPeriod{0.01};          //!< T_c, s
         double backhaulFreeAt{0};          //!< Earlier transfers end at, s (0: idle)
+        /// Packet level: request, id and close wire times, path delay (zero: fluid).
+        /// closeSentAt is the batcher's: it sets it for online and short batches.
+        CtHoSignalling signalling;
+        /// Packet level: drain time of the bytes ahead of a control message sent now, s
+        /// (the close's closeAhead when the batch closes); empty: signalling.closeAhead
+        std::function<double()> closeAheadNow;
     };
 
     /// One member's part of its batch.
@@ -194,12 +200,13 @@ class HandoverBatcher
     /// Plans \p planned with the batch's inputs; sets its L and g(L).
     CtHoPlan Plan(Batch& batch, const std::vector<CtHoUe>& planned) const;
 
-    Ptr<HandoverScheduler> m_scheduler;                     //!< Policy
-    std::vector<Expected> m_expected;                       //!< Announced, not yet batched
-    std::map<uint32_t, Batch> m_batches;                    //!< Open batches
-    std::map<uint64_t, uint32_t> m_memberOf;                //!< Session -> open known-times batch
-    std::map<uint16_t, uint32_t> m_openOnline;              //!< Target -> open online batch
-    std::set<uint64_t> m_started;                           //!< Sessions that have started
+    Ptr<HandoverScheduler> m_scheduler;        //!< Policy
+    std::vector<Expected> m_expected;          //!< Announced, not yet batched
+    std::map<uint32_t, Batch> m_batches;       //!< Open batches
+    std::map<uint64_t, uint32_t> m_memberOf;   //!< Session -> open known-times batch
+    std::map<uint16_t, uint32_t> m_openOnline; //!< Target -> open online batch
+    std::map<uint16_t, double> m_gpuBusyUntil; //!< Target -> its GPU ends our batches at, s
+    std::set<uint64_t> m_started;              //!< Sessions that have started
     std::map<uint16_t, std::vector<CtHoUe>> m_simultaneous; //!< Same-instant arrivals
     uint32_t m_nextBatchId{1};                              //!< Next id
     BatchCompleteCallback m_complete;                       //!< Completion callback

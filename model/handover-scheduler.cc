@@ -48,10 +48,12 @@ HandoverScheduler::PlanBatch(const std::vector<CtHoUe>& batch,
                              double backhaulTokensPerSecond,
                              const PrefillTimeModel& prefill,
                              double batchPeriod,
-                             double backhaulFreeAt) const
+                             double backhaulFreeAt,
+                             const CtHoSignalling& signalling) const
 {
     CtHoPlanner planner(backhaulTokensPerSecond, prefill, batchPeriod);
     planner.SetBackhaulFreeAt(backhaulFreeAt);
+    planner.SetSignalling(signalling);
     const uint64_t l = ChoosePrefillLength(planner, batch);
     CtHoPlan plan = planner.PlanWithPrefillLength(batch, l);
     NS_LOG_INFO(GetSchemeName() << ": batch of " << batch.size() << " UEs, L = " << l

@@ -64,6 +64,8 @@ class HandoverScheduler : public Object
      * \param prefill the target GPU's prefill time model
      * \param batchPeriod T_c, s, >= 0
      * \param backhaulFreeAt when earlier transfers leave the backhaul, s (0: idle)
+     * \param signalling packet level: request, token-id and close wire times and the path
+     *        delay (CtHoSignalling; the default, all zero, is the papers' fluid model)
      * \return the plan at the prefill length chosen by ChoosePrefillLength()
      * \throws std::invalid_argument for an empty batch or invalid values
      */
@@ -71,7 +73,8 @@ class HandoverScheduler : public Object
                        double backhaulTokensPerSecond,
                        const PrefillTimeModel& prefill,
                        double batchPeriod,
-                       double backhaulFreeAt = 0) const;
+                       double backhaulFreeAt = 0,
+                       const CtHoSignalling& signalling = CtHoSignalling()) const;
 
     /**
      * \brief Which job the backhaul serves next (one at a time, at full rate).

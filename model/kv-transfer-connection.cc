@@ -4,6 +4,8 @@
 #include "kv-transfer-connection.h"
 
 #include "ns3/log.h"
+#include "ns3/tcp-socket-base.h"
+#include "ns3/tcp-tx-buffer.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -143,9 +145,32 @@ KvTransferConnection::GetKvBytesSent() const
 }
 
 uint64_t
+KvTransferConnection::GetSocketBufferedBytes() const
+{
+    UintegerValue size;
+    if (m_socket && m_socket->GetAttributeFailSafe("SndBufSize", size))
+    {
+        return size.Get() - std::min<uint64_t>(size.Get(), m_socket->GetTxAvailable());
+    }
+    return 0;
+}
+
+uint64_t
+KvTransferConnection::GetSocketUnsentBytes() const
+{
+    // TCP's buffer also holds the bytes sent and not yet acknowledged: they are not ahead.
+    if (Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_socket))
+    {
+        Ptr<TcpTxBuffer> buffer = tcp->GetTxBuffer();
+        return buffer->Size() - std::min(buffer->Size(), buffer->BytesInFlight());
+    }
+    return GetSocketBufferedBytes();
+}
+
+uint64_t
 KvTransferConnection::GetBacklogBytes() const
 {
-    uint64_t bytes = 0;
+    uint64_t bytes = GetSocketBufferedBytes();
     for (const auto& j : m_jobs)
     {
         bytes += j.job.remainingBytes;
@@ -154,13 +179,20 @@ KvTransferConnection::GetBacklogBytes() const
     {
         bytes += m_pending->GetSize() - m_pendingOffset;
     }
-    if (m_socket)
+    return bytes;
+}
+
+uint64_t
+KvTransferConnection::GetBytesAheadOfControl() const
+{
+    uint64_t bytes = GetSocketUnsentBytes();
+    for (const auto& frame : m_control)
     {
-        UintegerValue size;
-        if (m_socket->GetAttributeFailSafe("SndBufSize", size))
-        {
-            bytes += size.Get() - std::min<uint64_t>(size.Get(), m_socket->GetTxAvailable());
-        }
+        bytes += frame->GetSize();
+    }
+    if (m_pending)
+    {
+        bytes += m_pending->GetSize() - m_pendingOffset;
     }
     return bytes;
 }

@@ -159,6 +159,12 @@ class KvTransferConnection : public Object
      *         send buffer
      */
     uint64_t GetBacklogBytes() const;
+    /**
+     * \return bytes still ahead of a new control message (which passes queued KV
+     *         bytes): control frames not yet written, the unwritten rest of the frame
+     *         being written and the socket's bytes not yet sent
+     */
+    uint64_t GetBytesAheadOfControl() const;
     /// \return KV payload bytes received so far
     uint64_t GetKvBytesReceived() const;
     /// \return frames whose header failed validation (the connection then stops parsing)
@@ -203,6 +209,11 @@ class KvTransferConnection : public Object
     static Ptr<Packet> MakeFrame(KvFrameHeader::MessageType type,
                                  const Header& message,
                                  uint32_t payloadBytes);
+
+    /// \return bytes in the socket's send buffer (0 without a SndBufSize attribute)
+    uint64_t GetSocketBufferedBytes() const;
+    /// \return bytes in the socket not yet sent (TCP: less those in flight)
+    uint64_t GetSocketUnsentBytes() const;
 
     Ptr<Socket> m_socket;               //!< The transport
     bool m_connected{false};            //!< Established?

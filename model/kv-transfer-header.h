@@ -111,6 +111,8 @@ class KvTransferRequestHeader : public Header
   public:
     /// Serialized size in bytes.
     static constexpr uint32_t SIZE = 60;
+    /// Bytes of one forwarded token id; the request's payload carries n_pf of them
+    static constexpr uint32_t TOKEN_ID_BYTES = 4;
     /// flags bit: importance-ordered entries with coordinates (ImpactHO)
     static constexpr uint16_t IMPORTANCE_ORDERED = 1;
     /// flags bit: the KV bytes come layer-major (layer-wise streaming)

@@ -25,15 +25,24 @@ namespace edgellmtest
 /// A ctHO instance: UEs plus R, p, T_c.
 struct CtHoInstance
 {
-    std::vector<CtHoUe> ues;  //!< any order
-    double rate{1000};        //!< R, tokens/s
-    double a{1e-4};           //!< prefill slope, s/token
-    double b{2e-3};           //!< prefill constant, s
-    double c{0};              //!< prefill quadratic, s/token^2
-    double batchPeriod{0.01}; //!< T_c, s
+    std::vector<CtHoUe> ues;   //!< any order
+    double rate{1000};         //!< R, tokens/s
+    double a{1e-4};            //!< prefill slope, s/token
+    double b{2e-3};            //!< prefill constant, s
+    double c{0};               //!< prefill quadratic, s/token^2
+    double batchPeriod{0.01};  //!< T_c, s
+    CtHoSignalling signalling; //!< packet-level additions (all zero: the papers' model)
 };
 
-/// V(L) by definition: f(L) and the double-max g(L) over UEs sorted by tau.
+/**
+ * V(L) by definition: f(L) and the double-max g(L) over UEs sorted by tau. With
+ * signalling: UE i's link work is w_i = r_i + n_tx_i / R with r_i = requestTime +
+ * idTimePerToken n_pf_i; its KV arrives at max_{j<=i} (tau_j + sum_{j..i} w) + d; its
+ * request leaves at max(controlFreeAt + sum_{1..i} r, max_{j<=i} (tau_j + sum_{j..i} r));
+ * an online close leaves at max(last request, closeSentAt + min(closeAhead, (KV end -
+ * closeSentAt)^+)) + closeTime; the batch starts on the first T_c boundary at or after
+ * tau_K and every arrival.
+ */
 inline double
 BruteForceValue(const CtHoInstance& inst, uint64_t l)
 {
@@ -41,11 +50,45 @@ BruteForceValue(const CtHoInstance& inst, uint64_t l)
     std::stable_sort(s.begin(), s.end(), [](const CtHoUe& x, const CtHoUe& y) {
         return x.handoverTime < y.handoverTime;
     });
-    const double tauK = s.back().handoverTime;
-    double ts = tauK;
+    const CtHoSignalling& sig = inst.signalling;
+    auto npf = [l](const CtHoUe& ue) { return static_cast<double>(std::min(ue.contextTokens, l)); };
+    auto ntx = [l](const CtHoUe& ue) {
+        return ue.contextTokens > l ? static_cast<double>(ue.contextTokens - l) : 0.0;
+    };
+    auto request = [&](const CtHoUe& ue) { return sig.requestTime + sig.idTimePerToken * npf(ue); };
+    double ready = std::max(s.back().handoverTime, sig.gpuFreeAt);
+    double lastLeft = 0;
+    double fromFree = sig.controlFreeAt;
+    for (std::size_t k = 0; k < s.size(); ++k)
+    {
+        fromFree += request(s[k]);
+        double left = fromFree;
+        double sum = 0;
+        for (std::size_t j = k + 1; j-- > 0;)
+        {
+            sum += request(s[j]);
+            left = std::max(left, s[j].handoverTime + sum);
+        }
+        ready = std::max(ready, left + sig.pathDelay);
+        lastLeft = left;
+    }
+    if (sig.closeSentAt >= 0)
+    {
+        double busy = 0; // the KV FIFO's end: the last byte of the batch leaves
+        for (const auto& ue : s)
+        {
+            const double work = request(ue) + ntx(ue) / inst.rate;
+            busy = work > 0 ? std::max(busy, ue.handoverTime) + work : busy;
+        }
+        const double ahead = std::min(sig.closeAhead, std::max(0.0, busy - sig.closeSentAt));
+        ready =
+            std::max(ready,
+                     std::max(lastLeft, sig.closeSentAt + ahead) + sig.closeTime + sig.pathDelay);
+    }
+    double ts = ready;
     if (inst.batchPeriod > 0)
     {
-        ts = std::ceil(tauK / inst.batchPeriod - 1e-9) * inst.batchPeriod;
+        ts = std::max(ready, std::ceil(ready / inst.batchPeriod - 1e-9) * inst.batchPeriod);
     }
     double f = 0;
     if (l > 0)
@@ -55,13 +98,17 @@ BruteForceValue(const CtHoInstance& inst, uint64_t l)
         f = ts + p - s.front().handoverTime;
     }
     double g = 0;
-    for (std::size_t j = 0; j < s.size(); ++j)
+    for (std::size_t k = 0; k < s.size(); ++k)
     {
-        double sum = 0;
-        for (std::size_t k = j; k < s.size(); ++k)
+        if (ntx(s[k]) == 0)
         {
-            sum += s[k].contextTokens > l ? static_cast<double>(s[k].contextTokens - l) : 0.0;
-            g = std::max(g, sum / inst.rate - (s[k].handoverTime - s[j].handoverTime));
+            continue;
+        }
+        double sum = 0;
+        for (std::size_t j = k + 1; j-- > 0;)
+        {
+            sum += request(s[j]) + ntx(s[j]) / inst.rate;
+            g = std::max(g, sum + sig.pathDelay - (s[k].handoverTime - s[j].handoverTime));
         }
     }
     return std::max(f, g);
@@ -132,6 +179,39 @@ RandomInstance(uint32_t seed)
         inst.ues.push_back(ue);
     }
     return inst;
+}
+
+/**
+ * Packet-level signalling for a random instance (seed): path delay up to 1 ms, request
+ * up to 100 us, ids up to half a KV token's wire time, a control backlog up to 1.2 s
+ * (before, among or after the handovers) and, for odd seeds, an online close message
+ * sent while the KV may still be queued, behind up to 50 ms of bytes.
+ */
+inline CtHoSignalling
+RandomSignalling(uint32_t seed, const CtHoInstance& inst)
+{
+    std::mt19937_64 rng(seed * 7919 + 1);
+    std::uniform_real_distribution<double> u01(0.0, 1.0);
+    CtHoSignalling sig;
+    sig.pathDelay = u01(rng) * 1e-3;
+    sig.requestTime = u01(rng) * 1e-4;
+    sig.idTimePerToken = u01(rng) * 0.5 / inst.rate;
+    sig.closeTime = u01(rng) * 1e-5;
+    sig.controlFreeAt = u01(rng) * 1.2;
+    sig.gpuFreeAt = (seed % 3 == 0) ? u01(rng) * 1.6 : 0;
+    double last = 0;
+    for (const auto& ue : inst.ues)
+    {
+        last = std::max(last, ue.handoverTime);
+    }
+    double work = 0; // the batch's whole KV at L = 0, s: the close lands anywhere in it
+    for (const auto& ue : inst.ues)
+    {
+        work += static_cast<double>(ue.contextTokens) / inst.rate;
+    }
+    sig.closeSentAt = (seed % 2) ? last + u01(rng) * work : -1;
+    sig.closeAhead = u01(rng) * 0.05; // up to 50 ms of bytes: many L in between
+    return sig;
 }
 
 } // namespace edgellmtest

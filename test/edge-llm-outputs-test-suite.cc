@@ -458,6 +458,54 @@ class PrefillBoundTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Online prediction at packet level: tHO (n_pf = 300, no KV byte), one online
+ *        batch, T_c = 10 ms, 1 Gbit/s, d = 100 us, TCP at MTU 9000. The request (8 + 60 B
+ *        of headers and 300 x 4 B of token ids), the frame that ends its empty transfer
+ *        (8 + 16 B) and the close message (8 + 8 B) leave in one segment with 54 B of
+ *        TCP/IP/PPP headers: 1,362 B, 10.896 us, so they reach the target at tau +
+ *        110.896 us. A handover at 20 ms - 115 us restores at 20 ms + p(300); one at 20 ms
+ *        - 106 us at 30 ms + p(300). The prediction equals the restore on both sides (it
+ *        once ignored the ids and the close message's trip: 10 ms short on the late side,
+ *        and on every online batch).
+ */
+class OnlinePredictionTestCase : public TestCase
+{
+  public:
+    OnlinePredictionTestCase()
+        : TestCase("session stats: online prediction counts the token ids and the batch close")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double p = 9.4267e-5 * 300 + 2.4e-3;
+        const double arrival = (1322 + 70) * 8 / LINK_RATE + LINK_DELAY; // 111.136 us
+        const double edge = 0.02 - arrival;
+        for (const auto& [tau, start] :
+             {std::pair{edge - 3.864e-6, 0.02}, std::pair{edge + 5.136e-6, 0.03}})
+        {
+            Ptr<EdgeLlmSessionStats> stats =
+                RunSessions("ns3::ThoScheduler", 2, {{1, 2}}, {{tau, 1, 2}});
+            const auto& r = stats->GetRecords();
+            NS_TEST_ASSERT_MSG_EQ(r.size(), 1u, "one handover at " << tau);
+            NS_TEST_EXPECT_MSG_EQ((tau + arrival < 0.02), (start == 0.02), "sides of the edge");
+            NS_TEST_EXPECT_MSG_EQ(r[0].prefillTokens, 300u, "n_pf = C");
+            NS_TEST_EXPECT_MSG_EQ(r[0].GetOutcomeName(), "restored", "restored at " << tau);
+            NS_TEST_EXPECT_MSG_EQ_TOL(r[0].restoredDelay,
+                                      start + p - tau,
+                                      1e-9,
+                                      "restore = t_s + p(300) - tau, tau " << tau);
+            NS_TEST_EXPECT_MSG_EQ_TOL(r[0].predictedDelay,
+                                      r[0].restoredDelay,
+                                      1e-9,
+                                      "prediction = restore, tau " << tau);
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The records of handovers that did not restore: a session lost at its second
  *        handover (link 1-2 only; 2 -> 3 has no backhaul path, so no HandoverStarted: the
  *        record is added by SessionLost), which makes the delay summary unknown (NaN),
@@ -1233,6 +1281,7 @@ class EdgeLlmOutputsTestSuite : public TestSuite
         AddTestCase(new DelaySummaryTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TwoHandoversTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PrefillBoundTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new OnlinePredictionTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FailedHandoversTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UeDelayTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new HandoverAfterDecodingTestCase(), EDGE_LLM_TEST_QUICK);

@@ -12,6 +12,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <stdexcept>
 #include <vector>
 
 using namespace ns3;
@@ -169,6 +171,151 @@ class CtHoBruteForceTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Packet-level signalling by hand (R = 1000 tokens/s, p(L) = 1e-4 L + 2e-3 s,
+ *        T_c = 10 ms, C = 300, tHO's L = 300; d = 100 us, request 20 us, 1 us per id,
+ *        close 10 us). The request reaches the target at tau + 20 + 300 + 100 us: the
+ *        first boundary (20 ms) holds for tau = 19.580 ms - 1 us, the next (30 ms) from
+ *        19.580 ms + 1 us; without the ids (papers' form) both start at 20 ms. An online
+ *        close sent at 19.890 ms -/+ 1 us arrives 110 us later, at either side of 20 ms.
+ *        A control backlog until 30 ms moves the start to 40 ms; a GPU busy until 30 ms
+ *        starts it at 30 ms, one busy 100 ns longer at 40 ms. cHO (L = 0) at tau = 0:
+ *        the request, 300 tokens at R and d: 0.30012 s. The field checks at their edges.
+ */
+class CtHoSignallingTestCase : public TestCase
+{
+  public:
+    CtHoSignallingTestCase()
+        : TestCase("ctHO planner at packet level: request, token ids, close message and path delay")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const PrefillTimeModel p(1e-4, 2e-3, 0);
+        CtHoSignalling sig;
+        sig.pathDelay = 100e-6;
+        sig.requestTime = 20e-6;
+        sig.idTimePerToken = 1e-6;
+        sig.closeTime = 10e-6;
+        auto start = [&](double tau, const CtHoSignalling& g) {
+            CtHoPlanner planner(1000, p, 0.01);
+            planner.SetSignalling(g);
+            return planner.PlanWithPrefillLength({{1, tau, 300}}, 300);
+        };
+        const double edge = 0.02 - 420e-6; // tau + 420 us = 20 ms
+        for (double side : {-1e-6, 1e-6})
+        {
+            const CtHoPlan plan = start(edge + side, sig);
+            const double ts = (side < 0) ? 0.02 : 0.03;
+            NS_TEST_EXPECT_MSG_EQ_TOL(plan.batchStart, ts, 1e-12, "t_s, ids, side " << side);
+            NS_TEST_EXPECT_MSG_EQ_TOL(plan.worstDelay,
+                                      ts + 0.032 - (edge + side),
+                                      1e-12,
+                                      "delay = t_s + p(300) - tau, side " << side);
+            CtHoSignalling noIds = sig;
+            noIds.idTimePerToken = 0;
+            NS_TEST_EXPECT_MSG_EQ_TOL(start(edge + side, noIds).batchStart,
+                                      0.02,
+                                      1e-12,
+                                      "without ids, side " << side);
+        }
+        const double closeEdge = 0.02 - 110e-6;
+        for (double side : {-1e-6, 1e-6})
+        {
+            CtHoSignalling online = sig;
+            online.closeSentAt = closeEdge + side;
+            const double expected = side < 0 ? 0.02 : 0.03;
+            NS_TEST_EXPECT_MSG_EQ_TOL(start(0.0195, online).batchStart,
+                                      expected,
+                                      1e-12,
+                                      "close sent at 19.890 ms " << side);
+        }
+        CtHoSignalling busy = sig;
+        busy.controlFreeAt = 0.03;
+        NS_TEST_EXPECT_MSG_EQ_TOL(start(0.0195, busy).batchStart, 0.04, 1e-12, "backlog");
+        CtHoSignalling gpu = sig;
+        gpu.gpuFreeAt = 0.0300001; // an earlier batch holds the GPU just past 30 ms
+        NS_TEST_EXPECT_MSG_EQ_TOL(start(0.0195, gpu).batchStart, 0.04, 1e-12, "GPU busy");
+        gpu.gpuFreeAt = 0.03;
+        NS_TEST_EXPECT_MSG_EQ_TOL(start(0.0195, gpu).batchStart, 0.03, 1e-12, "GPU free at 30 ms");
+        CtHoPlanner planner(1000, p, 0.01);
+        planner.SetSignalling(sig);
+        const CtHoPlan cho = planner.PlanWithPrefillLength({{1, 0.0, 300}}, 0);
+        NS_TEST_EXPECT_MSG_EQ_TOL(cho.worstDelay, 0.30012, 1e-12, "cHO: 20 us + 0.3 s + 100 us");
+        NS_TEST_EXPECT_MSG_EQ_TOL(cho.ues[0].transferDone, 0.30012, 1e-12, "KV arrival");
+
+        auto refused = [&](CtHoSignalling g) {
+            try
+            {
+                planner.SetSignalling(g);
+            }
+            catch (const std::invalid_argument&)
+            {
+                return true;
+            }
+            return false;
+        };
+        CtHoSignalling g;
+        g.idTimePerToken = 1e-3; // = 1/R: an id as costly as its KV
+        NS_TEST_EXPECT_MSG_EQ(refused(g), true, "idTimePerToken = 1/R refused");
+        g.idTimePerToken = 0.999e-3;
+        NS_TEST_EXPECT_MSG_EQ(refused(g), false, "idTimePerToken just below 1/R accepted");
+        g = CtHoSignalling();
+        g.pathDelay = -1e-12;
+        NS_TEST_EXPECT_MSG_EQ(refused(g), true, "negative path delay refused");
+        g.pathDelay = 0;
+        NS_TEST_EXPECT_MSG_EQ(refused(g), false, "zero path delay accepted");
+        g.requestTime = std::numeric_limits<double>::quiet_NaN();
+        NS_TEST_EXPECT_MSG_EQ(refused(g), true, "NaN request time refused");
+        g.requestTime = 0;
+        g.controlFreeAt = -1e-12;
+        NS_TEST_EXPECT_MSG_EQ(refused(g), true, "negative control backlog end refused");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief With random packet-level signalling (path delay, request and id wire times,
+ *        control backlog, online close), PlanOptimal still attains the brute-force
+ *        minimum over every L (200 random instances): the ids keep f non-decreasing and
+ *        g non-increasing in L.
+ */
+class CtHoSignallingBruteForceTestCase : public TestCase
+{
+  public:
+    CtHoSignallingBruteForceTestCase()
+        : TestCase("ctHO planner with signalling equals a brute force over every L")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (uint32_t seed = 1; seed <= 200; ++seed)
+        {
+            edgellmtest::CtHoInstance inst = edgellmtest::RandomInstance(seed);
+            inst.signalling = edgellmtest::RandomSignalling(seed, inst);
+            CtHoPlanner planner(inst.rate,
+                                PrefillTimeModel(inst.a, inst.b, inst.c),
+                                inst.batchPeriod);
+            planner.SetSignalling(inst.signalling);
+            const CtHoPlan plan = planner.PlanOptimal(inst.ues);
+            const double best = edgellmtest::BruteForceMinimum(inst);
+            NS_TEST_ASSERT_MSG_EQ_TOL(plan.worstDelay,
+                                      best,
+                                      1e-9 * std::max(1.0, best),
+                                      "V(L*) differs from the brute-force minimum, seed " << seed);
+            NS_TEST_ASSERT_MSG_EQ_TOL(edgellmtest::BruteForceValue(inst, plan.prefillLength),
+                                      plan.worstDelay,
+                                      1e-9 * std::max(1.0, best),
+                                      "plan value != V(L) by definition, seed " << seed);
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The planner's math (UNIT).
  */
 class EdgeLlmPlannerTestSuite : public TestSuite
@@ -181,6 +328,8 @@ class EdgeLlmPlannerTestSuite : public TestSuite
         AddTestCase(new CtHoHandWorkedTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoIdleBackhaulTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoBruteForceTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CtHoSignallingTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CtHoSignallingBruteForceTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 
