@@ -55,6 +55,7 @@ MODULE_SOURCES = [
 
 MODULE_HEADERS = [s.replace('.cc', '.h') for s in MODULE_SOURCES]
 MODULE_HEADERS.append('model/edge-llm-compat.h')
+MODULE_HEADERS.append('model/edge-llm-limits.h')
 
 TEST_SOURCES = [
     'test/edge-llm-planner-test-suite.cc',

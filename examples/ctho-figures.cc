@@ -19,6 +19,7 @@
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/road-handover-scenario.h"
 
@@ -169,10 +170,7 @@ Main(int argc, char* argv[])
                                             " sweeps it; drop the option");
             }
         }
-        if (!(base.fluid.backhaulGbps > 0 && base.fluid.backhaulGbps <= 1000))
-        {
-            throw std::invalid_argument("--backhaulGbps must be in (0, 1000] Gbit/s");
-        }
+        edgellm::CheckBackhaulGbps("--backhaulGbps", base.fluid.backhaulGbps);
         if (packetLevel && figure == "online")
         {
             throw std::invalid_argument("--packetLevel applies to Figs. 3a-3d and 4, not to "

@@ -26,6 +26,7 @@
 #include "ns3/edge-llm-csv.h"
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/multi-cell-scenario.h"
 
 #include <chrono>
@@ -160,10 +161,13 @@ main(int argc, char* argv[])
                   << std::endl;
         return 2;
     }
-    if (!(cfg.backhaulGbps > 0 && cfg.backhaulGbps <= 1000))
+    try
     {
-        std::cerr << "error: --aggregationGbps must be in (0, 1000] Gbit/s, got "
-                  << cfg.backhaulGbps << std::endl;
+        edgellm::CheckBackhaulGbps("--aggregationGbps", cfg.backhaulGbps);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
         return 2;
     }
     if (!(promptTimeMs > 0 && promptTimeMs <= 1e4))

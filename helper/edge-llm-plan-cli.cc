@@ -10,6 +10,7 @@
 #include "ns3/command-line.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/prefill-time-model.h"
 #include "ns3/slot-allocator.h"
@@ -214,7 +215,8 @@ SlotCli(const std::string& scheme,
             throw OptionError("calibration", e.what());
         }
     }
-    const double gbps = OptionDouble("backhaulGbps", backhaulGbps, 0, true, 1e6);
+    const double gbps =
+        OptionDouble("backhaulGbps", backhaulGbps, 0, true, edgellm::MAX_BACKHAUL_GBPS);
     const double dt = OptionDouble("slot", slot, 0, true, 60);
     SlotAllocator::Fallback fb;
     try
@@ -250,7 +252,8 @@ SlotCli(const std::string& scheme,
         {
             table.Fail(r, "user_id " + std::to_string(u.userId) + " appears twice");
         }
-        const uint64_t context = table.GetUnsigned(r, "context_tokens", 1, 100000000);
+        const uint64_t context =
+            table.GetUnsigned(r, "context_tokens", 1, edgellm::MAX_CONTEXT_TOKENS);
         u.cacheBits = static_cast<double>(context) * static_cast<double>(profile.BitsPerToken());
         u.received = table.GetDouble(r, "received_fraction", 0, 1);
         if (presets)
@@ -475,7 +478,8 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
             throw OptionError("model", e.what());
         }
         // Ranges far beyond practice, so every result is finite (PrefillTimeModel's).
-        const double gbps = OptionDouble("backhaulGbps", backhaulGbps, 0, true, 1e6);
+        const double gbps =
+            OptionDouble("backhaulGbps", backhaulGbps, 0, true, edgellm::MAX_BACKHAUL_GBPS);
         const double a = OptionDouble("prefillA", prefillA, 0, false, 1);
         const double b = OptionDouble("prefillB", prefillB, -3600, false, 3600);
         const double c = OptionDouble("prefillC", prefillC, 0, false, 1e-3);
@@ -494,7 +498,8 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
             CtHoUe ue;
             ue.ueId = table.GetUnsigned(r, "ue_id", 0, UINT64_MAX);
             ue.handoverTime = table.GetDouble(r, "handover_time_s", 0, 1e9);
-            ue.contextTokens = table.GetUnsigned(r, "context_tokens", 1, 100000000);
+            ue.contextTokens =
+                table.GetUnsigned(r, "context_tokens", 1, edgellm::MAX_CONTEXT_TOKENS);
             if (!ids.insert(ue.ueId).second)
             {
                 table.Fail(r, "ue_id " + std::to_string(ue.ueId) + " appears twice");

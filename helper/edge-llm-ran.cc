@@ -7,6 +7,7 @@
 
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/fq-cobalt-queue-disc.h"
 #include "ns3/fq-codel-queue-disc.h"
 #include "ns3/fq-pie-queue-disc.h"
@@ -116,7 +117,7 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
         }
     };
     require(rat == "lte" || rat == "nr", "ran must be lte or nr, got '" + rat + "'");
-    require(backhaulGbps > 0 && backhaulGbps <= 1000, "backhaulGbps must be in (0, 1000]");
+    edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
     require(!backhaulDelay.IsStrictlyNegative(), "backhaulDelay must be >= 0");
     require(backhaulMtu >= 576, "backhaulMtu must be >= 576 bytes");
     if (rat == "lte" || EdgeLlmRan::IsAvailable("nr"))

@@ -5,6 +5,7 @@
 
 #include "ns3/ctho-planner.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/enum.h"
 #include "ns3/impactho-scheduler.h"
 #include "ns3/llm-model-profile.h"
@@ -52,7 +53,7 @@ ImpactHoFluidConfig::Validate() const
         }
     };
     (void)LlmModelProfile::FromPreset(model, kvBits);
-    require(backhaulGbps > 0 && backhaulGbps <= 1e6, "backhaulGbps must be in (0, 1e6]");
+    edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
     require(slot.IsStrictlyPositive(), "slot must be > 0");
     require(window.IsStrictlyPositive(), "window must be > 0");
     require(arrivalRate > 0 && arrivalRate <= 1e4, "arrivalRate must be in (0, 1e4] users/s");

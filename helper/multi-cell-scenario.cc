@@ -13,6 +13,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-address-generator.h"
@@ -155,8 +156,7 @@ MultiCellConfig::Validate() const
     // The engine's backhaul runs under EdgeLlmRan's X2 priority root (X2SignallingPriority,
     // default true): the disc becomes the KV band's.
     EdgeLlmBackhaul::CheckQueueDisc("queueDisc", queueDisc, true);
-    Require(std::isfinite(backhaulGbps) && backhaulGbps > 0 && backhaulGbps <= 1000,
-            "backhaulGbps must be in (0, 1000] Gbit/s, got " + Number(backhaulGbps));
+    edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
     Require(!backhaulDelay.IsStrictlyNegative() && backhaulDelay <= Seconds(1),
             "backhaulDelay must be in [0, 1] s");
     Require(backhaulMtu >= 576, "backhaulMtu must be in [576, 65535] bytes");
@@ -203,8 +203,7 @@ MultiCellConfig::Validate() const
             "promptMin and promptMax must satisfy 1 <= promptMin <= promptMax <= " +
                 std::to_string(MAX_PROMPT) + " tokens, got " + std::to_string(promptMin) + " and " +
                 std::to_string(promptMax));
-    Require(tokensAfterHandover >= 1 && tokensAfterHandover <= 10000000,
-            "tokensAfterHandover must be in [1, 10000000] tokens");
+    edgellm::CheckContextTokens("tokensAfterHandover", static_cast<double>(tokensAfterHandover));
     Require(promptTime.IsStrictlyPositive() && promptTime <= Seconds(10),
             "promptTime must be in (0, 10] s");
     Require(tailTime.IsStrictlyPositive() && tailTime <= Seconds(MAX_SIM_SECONDS),

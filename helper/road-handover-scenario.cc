@@ -14,6 +14,7 @@
 #include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -189,7 +190,7 @@ RoadHandoverConfig::Validate() const
                 "] m (past the midpoint the source is the weaker cell and the UE may lose it "
                 "before the crossing)");
     require(kvBits == 16 || kvBits == 8 || kvBits == 4, "kvBits must be 16, 8 or 4");
-    require(backhaulGbps > 0 && backhaulGbps <= 1000, "backhaulGbps must be in (0, 1000]");
+    edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
     require(!backhaulDelay.IsStrictlyNegative(), "backhaulDelay must be >= 0");
     require(backhaulMtu >= 576, "backhaulMtu must be >= 576 bytes");
     // PrefillTimeModel's ranges, named by this config's knobs.

@@ -3,6 +3,7 @@
  */
 #include "road-ue-draw.h"
 
+#include "ns3/edge-llm-limits.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/rng-seed-manager.h"
 
@@ -34,8 +35,10 @@ RoadUeDraw::Validate() const
     require(std::isfinite(boundary) && boundary > 0, "boundary must be > 0 m");
     require(startMin >= 0 && startMin <= startMax && startMax < boundary,
             "start positions need 0 <= startMin <= startMax < boundary (m)");
-    require(contextMin >= 1 && contextMin <= contextMax && contextMax <= 10000000,
-            "contexts need 1 <= contextMin <= contextMax <= 1e7 (tokens), got contextMin = " +
+    edgellm::CheckContextTokens("contextMin", static_cast<double>(contextMin));
+    edgellm::CheckContextTokens("contextMax", static_cast<double>(contextMax));
+    require(contextMin <= contextMax,
+            "contexts need contextMin <= contextMax, got contextMin = " +
                 std::to_string(contextMin) + ", contextMax = " + std::to_string(contextMax));
 }
 

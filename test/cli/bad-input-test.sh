@@ -234,9 +234,9 @@ expect 2 "--packetLevel applies to Figs. 3a-3d and 4, not to online" \
   $bin/ctho-figures --figure=online --packetLevel=1
 # --contextMin (the K = 12 reproduction with equal contexts): refused out of range, and the
 # accepted run prints the paper's 0.95 / 1.25 / 3.35 s (within 1 %) at K = 12.
-expect 2 "contexts need 1 <= contextMin <= contextMax <= 1e7 (tokens), got contextMin = 5000, contextMax = 4096" \
+expect 2 "contexts need contextMin <= contextMax, got contextMin = 5000, contextMax = 4096" \
   $bin/ctho-figures --figure=3d --contextMin=5000
-expect 2 "contexts need 1 <= contextMin" $bin/ctho-figures --figure=3d --contextMin=0
+expect 2 "contextMin must be in [1, 10000000] tokens, got 0" $bin/ctho-figures --figure=3d --contextMin=0
 expect 2 "--contextMin must be in [1, 2048] for Fig. 3c" $bin/ctho-figures --figure=3c --contextMin=2049
 expect 0 "" $bin/ctho-figures --figure=3c --contextMin=2048 --runs=2 --outputDir="$tmp/c3c"
 "$bin/ctho-figures" --figure=3d --contextMin=8704 --contextMax=8704 --backhaulGbps=12.7 \

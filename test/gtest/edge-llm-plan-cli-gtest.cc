@@ -180,6 +180,16 @@ TEST(EdgeLlmPlanCli, HandWorkedBatchAsJson)
     EXPECT_NEAR(nlohmann::json::parse(tho.out)["worst_delay_s"].get<double>(), 0.51, 1e-9);
 }
 
+// The shared ranges' upper edges are accepted: 1000 Gbit/s and 10,000,000 tokens.
+TEST(EdgeLlmPlanCli, RangeEdgesAreAccepted)
+{
+    const std::string file =
+        WriteFile("edges.csv", "ue_id,handover_time_s,context_tokens\n1,0,10000000\n");
+    const CliResult r = RunCli({"--scheme=cho", "--ues=" + file, "--backhaulGbps=1000"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["ues"][0]["transfer_tokens"], 10000000);
+}
+
 struct BadCase
 {
     std::string name;
@@ -288,10 +298,18 @@ INSTANTIATE_TEST_SUITE_P(
                 kHeader + "1,0.5,10\n",
                 {"--scheme=best"},
                 "--scheme: unknown scheme 'best'"},
+        BadCase{"huge_context",
+                kHeader + "1,0.5,10000001\n",
+                {},
+                "huge_context.csv:2: context_tokens must be in [1, 10000000]"},
+        BadCase{"backhaul_above_range",
+                kHeader + "1,0.5,10\n",
+                {"--backhaulGbps=1000.5"},
+                "--backhaulGbps: must be a number in (0, 1000]"},
         BadCase{"zero_backhaul",
                 kHeader + "1,0.5,10\n",
                 {"--backhaulGbps=0"},
-                "--backhaulGbps: must be a number in (0, 1e+06]"},
+                "--backhaulGbps: must be a number in (0, 1000]"},
         BadCase{"text_backhaul", kHeader + "1,0.5,10\n", {"--backhaulGbps=fast"}, "--backhaulGbps"},
         BadCase{"bad_kv_bits",
                 kHeader + "1,0.5,10\n",
