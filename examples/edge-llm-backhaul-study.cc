@@ -23,6 +23,7 @@
  *   edge-llm-backhaul-study --loads=0,0.3,0.6,0.9
  */
 #include "ns3/core-module.h"
+#include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-csv.h"
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
@@ -99,7 +100,17 @@ main(int argc, char* argv[])
     options.AddValue("queueDisc",
                      "QueueDisc TypeId of the backhaul's KV band, e.g. ns3::FqCoDelQueueDisc "
                      "(default: FIFO)",
-                     cfg.queueDisc);
+                     cfg.queueDisc,
+                     [](const std::string& v) {
+                         // Every other value is checked with the config, after the
+                         // attributes (X2SignallingPriority) are read.
+                         return v.empty()
+                                    ? "must name a queue disc (leave the option out for the "
+                                      "FIFO default); valid: " +
+                                          ValidTypeIds("ns3::QueueDisc",
+                                                       EdgeLlmBackhaul::QueueDiscRefusal(true))
+                                    : std::string();
+                     });
     options.AddValue("backhaulDelayUs", "Backhaul link delay, us", backhaulDelayUs);
     options.AddValue("backhaulMtu", "Backhaul link MTU, bytes", backhaulMtu);
     options.AddValue("numSites", "Sites: 7 or 19 (hex), 2 to 57 (road)", cfg.numSites);

@@ -574,15 +574,10 @@ EdgeLlmBackhaul::RegisterX2(Ptr<EdgeLlmRan> ran)
     }
 }
 
-void
-EdgeLlmBackhaul::CheckQueueDisc(const std::string& field, const std::string& typeName, bool kvBand)
+std::function<std::string(const std::string&)>
+EdgeLlmBackhaul::QueueDiscRefusal(bool kvBand)
 {
-    if (typeName.empty())
-    {
-        return;
-    }
-    // Why a queue disc cannot serve here ("" if it can).
-    const auto refusal = [kvBand](const std::string& name) -> std::string {
+    return [kvBand](const std::string& name) -> std::string {
         if (name == "ns3::MqQueueDisc")
         {
             return "cannot serve a backhaul link: it spreads a multi-queue device's root over "
@@ -596,27 +591,15 @@ EdgeLlmBackhaul::CheckQueueDisc(const std::string& field, const std::string& typ
         }
         return "";
     };
-    const TypeId base = TypeId::LookupByName("ns3::QueueDisc");
-    TypeId tid;
-    const bool known = TypeId::LookupByNameFailSafe(typeName, &tid) && tid != base &&
-                       tid.IsChildOf(base) && tid.HasConstructor();
-    if (known && refusal(tid.GetName()).empty())
+}
+
+void
+EdgeLlmBackhaul::CheckQueueDisc(const std::string& field, const std::string& typeName, bool kvBand)
+{
+    if (!typeName.empty())
     {
-        return;
+        RequireTypeId(field, typeName, "ns3::QueueDisc", QueueDiscRefusal(kvBand));
     }
-    std::string valid;
-    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
-    {
-        const TypeId t = TypeId::GetRegistered(i);
-        if (t != base && t.IsChildOf(base) && t.HasConstructor() && refusal(t.GetName()).empty())
-        {
-            valid += (valid.empty() ? "" : ", ") + t.GetName();
-        }
-    }
-    throw std::invalid_argument(field + ": " +
-                                (known ? tid.GetName() + " " + refusal(tid.GetName())
-                                       : "'" + typeName + "' is no ns3::QueueDisc") +
-                                "; valid: " + valid);
 }
 
 void

@@ -14,6 +14,7 @@
 #include "ns3/queue-disc.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <utility>
@@ -126,6 +127,13 @@ class EdgeLlmBackhaul : public Object
      * \throws std::invalid_argument naming \p field, the type, why, and the valid types
      */
     static void CheckQueueDisc(const std::string& field, const std::string& typeName, bool kvBand);
+
+    /**
+     * \param kvBand as for CheckQueueDisc()
+     * \return why a queue disc (by TypeId name) cannot serve there, "" if it can: the
+     *         refusals CheckQueueDisc() applies, for RequireTypeId() and ValidTypeIds()
+     */
+    static std::function<std::string(const std::string&)> QueueDiscRefusal(bool kvBand);
 
     /**
      * \brief Build the backhaul between \p bsNodes (the sites, which must have an Internet

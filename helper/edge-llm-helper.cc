@@ -306,8 +306,32 @@ GlobalArgumentProblem(const std::string& name, const std::string& value)
 
 } // namespace
 
+std::string
+ValidTypeIds(const std::string& base, const TypeIdRefusal& refusal)
+{
+    TypeId baseTid;
+    std::string valid;
+    if (!TypeId::LookupByNameFailSafe(base, &baseTid))
+    {
+        return valid;
+    }
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId t = TypeId::GetRegistered(i);
+        if (t != baseTid && t.IsChildOf(baseTid) && t.HasConstructor() &&
+            (!refusal || refusal(t.GetName()).empty()))
+        {
+            valid += (valid.empty() ? "" : ", ") + t.GetName();
+        }
+    }
+    return valid;
+}
+
 void
-RequireTypeId(const std::string& field, const std::string& name, const std::string& base)
+RequireTypeId(const std::string& field,
+              const std::string& name,
+              const std::string& base,
+              const TypeIdRefusal& refusal)
 {
     TypeId baseTid;
     if (!TypeId::LookupByNameFailSafe(base, &baseTid))
@@ -315,21 +339,16 @@ RequireTypeId(const std::string& field, const std::string& name, const std::stri
         throw std::invalid_argument(field + ": this ns-3 has no " + base);
     }
     TypeId tid;
-    if (TypeId::LookupByNameFailSafe(name, &tid) && tid != baseTid && tid.IsChildOf(baseTid) &&
-        tid.HasConstructor())
+    const bool known = TypeId::LookupByNameFailSafe(name, &tid) && tid != baseTid &&
+                       tid.IsChildOf(baseTid) && tid.HasConstructor();
+    const std::string why = known && refusal ? refusal(tid.GetName()) : "";
+    if (known && why.empty())
     {
         return;
     }
-    std::string valid;
-    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
-    {
-        const TypeId t = TypeId::GetRegistered(i);
-        if (t != baseTid && t.IsChildOf(baseTid) && t.HasConstructor())
-        {
-            valid += (valid.empty() ? "" : ", ") + t.GetName();
-        }
-    }
-    throw std::invalid_argument(field + ": '" + name + "' is no " + base + "; valid: " + valid);
+    throw std::invalid_argument(
+        field + ": " + (known ? tid.GetName() + " " + why : "'" + name + "' is no " + base) +
+        "; valid: " + ValidTypeIds(base, refusal));
 }
 
 bool

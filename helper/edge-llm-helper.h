@@ -247,15 +247,35 @@ EdgeLlmHelper::SetSchedulerType(const std::string& type, Args&&... args)
 
 /**
  * \ingroup edge-llm
- * \brief Refuse a TypeId name that is not registered, not a subclass of \p base, or not
- *        creatable (abstract, no constructor).
+ * \brief Why a registered TypeId (by name) cannot serve somewhere: "" if it can.
+ */
+using TypeIdRefusal = std::function<std::string(const std::string& name)>;
+
+/**
+ * \ingroup edge-llm
+ * \brief Refuse a TypeId name that is not registered, not a subclass of \p base, not
+ *        creatable (abstract, no constructor), or refused by \p refusal.
  * \param field the option's or knob's name, for the message
  * \param name the TypeId name given
  * \param base the base class it must derive from, e.g. "ns3::LteHandoverAlgorithm"
+ * \param refusal why a subclass cannot serve here ("" if it can); empty: none refused
  * \throws std::invalid_argument "<field>: '<name>' is no <base>; valid: <every registered
- *         creatable subclass of base, by name>"
+ *         creatable subclass of base that refusal accepts, by name>", or for a refused
+ *         subclass "<field>: <name> <why>; valid: ..."
  */
-void RequireTypeId(const std::string& field, const std::string& name, const std::string& base);
+/**
+ * \ingroup edge-llm
+ * \param base a base class's TypeId name, e.g. "ns3::QueueDisc"
+ * \param refusal why a subclass cannot serve ("" if it can); empty: none refused
+ * \return every registered creatable subclass of \p base that \p refusal accepts, by
+ *         name, comma-separated ("" if \p base is not registered)
+ */
+std::string ValidTypeIds(const std::string& base, const TypeIdRefusal& refusal = TypeIdRefusal());
+
+void RequireTypeId(const std::string& field,
+                   const std::string& name,
+                   const std::string& base,
+                   const TypeIdRefusal& refusal = TypeIdRefusal());
 
 /**
  * \ingroup edge-llm
@@ -341,6 +361,33 @@ class ProgramOptions
             m_cmd.AddValue(name, help, value);
         }
         m_checks[name] = Checker<T>();
+    }
+
+    /// \return "" if a value is valid, else what it must be (the message's tail)
+    using ValueCheck = std::function<std::string(const std::string&)>;
+
+    /**
+     * \brief As AddValue(name, help, value), then \p extra on a value its type's check
+     *        accepted, or instead of the check for an empty string (an option that can
+     *        list its valid values says so there).
+     * \param name option name, without dashes
+     * \param help help text
+     * \param value the variable it sets
+     * \param extra the option's own check
+     */
+    template <typename T>
+    void AddValue(const std::string& name, const std::string& help, T& value, ValueCheck extra)
+    {
+        AddValue(name, help, value);
+        const Check_t typeCheck = m_checks[name];
+        m_checks[name] = [typeCheck, extra](const std::string& v) {
+            const std::string why = typeCheck(v);
+            if (why.empty() || (std::is_same_v<T, std::string> && v.empty()))
+            {
+                return extra(v).empty() ? why : extra(v);
+            }
+            return why;
+        };
     }
 
     /**

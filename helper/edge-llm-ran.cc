@@ -5,6 +5,7 @@
 
 #include "edge-llm-helper.h"
 
+#include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/edge-llm-limits.h"
@@ -451,6 +452,17 @@ Ptr<EdgeLlmBackhaul>
 EdgeLlmRan::GetBackhaul() const
 {
     return m_backhaul;
+}
+
+bool
+EdgeLlmRan::DefaultX2SignallingPriority()
+{
+    TypeId::AttributeInformation info;
+    const bool found = GetTypeId().LookupAttributeByName("X2SignallingPriority", &info);
+    NS_ABORT_MSG_UNLESS(found, "EdgeLlmRan has no X2SignallingPriority attribute");
+    const auto value = DynamicCast<const BooleanValue>(info.initialValue);
+    NS_ABORT_MSG_UNLESS(value, "X2SignallingPriority's initial value is no BooleanValue");
+    return value->Get();
 }
 
 bool

@@ -330,6 +330,13 @@ class EdgeLlmRan : public Object
     bool GetX2SignallingPriority() const;
 
     /**
+     * \return X2SignallingPriority's default as set now (Config::SetDefault, the
+     *         command line's --ns3::EdgeLlmRan::X2SignallingPriority): what a RAN created
+     *         now takes, for checks made before it exists
+     */
+    static bool DefaultX2SignallingPriority();
+
+    /**
      * \brief Replace the root queue disc of a backhaul device by a PrioQueueDisc with three
      *        bands sorted by EdgeLlmX2PacketFilter (X2-C, X2-U, the rest), FIFO in the two
      *        signalling bands and \p kvQueueDisc in the third, and shrink the device's own

@@ -153,9 +153,11 @@ MultiCellConfig::Validate() const
             "backhaul ring needs numSites >= 3, got " + std::to_string(numSites));
     Require(backhaul == "mesh" || ran == "lte",
             "backhaul " + backhaul + " needs ran lte (NR registers Xn over a mesh only)");
-    // The engine's backhaul runs under EdgeLlmRan's X2 priority root (X2SignallingPriority,
-    // default true): the disc becomes the KV band's.
-    EdgeLlmBackhaul::CheckQueueDisc("queueDisc", queueDisc, true);
+    // Under EdgeLlmRan's X2 priority root (X2SignallingPriority, as set now: the RAN the
+    // engine creates takes it) the disc becomes the KV band's, else the device's root.
+    EdgeLlmBackhaul::CheckQueueDisc("queueDisc",
+                                    queueDisc,
+                                    EdgeLlmRan::DefaultX2SignallingPriority());
     edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
     Require(!backhaulDelay.IsStrictlyNegative() && backhaulDelay <= Seconds(1),
             "backhaulDelay must be in [0, 1] s");

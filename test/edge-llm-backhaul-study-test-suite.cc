@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/constant-position-mobility-model.h"
 #include "ns3/double.h"
@@ -283,6 +284,12 @@ class ValidateTestCase : public TestCase
               "backhaul ring needs numSites >= 3");
         Check(with([](C& c) { c.queueDisc = "ns3::FqCoDelQueueDisc"; }), true, "queueDisc");
         Check(with([](C& c) { c.queueDisc = "ns3::Node"; }), false, "queueDisc");
+        // TBF shapes a root but cannot be the KV band: the check follows X2SignallingPriority.
+        Check(with([](C& c) { c.queueDisc = "ns3::TbfQueueDisc"; }), false, "queueDisc");
+        Config::SetDefault("ns3::EdgeLlmRan::X2SignallingPriority", BooleanValue(false));
+        Check(with([](C& c) { c.queueDisc = "ns3::TbfQueueDisc"; }), true, "queueDisc");
+        Check(with([](C& c) { c.queueDisc = "ns3::MqQueueDisc"; }), false, "queueDisc");
+        Config::SetDefault("ns3::EdgeLlmRan::X2SignallingPriority", BooleanValue(true));
         Check(with([](C& c) { c.backhaulGbps = 1000; }), true, "backhaulGbps");
         Check(with([](C& c) { c.backhaulGbps = 1000.001; }), false, "backhaulGbps");
         Check(with([](C& c) { c.promptMin = 0; }), false, "promptMin");
