@@ -95,6 +95,17 @@ Slack(uint64_t tokens)
     return 0.006 * HopTime(tokens) + 0.002;
 }
 
+/// \return the session-stats tests' link: LINK_RATE, MTU 9000, LINK_DELAY
+PointToPointHelper
+TestLink()
+{
+    PointToPointHelper p2p;
+    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(static_cast<uint64_t>(LINK_RATE))));
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
+    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(LINK_DELAY)));
+    return p2p;
+}
+
 /// A handover the test triggers: at \p time, cell \p from hands session 1 to \p to.
 struct Move
 {
@@ -123,10 +134,7 @@ RunSessions(const std::string& scheduler,
     nodes.Create(n);
     InternetStackHelper internet;
     internet.Install(nodes);
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-    p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
-    p2p.SetChannelAttribute("Delay", StringValue("100us"));
+    PointToPointHelper p2p = TestLink();
     Ipv4AddressHelper addr("10.40.0.0", "255.255.255.252");
     for (const auto& [a, b] : edges)
     {
@@ -230,10 +238,7 @@ RunUeHandovers(uint32_t maxNewTokens)
     nodes.Create(3);
     InternetStackHelper internet;
     internet.Install(nodes);
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", StringValue("1Gbps"));
-    p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
-    p2p.SetChannelAttribute("Delay", StringValue("100us"));
+    PointToPointHelper p2p = TestLink();
     Ipv4AddressHelper addr("10.60.0.0", "255.255.255.252");
     addr.Assign(p2p.Install(nodes.Get(0), nodes.Get(1)));
     addr.NewNetwork();
