@@ -98,17 +98,20 @@ main(int argc, char* argv[])
                      cfg.backhaulGbps);
     options.AddValue("backhaul", "Backhaul topology: star, mesh or ring", cfg.backhaul);
     options.AddValue("queueDisc",
-                     "QueueDisc TypeId of the backhaul's KV band, e.g. ns3::FqCoDelQueueDisc "
-                     "(default: FIFO)",
+                     "QueueDisc TypeId of the backhaul's KV band (the links' root with "
+                     "--ns3::EdgeLlmRan::X2SignallingPriority=false), e.g. "
+                     "ns3::FqCoDelQueueDisc (default: FIFO)",
                      cfg.queueDisc,
                      [](const std::string& v) {
                          // Every other value is checked with the config, after the
                          // attributes (X2SignallingPriority) are read.
                          return v.empty()
                                     ? "must name a queue disc (leave the option out for the "
-                                      "FIFO default); valid: " +
+                                      "FIFO default); valid as the KV band: " +
                                           ValidTypeIds("ns3::QueueDisc",
-                                                       EdgeLlmBackhaul::QueueDiscRefusal(true))
+                                                       EdgeLlmBackhaul::QueueDiscRefusal(true)) +
+                                          "; also ns3::TbfQueueDisc as the root, with "
+                                          "--ns3::EdgeLlmRan::X2SignallingPriority=false"
                                     : std::string();
                      });
     options.AddValue("backhaulDelayUs", "Backhaul link delay, us", backhaulDelayUs);

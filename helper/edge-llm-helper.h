@@ -253,6 +253,15 @@ using TypeIdRefusal = std::function<std::string(const std::string& name)>;
 
 /**
  * \ingroup edge-llm
+ * \param base a base class's TypeId name, e.g. "ns3::QueueDisc"
+ * \param refusal why a subclass cannot serve ("" if it can); empty: none refused
+ * \return every registered creatable subclass of \p base that \p refusal accepts, by
+ *         name, comma-separated ("" if \p base is not registered)
+ */
+std::string ValidTypeIds(const std::string& base, const TypeIdRefusal& refusal = TypeIdRefusal());
+
+/**
+ * \ingroup edge-llm
  * \brief Refuse a TypeId name that is not registered, not a subclass of \p base, not
  *        creatable (abstract, no constructor), or refused by \p refusal.
  * \param field the option's or knob's name, for the message
@@ -263,15 +272,6 @@ using TypeIdRefusal = std::function<std::string(const std::string& name)>;
  *         creatable subclass of base that refusal accepts, by name>", or for a refused
  *         subclass "<field>: <name> <why>; valid: ..."
  */
-/**
- * \ingroup edge-llm
- * \param base a base class's TypeId name, e.g. "ns3::QueueDisc"
- * \param refusal why a subclass cannot serve ("" if it can); empty: none refused
- * \return every registered creatable subclass of \p base that \p refusal accepts, by
- *         name, comma-separated ("" if \p base is not registered)
- */
-std::string ValidTypeIds(const std::string& base, const TypeIdRefusal& refusal = TypeIdRefusal());
-
 void RequireTypeId(const std::string& field,
                    const std::string& name,
                    const std::string& base,

@@ -382,7 +382,8 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
                  model);
         addValue("kvBits", "KV precision q in bits: 16, 8 or 4", kvBits);
         addValue("backhaulGbps",
-                 "Backhaul rate, Gbit/s (1e9 bit/s), > 0; default 4.5 (ctHO), 20 (ImpactHO)",
+                 "Backhaul rate, Gbit/s (1e9 bit/s), in (0, 1000]; default 4.5 (ctHO), 20 "
+                 "(ImpactHO)",
                  backhaulGbps);
         addValue("prefillA", "Prefill slope a, s/token, >= 0", prefillA);
         addValue("prefillB",

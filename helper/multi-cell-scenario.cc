@@ -227,6 +227,24 @@ MultiCellConfig::Validate() const
     radio.pathlossModel = ran == "lte" ? pathlossModel : ""; // NR: its 3GPP scenario's
     radio.bsTxPowerDbm = bsTxPowerDbm;
     radio.Validate(ran); // the backhaul against the RAN's handover timers, the TypeIds
+    if (queueDisc == "ns3::TbfQueueDisc" && !EdgeLlmRan::DefaultX2SignallingPriority())
+    {
+        // TBF as the root shapes every backhaul link to its Rate (ns-3's default 1 Mbit/s).
+        // Without the X2 priority the RRC's X2 messages wait behind the whole shaped queue
+        // and ns-3's RRC aborts on the late message: the Rate must not be below the link's.
+        TypeId::AttributeInformation info;
+        NS_ABORT_UNLESS(
+            TypeId::LookupByName("ns3::TbfQueueDisc").LookupAttributeByName("Rate", &info));
+        const double rate = static_cast<double>(
+            DynamicCast<const DataRateValue>(info.initialValue)->Get().GetBitRate());
+        Require(rate >= backhaulGbps * 1e9,
+                "queueDisc ns3::TbfQueueDisc as the root shapes the backhaul to its Rate "
+                "(--ns3::TbfQueueDisc::Rate), " +
+                    Number(rate) + " bit/s; it must be >= backhaulGbps (" +
+                    Number(backhaulGbps * 1e9) +
+                    " bit/s): below it the X2 signalling, without X2SignallingPriority, waits "
+                    "behind the shaped KV queue and ns-3's RRC aborts");
+    }
     (void)LlmModelProfile::FromPreset(model, kvBits);
 }
 

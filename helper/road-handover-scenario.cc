@@ -78,8 +78,6 @@ constexpr double MAX_BS_DISTANCE = 50000;
 /// EdgeLlmNode's DecodeRate attribute's range, tokens/s
 constexpr double MIN_DECODE_RATE = 1e-3;
 constexpr double MAX_DECODE_RATE = 1e6; //!< see MIN_DECODE_RATE
-/// Most tokens a session decodes after its handover (the contexts' own limit, 1e7)
-constexpr uint32_t MAX_TOKENS_AFTER_HANDOVER = 10000000;
 
 /// A bound as the messages print it (%g: 138.889, 10000, 0.001, 1e+06)
 std::string
@@ -206,9 +204,7 @@ RoadHandoverConfig::Validate() const
                 decodeRate <= MAX_DECODE_RATE,
             "decodeRate must be in [" + Number(MIN_DECODE_RATE) + ", " + Number(MAX_DECODE_RATE) +
                 "] tokens/s (ns3::EdgeLlmNode::DecodeRate's range)");
-    require(tokensAfterHandover >= 1 && tokensAfterHandover <= MAX_TOKENS_AFTER_HANDOVER,
-            "tokensAfterHandover must be in [1, " + std::to_string(MAX_TOKENS_AFTER_HANDOVER) +
-                "] tokens (as contexts: 1e7)");
+    edgellm::CheckContextTokens("tokensAfterHandover", tokensAfterHandover);
     require(streamTokens <= tokensAfterHandover,
             "streamTokens must be in [0, tokensAfterHandover] = [0, " +
                 std::to_string(tokensAfterHandover) + "] tokens");

@@ -55,8 +55,7 @@ struct CtHoUePlan
  * reaches the target at q_k + pathDelay; the close message leaves at
  * `q_c = max(q_K, closeSentAt + min(closeAhead, (B - closeSentAt)^+)) + closeTime`, B the
  * time the batch's last KV byte leaves. The batch starts on the first T_c boundary at or
- * after the last arrival, tau_K and gpuFreeAt. The batch starts on the first T_c
- * boundary at or after the last of these arrivals (and tau_K). On the backhaul every UE's request
+ * after the last arrival, tau_K and gpuFreeAt. On the backhaul every UE's request
  * precedes its KV bytes: `busy = max(busy, tau_k) + requestTime + idTimePerToken n_pf_k
  * + n_tx_k / R`, and its KV arrives at busy + pathDelay. Multi-hop store-and-forward of
  * the last packet is not modelled.
@@ -90,7 +89,7 @@ struct CtHoSignalling
 struct CtHoPlan
 {
     uint64_t prefillLength{0};         //!< L in {0, ..., C_max}
-    double batchStart{0};              //!< t_s: first T_c boundary >= tau_K (and arrivals), s
+    double batchStart{0};              //!< t_s: first T_c boundary >= tau_K, arrivals, gpuFreeAt, s
     double prefillDone{0};             //!< T_pf(L) = t_s + p(L), s (t_s when L = 0)
     double prefillDelay{0};            //!< f(L): 0 if L = 0, else T_pf(L) - tau_1, s
     double transferDelay{0};           //!< g(L), least common transfer bound, s
@@ -123,7 +122,11 @@ struct CtHoPlan
  * PlanOptimal() finds the integer L* = argmin V(L), V = max(f, g): f is
  * non-decreasing and g non-increasing in L, so a binary search for their crossing
  * over {1, ..., C_max} plus the candidates 0 and C_max costs O(K log K + K log C_max).
- * Among equal minima the smallest L (least GPU work) is returned.
+ * With an online close that may wait behind queued KV (closeSentAt >= 0, closeAhead > 0)
+ * f is monotone only where the KV ends before the close is sent or closeAhead after it;
+ * the crossing is searched in each of those two ranges and every L between them (about
+ * closeAhead R / (1 - idTimePerToken R) tokens per transferring UE) is evaluated, so the
+ * result stays exact. Among equal minima the smallest L (least GPU work) is returned.
  */
 class CtHoPlanner
 {

@@ -58,6 +58,7 @@ CheckBackhaulGbps(const std::string& field, double gbps)
     if (!(std::isfinite(gbps) && gbps > 0 && gbps <= MAX_BACKHAUL_GBPS))
     {
         std::ostringstream what;
+        what.precision(15); // 1000.0000001 must not print as 1000
         what << field << " must be in " << BackhaulGbpsRange() << ", got " << gbps;
         throw std::invalid_argument(what.str());
     }
@@ -77,6 +78,7 @@ CheckContextTokens(const std::string& field, double tokens)
           tokens <= static_cast<double>(MAX_CONTEXT_TOKENS)))
     {
         std::ostringstream what;
+        what.precision(15); // 10000001 must not print as 1e+07
         what << field << " must be in " << ContextTokensRange() << ", got " << tokens;
         throw std::invalid_argument(what.str());
     }

@@ -839,7 +839,11 @@ EdgeLlmNode::Signalling(const Peer& peer, uint32_t sharers) const
         8.0 * KvTransferRequestHeader::TOKEN_ID_BYTES * (1 + headers / room) / bitRate;
     sig.closeTime = wire(KvFrameHeader::SIZE + KvBatchCloseHeader::SIZE);
     sig.closeMargin = 8 * (mtu + PPP_BYTES) / bitRate; // one full packet ahead of it
-    sig.closeAhead = 8.0 * m_bufferInUse / bitRate;    // KV bytes may fill the buffer
+    // KV bytes may fill the send buffer, and a KV frame being written goes first: one
+    // segment (plus its frame header and the packets' headers) besides the buffer.
+    const double segment =
+        peer.connection->GetSegmentBytes() + KvFrameHeader::SIZE + KvSegmentHeader::SIZE;
+    sig.closeAhead = 8.0 * (m_bufferInUse + segment * (1 + headers / room)) / bitRate;
     return sig;
 }
 

@@ -452,13 +452,21 @@ class EdgeLlmNode : public Application
     void SizeBackhaulBuffers();
     double BackhaulTokensPerSecond(const Peer& peer) const;
     double PlanningBitRate(const Peer& peer) const;
-    /// \return the peer path's one-way propagation delay, s
+    /**
+     * \param peer a backhaul peer
+     * \return its path's one-way propagation delay (the sum over a PeerPath's links, else
+     *         the link channel's Delay attribute, else 0), s
+     */
     double PeerDelaySeconds(const Peer& peer) const;
     /**
-     * \brief What the packet level adds to the plan toward \p peer: request, token-id and
-     *        close-message wire times at the path rate / \p sharers (with the transport's
-     *        per-packet headers), the path delay, and when the bytes already in the
-     *        transport have left (CtHoSignalling).
+     * \brief What the packet level adds to the plan toward \p peer (CtHoSignalling).
+     * \param peer the target's peer entry
+     * \param sharers targets planned at once over the path's busiest link, >= 1 (the wire
+     *        times are at the path rate / sharers)
+     * \return request, token-id and close-message wire times with the transport's
+     *         per-packet headers, the path delay, when the bytes already in the transport
+     *         have left, the most a close can wait (send buffer plus one KV frame) and the
+     *         close's margin (one full packet), all in s
      */
     CtHoSignalling Signalling(const Peer& peer, uint32_t sharers) const;
 

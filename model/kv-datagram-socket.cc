@@ -858,6 +858,12 @@ KvDatagramSocket::Listen()
     return -1;
 }
 
+uint64_t
+KvDatagramSocket::GetTxQueuedBytes() const
+{
+    return m_txQueuedBytes;
+}
+
 uint32_t
 KvDatagramSocket::GetTxAvailable() const
 {

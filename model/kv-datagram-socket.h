@@ -135,6 +135,9 @@ class KvDatagramSocket : public Socket
     uint64_t GetMalformed() const;
     /// \return stream bytes cumulatively acknowledged by the peer
     uint64_t GetBytesAcked() const;
+    /// \return bytes queued and not yet sent (the part of the send buffer ahead of new
+    ///         bytes; the rest is in flight)
+    uint64_t GetTxQueuedBytes() const;
     /// \return stream bytes delivered in order to the receive buffer
     uint64_t GetBytesReceived() const;
     /// \return the smoothed RTT, zero before the first sample

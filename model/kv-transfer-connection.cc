@@ -3,6 +3,8 @@
  */
 #include "kv-transfer-connection.h"
 
+#include "kv-datagram-socket.h"
+
 #include "ns3/log.h"
 #include "ns3/tcp-socket-base.h"
 #include "ns3/tcp-tx-buffer.h"
@@ -158,11 +160,15 @@ KvTransferConnection::GetSocketBufferedBytes() const
 uint64_t
 KvTransferConnection::GetSocketUnsentBytes() const
 {
-    // TCP's buffer also holds the bytes sent and not yet acknowledged: they are not ahead.
+    // The send buffer also holds the bytes sent and not yet acknowledged: not ahead.
     if (Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_socket))
     {
         Ptr<TcpTxBuffer> buffer = tcp->GetTxBuffer();
         return buffer->Size() - std::min(buffer->Size(), buffer->BytesInFlight());
+    }
+    if (Ptr<KvDatagramSocket> datagram = DynamicCast<KvDatagramSocket>(m_socket))
+    {
+        return datagram->GetTxQueuedBytes();
     }
     return GetSocketBufferedBytes();
 }
@@ -180,6 +186,12 @@ KvTransferConnection::GetBacklogBytes() const
         bytes += m_pending->GetSize() - m_pendingOffset;
     }
     return bytes;
+}
+
+uint32_t
+KvTransferConnection::GetSegmentBytes() const
+{
+    return m_segmentBytes;
 }
 
 uint64_t

@@ -165,6 +165,9 @@ class KvTransferConnection : public Object
      *         being written and the socket's bytes not yet sent
      */
     uint64_t GetBytesAheadOfControl() const;
+
+    /// \return the SegmentBytes attribute: the most KV payload one frame carries, bytes
+    uint32_t GetSegmentBytes() const;
     /// \return KV payload bytes received so far
     uint64_t GetKvBytesReceived() const;
     /// \return frames whose header failed validation (the connection then stops parsing)

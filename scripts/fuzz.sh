@@ -9,13 +9,19 @@ seconds=${1:-20}
 out=build/fuzz
 mkdir -p "$out/include/ns3" "$out/corpus"
 for h in model/kv-transfer-header.h model/kv-transfer-connection.h model/handover-scheduler.h \
-         model/ctho-planner.h model/prefill-time-model.h model/kv-datagram-header.h; do
+         model/ctho-planner.h model/prefill-time-model.h model/kv-datagram-header.h \
+         model/kv-datagram-socket.h model/edge-llm-compat.h; do
   cp "$h" "$out/include/ns3/"
 done
-clang++ -std=c++17 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+# EDGE_LLM_NS3_VERSION as the module's builds define it (1000 x major + minor), from the
+# installed ns-3's version-defines.h.
+defines=/usr/include/ns3/version-defines.h
+ns3_version=$(awk '/#define NS3_VERSION_MAJOR/ {major = $3} /#define NS3_VERSION_MINOR/ {minor = $3}
+  END {print 1000 * major + minor}' "$defines")
+clang++ -std=c++17 -DEDGE_LLM_NS3_VERSION="$ns3_version" -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -I"$out/include" -I/usr/include \
   fuzz/kv-frame-fuzzer.cc model/kv-transfer-header.cc model/kv-transfer-connection.cc \
-  model/kv-datagram-header.cc \
+  model/kv-datagram-header.cc model/kv-datagram-socket.cc \
   model/handover-scheduler.cc model/ctho-planner.cc model/prefill-time-model.cc \
   -lns3-internet -lns3-network -lns3-core -o "$out/kv-frame-fuzzer"
 # Seeds: a valid request frame, and a truncated one.

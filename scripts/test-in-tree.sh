@@ -136,8 +136,12 @@ if [ ! -f "$top/.edge-llm-extracted" ]; then
 fi
 
 # The module, as it is in this clone (tracked and untracked files, no build output).
+# Compared by content, and a changed file gets the time of the copy, never the clone's:
+# with the clone's times (rsync -a) a file edited before an older version's objects were
+# built looked older than them, and ninja linked the stale objects.
 mkdir -p "$top/contrib/edge-llm"
-rsync -a --delete --exclude /build --exclude /.git --exclude /results "$repo/" "$top/contrib/edge-llm/"
+rsync -rlpD --checksum --delete --exclude /build --exclude /.git --exclude /results \
+  "$repo/" "$top/contrib/edge-llm/"
 # The user program of test/install as an ns-3 scratch/ program.
 cp "$repo/test/install/user-program.cc" "$top/scratch/edge-llm-user-program.cc" 2>/dev/null || true
 

@@ -4,6 +4,7 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/constant-position-mobility-model.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/lte-helper.h"
@@ -287,7 +288,18 @@ class ValidateTestCase : public TestCase
         // TBF shapes a root but cannot be the KV band: the check follows X2SignallingPriority.
         Check(with([](C& c) { c.queueDisc = "ns3::TbfQueueDisc"; }), false, "queueDisc");
         Config::SetDefault("ns3::EdgeLlmRan::X2SignallingPriority", BooleanValue(false));
+        // As the root it shapes the link: its Rate at the link's (4.5 Gbit/s) or above.
+        const Ptr<AttributeValue> tbfRate = [] {
+            TypeId::AttributeInformation info;
+            TypeId::LookupByName("ns3::TbfQueueDisc").LookupAttributeByName("Rate", &info);
+            return info.initialValue->Copy();
+        }();
+        Check(with([](C& c) { c.queueDisc = "ns3::TbfQueueDisc"; }), false, "TbfQueueDisc::Rate");
+        Config::SetDefault("ns3::TbfQueueDisc::Rate", DataRateValue(DataRate(4499999999)));
+        Check(with([](C& c) { c.queueDisc = "ns3::TbfQueueDisc"; }), false, "TbfQueueDisc::Rate");
+        Config::SetDefault("ns3::TbfQueueDisc::Rate", DataRateValue(DataRate(4500000000)));
         Check(with([](C& c) { c.queueDisc = "ns3::TbfQueueDisc"; }), true, "queueDisc");
+        Config::SetDefault("ns3::TbfQueueDisc::Rate", *tbfRate);
         Check(with([](C& c) { c.queueDisc = "ns3::MqQueueDisc"; }), false, "queueDisc");
         Config::SetDefault("ns3::EdgeLlmRan::X2SignallingPriority", BooleanValue(true));
         Check(with([](C& c) { c.backhaulGbps = 1000; }), true, "backhaulGbps");

@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/backhaul-monitor.h"
+#include "ns3/config.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-run-progress.h"
@@ -471,7 +472,9 @@ class PrefillBoundTestCase : public TestCase
  *        110.896 us. A handover at 20 ms - 115 us restores at 20 ms + p(300); one at 20 ms
  *        - 106 us at 30 ms + p(300). The prediction equals the restore on both sides (it
  *        once ignored the ids and the close message's trip: 10 ms short on the late side,
- *        and on every online batch).
+ *        and on every online batch). ctHO over TCP and UDP, KV bytes queued when the close
+ *        is sent: the batch still starts on the 20 ms boundary (restore = max(20 ms +
+ *        p(n_pf), last KV byte)) and within 2 ms of the prediction.
  */
 class OnlinePredictionTestCase : public TestCase
 {
@@ -505,6 +508,36 @@ class OnlinePredictionTestCase : public TestCase
                                       r[0].restoredDelay,
                                       1e-9,
                                       "prediction = restore, tau " << tau);
+        }
+        // ctHO splits the context, so KV bytes are queued in the transport when the close
+        // is sent: it must still reach the target by the planned start, over TCP and over
+        // the UDP transport (whose send buffer also holds the bytes in flight). A close
+        // that missed the start would put the restore a whole T_c (10 ms) after the
+        // prediction; the transfer's packet headers leave well under 2 ms.
+        for (const std::string transport : {"Tcp", "Udp"})
+        {
+            Config::SetDefault("ns3::EdgeLlmNode::Transport", StringValue(transport));
+            Ptr<EdgeLlmSessionStats> stats =
+                RunSessions("ns3::CtHoScheduler", 2, {{1, 2}}, {{0.0150, 1, 2}});
+            Config::SetDefault("ns3::EdgeLlmNode::Transport", StringValue("Tcp"));
+            const auto& r = stats->GetRecords();
+            NS_TEST_ASSERT_MSG_EQ(r.size(), 1u, "one handover, " << transport);
+            NS_TEST_EXPECT_MSG_GT(r[0].prefillTokens, 0u, "ctHO prefills some, " << transport);
+            NS_TEST_EXPECT_MSG_GT(r[0].transferTokens, 0u, "and sends some, " << transport);
+            NS_TEST_EXPECT_MSG_EQ(r[0].GetOutcomeName(), "restored", "restored, " << transport);
+            NS_TEST_EXPECT_MSG_EQ_TOL(r[0].restoredDelay,
+                                      r[0].predictedDelay,
+                                      0.002,
+                                      "restore within 2 ms of the prediction, " << transport);
+            // The request reaches the target ~0.11 ms after tau = 15 ms: the batch must start
+            // on the 20 ms boundary, so the restore is the later of 20 ms + p(n_pf) and the
+            // last KV byte (a close behind the queued KV would start it at 30 ms).
+            const double p = 9.4267e-5 * static_cast<double>(r[0].prefillTokens) + 2.4e-3;
+            const double expected = std::max(0.02 + p, r[0].transferDoneAt.GetSeconds());
+            NS_TEST_EXPECT_MSG_EQ_TOL(r[0].restoredAt.GetSeconds(),
+                                      expected,
+                                      1e-6,
+                                      "batch on the 20 ms boundary, " << transport);
         }
     }
 };
