@@ -158,18 +158,21 @@ CtHoPlanner::BatchStartAt(const Batch& batch, uint64_t prefillLength) const
 }
 
 double
+CtHoPlanner::LinkDone(double busy, const CtHoUe& ue, uint64_t prefillLength) const
+{
+    // The UE's request (with its ids) and then its n_tx tokens' KV, FIFO behind the rest.
+    const uint64_t ntx = ue.contextTokens > prefillLength ? ue.contextTokens - prefillLength : 0;
+    const double work = RequestTime(ue, prefillLength) + static_cast<double>(ntx) / m_rate;
+    return work > 0 ? std::max(busy, ue.handoverTime) + work : busy;
+}
+
+double
 CtHoPlanner::BusyEnd(const Batch& batch, uint64_t prefillLength) const
 {
     double busy = m_backhaulFreeAt;
     for (const auto& ue : batch.sorted)
     {
-        const uint64_t ntx =
-            ue.contextTokens > prefillLength ? ue.contextTokens - prefillLength : 0;
-        const double work = RequestTime(ue, prefillLength) + static_cast<double>(ntx) / m_rate;
-        if (work > 0)
-        {
-            busy = std::max(busy, ue.handoverTime) + work;
-        }
+        busy = LinkDone(busy, ue, prefillLength);
     }
     return busy;
 }
@@ -195,15 +198,8 @@ CtHoPlanner::TransferDelay(const Batch& batch, uint64_t prefillLength) const
     double worst = 0;
     for (const auto& ue : batch.sorted)
     {
-        const uint64_t ntx =
-            ue.contextTokens > prefillLength ? ue.contextTokens - prefillLength : 0;
-        const double work = RequestTime(ue, prefillLength) + static_cast<double>(ntx) / m_rate;
-        if (work == 0)
-        {
-            continue; // nothing on the link: done at tau_i, delay 0
-        }
-        busy = std::max(busy, ue.handoverTime) + work;
-        if (ntx > 0)
+        busy = LinkDone(busy, ue, prefillLength);
+        if (ue.contextTokens > prefillLength) // n_tx > 0 (else done at tau_i, delay 0)
         {
             worst = std::max(worst, busy + m_signalling.pathDelay - ue.handoverTime);
         }
@@ -235,12 +231,7 @@ CtHoPlanner::Evaluate(const Batch& batch, uint64_t prefillLength) const
         out.prefillTokens = std::min(ue.contextTokens, prefillLength);
         out.transferTokens = ue.contextTokens - out.prefillTokens;
         out.prefillDone = out.prefillTokens > 0 ? plan.prefillDone : ue.handoverTime;
-        const double work =
-            RequestTime(ue, prefillLength) + static_cast<double>(out.transferTokens) / m_rate;
-        if (work > 0)
-        {
-            busy = std::max(busy, ue.handoverTime) + work;
-        }
+        busy = LinkDone(busy, ue, prefillLength);
         if (out.transferTokens > 0)
         {
             out.transferDone = busy + m_signalling.pathDelay;

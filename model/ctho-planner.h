@@ -196,6 +196,8 @@ class CtHoPlanner
     double BatchStartAt(const Batch& batch, uint64_t prefillLength) const;
     /// Wire time of UE \p ue's request at prefill length L, s
     double RequestTime(const CtHoUe& ue, uint64_t prefillLength) const;
+    /// When the link, busy until \p busy, has also sent UE \p ue's request and KV at L, s
+    double LinkDone(double busy, const CtHoUe& ue, uint64_t prefillLength) const;
     /// When the batch's last byte (requests and KV) leaves the source at L, s
     double BusyEnd(const Batch& batch, uint64_t prefillLength) const;
     /// The smallest L in [lo, hi) for which \p holds (monotone: false then true), else hi
