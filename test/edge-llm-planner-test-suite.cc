@@ -136,13 +136,20 @@ class CtHoIdleBackhaulTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief PlanOptimal() against a scan of every L on random instances.
+ * \brief PlanOptimal() against a scan of every L on 200 random instances, in the papers'
+ *        model and with random packet-level signalling (path delay, request and id wire
+ *        times, control backlog, online close, GPU busy): f stays non-decreasing and g
+ *        non-increasing where the planner's searches assume it.
  */
 class CtHoBruteForceTestCase : public TestCase
 {
   public:
-    CtHoBruteForceTestCase()
-        : TestCase("ctHO planner equals a brute force over every L (200 random instances)")
+    /// \param signalling with random packet-level signalling (CtHoSignalling) or without
+    explicit CtHoBruteForceTestCase(bool signalling)
+        : TestCase(signalling ? "ctHO planner with signalling equals a brute force over every L"
+                              : "ctHO planner equals a brute force over every L (200 random "
+                                "instances)"),
+          m_signalling(signalling)
     {
     }
 
@@ -151,10 +158,15 @@ class CtHoBruteForceTestCase : public TestCase
     {
         for (uint32_t seed = 1; seed <= 200; ++seed)
         {
-            const edgellmtest::CtHoInstance inst = edgellmtest::RandomInstance(seed);
-            const CtHoPlanner planner(inst.rate,
-                                      PrefillTimeModel(inst.a, inst.b, inst.c),
-                                      inst.batchPeriod);
+            edgellmtest::CtHoInstance inst = edgellmtest::RandomInstance(seed);
+            CtHoPlanner planner(inst.rate,
+                                PrefillTimeModel(inst.a, inst.b, inst.c),
+                                inst.batchPeriod);
+            if (m_signalling)
+            {
+                inst.signalling = edgellmtest::RandomSignalling(seed, inst);
+                planner.SetSignalling(inst.signalling);
+            }
             const CtHoPlan plan = planner.PlanOptimal(inst.ues);
             const double best = edgellmtest::BruteForceMinimum(inst);
             NS_TEST_ASSERT_MSG_EQ_TOL(plan.worstDelay,
@@ -167,6 +179,8 @@ class CtHoBruteForceTestCase : public TestCase
                                       "plan value != V(L) by definition, seed " << seed);
         }
     }
+
+    bool m_signalling; //!< Random packet-level signalling on
 };
 
 /**
@@ -276,46 +290,6 @@ class CtHoSignallingTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief With random packet-level signalling (path delay, request and id wire times,
- *        control backlog, online close), PlanOptimal still attains the brute-force
- *        minimum over every L (200 random instances): the ids keep f non-decreasing and
- *        g non-increasing in L.
- */
-class CtHoSignallingBruteForceTestCase : public TestCase
-{
-  public:
-    CtHoSignallingBruteForceTestCase()
-        : TestCase("ctHO planner with signalling equals a brute force over every L")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        for (uint32_t seed = 1; seed <= 200; ++seed)
-        {
-            edgellmtest::CtHoInstance inst = edgellmtest::RandomInstance(seed);
-            inst.signalling = edgellmtest::RandomSignalling(seed, inst);
-            CtHoPlanner planner(inst.rate,
-                                PrefillTimeModel(inst.a, inst.b, inst.c),
-                                inst.batchPeriod);
-            planner.SetSignalling(inst.signalling);
-            const CtHoPlan plan = planner.PlanOptimal(inst.ues);
-            const double best = edgellmtest::BruteForceMinimum(inst);
-            NS_TEST_ASSERT_MSG_EQ_TOL(plan.worstDelay,
-                                      best,
-                                      1e-9 * std::max(1.0, best),
-                                      "V(L*) differs from the brute-force minimum, seed " << seed);
-            NS_TEST_ASSERT_MSG_EQ_TOL(edgellmtest::BruteForceValue(inst, plan.prefillLength),
-                                      plan.worstDelay,
-                                      1e-9 * std::max(1.0, best),
-                                      "plan value != V(L) by definition, seed " << seed);
-        }
-    }
-};
-
-/**
- * \ingroup edge-llm-tests
  * \brief The planner's math (UNIT).
  */
 class EdgeLlmPlannerTestSuite : public TestSuite
@@ -327,9 +301,9 @@ class EdgeLlmPlannerTestSuite : public TestSuite
         AddTestCase(new KvCacheSizeTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoHandWorkedTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoIdleBackhaulTestCase, EDGE_LLM_TEST_QUICK);
-        AddTestCase(new CtHoBruteForceTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CtHoBruteForceTestCase(false), EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoSignallingTestCase, EDGE_LLM_TEST_QUICK);
-        AddTestCase(new CtHoSignallingBruteForceTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CtHoBruteForceTestCase(true), EDGE_LLM_TEST_QUICK);
     }
 };
 
