@@ -197,6 +197,11 @@ function(edge_llm_add_gtests)
   add_test(NAME cli-edge-llm-plan
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/edge-llm-plan-cli-test.sh
                    $<TARGET_FILE:edge-llm-plan> ${CMAKE_SOURCE_DIR}/test/cli)
+  # Golden outputs (issue 21): the main job's, the backhaul study's and every figure's
+  # stdout, CSVs and gnuplot scripts stay byte-identical on the recorded option sets.
+  add_test(NAME cli-golden-outputs
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/golden-outputs-test.sh ${CMAKE_BINARY_DIR}/bin lte)
+  set_tests_properties(cli-golden-outputs PROPERTIES LABELS "quick;golden" TIMEOUT 600)
   # Campaigns (edge-llm-campaign): the contract on a stand-in program, merged values by
   # hand; and against a real Slurm that the test starts and stops (as root; 21 s on an idle
   # 2-core machine, about 70 s under load).

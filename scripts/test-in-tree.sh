@@ -22,7 +22,8 @@
 # and tests filtered to edge-llm, -Werror on the module's own code. waf (3.35): ns-3's
 # -Werror off (g++ 12 warns in ns-3.35's own code), no Python bindings.
 # Runs every edge-llm-* TestSuite with test.py, the examples of test/examples-to-run.py, and
-# the user program test/install/user-program.cc as a scratch/ program. Ends with one line
+# the user program test/install/user-program.cc as a scratch/ program; with nr, the NR sets of
+# test/data/golden (test/cli/golden-outputs-test.sh). Ends with one line
 # "N passed, N failed"; exit status 0 only if nothing failed.
 #
 # Changes made to the extracted upstream trees (minimal, needed to build with Debian 12's
@@ -305,6 +306,17 @@ ran=$(results "$cache/$version/examples.log" | grep -E "^(PASS|FAIL|CRASH|VALGR)
 [ "$ran" -gt 0 ] || record "examples: none of test/examples-to-run.py ran" 1
 say "examples: $(results "$cache/$version/examples.log" | grep -cE "^PASS: Example") passed" \
   "($(($(date +%s) - t0)) s; log: $cache/$version/examples.log)"
+
+# Golden outputs over NR (test/data/golden, recorded on this release): the road over nr,
+# byte-identical to the manifests.
+if [ -n "$nr" ]; then
+  t0=$(date +%s)
+  rc=0
+  bash contrib/edge-llm/test/cli/golden-outputs-test.sh build nr >"$cache/$version/golden.log" 2>&1 || rc=$?
+  [ $rc = 0 ] || tail -30 "$cache/$version/golden.log"
+  record "golden outputs (nr)" $rc
+  [ $rc != 0 ] || say "PASS golden outputs (nr): $(tail -1 "$cache/$version/golden.log") ($(($(date +%s) - t0)) s)"
+fi
 
 # The user program as a scratch/ program.
 if [ -f scratch/edge-llm-user-program.cc ]; then
