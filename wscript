@@ -29,13 +29,11 @@ MODULE_SOURCES = [
     'model/edge-llm-target-role.cc',
     'model/edge-llm-ue-app.cc',
     'helper/edge-llm-csv.cc',
-    'helper/edge-llm-plan-cli.cc',
     'helper/edge-llm-helper.cc',
     'helper/road-handover-scenario.cc',
     'helper/fluid-handover-scenario.cc',
     'helper/road-ue-draw.cc',
     'helper/edge-llm-stats.cc',
-    'helper/ctho-figures.cc',
     'helper/edge-llm-figure-writer.cc',
     'helper/impactho-fluid-scenario.cc',
     'helper/impactho-calibration.cc',
@@ -44,7 +42,6 @@ MODULE_SOURCES = [
     'helper/edge-llm-ran.cc',
     'helper/edge-llm-backhaul-helper.cc',
     'helper/lte-edge-llm-ran.cc',
-    'helper/road-handover-example.cc',
     'helper/edge-llm-session-stats.cc',
     'helper/backhaul-monitor.cc',
     'helper/multi-cell-scenario.cc',
@@ -72,6 +69,10 @@ TEST_SOURCES = [
     'test/edge-llm-scale-test-suite.cc',
     'test/edge-llm-backhaul-study-test-suite.cc',
     'test/edge-llm-bound-test-suite.cc',
+    # The program parts two suites test: examples' sources, not the module's API.
+    'examples/common/program-options.cc',
+    'examples/road-handover/road-handover-example.cc',
+    'examples/ctho-figures/ctho-figures-study.cc',
 ]
 
 

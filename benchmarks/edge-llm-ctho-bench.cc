@@ -12,10 +12,10 @@
  *    closed-form plan of the same batch.
  *  * Figure3All: all of Fig. 3 (4 panels, 100 runs per point, 3 schemes), seconds.
  */
+#include "../examples/ctho-figures/ctho-figures-study.h"
 #include "../test/ctho-brute-force.h"
 #include "recording-reporter.h"
 
-#include "ns3/ctho-figures.h"
 #include "ns3/ctho-planner.h"
 #include "ns3/fluid-handover-scenario.h"
 

@@ -147,7 +147,9 @@ endfunction()
 function(edge_llm_add_gtests)
   find_package(GTest REQUIRED)
   file(GLOB gtest_sources ${CMAKE_SOURCE_DIR}/test/gtest/*.cc)
-  add_executable(edge-llm-gtest ${gtest_sources})
+  # edge-llm-plan's body and the programs' option checks are examples' sources.
+  add_executable(edge-llm-gtest ${gtest_sources} ${CMAKE_SOURCE_DIR}/examples/plan/edge-llm-plan-cli.cc
+                                ${CMAKE_SOURCE_DIR}/examples/common/program-options.cc)
   target_link_libraries(edge-llm-gtest PRIVATE ns3-edge-llm GTest::gtest GTest::gtest_main)
   target_compile_definitions(edge-llm-gtest
                              PRIVATE EDGE_LLM_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
@@ -175,7 +177,8 @@ function(edge_llm_add_gtests)
   find_program(EDGE_LLM_CLANG_FORMAT NAMES clang-format clang-format-14 REQUIRED)
   file(GLOB_RECURSE format_sources ${CMAKE_SOURCE_DIR}/model/*.[ch]
        ${CMAKE_SOURCE_DIR}/model/*.cc ${CMAKE_SOURCE_DIR}/helper/*.h ${CMAKE_SOURCE_DIR}/helper/*.cc
-       ${CMAKE_SOURCE_DIR}/examples/*.cc ${CMAKE_SOURCE_DIR}/test/*.h ${CMAKE_SOURCE_DIR}/test/*.cc
+       ${CMAKE_SOURCE_DIR}/examples/*.cc ${CMAKE_SOURCE_DIR}/examples/*.h
+       ${CMAKE_SOURCE_DIR}/tools/*.cc ${CMAKE_SOURCE_DIR}/test/*.h ${CMAKE_SOURCE_DIR}/test/*.cc
        ${CMAKE_SOURCE_DIR}/test/gtest/*.cc ${CMAKE_SOURCE_DIR}/test/probe/*.cc
        ${CMAKE_SOURCE_DIR}/benchmarks/*.cc
        ${CMAKE_SOURCE_DIR}/benchmarks/*.h ${CMAKE_SOURCE_DIR}/fuzz/*.cc)
@@ -229,6 +232,10 @@ function(edge_llm_add_benchmarks)
   foreach(source ${bench_sources})
     get_filename_component(name ${source} NAME_WE)
     add_executable(${name} ${source})
+    if(name STREQUAL edge-llm-ctho-bench)
+      # ctHO's figure driver is an example's source (examples/ctho-figures).
+      target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/examples/ctho-figures/ctho-figures-study.cc)
+    endif()
     # ns-3's topology-read and Debian's Google Benchmark both instantiate std::regex, built
     # by different compilers; whichever library the loader searches first serves both, and
     # benchmark's scanner rejects topology-read's static patterns at start-up

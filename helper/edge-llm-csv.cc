@@ -48,21 +48,65 @@ Trim(const std::string& s)
     return s.substr(first, last - first + 1);
 }
 
-std::vector<std::string>
-SplitFields(const std::string& line)
+/**
+ * Split a line into fields: comma-separated, blanks around a field trimmed; a field in
+ * double quotes (RFC 4180) is taken verbatim, commas included, with "" for one quote.
+ * \param line one line, without its end
+ * \param[out] fields the fields
+ * \return "" or what is wrong (an unterminated quote, text after a closing quote)
+ */
+std::string
+SplitFields(const std::string& line, std::vector<std::string>& fields)
 {
-    std::vector<std::string> fields;
-    std::string field;
-    std::istringstream in(line);
-    while (std::getline(in, field, ','))
+    fields.clear();
+    std::size_t i = 0;
+    while (true)
     {
-        fields.push_back(Trim(field));
+        std::size_t end = line.find(',', i);
+        std::string field =
+            Trim(line.substr(i, end == std::string::npos ? std::string::npos : end - i));
+        if (!field.empty() && field.front() == '"')
+        {
+            // The quoted field runs to its closing quote, commas included.
+            const std::size_t open = line.find('"', i);
+            std::string text;
+            std::size_t k = open + 1;
+            while (true)
+            {
+                if (k >= line.size())
+                {
+                    return "a quoted field has no closing quote";
+                }
+                if (line[k] == '"' && k + 1 < line.size() && line[k + 1] == '"')
+                {
+                    text += '"';
+                    k += 2;
+                }
+                else if (line[k] == '"')
+                {
+                    break;
+                }
+                else
+                {
+                    text += line[k++];
+                }
+            }
+            end = line.find(',', k + 1);
+            if (!Trim(
+                     line.substr(k + 1, end == std::string::npos ? std::string::npos : end - k - 1))
+                     .empty())
+            {
+                return "text after a quoted field's closing quote";
+            }
+            field = text;
+        }
+        fields.push_back(field);
+        if (end == std::string::npos)
+        {
+            return "";
+        }
+        i = end + 1;
     }
-    if (!line.empty() && line.back() == ',')
-    {
-        fields.emplace_back(); // a trailing comma is an empty last field
-    }
-    return fields;
 }
 
 std::string
@@ -129,6 +173,21 @@ EdgeLlmParseUnsigned(const std::string& text, uint64_t& value)
 EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std::string>& columns)
     : m_path(path)
 {
+    Read(&columns);
+}
+
+EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path)
+    : m_path(path)
+{
+    Read(nullptr);
+}
+
+void
+EdgeLlmCsvTable::Read(const std::vector<std::string>* required)
+{
+    const std::string& path = m_path;
+    const std::vector<std::string> none;
+    const std::vector<std::string>& columns = required ? *required : none;
     std::error_code ec;
     if (std::filesystem::is_directory(path, ec))
     {
@@ -163,7 +222,12 @@ EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std:
         {
             continue;
         }
-        std::vector<std::string> fields = SplitFields(line);
+        std::vector<std::string> fields;
+        const std::string bad = SplitFields(line, fields);
+        if (!bad.empty())
+        {
+            throw EdgeLlmInputError(path, lineNo, bad);
+        }
         if (!haveHeader)
         {
             m_columns = fields;
@@ -175,7 +239,7 @@ EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std:
                                             lineNo,
                                             "column '" + Quote(c) + "' appears twice");
                 }
-                if (std::find(columns.begin(), columns.end(), c) == columns.end())
+                if (required && std::find(columns.begin(), columns.end(), c) == columns.end())
                 {
                     throw EdgeLlmInputError(path,
                                             lineNo,
@@ -213,12 +277,27 @@ EdgeLlmCsvTable::EdgeLlmCsvTable(const std::string& path, const std::vector<std:
     }
     if (!haveHeader)
     {
-        throw EdgeLlmInputError(path, 1, "empty file; expected the header " + Join(columns));
+        throw EdgeLlmInputError(path,
+                                1,
+                                required ? "empty file; expected the header " + Join(columns)
+                                         : std::string("empty file; expected a header line"));
     }
-    if (m_rows.empty())
+    if (required && m_rows.empty())
     {
         throw EdgeLlmInputError(path, lineNo, "no records after the header; at least one needed");
     }
+}
+
+const std::vector<std::string>&
+EdgeLlmCsvTable::GetColumns() const
+{
+    return m_columns;
+}
+
+const std::string&
+EdgeLlmCsvTable::GetString(std::size_t row, std::size_t column) const
+{
+    return m_rows.at(row).at(column);
 }
 
 std::size_t

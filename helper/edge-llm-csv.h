@@ -31,8 +31,10 @@ class EdgeLlmInputError : public std::runtime_error
 /**
  * \ingroup edge-llm
  * \brief A small strict CSV table: a header line naming the columns, then one
- *        record per line; fields are comma-separated, surrounding blanks trimmed,
- *        no quoting. Blank lines are skipped; CRLF line ends are accepted.
+ *        record per line; fields are comma-separated, surrounding blanks trimmed; a
+ *        field in double quotes (RFC 4180) is taken verbatim, commas included, with ""
+ *        for a quote. Blank lines are skipped; CRLF line ends are accepted. The module's
+ *        one CSV reader (input tables of the programs, the campaign tool's merge).
  *
  * Every getter throws EdgeLlmInputError with FILE:LINE and the valid range, so a
  * caller never sees a silently defaulted or clamped value.
@@ -49,6 +51,23 @@ class EdgeLlmCsvTable
      *         field count differs from the header's, no records)
      */
     EdgeLlmCsvTable(const std::string& path, const std::vector<std::string>& columns);
+
+    /**
+     * \brief Read a whole file whose columns are whatever its header names (each once).
+     * \param path file to read
+     * \throws EdgeLlmInputError (unreadable or empty file, a column named twice, a record
+     *         whose field count differs from the header's); no record is not an error
+     */
+    explicit EdgeLlmCsvTable(const std::string& path);
+
+    /// \return the column names, in file order
+    const std::vector<std::string>& GetColumns() const;
+
+    /**
+     * \return the raw text of the \p column -th field (file order) of record \p row
+     * \throws std::out_of_range for a row or column outside the table
+     */
+    const std::string& GetString(std::size_t row, std::size_t column) const;
 
     /// \return number of records (>= 1)
     std::size_t GetRowCount() const;
@@ -91,6 +110,12 @@ class EdgeLlmCsvTable
     [[noreturn]] void Fail(std::size_t row, const std::string& what) const;
 
   private:
+    /**
+     * \brief Read m_path.
+     * \param required the required columns (all, any order), or null: the header's
+     */
+    void Read(const std::vector<std::string>* required);
+
     std::size_t ColumnIndex(const std::string& column) const;
 
     std::string m_path;                           //!< File name as given

@@ -228,7 +228,7 @@ struct RoadHandoverResult
 /**
  * \ingroup edge-llm
  * \brief Builds and runs the road scenario over LTE or NR (RoadHandoverConfig::ran) with
- *        EPC and X2/Xn (the module's main job: examples/edge-llm-lte-handover.cc and
+ *        EPC and X2/Xn (the module's main job: examples/road-handover/edge-llm-lte-handover.cc and
  *        edge-llm-nr-handover.cc, and the SYSTEM tests).
  */
 class RoadHandoverScenario

@@ -190,8 +190,11 @@ if [ "$compile_only" = 1 ]; then
     mapfile -t units < <(python3 - <<'PY'
 import re, runpy
 w = runpy.run_path('contrib/edge-llm/wscript')
-examples = re.findall(r"\.source = '([^']+)'", open('contrib/edge-llm/examples/wscript').read())
-for s in w['MODULE_SOURCES'] + w['TEST_SOURCES'] + ['examples/' + e for e in examples]:
+import os
+examples = runpy.run_path('contrib/edge-llm/examples/wscript')['EXAMPLES']
+units = set(w['MODULE_SOURCES'] + w['TEST_SOURCES'])
+units |= {os.path.normpath('examples/' + e) for sources in examples.values() for e in sources}
+for s in sorted(units):
     print('contrib/edge-llm/' + s)
 print('scratch/edge-llm-user-program.cc')
 PY

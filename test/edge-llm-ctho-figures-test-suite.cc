@@ -1,7 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "ns3/ctho-figures.h"
+#include "../examples/ctho-figures/ctho-figures-study.h"
+
 #include "ns3/edge-llm-compat.h"
 #include "ns3/test.h"
 

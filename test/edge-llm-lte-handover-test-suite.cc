@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../examples/road-handover/road-handover-example.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
@@ -14,7 +16,6 @@
 #include "ns3/point-to-point-epc-helper.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/road-handover-example.h"
 #include "ns3/road-handover-scenario.h"
 #include "ns3/test.h"
 

@@ -4,7 +4,7 @@
  * The edge-llm-plan CLI, driven in-process: JSON output of a hand-worked batch,
  * and every bad input it must refuse with exit code 2, FILE:LINE and nothing on stdout.
  */
-#include "ns3/edge-llm-plan-cli.h"
+#include "../../examples/plan/edge-llm-plan-cli.h"
 
 #include <algorithm>
 #include <cmath>

@@ -14,8 +14,9 @@
  *   edge-llm-lte-handover [--backhaulGbps=4.5] [--numUes=4] [--contextMax=4096] ...
  *   edge-llm-lte-handover --PrintHelp
  */
+#include "road-handover-example.h"
+
 #include "ns3/log.h"
-#include "ns3/road-handover-example.h"
 
 using namespace ns3;
 

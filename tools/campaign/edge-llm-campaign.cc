@@ -990,91 +990,18 @@ WritePoints(const Campaign& c)
 
 // ---------------------------------------------------------------- merge
 
-/// A CSV file: header and records (RFC 4180 quotes accepted).
-struct CsvFile
-{
-    std::vector<std::string> header;            //!< column names
-    std::vector<std::vector<std::string>> rows; //!< records
-    std::vector<uint64_t> lines;                //!< file line of each record
-};
-
-CsvFile
+/// One run's copy of a CSV file (the module's reader: RFC 4180 quotes accepted, any header).
+EdgeLlmCsvTable
 ReadCsv(const std::string& path)
 {
-    std::ifstream in(path);
-    if (!in)
+    try
     {
-        throw RunError(path + ": cannot open");
+        return EdgeLlmCsvTable(path);
     }
-    CsvFile f;
-    std::string line;
-    uint64_t n = 0;
-    while (std::getline(in, line))
+    catch (const EdgeLlmInputError& e)
     {
-        ++n;
-        if (!line.empty() && line.back() == '\r')
-        {
-            line.pop_back();
-        }
-        if (line.empty())
-        {
-            continue;
-        }
-        std::vector<std::string> fields;
-        std::string field;
-        bool quoted = false;
-        for (std::size_t i = 0; i < line.size(); ++i)
-        {
-            const char ch = line[i];
-            if (quoted)
-            {
-                if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"')
-                {
-                    field += '"';
-                    ++i;
-                }
-                else if (ch == '"')
-                {
-                    quoted = false;
-                }
-                else
-                {
-                    field += ch;
-                }
-            }
-            else if (ch == '"')
-            {
-                quoted = true;
-            }
-            else if (ch == ',')
-            {
-                fields.push_back(field);
-                field.clear();
-            }
-            else
-            {
-                field += ch;
-            }
-        }
-        fields.push_back(field);
-        if (f.header.empty())
-        {
-            f.header = fields;
-            continue;
-        }
-        if (fields.size() != f.header.size())
-        {
-            throw RunError(path + ":" + std::to_string(n) + ": " + std::to_string(fields.size()) +
-                           " fields, the header has " + std::to_string(f.header.size()));
-        }
-        f.rows.push_back(fields);
-        f.lines.push_back(n);
+        throw RunError(e.what());
     }
-    if (f.header.empty())
-    {
-        throw RunError(path + ": empty (no header line)");
-    }
-    return f;
 }
 
 /// Reduces one run's values of a column (several rows of one key) to one sample.
@@ -1129,17 +1056,17 @@ void
 MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& file)
 {
     // Read every run's copy; every copy must have the same header.
-    std::vector<CsvFile> tables;
+    std::vector<EdgeLlmCsvTable> tables;
     for (const auto& r : runs)
     {
         tables.push_back(ReadCsv(r.dir + "/out/" + file));
-        if (tables.back().header != tables.front().header)
+        if (tables.back().GetColumns() != tables.front().GetColumns())
         {
             throw RunError(r.dir + "/out/" + file + ": header differs from " + runs[0].dir +
                            "/out/" + file + "'s");
         }
     }
-    const std::vector<std::string>& header = tables.front().header;
+    const std::vector<std::string>& header = tables.front().GetColumns();
     auto column = [&](const std::string& name, const std::string& what) {
         const auto it = std::find(header.begin(), header.end(), name);
         if (it == header.end())
@@ -1153,12 +1080,13 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
     std::vector<bool> numeric(header.size(), true);
     for (const auto& t : tables)
     {
-        for (const auto& row : t.rows)
+        for (std::size_t row = 0; row < t.GetRowCount(); ++row)
         {
             for (std::size_t i = 0; i < header.size(); ++i)
             {
+                const std::string& field = t.GetString(row, i);
                 double x;
-                numeric[i] = numeric[i] && (row[i].empty() || EdgeLlmParseDouble(row[i], x));
+                numeric[i] = numeric[i] && (field.empty() || EdgeLlmParseDouble(field, x));
             }
         }
     }
@@ -1286,15 +1214,15 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
         std::map<std::vector<std::string>, std::size_t> index;
         for (std::size_t r = begin; r < end; ++r)
         {
-            const CsvFile& t = tables[r];
+            const EdgeLlmCsvTable& t = tables[r];
             // Rows of this run per group: [group][metric] -> values.
             std::map<std::size_t, std::vector<std::vector<double>>> values;
-            for (std::size_t row = 0; row < t.rows.size(); ++row)
+            for (std::size_t row = 0; row < t.GetRowCount(); ++row)
             {
                 std::vector<std::string> key;
                 for (std::size_t k : keys)
                 {
-                    key.push_back(t.rows[row][k]);
+                    key.push_back(t.GetString(row, k));
                 }
                 auto it = index.find(key);
                 if (it == index.end())
@@ -1310,7 +1238,7 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
                 for (std::size_t m = 0; m < metrics.size(); ++m)
                 {
                     double x;
-                    if (EdgeLlmParseDouble(t.rows[row][metrics[m]], x))
+                    if (EdgeLlmParseDouble(t.GetString(row, metrics[m]), x))
                     {
                         v[m].push_back(x);
                     }

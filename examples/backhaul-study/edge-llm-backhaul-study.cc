@@ -22,6 +22,8 @@
  *   edge-llm-backhaul-study [--loads=0.5] [--aggregationGbps=4.5] [--schemes=ctho,tho,cho]
  *   edge-llm-backhaul-study --loads=0,0.3,0.6,0.9
  */
+#include "../common/program-options.h"
+
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-csv.h"

@@ -19,8 +19,9 @@
  *
  * Built only in an ns-3 tree with the nr module.
  */
+#include "road-handover-example.h"
+
 #include "ns3/log.h"
-#include "ns3/road-handover-example.h"
 
 using namespace ns3;
 

@@ -3,13 +3,14 @@
  */
 #include "edge-llm-plan-cli.h"
 
-#include "edge-llm-csv.h"
-#include "edge-llm-helper.h"
+#include "../common/program-options.h"
 
 #include "ns3/accuracy-utility.h"
 #include "ns3/command-line.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-csv.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/prefill-time-model.h"

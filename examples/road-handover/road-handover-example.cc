@@ -3,15 +3,16 @@
  */
 #include "road-handover-example.h"
 
-#include "edge-llm-csv.h"
-#include "edge-llm-figure-writer.h"
-#include "edge-llm-helper.h"
-#include "road-handover-scenario.h"
+#include "../common/program-options.h"
 
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
+#include "ns3/edge-llm-csv.h"
+#include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/rng-seed-manager.h"
+#include "ns3/road-handover-scenario.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 

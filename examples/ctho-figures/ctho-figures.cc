@@ -14,7 +14,8 @@
  * scheme and the largest tHO/ctHO and cHO/ctHO ratios over the sweep. Progress goes to
  * stderr.
  */
-#include "ns3/ctho-figures.h"
+#include "../common/program-options.h"
+#include "ctho-figures-study.h"
 
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-figure-writer.h"

@@ -6,7 +6,7 @@
  *
  *   edge-llm-plan --scheme=ctho --ues=ues.csv --backhaulGbps=4.5
  */
-#include "ns3/edge-llm-plan-cli.h"
+#include "edge-llm-plan-cli.h"
 
 #include <iostream>
 

@@ -1,9 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
-#include "ctho-figures.h"
+#include "ctho-figures-study.h"
 
-#include "edge-llm-stats.h"
+#include "ns3/edge-llm-stats.h"
 
 #include <algorithm>
 #include <cstddef>

@@ -17,6 +17,8 @@
  * writes DIR/figbound.csv (rho,series,mean,ci95,runs) and DIR/figbound.png.
  * Progress goes to stderr.
  */
+#include "../common/program-options.h"
+
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"

@@ -1,0 +1,371 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "program-options.h"
+
+#include "ns3/edge-llm-helper.h"
+#include "ns3/global-value.h"
+#include "ns3/string.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <fcntl.h>
+#include <iomanip>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace ns3
+{
+
+namespace
+{
+
+/// The checker's description of the valid values, e.g. "uint32_t 1024:16777216", "Tcp|Udp".
+std::string
+ValidValues(Ptr<const AttributeChecker> checker)
+{
+    const std::string range = checker->GetUnderlyingTypeInformation();
+    return range.empty() ? checker->GetValueTypeName() : range;
+}
+
+/**
+ * CommandLine's syntax: -name or --name, then =value or nothing ("").
+ * \param arg one argument as main() got it
+ * \param[out] name the option's name, without dashes
+ * \param[out] value its value ("" if none)
+ * \return false for a non-option argument (no leading dash)
+ */
+bool
+SplitArgument(const std::string& arg, std::string& name, std::string& value)
+{
+    const std::size_t dashes = arg.rfind("--", 0) == 0 ? 2 : arg.rfind('-', 0) == 0 ? 1 : 0;
+    if (dashes == 0)
+    {
+        return false;
+    }
+    const std::string::size_type eq = arg.find('=', dashes);
+    name = arg.substr(dashes, eq == std::string::npos ? std::string::npos : eq - dashes);
+    value = eq == std::string::npos ? "" : arg.substr(eq + 1);
+    return true;
+}
+
+/**
+ * Whether \p checker accepts \p value. ns-3's value parsers abort on some malformed text
+ * (e.g. "abc" for an integer: "Attribute value ... is not properly formatted") instead of
+ * failing, so the parse runs in a child process: a child that aborts is a refusal.
+ */
+bool
+AcceptsValue(Ptr<const AttributeChecker> checker, const std::string& value)
+{
+    if (checker->GetValueTypeName() == "ns3::TimeValue")
+    {
+        // ns-3's Time is an int64 of nanoseconds: "1e300s" wraps and may then pass the
+        // range check. Refuse magnitudes past about 292 years up front.
+        static const std::map<std::string, double> unitSeconds = {{"", 1},
+                                                                  {"s", 1},
+                                                                  {"ms", 1e-3},
+                                                                  {"us", 1e-6},
+                                                                  {"ns", 1e-9},
+                                                                  {"ps", 1e-12},
+                                                                  {"fs", 1e-15},
+                                                                  {"min", 60},
+                                                                  {"h", 3600},
+                                                                  {"d", 86400},
+                                                                  {"y", 365 * 86400.0}};
+        char* end = nullptr;
+        const double number = std::strtod(value.c_str(), &end);
+        const auto unit = unitSeconds.find(end ? std::string(end) : std::string());
+        if (end != value.c_str() && unit != unitSeconds.end() &&
+            !(std::isfinite(number) && std::fabs(number * unit->second) <= 9.2e9))
+        {
+            return false;
+        }
+    }
+    std::cout.flush();
+    std::cerr.flush();
+    const pid_t child = fork();
+    if (child == 0)
+    {
+        const int null = open("/dev/null", O_WRONLY);
+        if (null >= 0)
+        {
+            dup2(null, STDERR_FILENO);
+            dup2(null, STDOUT_FILENO);
+        }
+        _exit(checker->CreateValidValue(StringValue(value)) ? 0 : 1);
+    }
+    if (child < 0)
+    {
+        return static_cast<bool>(checker->CreateValidValue(StringValue(value)));
+    }
+    int status = 0;
+    while (waitpid(child, &status, 0) < 0 && errno == EINTR)
+    {
+    }
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/// Why --ns3::Type::Attribute=value would not take effect ("" if it would).
+std::string
+AttributeArgumentProblem(const std::string& name,
+                         const std::string& value,
+                         const std::map<std::string, std::string>& setByProgram)
+{
+    const std::string::size_type sep = name.rfind("::");
+    const std::string tidName = name.substr(0, sep);
+    const std::string attribute = sep == std::string::npos ? "" : name.substr(sep + 2);
+    TypeId tid;
+    if (sep == std::string::npos || sep == 3 || !TypeId::LookupByNameFailSafe(tidName, &tid))
+    {
+        return "no TypeId '" + tidName +
+               "' in this program (write --ns3::Type::Attribute=value; --PrintTypeIds lists the "
+               "types)";
+    }
+    for (uint32_t j = 0; j < tid.GetAttributeN(); ++j)
+    {
+        const TypeId::AttributeInformation info = tid.GetAttribute(j);
+        if (info.name != attribute)
+        {
+            continue;
+        }
+        const auto set = setByProgram.find(name);
+        if (set != setByProgram.end())
+        {
+            return "this program sets this attribute itself, so the value would be ignored; " +
+                   set->second;
+        }
+        if (!(info.flags & TypeId::ATTR_CONSTRUCT))
+        {
+            return "attribute " + attribute + " of " + tidName + " has no initial value to set";
+        }
+        if (!AcceptsValue(info.checker, value))
+        {
+            return "invalid value '" + value + "'; valid: " + ValidValues(info.checker);
+        }
+        return "";
+    }
+    // Config::SetDefault sets only the TypeId's own attributes: name the parent's.
+    for (TypeId parent = tid.GetParent(); parent != tid; tid = parent, parent = tid.GetParent())
+    {
+        for (uint32_t j = 0; j < parent.GetAttributeN(); ++j)
+        {
+            if (parent.GetAttribute(j).name == attribute)
+            {
+                return attribute + " is an attribute of " + parent.GetName() + ", not of " +
+                       tidName + "; write --" + parent.GetName() + "::" + attribute + "=...";
+            }
+        }
+    }
+    std::string valid;
+    TypeId::LookupByNameFailSafe(tidName, &tid);
+    for (uint32_t j = 0; j < tid.GetAttributeN(); ++j)
+    {
+        valid += (valid.empty() ? "" : ", ") + tid.GetAttribute(j).name;
+    }
+    return tidName + " has no attribute '" + attribute +
+           "'; its own attributes: " + (valid.empty() ? std::string("none") : valid);
+}
+
+/// Why --name=value for a global value would not take effect ("" if it would, or if
+/// \p name is no global value).
+std::string
+GlobalArgumentProblem(const std::string& name, const std::string& value)
+{
+    for (auto g = GlobalValue::Begin(); g != GlobalValue::End(); ++g)
+    {
+        if ((*g)->GetName() != name)
+        {
+            continue;
+        }
+        Ptr<const AttributeChecker> checker = (*g)->GetChecker();
+        if (!AcceptsValue(checker, value))
+        {
+            return "invalid value '" + value + "'; valid: " + ValidValues(checker);
+        }
+        try
+        {
+            if (name == "SimulatorImplementationType")
+            {
+                RequireTypeId(name, value, "ns3::SimulatorImpl");
+            }
+            else if (name == "SchedulerType")
+            {
+                RequireTypeId(name, value, "ns3::Scheduler");
+            }
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return e.what();
+        }
+        return "";
+    }
+    return "";
+}
+
+} // namespace
+
+bool
+CheckAttributeArguments(int argc,
+                        char* argv[],
+                        const std::map<std::string, std::string>& setByProgram,
+                        std::ostream& err)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string name;
+        std::string value;
+        if (!SplitArgument(argv[i], name, value))
+        {
+            continue; // a non-option argument: CommandLine's business
+        }
+        const std::string problem = name.rfind("ns3::", 0) == 0
+                                        ? AttributeArgumentProblem(name, value, setByProgram)
+                                        : GlobalArgumentProblem(name, value);
+        if (!problem.empty())
+        {
+            err << "error: " << argv[i] << ": " << problem << std::endl;
+            return false;
+        }
+    }
+    return true;
+}
+
+ProgramOptions::ProgramOptions(CommandLine& cmd)
+    : m_cmd(cmd)
+{
+}
+
+std::string
+ProgramOptions::CheckBool(const std::string& v)
+{
+    for (const char* ok : {"", "1", "0", "true", "false"})
+    {
+        if (v == ok)
+        {
+            return "";
+        }
+    }
+    return "must be true or false (or 1 or 0)";
+}
+
+std::string
+ProgramOptions::CheckInteger(const std::string& v, bool isSigned, long double lo, long double hi)
+{
+    std::ostringstream range;
+    range << std::fixed << std::setprecision(0) << "must be an integer in [" << lo << ", " << hi
+          << "]";
+    std::size_t first = 0;
+    if (isSigned && !v.empty() && (v[0] == '-' || v[0] == '+'))
+    {
+        first = 1;
+    }
+    if (first == v.size() || v.find_first_not_of("0123456789", first) != std::string::npos)
+    {
+        return range.str();
+    }
+    // Compare as long double only past 18 digits: below that the text is exact in it.
+    const long double x = std::strtold(v.c_str(), nullptr);
+    if (x < lo || x > hi)
+    {
+        return range.str();
+    }
+    return "";
+}
+
+std::string
+ProgramOptions::CheckReal(const std::string& v)
+{
+    char* end = nullptr;
+    errno = 0;
+    const double x = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || errno == ERANGE || !std::isfinite(x))
+    {
+        return "must be a finite number";
+    }
+    return "";
+}
+
+bool
+IsCommandLineBuiltin(const std::string& name)
+{
+    static const std::set<std::string> builtin = {"PrintHelp",
+                                                  "help",
+                                                  "PrintGlobals",
+                                                  "PrintGroups",
+                                                  "PrintGroup",
+                                                  "PrintTypeIds",
+                                                  "PrintAttributes",
+                                                  "PrintVersion",
+                                                  "version"};
+    return builtin.count(name) > 0;
+}
+
+bool
+ProgramOptions::Given(int argc, char* argv[], const std::string& name)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string arg = argv[i];
+        for (const std::string& prefix : {"--" + name, "-" + name})
+        {
+            if (arg == prefix || arg.rfind(prefix + "=", 0) == 0)
+            {
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
+bool
+ProgramOptions::Check(int argc, char* argv[], std::ostream& err) const
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string name;
+        std::string value;
+        if (!SplitArgument(argv[i], name, value))
+        {
+            err << "error: '" << argv[i] << "': unexpected argument; options are --name=value"
+                << std::endl;
+            return false;
+        }
+        if (name.rfind("ns3::", 0) == 0 || IsCommandLineBuiltin(name))
+        {
+            continue; // CheckAttributeArguments, or ns-3's own
+        }
+        StringValue unused;
+        if (GlobalValue::GetValueByNameFailSafe(name, unused))
+        {
+            continue; // a global value, e.g. --RngRun (CheckAttributeArguments)
+        }
+        const auto check = m_checks.find(name);
+        if (check == m_checks.end())
+        {
+            err << "error: --" << name << ": unknown option; valid:";
+            for (const auto& [option, f] : m_checks)
+            {
+                err << " --" << option;
+            }
+            err << ", the --Print... options and --ns3::Type::Attribute=value" << std::endl;
+            return false;
+        }
+        const std::string problem = check->second(value);
+        if (!problem.empty())
+        {
+            err << "error: --" << name << "=" << value << ": " << problem << std::endl;
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace ns3
