@@ -231,8 +231,10 @@ EdgeLlmNode::GetTypeId()
                                 AccuracyUtility::JOINT,
                                 "Joint"))
             .AddAttribute("Scheduler",
-                          "The handover policy (ns3::CtHoScheduler, ns3::ThoScheduler, "
-                          "ns3::ChoScheduler, ...).",
+                          "The handover policy: a batch policy (ns3::CtHoScheduler, "
+                          "ns3::ThoScheduler, ns3::ChoScheduler) or a slot policy "
+                          "(ns3::ImpactHoScheduler), one per BS (a slot policy keeps its "
+                          "transfers' state).",
                           PointerValue(),
                           MakePointerAccessor(&EdgeLlmNode::m_scheduler),
                           MakePointerChecker<HandoverScheduler>())
@@ -332,6 +334,11 @@ EdgeLlmNode::GetTypeId()
                             "handover delay).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_restoredTrace),
                             "ns3::EdgeLlmNode::RestoredTracedCallback")
+            .AddTraceSource("StateTransition",
+                            "A session's state changed at this BS (sessionId, this cell, old "
+                            "state, new state; SessionState, EdgeLlmNode::ToString names them).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_stateTrace),
+                            "ns3::EdgeLlmNode::StateTransitionTracedCallback")
             .AddTraceSource("SessionLost",
                             "A session ended without being restored anywhere, traced once, at "
                             "the BS that gave it up (sessionId, the cell it could not reach, "
@@ -1017,7 +1024,6 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
         s.uePort = prompt.replyPort;
         s.promptTokens = prompt.promptTokens;
         s.maxNewTokens = prompt.maxNewTokens;
-        s.state = PREFILLING;
         m_sessions[s.id] = s;
         m_sessionStartedTrace(s.id, m_cellId, s.promptTokens);
         if (!m_promptsOnGpu)
@@ -1042,7 +1048,7 @@ void
 EdgeLlmNode::OnPromptPrefilled(uint64_t sessionId)
 {
     auto it = m_sessions.find(sessionId);
-    if (it == m_sessions.end() || it->second.state != PREFILLING)
+    if (it == m_sessions.end() || it->second.GetState() != PREFILLING)
     {
         return; // handed over meanwhile
     }
@@ -1054,10 +1060,10 @@ EdgeLlmNode::StartDecoding(Session& session, Time firstToken)
 {
     if (session.generated >= session.maxNewTokens)
     {
-        session.state = FINISHED;
+        SwitchToState(session, FINISHED);
         return;
     }
-    session.state = DECODING;
+    SwitchToState(session, DECODING);
     session.nextToken = firstToken;
     session.decodeEvent = Simulator::Schedule(session.nextToken - Simulator::Now(),
                                               &EdgeLlmNode::DecodeToken,
@@ -1083,7 +1089,7 @@ EdgeLlmNode::DecodeToken(uint64_t sessionId)
     }
     if (s.generated >= s.maxNewTokens)
     {
-        s.state = FINISHED;
+        SwitchToState(s, FINISHED);
         return;
     }
     s.nextToken += Seconds(1.0 / m_decodeRate);
@@ -1100,12 +1106,13 @@ EdgeLlmNode::PredictContextAt(uint64_t sessionId, Time t) const
         return 0;
     }
     const Session& s = it->second;
-    if (s.state == HANDED_OVER || s.state == RESTORING || s.state == REDIRECTING || s.state == LOST)
+    if (s.GetState() == HANDED_OVER || s.GetState() == RESTORING || s.GetState() == REDIRECTING ||
+        s.GetState() == LOST)
     {
         return 0; // not servable here: cannot join a batch from this BS
     }
     uint64_t more = 0;
-    if (s.state == DECODING && t >= s.nextToken)
+    if (s.GetState() == DECODING && t >= s.nextToken)
     {
         const int64_t step = Seconds(1.0 / m_decodeRate).GetTimeStep();
         more = static_cast<uint64_t>((t - s.nextToken).GetTimeStep() / step) + 1;
@@ -1167,11 +1174,10 @@ EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens, uint32_t ne
 {
     NS_ABORT_MSG_IF(contextTokens < 1 || contextTokens > UINT32_MAX,
                     "EdgeLlmNode::OpenSession: context must be in [1, 2^32 - 1] tokens");
-    Session s;
+    Session s(FINISHED); // its context is built; no UE stream attached
     s.id = sessionId;
     s.promptTokens = static_cast<uint32_t>(contextTokens);
     s.maxNewTokens = newTokens; // decoded after a handover (none generated here)
-    s.state = FINISHED;         // its context is built; no UE stream attached
     m_sessions[sessionId] = s;
 }
 
@@ -1246,17 +1252,60 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
     }
 }
 
+std::string
+EdgeLlmNode::ToString(SessionState state)
+{
+    switch (state)
+    {
+    case PREFILLING:
+        return "PREFILLING";
+    case DECODING:
+        return "DECODING";
+    case FINISHED:
+        return "FINISHED";
+    case HANDED_OVER:
+        return "HANDED_OVER";
+    case RESTORING:
+        return "RESTORING";
+    case CANCELLED:
+        return "CANCELLED";
+    case REFUSED:
+        return "REFUSED";
+    case REDIRECTING:
+        return "REDIRECTING";
+    case LOST:
+        return "LOST";
+    }
+    return "UNKNOWN";
+}
+
+void
+EdgeLlmNode::SwitchToState(Session& session, SessionState state)
+{
+    const SessionState old = session.m_state;
+    if (old == state)
+    {
+        return;
+    }
+    NS_ABORT_MSG_IF(old == REFUSED || old == LOST,
+                    "EdgeLlmNode::SwitchToState: cell "
+                        << m_cellId << ", session " << session.id << " is " << ToString(old)
+                        << " (final), cannot become " << ToString(state));
+    session.m_state = state;
+    m_stateTrace(session.id, m_cellId, old, state);
+}
+
 void
 EdgeLlmNode::LoseSession(Session& s, uint16_t cellId, LossReason reason)
 {
     NS_LOG_WARN("cell " << m_cellId << ": session " << s.id << " lost: no backhaul path to cell "
                         << cellId << " (reason " << +reason << ")");
     s.decodeEvent.Cancel();
-    if (s.state == REDIRECTING || s.state == RESTORING)
+    if (s.GetState() == REDIRECTING || s.GetState() == RESTORING)
     {
         m_target->SendStatus(s.id, KvTransferStatusHeader::LOST); // the source forgets its copy
     }
-    s.state = LOST;
+    SwitchToState(s, LOST);
     ++m_lostSessions;
     m_lostTrace(s.id, cellId, reason);
 }

@@ -7,7 +7,6 @@
 #include "accuracy-utility.h"
 #include "handover-batcher.h"
 #include "handover-scheduler.h"
-#include "impactho-scheduler.h"
 #include "kv-datagram-socket.h"
 #include "kv-transfer-connection.h"
 #include "kv-transfer-header.h"
@@ -114,6 +113,49 @@ class EdgeLlmNode : public Application
         KV_FORMAT_REFUSED = 2, //!< The target refused the KV cache (TRANSFER_RESPONSE
                                //!< REFUSED_KV_FORMAT: another model or KvBits)
     };
+
+    /**
+     * \brief Life of a session at this BS: one state machine for both sides of a handover
+     *        (as LTE's UeManager). Every change goes through SwitchToState(), the one door,
+     *        which traces StateTransition; a role reads the state, never writes it.
+     *
+     * Source: PREFILLING -> DECODING -> FINISHED (all tokens decoded) or HANDED_OVER (the
+     * UE left; back to DECODING if its handover fails or it returns, FINISHED after a
+     * redirect, REFUSED if the target refuses the cache). Target: created RESTORING (or
+     * REFUSED), then DECODING (restored), CANCELLED (the UE went back), REDIRECTING (the UE
+     * moved on; back to RESTORING to relay) or LOST. REFUSED and LOST are final.
+     */
+    enum SessionState
+    {
+        PREFILLING,  //!< Prompt prefill running
+        DECODING,    //!< Streaming tokens
+        FINISHED,    //!< All tokens decoded
+        HANDED_OVER, //!< Moved to another BS (source side)
+        RESTORING,   //!< Waiting for prefill and KV bytes (target side)
+        CANCELLED,   //!< The UE went back before the restore (target side, ping-pong)
+        REFUSED,     //!< The target cannot use the source's KV cache (both sides; final)
+        REDIRECTING, //!< Restoring, the UE moved on: TRANSFER_REDIRECT sent, the source's
+                     //!< answer awaited (target side)
+        LOST,        //!< No BS can serve it (SessionLost traced here; final)
+    };
+
+    /**
+     * \param state a session state
+     * \return its name as in the enum ("PREFILLING", ...)
+     */
+    static std::string ToString(SessionState state);
+
+    /**
+     * \brief TracedCallback signature for a session's state change (StateTransition).
+     * \param [in] sessionId the session
+     * \param [in] cellId this BS's cell
+     * \param [in] oldState the state it left
+     * \param [in] newState the state it entered
+     */
+    typedef void (*StateTransitionTracedCallback)(uint64_t sessionId,
+                                                  uint16_t cellId,
+                                                  SessionState oldState,
+                                                  SessionState newState);
 
     /// The backhaul rate the schedulers plan with (attribute PlanningRate).
     enum PlanningRate
@@ -346,33 +388,29 @@ class EdgeLlmNode : public Application
     void StartApplication() override;
     void StopApplication() override;
 
-    /// Life of a session at this BS.
-    enum SessionState
-    {
-        PREFILLING,  //!< Prompt prefill running
-        DECODING,    //!< Streaming tokens
-        FINISHED,    //!< All tokens decoded
-        HANDED_OVER, //!< Moved to another BS (source side)
-        RESTORING,   //!< Waiting for prefill and KV bytes (target side)
-        CANCELLED,   //!< The UE went back before the restore (target side, ping-pong)
-        REFUSED,     //!< The target cannot use the source's KV cache (both sides; final)
-        REDIRECTING, //!< Restoring, the UE moved on: TRANSFER_REDIRECT sent, the source's
-                     //!< answer awaited (target side)
-        LOST,        //!< No BS can serve it (SessionLost traced here; final)
-    };
-
     /// One LLM session.
     struct Session
     {
-        uint64_t id{0};                 //!< Session id
-        Ipv4Address ueAddress;          //!< Where tokens go
-        uint16_t uePort{0};             //!< UE UDP port
-        uint32_t promptTokens{0};       //!< Prompt length
-        uint32_t maxNewTokens{0};       //!< Tokens to decode in total
-        uint32_t generated{0};          //!< Tokens decoded so far
-        SessionState state{PREFILLING}; //!< State
-        Time nextToken;                 //!< When the next token is decoded
-        EventId decodeEvent;            //!< Pending decode
+        /// \param initial the state it is created in (no transition traced)
+        explicit Session(SessionState initial = PREFILLING)
+            : m_state(initial)
+        {
+        }
+
+        /// \return its state (changed only by EdgeLlmNode::SwitchToState)
+        SessionState GetState() const
+        {
+            return m_state;
+        }
+
+        uint64_t id{0};           //!< Session id
+        Ipv4Address ueAddress;    //!< Where tokens go
+        uint16_t uePort{0};       //!< UE UDP port
+        uint32_t promptTokens{0}; //!< Prompt length
+        uint32_t maxNewTokens{0}; //!< Tokens to decode in total
+        uint32_t generated{0};    //!< Tokens decoded so far
+        Time nextToken;           //!< When the next token is decoded
+        EventId decodeEvent;      //!< Pending decode
         // Target side:
         uint16_t sourceCellId{0};      //!< Source BS
         uint16_t targetCellId{0};      //!< Target BS (source side, once handed over)
@@ -405,7 +443,19 @@ class EdgeLlmNode : public Application
             return entryBytes == 0 ? receivedKvBytes
                                    : receivedKvBytes / (entryBytes + 3) * entryBytes;
         }
+
+      private:
+        friend class EdgeLlmNode;
+        SessionState m_state; //!< State (SwitchToState)
     };
+
+    /**
+     * \brief The one door of a session's state: set it and trace StateTransition.
+     * \param session the session
+     * \param state its new state (no trace if unchanged)
+     * Aborts (NS_ABORT_MSG) on leaving a final state (REFUSED, LOST).
+     */
+    void SwitchToState(Session& session, SessionState state);
 
     /// A backhaul peer.
     struct Peer
@@ -513,15 +563,17 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;          //!< TransferStatus
     TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace;        //!< SessionReleased
     TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;          //!< SessionLost
-    uint64_t m_lostSessions{0};                                          //!< SessionLost count
-    Time m_statusInterval;                                               //!< 0: no PROGRESS
-    Time m_transferTimeout;                                              //!< 0: none
-    bool m_layerwise{false};                                             //!< LayerwiseStreaming
-    bool m_promptsOnGpu{true};                                           //!< PrefillPromptsOnGpu
-    Time m_warmDecodeStart;                                              //!< WarmDecodeStart
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace;          //!< HandoverFailed
-    Transport m_transport{TCP};                                          //!< Transport
-    PlanningRate m_planningRate{NOMINAL};                                //!< PlanningRate
+    /// StateTransition
+    TracedCallback<uint64_t, uint16_t, SessionState, SessionState> m_stateTrace;
+    uint64_t m_lostSessions{0};                                 //!< SessionLost count
+    Time m_statusInterval;                                      //!< 0: no PROGRESS
+    Time m_transferTimeout;                                     //!< 0: none
+    bool m_layerwise{false};                                    //!< LayerwiseStreaming
+    bool m_promptsOnGpu{true};                                  //!< PrefillPromptsOnGpu
+    Time m_warmDecodeStart;                                     //!< WarmDecodeStart
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace; //!< HandoverFailed
+    Transport m_transport{TCP};                                 //!< Transport
+    PlanningRate m_planningRate{NOMINAL};                       //!< PlanningRate
 
     friend class EdgeLlmSourceRole;
     friend class EdgeLlmTargetRole;

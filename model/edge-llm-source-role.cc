@@ -39,7 +39,7 @@ EdgeLlmSourceRole::OnHandoverFailure(Session& s)
 {
     NS_LOG_FUNCTION(this << s.id);
     const uint64_t sessionId = s.id;
-    if (s.state == EdgeLlmNode::HANDED_OVER && m_node->m_peers.count(s.targetCellId))
+    if (s.GetState() == EdgeLlmNode::HANDED_OVER && m_node->m_peers.count(s.targetCellId))
     {
         // Source: the UE did not complete the handover; tell the target to drop the
         // restore and serve the session again from this BS's own cache.
@@ -49,13 +49,13 @@ EdgeLlmSourceRole::OnHandoverFailure(Session& s)
         cancel.totalBytes = peer.connection->GetBytesQueued(sessionId);
         peer.connection->Cancel(sessionId);
         peer.connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
-        m_impactHo.erase(sessionId);
+        m_node->m_scheduler->RemoveSlotTransfer(sessionId);
         m_node->m_cancelledTrace(sessionId, s.targetCellId, cancel.totalBytes);
         m_node->m_failedTrace(sessionId, s.targetCellId, cancel.totalBytes);
         m_node->StartDecoding(s, Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate));
     }
-    else if ((s.state == EdgeLlmNode::DECODING || s.state == EdgeLlmNode::PREFILLING ||
-              s.state == EdgeLlmNode::FINISHED) &&
+    else if ((s.GetState() == EdgeLlmNode::DECODING || s.GetState() == EdgeLlmNode::PREFILLING ||
+              s.GetState() == EdgeLlmNode::FINISHED) &&
              m_batcher)
     {
         // Source, before the handover started (the target's RRC refused the UE): the UE
@@ -74,12 +74,12 @@ EdgeLlmSourceRole::OnTransferCancel(uint16_t peerCellId, const KvTransferComplet
     // The UE came back before the target rebuilt its state, or its handover failed. Stop
     // sending and serve it again from this BS's own cache.
     auto it = m_node->m_sessions.find(cancel.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::HANDED_OVER)
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::HANDED_OVER)
     {
         return;
     }
     m_node->m_peers.at(peerCellId).connection->Cancel(cancel.sessionId);
-    m_impactHo.erase(cancel.sessionId);
+    m_node->m_scheduler->RemoveSlotTransfer(cancel.sessionId);
     m_node->m_cancelledTrace(cancel.sessionId, peerCellId, cancel.totalBytes);
     m_node->StartDecoding(it->second, Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate));
 }
@@ -90,7 +90,7 @@ EdgeLlmSourceRole::OnTransferRedirect(uint16_t peerCellId, const KvRedirectHeade
     // The UE went on from that target to a third BS; hand the session over to it from
     // here, where the whole cache still is.
     auto it = m_node->m_sessions.find(redirect.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::HANDED_OVER)
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::HANDED_OVER)
     {
         NS_LOG_WARN("cell " << m_node->m_cellId << ": redirect of session " << redirect.sessionId
                             << " to cell " << redirect.newTargetCellId << " ignored");
@@ -108,8 +108,9 @@ EdgeLlmSourceRole::OnTransferRedirect(uint16_t peerCellId, const KvRedirectHeade
         return;
     }
     m_node->m_peers.at(peerCellId).connection->Cancel(redirect.sessionId);
-    m_impactHo.erase(redirect.sessionId);
-    it->second.state = EdgeLlmNode::FINISHED; // servable again, decoding stays stopped
+    m_node->m_scheduler->RemoveSlotTransfer(redirect.sessionId);
+    m_node->SwitchToState(it->second,
+                          EdgeLlmNode::FINISHED); // servable again, decoding stays stopped
     m_node->NotifyHandoverStart(redirect.sessionId, redirect.newTargetCellId);
 }
 
@@ -118,7 +119,7 @@ EdgeLlmSourceRole::OnTransferStop(uint16_t peerCellId, const KvTransferCompleteH
 {
     // The target timed out and re-prefills what is missing; stop sending.
     m_node->m_peers.at(peerCellId).connection->Cancel(stop.sessionId);
-    m_impactHo.erase(stop.sessionId);
+    m_node->m_scheduler->RemoveSlotTransfer(stop.sessionId);
 }
 
 uint32_t
@@ -211,17 +212,18 @@ void
 EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time handoverTime)
 {
     auto sit = m_node->m_sessions.find(sessionId);
-    if (sit == m_node->m_sessions.end() || sit->second.state == EdgeLlmNode::HANDED_OVER ||
-        sit->second.state == EdgeLlmNode::RESTORING ||
-        sit->second.state == EdgeLlmNode::CANCELLED ||
-        sit->second.state == EdgeLlmNode::REDIRECTING || sit->second.state == EdgeLlmNode::LOST)
+    if (sit == m_node->m_sessions.end() || sit->second.GetState() == EdgeLlmNode::HANDED_OVER ||
+        sit->second.GetState() == EdgeLlmNode::RESTORING ||
+        sit->second.GetState() == EdgeLlmNode::CANCELLED ||
+        sit->second.GetState() == EdgeLlmNode::REDIRECTING ||
+        sit->second.GetState() == EdgeLlmNode::LOST)
     {
         NS_LOG_INFO("cell " << m_node->m_cellId << ": handover of session " << sessionId
                             << " with no servable LLM session here; nothing to move");
         return;
     }
     Session& s = sit->second;
-    if (s.state == EdgeLlmNode::FINISHED && s.ueAddress != Ipv4Address() &&
+    if (s.GetState() == EdgeLlmNode::FINISHED && s.ueAddress != Ipv4Address() &&
         s.generated >= s.maxNewTokens)
     {
         // The UE's stream is complete: its KV cache serves nothing at the target.
@@ -241,13 +243,13 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         m_node->LoseSession(s, targetCellId, EdgeLlmNode::NO_BACKHAUL_PATH);
         return;
     }
-    s.state = EdgeLlmNode::HANDED_OVER;
+    m_node->SwitchToState(s, EdgeLlmNode::HANDED_OVER);
     s.targetCellId = targetCellId;
     const uint64_t context = s.promptTokens + s.generated;
     m_node->m_handoverStartedTrace(sessionId, targetCellId, context);
-    if (Ptr<ImpactHoScheduler> impact = DynamicCast<ImpactHoScheduler>(m_node->m_scheduler))
+    if (m_node->m_scheduler->AllocatesSlots())
     {
-        StartImpactHo(impact, sessionId, targetCellId, context);
+        StartSlotTransfer(sessionId, targetCellId, context);
         return;
     }
     if (GetBatcher().IsAnnounced(sessionId, targetCellId) || m_node->m_gatherTime.IsZero())
@@ -361,11 +363,9 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
 }
 
 void
-EdgeLlmSourceRole::StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
-                                 uint64_t sessionId,
-                                 uint16_t targetCellId,
-                                 uint64_t context)
+EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId, uint16_t targetCellId, uint64_t context)
 {
+    Ptr<HandoverScheduler> scheduler = m_node->m_scheduler;
     const Time now = Simulator::Now();
     Session& s = m_node->m_sessions.at(sessionId);
     Peer& peer = m_node->m_peers.at(targetCellId);
@@ -391,17 +391,16 @@ EdgeLlmSourceRole::StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
     job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BitsPerEntry() / 8);
     peer.connection->AddTransfer(job);
 
-    ImpactHoTransfer t;
-    t.target = targetCellId;
-    t.arrival = now;
-    t.bytes = job.remainingBytes;
-    t.utility = AccuracyUtility::Preset(context,
-                                        m_node->m_importanceOrder,
-                                        m_node->m_kvAccuracyLoss,
-                                        m_node->m_utilityCalibration);
-    m_impactHo[sessionId] = t;
+    scheduler->AddSlotTransfer(sessionId,
+                               targetCellId,
+                               now,
+                               job.remainingBytes,
+                               AccuracyUtility::Preset(context,
+                                                       m_node->m_importanceOrder,
+                                                       m_node->m_kvAccuracyLoss,
+                                                       m_node->m_utilityCalibration));
     Simulator::Schedule(scheduler->GetTransferWindow(),
-                        &EdgeLlmSourceRole::TruncateImpactHo,
+                        &EdgeLlmSourceRole::TruncateSlotTransfer,
                         this,
                         sessionId);
     if (!compat::IsPending(m_slotEvent))
@@ -409,84 +408,54 @@ EdgeLlmSourceRole::StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
         // Slots fall on multiples of dt; a handover inside a slot waits for the next.
         const int64_t dt = scheduler->GetSlotLength().GetTimeStep();
         const int64_t next = ((now.GetTimeStep() + dt - 1) / dt) * dt;
-        m_slotEvent =
-            Simulator::Schedule(TimeStep(next) - now, &EdgeLlmSourceRole::OnImpactHoSlot, this);
+        m_slotEvent = Simulator::Schedule(TimeStep(next) - now, &EdgeLlmSourceRole::OnSlot, this);
     }
 }
 
 void
-EdgeLlmSourceRole::OnImpactHoSlot()
+EdgeLlmSourceRole::OnSlot()
 {
-    Ptr<ImpactHoScheduler> scheduler = DynamicCast<ImpactHoScheduler>(m_node->m_scheduler);
-    const Time now = Simulator::Now();
+    Ptr<HandoverScheduler> scheduler = m_node->m_scheduler;
     const Time dt = scheduler->GetSlotLength();
-    std::map<uint16_t, std::vector<SlotUser>> active;
-    for (const auto& [id, t] : m_impactHo)
-    {
-        if (t.arrival <= now && now < t.arrival + scheduler->GetTransferWindow())
-        {
-            const double sent =
-                static_cast<double>(m_node->m_peers.at(t.target).connection->GetBytesQueued(id));
-            SlotUser u;
-            u.userId = id;
-            u.cacheBits = 8.0 * static_cast<double>(t.bytes);
-            u.received = std::min(1.0, sent / static_cast<double>(t.bytes));
-            u.utility = t.utility;
-            active[t.target].push_back(u);
-        }
-    }
-    for (const auto& [target, users] : active)
-    {
-        Peer& peer = m_node->m_peers.at(target);
+    auto sent = [this](uint16_t target, uint64_t sessionId) {
+        return m_node->m_peers.at(target).connection->GetBytesQueued(sessionId);
+    };
+    auto budget = [this, dt](uint16_t target, const std::set<uint16_t>& activeTargets) {
         // Targets active in this slot whose paths share a link split it equally.
-        std::set<uint16_t> concurrent;
-        for (const auto& [other, otherUsers] : active)
+        return m_node->PlanningBitRate(m_node->m_peers.at(target)) /
+               Sharers(target, activeTargets) * dt.GetSeconds();
+    };
+    for (const auto& share : scheduler->ShareSlot(Simulator::Now(), sent, budget))
+    {
+        m_node->m_slotTrace(share.target, share.users, share.fallback);
+        Peer& peer = m_node->m_peers.at(share.target);
+        for (const auto& [sessionId, bytes] : share.grants)
         {
-            concurrent.insert(other);
-        }
-        const double budget =
-            m_node->PlanningBitRate(peer) / Sharers(target, concurrent) * dt.GetSeconds();
-        const SlotAllocation a = scheduler->AllocateSlot(users, budget);
-        m_node->m_slotTrace(target,
-                            static_cast<uint32_t>(users.size()),
-                            a.regime == SlotAllocation::FALLBACK);
-        for (std::size_t i = 0; i < users.size(); ++i)
-        {
-            const double bits = (a.target[i] - users[i].received) * users[i].cacheBits;
-            uint64_t bytes = static_cast<uint64_t>(std::max(0.0, bits / 8.0));
-            if (a.target[i] >= 1.0 - 1e-9)
-            {
-                // The whole rest: a rounding shortfall of a few bytes would hold back the
-                // last entry and keep the user active for another slot.
-                const ImpactHoTransfer& t = m_impactHo.at(users[i].userId);
-                bytes = std::max(bytes, t.bytes - peer.connection->GetBytesQueued(users[i].userId));
-            }
-            peer.connection->SetSlotBudget(users[i].userId, bytes);
+            peer.connection->SetSlotBudget(sessionId, bytes);
         }
     }
-    if (!m_impactHo.empty())
+    if (scheduler->HasSlotTransfers())
     {
-        m_slotEvent = Simulator::Schedule(dt, &EdgeLlmSourceRole::OnImpactHoSlot, this);
+        m_slotEvent = Simulator::Schedule(dt, &EdgeLlmSourceRole::OnSlot, this);
     }
 }
 
 void
-EdgeLlmSourceRole::TruncateImpactHo(uint64_t sessionId)
+EdgeLlmSourceRole::TruncateSlotTransfer(uint64_t sessionId)
 {
-    auto it = m_impactHo.find(sessionId);
-    if (it == m_impactHo.end())
+    // Forgotten before Truncate(): its completion callback (OnTransferSent) forgets too.
+    const uint16_t target = m_node->m_scheduler->RemoveSlotTransfer(sessionId);
+    if (target == 0)
     {
         return; // already complete
     }
-    const uint16_t target = it->second.target;
-    m_impactHo.erase(it); // before Truncate(): its completion callback erases too
     m_node->m_peers.at(target).connection->Truncate(sessionId);
 }
 
 void
 EdgeLlmSourceRole::OnTransferSent(uint64_t sessionId)
 {
-    m_impactHo.erase(sessionId);
+    m_node->m_scheduler->RemoveSlotTransfer(sessionId);
 }
 
 void
@@ -498,7 +467,7 @@ EdgeLlmSourceRole::OnTransferResponse(uint16_t peerCellId, const KvTransferRespo
     }
     // Source: the target cannot use this cache. Stop sending it; the session ends here.
     auto it = m_node->m_sessions.find(response.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::HANDED_OVER ||
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::HANDED_OVER ||
         it->second.targetCellId != peerCellId)
     {
         return;
@@ -508,8 +477,8 @@ EdgeLlmSourceRole::OnTransferResponse(uint16_t peerCellId, const KvTransferRespo
                          << "): its model has " << response.bytesPerToken
                          << " KV bytes/token, this BS's " << m_node->m_profile.BytesPerToken());
     const uint64_t sent = m_node->m_peers.at(peerCellId).connection->Cancel(response.sessionId);
-    m_impactHo.erase(response.sessionId);
-    it->second.state = EdgeLlmNode::REFUSED;
+    m_node->m_scheduler->RemoveSlotTransfer(response.sessionId);
+    m_node->SwitchToState(it->second, EdgeLlmNode::REFUSED);
     m_node->m_refusedTrace(response.sessionId, peerCellId, sent);
     // No other BS holds the session now: it ends here, lost, counted once (the target
     // only traces TransferRefused).
@@ -521,7 +490,7 @@ void
 EdgeLlmSourceRole::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusHeader& status)
 {
     auto it = m_node->m_sessions.find(status.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::HANDED_OVER ||
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::HANDED_OVER ||
         it->second.targetCellId != peerCellId)
     {
         return; // e.g. the session came back here meanwhile
@@ -533,7 +502,7 @@ EdgeLlmSourceRole::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusH
     else if (status.state == KvTransferStatusHeader::RESTORED)
     {
         // Restored at the target: this BS's copy is no longer needed.
-        m_impactHo.erase(status.sessionId);
+        m_node->m_scheduler->RemoveSlotTransfer(status.sessionId);
         m_node->m_sessions.erase(it);
         m_node->m_releasedTrace(status.sessionId, peerCellId, status.receivedBytes);
     }
@@ -541,7 +510,7 @@ EdgeLlmSourceRole::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusH
     {
         // The target gave the session up (and traced it): stop sending, forget it.
         m_node->m_peers.at(peerCellId).connection->Cancel(status.sessionId);
-        m_impactHo.erase(status.sessionId);
+        m_node->m_scheduler->RemoveSlotTransfer(status.sessionId);
         m_node->m_sessions.erase(it);
     }
 }

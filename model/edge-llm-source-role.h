@@ -26,7 +26,7 @@ namespace ns3
  * delay D_tx*(L) and its earliest-deadline order; online bursts gathered for GatherTime);
  * the TRANSFER_REQUEST carries the n_pf forwarded tokens and the n_tx tokens' KV bytes
  * are queued on the backhaul (StartTransfer). ImpactHO instead sends the whole cache in
- * importance order with per-slot shares (StartImpactHo, OnImpactHoSlot: ImpactHO
+ * importance order with per-slot shares (StartSlotTransfer, OnSlot: ImpactHO
  * Theorem 1, Eq. (9), Algorithm 1; utility Eq. (6)) and truncates at the window's end.
  * The target's answers end the transfer here: refused (OnTransferResponse), restored or
  * lost (OnTransferStatus), stopped after a timeout (OnTransferStop), redirected to the
@@ -156,27 +156,25 @@ class EdgeLlmSourceRole
                          const CtHoPlan& plan);
 
     /**
-     * \brief ImpactHO: send the whole cache in importance order, limited per slot, within
-     *        the transfer window (ImpactHO Sec. III, utility Eq. (6)).
-     * \param scheduler the ImpactHO scheduler
+     * \brief A slot policy (ImpactHO): send the whole cache in importance order, limited
+     *        per slot, within the transfer window (ImpactHO Sec. III, utility Eq. (6));
+     *        the policy keeps the transfer's state (HandoverScheduler::AddSlotTransfer).
      * \param sessionId the session
      * \param targetCellId the target
      * \param context the context, tokens
      */
-    void StartImpactHo(Ptr<ImpactHoScheduler> scheduler,
-                       uint64_t sessionId,
-                       uint16_t targetCellId,
-                       uint64_t context);
+    void StartSlotTransfer(uint64_t sessionId, uint16_t targetCellId, uint64_t context);
 
-    /// ImpactHO slot: share each target's slot budget by water-filling (Theorem 1,
-    /// Eq. (9), Algorithm 1) among its active users.
-    void OnImpactHoSlot();
+    /// A slot: the policy shares each target's slot budget among its active users
+    /// (HandoverScheduler::ShareSlot; ImpactHO: water-filling, Theorem 1, Eq. (9),
+    /// Algorithm 1); each user's transport may send its grant.
+    void OnSlot();
 
     /**
-     * \brief ImpactHO: the transfer window of \p sessionId ended; send TRANSFER_TRUNCATE.
+     * \brief A slot transfer's window ended; send TRANSFER_TRUNCATE.
      * \param sessionId the session
      */
-    void TruncateImpactHo(uint64_t sessionId);
+    void TruncateSlotTransfer(uint64_t sessionId);
 
     /**
      * \param target a target's cell id
@@ -197,25 +195,15 @@ class EdgeLlmSourceRole
     using Session = EdgeLlmNode::Session; //!< A session at the node
     using Peer = EdgeLlmNode::Peer;       //!< A backhaul peer of the node
 
-    /// An ImpactHO transfer in progress at the source.
-    struct ImpactHoTransfer
-    {
-        uint16_t target{0};      //!< Target cell
-        Time arrival;            //!< Handover time
-        uint64_t bytes{0};       //!< L_i / 8
-        AccuracyUtility utility; //!< A_i
-    };
-
     EdgeLlmNode* m_node;                           //!< The BS (owner)
     HandoverBatcher::ArrivalPredictor m_predictor; //!< Online arrivals
     /// Online handovers gathered for one plan: (session, tau, context)
     std::vector<CtHoUe> m_pending;
     std::vector<uint16_t> m_pendingTarget; //!< Target of each m_pending entry
     EventId m_pendingEvent; //!< Processes m_pending once this instant's triggers are in
-    std::unique_ptr<HandoverBatcher> m_batcher;      //!< Source-side batching (ctHO)
-    std::set<uint16_t> m_gatheredTargets;            //!< Targets of one gathering's batches
-    std::map<uint64_t, ImpactHoTransfer> m_impactHo; //!< By session
-    EventId m_slotEvent;                             //!< Next ImpactHO slot
+    std::unique_ptr<HandoverBatcher> m_batcher; //!< Source-side batching (ctHO)
+    std::set<uint16_t> m_gatheredTargets;       //!< Targets of one gathering's batches
+    EventId m_slotEvent;                        //!< Next slot of a slot policy
 };
 
 } // namespace ns3

@@ -29,7 +29,7 @@ bool
 EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
 {
     auto sit = m_node->m_sessions.find(sessionId);
-    if (sit != m_node->m_sessions.end() && sit->second.state == EdgeLlmNode::RESTORING &&
+    if (sit != m_node->m_sessions.end() && sit->second.GetState() == EdgeLlmNode::RESTORING &&
         targetCellId == sit->second.sourceCellId)
     {
         // Ping-pong: the UE goes back before its state is rebuilt here. The source still
@@ -41,10 +41,10 @@ EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
         m_node->m_peers.at(targetCellId)
             .connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
         m_node->m_cancelledTrace(sessionId, targetCellId, s.ReceivedKvBytes());
-        s.state = EdgeLlmNode::CANCELLED;
+        m_node->SwitchToState(s, EdgeLlmNode::CANCELLED);
         return true;
     }
-    if (sit != m_node->m_sessions.end() && sit->second.state == EdgeLlmNode::RESTORING &&
+    if (sit != m_node->m_sessions.end() && sit->second.GetState() == EdgeLlmNode::RESTORING &&
         m_node->m_peers.count(sit->second.sourceCellId))
     {
         // The UE moves on to a third BS before its state is rebuilt here: the source
@@ -59,7 +59,7 @@ EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
         m_node->m_peers.at(s.sourceCellId)
             .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT, redirect, 0);
         m_node->m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
-        s.state = EdgeLlmNode::REDIRECTING;
+        m_node->SwitchToState(s, EdgeLlmNode::REDIRECTING);
         s.relayTarget = targetCellId;
         s.relayTime = Simulator::Now();
         s.kvDoneAtRedirect = s.ReceivedKvBytes() >= s.expectedKvBytes;
@@ -71,7 +71,7 @@ EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
 bool
 EdgeLlmTargetRole::OnHandoverFailure(Session& s)
 {
-    if (s.state != EdgeLlmNode::RESTORING || !m_node->m_peers.count(s.sourceCellId))
+    if (s.GetState() != EdgeLlmNode::RESTORING || !m_node->m_peers.count(s.sourceCellId))
     {
         return false;
     }
@@ -82,7 +82,7 @@ EdgeLlmTargetRole::OnHandoverFailure(Session& s)
     m_node->m_peers.at(s.sourceCellId)
         .connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
     m_node->m_cancelledTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
-    s.state = EdgeLlmNode::CANCELLED;
+    m_node->SwitchToState(s, EdgeLlmNode::CANCELLED);
     return true;
 }
 
@@ -95,7 +95,7 @@ EdgeLlmTargetRole::OnTransferComplete(const KvTransferCompleteHeader& done)
         return;
     }
     Session& t = it->second;
-    if (t.entryBytes > 0 && t.state == EdgeLlmNode::RESTORING)
+    if (t.entryBytes > 0 && t.GetState() == EdgeLlmNode::RESTORING)
     {
         // ImpactHO: complete or truncated, the target resumes on the prefix it has
         // (anytime inference); the fraction counts the entries that arrived.
@@ -108,7 +108,7 @@ EdgeLlmTargetRole::OnTransferComplete(const KvTransferCompleteHeader& done)
         t.expectedKvBytes = kv;
         MaybeResume(t);
     }
-    else if (t.entryBytes > 0 && t.state == EdgeLlmNode::REDIRECTING)
+    else if (t.entryBytes > 0 && t.GetState() == EdgeLlmNode::REDIRECTING)
     {
         t.expectedKvBytes = t.ReceivedKvBytes(); // the prefix to relay if refused
     }
@@ -124,18 +124,18 @@ bool
 EdgeLlmTargetRole::OnTransferCancel(uint16_t peerCellId, const KvTransferCompleteHeader& cancel)
 {
     auto it = m_node->m_sessions.find(cancel.sessionId);
-    if (it != m_node->m_sessions.end() && it->second.state == EdgeLlmNode::RESTORING)
+    if (it != m_node->m_sessions.end() && it->second.GetState() == EdgeLlmNode::RESTORING)
     {
         // The source reports the handover failed; drop the restore.
         m_node->m_cancelledTrace(cancel.sessionId, peerCellId, it->second.ReceivedKvBytes());
-        it->second.state = EdgeLlmNode::CANCELLED;
+        m_node->SwitchToState(it->second, EdgeLlmNode::CANCELLED);
         return true;
     }
-    if (it != m_node->m_sessions.end() && it->second.state == EdgeLlmNode::REDIRECTING)
+    if (it != m_node->m_sessions.end() && it->second.GetState() == EdgeLlmNode::REDIRECTING)
     {
         // The source serves the session again (its handover failed): nothing to relay.
         // TransferCancelled was traced when the redirect left.
-        it->second.state = EdgeLlmNode::CANCELLED;
+        m_node->SwitchToState(it->second, EdgeLlmNode::CANCELLED);
         return true;
     }
     return false;
@@ -161,7 +161,9 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId, const KvTransferReques
     m_node->m_peers.at(peerCellId)
         .connection->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
     Session& s = m_node->m_sessions[req.sessionId];
-    s = Session();
+    // A new session here, created in its first state (a stale one of the same id, e.g.
+    // from an earlier visit of the UE, is replaced).
+    s = Session(accepted ? EdgeLlmNode::RESTORING : EdgeLlmNode::REFUSED);
     s.id = req.sessionId;
     s.sourceCellId = peerCellId;
     if (!accepted)
@@ -170,7 +172,7 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId, const KvTransferReques
                              << peerCellId << " has " << req.bytesPerToken
                              << " KV bytes/token, this BS's model has "
                              << m_node->m_profile.BytesPerToken() << "; request refused");
-        s.state = EdgeLlmNode::REFUSED; // its KV bytes still in flight are counted and dropped
+        // REFUSED: its KV bytes still in flight are counted and dropped.
         m_node->m_refusedTrace(req.sessionId, peerCellId, 0);
         return;
     }
@@ -179,7 +181,6 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId, const KvTransferReques
     s.promptTokens = req.contextTokens - req.tokensGenerated;
     s.generated = req.tokensGenerated;
     s.maxNewTokens = req.maxNewTokens;
-    s.state = EdgeLlmNode::RESTORING;
     s.handoverTime = NanoSeconds(req.handoverTimeNs);
     s.expectedKvBytes = uint64_t{req.transferTokens} * req.bytesPerToken;
     if (req.flags & KvTransferRequestHeader::IMPORTANCE_ORDERED)
@@ -231,17 +232,17 @@ void
 EdgeLlmTargetRole::OnKvBytes(uint64_t sessionId, uint64_t bytes)
 {
     auto it = m_node->m_sessions.find(sessionId);
-    if (it != m_node->m_sessions.end() && it->second.state == EdgeLlmNode::REDIRECTING)
+    if (it != m_node->m_sessions.end() && it->second.GetState() == EdgeLlmNode::REDIRECTING)
     {
         // Kept: relayed from here if the source cannot reach the UE's new cell.
         it->second.receivedKvBytes += bytes;
         return;
     }
-    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::RESTORING)
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING)
     {
-        if (it == m_node->m_sessions.end() ||
-            (it->second.state != EdgeLlmNode::CANCELLED &&
-             it->second.state != EdgeLlmNode::REFUSED && it->second.state != EdgeLlmNode::LOST))
+        if (it == m_node->m_sessions.end() || (it->second.GetState() != EdgeLlmNode::CANCELLED &&
+                                               it->second.GetState() != EdgeLlmNode::REFUSED &&
+                                               it->second.GetState() != EdgeLlmNode::LOST))
         {
             NS_LOG_WARN("cell " << m_node->m_cellId << ": " << bytes << " KV bytes for session "
                                 << sessionId << " that is not being restored here");
@@ -281,13 +282,13 @@ void
 EdgeLlmTargetRole::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
 {
     auto it = m_node->m_sessions.find(sessionId);
-    if (it != m_node->m_sessions.end() && it->second.state == EdgeLlmNode::REDIRECTING &&
+    if (it != m_node->m_sessions.end() && it->second.GetState() == EdgeLlmNode::REDIRECTING &&
         it->second.restoreGeneration == generation)
     {
         it->second.timeoutSkipped = true; // applied if the redirect is refused
         return;
     }
-    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::RESTORING ||
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING ||
         it->second.restoreGeneration != generation ||
         it->second.ReceivedKvBytes() >= it->second.expectedKvBytes)
     {
@@ -340,8 +341,8 @@ EdgeLlmTargetRole::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation,
 {
     auto it = m_node->m_sessions.find(sessionId);
     if (it == m_node->m_sessions.end() ||
-        (it->second.state != EdgeLlmNode::RESTORING &&
-         it->second.state != EdgeLlmNode::REDIRECTING) ||
+        (it->second.GetState() != EdgeLlmNode::RESTORING &&
+         it->second.GetState() != EdgeLlmNode::REDIRECTING) ||
         it->second.restoreGeneration != generation)
     {
         return; // cancelled, refused, or a later restore of the same session
@@ -357,7 +358,7 @@ EdgeLlmTargetRole::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation,
     {
         s.batchPending = false;
         // Redirecting: a pending re-prefill waits for the source's answer.
-        if (s.state == EdgeLlmNode::RESTORING && s.reprefillTokens > 0 && !s.reprefillRunning)
+        if (s.GetState() == EdgeLlmNode::RESTORING && s.reprefillTokens > 0 && !s.reprefillRunning)
         {
             StartReprefill(s); // the transfer timed out while the batch was pending
         }
@@ -368,7 +369,7 @@ EdgeLlmTargetRole::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation,
 void
 EdgeLlmTargetRole::MaybeResume(Session& s)
 {
-    if (s.state != EdgeLlmNode::RESTORING || !s.PrefillDone() ||
+    if (s.GetState() != EdgeLlmNode::RESTORING || !s.PrefillDone() ||
         s.ReceivedKvBytes() < s.expectedKvBytes)
     {
         return;
@@ -416,7 +417,7 @@ void
 EdgeLlmTargetRole::OnStatusTimer(uint64_t sessionId, uint32_t generation)
 {
     auto it = m_node->m_sessions.find(sessionId);
-    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::RESTORING ||
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING ||
         it->second.restoreGeneration != generation)
     {
         return; // restored (RESTORED was sent), cancelled, or restored again later
@@ -433,7 +434,7 @@ void
 EdgeLlmTargetRole::OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader& redirect)
 {
     auto it = m_node->m_sessions.find(redirect.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.state != EdgeLlmNode::REDIRECTING ||
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::REDIRECTING ||
         it->second.sourceCellId != peerCellId)
     {
         return; // e.g. cancelled meanwhile
@@ -449,7 +450,7 @@ EdgeLlmTargetRole::OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader
     // on to the UE's cell, from the time the UE got there.
     NS_LOG_INFO("cell " << m_node->m_cellId << ": relays session " << s.id << " from cell "
                         << peerCellId << " to cell " << s.relayTarget);
-    s.state = EdgeLlmNode::RESTORING;
+    m_node->SwitchToState(s, EdgeLlmNode::RESTORING);
     if (!s.kvDoneAtRedirect && s.entryBytes == 0 && s.ReceivedKvBytes() == s.expectedKvBytes)
     {
         m_node->m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes()); // completed meanwhile
@@ -481,7 +482,7 @@ EdgeLlmTargetRole::RelaySession(Session& s)
     SendStatus(s.id, KvTransferStatusHeader::RESTORED);
     const uint16_t target = s.relayTarget;
     s.relayTarget = 0;
-    s.state = EdgeLlmNode::FINISHED; // servable from here; decoding stays stopped
+    m_node->SwitchToState(s, EdgeLlmNode::FINISHED); // servable from here; decoding stays stopped
     m_node->m_source->BeginHandover(s.id, target, s.relayTime);
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <stdexcept>
 #include <tuple>
 
 namespace ns3
@@ -42,6 +43,64 @@ HandoverScheduler::GetLookahead() const
 HandoverScheduler::HandoverScheduler() = default;
 
 HandoverScheduler::~HandoverScheduler() = default;
+
+bool
+HandoverScheduler::AllocatesSlots() const
+{
+    return false;
+}
+
+Time
+HandoverScheduler::GetSlotLength() const
+{
+    return Time(0);
+}
+
+Time
+HandoverScheduler::GetTransferWindow() const
+{
+    return Time(0);
+}
+
+void
+HandoverScheduler::AddSlotTransfer(uint64_t sessionId,
+                                   uint16_t /* target */,
+                                   Time /* arrival */,
+                                   uint64_t /* bytes */,
+                                   const AccuracyUtility& /* utility */)
+{
+    NS_FATAL_ERROR(GetSchemeName() << " allocates no backhaul slots (AllocatesSlots() is false): "
+                                   << "session " << sessionId << " must be planned by PlanBatch");
+}
+
+uint16_t
+HandoverScheduler::RemoveSlotTransfer(uint64_t /* sessionId */)
+{
+    return 0;
+}
+
+bool
+HandoverScheduler::HasSlotTransfers() const
+{
+    return false;
+}
+
+std::vector<HandoverScheduler::SlotShare>
+HandoverScheduler::ShareSlot(Time /* now */,
+                             const SentBytes& /* sent */,
+                             const SlotBudget& /* budget */) const
+{
+    return {};
+}
+
+uint64_t
+HandoverScheduler::ChoosePrefillLength(const CtHoPlanner& /* planner */,
+                                       const std::vector<CtHoUe>& /* batch */) const
+{
+    throw std::logic_error(GetSchemeName() +
+                           " plans no batch: it shares the backhaul per slot "
+                           "(AllocatesSlots() is true; use AddSlotTransfer and ShareSlot)");
+}
 
 CtHoPlan
 HandoverScheduler::PlanBatch(const std::vector<CtHoUe>& batch,

@@ -11,11 +11,15 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
 namespace ns3
 {
+
+class AccuracyUtility;
 
 /**
  * \ingroup edge-llm
@@ -44,6 +48,15 @@ struct KvTransferJob
  * (EdgeLlmNode at packet level, the flow-level engine) and a policy overrides hooks:
  * ChoosePrefillLength() (ctHO, tHO, cHO differ only there) and SelectNextTransfer()
  * (earliest deadline first by default, ctHO Sec. III-B).
+ *
+ * Two kinds of policy share this base, and a caller asks which one it has, never casts
+ * (as TcpSocketBase asks TcpCongestionOps::HasCongControl()): a batch policy (ctHO, tHO,
+ * cHO: AllocatesSlots() false) plans batches through PlanBatch(); a slot policy
+ * (ImpactHO and its baselines: AllocatesSlots() true) keeps each partial transfer's
+ * state itself (AddSlotTransfer(), RemoveSlotTransfer()) and shares the backhaul one
+ * slot at a time (ShareSlot()). A slot policy plans no batch: PlanBatch() refuses.
+ * A slot policy's state belongs to one source BS: give each EdgeLlmNode its own
+ * scheduler (EdgeLlmHelper creates one per BS).
  */
 class HandoverScheduler : public Object
 {
@@ -97,17 +110,89 @@ class HandoverScheduler : public Object
      */
     Time GetLookahead() const;
 
+    /**
+     * \return true for a slot policy (partial transfers sharing the backhaul per slot,
+     *         ImpactHO Sec. III-IV), false for a batch policy (PlanBatch); default false
+     */
+    virtual bool AllocatesSlots() const;
+
+    /// \return a slot policy's slot length dt (ImpactHO Sec. III); 0 for a batch policy
+    virtual Time GetSlotLength() const;
+
+    /// \return a slot policy's transfer window T_max from the handover, after which a
+    ///         transfer is truncated (ImpactHO Sec. III); 0 for a batch policy
+    virtual Time GetTransferWindow() const;
+
+    /**
+     * \brief A slot policy's new transfer: the whole cache of a session, in importance
+     *        order, from \p arrival until arrival + GetTransferWindow().
+     * \param sessionId the session (unique among this policy's transfers)
+     * \param target the target BS's cell id
+     * \param arrival the handover time
+     * \param bytes the cache, bytes (L_i / 8), > 0
+     * \param utility the accuracy utility A_i of the session's context (ImpactHO Eq. (6))
+     * Aborts (NS_FATAL_ERROR, naming the scheme) on a batch policy, a session already
+     * transferring, or no bytes.
+     */
+    virtual void AddSlotTransfer(uint64_t sessionId,
+                                 uint16_t target,
+                                 Time arrival,
+                                 uint64_t bytes,
+                                 const AccuracyUtility& utility);
+
+    /**
+     * \brief Forget a slot transfer (sent, truncated, cancelled, refused, restored).
+     * \param sessionId the session
+     * \return its target's cell id, or 0 if this policy had no transfer of it (always 0
+     *         for a batch policy)
+     */
+    virtual uint16_t RemoveSlotTransfer(uint64_t sessionId);
+
+    /// \return whether a slot policy has transfers left (false for a batch policy)
+    virtual bool HasSlotTransfers() const;
+
+    /// KV bytes a session's transport has taken so far: (target, session) -> bytes.
+    using SentBytes = std::function<uint64_t(uint16_t target, uint64_t sessionId)>;
+    /// One slot's budget, bits, of the path to a target while the given targets (itself
+    /// included) are active in the slot.
+    using SlotBudget =
+        std::function<double(uint16_t target, const std::set<uint16_t>& activeTargets)>;
+
+    /// What one slot gives the users of one target.
+    struct SlotShare
+    {
+        uint16_t target{0};   //!< The target's cell id
+        uint32_t users{0};    //!< Users active in the slot (ImpactHoSlot's count)
+        bool fallback{false}; //!< The admission fallback served the slot
+        /// (session, KV bytes it may send in this slot), in session order
+        std::vector<std::pair<uint64_t, uint64_t>> grants;
+    };
+
+    /**
+     * \brief A slot policy's slot at \p now: per target, the active users (arrival <= now
+     *        < arrival + T_max) and each one's bytes for this slot.
+     * \param now the slot's start
+     * \param sent each session's bytes taken by the transport so far
+     * \param budget each target's slot budget, bits
+     * \return one share per target with active users, in target order (empty for a
+     *         batch policy)
+     */
+    virtual std::vector<SlotShare> ShareSlot(Time now,
+                                             const SentBytes& sent,
+                                             const SlotBudget& budget) const;
+
   protected:
     Time m_lookahead; //!< Online look-ahead for predicted arrivals
 
     /**
-     * \brief The policy's hook: the batch prefill length L.
+     * \brief A batch policy's hook: the batch prefill length L.
      * \param planner a planner for this batch's R, p and T_c
      * \param batch the batch's UEs (non-empty, validated)
      * \return L in tokens, 0 <= L <= C_max
+     * \throws std::logic_error (default, a slot policy: it plans no batch)
      */
     virtual uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
-                                         const std::vector<CtHoUe>& batch) const = 0;
+                                         const std::vector<CtHoUe>& batch) const;
 };
 
 } // namespace ns3

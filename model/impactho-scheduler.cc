@@ -5,10 +5,13 @@
 
 #include "edge-llm-compat.h"
 
+#include "ns3/abort.h"
 #include "ns3/enum.h"
 #include "ns3/nstime.h"
 
+#include <algorithm>
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -106,6 +109,12 @@ ImpactHoScheduler::AllocateSlot(const std::vector<SlotUser>& users, double budge
     return SlotAllocator::WaterFilling(users, budgetBits, m_fallback);
 }
 
+bool
+ImpactHoScheduler::AllocatesSlots() const
+{
+    return true;
+}
+
 Time
 ImpactHoScheduler::GetSlotLength() const
 {
@@ -118,11 +127,90 @@ ImpactHoScheduler::GetTransferWindow() const
     return m_window;
 }
 
-uint64_t
-ImpactHoScheduler::ChoosePrefillLength(const CtHoPlanner& /* planner */,
-                                       const std::vector<CtHoUe>& /* batch */) const
+void
+ImpactHoScheduler::AddSlotTransfer(uint64_t sessionId,
+                                   uint16_t target,
+                                   Time arrival,
+                                   uint64_t bytes,
+                                   const AccuracyUtility& utility)
 {
-    return 0;
+    NS_ABORT_MSG_IF(bytes == 0,
+                    "ImpactHoScheduler::AddSlotTransfer: session " << sessionId
+                                                                   << " has no KV bytes (> 0)");
+    const bool added =
+        m_transfers.emplace(sessionId, Transfer{target, arrival, bytes, utility}).second;
+    NS_ABORT_MSG_IF(!added,
+                    "ImpactHoScheduler::AddSlotTransfer: session "
+                        << sessionId << " is already transferring (one scheduler per BS)");
+}
+
+uint16_t
+ImpactHoScheduler::RemoveSlotTransfer(uint64_t sessionId)
+{
+    const auto it = m_transfers.find(sessionId);
+    if (it == m_transfers.end())
+    {
+        return 0;
+    }
+    const uint16_t target = it->second.target;
+    m_transfers.erase(it);
+    return target;
+}
+
+bool
+ImpactHoScheduler::HasSlotTransfers() const
+{
+    return !m_transfers.empty();
+}
+
+std::vector<HandoverScheduler::SlotShare>
+ImpactHoScheduler::ShareSlot(Time now, const SentBytes& sent, const SlotBudget& budget) const
+{
+    std::map<uint16_t, std::vector<SlotUser>> active;
+    std::map<uint64_t, uint64_t> sentBytes;
+    for (const auto& [id, t] : m_transfers)
+    {
+        if (t.arrival <= now && now < t.arrival + m_window)
+        {
+            sentBytes[id] = sent(t.target, id);
+            SlotUser u;
+            u.userId = id;
+            u.cacheBits = 8.0 * static_cast<double>(t.bytes);
+            u.received =
+                std::min(1.0, static_cast<double>(sentBytes[id]) / static_cast<double>(t.bytes));
+            u.utility = t.utility;
+            active[t.target].push_back(u);
+        }
+    }
+    // Targets active in this slot: those whose paths share a link split it (the budget).
+    std::set<uint16_t> activeTargets;
+    for (const auto& [target, users] : active)
+    {
+        activeTargets.insert(target);
+    }
+    std::vector<SlotShare> shares;
+    for (const auto& [target, users] : active)
+    {
+        const SlotAllocation a = AllocateSlot(users, budget(target, activeTargets));
+        SlotShare share;
+        share.target = target;
+        share.users = static_cast<uint32_t>(users.size());
+        share.fallback = a.regime == SlotAllocation::FALLBACK;
+        for (std::size_t i = 0; i < users.size(); ++i)
+        {
+            const double bits = (a.target[i] - users[i].received) * users[i].cacheBits;
+            uint64_t bytes = static_cast<uint64_t>(std::max(0.0, bits / 8.0));
+            if (a.target[i] >= 1.0 - 1e-9)
+            {
+                const uint64_t id = users[i].userId;
+                const uint64_t total = m_transfers.at(id).bytes;
+                bytes = std::max(bytes, total - std::min(total, sentBytes.at(id)));
+            }
+            share.grants.emplace_back(users[i].userId, bytes);
+        }
+        shares.push_back(std::move(share));
+    }
+    return shares;
 }
 
 } // namespace ns3

@@ -8,6 +8,7 @@
 #include "slot-allocator.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -51,21 +52,51 @@ class ImpactHoScheduler : public HandoverScheduler
      */
     SlotAllocation AllocateSlot(const std::vector<SlotUser>& users, double budgetBits) const;
 
-    /// \return dt, the slot length
-    Time GetSlotLength() const;
-    /// \return T_max, the transfer window from the handover
-    Time GetTransferWindow() const;
+    /// \return true: ImpactHO shares the backhaul per slot and plans no batch
+    bool AllocatesSlots() const override;
+    /// \return dt, the slot length (SlotLength)
+    Time GetSlotLength() const override;
+    /// \return T_max, the transfer window from the handover (TransferWindow)
+    Time GetTransferWindow() const override;
 
-  protected:
-    /// ImpactHO prefills nothing: the whole cache is the transfer (prefix by importance).
-    uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
-                                 const std::vector<CtHoUe>& batch) const override;
+    void AddSlotTransfer(uint64_t sessionId,
+                         uint16_t target,
+                         Time arrival,
+                         uint64_t bytes,
+                         const AccuracyUtility& utility) override;
+    uint16_t RemoveSlotTransfer(uint64_t sessionId) override;
+    bool HasSlotTransfers() const override;
+
+    /**
+     * \brief One slot (ImpactHO Sec. IV, Algorithm 1): per target, its active users'
+     *        received fractions x_i = sent / (L_i / 8), the Policy's allocation
+     *        (AllocateSlot) of the target's budget, and each user's bytes: (x_i' - x_i)
+     *        L_i / 8 rounded down, or the whole rest when x_i' reaches 1 (a rounding
+     *        shortfall would hold back the last entry for another slot).
+     * \param now the slot's start
+     * \param sent each session's bytes taken by the transport so far
+     * \param budget each target's slot budget, bits, given the targets active in it
+     * \return one share per target with active users, in target order
+     */
+    std::vector<SlotShare> ShareSlot(Time now,
+                                     const SentBytes& sent,
+                                     const SlotBudget& budget) const override;
 
   private:
-    Policy m_policy;                    //!< Slot sharing
-    SlotAllocator::Fallback m_fallback; //!< Admission fallback (WATER_FILLING only)
-    Time m_slot;                        //!< dt
-    Time m_window;                      //!< T_max
+    /// A transfer in progress: ImpactHO's per-session state.
+    struct Transfer
+    {
+        uint16_t target{0};      //!< Target cell
+        Time arrival;            //!< Handover time
+        uint64_t bytes{0};       //!< L_i / 8
+        AccuracyUtility utility; //!< A_i
+    };
+
+    std::map<uint64_t, Transfer> m_transfers; //!< By session
+    Policy m_policy;                          //!< Slot sharing
+    SlotAllocator::Fallback m_fallback;       //!< Admission fallback (WATER_FILLING only)
+    Time m_slot;                              //!< dt
+    Time m_window;                            //!< T_max
 };
 
 } // namespace ns3

@@ -2,21 +2,122 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ns3/accuracy-utility.h"
+#include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/impactho-calibration.h"
 #include "ns3/impactho-fluid-scenario.h"
 #include "ns3/impactho-packet-scenario.h"
+#include "ns3/impactho-scheduler.h"
+#include "ns3/object-factory.h"
+#include "ns3/prefill-time-model.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 using namespace ns3;
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The scheduler is asked, never cast: a slot policy says so through the base class
+ *        and keeps its transfers' state; one slot by hand (Equal policy: the budget split
+ *        in equal bytes; a user whose share reaches the whole cache gets the whole rest).
+ */
+class SlotPolicyTestCase : public TestCase
+{
+  public:
+    SlotPolicyTestCase()
+        : TestCase("Slot policy through HandoverScheduler: AllocatesSlots, per-session "
+                   "state, ShareSlot by hand, PlanBatch refused")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const char* batch : {"ns3::CtHoScheduler", "ns3::ThoScheduler", "ns3::ChoScheduler"})
+        {
+            Ptr<HandoverScheduler> s = ObjectFactory(batch).Create<HandoverScheduler>();
+            NS_TEST_ASSERT_MSG_EQ(s->AllocatesSlots(), false, batch);
+            NS_TEST_ASSERT_MSG_EQ(s->GetSlotLength(), Time(0), batch);
+            NS_TEST_ASSERT_MSG_EQ(s->RemoveSlotTransfer(1), 0, batch);
+            NS_TEST_ASSERT_MSG_EQ(s->HasSlotTransfers(), false, batch);
+        }
+        ObjectFactory f("ns3::ImpactHoScheduler");
+        f.Set("Policy", StringValue("Equal"));
+        f.Set("TransferWindow", TimeValue(MilliSeconds(500)));
+        Ptr<HandoverScheduler> s = f.Create<HandoverScheduler>();
+        NS_TEST_ASSERT_MSG_EQ(s->AllocatesSlots(), true, "ImpactHO allocates slots");
+        NS_TEST_ASSERT_MSG_EQ(s->GetTransferWindow(), MilliSeconds(500), "T_max");
+        bool refused = false;
+        try
+        {
+            s->PlanBatch({{1, 0.0, 100}}, 1000, PrefillTimeModel(1e-4, 0), 0.01);
+        }
+        catch (const std::logic_error&)
+        {
+            refused = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(refused, true, "a slot policy plans no batch");
+
+        const Time now = Seconds(2);
+        const AccuracyUtility u = AccuracyUtility::Preset(4096);
+        // Target 1: A (1024 B, 256 sent: x = 0.25) and B (2048 B, none sent).
+        s->AddSlotTransfer(1, 1, Seconds(1.8), 1024, u);
+        s->AddSlotTransfer(2, 1, Seconds(1.9), 2048, u);
+        // Target 2: E arrives now (active), C later (not yet), D's window ends now (over).
+        s->AddSlotTransfer(5, 2, now, 64, u);
+        s->AddSlotTransfer(3, 2, now + MilliSeconds(1), 640, u);
+        s->AddSlotTransfer(4, 2, now - MilliSeconds(500), 640, u);
+        std::map<uint64_t, uint64_t> sentBytes{{1, 256}, {2, 0}, {5, 0}};
+        std::set<uint64_t> asked;
+        auto sent = [&](uint16_t /* target */, uint64_t id) {
+            asked.insert(id);
+            return sentBytes.at(id);
+        };
+        std::vector<std::set<uint16_t>> activeSeen;
+        auto budget = [&](uint16_t /* target */, const std::set<uint16_t>& active) {
+            activeSeen.push_back(active);
+            return 4096.0; // bits: 512 bytes
+        };
+        const auto shares = s->ShareSlot(now, sent, budget);
+        NS_TEST_ASSERT_MSG_EQ((asked == std::set<uint64_t>{1, 2, 5}),
+                              true,
+                              "only active sessions are asked for their bytes");
+        NS_TEST_ASSERT_MSG_EQ(shares.size(), 2, "targets 1 and 2");
+        for (const auto& a : activeSeen)
+        {
+            NS_TEST_ASSERT_MSG_EQ((a == std::set<uint16_t>{1, 2}), true, "both targets active");
+        }
+        // Target 1: 512 B in equal shares, 256 B each: A to x = 0.5, B to 0.125.
+        NS_TEST_ASSERT_MSG_EQ(shares[0].target, 1, "target order");
+        NS_TEST_ASSERT_MSG_EQ(shares[0].users, 2, "A and B");
+        NS_TEST_ASSERT_MSG_EQ(shares[0].grants.size(), 2, "A and B");
+        NS_TEST_ASSERT_MSG_EQ(shares[0].grants[0].first, 1, "A first (session order)");
+        NS_TEST_ASSERT_MSG_EQ(shares[0].grants[0].second, 256, "A: (0.5 - 0.25) x 1024 B");
+        NS_TEST_ASSERT_MSG_EQ(shares[0].grants[1].second, 256, "B: 0.125 x 2048 B");
+        // Target 2: E alone, 512 B >= its 64 B: the whole rest.
+        NS_TEST_ASSERT_MSG_EQ(shares[1].target, 2, "target 2");
+        NS_TEST_ASSERT_MSG_EQ(shares[1].users, 1, "E only (C not arrived, D's window over)");
+        NS_TEST_ASSERT_MSG_EQ(shares[1].grants[0].first, 5, "E");
+        NS_TEST_ASSERT_MSG_EQ(shares[1].grants[0].second, 64, "E's whole cache");
+        // The state is the policy's: removed once, with its target.
+        NS_TEST_ASSERT_MSG_EQ(s->RemoveSlotTransfer(5), 2, "E's target");
+        NS_TEST_ASSERT_MSG_EQ(s->RemoveSlotTransfer(5), 0, "E already removed");
+        for (uint64_t id : {1, 2, 3, 4})
+        {
+            s->RemoveSlotTransfer(id);
+        }
+        NS_TEST_ASSERT_MSG_EQ(s->HasSlotTransfers(), false, "all removed");
+    }
+};
 
 /**
  * \ingroup edge-llm-tests
@@ -380,6 +481,7 @@ class EdgeLlmImpactHoTestSuite : public TestSuite
     EdgeLlmImpactHoTestSuite()
         : TestSuite("edge-llm-impactho", EDGE_LLM_TEST_SYSTEM)
     {
+        AddTestCase(new SlotPolicyTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoTable2TestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoShapesTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoPacketTestCase(3, 5), EDGE_LLM_TEST_QUICK);

@@ -224,6 +224,8 @@ struct UeRun
     Ptr<EdgeLlmSessionStats> stats; //!< The session stats of both BSs and the UE
     std::vector<double> tokenTimes; //!< When cell 1 decoded each token, s (index 0: first)
     uint64_t kvBytesAtCell2{0};     //!< KV bytes cell 2 received (KvTransferReceived)
+    /// Both BSs' StateTransition traces in time order, as "cell:session:OLD>NEW"
+    std::vector<std::string> transitions;
 };
 
 /**
@@ -272,6 +274,23 @@ RunUeHandovers(uint32_t maxNewTokens)
         "KvTransferReceived",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&run](uint64_t, uint16_t, uint64_t bytes) { run.kvBytesAtCell2 += bytes; }));
+    for (uint16_t cell : {1, 2})
+    {
+        bs(cell)->TraceConnectWithoutContext(
+            "StateTransition",
+            compat::MakeCallback<void,
+                                 uint64_t,
+                                 uint16_t,
+                                 EdgeLlmNode::SessionState,
+                                 EdgeLlmNode::SessionState>([&run](uint64_t id,
+                                                                   uint16_t cellId,
+                                                                   EdgeLlmNode::SessionState from,
+                                                                   EdgeLlmNode::SessionState to) {
+                run.transitions.push_back(std::to_string(cellId) + ":" + std::to_string(id) + ":" +
+                                          EdgeLlmNode::ToString(from) + ">" +
+                                          EdgeLlmNode::ToString(to));
+            }));
+    }
     Simulator::Schedule(Seconds(0.3025), &EdgeLlmNode::NotifyHandoverStart, bs(1), 7, 2);
     Simulator::Schedule(Seconds(0.9025), &EdgeLlmNode::NotifyHandoverStart, bs(2), 7, 1);
     bsApps.Start(Seconds(0));
@@ -649,6 +668,46 @@ class UeDelayTestCase : public TestCase
         }
         const EdgeLlmDelaySummary d = stats->SummarizeUeDelay();
         NS_TEST_EXPECT_MSG_EQ(d.worst, std::max(r[0].ueDelay, r[1].ueDelay), "worst UE delay");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Session state through one door: both BSs trace every change of the session's
+ *        state (StateTransition), in the order the protocol gives by hand: cell 1
+ *        prefills the prompt and streams, the UE leaves (HANDED_OVER); cell 2 creates the
+ *        session RESTORING (creation is no transition) and streams once restored; the UE
+ *        goes back: cell 2 hands over, cell 1 (which released its copy on the restore)
+ *        restores a new one and streams until all 150 tokens are decoded (FINISHED).
+ */
+class StateTransitionTestCase : public TestCase
+{
+  public:
+    StateTransitionTestCase()
+        : TestCase("session state: one door, StateTransition traced at both BSs")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const UeRun run = RunUeHandovers(150);
+        const std::vector<std::string> expected{"1:7:PREFILLING>DECODING",
+                                                "1:7:DECODING>HANDED_OVER",
+                                                "2:7:RESTORING>DECODING",
+                                                "2:7:DECODING>HANDED_OVER",
+                                                "1:7:RESTORING>DECODING",
+                                                "1:7:DECODING>FINISHED"};
+        std::string seen;
+        for (const auto& t : run.transitions)
+        {
+            seen += t + " ";
+        }
+        NS_TEST_ASSERT_MSG_EQ(run.transitions.size(), expected.size(), "transitions: " << seen);
+        for (std::size_t i = 0; i < expected.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(run.transitions[i], expected[i], "transition " << i);
+        }
     }
 };
 
@@ -1322,6 +1381,7 @@ class EdgeLlmOutputsTestSuite : public TestSuite
         AddTestCase(new OnlinePredictionTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FailedHandoversTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UeDelayTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new StateTransitionTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new HandoverAfterDecodingTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RunProgressTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RoadCrossCheckTestCase(), EDGE_LLM_TEST_QUICK);
