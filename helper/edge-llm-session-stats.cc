@@ -53,6 +53,15 @@ EdgeLlmDelaySummary::Of(const std::vector<double>& samples)
     return s;
 }
 
+EdgeLlmDelaySummary
+EdgeLlmDelaySummary::OfKnown(std::vector<double> samples)
+{
+    samples.erase(
+        std::remove_if(samples.begin(), samples.end(), [](double x) { return std::isnan(x); }),
+        samples.end());
+    return Of(samples);
+}
+
 namespace
 {
 

@@ -42,6 +42,16 @@ struct EdgeLlmDelaySummary
      * \return the summary
      */
     static EdgeLlmDelaySummary Of(const std::vector<double>& samples);
+
+    /**
+     * \brief Summarize the known samples of \p samples: as Of() with every NaN left out
+     *        (count is then the known ones), for a sample where an unknown value means
+     *        "not this kind" rather than "worse" (e.g. queue sojourns, or the UEs a study
+     *        reports alongside how many were restored).
+     * \param samples delays, s, any order
+     * \return the summary of the non-NaN ones
+     */
+    static EdgeLlmDelaySummary OfKnown(std::vector<double> samples);
 };
 
 /**

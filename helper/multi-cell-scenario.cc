@@ -116,11 +116,9 @@ struct MultiCellScenario::Counters
     std::map<uint64_t, MultiCellUeResult> ues; //!< By IMSI
     std::vector<BackhaulLinkCount> links;      //!< Road links
     std::vector<double> sojourn;               //!< Queue-disc sojourn times, s
-    uint32_t handovers{0};                     //!< HandoverStarted
-    uint32_t restored{0};                      //!< SessionRestored
-    uint32_t resumed{0};                       //!< First stall measured at a UE
+    std::set<uint64_t> stalled;                //!< UEs whose stall was measured
+    uint32_t resumed{0};                       //!< UEs whose stall was measured
     uint32_t rrcFailures{0};                   //!< RRC handover failures
-    uint64_t bytesPerToken{0};                 //!< s_KV / 8
     std::function<void()> stopWhenDrained;     //!< Re-armed each ms
 };
 
@@ -246,31 +244,6 @@ MultiCellConfig::Validate() const
                     "behind the shaped KV queue and ns-3's RRC aborts");
     }
     (void)LlmModelProfile::FromPreset(model, kvBits);
-}
-
-DelaySummary
-DelaySummary::Of(std::vector<double> values)
-{
-    values.erase(
-        std::remove_if(values.begin(), values.end(), [](double v) { return std::isnan(v); }),
-        values.end());
-    DelaySummary s;
-    s.count = static_cast<uint32_t>(values.size());
-    if (values.empty())
-    {
-        return s;
-    }
-    std::sort(values.begin(), values.end());
-    double sum = 0;
-    for (double v : values)
-    {
-        sum += v;
-    }
-    s.mean = sum / static_cast<double>(values.size());
-    const auto rank = static_cast<std::size_t>(std::ceil(0.95 * values.size()));
-    s.p95 = values[std::max<std::size_t>(rank, 1) - 1];
-    s.max = values.back();
-    return s;
 }
 
 MultiCellScenario::MultiCellScenario(const MultiCellConfig& config)
@@ -786,8 +759,6 @@ MultiCellScenario::InstallApps(const std::string& schedulerType)
     }
     m_bsApps.Start(Seconds(0));
     m_ueApps.Start(m_cfg.promptTime);
-    m_counters->bytesPerToken =
-        DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetModelProfile().BytesPerToken();
 }
 
 void
@@ -838,57 +809,9 @@ MultiCellScenario::ConnectOutputs()
         r.homeSite = m_home[i];
         r.promptTokens = m_prompt[i];
     }
-    for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
-    {
-        Ptr<EdgeLlmNode> node = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
-        const uint16_t cell = node->GetCellId();
-        node->TraceConnectWithoutContext(
-            "HandoverStarted",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [c, cell](uint64_t id, uint16_t target, uint64_t context) {
-                    MultiCellUeResult& r = c->ues[id];
-                    ++c->handovers;
-                    if (r.sourceCellId == 0)
-                    {
-                        r.sourceCellId = cell;
-                        r.targetCellId = target;
-                        r.handoverTime = Simulator::Now().GetSeconds();
-                        r.contextTokens = context;
-                    }
-                }));
-        node->TraceConnectWithoutContext(
-            "HandoverPlanned",
-            compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
-                [c](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
-                    MultiCellUeResult& r = c->ues[id];
-                    if (std::isnan(r.predictedDelay))
-                    {
-                        r.prefillTokens = npf;
-                        r.transferTokens = ntx;
-                        r.predictedDelay = predicted.GetSeconds();
-                        r.kvBytesExpected = ntx * c->bytesPerToken;
-                    }
-                }));
-        node->TraceConnectWithoutContext("KvTransferReceived",
-                                         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                             [c](uint64_t id, uint16_t, uint64_t bytes) {
-                                                 c->ues[id].kvBytesReceived = bytes;
-                                             }));
-        node->TraceConnectWithoutContext("SessionRestored",
-                                         compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-                                             [c](uint64_t id, uint16_t, Time d) {
-                                                 MultiCellUeResult& r = c->ues[id];
-                                                 if (std::isnan(r.restoredDelay))
-                                                 {
-                                                     r.restoredDelay = d.GetSeconds();
-                                                     ++c->restored;
-                                                 }
-                                             }));
-        node->TraceConnectWithoutContext(
-            "SessionLost",
-            compat::MakeCallback<void, uint64_t, uint16_t, EdgeLlmNode::LossReason>(
-                [c](uint64_t id, uint16_t, EdgeLlmNode::LossReason) { c->ues[id].lost = true; }));
-    }
+    // The per-UE results come from the session records (m_stats, the one collector);
+    // the traces below count what is no session's: RRC failures, and the UEs resumed
+    // (the stop rule).
 #if EDGE_LLM_HAVE_LTE_HANDOVER_FAILURE_TRACES
     for (const char* failure : {"HandoverFailureNoPreamble",
                                 "HandoverFailureMaxRach",
@@ -915,15 +838,10 @@ MultiCellScenario::ConnectOutputs()
         app->TraceConnectWithoutContext(
             "Stall",
             compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
-                [c, imsi, total](uint64_t, uint16_t, uint16_t, Time, Time excess) {
-                    MultiCellUeResult& r = c->ues[imsi];
-                    if (std::isnan(r.measuredDelay))
+                [c, imsi, total](uint64_t, uint16_t, uint16_t, Time, Time) {
+                    if (c->stalled.insert(imsi).second && ++c->resumed == total)
                     {
-                        r.measuredDelay = excess.GetSeconds();
-                        if (++c->resumed == total)
-                        {
-                            c->stopWhenDrained();
-                        }
+                        c->stopWhenDrained();
                     }
                 }));
     }
@@ -974,8 +892,43 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem)
     result.scheme = DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetScheduler()->GetSchemeName();
     result.simulatedSeconds = Simulator::Now().GetSeconds();
     result.handoverStart = m_handoverStart;
-    result.handovers = c.handovers;
-    result.restoredSessions = c.restored;
+    // Each UE's (first) handover from the session records.
+    for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
+    {
+        MultiCellUeResult& r = c.ues[rec.sessionId];
+        if (rec.started)
+        {
+            ++result.handovers;
+            if (r.sourceCellId == 0)
+            {
+                r.sourceCellId = rec.sourceCellId;
+                r.targetCellId = rec.targetCellId;
+                r.handoverTime = rec.handoverTime;
+                r.contextTokens = rec.contextTokens;
+            }
+        }
+        if (rec.planned && std::isnan(r.predictedDelay))
+        {
+            r.prefillTokens = rec.prefillTokens;
+            r.transferTokens = rec.transferTokens;
+            r.predictedDelay = rec.predictedDelay;
+            r.kvBytesExpected = rec.kvBytesExpected;
+        }
+        if (rec.kvBytesReceived > 0)
+        {
+            r.kvBytesReceived = rec.kvBytesReceived; // the last handover that received KV
+        }
+        if (!std::isnan(rec.restoredDelay) && std::isnan(r.restoredDelay))
+        {
+            r.restoredDelay = rec.restoredDelay;
+            ++result.restoredSessions;
+        }
+        if (!std::isnan(rec.ueDelay) && std::isnan(r.measuredDelay))
+        {
+            r.measuredDelay = rec.ueDelay;
+        }
+        r.lost = r.lost || rec.outcome == EdgeLlmHandoverRecord::LOST;
+    }
     result.rrcFailures = c.rrcFailures;
     for (const auto& [sending, receiving] : pairs)
     {
@@ -997,9 +950,9 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem)
         complete = complete && !std::isnan(r.restoredDelay) && !std::isnan(r.measuredDelay);
     }
     result.complete = complete && result.kvBytesSent == result.kvBytesReceived;
-    result.measured = DelaySummary::Of(measured);
-    result.restored = DelaySummary::Of(restored);
-    result.queueDelay = DelaySummary::Of(c.sojourn);
+    result.measured = EdgeLlmDelaySummary::OfKnown(measured);
+    result.restored = EdgeLlmDelaySummary::OfKnown(restored);
+    result.queueDelay = EdgeLlmDelaySummary::OfKnown(c.sojourn);
     result.links = c.links;
     result.handoverCsv = m_stats->GetCsv();
     result.ueDelay = m_stats->SummarizeUeDelay();

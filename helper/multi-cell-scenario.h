@@ -122,24 +122,6 @@ struct MultiCellConfig
 
 /**
  * \ingroup edge-llm
- * \brief Mean, 95th percentile (nearest rank) and maximum of a sample.
- */
-struct DelaySummary
-{
-    uint32_t count{0}; //!< Values summarized (NaN ones are left out)
-    double mean{std::numeric_limits<double>::quiet_NaN()}; //!< Mean, s (NaN: no value)
-    double p95{std::numeric_limits<double>::quiet_NaN()};  //!< 95th percentile, s
-    double max{std::numeric_limits<double>::quiet_NaN()};  //!< Maximum, s
-
-    /**
-     * \param values the sample, s; NaN values are left out
-     * \return the summary; p95 is the ceil(0.95 n)-th smallest value (nearest rank)
-     */
-    static DelaySummary Of(std::vector<double> values);
-};
-
-/**
- * \ingroup edge-llm
  * \brief What one UE saw in a multi-cell run.
  */
 struct MultiCellUeResult
@@ -186,11 +168,13 @@ struct BackhaulLinkCount
  */
 struct MultiCellResult
 {
-    std::string scheme;                   //!< "ctho", "tho", "cho", ...
-    std::vector<MultiCellUeResult> ues;   //!< One per UE, by IMSI
-    DelaySummary measured;                //!< UE-side handover delay over the UEs
-    DelaySummary restored;                //!< Target-side handover delay over the UEs
-    DelaySummary queueDelay;              //!< Sojourn time of every packet dequeued from
+    std::string scheme;                 //!< "ctho", "tho", "cho", ...
+    std::vector<MultiCellUeResult> ues; //!< One per UE, by IMSI
+    /// UE-side handover delay over the UEs that measured one (EdgeLlmDelaySummary::OfKnown)
+    EdgeLlmDelaySummary measured;
+    /// Target-side handover delay over the UEs restored (OfKnown)
+    EdgeLlmDelaySummary restored;
+    EdgeLlmDelaySummary queueDelay;       //!< Sojourn time of every packet dequeued from
                                           //!< a backhaul queue disc (KV, cross, X2), s
     std::vector<BackhaulLinkCount> links; //!< Every backhaul link direction that carried KV
     uint64_t kvBytesSent{0};              //!< Sum over the sources' connections (application bytes)

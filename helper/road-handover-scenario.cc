@@ -6,6 +6,7 @@
 #include "edge-llm-helper.h"
 #include "edge-llm-ran.h"
 #include "edge-llm-run-progress.h"
+#include "edge-llm-session-stats.h"
 #include "fluid-handover-scenario.h"
 
 #include "ns3/accuracy-utility.h"
@@ -15,12 +16,14 @@
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-limits.h"
+#include "ns3/handover-scheduler.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/log.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/mobility-model.h"
+#include "ns3/object-factory.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/rng-seed-manager.h"
@@ -508,8 +511,10 @@ ReplayFlowLevel(const RoadHandoverConfig& cfg,
             actual.push_back({r.ueId, r.handoverTime, r.contextTokens});
         }
     }
-    // The ctHO-family flow level has no ImpactHO (slots, partial caches): no replay.
-    const bool impactHo = schedulerType.find("ImpactHo") != std::string::npos;
+    // The ctHO-family flow level has no slot policy (ImpactHO: slots, partial caches): no
+    // replay.
+    const bool impactHo =
+        ObjectFactory(schedulerType).Create<HandoverScheduler>()->AllocatesSlots();
     result.fluidWorst = std::numeric_limits<double>::quiet_NaN();
     if (!actual.empty())
     {
@@ -610,30 +615,6 @@ StopTime(const RoadHandoverConfig& cfg,
 }
 
 /**
- * \brief Fold one UE's delays into the run's worst cases; a missing value (NaN) makes the
- *        worst case unknown, never silently smaller.
- * \param r the UE's result
- * \param result the run's result
- */
-void
-AccumulateWorst(const RoadHandoverUeResult& r, RoadHandoverResult& result)
-{
-    // A missing value (NaN) makes the worst case unknown, never silently smaller.
-    result.predictedWorst = std::isnan(r.predictedDelay) || std::isnan(result.predictedWorst)
-                                ? std::numeric_limits<double>::quiet_NaN()
-                                : std::max(result.predictedWorst, r.predictedDelay);
-    result.measuredWorst = std::isnan(r.measuredDelay) || std::isnan(result.measuredWorst)
-                               ? std::numeric_limits<double>::quiet_NaN()
-                               : std::max(result.measuredWorst, r.measuredDelay);
-    result.restoredWorst = std::isnan(r.restoredDelay) || std::isnan(result.restoredWorst)
-                               ? std::numeric_limits<double>::quiet_NaN()
-                               : std::max(result.restoredWorst, r.restoredDelay);
-    result.streamWorst = std::isnan(r.streamDelay) || std::isnan(result.streamWorst)
-                             ? std::numeric_limits<double>::quiet_NaN()
-                             : std::max(result.streamWorst, r.streamDelay);
-}
-
-/**
  * \brief Configure the helper of the BS applications: the RAN, the scheduler with its
  *        Lookahead, the LLM (Model, KvBits, DecodeRate, TokenBytes), the warm-up
  *        (PrefillPromptsOnGpu, WarmDecodeStart) and the GPU (prefill a, b, c; T_c).
@@ -670,46 +651,98 @@ ConfigureEdge(EdgeLlmHelper& edge,
 }
 
 /**
- * \brief What bounded a UE's delay (RoadHandoverUeResult::bound): the event at its resume
- *        instant ("transfer", "prefill", ImpactHO's "window", or "none" if not resumed),
- *        and ImpactHO's accuracy on the fraction received.
+ * \brief Each UE's handover from the session records (EdgeLlmSessionStats, the one
+ *        collector): its last started handover's time and context, last plan, last KV
+ *        transfer, last restore with what bounded it (EdgeLlmHandoverRecord::bound), and
+ *        the first stall the UE measured. A UE hands over once on the road; a record of a
+ *        UE the road does not know is left out.
+ * \param records the session records, in the order the handovers started
+ * \param[in,out] ues the UEs' results by IMSI
+ * \return each restored UE's resume instant, s, by IMSI
+ */
+std::map<uint64_t, double>
+FillFromRecords(const std::vector<EdgeLlmHandoverRecord>& records,
+                std::map<uint64_t, RoadHandoverUeResult>& ues)
+{
+    std::map<uint64_t, double> restoredAt;
+    for (const EdgeLlmHandoverRecord& rec : records)
+    {
+        auto u = ues.find(rec.sessionId);
+        if (u == ues.end())
+        {
+            continue;
+        }
+        RoadHandoverUeResult& r = u->second;
+        if (rec.started)
+        {
+            r.handoverTime = rec.handoverTime;
+            r.contextTokens = rec.contextTokens;
+        }
+        if (rec.planned || !std::isnan(rec.receivedFraction))
+        {
+            // (ImpactHO plans no split: the record offers the whole cache, and
+            // receivedFraction says how much of it arrived by the window's end.)
+            r.prefillTokens = rec.prefillTokens;
+            r.transferTokens = rec.transferTokens;
+            r.predictedDelay = rec.predictedDelay;
+            r.kvBytesExpected = rec.kvBytesExpected;
+        }
+        if (rec.transferDoneAt != Time::Max())
+        {
+            r.kvBytesReceived = rec.kvBytesReceived;
+            r.transferDone = rec.transferDoneAt.GetSeconds();
+        }
+        if (!std::isnan(rec.receivedFraction))
+        {
+            r.receivedFraction = rec.receivedFraction;
+        }
+        if (rec.restoredAt != Time::Max())
+        {
+            r.restoredDelay = rec.restoredDelay;
+            r.bound = rec.bound;
+            restoredAt[rec.sessionId] = rec.restoredAt.GetSeconds();
+        }
+        if (!std::isnan(rec.ueStall) && std::isnan(r.stall))
+        {
+            r.stall = rec.ueStall;
+            r.measuredDelay = rec.ueDelay;
+        }
+    }
+    return restoredAt;
+}
+
+/**
+ * \brief What the road adds to the bound of a UE's delay (RoadHandoverUeResult::bound, the
+ *        record's): the start of the target's prefill batch a prefill-bound restore waited
+ *        for, and ImpactHO's accuracy on the fraction received.
  * \param r the UE's result
- * \param restoredAt resume instant by IMSI, s
+ * \param restoredAt resume instant by IMSI, s (FillFromRecords)
  * \param batchStartByEnd the target GPU's batches: start by end, s
  * \param importanceOrder the target's ImportanceOrder
  * \param accuracyLoss the target's KvAccuracyLoss
  * \param calibration the target's UtilityCalibration
  */
 void
-ClassifyBound(RoadHandoverUeResult& r,
-              const std::map<uint64_t, double>& restoredAt,
-              const std::map<double, double>& batchStartByEnd,
-              bool importanceOrder,
-              double accuracyLoss,
-              AccuracyUtility::Calibration calibration)
+AddBoundDetails(RoadHandoverUeResult& r,
+                const std::map<uint64_t, double>& restoredAt,
+                const std::map<double, double>& batchStartByEnd,
+                bool importanceOrder,
+                double accuracyLoss,
+                AccuracyUtility::Calibration calibration)
 {
-    // What bounded the delay: the event at the resume instant (MaybeResume runs when
-    // the last of the transfer and the prefill completes).
     const auto resumed = restoredAt.find(r.ueId);
     if (resumed == restoredAt.end())
     {
-        r.bound = "none";
+        return;
     }
-    else if (!std::isnan(r.receivedFraction))
+    if (!std::isnan(r.receivedFraction))
     {
-        r.bound =
-            r.receivedFraction == 1 && r.transferDone == resumed->second ? "transfer" : "window";
         r.accuracy =
             AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss, calibration)
                 .Value(r.receivedFraction);
     }
-    else if (r.transferTokens > 0 && r.transferDone == resumed->second)
+    else if (r.bound == "prefill")
     {
-        r.bound = "transfer";
-    }
-    else
-    {
-        r.bound = "prefill";
         const auto batch = batchStartByEnd.find(resumed->second);
         if (batch != batchStartByEnd.end())
         {
@@ -872,23 +905,22 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
                                                    maybeStop();
                                                }
                                            }));
+    // Each handover's record (times, split, prediction, KV bytes, restore, stall, what
+    // bounded it) is the session statistics' (the one collector); the road adds what is
+    // its own: the stream after the handover, the batches, the RRC's side.
+    Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
+    stats->Install(bsApps, ueApps);
     source->TraceConnectWithoutContext("HandoverStarted",
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                            [&](uint64_t id, uint16_t, uint64_t c) {
-                                               ues[id].handoverTime = Simulator::Now().GetSeconds();
-                                               ues[id].contextTokens = c;
-                                               ues[id].streamStart = ues[id].handoverTime;
+                                               ues[id].streamStart = Simulator::Now().GetSeconds();
                                                streamTarget[id] =
                                                    c - ues[id].promptTokens + cfg.streamTokens;
                                            }));
     source->TraceConnectWithoutContext(
         "HandoverPlanned",
         compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
-            [&](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
-                ues[id].prefillTokens = npf;
-                ues[id].transferTokens = ntx;
-                ues[id].predictedDelay = predicted.GetSeconds();
-                ues[id].kvBytesExpected = ntx * bytesPerToken;
+            [&](uint64_t id, uint64_t npf, uint64_t, Time) {
                 result.prefillLength = std::max(result.prefillLength, npf);
                 // A batch's members are planned at one instant, one call each.
                 const double now = Simulator::Now().GetSeconds();
@@ -900,16 +932,9 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
                     std::max(result.batches.back().prefillLength, npf);
                 result.batches.back().ues.push_back(id);
             }));
-    target->TraceConnectWithoutContext("KvTransferReceived",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [&](uint64_t id, uint16_t, uint64_t bytes) {
-                                               ues[id].kvBytesReceived = bytes;
-                                               ues[id].transferDone = Simulator::Now().GetSeconds();
-                                           }));
     // The target GPU's batches, to tell which one a prefill-bound session waited for.
     std::map<uint64_t, double> batchStartAt;  // key -> start, s
     std::map<double, double> batchStartByEnd; // end -> start, s
-    std::map<uint64_t, double> restoredAt;    // IMSI -> resume instant, s
     target->GetPrefillEngine()->TraceConnectWithoutContext(
         "BatchStart",
         compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
@@ -922,20 +947,6 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
             [&](uint64_t key, uint64_t, uint32_t) {
                 batchStartByEnd[Simulator::Now().GetSeconds()] = batchStartAt[key];
             }));
-    target->TraceConnectWithoutContext(
-        "PartialRestored",
-        compat::MakeCallback<void, uint64_t, uint16_t, double>(
-            [&](uint64_t id, uint16_t, double f) { ues[id].receivedFraction = f; }));
-    target->TraceConnectWithoutContext(
-        "SessionRestored",
-        compat::MakeCallback<void, uint64_t, uint16_t, Time>([&](uint64_t id, uint16_t, Time d) {
-            ues[id].restoredDelay = d.GetSeconds();
-            restoredAt[id] = Simulator::Now().GetSeconds();
-        }));
-    target->TraceConnectWithoutContext(
-        "TransferTimedOut",
-        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-            [&](uint64_t, uint16_t, uint64_t) { ++result.timedOut; }));
     // The radio side of each handover: the RRC (LteEnbRrc or NrGnbRrc, the RAN's) that
     // admitted the UE reports HandoverEndOk once the UE has joined its cell.
     for (uint32_t n = 0; n < enbNodes.GetN(); ++n)
@@ -962,12 +973,9 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
         app->TraceConnectWithoutContext(
             "Stall",
             compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
-                [&, imsi](uint64_t, uint16_t, uint16_t, Time stall, Time excess) {
-                    RoadHandoverUeResult& r = ues[imsi];
-                    if (r.stalls++ == 0)
+                [&, imsi](uint64_t, uint16_t, uint16_t, Time, Time) {
+                    if (ues[imsi].stalls++ == 0)
                     {
-                        r.stall = stall.GetSeconds();
-                        r.measuredDelay = excess.GetSeconds();
                         ++resumed;
                         maybeStop();
                     }
@@ -1061,6 +1069,11 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     result.handoverFailures = failed;
     result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
     result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
+    for (const EdgeLlmHandoverRecord& rec : stats->GetRecords())
+    {
+        result.timedOut += rec.timedOut ? 1 : 0;
+    }
+    const std::map<uint64_t, double> restoredAt = FillFromRecords(stats->GetRecords(), ues);
     for (uint32_t i = 0; i < k; ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
@@ -1072,16 +1085,23 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
             ++result.latePrompts; // attached after promptTime: its context falls short
         }
         r.tokensDuplicated = app->GetTokensDuplicated();
-        if (!std::isnan(r.receivedFraction) && r.prefillTokens == 0 && r.transferTokens == 0)
-        {
-            // ImpactHO plans no split: the whole cache is offered, in importance order, and
-            // receivedFraction says how much of it arrived by the window's end.
-            r.transferTokens = r.contextTokens;
-        }
-        ClassifyBound(r, restoredAt, batchStartByEnd, importanceOrder, accuracyLoss, calibration);
+        AddBoundDetails(r, restoredAt, batchStartByEnd, importanceOrder, accuracyLoss, calibration);
         result.ues.push_back(r);
-        AccumulateWorst(r, result);
     }
+    // The worst cases (EdgeLlmDelaySummary: a missing value makes one unknown, never
+    // silently smaller).
+    auto worst = [&result](double RoadHandoverUeResult::*delay) {
+        std::vector<double> v;
+        for (const auto& r : result.ues)
+        {
+            v.push_back(r.*delay);
+        }
+        return EdgeLlmDelaySummary::Of(v).worst;
+    };
+    result.predictedWorst = worst(&RoadHandoverUeResult::predictedDelay);
+    result.measuredWorst = worst(&RoadHandoverUeResult::measuredDelay);
+    result.restoredWorst = worst(&RoadHandoverUeResult::restoredDelay);
+    result.streamWorst = worst(&RoadHandoverUeResult::streamDelay);
     Simulator::Destroy();
 
     ReplayFlowLevel(cfg, schedulerType, automatic, prefill, result);

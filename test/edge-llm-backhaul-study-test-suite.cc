@@ -324,8 +324,9 @@ class ValidateTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief DelaySummary by hand: the mean, the nearest-rank 95th percentile
- *        (ceil(0.95 n)-th smallest) and the maximum; NaN values left out.
+ * \brief EdgeLlmDelaySummary::OfKnown (the study's summaries) by hand: the mean, the
+ *        nearest-rank 95th percentile (ceil(0.95 n)-th smallest) and the maximum; NaN
+ *        values left out.
  */
 class DelaySummaryTestCase : public TestCase
 {
@@ -344,14 +345,19 @@ class DelaySummaryTestCase : public TestCase
             v.push_back(i); // 20, 19, ..., 1
         }
         v.push_back(std::nan(""));
-        const DelaySummary s = DelaySummary::Of(v);
+        const EdgeLlmDelaySummary s = EdgeLlmDelaySummary::OfKnown(v);
         NS_TEST_ASSERT_MSG_EQ(s.count, 20, "NaN left out");
         NS_TEST_ASSERT_MSG_EQ_TOL(s.mean, 10.5, 1e-12, "(1 + 20) / 2");
         NS_TEST_ASSERT_MSG_EQ(s.p95, 19, "ceil(0.95 x 20) = 19th smallest");
-        NS_TEST_ASSERT_MSG_EQ(s.max, 20, "max");
-        const DelaySummary one = DelaySummary::Of({0.25});
+        NS_TEST_ASSERT_MSG_EQ(s.worst, 20, "max");
+        const EdgeLlmDelaySummary one = EdgeLlmDelaySummary::OfKnown({0.25});
         NS_TEST_ASSERT_MSG_EQ(one.p95, 0.25, "one value: itself");
-        NS_TEST_ASSERT_MSG_EQ(std::isnan(DelaySummary::Of({}).mean), true, "empty: NaN");
+        NS_TEST_ASSERT_MSG_EQ(std::isnan(EdgeLlmDelaySummary::OfKnown({}).mean),
+                              true,
+                              "empty: NaN");
+        NS_TEST_ASSERT_MSG_EQ(EdgeLlmDelaySummary::OfKnown({std::nan("")}).count,
+                              0,
+                              "all unknown: none");
     }
 };
 
@@ -417,7 +423,7 @@ class StudyRunTestCase : public TestCase
         // EdgeLlmSessionStats, installed by the scenario, saw the same 14 handovers.
         NS_TEST_ASSERT_MSG_EQ(r.ueDelay.count, 14, "EdgeLlmSessionStats: UE-side delays");
         NS_TEST_ASSERT_MSG_EQ_TOL(r.ueDelay.worst,
-                                  r.measured.max,
+                                  r.measured.worst,
                                   1e-9,
                                   "EdgeLlmSessionStats: the same worst UE-side delay");
         uint64_t offered = 0;
@@ -475,8 +481,8 @@ class SchemeOrderTestCase : public TestCase
         const std::pair<double, std::string> tho{m_load, "tho"};
         const std::pair<double, std::string> cho{m_load, "cho"};
         NS_TEST_ASSERT_MSG_EQ(r.count(ctho) + r.count(tho) + r.count(cho), 3, "runs first");
-        NS_TEST_ASSERT_MSG_LT_OR_EQ(r[ctho].measured.max, r[tho].measured.max, "ctHO <= tHO");
-        NS_TEST_ASSERT_MSG_LT_OR_EQ(r[ctho].measured.max, r[cho].measured.max, "ctHO <= cHO");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r[ctho].measured.worst, r[tho].measured.worst, "ctHO <= tHO");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r[ctho].measured.worst, r[cho].measured.worst, "ctHO <= cHO");
     }
 
     double m_load; //!< Cross-traffic load
@@ -506,14 +512,14 @@ class DelayGrowsTestCase : public TestCase
         const std::pair<double, std::string> ctho0{0.0, "ctho"};
         const std::pair<double, std::string> ctho8{0.8, "ctho"};
         NS_TEST_ASSERT_MSG_EQ(r.count(cho0) + r.count(cho8), 2, "the load cases ran first");
-        NS_TEST_ASSERT_MSG_GT(r[cho8].measured.max,
-                              2 * r[cho0].measured.max,
+        NS_TEST_ASSERT_MSG_GT(r[cho8].measured.worst,
+                              2 * r[cho0].measured.worst,
                               "cHO worst delay at load 0.8 vs 0");
         NS_TEST_ASSERT_MSG_GT(r[cho8].measured.mean,
                               2 * r[cho0].measured.mean,
                               "cHO mean delay at load 0.8 vs 0");
-        NS_TEST_ASSERT_MSG_GT_OR_EQ(r[ctho8].measured.max,
-                                    r[ctho0].measured.max,
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(r[ctho8].measured.worst,
+                                    r[ctho0].measured.worst,
                                     "ctHO worst delay at load 0.8 vs 0");
         NS_TEST_ASSERT_MSG_GT(r[cho8].queueDelay.mean,
                               r[cho0].queueDelay.mean,

@@ -361,9 +361,9 @@ main(int argc, char* argv[])
             std::cout << "  " << std::fixed << std::setprecision(2) << std::setw(4) << load << "  "
                       << std::setw(6) << name << "  " << std::setw(3) << r.ues.size() << "  "
                       << std::setw(8) << r.restoredSessions << "  " << Cell(r.measured.mean, 7)
-                      << "  " << Cell(r.measured.p95, 7) << "  " << Cell(r.measured.max, 7) << "  "
-                      << Cell(r.queueDelay.mean, 12) << "  " << Cell(r.queueDelay.p95, 11) << "  "
-                      << std::setw(12) << r.kvBytesSent << "  " << std::setw(15)
+                      << "  " << Cell(r.measured.p95, 7) << "  " << Cell(r.measured.worst, 7)
+                      << "  " << Cell(r.queueDelay.mean, 12) << "  " << Cell(r.queueDelay.p95, 11)
+                      << "  " << std::setw(12) << r.kvBytesSent << "  " << std::setw(15)
                       << r.kvBytesReceived << "  " << std::setw(14) << dropped << "  "
                       << std::setprecision(2) << std::setw(5) << r.simulatedSeconds << "  "
                       << std::setw(5)
@@ -372,14 +372,14 @@ main(int argc, char* argv[])
             std::cout.unsetf(std::ios::fixed);
             csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
                 << EdgeLlmCsvField(r.measured.mean) << "," << EdgeLlmCsvField(r.measured.p95) << ","
-                << EdgeLlmCsvField(r.measured.max) << "," << EdgeLlmCsvField(r.restored.max) << ","
-                << EdgeLlmCsvField(r.queueDelay.mean) << "," << EdgeLlmCsvField(r.queueDelay.p95)
-                << "," << EdgeLlmCsvField(r.queueDelay.max) << "," << r.kvBytesSent << ","
-                << r.kvBytesReceived << "," << dropped << "," << droppedPackets << ","
-                << (r.complete ? 1 : 0) << "\n";
+                << EdgeLlmCsvField(r.measured.worst) << "," << EdgeLlmCsvField(r.restored.worst)
+                << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
+                << EdgeLlmCsvField(r.queueDelay.p95) << "," << EdgeLlmCsvField(r.queueDelay.worst)
+                << "," << r.kvBytesSent << "," << r.kvBytesReceived << "," << dropped << ","
+                << droppedPackets << "," << (r.complete ? 1 : 0) << "\n";
             queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
                      << EdgeLlmCsvField(r.queueDelay.p95) << ","
-                     << EdgeLlmCsvField(r.queueDelay.max) << "\n";
+                     << EdgeLlmCsvField(r.queueDelay.worst) << "\n";
             for (const auto& ue : r.ues)
             {
                 ueCsv << load << "," << name << "," << ue.imsi << "," << ue.homeSite << ","
@@ -394,7 +394,7 @@ main(int argc, char* argv[])
             // A run with nothing measured (no UE restored) has no point to plot.
             if (r.measured.count > 0)
             {
-                delayPoints.push_back({load, name + " worst", r.measured.max, 0, false});
+                delayPoints.push_back({load, name + " worst", r.measured.worst, 0, false});
                 delayPoints.push_back({load, name + " p95", r.measured.p95, 0, false});
                 delayPoints.push_back({load, name + " mean", r.measured.mean, 0, false});
             }
