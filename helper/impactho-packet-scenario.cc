@@ -4,6 +4,7 @@
 #include "impactho-packet-scenario.h"
 
 #include "edge-llm-helper.h"
+#include "edge-llm-session-stats.h"
 
 #include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
@@ -17,6 +18,7 @@
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -94,14 +96,20 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
                             2);
         last = handovers[i].first;
     }
-    std::map<uint64_t, double> fraction;
-    target->TraceConnectWithoutContext(
-        "PartialRestored",
-        compat::MakeCallback<void, uint64_t, uint16_t, double>(
-            [&fraction](uint64_t id, uint16_t, double f) { fraction[id] = f; }));
+    // The share of each cache received comes from the session records (the one collector).
+    Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
+    stats->Install(apps, ApplicationContainer());
     apps.Start(Seconds(0));
     Simulator::Stop(Seconds(last) + cfg.window + cfg.slot + Seconds(1));
     Simulator::Run();
+    std::map<uint64_t, double> fraction;
+    for (const EdgeLlmHandoverRecord& rec : stats->GetRecords())
+    {
+        if (!std::isnan(rec.receivedFraction))
+        {
+            fraction[rec.sessionId] = rec.receivedFraction;
+        }
+    }
     Simulator::Destroy();
 
     ImpactHoFluidResult result;
