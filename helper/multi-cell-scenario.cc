@@ -157,9 +157,8 @@ MultiCellConfig::Validate() const
                                     queueDisc,
                                     EdgeLlmRan::DefaultX2SignallingPriority());
     edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
-    Require(!backhaulDelay.IsStrictlyNegative() && backhaulDelay <= Seconds(1),
-            "backhaulDelay must be in [0, 1] s");
-    Require(backhaulMtu >= 576, "backhaulMtu must be in [576, 65535] bytes");
+    // backhaulDelay, backhaulMtu, bsTxPowerDbm: EdgeLlmRanConfig::Validate below, their
+    // owner, checks them.
     Require(std::isfinite(crossTrafficLoad) && crossTrafficLoad >= 0 &&
                 crossTrafficLoad <= MAX_CROSS_LOAD,
             "crossTrafficLoad must be in [0, " + Number(MAX_CROSS_LOAD) +
@@ -186,19 +185,16 @@ MultiCellConfig::Validate() const
                 Number(boundaryFraction));
     Require(!platoonSpread.IsStrictlyNegative() && platoonSpread <= Seconds(60),
             "platoonSpread must be in [0, 60] s");
-    Require(kvBits == 16 || kvBits == 8 || kvBits == 4,
-            "kvBits must be 16, 8 or 4, got " + std::to_string(kvBits));
-    Require(std::isfinite(prefillA) && prefillA >= 0 && prefillA <= 1,
-            "prefillA must be in [0, 1] s/token");
-    Require(std::isfinite(prefillB) && std::abs(prefillB) <= 3600,
-            "prefillB must be in [-3600, 3600] s");
-    Require(std::isfinite(prefillC) && prefillC >= 0 && prefillC <= 1e-3,
-            "prefillC must be in [0, 1e-3] s/token^2");
+    // kvBits: LlmModelProfile::FromPreset below, its owner, checks it.
+    PrefillTimeModel::CheckCoefficients(prefillA,
+                                        prefillB,
+                                        prefillC,
+                                        "prefillA",
+                                        "prefillB",
+                                        "prefillC");
     Require(!batchPeriod.IsStrictlyNegative() && batchPeriod <= Seconds(1),
             "batchPeriod must be in [0, 1] s");
-    Require(std::isfinite(decodeRate) && decodeRate >= 1e-3 && decodeRate <= 1e6,
-            "decodeRate must be in [0.001, 1e+06] tokens/s (ns3::EdgeLlmNode::DecodeRate's "
-            "range)");
+    EdgeLlmNode::CheckDecodeRate("decodeRate", decodeRate);
     Require(promptMin >= 1 && promptMin <= promptMax && promptMax <= MAX_PROMPT,
             "promptMin and promptMax must satisfy 1 <= promptMin <= promptMax <= " +
                 std::to_string(MAX_PROMPT) + " tokens, got " + std::to_string(promptMin) + " and " +
@@ -216,8 +212,6 @@ MultiCellConfig::Validate() const
     Require(std::isfinite(pathlossReferenceDb) && pathlossReferenceDb >= 0 &&
                 pathlossReferenceDb <= 100,
             "pathlossReferenceDb must be in [0, 100] dB, got " + Number(pathlossReferenceDb));
-    Require(std::isfinite(bsTxPowerDbm) && bsTxPowerDbm >= -30 && bsTxPowerDbm <= 60,
-            "bsTxPowerDbm must be in [-30, 60] dBm, got " + Number(bsTxPowerDbm));
     EdgeLlmRanConfig radio;
     radio.backhaulGbps = backhaulGbps;
     radio.backhaulDelay = backhaulDelay;

@@ -65,15 +65,18 @@ struct MultiCellConfig
     /// LogDistance's loss at 1 m, dB, [0, 100]: with exponent 3.76 the 3GPP macro-cell law
     /// L = 128.1 + 37.6 log10(R / 1 km) dB (TR 36.942); ignored by other models
     double pathlossReferenceDb{15.3};
-    double bsTxPowerDbm{43}; //!< BS transmit power, dBm, [-30, 60] (a 20 W macro cell)
+    double bsTxPowerDbm{43}; //!< BS transmit power, dBm, [-30, 60] (a 20 W macro cell;
+                             //!< EdgeLlmRanConfig::Validate checks it)
     // Backhaul
     /// "mesh" (an X2/Xn cable between every two sites), "star" (every site to one
     /// aggregation router: X2 and KV over two hops) or "ring" (EdgeLlmBackhaul's Topology)
     std::string backhaul{"mesh"};
     double backhaulGbps{4.5}; //!< Rate of every backhaul link (star: each site's link to the
                               //!< aggregation router), Gbit/s, (0, 1000]
-    Time backhaulDelay{MicroSeconds(100)}; //!< Delay of each backhaul link, [0, 1 s]
-    uint16_t backhaulMtu{9000};            //!< MTU of each backhaul link, bytes, >= 576
+    /// Delay of each backhaul link, >= 0 and short enough for the RAN's handover timers
+    /// (EdgeLlmRanConfig::Validate, its owner, checks it)
+    Time backhaulDelay{MicroSeconds(100)};
+    uint16_t backhaulMtu{9000}; //!< MTU of each backhaul link, bytes, >= 576
     /// QueueDisc TypeId of the KV band on every backhaul device (EdgeLlmBackhaul's
     /// QueueDisc, e.g. ns3::FqCoDelQueueDisc, ns3::RedQueueDisc); "": FIFO
     std::string queueDisc;

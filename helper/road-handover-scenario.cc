@@ -26,6 +26,7 @@
 #include "ns3/object-factory.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
+#include "ns3/prefill-time-model.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -78,9 +79,6 @@ constexpr double MIN_SPEED = 0.1;
 constexpr double MAX_BATCH_PERIOD = 1.0;
 /// Longest BS distance, m (measured, default radio: 50 km hands over, 100 km does not)
 constexpr double MAX_BS_DISTANCE = 50000;
-/// EdgeLlmNode's DecodeRate attribute's range, tokens/s
-constexpr double MIN_DECODE_RATE = 1e-3;
-constexpr double MAX_DECODE_RATE = 1e6; //!< see MIN_DECODE_RATE
 
 /// A bound as the messages print it (%g: 138.889, 10000, 0.001, 1e+06)
 std::string
@@ -190,23 +188,20 @@ RoadHandoverConfig::Validate() const
             "boundary must be in (0, bsDistance / 2] = (0, " + Number(bsDistance / 2) +
                 "] m (past the midpoint the source is the weaker cell and the UE may lose it "
                 "before the crossing)");
-    require(kvBits == 16 || kvBits == 8 || kvBits == 4, "kvBits must be 16, 8 or 4");
+    // kvBits: LlmModelProfile::FromPreset below, its owner, checks it.
     edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
-    require(!backhaulDelay.IsStrictlyNegative(), "backhaulDelay must be >= 0");
-    require(backhaulMtu >= 576, "backhaulMtu must be >= 576 bytes");
-    // PrefillTimeModel's ranges, named by this config's knobs.
-    require(std::isfinite(prefillA) && prefillA >= 0 && prefillA <= 1,
-            "prefillA must be in [0, 1] s/token");
-    require(std::isfinite(prefillB) && std::abs(prefillB) <= 3600,
-            "prefillB must be in [-3600, 3600] s");
-    require(std::isfinite(prefillC) && prefillC >= 0 && prefillC <= 1e-3,
-            "prefillC must be in [0, 1e-3] s/token^2");
+    // backhaulDelay, backhaulMtu (and bandwidthRbs): EdgeLlmRanConfig::Validate below, their
+    // owner, checks them.
+    // PrefillTimeModel's ranges (its one check), named by this config's knobs.
+    PrefillTimeModel::CheckCoefficients(prefillA,
+                                        prefillB,
+                                        prefillC,
+                                        "prefillA",
+                                        "prefillB",
+                                        "prefillC");
     require(!batchPeriod.IsStrictlyNegative(), "batchPeriod must be >= 0");
-    // The range of EdgeLlmNode's DecodeRate attribute, which Run() sets from it.
-    require(std::isfinite(decodeRate) && decodeRate >= MIN_DECODE_RATE &&
-                decodeRate <= MAX_DECODE_RATE,
-            "decodeRate must be in [" + Number(MIN_DECODE_RATE) + ", " + Number(MAX_DECODE_RATE) +
-                "] tokens/s (ns3::EdgeLlmNode::DecodeRate's range)");
+    // The range of EdgeLlmNode's DecodeRate attribute (its one check), which Run() sets.
+    EdgeLlmNode::CheckDecodeRate("decodeRate", decodeRate);
     edgellm::CheckContextTokens("tokensAfterHandover", tokensAfterHandover);
     require(streamTokens <= tokensAfterHandover,
             "streamTokens must be in [0, tokensAfterHandover] = [0, " +
@@ -243,9 +238,6 @@ RoadHandoverConfig::Validate() const
     }
     require(!uplinkLatency.IsStrictlyNegative(), "uplinkLatency must be >= 0");
     require(tokenBytes <= 1400, "tokenBytes must be in [0, 1400]");
-    require(bandwidthRbs == 6 || bandwidthRbs == 15 || bandwidthRbs == 25 || bandwidthRbs == 50 ||
-                bandwidthRbs == 75 || bandwidthRbs == 100,
-            "bandwidthRbs must be 6, 15, 25, 50, 75 or 100");
     require(std::isfinite(pathlossExponent) && pathlossExponent >= 1.5 && pathlossExponent <= 6,
             "pathlossExponent must be in [1.5, 6] (measured exponents: about 1.6 in corridors "
             "to 6 in buildings)");

@@ -98,7 +98,7 @@ EdgeLlmNode::GetTypeId()
                           "Decoded tokens per second per session, > 0.",
                           DoubleValue(100.0),
                           MakeDoubleAccessor(&EdgeLlmNode::m_decodeRate),
-                          MakeDoubleChecker<double>(1e-3, 1e6))
+                          MakeDoubleChecker<double>(MIN_DECODE_RATE, MAX_DECODE_RATE))
             .AddAttribute("TokenBytes",
                           "Radio payload bytes per streamed token (after the 14-byte header).",
                           UintegerValue(4),
@@ -1249,6 +1249,19 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
     }
     default:
         break; // KV_SEGMENT payload is counted in EdgeLlmTargetRole::OnKvBytes
+    }
+}
+
+void
+EdgeLlmNode::CheckDecodeRate(const std::string& field, double tokensPerSecond)
+{
+    if (!(std::isfinite(tokensPerSecond) && tokensPerSecond >= MIN_DECODE_RATE &&
+          tokensPerSecond <= MAX_DECODE_RATE))
+    {
+        std::ostringstream what;
+        what << field << " must be in [" << MIN_DECODE_RATE << ", " << MAX_DECODE_RATE
+             << "] tokens/s (ns3::EdgeLlmNode::DecodeRate's range)";
+        throw std::invalid_argument(what.str());
     }
 }
 

@@ -92,6 +92,20 @@ class EdgeLlmNode : public Application
      */
     static TypeId GetTypeId();
 
+    /// DecodeRate's range, tokens/s (the attribute's checker and CheckDecodeRate)
+    static constexpr double MIN_DECODE_RATE = 1e-3;
+    static constexpr double MAX_DECODE_RATE = 1e6; //!< see MIN_DECODE_RATE
+
+    /**
+     * \brief Check a decode rate against the DecodeRate attribute's range (the one check
+     *        of it, which every config that sets the attribute calls).
+     * \param field the knob's name as the caller's user wrote it (e.g. "decodeRate")
+     * \param tokensPerSecond the value
+     * \throws std::invalid_argument "<field> must be in [0.001, 1e+06] tokens/s
+     *         (ns3::EdgeLlmNode::DecodeRate's range)" unless finite and in that range
+     */
+    static void CheckDecodeRate(const std::string& field, double tokensPerSecond);
+
     /// Default of the BackhaulPort attribute: TCP/UDP port of the KV transfer
     static constexpr uint16_t DEFAULT_BACKHAUL_PORT = 9001;
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -16,22 +17,35 @@ PrefillTimeModel::PrefillTimeModel(double a, double b, double c)
       m_b(b),
       m_c(c)
 {
+    CheckCoefficients(a, b, c);
+}
+
+void
+PrefillTimeModel::CheckCoefficients(double a,
+                                    double b,
+                                    double c,
+                                    const std::string& aName,
+                                    const std::string& bName,
+                                    const std::string& cName)
+{
     // Bounds far beyond any GPU keep every p(L) of a 1e8-token context finite.
+    auto refuse = [](const std::string& name, const std::string& range, double value) {
+        std::ostringstream what;
+        what.precision(15); // 1.0000001 must not print as 1
+        what << name << " must be in " << range << ", got " << value;
+        throw std::invalid_argument(what.str());
+    };
     if (!std::isfinite(a) || a < 0 || a > 1)
     {
-        throw std::invalid_argument("prefill slope a must be in [0, 1] s/token, got " +
-                                    std::to_string(a));
+        refuse(aName, "[0, 1] s/token", a);
     }
     if (!std::isfinite(b) || std::abs(b) > 3600)
     {
-        throw std::invalid_argument("prefill constant b must be in [-3600, 3600] s, got " +
-                                    std::to_string(b));
+        refuse(bName, "[-3600, 3600] s", b);
     }
     if (!std::isfinite(c) || c < 0 || c > 1e-3)
     {
-        throw std::invalid_argument("prefill quadratic coefficient c must be in [0, 1e-3] "
-                                    "s/token^2, got " +
-                                    std::to_string(c));
+        refuse(cName, "[0, 1e-3] s/token^2", c);
     }
 }
 

@@ -5,6 +5,7 @@
 #define PREFILL_TIME_MODEL_H
 
 #include <cstdint>
+#include <string>
 
 namespace ns3
 {
@@ -32,6 +33,24 @@ class PrefillTimeModel
      * \throws std::invalid_argument naming the coefficient and its range
      */
     explicit PrefillTimeModel(double a = 9.4267e-5, double b = 2.4e-3, double c = 0.0);
+
+    /**
+     * \brief Check the coefficients against the constructor's ranges: the one check of
+     *        them, which every config and program holding them calls with its own names.
+     * \param a linear coefficient, s/token, in [0, 1]
+     * \param b constant, s, in [-3600, 3600]
+     * \param c quadratic coefficient, s/token^2, in [0, 1e-3]
+     * \param aName how the caller names a (e.g. "prefillA")
+     * \param bName how the caller names b
+     * \param cName how the caller names c
+     * \throws std::invalid_argument "<name> must be in <range>, got <value>"
+     */
+    static void CheckCoefficients(double a,
+                                  double b,
+                                  double c,
+                                  const std::string& aName = "prefill slope a",
+                                  const std::string& bName = "prefill constant b",
+                                  const std::string& cName = "prefill quadratic coefficient c");
 
     /**
      * \param tokens batch length L in tokens

@@ -142,6 +142,48 @@ TEST(CtHoPlanner, RejectsBadInput)
     EXPECT_THROW(planner.PlanOptimal({{1, 1.0, 0}}), std::invalid_argument);
 }
 
+/// The message PrefillTimeModel::CheckCoefficients throws for a, b, c named by a config
+/// ("" if it accepts them).
+std::string
+CoefficientError(double a, double b, double c)
+{
+    try
+    {
+        PrefillTimeModel::CheckCoefficients(a, b, c, "prefillA", "prefillB", "prefillC");
+    }
+    catch (const std::invalid_argument& e)
+    {
+        return e.what();
+    }
+    return "";
+}
+
+// The one check of the prefill coefficients, at each edge of each range and just past it,
+// with the caller's names; the constructor refuses the same values with its own names.
+TEST(PrefillTimeModel, CoefficientRangesAtBothSides)
+{
+    EXPECT_EQ(CoefficientError(0, -3600, 0), "");
+    EXPECT_EQ(CoefficientError(1, 3600, 1e-3), "");
+    EXPECT_EQ(CoefficientError(1.0000001, 0, 0),
+              "prefillA must be in [0, 1] s/token, got 1.0000001");
+    EXPECT_EQ(CoefficientError(-1e-12, 0, 0), "prefillA must be in [0, 1] s/token, got -1e-12");
+    EXPECT_EQ(CoefficientError(0, 3600.5, 0), "prefillB must be in [-3600, 3600] s, got 3600.5");
+    EXPECT_EQ(CoefficientError(0, -3600.5, 0), "prefillB must be in [-3600, 3600] s, got -3600.5");
+    EXPECT_EQ(CoefficientError(0, 0, 0.0010001),
+              "prefillC must be in [0, 1e-3] s/token^2, got 0.0010001");
+    EXPECT_THROW(PrefillTimeModel(1.0000001, 0, 0), std::invalid_argument);
+    try
+    {
+        PrefillTimeModel bad(0, 0, -1);
+        FAIL() << "c = -1 accepted";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_EQ(std::string(e.what()),
+                  "prefill quadratic coefficient c must be in [0, 1e-3] s/token^2, got -1");
+    }
+}
+
 TEST(PrefillTimeModel, LinearQuadraticAndZero)
 {
     const PrefillTimeModel ctho = PrefillTimeModel::CtHoDefault();
