@@ -18,6 +18,7 @@
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -25,6 +26,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -335,6 +337,58 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul>
             a->AddPeer(b->GetCellId(), peer);
         }
     }
+}
+
+namespace
+{
+
+/// (sending, receiving) ends of every BS pair's KV connection.
+using ConnectionPairs = std::vector<EdgeLlmHelper::ConnectionPair>;
+
+/// StopWhenDrained's check: stop \p grace from now if every pair has drained, else again
+/// in 1 ms.
+void
+StopIfDrained(std::shared_ptr<const ConnectionPairs> pairs, Time grace)
+{
+    for (const auto& [sending, receiving] : *pairs)
+    {
+        if (receiving->GetKvBytesReceived() < sending->GetKvBytesSent())
+        {
+            Simulator::Schedule(MilliSeconds(1), &StopIfDrained, pairs, grace);
+            return;
+        }
+    }
+    Simulator::Stop(grace);
+}
+
+} // namespace
+
+std::vector<EdgeLlmHelper::ConnectionPair>
+EdgeLlmHelper::GetConnectionPairs(ApplicationContainer bsApps)
+{
+    std::vector<ConnectionPair> pairs;
+    for (uint32_t a = 0; a < bsApps.GetN(); ++a)
+    {
+        Ptr<EdgeLlmNode> from = DynamicCast<EdgeLlmNode>(bsApps.Get(a));
+        NS_ABORT_MSG_IF(!from, "EdgeLlmHelper::GetConnectionPairs: not an EdgeLlmNode");
+        for (uint32_t b = 0; b < bsApps.GetN(); ++b)
+        {
+            Ptr<EdgeLlmNode> to = DynamicCast<EdgeLlmNode>(bsApps.Get(b));
+            if (a != b && from->GetConnection(to->GetCellId()) &&
+                to->GetConnection(from->GetCellId()))
+            {
+                pairs.emplace_back(from->GetConnection(to->GetCellId()),
+                                   to->GetConnection(from->GetCellId()));
+            }
+        }
+    }
+    return pairs;
+}
+
+void
+EdgeLlmHelper::StopWhenDrained(ApplicationContainer bsApps, Time grace)
+{
+    StopIfDrained(std::make_shared<const ConnectionPairs>(GetConnectionPairs(bsApps)), grace);
 }
 
 void

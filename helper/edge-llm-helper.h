@@ -133,6 +133,26 @@ class EdgeLlmHelper
     static void CheckConfiguration(ApplicationContainer bsApps);
 
     /**
+     * \brief The scenarios' stop rule, once every UE is done: stop the simulation \p grace
+     *        after every backhaul connection has delivered every KV byte its peer sent (a
+     *        transfer stopped by a timeout still drains), checked now and then every 1 ms.
+     * \param bsApps EdgeLlmNode applications, after ConnectBackhaul (every pair of BSs
+     *        connected both ways is checked)
+     * \param grace how long after the drain the simulation stops, >= 0
+     */
+    static void StopWhenDrained(ApplicationContainer bsApps, Time grace);
+
+    /// (sending, receiving) ends of one BS pair's KV connection, one direction.
+    using ConnectionPair = std::pair<Ptr<KvTransferConnection>, Ptr<KvTransferConnection>>;
+
+    /**
+     * \param bsApps EdgeLlmNode applications, after ConnectBackhaul
+     * \return every ordered pair of BSs connected both ways: the sending end at the first,
+     *         the receiving end at the second, in application order
+     */
+    static std::vector<ConnectionPair> GetConnectionPairs(ApplicationContainer bsApps);
+
+    /**
      * \brief Connect each BS's RRC HandoverStart trace to its EdgeLlmNode, and its handover
      *        failure traces (HandoverFailureNoPreamble, ...MaxRach, ...Leaving, ...Joining)
      *        where the RRC has them, to every EdgeLlmNode of \p bsApps (the source learns a

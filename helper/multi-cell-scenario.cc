@@ -846,33 +846,10 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem)
 {
     RequireDone(m_outputsConnected, "Simulate", "call ConnectOutputs first");
     Counters& c = *m_counters;
-    std::vector<std::pair<Ptr<KvTransferConnection>, Ptr<KvTransferConnection>>> pairs;
-    for (uint32_t a = 0; a < m_bsApps.GetN(); ++a)
-    {
-        Ptr<EdgeLlmNode> from = DynamicCast<EdgeLlmNode>(m_bsApps.Get(a));
-        for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
-        {
-            Ptr<EdgeLlmNode> to = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
-            if (a != b && from->GetConnection(to->GetCellId()) &&
-                to->GetConnection(from->GetCellId()))
-            {
-                pairs.emplace_back(from->GetConnection(to->GetCellId()),
-                                   to->GetConnection(from->GetCellId()));
-            }
-        }
-    }
-    // Every UE resumed: stop once the backhaul has delivered every KV byte sent.
-    c.stopWhenDrained = [&c, &pairs]() {
-        for (const auto& [sending, receiving] : pairs)
-        {
-            if (receiving->GetKvBytesReceived() < sending->GetKvBytesSent())
-            {
-                compat::Schedule(MilliSeconds(1), c.stopWhenDrained);
-                return;
-            }
-        }
-        Simulator::Stop(MilliSeconds(10));
-    };
+    const auto pairs = EdgeLlmHelper::GetConnectionPairs(m_bsApps);
+    // Every UE resumed: stop 10 ms after the backhaul has delivered every KV byte sent
+    // (the scenarios' stop rule).
+    c.stopWhenDrained = [this]() { EdgeLlmHelper::StopWhenDrained(m_bsApps, MilliSeconds(10)); };
     const double lastTau =
         m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
     Simulator::Stop(Seconds(lastTau) + m_cfg.tailTime);

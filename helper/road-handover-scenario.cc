@@ -837,24 +837,14 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     std::map<uint64_t, uint64_t> streamTarget; // token index that completes the G tokens
     uint32_t streamed = 0;
     uint32_t resumed = 0;
-    // Every UE streams again (or streamed G): stop once the backhaul has delivered every
-    // KV byte sent (a transfer stopped by a timeout still drains), checked each 1 ms.
-    Ptr<KvTransferConnection> sending = source->GetConnection(target->GetCellId());
-    Ptr<KvTransferConnection> receiving = target->GetConnection(source->GetCellId());
-    std::function<void()> stopWhenDrained = [&]() {
-        if (receiving->GetKvBytesReceived() >= sending->GetKvBytesSent())
-        {
-            Simulator::Stop(MilliSeconds(1));
-            return;
-        }
-        compat::Schedule(MilliSeconds(1), stopWhenDrained);
-    };
     uint32_t failed = 0; // sessions whose handover the RRC aborted (served by the source)
+    // Every UE streams again (or streamed G): stop 1 ms after the backhaul has delivered
+    // every KV byte sent (the scenarios' stop rule).
     auto maybeStop = [&]() {
         const uint32_t done = cfg.streamTokens > 0 ? streamed : resumed;
         if (done + failed == k)
         {
-            stopWhenDrained();
+            EdgeLlmHelper::StopWhenDrained(bsApps, MilliSeconds(1));
         }
     };
     for (uint32_t i = 0; i < k; ++i)

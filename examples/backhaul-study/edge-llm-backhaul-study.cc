@@ -23,6 +23,7 @@
  *   edge-llm-backhaul-study --loads=0,0.3,0.6,0.9
  */
 #include "../common/program-options.h"
+#include "../common/table-cell.h"
 
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-backhaul-helper.h"
@@ -47,21 +48,11 @@ NS_LOG_COMPONENT_DEFINE("EdgeLlmBackhaulStudy");
 
 namespace
 {
-/// "n/a" for NaN, else fixed with 4 decimals.
+/// The table cell of \p v (TableCell).
 std::string
 Cell(double v, int width)
 {
-    std::ostringstream o;
-    o << std::fixed << std::setprecision(4) << std::setw(width);
-    if (std::isnan(v))
-    {
-        o << "n/a";
-    }
-    else
-    {
-        o << v;
-    }
-    return o.str();
+    return TableCell(v, width);
 }
 
 } // namespace

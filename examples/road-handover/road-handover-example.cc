@@ -4,6 +4,7 @@
 #include "road-handover-example.h"
 
 #include "../common/program-options.h"
+#include "../common/table-cell.h"
 
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
@@ -321,19 +322,7 @@ RunRoadHandoverExample(int argc,
     // A value that does not apply (predicted for ImpactHO, batch start for a transfer-bound
     // UE, ...) is an empty CSV field and "n/a" in the table, never "nan".
     auto field = &EdgeLlmCsvField;
-    auto cell = [](double v, int width) {
-        std::ostringstream o;
-        o << std::fixed << std::setprecision(4) << std::setw(width);
-        if (std::isnan(v))
-        {
-            o << "n/a";
-        }
-        else
-        {
-            o << v;
-        }
-        return o.str();
-    };
+    auto cell = &TableCell;
     std::vector<RoadHandoverResult> results;
     std::vector<FigurePoint> points;
     for (const auto& [name, type] : runs)
