@@ -451,6 +451,20 @@ void
 EdgeLlmSessionStats::OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess)
 {
     EdgeLlmHandoverRecord* r = Find(id, from, to);
+    if (!r)
+    {
+        // The UE's cells are not one record's ends when a BS between them relayed the
+        // session (A -> B, the UE on to C, B -> C; the UE's gap is A -> C): the latest
+        // record to the cell the UE resumed in.
+        auto it = m_bySession.find(id);
+        if (it != m_bySession.end())
+        {
+            for (auto i = it->second.rbegin(); i != it->second.rend() && !r; ++i)
+            {
+                r = m_records[*i].targetCellId == to ? &m_records[*i] : nullptr;
+            }
+        }
+    }
     if (r && std::isnan(r->ueStall))
     {
         r->ueStall = stall.GetSeconds();

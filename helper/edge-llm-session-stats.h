@@ -133,9 +133,10 @@ struct EdgeLlmHandoverRecord
  * The source's HandoverPlanned, the target's KvTransferReceived, PartialRestored,
  * TransferTimedOut and SessionRestored, and either side's TransferCancelled fill in the
  * session's latest record between that source and target; the UE's Stall (from, to) the
+ * latest record between them, or, if none (a BS between them relayed the session), the
  * latest record to that target. SessionLost closes the session's open record, or, if it
  * has none (the source had no backhaul path to the new cell, so no handover started),
- * adds one. The bound is decided as the road scenario decides it (see
+ * adds one. The bound is decided here, once, for every scenario (see
  * EdgeLlmHandoverRecord::bound): "transfer" if n_tx > 0 and the last KV byte arrived at the
  * resume instant, else "prefill"; ImpactHO: "transfer" if the whole cache arrived at that
  * instant, else "window".

@@ -885,9 +885,11 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem)
             r.predictedDelay = rec.predictedDelay;
             r.kvBytesExpected = rec.kvBytesExpected;
         }
-        if (rec.kvBytesReceived > 0)
+        if (rec.transferDoneAt != Time::Max())
         {
-            r.kvBytesReceived = rec.kvBytesReceived; // the last handover that received KV
+            // The last handover whose every KV byte arrived (KvTransferReceived; after a
+            // TransferTimeout the record's kept bytes are not counted here, as before).
+            r.kvBytesReceived = rec.kvBytesReceived;
         }
         if (!std::isnan(rec.restoredDelay) && std::isnan(r.restoredDelay))
         {

@@ -646,21 +646,26 @@ ConfigureEdge(EdgeLlmHelper& edge,
  * \brief Each UE's handover from the session records (EdgeLlmSessionStats, the one
  *        collector): its last started handover's time and context, last plan, last KV
  *        transfer, last restore with what bounded it (EdgeLlmHandoverRecord::bound), and
- *        the first stall the UE measured. A UE hands over once on the road; a record of a
- *        UE the road does not know is left out.
+ *        the first stall the UE measured, over the records from the source to the target
+ *        (a handover back is not the road's); a record of a UE the road does not know is
+ *        left out.
  * \param records the session records, in the order the handovers started
+ * \param source the source BS's cell id
+ * \param target the target BS's cell id
  * \param[in,out] ues the UEs' results by IMSI
  * \return each restored UE's resume instant, s, by IMSI
  */
 std::map<uint64_t, double>
 FillFromRecords(const std::vector<EdgeLlmHandoverRecord>& records,
+                uint16_t source,
+                uint16_t target,
                 std::map<uint64_t, RoadHandoverUeResult>& ues)
 {
     std::map<uint64_t, double> restoredAt;
     for (const EdgeLlmHandoverRecord& rec : records)
     {
         auto u = ues.find(rec.sessionId);
-        if (u == ues.end())
+        if (u == ues.end() || rec.sourceCellId != source || rec.targetCellId != target)
         {
             continue;
         }
@@ -1053,9 +1058,11 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
     for (const EdgeLlmHandoverRecord& rec : stats->GetRecords())
     {
-        result.timedOut += rec.timedOut ? 1 : 0;
+        // TransferTimedOut at the target, as the road counted it.
+        result.timedOut += rec.timedOut && rec.targetCellId == target->GetCellId() ? 1 : 0;
     }
-    const std::map<uint64_t, double> restoredAt = FillFromRecords(stats->GetRecords(), ues);
+    const std::map<uint64_t, double> restoredAt =
+        FillFromRecords(stats->GetRecords(), source->GetCellId(), target->GetCellId(), ues);
     for (uint32_t i = 0; i < k; ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));

@@ -686,6 +686,7 @@ EdgeLlmNode::StartApplication()
     NS_LOG_FUNCTION(this);
     const std::string error = CheckConfiguration();
     NS_ABORT_MSG_IF(!error.empty(), error);
+    m_scheduler->BindToBs(GetNode()->GetId());
     m_profile = LlmModelProfile::FromPreset(m_modelName, m_kvBits);
     SizeBackhaulBuffers();
     if (m_transport == TCP && !m_peers.empty())
@@ -1260,7 +1261,9 @@ EdgeLlmNode::CheckDecodeRate(const std::string& field, double tokensPerSecond)
     {
         std::ostringstream what;
         what << field << " must be in [" << MIN_DECODE_RATE << ", " << MAX_DECODE_RATE
-             << "] tokens/s (ns3::EdgeLlmNode::DecodeRate's range)";
+             << "] tokens/s (ns3::EdgeLlmNode::DecodeRate's range), got ";
+        what.precision(15); // 1000000.5 must not print as 1e+06
+        what << tokensPerSecond;
         throw std::invalid_argument(what.str());
     }
 }

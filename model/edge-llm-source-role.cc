@@ -216,7 +216,8 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         sit->second.GetState() == EdgeLlmNode::RESTORING ||
         sit->second.GetState() == EdgeLlmNode::CANCELLED ||
         sit->second.GetState() == EdgeLlmNode::REDIRECTING ||
-        sit->second.GetState() == EdgeLlmNode::LOST)
+        sit->second.GetState() == EdgeLlmNode::LOST ||
+        sit->second.GetState() == EdgeLlmNode::REFUSED)
     {
         NS_LOG_INFO("cell " << m_node->m_cellId << ": handover of session " << sessionId
                             << " with no servable LLM session here; nothing to move");

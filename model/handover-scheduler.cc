@@ -85,6 +85,18 @@ HandoverScheduler::HasSlotTransfers() const
     return false;
 }
 
+void
+HandoverScheduler::BindToBs(uint32_t nodeId)
+{
+    NS_ABORT_MSG_IF(AllocatesSlots() && m_bsNodeId != std::numeric_limits<uint32_t>::max() &&
+                        m_bsNodeId != nodeId,
+                    "ns3::EdgeLlmNode::Scheduler: this "
+                        << GetInstanceTypeId().GetName() << " (a slot policy, which keeps its "
+                        << "transfers' state) already serves node " << m_bsNodeId << "; node "
+                        << nodeId << " needs its own (EdgeLlmHelper creates one per BS)");
+    m_bsNodeId = nodeId;
+}
+
 std::vector<HandoverScheduler::SlotShare>
 HandoverScheduler::ShareSlot(Time /* now */,
                              const SentBytes& /* sent */,

@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <set>
 #include <string>
 #include <vector>
@@ -151,6 +152,14 @@ class HandoverScheduler : public Object
     /// \return whether a slot policy has transfers left (false for a batch policy)
     virtual bool HasSlotTransfers() const;
 
+    /**
+     * \brief Bind this scheduler to the BS that uses it (EdgeLlmNode, when it starts).
+     * \param nodeId the BS's node id
+     * Aborts (NS_ABORT_MSG) when a slot policy is bound to a second BS: its transfers'
+     * state is one BS's (a batch policy keeps none and may serve several).
+     */
+    void BindToBs(uint32_t nodeId);
+
     /// KV bytes a session's transport has taken so far: (target, session) -> bytes.
     using SentBytes = std::function<uint64_t(uint16_t target, uint64_t sessionId)>;
     /// One slot's budget, bits, of the path to a target while the given targets (itself
@@ -183,6 +192,8 @@ class HandoverScheduler : public Object
 
   protected:
     Time m_lookahead; //!< Online look-ahead for predicted arrivals
+    /// The BS bound by BindToBs (UINT32_MAX: none yet)
+    uint32_t m_bsNodeId{std::numeric_limits<uint32_t>::max()};
 
     /**
      * \brief A batch policy's hook: the batch prefill length L.

@@ -825,6 +825,71 @@ class TransferRefusedTestCase : public FaultTestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief A refused session is final at both BSs: when its UE hands over again, from the
+ *        target that refused it (200 ms) or from the source that learnt it (300 ms), there
+ *        is nothing to move; no state leaves REFUSED (SwitchToState would abort), no second
+ *        request is sent and nothing is refused or restored again.
+ */
+class RefusedThenHandoverTestCase : public FaultTestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit RefusedThenHandoverTestCase(const std::string& transport)
+        : FaultTestCase("a refused session's UE hands over again: nothing to move, no abort",
+                        transport)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        uint32_t transitionsOutOfRefused = 0;
+        const TwoBsOutcome o =
+            RunTwoBs("ns3::ChoScheduler",
+                     0,
+                     1,
+                     300,
+                     Seconds(0),
+                     Seconds(0),
+                     [&transitionsOutOfRefused](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                         target->SetAttribute("KvBits", UintegerValue(8));
+                         for (Ptr<EdgeLlmNode> bs : {source, target})
+                         {
+                             bs->TraceConnectWithoutContext(
+                                 "StateTransition",
+                                 compat::MakeCallback<void,
+                                                      uint64_t,
+                                                      uint16_t,
+                                                      EdgeLlmNode::SessionState,
+                                                      EdgeLlmNode::SessionState>(
+                                     [&transitionsOutOfRefused](uint64_t,
+                                                                uint16_t,
+                                                                EdgeLlmNode::SessionState from,
+                                                                EdgeLlmNode::SessionState) {
+                                         transitionsOutOfRefused += from == EdgeLlmNode::REFUSED;
+                                     }));
+                         }
+                         Simulator::Schedule(MilliSeconds(200),
+                                             &EdgeLlmNode::NotifyHandoverStart,
+                                             target,
+                                             1,
+                                             source->GetCellId());
+                         Simulator::Schedule(MilliSeconds(300),
+                                             &EdgeLlmNode::NotifyHandoverStart,
+                                             source,
+                                             1,
+                                             target->GetCellId());
+                     });
+        NS_TEST_ASSERT_MSG_EQ(o.refusedAtTarget, 1u, "refused once at the target");
+        NS_TEST_ASSERT_MSG_EQ(o.refusedAtSource, 1u, "refused once at the source");
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 0u, "nothing restored");
+        NS_TEST_ASSERT_MSG_EQ(transitionsOutOfRefused, 0u, "REFUSED is final");
+        NS_TEST_ASSERT_MSG_EQ(o.received, o.sent, "bytes sent = bytes delivered");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief TRANSFER_STATUS: with StatusInterval 20 ms the target reports the KV bytes it
  *        holds every 20 ms from the request's arrival (~11 ms) until the restore, in
  *        increasing amounts at about the link rate; when it resumes, RESTORED makes the
@@ -1156,6 +1221,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
             AddTestCase(new TimeoutBeforeBatchTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new TargetHandoverFailureTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new TransferRefusedTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new RefusedThenHandoverTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new TransferStatusTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new PlanningRateTestCase(transport), EDGE_LLM_TEST_QUICK);
         }

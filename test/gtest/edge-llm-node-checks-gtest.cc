@@ -10,6 +10,8 @@
 #include <gtest/gtest.h>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 using namespace ns3;
 
@@ -36,7 +38,8 @@ DecodeRateError(double rate)
 TEST(EdgeLlmNodeChecks, DecodeRateAtBothSides)
 {
     const std::string refused =
-        "decodeRate must be in [0.001, 1e+06] tokens/s (ns3::EdgeLlmNode::DecodeRate's range)";
+        "decodeRate must be in [0.001, 1e+06] tokens/s (ns3::EdgeLlmNode::DecodeRate's range), "
+        "got ";
     for (double ok : {1e-3, 100.0, 1e6})
     {
         EXPECT_EQ(DecodeRateError(ok), "") << ok;
@@ -44,9 +47,13 @@ TEST(EdgeLlmNodeChecks, DecodeRateAtBothSides)
             CreateObject<EdgeLlmNode>()->SetAttributeFailSafe("DecodeRate", DoubleValue(ok)))
             << ok;
     }
-    for (double bad : {0.00099, 1000000.5, 0.0, -1.0})
+    const std::vector<std::pair<double, std::string>> bads{{0.00099, "0.00099"},
+                                                           {1000000.5, "1000000.5"},
+                                                           {0.0, "0"},
+                                                           {-1.0, "-1"}};
+    for (const auto& [bad, shown] : bads)
     {
-        EXPECT_EQ(DecodeRateError(bad), refused) << bad;
+        EXPECT_EQ(DecodeRateError(bad), refused + shown) << bad;
         EXPECT_FALSE(
             CreateObject<EdgeLlmNode>()->SetAttributeFailSafe("DecodeRate", DoubleValue(bad)))
             << bad;

@@ -16,6 +16,7 @@
 #include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-node.h"
+#include "ns3/impactho-scheduler.h"
 #include "ns3/internet-module.h"
 #include "ns3/network-module.h"
 
@@ -31,12 +32,34 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("case",
                  "unknown-model | zero-backhaul-rate | own-cell-peer | no-scheduler | "
+                 "shared-slot-scheduler | "
                  "scheduler-type=NAME (EdgeLlmHelper::SetSchedulerType(NAME))",
                  which);
     cmd.Parse(argc, argv);
     if (which.rfind("scheduler-type=", 0) == 0)
     {
         EdgeLlmHelper().SetSchedulerType(which.substr(15));
+        std::cerr << "case '" << which << "' did not abort\n";
+        return 3;
+    }
+
+    if (which == "shared-slot-scheduler")
+    {
+        // Two BSs given one ImpactHO scheduler: its per-session state is one BS's.
+        Ptr<ImpactHoScheduler> shared = CreateObject<ImpactHoScheduler>();
+        for (uint16_t cell : {1, 2})
+        {
+            Ptr<Node> bs = CreateObject<Node>();
+            InternetStackHelper().Install(bs);
+            Ptr<EdgeLlmNode> a = CreateObject<EdgeLlmNode>();
+            a->SetAttribute("CellId", UintegerValue(cell));
+            a->SetAttribute("Scheduler", PointerValue(shared));
+            bs->AddApplication(a);
+            a->SetStartTime(Seconds(0));
+        }
+        Simulator::Stop(Seconds(0.1));
+        Simulator::Run();
+        Simulator::Destroy();
         std::cerr << "case '" << which << "' did not abort\n";
         return 3;
     }
