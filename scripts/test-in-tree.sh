@@ -239,8 +239,15 @@ PY
     done
     wait || true
     cat "$log".* >>"$log" && rm -f "$log".*
-    done_units=$(grep -cE ' -> exit 0$' "$log" || true)
-    failed_units=$((${#units[@]} - done_units))
+    # A unit passes when every task that compiles it exited 0 (a source two programs, or a
+    # program and the test library, share is one unit compiled by several tasks).
+    failed_units=0
+    for unit in "${units[@]}"; do
+      if ! grep -qxF "$unit -> exit 0" "$log" || grep -E " -> exit [1-9][0-9]*$" "$log" \
+        | grep -qF "$unit -> exit"; then
+        failed_units=$((failed_units + 1))
+      fi
+    done
     grep -E 'error:|-> exit [1-9]' "$log" | head -40 || true
   fi
   say "compile gate took $(($(date +%s) - start)) s"
