@@ -46,17 +46,6 @@ using namespace ns3;
 
 NS_LOG_COMPONENT_DEFINE("EdgeLlmBackhaulStudy");
 
-namespace
-{
-/// The table cell of \p v (TableCell).
-std::string
-Cell(double v, int width)
-{
-    return TableCell(v, width);
-}
-
-} // namespace
-
 int
 main(int argc, char* argv[])
 {
@@ -351,13 +340,13 @@ main(int argc, char* argv[])
             complete = complete && r.complete;
             std::cout << "  " << std::fixed << std::setprecision(2) << std::setw(4) << load << "  "
                       << std::setw(6) << name << "  " << std::setw(3) << r.ues.size() << "  "
-                      << std::setw(8) << r.restoredSessions << "  " << Cell(r.measured.mean, 7)
-                      << "  " << Cell(r.measured.p95, 7) << "  " << Cell(r.measured.worst, 7)
-                      << "  " << Cell(r.queueDelay.mean, 12) << "  " << Cell(r.queueDelay.p95, 11)
-                      << "  " << std::setw(12) << r.kvBytesSent << "  " << std::setw(15)
-                      << r.kvBytesReceived << "  " << std::setw(14) << dropped << "  "
-                      << std::setprecision(2) << std::setw(5) << r.simulatedSeconds << "  "
-                      << std::setw(5)
+                      << std::setw(8) << r.restoredSessions << "  " << TableCell(r.measured.mean, 7)
+                      << "  " << TableCell(r.measured.p95, 7) << "  "
+                      << TableCell(r.measured.worst, 7) << "  " << TableCell(r.queueDelay.mean, 12)
+                      << "  " << TableCell(r.queueDelay.p95, 11) << "  " << std::setw(12)
+                      << r.kvBytesSent << "  " << std::setw(15) << r.kvBytesReceived << "  "
+                      << std::setw(14) << dropped << "  " << std::setprecision(2) << std::setw(5)
+                      << r.simulatedSeconds << "  " << std::setw(5)
                       << static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC
                       << (r.complete ? "" : "  [INCOMPLETE]") << std::endl; // each row as it comes
             std::cout.unsetf(std::ios::fixed);
