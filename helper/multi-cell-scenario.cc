@@ -7,6 +7,7 @@
 #include "edge-llm-helper.h"
 #include "edge-llm-run-progress.h"
 
+#include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/constant-velocity-mobility-model.h"
@@ -22,7 +23,9 @@
 #include "ns3/llm-model-profile.h"
 #include "ns3/log.h"
 #include "ns3/mobility-helper.h"
+#include "ns3/mobility-model.h"
 #include "ns3/point-to-point-channel.h"
+#include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
 #include "ns3/position-allocator.h"
@@ -64,15 +67,6 @@ constexpr double UPLINK_LATENCY = 0.02;
 /// Decoding every session has done before the first handover, s.
 constexpr double DECODE_LEAD = 0.1;
 
-/// %g, as messages print bounds
-std::string
-Number(double value)
-{
-    std::ostringstream out;
-    out << value;
-    return out.str();
-}
-
 void
 Require(bool ok, const std::string& what)
 {
@@ -113,13 +107,17 @@ TcpPayload(Ptr<const QueueDiscItem> item)
 
 struct MultiCellScenario::Counters
 {
-    std::map<uint64_t, MultiCellUeResult> ues; //!< By IMSI
-    std::vector<BackhaulLinkCount> links;      //!< Road links
-    std::vector<double> sojourn;               //!< Queue-disc sojourn times, s
-    std::set<uint64_t> stalled;                //!< UEs whose stall was measured
-    uint32_t resumed{0};                       //!< UEs whose stall was measured
-    uint32_t rrcFailures{0};                   //!< RRC handover failures
-    std::function<void()> stopWhenDrained;     //!< Re-armed each ms
+    std::map<uint64_t, EdgeLlmUeResult> ues; //!< By IMSI
+    /// Each BS's GPU batches (cell -> batch key -> start, s), and start by end (cell ->
+    /// end -> start, s): which batch a prefill-bound restore waited for
+    std::map<uint16_t, std::map<uint64_t, double>> batchStartAt;
+    std::map<uint16_t, std::map<double, double>> batchStartByEnd; //!< see batchStartAt
+    std::vector<BackhaulLinkCount> links;                         //!< Road links
+    std::vector<double> sojourn;                                  //!< Queue-disc sojourn times, s
+    std::set<uint64_t> stalled;                                   //!< UEs whose stall was measured
+    uint32_t resumed{0};                                          //!< UEs whose stall was measured
+    uint32_t rrcFailures{0};                                      //!< RRC handover failures
+    std::function<void()> stopWhenDrained;                        //!< Re-armed each ms
 };
 
 void
@@ -143,14 +141,17 @@ MultiCellConfig::Validate() const
     }
     Require(std::isfinite(interSiteDistance) && interSiteDistance > 0 &&
                 interSiteDistance <= MAX_INTER_SITE,
-            "interSiteDistance must be in (0, " + Number(MAX_INTER_SITE) + "] m, got " +
-                Number(interSiteDistance));
-    Require(backhaul == "mesh" || backhaul == "star" || backhaul == "ring",
-            "backhaul must be mesh, star or ring, got '" + backhaul + "'");
+            "interSiteDistance must be in (0, " + edgellm::FormatNumber(MAX_INTER_SITE) +
+                "] m, got " + edgellm::FormatNumber(interSiteDistance));
+    Require(backhaul == "mesh" || backhaul == "star" || backhaul == "ring" || backhaul == "x2",
+            "backhaul must be mesh, star, ring or x2, got '" + backhaul + "'");
     Require(backhaul != "ring" || numSites >= 3,
             "backhaul ring needs numSites >= 3, got " + std::to_string(numSites));
-    Require(backhaul == "mesh" || ran == "lte",
+    Require(backhaul == "mesh" || backhaul == "x2" || ran == "lte",
             "backhaul " + backhaul + " needs ran lte (NR registers Xn over a mesh only)");
+    Require(backhaul != "x2" || (queueDisc.empty() && crossTrafficLoad == 0),
+            "backhaul x2 (the RAN's own cables) takes no queueDisc and no crossTrafficLoad "
+            "(they need an EdgeLlmBackhaul: mesh, star or ring)");
     // Under EdgeLlmRan's X2 priority root (X2SignallingPriority, as set now: the RAN the
     // engine creates takes it) the disc becomes the KV band's, else the device's root.
     EdgeLlmBackhaul::CheckQueueDisc("queueDisc",
@@ -161,20 +162,26 @@ MultiCellConfig::Validate() const
     // owner, checks them.
     Require(std::isfinite(crossTrafficLoad) && crossTrafficLoad >= 0 &&
                 crossTrafficLoad <= MAX_CROSS_LOAD,
-            "crossTrafficLoad must be in [0, " + Number(MAX_CROSS_LOAD) +
+            "crossTrafficLoad must be in [0, " + edgellm::FormatNumber(MAX_CROSS_LOAD) +
                 "] (a share of the link rate; above it the KV transfer gets under 10 % of "
                 "the link), got " +
-                Number(crossTrafficLoad));
+                edgellm::FormatNumber(crossTrafficLoad));
     Require(uesPerSite >= 1 && uesPerSite <= MAX_UES_PER_SITE,
             "uesPerSite must be in [1, " + std::to_string(MAX_UES_PER_SITE) + "], got " +
                 std::to_string(uesPerSite));
     Require(mobility == "road" || mobility == "random-waypoint" || mobility == "gauss-markov",
             "mobility must be road, random-waypoint or gauss-markov, got '" + mobility + "'");
     Require(std::isfinite(speed) && speed >= MIN_SPEED && speed <= MAX_SPEED,
-            "speed must be in [" + Number(MIN_SPEED) + ", " + Number(MAX_SPEED) + "] m/s, got " +
-                Number(speed));
-    Require(handover == "script" || handover == "A3-RSRP" || handover == "A2-A4-RSRQ",
-            "handover must be script, A3-RSRP or A2-A4-RSRQ, got '" + handover + "'");
+            "speed must be in [" + edgellm::FormatNumber(MIN_SPEED) + ", " +
+                edgellm::FormatNumber(MAX_SPEED) +
+                "] m/s (500 km/h, the fastest mobility LTE is specified for; below 0.1 m/s a "
+                "road takes hours of simulated LTE), got " +
+                edgellm::FormatNumber(speed));
+    Require(handover == "script" || handover == "A3-RSRP" || handover == "A2-A4-RSRQ" ||
+                handover.rfind("ns3::", 0) == 0,
+            "handover must be script, A3-RSRP, A2-A4-RSRQ or a handover algorithm TypeId "
+            "(ns3::...), got '" +
+                handover + "'");
     Require(handover != "script" || mobility == "road",
             "handover script needs mobility road (a scripted handover happens where the "
             "road crosses the boundary); with " +
@@ -182,9 +189,25 @@ MultiCellConfig::Validate() const
     Require(std::isfinite(boundaryFraction) && boundaryFraction > 0 && boundaryFraction <= 0.5,
             "boundaryFraction must be in (0, 0.5] (past the midpoint the home site is the "
             "weaker cell), got " +
-                Number(boundaryFraction));
+                edgellm::FormatNumber(boundaryFraction));
     Require(!platoonSpread.IsStrictlyNegative() && platoonSpread <= Seconds(60),
             "platoonSpread must be in [0, 60] s");
+    Require(std::isnan(predictedHandoverDistance) ||
+                (std::isfinite(predictedHandoverDistance) && predictedHandoverDistance >= 0 &&
+                 predictedHandoverDistance <= interSiteDistance),
+            "predictedHandoverDistance must be NaN (boundaryFraction x interSiteDistance) or in "
+            "[0, interSiteDistance] = [0, " +
+                edgellm::FormatNumber(interSiteDistance) + "] m, got " +
+                edgellm::FormatNumber(predictedHandoverDistance));
+    Require(tokenBytes <= EdgeLlmNode::MAX_TOKEN_BYTES,
+            "tokenBytes must be in [0, " + std::to_string(EdgeLlmNode::MAX_TOKEN_BYTES) +
+                "] (EdgeLlmNode TokenBytes), got " + std::to_string(tokenBytes));
+    Require(!warmDecodeStart.IsStrictlyNegative(), "warmDecodeStart must be >= 0");
+    Require(!lookahead.IsStrictlyNegative(), "lookahead must be >= 0");
+    Require(!maxSimTime.IsStrictlyNegative(),
+            "maxSimTime must be >= 0 (0: the last scripted handover + tailTime)");
+    Require(!drainGrace.IsStrictlyNegative() && drainGrace <= Seconds(1),
+            "drainGrace must be in [0, 1] s");
     // kvBits: LlmModelProfile::FromPreset below, its owner, checks it.
     PrefillTimeModel::CheckCoefficients(prefillA,
                                         prefillB,
@@ -193,7 +216,9 @@ MultiCellConfig::Validate() const
                                         "prefillB",
                                         "prefillC");
     Require(!batchPeriod.IsStrictlyNegative() && batchPeriod <= Seconds(1),
-            "batchPeriod must be in [0, 1] s");
+            "batchPeriod must be in [0, 1] s (longer, a batch waits more than any handover "
+            "takes), got " +
+                edgellm::FormatNumber(batchPeriod.GetSeconds()) + " s");
     EdgeLlmNode::CheckDecodeRate("decodeRate", decodeRate);
     Require(promptMin >= 1 && promptMin <= promptMax && promptMax <= MAX_PROMPT,
             "promptMin and promptMax must satisfy 1 <= promptMin <= promptMax <= " +
@@ -203,22 +228,21 @@ MultiCellConfig::Validate() const
     Require(promptTime.IsStrictlyPositive() && promptTime <= Seconds(10),
             "promptTime must be in (0, 10] s");
     Require(tailTime.IsStrictlyPositive() && tailTime <= Seconds(MAX_SIM_SECONDS),
-            "tailTime must be in (0, " + Number(MAX_SIM_SECONDS) + "] s");
+            "tailTime must be in (0, " + edgellm::FormatNumber(MAX_SIM_SECONDS) + "] s");
     Require(seedStream <= 1000000, "seedStream must be in [0, 1000000]");
     Require(!monitorInterval.IsStrictlyNegative() && monitorInterval <= Seconds(10),
             "monitorInterval must be 0 (no monitor) or in (0, 10] s");
     Require(std::isfinite(pathlossExponent) && pathlossExponent >= 1.5 && pathlossExponent <= 6,
-            "pathlossExponent must be in [1.5, 6], got " + Number(pathlossExponent));
-    Require(std::isfinite(pathlossReferenceDb) && pathlossReferenceDb >= 0 &&
-                pathlossReferenceDb <= 100,
-            "pathlossReferenceDb must be in [0, 100] dB, got " + Number(pathlossReferenceDb));
-    EdgeLlmRanConfig radio;
-    radio.backhaulGbps = backhaulGbps;
-    radio.backhaulDelay = backhaulDelay;
-    radio.backhaulMtu = backhaulMtu;
-    radio.pathlossModel = ran == "lte" ? pathlossModel : ""; // NR: its 3GPP scenario's
-    radio.bsTxPowerDbm = bsTxPowerDbm;
-    radio.Validate(ran); // the backhaul against the RAN's handover timers, the TypeIds
+            "pathlossExponent must be in [1.5, 6] (measured exponents: about 1.6 in corridors "
+            "to 6 in buildings), got " +
+                edgellm::FormatNumber(pathlossExponent));
+    Require(std::isnan(pathlossReferenceDb) ||
+                (std::isfinite(pathlossReferenceDb) && pathlossReferenceDb >= 0 &&
+                 pathlossReferenceDb <= 100),
+            "pathlossReferenceDb must be NaN (the model's defaults) or in [0, 100] dB, got " +
+                edgellm::FormatNumber(pathlossReferenceDb));
+    // The backhaul against the RAN's handover timers, the TypeIds, the radio's ranges.
+    GetRanConfig().Validate(ran);
     if (queueDisc == "ns3::TbfQueueDisc" && !EdgeLlmRan::DefaultX2SignallingPriority())
     {
         // TBF as the root shapes every backhaul link to its Rate (ns-3's default 1 Mbit/s).
@@ -232,12 +256,41 @@ MultiCellConfig::Validate() const
         Require(rate >= backhaulGbps * 1e9,
                 "queueDisc ns3::TbfQueueDisc as the root shapes the backhaul to its Rate "
                 "(--ns3::TbfQueueDisc::Rate), " +
-                    Number(rate) + " bit/s; it must be >= backhaulGbps (" +
-                    Number(backhaulGbps * 1e9) +
+                    edgellm::FormatNumber(rate) + " bit/s; it must be >= backhaulGbps (" +
+                    edgellm::FormatNumber(backhaulGbps * 1e9) +
                     " bit/s): below it the X2 signalling, without X2SignallingPriority, waits "
                     "behind the shaped KV queue and ns-3's RRC aborts");
     }
     (void)LlmModelProfile::FromPreset(model, kvBits);
+}
+
+EdgeLlmRanConfig
+MultiCellConfig::GetRanConfig() const
+{
+    EdgeLlmRanConfig radio;
+    radio.backhaulGbps = backhaulGbps;
+    radio.backhaulDelay = backhaulDelay;
+    radio.backhaulMtu = backhaulMtu;
+    radio.handoverAlgorithm = handover == "script"       ? ""
+                              : handover == "A3-RSRP"    ? "ns3::A3RsrpHandoverAlgorithm"
+                              : handover == "A2-A4-RSRQ" ? "ns3::A2A4RsrqHandoverAlgorithm"
+                                                         : handover;
+    radio.pathlossModel = ran == "lte" ? pathlossModel : ""; // NR: its 3GPP scenario's
+    radio.pathlossExponent = pathlossExponent;
+    radio.bsTxPowerDbm = bsTxPowerDbm;
+    radio.bandwidthRbs = bandwidthRbs;
+    radio.nrFrequencyHz = nrFrequencyHz;
+    radio.nrBandwidthHz = nrBandwidthHz;
+    radio.nrNumerology = nrNumerology;
+    if (ran == "lte")
+    {
+        radio.raPreambles = raPreambles;
+        radio.preambleTransMax = preambleTransMax;
+        radio.srsPeriodicity = srsPeriodicity;
+        radio.amcModel = amcModel;
+    }
+    radio.stream = STREAM_RAN;
+    return radio;
 }
 
 MultiCellScenario::MultiCellScenario(const MultiCellConfig& config)
@@ -318,6 +371,7 @@ MultiCellScenario::GetAttributesSet()
     const std::string radio = "the multi-cell scenario sets it for many UEs per cell (see "
                               "the doc, Multi-cell scenarios)";
     const std::string perNode = "the scenario sets it per node or per UE";
+    const std::string engine = "the scenario engine sets it on every node (MultiCellConfig ";
     return {
         {"ns3::LteEnbRrc::SrsPeriodicity", radio},
         {"ns3::LteEnbMac::NumberOfRaPreambles", radio},
@@ -331,6 +385,10 @@ MultiCellScenario::GetAttributesSet()
         {"ns3::EdgeLlmNode::KvBits", "use --kvBits"},
         {"ns3::EdgeLlmNode::DecodeRate", "use --decodeRate"},
         {"ns3::EdgeLlmNode::CellId", perNode},
+        {"ns3::EdgeLlmNode::TokenBytes", engine + "tokenBytes, default 4)"},
+        {"ns3::EdgeLlmNode::PrefillPromptsOnGpu", engine + "prefillPromptsOnGpu, default true)"},
+        {"ns3::EdgeLlmNode::WarmDecodeStart", engine + "warmDecodeStart)"},
+        {"ns3::HandoverScheduler::Lookahead", engine + "lookahead, default 0)"},
         {"ns3::PrefillEngine::PrefillA", "use --prefillA"},
         {"ns3::PrefillEngine::PrefillB", "use --prefillB"},
         {"ns3::PrefillEngine::PrefillC", "use --prefillC"},
@@ -372,38 +430,16 @@ MultiCellScenario::BuildSites()
     Ipv4AddressGenerator::Reset();
     m_sites = SitePositions(m_cfg.layout, m_cfg.numSites, m_cfg.interSiteDistance);
     m_roadTarget = RoadTargets(m_sites, m_cfg.interSiteDistance);
-    if (m_cfg.ran == "lte")
+    if (m_cfg.ran == "lte" && m_cfg.pathlossModel == "ns3::LogDistancePropagationLossModel" &&
+        !std::isnan(m_cfg.pathlossReferenceDb))
     {
-        if (m_cfg.pathlossModel == "ns3::LogDistancePropagationLossModel")
-        {
-            Config::SetDefault("ns3::LogDistancePropagationLossModel::ReferenceDistance",
-                               DoubleValue(1));
-            Config::SetDefault("ns3::LogDistancePropagationLossModel::ReferenceLoss",
-                               DoubleValue(m_cfg.pathlossReferenceDb));
-        }
+        Config::SetDefault("ns3::LogDistancePropagationLossModel::ReferenceDistance",
+                           DoubleValue(1));
+        Config::SetDefault("ns3::LogDistancePropagationLossModel::ReferenceLoss",
+                           DoubleValue(m_cfg.pathlossReferenceDb));
     }
-    // The RAN first: its EPC nodes exist before the scenario's (as in the road scenario).
-    EdgeLlmRanConfig radio;
-    radio.backhaulGbps = m_cfg.backhaulGbps;
-    radio.backhaulDelay = m_cfg.backhaulDelay;
-    radio.backhaulMtu = m_cfg.backhaulMtu;
-    radio.handoverAlgorithm = m_cfg.handover == "A3-RSRP"      ? "ns3::A3RsrpHandoverAlgorithm"
-                              : m_cfg.handover == "A2-A4-RSRQ" ? "ns3::A2A4RsrqHandoverAlgorithm"
-                                                               : "";
-    radio.pathlossModel = m_cfg.ran == "lte" ? m_cfg.pathlossModel : "";
-    radio.pathlossExponent = m_cfg.pathlossExponent;
-    radio.bsTxPowerDbm = m_cfg.bsTxPowerDbm;
-    if (m_cfg.ran == "lte")
-    {
-        // Many UEs per cell (doc: each value's reason), EdgeLlmRanConfig's RACH/SRS knobs:
-        // SRS slots for 320 UE contexts, 64 - 28 = 36 dedicated preambles for handovers,
-        // at most 10 RACH attempts.
-        radio.srsPeriodicity = 320;
-        radio.raPreambles = 28;
-        radio.preambleTransMax = 10;
-    }
-    radio.stream = STREAM_RAN;
-    m_ran = EdgeLlmRan::Create(m_cfg.ran, radio);
+    // The RAN first: its EPC nodes exist before the scenario's.
+    m_ran = EdgeLlmRan::Create(m_cfg.ran, m_cfg.GetRanConfig());
     m_bsNodes.Create(m_cfg.numSites);
     Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
     for (const auto& p : m_sites)
@@ -422,7 +458,6 @@ MultiCellScenario::BuildUes()
     RequireDone(m_ueNodes.GetN() == 0, "BuildUes", "already done (each part runs once)");
     const uint32_t k = m_cfg.uesPerSite;
     const uint32_t n = m_cfg.numSites * k;
-    m_ueNodes.Create(n);
 
     // Prompts and handover instants, from the scenario's own streams.
     Ptr<UniformRandomVariable> prompt = CreateObject<UniformRandomVariable>();
@@ -439,24 +474,31 @@ MultiCellScenario::BuildUes()
     const double step = tc > 0 ? tc : 1e-3;
     m_handoverStart = std::ceil((busy + DECODE_LEAD) / step - 1e-9) * step;
     const double spread = m_cfg.platoonSpread.GetSeconds();
+    // Enough tokens to decode until the handover and tokensAfterHandover after it.
+    const auto before = static_cast<uint32_t>(std::ceil(
+        (m_handoverStart + m_cfg.platoonSpread.GetSeconds() + m_cfg.tailTime.GetSeconds()) *
+        m_cfg.decodeRate));
     m_home.resize(n);
-    m_prompt.resize(n);
     m_tau.resize(n);
+    m_ues.resize(n);
     for (uint32_t i = 0; i < n; ++i)
     {
+        ScenarioUe& ue = m_ues[i];
         m_home[i] = i / k;
-        m_prompt[i] = prompt->GetInteger(m_cfg.promptMin, m_cfg.promptMax);
+        ue.homeSite = m_home[i];
+        ue.targetSite = m_roadTarget[m_home[i]];
+        ue.promptTokens = prompt->GetInteger(m_cfg.promptMin, m_cfg.promptMax);
+        ue.maxNewTokens = before + m_cfg.tokensAfterHandover;
+        ue.promptAt = m_cfg.promptTime;
         // Rounded to the microsecond, so that a Time holds it exactly.
         m_tau[i] = std::round((m_handoverStart + spread * when->GetValue()) * 1e6) / 1e6;
+        ue.handoverAt = MicroSeconds(static_cast<int64_t>(std::llround(m_tau[i] * 1e6)));
     }
 
     const double z = m_ran->GetUeHeight();
     const double d = m_cfg.interSiteDistance;
-    MobilityHelper mobility;
     if (m_cfg.mobility == "road")
     {
-        mobility.SetMobilityModel("ns3::ConstantVelocityMobilityModel");
-        mobility.Install(m_ueNodes);
         for (uint32_t i = 0; i < n; ++i)
         {
             const Vector& a = m_sites[m_home[i]];
@@ -468,13 +510,14 @@ MultiCellScenario::BuildUes()
             const double bx = a.x + m_cfg.boundaryFraction * len * dir.x - ROAD_OFFSET * dir.y;
             const double by = a.y + m_cfg.boundaryFraction * len * dir.y + ROAD_OFFSET * dir.x;
             const double back = m_cfg.speed * m_tau[i];
-            Ptr<ConstantVelocityMobilityModel> m =
-                m_ueNodes.Get(i)->GetObject<ConstantVelocityMobilityModel>();
-            m->SetPosition(Vector(bx - back * dir.x, by - back * dir.y, z));
-            m->SetVelocity(Vector(m_cfg.speed * dir.x, m_cfg.speed * dir.y, 0));
+            m_ues[i].position = Vector(bx - back * dir.x, by - back * dir.y, z);
+            m_ues[i].velocity = Vector(m_cfg.speed * dir.x, m_cfg.speed * dir.y, 0);
         }
+        CreateUeNodes();
         return;
     }
+    m_ueNodes.Create(n);
+    MobilityHelper mobility;
     // Random motion in the layout's bounding box (each site's cell reaching d / 2 out),
     // from a start drawn in the square of side d / 2 around the home site.
     double xMin = 0;
@@ -496,7 +539,8 @@ MultiCellScenario::BuildUes()
         const Vector& s = m_sites[m_home[i]];
         const double dx = offset->GetValue(-d / 4, d / 4);
         const double dy = offset->GetValue(-d / 4, d / 4);
-        start->Add(Vector(s.x + dx, s.y + dy, z));
+        m_ues[i].position = Vector(s.x + dx, s.y + dy, z);
+        start->Add(m_ues[i].position);
     }
     mobility.SetPositionAllocator(start);
     std::ostringstream speed;
@@ -546,27 +590,109 @@ MultiCellScenario::BuildUes()
 }
 
 void
+MultiCellScenario::BuildUes(const std::vector<ScenarioUe>& ues)
+{
+    RequireDone(m_bsNodes.GetN() > 0, "BuildUes", "call BuildSites first");
+    RequireDone(m_ueNodes.GetN() == 0, "BuildUes", "already done (each part runs once)");
+    Require(!ues.empty(), "BuildUes: ues must have at least one UE");
+    std::vector<uint32_t> perSite(m_cfg.numSites, 0);
+    for (std::size_t i = 0; i < ues.size(); ++i)
+    {
+        const ScenarioUe& ue = ues[i];
+        const std::string name = "BuildUes: ues[" + std::to_string(i) + "].";
+        Require(ue.homeSite < m_cfg.numSites,
+                name + "homeSite must be in [0, " + std::to_string(m_cfg.numSites - 1) + "], got " +
+                    std::to_string(ue.homeSite));
+        Require(++perSite[ue.homeSite] <= MultiCellConfig::MAX_UES_PER_SITE,
+                name + "homeSite: at most " + std::to_string(MultiCellConfig::MAX_UES_PER_SITE) +
+                    " UEs per site");
+        const bool scripted = ue.handoverAt != Time::Max();
+        Require(!scripted || (ue.targetSite < m_cfg.numSites && ue.targetSite != ue.homeSite),
+                name + "targetSite must be a site in [0, " + std::to_string(m_cfg.numSites - 1) +
+                    "] other than homeSite " + std::to_string(ue.homeSite) + ", got " +
+                    std::to_string(ue.targetSite));
+        for (double v : {ue.position.x, ue.position.y, ue.velocity.x, ue.velocity.y})
+        {
+            Require(std::isfinite(v), name + "position and velocity must be finite");
+        }
+        Require(ue.promptTokens >= 1, name + "promptTokens must be >= 1");
+        Require(ue.maxNewTokens >= 1, name + "maxNewTokens must be >= 1");
+        Require(!ue.promptAt.IsStrictlyNegative(), name + "promptAt must be >= 0");
+        Require(!ue.handoverAt.IsStrictlyNegative(),
+                name + "handoverAt must be >= 0 (Time::Max(): none)");
+    }
+    m_ues = ues;
+    m_home.clear();
+    m_tau.clear();
+    for (const ScenarioUe& ue : m_ues)
+    {
+        m_home.push_back(ue.homeSite);
+        if (ue.handoverAt != Time::Max())
+        {
+            m_tau.push_back(ue.handoverAt.GetSeconds());
+        }
+    }
+    m_handoverStart = m_tau.empty() ? 0 : *std::min_element(m_tau.begin(), m_tau.end());
+    CreateUeNodes();
+}
+
+void
+MultiCellScenario::CreateUeNodes()
+{
+    m_ueNodes.Create(m_ues.size());
+    MobilityHelper mobility;
+    mobility.SetMobilityModel("ns3::ConstantVelocityMobilityModel");
+    mobility.Install(m_ueNodes);
+    for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
+    {
+        Ptr<ConstantVelocityMobilityModel> m =
+            m_ueNodes.Get(i)->GetObject<ConstantVelocityMobilityModel>();
+        m->SetPosition(Vector(m_ues[i].position.x, m_ues[i].position.y, m_ran->GetUeHeight()));
+        m->SetVelocity(m_ues[i].velocity);
+    }
+}
+
+void
 MultiCellScenario::BuildRan()
 {
     RequireDone(m_ueNodes.GetN() > 0, "BuildRan", "call BuildUes first");
     RequireDone(m_ran->GetBsDevices().GetN() == 0,
                 "BuildRan",
                 "already done (each part runs once)");
-    // The backhaul: Mesh (the RAN's X2/Xn cables), Star (every site to an aggregation
-    // router, X2 over two hops) or Ring, with per-link rate, delay, MTU and queue disc.
-    Ptr<EdgeLlmBackhaul> backhaul = CreateObject<EdgeLlmBackhaul>();
-    const std::string topology = m_cfg.backhaul == "star"   ? "Star"
-                                 : m_cfg.backhaul == "ring" ? "Ring"
-                                                            : "Mesh";
-    const DataRate rate(static_cast<uint64_t>(std::llround(m_cfg.backhaulGbps * 1e9)));
-    backhaul->SetAttribute("Topology", StringValue(topology));
-    backhaul->SetAttribute("LinkDataRate", DataRateValue(rate));
-    backhaul->SetAttribute("AggregationDataRate", DataRateValue(rate));
-    backhaul->SetAttribute("LinkDelay", TimeValue(m_cfg.backhaulDelay));
-    backhaul->SetAttribute("LinkMtu", UintegerValue(m_cfg.backhaulMtu));
-    backhaul->SetAttribute("QueueDisc", StringValue(m_cfg.queueDisc));
-    m_ran->SetBackhaul(backhaul);
+    if (m_cfg.backhaul != "x2")
+    {
+        // The backhaul: Mesh (the RAN's X2/Xn cables), Star (every site to an aggregation
+        // router, X2 over two hops) or Ring, with per-link rate, delay, MTU and queue disc.
+        Ptr<EdgeLlmBackhaul> backhaul = CreateObject<EdgeLlmBackhaul>();
+        const std::string topology = m_cfg.backhaul == "star"   ? "Star"
+                                     : m_cfg.backhaul == "ring" ? "Ring"
+                                                                : "Mesh";
+        const DataRate rate(static_cast<uint64_t>(std::llround(m_cfg.backhaulGbps * 1e9)));
+        backhaul->SetAttribute("Topology", StringValue(topology));
+        backhaul->SetAttribute("LinkDataRate", DataRateValue(rate));
+        backhaul->SetAttribute("AggregationDataRate", DataRateValue(rate));
+        backhaul->SetAttribute("LinkDelay", TimeValue(m_cfg.backhaulDelay));
+        backhaul->SetAttribute("LinkMtu", UintegerValue(m_cfg.backhaulMtu));
+        backhaul->SetAttribute("QueueDisc", StringValue(m_cfg.queueDisc));
+        m_ran->SetBackhaul(backhaul);
+    }
     m_ran->Install(m_bsNodes, m_ueNodes);
+    if (!m_cfg.pcapPrefix.empty())
+    {
+        // The usual helper call, on the sites' point-to-point devices (X2/Xn and S1-U);
+        // tools/edge-llm-kv.lua decodes the KV transfer in them.
+        for (uint32_t n = 0; n < m_bsNodes.GetN(); ++n)
+        {
+            for (uint32_t d = 0; d < m_bsNodes.Get(n)->GetNDevices(); ++d)
+            {
+                Ptr<NetDevice> dev = m_bsNodes.Get(n)->GetDevice(d);
+                if (DynamicCast<PointToPointNetDevice>(dev))
+                {
+                    PointToPointHelper().EnablePcap(m_cfg.pcapPrefix, dev, false);
+                }
+            }
+        }
+    }
     NetDeviceContainer bs = m_ran->GetBsDevices();
     NetDeviceContainer ue = m_ran->GetUeDevices();
     for (uint32_t s = 0; s < m_cfg.numSites; ++s)
@@ -579,7 +705,10 @@ MultiCellScenario::BuildRan()
                 home.Add(ue.Get(i));
             }
         }
-        m_ran->Attach(home, bs.Get(s));
+        if (home.GetN() > 0)
+        {
+            m_ran->Attach(home, bs.Get(s));
+        }
     }
 }
 
@@ -590,6 +719,10 @@ MultiCellScenario::BuildBackhaul()
     RequireDone(!m_backhaulBuilt, "BuildBackhaul", "already done (each part runs once)");
     m_backhaulBuilt = true;
     Ptr<EdgeLlmBackhaul> backhaul = m_ran->GetBackhaul();
+    if (!backhaul)
+    {
+        return; // the RAN's own cables (backhaul x2): no cross traffic, no per-link counts
+    }
     // Cross traffic planned with (EdgeLlmBackhaul: before ConnectBackhaul, in InstallApps);
     // blind planning installs it after.
     if (m_cfg.crossTrafficLoad > 0 && m_cfg.planWithCrossTraffic)
@@ -692,67 +825,63 @@ MultiCellScenario::InstallApps(const std::string& schedulerType)
     RequireDone(m_backhaulBuilt, "InstallApps", "call BuildBackhaul first");
     RequireDone(m_bsApps.GetN() == 0, "InstallApps", "already done (each part runs once)");
     RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
+    // The one place a scenario configures the helper: the RAN, the scheduler, the LLM,
+    // the warm-up and the GPU.
     EdgeLlmHelper edge;
     edge.SetRan(m_ran);
-    edge.SetSchedulerType(schedulerType);
+    edge.SetSchedulerType(schedulerType, "Lookahead", TimeValue(m_cfg.lookahead));
     edge.SetNodeAttribute("Model", StringValue(m_cfg.model));
     edge.SetNodeAttribute("KvBits", UintegerValue(m_cfg.kvBits));
     edge.SetNodeAttribute("DecodeRate", DoubleValue(m_cfg.decodeRate));
+    edge.SetNodeAttribute("TokenBytes", UintegerValue(m_cfg.tokenBytes));
+    edge.SetNodeAttribute("PrefillPromptsOnGpu", BooleanValue(m_cfg.prefillPromptsOnGpu));
+    if (m_cfg.warmDecodeStart.IsStrictlyPositive())
+    {
+        edge.SetNodeAttribute("WarmDecodeStart", TimeValue(m_cfg.warmDecodeStart));
+    }
     edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(m_cfg.prefillA));
     edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(m_cfg.prefillB));
     edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(m_cfg.prefillC));
     edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(m_cfg.batchPeriod));
     m_bsApps = edge.InstallOnEnbs(m_ran->GetBsDevices());
-    // Peers over the backhaul's paths, planned at each path's bottleneck less the cross
-    // traffic installed so far (EdgeLlmBackhaul): with planWithCrossTraffic the cross
-    // traffic is installed before (BuildBackhaul), else after, so the plan is blind to it.
-    edge.ConnectBackhaul(m_bsApps, m_ran->GetBackhaul());
-    if (m_cfg.crossTrafficLoad > 0 && !m_cfg.planWithCrossTraffic)
+    if (!m_ran->GetBackhaul())
     {
-        InstallCrossTraffic();
+        edge.ConnectBackhaul(m_bsApps); // the RAN's own X2/Xn cables
     }
-    EdgeLlmHelper::CheckConfiguration(m_bsApps); // throws std::invalid_argument
+    else
+    {
+        // Peers over the backhaul's paths, planned at each path's bottleneck less the cross
+        // traffic installed so far (EdgeLlmBackhaul): with planWithCrossTraffic the cross
+        // traffic is installed before (BuildBackhaul), else after, so the plan is blind.
+        edge.ConnectBackhaul(m_bsApps, m_ran->GetBackhaul());
+        if (m_cfg.crossTrafficLoad > 0 && !m_cfg.planWithCrossTraffic)
+        {
+            InstallCrossTraffic();
+        }
+    }
+    try
+    {
+        EdgeLlmHelper::CheckConfiguration(m_bsApps);
+    }
+    catch (const std::invalid_argument&)
+    {
+        Simulator::Destroy(); // nothing ran: leave the simulator as it was
+        throw;
+    }
     edge.ConnectHandoverTrace(m_bsApps);
     EdgeLlmHelper::AddEpcRoutes(m_ran->GetSgwNode(), m_ran->GetPgwNode(), m_bsNodes);
-    // Each site's UEs are served by its own EdgeLlmNode.
-    NetDeviceContainer ueDevs = m_ran->GetUeDevices();
-    std::vector<Ptr<Application>> bySite(m_ueNodes.GetN());
-    for (uint32_t s = 0; s < m_cfg.numSites; ++s)
+    // Each UE is served by the EdgeLlmNode of the cell it attaches to (its home site's).
+    m_ueApps = edge.InstallUe(m_ueNodes, m_ran->GetUeDevices(), m_bsApps);
+    for (uint32_t i = 0; i < m_ueApps.GetN(); ++i)
     {
-        NodeContainer nodes;
-        NetDeviceContainer devs;
-        std::vector<uint32_t> index;
-        for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
-        {
-            if (m_home[i] == s)
-            {
-                nodes.Add(m_ueNodes.Get(i));
-                devs.Add(ueDevs.Get(i));
-                index.push_back(i);
-            }
-        }
-        ApplicationContainer apps = edge.InstallUe(
-            nodes,
-            devs,
-            m_bsApps.Get(s),
-            EdgeLlmHelper::GetUeFacingAddress(m_bsNodes.Get(s), m_ran->GetSgwNode()));
-        for (uint32_t j = 0; j < apps.GetN(); ++j)
-        {
-            bySite[index[j]] = apps.Get(j);
-        }
-    }
-    for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
-    {
-        // Enough tokens to decode until the handover and tokensAfterHandover after it.
-        const auto before = static_cast<uint32_t>(std::ceil(
-            (m_handoverStart + m_cfg.platoonSpread.GetSeconds() + m_cfg.tailTime.GetSeconds()) *
-            m_cfg.decodeRate));
-        bySite[i]->SetAttribute("PromptTokens", UintegerValue(m_prompt[i]));
-        bySite[i]->SetAttribute("MaxNewTokens", UintegerValue(before + m_cfg.tokensAfterHandover));
-        m_ueApps.Add(bySite[i]);
+        m_ueApps.Get(i)->SetAttribute("PromptTokens", UintegerValue(m_ues[i].promptTokens));
+        m_ueApps.Get(i)->SetAttribute("MaxNewTokens", UintegerValue(m_ues[i].maxNewTokens));
     }
     m_bsApps.Start(Seconds(0));
-    m_ueApps.Start(m_cfg.promptTime);
+    for (uint32_t i = 0; i < m_ueApps.GetN(); ++i)
+    {
+        m_ueApps.Get(i)->SetStartTime(m_ues[i].promptAt);
+    }
 }
 
 void
@@ -763,18 +892,84 @@ MultiCellScenario::ScheduleHandovers()
     m_handoversScheduled = true;
     if (m_cfg.handover != "script")
     {
-        return; // the RRC's algorithm decides
+        // The RRC's algorithm decides; the sources may predict arrivals.
+        if (m_cfg.predictArrivals)
+        {
+            InstallArrivalPredictors();
+        }
+        return;
     }
     NetDeviceContainer bs = m_ran->GetBsDevices();
     NetDeviceContainer ue = m_ran->GetUeDevices();
     for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
     {
-        const uint32_t s = m_home[i];
-        const uint32_t t = m_roadTarget[s];
-        const Time tau = MicroSeconds(static_cast<int64_t>(std::llround(m_tau[i] * 1e6)));
-        m_ran->HandoverRequest(tau, ue.Get(i), bs.Get(s), bs.Get(t));
-        DynamicCast<EdgeLlmNode>(m_bsApps.Get(s))
-            ->ExpectHandover(m_ran->GetImsi(ue.Get(i)), m_ran->GetCellId(bs.Get(t)), tau);
+        const ScenarioUe& u = m_ues[i];
+        if (u.handoverAt == Time::Max())
+        {
+            continue; // stays on its home site
+        }
+        m_ran->HandoverRequest(u.handoverAt, ue.Get(i), bs.Get(u.homeSite), bs.Get(u.targetSite));
+        DynamicCast<EdgeLlmNode>(m_bsApps.Get(u.homeSite))
+            ->ExpectHandover(m_ran->GetImsi(ue.Get(i)),
+                             m_ran->GetCellId(bs.Get(u.targetSite)),
+                             u.handoverAt);
+    }
+}
+
+void
+MultiCellScenario::InstallArrivalPredictors()
+{
+    // Online look-ahead from positions and speeds: a UE is expected to hand over when its
+    // road (home site toward targetSite) reaches predictedHandoverDistance, with the
+    // context it will have by then. Each source predicts its own home UEs.
+    struct Road
+    {
+        Ptr<MobilityModel> mobility; //!< The UE's
+        Vector from;                 //!< Its home site
+        Vector direction;            //!< Unit vector toward its target site
+        double handoverAt;           //!< Distance along the road of the handover, m
+    };
+
+    std::map<uint32_t, std::map<uint64_t, Road>> bySite; // site -> IMSI -> road
+    NetDeviceContainer ueDevs = m_ran->GetUeDevices();
+    for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
+    {
+        const ScenarioUe& u = m_ues[i];
+        const Vector& a = m_sites[u.homeSite];
+        const Vector& b = m_sites[u.targetSite];
+        const double len = CalculateDistance(a, b);
+        bySite[u.homeSite][m_ran->GetImsi(ueDevs.Get(i))] = {
+            m_ueNodes.Get(i)->GetObject<MobilityModel>(),
+            a,
+            Vector((b.x - a.x) / len, (b.y - a.y) / len, 0),
+            std::isnan(m_cfg.predictedHandoverDistance) ? m_cfg.boundaryFraction * len
+                                                        : m_cfg.predictedHandoverDistance};
+    }
+    for (const auto& [site, roads] : bySite)
+    {
+        Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(m_bsApps.Get(site));
+        source->SetArrivalPredictor([source, roads](uint16_t, Time now, Time horizon) {
+            std::vector<CtHoUe> next;
+            for (const auto& [imsi, r] : roads)
+            {
+                const Vector p = r.mobility->GetPosition();
+                const Vector v = r.mobility->GetVelocity();
+                const double x =
+                    (p.x - r.from.x) * r.direction.x + (p.y - r.from.y) * r.direction.y;
+                const double speed = v.x * r.direction.x + v.y * r.direction.y;
+                if (speed <= 0 || x >= r.handoverAt)
+                {
+                    continue;
+                }
+                const Time when = now + Seconds((r.handoverAt - x) / speed);
+                const uint64_t c = source->PredictContextAt(imsi, when);
+                if (when <= now + horizon && c > 0)
+                {
+                    next.push_back({imsi, when.GetSeconds(), c});
+                }
+            }
+            return next;
+        });
     }
 }
 
@@ -798,14 +993,59 @@ MultiCellScenario::ConnectOutputs()
     NetDeviceContainer ueDevs = m_ran->GetUeDevices();
     for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
     {
-        MultiCellUeResult& r = c->ues[m_ran->GetImsi(ueDevs.Get(i))];
-        r.imsi = m_ran->GetImsi(ueDevs.Get(i));
+        EdgeLlmUeResult& r = c->ues[m_ran->GetImsi(ueDevs.Get(i))];
+        r.ueId = m_ran->GetImsi(ueDevs.Get(i));
         r.homeSite = m_home[i];
-        r.promptTokens = m_prompt[i];
+        r.startX = m_ues[i].position.x;
+        r.promptTokens = m_ues[i].promptTokens;
     }
     // The per-UE results come from the session records (m_stats, the one collector);
-    // the traces below count what is no session's: RRC failures, and the UEs resumed
-    // (the stop rule).
+    // the traces below add what is no session record's: the RRC's side (HandoverEndOk,
+    // failures), the sources' aborted handovers, the GPUs' batches, the UEs' stalls (and
+    // the UEs resumed: the stop rule).
+    for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
+    {
+        Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
+        const uint16_t cell = bs->GetCellId();
+        bs->TraceConnectWithoutContext("HandoverFailed",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [c](uint64_t id, uint16_t, uint64_t) {
+                                               const auto u = c->ues.find(id);
+                                               if (u != c->ues.end())
+                                               {
+                                                   u->second.handoverFailed = true;
+                                               }
+                                           }));
+        bs->GetPrefillEngine()->TraceConnectWithoutContext(
+            "BatchStart",
+            compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+                [c, cell](uint64_t key, uint64_t, uint32_t) {
+                    c->batchStartAt[cell][key] = Simulator::Now().GetSeconds();
+                }));
+        bs->GetPrefillEngine()->TraceConnectWithoutContext(
+            "BatchEnd",
+            compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+                [c, cell](uint64_t key, uint64_t, uint32_t) {
+                    c->batchStartByEnd[cell][Simulator::Now().GetSeconds()] =
+                        c->batchStartAt[cell][key];
+                }));
+        // The RRC (LteEnbRrc or NrGnbRrc, the RAN's) that admitted a UE reports
+        // HandoverEndOk once the UE has joined its cell.
+        std::ostringstream path;
+        path << "/NodeList/" << m_bsNodes.Get(b)->GetId() << "/DeviceList/*/" << m_ran->GetRrcName()
+             << "/HandoverEndOk";
+        Config::ConnectWithoutContextFailSafe(
+            path.str(),
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t>(
+                [c](uint64_t imsi, uint16_t cellId, uint16_t) {
+                    auto u = c->ues.find(imsi);
+                    if (u != c->ues.end() && std::isnan(u->second.handoverEndTime))
+                    {
+                        u->second.handoverEndTime = Simulator::Now().GetSeconds();
+                        u->second.servingCellId = cellId;
+                    }
+                }));
+    }
 #if EDGE_LLM_HAVE_LTE_HANDOVER_FAILURE_TRACES
     for (const char* failure : {"HandoverFailureNoPreamble",
                                 "HandoverFailureMaxRach",
@@ -833,7 +1073,9 @@ MultiCellScenario::ConnectOutputs()
             "Stall",
             compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
                 [c, imsi, total](uint64_t, uint16_t, uint16_t, Time, Time) {
-                    if (c->stalled.insert(imsi).second && ++c->resumed == total)
+                    ++c->ues[imsi].stalls;
+                    if (c->stalled.insert(imsi).second && ++c->resumed == total &&
+                        c->stopWhenDrained)
                     {
                         c->stopWhenDrained();
                     }
@@ -844,18 +1086,53 @@ MultiCellScenario::ConnectOutputs()
 MultiCellResult
 MultiCellScenario::Simulate(const std::string& monitorPlotStem)
 {
+    return Simulate(monitorPlotStem, nullptr);
+}
+
+void
+MultiCellScenario::Stop()
+{
+    RequireDone(m_bsApps.GetN() > 0, "Stop", "call InstallApps first");
+    EdgeLlmHelper::StopWhenDrained(m_bsApps, m_cfg.drainGrace);
+}
+
+const std::vector<ScenarioUe>&
+MultiCellScenario::GetUes() const
+{
+    return m_ues;
+}
+
+Time
+MultiCellScenario::GetStopTime() const
+{
+    RequireDone(m_ueNodes.GetN() > 0, "GetStopTime", "call BuildUes first");
+    if (m_cfg.maxSimTime.IsStrictlyPositive())
+    {
+        return m_cfg.maxSimTime;
+    }
+    const double lastTau =
+        m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
+    return Seconds(lastTau) + m_cfg.tailTime;
+}
+
+MultiCellResult
+MultiCellScenario::Simulate(const std::string& monitorPlotStem,
+                            const std::function<void(const MultiCellResult&)>& beforeDestroy)
+{
     RequireDone(m_outputsConnected, "Simulate", "call ConnectOutputs first");
     Counters& c = *m_counters;
     const auto pairs = EdgeLlmHelper::GetConnectionPairs(m_bsApps);
-    // Every UE resumed: stop 10 ms after the backhaul has delivered every KV byte sent
-    // (the scenarios' stop rule).
-    c.stopWhenDrained = [this]() { EdgeLlmHelper::StopWhenDrained(m_bsApps, MilliSeconds(10)); };
-    const double lastTau =
-        m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
-    Simulator::Stop(Seconds(lastTau) + m_cfg.tailTime);
+    // Every UE resumed: stop drainGrace after the backhaul has delivered every KV byte
+    // sent (the scenarios' stop rule); a preset may decide when its UEs are done itself.
+    if (m_cfg.stopWhenAllResumed)
+    {
+        c.stopWhenDrained = [this]() { Stop(); };
+    }
+    const Time stopAt = GetStopTime();
+    Simulator::Stop(stopAt);
     EdgeLlmRunProgress progress(
         DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetScheduler()->GetSchemeName(),
-        Seconds(lastTau) + m_cfg.tailTime,
+        stopAt,
         std::cerr);
     Simulator::Run();
 
@@ -863,44 +1140,37 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem)
     result.scheme = DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetScheduler()->GetSchemeName();
     result.simulatedSeconds = Simulator::Now().GetSeconds();
     result.handoverStart = m_handoverStart;
-    // Each UE's (first) handover from the session records.
+    // Each UE's handover from its session record: the first it started.
+    std::set<uint64_t> filled;
     for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
     {
-        MultiCellUeResult& r = c.ues[rec.sessionId];
-        if (rec.started)
+        const auto u = c.ues.find(rec.sessionId);
+        if (u == c.ues.end())
         {
-            ++result.handovers;
-            if (r.sourceCellId == 0)
-            {
-                r.sourceCellId = rec.sourceCellId;
-                r.targetCellId = rec.targetCellId;
-                r.handoverTime = rec.handoverTime;
-                r.contextTokens = rec.contextTokens;
-            }
+            continue; // no UE of this scenario
         }
-        if (rec.planned && std::isnan(r.predictedDelay))
-        {
-            r.prefillTokens = rec.prefillTokens;
-            r.transferTokens = rec.transferTokens;
-            r.predictedDelay = rec.predictedDelay;
-            r.kvBytesExpected = rec.kvBytesExpected;
-        }
-        if (rec.transferDoneAt != Time::Max())
-        {
-            // The last handover whose every KV byte arrived (KvTransferReceived; after a
-            // TransferTimeout the record's kept bytes are not counted here, as before).
-            r.kvBytesReceived = rec.kvBytesReceived;
-        }
-        if (!std::isnan(rec.restoredDelay) && std::isnan(r.restoredDelay))
-        {
-            r.restoredDelay = rec.restoredDelay;
-            ++result.restoredSessions;
-        }
-        if (!std::isnan(rec.ueDelay) && std::isnan(r.measuredDelay))
-        {
-            r.measuredDelay = rec.ueDelay;
-        }
+        EdgeLlmUeResult& r = u->second;
         r.lost = r.lost || rec.outcome == EdgeLlmHandoverRecord::LOST;
+        if (!rec.started)
+        {
+            continue;
+        }
+        ++result.handovers;
+        if (!filled.insert(rec.sessionId).second)
+        {
+            continue;
+        }
+        FillFromRecord(rec, r);
+        result.restoredSessions += std::isnan(r.restoredDelay) ? 0 : 1;
+    }
+    for (uint32_t i = 0; i < m_ueApps.GetN(); ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_ueApps.Get(i));
+        EdgeLlmUeResult& r = c.ues[app->GetSessionId()];
+        r.tokensMissing = app->GetTokensMissing();
+        r.tokensDuplicated = app->GetTokensDuplicated();
+        r.promptTime = app->GetPromptTime().GetSeconds();
+        AddBoundDetails(r);
     }
     result.rrcFailures = c.rrcFailures;
     for (const auto& [sending, receiving] : pairs)
@@ -938,11 +1208,99 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem)
             m_monitor->WritePlots(monitorPlotStem); // throws std::runtime_error
         }
     }
+    if (beforeDestroy)
+    {
+        beforeDestroy(result);
+    }
     c.stopWhenDrained = nullptr;
     m_stats = nullptr;
     m_monitor = nullptr;
     Simulator::Destroy();
     return result;
+}
+
+void
+MultiCellScenario::FillFromRecord(const EdgeLlmHandoverRecord& rec, EdgeLlmUeResult& r)
+{
+    r.sourceCellId = rec.sourceCellId;
+    r.targetCellId = rec.targetCellId;
+    r.handoverTime = rec.handoverTime;
+    r.contextTokens = rec.contextTokens;
+    if (rec.planned || !std::isnan(rec.receivedFraction))
+    {
+        // (ImpactHO plans no split: the record offers the whole cache, and
+        // receivedFraction says how much of it arrived by the window's end.)
+        r.prefillTokens = rec.prefillTokens;
+        r.transferTokens = rec.transferTokens;
+        r.predictedDelay = rec.predictedDelay;
+        r.kvBytesExpected = rec.kvBytesExpected;
+    }
+    if (rec.transferDoneAt != Time::Max())
+    {
+        // Every KV byte arrived (KvTransferReceived; after a TransferTimeout the record's
+        // kept bytes are not counted here).
+        r.kvBytesReceived = rec.kvBytesReceived;
+        r.transferDone = rec.transferDoneAt.GetSeconds();
+    }
+    r.receivedFraction = rec.receivedFraction;
+    if (rec.restoredAt != Time::Max())
+    {
+        r.restoredDelay = rec.restoredDelay;
+        r.restoredAt = rec.restoredAt.GetSeconds();
+        r.bound = rec.bound;
+    }
+    r.stall = rec.ueStall;
+    r.measuredDelay = rec.ueDelay;
+}
+
+void
+MultiCellScenario::AddBoundDetails(EdgeLlmUeResult& r) const
+{
+    if (std::isnan(r.restoredDelay))
+    {
+        return;
+    }
+    Ptr<EdgeLlmNode> target;
+    for (uint32_t b = 0; b < m_bsApps.GetN() && !target; ++b)
+    {
+        Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
+        target = bs->GetCellId() == r.targetCellId ? bs : nullptr;
+    }
+    if (!target)
+    {
+        return;
+    }
+    if (!std::isnan(r.receivedFraction))
+    {
+        // ImpactHO: the accuracy on the share received, by the target's utility preset.
+        BooleanValue importanceOrder;
+        DoubleValue accuracyLoss;
+        StringValue calibration;
+        target->GetAttribute("ImportanceOrder", importanceOrder);
+        target->GetAttribute("KvAccuracyLoss", accuracyLoss);
+        target->GetAttribute("UtilityCalibration", calibration);
+        r.accuracy =
+            AccuracyUtility::Preset(r.contextTokens,
+                                    importanceOrder.Get(),
+                                    accuracyLoss.Get(),
+                                    calibration.Get() == "Joint" ? AccuracyUtility::JOINT
+                                                                 : AccuracyUtility::HEADLINE)
+                .Value(r.receivedFraction);
+    }
+    else if (r.bound == "prefill")
+    {
+        // The target GPU's batch whose end resumed the session.
+        const auto& byEnd = m_counters->batchStartByEnd;
+        const auto cell = byEnd.find(r.targetCellId);
+        if (cell != byEnd.end())
+        {
+            const auto batch = cell->second.find(r.restoredAt);
+            if (batch != cell->second.end())
+            {
+                r.batchStart = batch->second;
+            }
+        }
+    }
 }
 
 MultiCellResult
@@ -956,15 +1314,7 @@ MultiCellScenario::Run(const MultiCellConfig& config,
     s.BuildUes();
     s.BuildRan();
     s.BuildBackhaul();
-    try
-    {
-        s.InstallApps(schedulerType);
-    }
-    catch (const std::invalid_argument&)
-    {
-        Simulator::Destroy(); // nothing ran: leave the simulator as it was
-        throw;
-    }
+    s.InstallApps(schedulerType); // a bad node configuration: destroyed, rethrown
     s.ScheduleHandovers();
     s.ConnectOutputs();
     return s.Simulate(monitorPlotStem);

@@ -67,9 +67,25 @@ struct MultiCellConfig
     double pathlossReferenceDb{15.3};
     double bsTxPowerDbm{43}; //!< BS transmit power, dBm, [-30, 60] (a 20 W macro cell;
                              //!< EdgeLlmRanConfig::Validate checks it)
+    // The RAN's radio (EdgeLlmRanConfig's fields of the same names, which it checks)
+    uint16_t bandwidthRbs{25};   //!< LTE: DL and UL bandwidth, resource blocks
+    double nrFrequencyHz{3.5e9}; //!< NR: central frequency, Hz
+    double nrBandwidthHz{20e6};  //!< NR: channel bandwidth, one BWP, Hz
+    uint16_t nrNumerology{0};    //!< NR: numerology mu
+    std::string amcModel;        //!< LTE: LteAmc AmcModel ("": ns-3's default)
+    /// LTE: contention RA preambles per cell (28: 36 dedicated preambles for many
+    /// handovers at once; doc, "Multi-cell scenarios")
+    uint32_t raPreambles{28};
+    uint32_t preambleTransMax{10}; //!< LTE: RA attempts (10: a dedicated preamble is held 80 ms)
+    uint32_t srsPeriodicity{320};  //!< LTE: SRS slots per cell, ms (320: 160 UEs per cell)
+    /// Where pcap files of the sites' point-to-point devices (X2/Xn, S1-U; ns-3's usual
+    /// names) go; "": none
+    std::string pcapPrefix;
     // Backhaul
     /// "mesh" (an X2/Xn cable between every two sites), "star" (every site to one
-    /// aggregation router: X2 and KV over two hops) or "ring" (EdgeLlmBackhaul's Topology)
+    /// aggregation router: X2 and KV over two hops), "ring" (EdgeLlmBackhaul's Topology), or
+    /// "x2": the RAN's own X2/Xn cables, as EdgeLlmRan builds them without an
+    /// EdgeLlmBackhaul (the papers' road; no queue disc, cross traffic or per-link counts)
     std::string backhaul{"mesh"};
     double backhaulGbps{4.5}; //!< Rate of every backhaul link (star: each site's link to the
                               //!< aggregation router), Gbit/s, (0, 1000]
@@ -94,9 +110,16 @@ struct MultiCellConfig
     std::string mobility{"road"};
     double speed{20}; //!< UE speed (random-waypoint, gauss-markov: the mean), m/s
     /// "script" (handovers requested at the boundary crossing and announced to the source:
-    /// needs mobility "road"), "A3-RSRP" or "A2-A4-RSRQ" (the RRC's algorithm decides)
+    /// needs mobility "road"), "A3-RSRP" or "A2-A4-RSRQ" (the RRC's algorithm decides), or
+    /// the RAT's handover algorithm TypeId (EdgeLlmRanConfig::handoverAlgorithm)
     std::string handover{"script"};
     double boundaryFraction{0.5}; //!< Where on the road a scripted handover happens, (0, 0.5]
+    /// Online handovers: the sources plan with arrivals predicted from each UE's position
+    /// and velocity along its road (HandoverScheduler Lookahead sets how far ahead)
+    bool predictArrivals{false};
+    /// Where the arrival predictor expects a handover, m along the road from the home
+    /// site, [0, interSiteDistance]; NaN: boundaryFraction x interSiteDistance
+    double predictedHandoverDistance{std::numeric_limits<double>::quiet_NaN()};
     Time platoonSpread{MilliSeconds(500)}; //!< Spread of one platoon's handovers, [0, 60 s]
     // Applications
     std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
@@ -110,8 +133,24 @@ struct MultiCellConfig
     uint32_t promptMax{1500};                 //!< Longest prompt, tokens, [promptMin, 1e6]
     uint32_t tokensAfterHandover{200};        //!< Tokens decoded after the handover, >= 1
     Time promptTime{MilliSeconds(250)};       //!< When the UEs send their prompts, (0, 10 s]
+    uint32_t tokenBytes{4}; //!< Radio payload per streamed token, bytes (EdgeLlmNode TokenBytes)
+    /// Each site prefills its UEs' prompts on its GPU (EdgeLlmNode PrefillPromptsOnGpu);
+    /// false: a prompt's cache is taken as built on arrival
+    bool prefillPromptsOnGpu{true};
+    /// EdgeLlmNode WarmDecodeStart (without the GPU warm-up: prompts arriving earlier start
+    /// decoding at it), >= 0; 0: at each prompt's arrival
+    Time warmDecodeStart{Seconds(0)};
+    Time lookahead{Seconds(0)}; //!< HandoverScheduler Lookahead (online batches), >= 0
     /// Simulated time allowed after the last scripted handover, (0, 3600 s]
     Time tailTime{Seconds(8)};
+    /// When the run stops at the latest, >= 0; 0: the last scripted handover + tailTime
+    Time maxSimTime{Seconds(0)};
+    /// Stop drainGrace after the backhaul has delivered every KV byte sent, once every UE
+    /// has resumed (EdgeLlmHelper::StopWhenDrained), [0, 1 s]
+    Time drainGrace{MilliSeconds(10)};
+    /// true: the engine stops the run once every UE has resumed (its first stall measured);
+    /// false: a preset decides when its UEs are done and calls MultiCellScenario::Stop()
+    bool stopWhenAllResumed{true};
     uint32_t seedStream{0}; //!< Offset of the scenario's random streams (UE draws, mobility)
     /// BackhaulMonitor interval on every backhaul device ((0, 10 s]); 0: no monitor
     Time monitorInterval{Seconds(0)};
@@ -121,31 +160,88 @@ struct MultiCellConfig
      * \throws std::invalid_argument naming the knob and its valid range
      */
     void Validate() const;
+
+    /**
+     * \brief The RAN's configuration (the one place a scenario builds it): backhaul rate,
+     *        delay and MTU, handover algorithm (from handover), radio, RACH and SRS (LTE),
+     *        the RAN's random streams.
+     * \return the config EdgeLlmRan::Create takes
+     */
+    EdgeLlmRanConfig GetRanConfig() const;
 };
 
 /**
  * \ingroup edge-llm
- * \brief What one UE saw in a multi-cell run.
+ * \brief One UE of a scenario as the engine builds it: where it starts and goes, what it
+ *        asks, when it hands over. MultiCellScenario::BuildUes() draws them from its
+ *        config; a preset (the papers' road) gives its own.
  */
-struct MultiCellUeResult
+struct ScenarioUe
 {
-    static constexpr double UNKNOWN = std::numeric_limits<double>::quiet_NaN(); //!< Not measured
+    uint32_t homeSite{0};     //!< Site it starts on and attaches to, < numSites
+    uint32_t targetSite{0};   //!< Site of its scripted handover (!= homeSite), < numSites
+    Vector position;          //!< Start position (x, y), m; z is the RAN's UE antenna height
+    Vector velocity;          //!< Constant velocity (ConstantVelocityMobilityModel), m/s
+    uint32_t promptTokens{1}; //!< Its prompt, tokens, >= 1
+    uint32_t maxNewTokens{1}; //!< Tokens its session decodes, >= 1
+    Time promptAt;            //!< Its application's start (the prompt, once attached), >= 0
+    /// Its scripted handover's request instant (announced to the home site), >= 0;
+    /// Time::Max(): none
+    Time handoverAt{Time::Max()};
+};
 
-    uint64_t imsi{0};               //!< IMSI (the session id)
-    uint32_t homeSite{0};           //!< Site the UE started on and attached to
-    uint16_t sourceCellId{0};       //!< Cell of its (first) handover's source (0: none)
-    uint16_t targetCellId{0};       //!< Cell of its (first) handover's target (0: none)
-    uint32_t promptTokens{0};       //!< Its prompt
-    double handoverTime{UNKNOWN};   //!< When the source started the handover, s
-    uint64_t contextTokens{0};      //!< Context at the handover, tokens
-    uint64_t prefillTokens{0};      //!< n_pf
-    uint64_t transferTokens{0};     //!< n_tx
-    double predictedDelay{UNKNOWN}; //!< Planner's D_i, s
-    double restoredDelay{UNKNOWN};  //!< Target: resume time - handover time, s
-    double measuredDelay{UNKNOWN};  //!< UE: the stall's excess over the decode cadence, s
-    uint64_t kvBytesExpected{0};    //!< n_tx x bytes per token
-    uint64_t kvBytesReceived{0};    //!< At the target
-    bool lost{false};               //!< A BS reported SessionLost for it
+/**
+ * \ingroup edge-llm
+ * \brief What one UE saw in a run of the scenario engine (every study and preset, the
+ *        papers' road included): its handover read from its session record
+ *        (EdgeLlmSessionStats, the one collector), the radio's and application's side.
+ *
+ * "Its handover" is the UE's first handover started (the record of the first
+ * HandoverStarted): a UE that hands over again (back, or on) keeps its first one here; the
+ * session records (MultiCellResult::handoverCsv) have every handover.
+ */
+struct EdgeLlmUeResult
+{
+    /// Marks a value that was never measured (the UE did not hand over or resume).
+    static constexpr double UNKNOWN = std::numeric_limits<double>::quiet_NaN();
+
+    uint64_t ueId{0};                 //!< IMSI (the session id)
+    uint32_t homeSite{0};             //!< Site the UE started on and attached to
+    uint16_t sourceCellId{0};         //!< Its handover's source cell (0: none)
+    uint16_t targetCellId{0};         //!< Its handover's target cell (0: none)
+    double startX{0};                 //!< x of its start position, m
+    uint64_t drawnContext{0};         //!< C_i a preset drew for it (the road's RoadUeDraw; 0: none)
+    uint32_t promptTokens{0};         //!< Its prompt, tokens
+    double promptTime{UNKNOWN};       //!< When it sent the prompt, s (after its attach)
+    double handoverTime{UNKNOWN};     //!< When the source started the handover, s
+    uint64_t contextTokens{0};        //!< C_i at the handover, tokens
+    uint64_t prefillTokens{0};        //!< n_pf
+    uint64_t transferTokens{0};       //!< n_tx
+    double predictedDelay{UNKNOWN};   //!< Planner's D_i for the actual time and context, s
+    double restoredDelay{UNKNOWN};    //!< Target: resume time - handover time, s
+    double restoredAt{UNKNOWN};       //!< Target: when it resumed the session, s
+    double stall{UNKNOWN};            //!< UE: the raw stall, s
+    double measuredDelay{UNKNOWN};    //!< UE: the stall's excess over the decode cadence, s
+    uint32_t stalls{0};               //!< Stalls the UE measured (1 per handover)
+    uint64_t kvBytesExpected{0};      //!< n_tx x bytes per token
+    uint64_t kvBytesReceived{0};      //!< At the target, once every byte arrived (0: not all did)
+    uint32_t tokensMissing{0};        //!< Token indices the UE never received
+    uint32_t tokensDuplicated{0};     //!< Tokens received late or twice
+    double receivedFraction{UNKNOWN}; //!< ImpactHO: share of the cache received
+    double handoverEndTime{UNKNOWN};  //!< When the target's RRC reported HandoverEndOk, s
+    uint16_t servingCellId{0};        //!< Cell whose RRC reported HandoverEndOk (0: none)
+    /// What finished last and so bounded the delay (EdgeLlmHandoverRecord::bound):
+    /// "transfer", "prefill", "window" (ImpactHO), "none" (the session never resumed)
+    std::string bound{"none"};
+    double transferDone{UNKNOWN}; //!< When the target had every KV byte of it, s
+    double batchStart{UNKNOWN};   //!< Prefill-bound: start of the target's batch it waited for, s
+    double accuracy{UNKNOWN};     //!< ImpactHO: accuracy reached on the received share
+                                  //!< (the target's utility preset for this context)
+    bool handoverFailed{false};   //!< The RRC aborted its handover (HandoverFailed at the
+                                  //!< source, which serves it again)
+    bool lost{false};             //!< A BS reported SessionLost for it
+    double streamStart{UNKNOWN};  //!< Road: handover (no-HO: boundary crossing) time, s
+    double streamDelay{UNKNOWN};  //!< Road: time from streamStart to the G-th token after it, s
 };
 
 /**
@@ -171,8 +267,8 @@ struct BackhaulLinkCount
  */
 struct MultiCellResult
 {
-    std::string scheme;                 //!< "ctho", "tho", "cho", ...
-    std::vector<MultiCellUeResult> ues; //!< One per UE, by IMSI
+    std::string scheme;               //!< "ctho", "tho", "cho", ...
+    std::vector<EdgeLlmUeResult> ues; //!< One per UE, by IMSI
     /// UE-side handover delay over the UEs that measured one (EdgeLlmDelaySummary::OfKnown)
     EdgeLlmDelaySummary measured;
     /// Target-side handover delay over the UEs restored (OfKnown)
@@ -278,18 +374,33 @@ class MultiCellScenario
      */
     static std::map<std::string, std::string> GetAttributesSet();
 
-    void BuildSites();    //!< BS nodes at SitePositions (needs nothing)
-    void BuildUes();      //!< UE nodes, home sites, prompts, handover times, mobility
+    void BuildSites(); //!< BS nodes at SitePositions (needs nothing)
+    /// UE nodes and their mobility, with home sites, prompts and handover times drawn from
+    /// the config (uesPerSite per site, in site order)
+    void BuildUes();
+    /**
+     * \brief UE nodes for a preset's own UEs (the papers' road): each on a straight line
+     *        at constant velocity (ConstantVelocityMobilityModel), in the given order.
+     * \param ues one per UE, at most MAX_UES_PER_SITE per home site
+     * \throws std::invalid_argument naming the UE and field out of range
+     */
+    void BuildUes(const std::vector<ScenarioUe>& ues);
     void BuildRan();      //!< EdgeLlmRan::Create, Install, each UE attached to its home
     void BuildBackhaul(); //!< The backhaul's cross traffic and KV/queue counters
     /**
-     * \brief EdgeLlmNode on every BS, EdgeLlmUeApp on every UE (served by its home BS).
+     * \brief EdgeLlmNode on every BS (the config's LLM, GPU, warm-up and scheduler
+     *        attributes: the one place a scenario sets them), EdgeLlmUeApp on every UE
+     *        (served by the cell it attaches to, its home site's).
      * \param schedulerType a HandoverScheduler TypeId, e.g. "ns3::CtHoScheduler"
-     * \throws std::invalid_argument for a bad scheduler type or node configuration
+     * \throws std::invalid_argument for a bad scheduler type, or a bad node configuration
+     *         (EdgeLlmHelper::CheckConfiguration; the simulator is then destroyed, and the
+     *         scenario cannot be used further)
      */
     void InstallApps(const std::string& schedulerType);
-    void ScheduleHandovers(); //!< Scripted handovers: requested and announced
-    void ConnectOutputs();    //!< Trace sinks for the per-UE results
+    /// Scripted handovers (handover "script"): requested and announced to the home site;
+    /// online ones (predictArrivals): each source's arrival predictor
+    void ScheduleHandovers();
+    void ConnectOutputs(); //!< Trace sinks for the per-UE results
     /**
      * \brief Run until every session is restored and the backhaul has delivered every KV
      *        byte sent (or the time limit), collect the results, Simulator::Destroy().
@@ -299,6 +410,25 @@ class MultiCellScenario
      * \throws std::runtime_error if the plots cannot be written
      */
     MultiCellResult Simulate(const std::string& monitorPlotStem = "");
+
+    /**
+     * \brief Simulate(), with \p beforeDestroy called on the result while the nodes,
+     *        applications and session records still exist (a preset reads what it adds).
+     * \param monitorPlotStem as Simulate()
+     * \param beforeDestroy called once, after the run, before Simulator::Destroy()
+     * \return what happened
+     */
+    MultiCellResult Simulate(const std::string& monitorPlotStem,
+                             const std::function<void(const MultiCellResult&)>& beforeDestroy);
+
+    /// The stop rule (stopWhenAllResumed false: the preset's call once its UEs are done):
+    /// stop drainGrace after the backhaul has delivered every KV byte sent.
+    void Stop();
+
+    /// \return the scenario's UEs (after BuildUes)
+    const std::vector<ScenarioUe>& GetUes() const;
+    /// \return when the run stops at the latest (after BuildUes)
+    Time GetStopTime() const;
 
     /// \return the session records (after ConnectOutputs; valid until Simulate returns)
     Ptr<EdgeLlmSessionStats> GetSessionStats() const;
@@ -329,6 +459,28 @@ class MultiCellScenario
     /// The backhaul's cross traffic (crossTrafficLoad), from handoverStart - 100 ms.
     void InstallCrossTraffic();
 
+    /**
+     * \brief A UE's handover fields from its session record.
+     * \param rec the record of the UE's first handover started
+     * \param r the UE's result
+     */
+    static void FillFromRecord(const EdgeLlmHandoverRecord& rec, EdgeLlmUeResult& r);
+
+    /**
+     * \brief What bounded a restored UE's delay, in detail: ImpactHO's accuracy on the share
+     *        received (its target's utility preset), or the start of the target GPU's batch
+     *        a prefill-bound restore waited for.
+     * \param r the UE's result (after FillFromRecord)
+     */
+    void AddBoundDetails(EdgeLlmUeResult& r) const;
+
+    /// UE nodes for m_ues (BuildUes): mobility, then nothing else.
+    void CreateUeNodes();
+
+    /// The online sources' arrival predictor (predictArrivals): a UE is expected where its
+    /// road reaches the predicted handover distance.
+    void InstallArrivalPredictors();
+
     /// Abort with "MultiCellScenario::<part>: <needs>" unless \p done.
     void RequireDone(bool done, const char* part, const char* needs) const;
 
@@ -337,8 +489,8 @@ class MultiCellScenario
     std::vector<uint32_t> m_roadTarget;   //!< Road target of each site
     NodeContainer m_bsNodes;              //!< One per site
     NodeContainer m_ueNodes;              //!< uesPerSite per site, in site order
+    std::vector<ScenarioUe> m_ues;        //!< The UEs, in node order
     std::vector<uint32_t> m_home;         //!< Home site per UE
-    std::vector<uint32_t> m_prompt;       //!< Prompt per UE, tokens
     std::vector<double> m_tau;            //!< Scripted handover time per UE, s (road)
     double m_handoverStart{0};            //!< Platoons start crossing, s
     Ptr<EdgeLlmRan> m_ran;                //!< The RAN

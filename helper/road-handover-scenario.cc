@@ -8,6 +8,7 @@
 #include "edge-llm-run-progress.h"
 #include "edge-llm-session-stats.h"
 #include "fluid-handover-scenario.h"
+#include "multi-cell-scenario.h"
 
 #include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
@@ -37,6 +38,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -47,8 +49,6 @@ NS_LOG_COMPONENT_DEFINE("RoadHandoverScenario");
 
 namespace
 {
-/// First random stream of the RAN's (the road draws use lower fixed streams).
-constexpr int64_t STREAM_RAN = 100;
 /// A run that simulates longer than this prints a note of its predicted length first, s
 constexpr double LONG_RUN_SECONDS = 60;
 /// Most UEs of the packet level: the largest K measured to attach, hand over and restore
@@ -71,23 +71,7 @@ constexpr int64_t PROMPT_SPACING_MS = 2;
 /// Beyond DEFAULT_RACH_UES UEs, the uplink queue allowed for on top of uplinkLatency before
 /// every session starts decoding, ms (measured up to 210 ms with 100 UEs)
 constexpr int64_t PROMPT_MARGIN_MS = 300;
-/// Fastest UE, m/s: 500 km/h, LTE's highest mobility class (3GPP high-speed train)
-constexpr double MAX_SPEED = 500 / 3.6;
-/// Slowest UE speed, m/s: slower, a 150 m approach simulates hours of LTE.
-constexpr double MIN_SPEED = 0.1;
-/// Longest batching period T_c, s: longer, the batch waits more than any handover takes.
-constexpr double MAX_BATCH_PERIOD = 1.0;
-/// Longest BS distance, m (measured, default radio: 50 km hands over, 100 km does not)
-constexpr double MAX_BS_DISTANCE = 50000;
 
-/// A bound as the messages print it (%g: 138.889, 10000, 0.001, 1e+06)
-std::string
-Number(double value)
-{
-    std::ostringstream out;
-    out << value;
-    return out.str();
-}
 } // namespace
 
 RoadHandoverConfig::RadioSettings
@@ -158,58 +142,43 @@ RoadHandoverConfig::Validate() const
             throw std::invalid_argument(what);
         }
     };
-    require(ran == "lte" || ran == "nr", "ran must be lte or nr, got '" + ran + "'");
-    require(ran != "nr" || EdgeLlmRan::IsAvailable("nr"),
-            "ran 'nr' needs ns-3's nr module (5G-LENA), which this build of edge-llm does not "
-            "have; valid here: lte");
+    // The road's own knobs here; the knobs it shares with every scenario (RAN, radio,
+    // backhaul, LLM, GPU, decoding, speed) by the engine's config, their owner, at the end.
     // The packet level's range first, so that every numUes out of it gets one message.
     require(road.numUes >= 1 && road.numUes <= MAX_PACKET_UES,
             "numUes must be in [1, " + std::to_string(MAX_PACKET_UES) +
                 "] at packet level (the most measured to attach, hand over and restore in one "
                 "LTE cell; the SRS slots alone, 2 K <= 320, would allow 160, untested; the flow "
                 "level takes any K)");
-    // Speed: LTE's fastest mobility class (3GPP, high-speed train), 500 km/h.
-    require(std::isfinite(road.speed) && road.speed >= MIN_SPEED && road.speed <= MAX_SPEED,
-            "speed must be in [" + Number(MIN_SPEED) + ", " + Number(MAX_SPEED) +
-                "] m/s (500 km/h, the fastest mobility LTE is specified for; below 0.1 m/s "
-                "the road takes hours of simulated LTE)");
-    require(batchPeriod >= Seconds(0) && batchPeriod <= Seconds(MAX_BATCH_PERIOD),
-            "batchPeriod (--batchPeriodMs) must be in [0, " + Number(MAX_BATCH_PERIOD * 1e3) +
-                "] ms");
     road.Validate();
-    require(std::isfinite(bsDistance) && bsDistance > 0 && bsDistance <= MAX_BS_DISTANCE,
-            "bsDistance must be in (0, " + Number(MAX_BS_DISTANCE) +
+    require(std::isfinite(bsDistance) && bsDistance > 0 &&
+                bsDistance <= MultiCellConfig::MAX_INTER_SITE,
+            "bsDistance must be in (0, " + edgellm::FormatNumber(MultiCellConfig::MAX_INTER_SITE) +
                 "] m (beyond it the UEs at the boundary may not reach the target BS)");
     // Past the midpoint the source is the weaker cell (same power, same path loss): the
     // UE's link to it fails before the crossing (measured, D = 300 m: boundary 240 m at
     // 20 m/s and 230 m at 5 m/s end in an RRC abort or no handover at all; 230 m at
     // 20 m/s works), so the handover requested at the crossing cannot happen.
     require(road.boundary <= bsDistance / 2,
-            "boundary must be in (0, bsDistance / 2] = (0, " + Number(bsDistance / 2) +
+            "boundary must be in (0, bsDistance / 2] = (0, " +
+                edgellm::FormatNumber(bsDistance / 2) +
                 "] m (past the midpoint the source is the weaker cell and the UE may lose it "
                 "before the crossing)");
-    // kvBits: LlmModelProfile::FromPreset below, its owner, checks it.
-    edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
-    // backhaulDelay, backhaulMtu (and bandwidthRbs): EdgeLlmRanConfig::Validate below, their
-    // owner, checks them.
-    // PrefillTimeModel's ranges (its one check), named by this config's knobs.
-    PrefillTimeModel::CheckCoefficients(prefillA,
-                                        prefillB,
-                                        prefillC,
-                                        "prefillA",
-                                        "prefillB",
-                                        "prefillC");
-    require(!batchPeriod.IsStrictlyNegative(), "batchPeriod must be >= 0");
-    // The range of EdgeLlmNode's DecodeRate attribute (its one check), which Run() sets.
-    EdgeLlmNode::CheckDecodeRate("decodeRate", decodeRate);
-    edgellm::CheckContextTokens("tokensAfterHandover", tokensAfterHandover);
+    require(std::isnan(predictedHandoverX) ||
+                (std::isfinite(predictedHandoverX) && predictedHandoverX >= 0 &&
+                 predictedHandoverX <= bsDistance),
+            "predictedHandoverX must be NaN (the boundary) or in [0, bsDistance] = [0, " +
+                edgellm::FormatNumber(bsDistance) + "] m");
     require(streamTokens <= tokensAfterHandover,
             "streamTokens must be in [0, tokensAfterHandover] = [0, " +
                 std::to_string(tokensAfterHandover) + "] tokens");
     require(!promptTime.IsStrictlyNegative(), "promptTime must be >= 0 (0: automatic)");
+    require(!uplinkLatency.IsStrictlyNegative(), "uplinkLatency must be >= 0");
+    require(!(handoverDisabled && !handoverAlgorithm.empty()),
+            "handoverDisabled and handoverAlgorithm exclude each other");
     if (ran == "lte")
     {
-        // Each knob's own range first (EdgeLlmRanConfig below), then its capacity for K.
+        // Each RACH/SRS knob as given (0: automatic) by its owner, then its capacity for K.
         EdgeLlmRanConfig rach;
         rach.raPreambles = raPreambles;
         rach.preambleTransMax = preambleTransMax;
@@ -236,37 +205,67 @@ RoadHandoverConfig::Validate() const
                     std::to_string(radio.raPreambles) +
                     " (a lower preambleTransMax holds each preamble shorter)");
     }
-    require(!uplinkLatency.IsStrictlyNegative(), "uplinkLatency must be >= 0");
-    require(tokenBytes <= 1400, "tokenBytes must be in [0, 1400]");
-    require(std::isfinite(pathlossExponent) && pathlossExponent >= 1.5 && pathlossExponent <= 6,
-            "pathlossExponent must be in [1.5, 6] (measured exponents: about 1.6 in corridors "
-            "to 6 in buildings)");
-    require(std::isnan(predictedHandoverX) ||
-                (std::isfinite(predictedHandoverX) && predictedHandoverX >= 0 &&
-                 predictedHandoverX <= bsDistance),
-            "predictedHandoverX must be NaN (the boundary) or in [0, bsDistance] = [0, " +
-                Number(bsDistance) + "] m");
-    require(std::isfinite(enbTxPowerDbm) && enbTxPowerDbm >= -30 && enbTxPowerDbm <= 60,
-            "enbTxPowerDbm must be in [-30, 60] dBm");
-    require(!(handoverDisabled && !handoverAlgorithm.empty()),
-            "handoverDisabled and handoverAlgorithm exclude each other");
+    else if (ran == "nr")
     {
-        // The RAN's own checks of its knobs (the handover algorithm and path-loss model
-        // are this RAT's TypeIds, the NR radio's ranges).
-        EdgeLlmRanConfig radio;
-        radio.backhaulGbps = backhaulGbps; // >= the rate a handover needs (the RAN's check)
-        radio.backhaulDelay = backhaulDelay;
-        radio.backhaulMtu = backhaulMtu;
-        radio.pathlossModel = pathlossModel;
-        radio.handoverAlgorithm = handoverAlgorithm;
-        radio.bandwidthRbs = bandwidthRbs;
-        radio.nrFrequencyHz = nrFrequencyHz;
-        radio.nrBandwidthHz = nrBandwidthHz;
-        radio.nrNumerology = nrNumerology;
-        radio.amcModel = amcModel;
-        radio.Validate(ran);
+        // The engine gives NR its 3GPP propagation whatever its (LTE) pathlossModel says;
+        // the road's knob is the RAN's to refuse over NR.
+        EdgeLlmRanConfig propagation;
+        propagation.pathlossModel = pathlossModel;
+        propagation.Validate("nr");
     }
-    (void)LlmModelProfile::FromPreset(model, kvBits); // throws for an unknown model
+    GetEngineConfig().Validate();
+}
+
+MultiCellConfig
+RoadHandoverConfig::GetEngineConfig() const
+{
+    const RadioSettings radio = GetRadioSettings();
+    MultiCellConfig e;
+    e.ran = ran;
+    e.layout = "road";
+    e.numSites = 2;
+    e.interSiteDistance = bsDistance;
+    e.pathlossModel = pathlossModel;
+    e.pathlossExponent = pathlossExponent;
+    e.pathlossReferenceDb = std::numeric_limits<double>::quiet_NaN(); // the model's own
+    e.bsTxPowerDbm = bsTxPowerDbm;
+    e.bandwidthRbs = bandwidthRbs;
+    e.nrFrequencyHz = nrFrequencyHz;
+    e.nrBandwidthHz = nrBandwidthHz;
+    e.nrNumerology = nrNumerology;
+    e.amcModel = amcModel;
+    e.raPreambles = radio.raPreambles;
+    e.preambleTransMax = radio.preambleTransMax;
+    e.srsPeriodicity = radio.srsPeriodicity;
+    e.pcapPrefix = pcapPrefix;
+    e.backhaul = "x2";
+    e.backhaulGbps = backhaulGbps;
+    e.backhaulDelay = backhaulDelay;
+    e.backhaulMtu = backhaulMtu;
+    e.uesPerSite = road.numUes;
+    e.mobility = "road";
+    e.speed = road.speed;
+    e.handover = handoverAlgorithm.empty() ? "script" : handoverAlgorithm;
+    e.boundaryFraction = road.boundary / bsDistance;
+    e.predictArrivals = predictArrivals;
+    e.predictedHandoverDistance =
+        std::isnan(predictedHandoverX) ? road.boundary : predictedHandoverX;
+    e.model = model;
+    e.kvBits = kvBits;
+    e.prefillA = prefillA;
+    e.prefillB = prefillB;
+    e.prefillC = prefillC;
+    e.batchPeriod = batchPeriod;
+    e.decodeRate = decodeRate;
+    e.tokensAfterHandover = tokensAfterHandover;
+    e.tokenBytes = tokenBytes;
+    e.prefillPromptsOnGpu = warmupOnGpu;
+    e.lookahead = lookahead;
+    e.tailTime = tailTime;
+    e.maxSimTime = maxSimTime;
+    e.drainGrace = MilliSeconds(1);
+    e.stopWhenAllResumed = false;
+    return e;
 }
 
 std::map<std::string, std::string>
@@ -308,7 +307,7 @@ RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>&
         {"ns3::LteHelper::HandoverAlgorithm", "handoverAlgorithm"},
         {"ns3::LteEnbNetDevice::DlBandwidth", "bandwidthRbs"},
         {"ns3::LteEnbNetDevice::UlBandwidth", "bandwidthRbs"},
-        {"ns3::LteEnbPhy::TxPower", "enbTxPowerDbm"},
+        {"ns3::LteEnbPhy::TxPower", "bsTxPowerDbm"},
         {"ns3::LteEnbMac::NumberOfRaPreambles", "raPreambles"},
         {"ns3::LteEnbMac::PreambleTransMax", "preambleTransMax"},
         {"ns3::LteEnbRrc::SrsPeriodicity", "srsPeriodicity"},
@@ -447,37 +446,6 @@ PlanWarmup(const RoadHandoverConfig& cfg)
 }
 
 /**
- * \param cfg the run's configuration
- * \param radio its RACH and SRS settings
- * \return the RAN's configuration (RAT, backhaul, radio, handover algorithm)
- */
-EdgeLlmRanConfig
-MakeRanConfig(const RoadHandoverConfig& cfg, const RoadHandoverConfig::RadioSettings& radio)
-{
-    EdgeLlmRanConfig ranConfig;
-    ranConfig.backhaulGbps = cfg.backhaulGbps;
-    ranConfig.backhaulDelay = cfg.backhaulDelay;
-    ranConfig.backhaulMtu = cfg.backhaulMtu;
-    ranConfig.handoverAlgorithm = cfg.handoverAlgorithm;
-    ranConfig.bsTxPowerDbm = cfg.enbTxPowerDbm;
-    ranConfig.pathlossModel = cfg.pathlossModel;
-    ranConfig.pathlossExponent = cfg.pathlossExponent;
-    ranConfig.bandwidthRbs = cfg.bandwidthRbs;
-    ranConfig.nrFrequencyHz = cfg.nrFrequencyHz;
-    ranConfig.nrBandwidthHz = cfg.nrBandwidthHz;
-    ranConfig.nrNumerology = cfg.nrNumerology;
-    ranConfig.stream = STREAM_RAN;
-    if (cfg.ran == "lte")
-    {
-        ranConfig.raPreambles = radio.raPreambles;
-        ranConfig.preambleTransMax = radio.preambleTransMax;
-        ranConfig.srsPeriodicity = radio.srsPeriodicity;
-        ranConfig.amcModel = cfg.amcModel;
-    }
-    return ranConfig;
-}
-
-/**
  * \brief Replay the run at flow level on what actually happened: the clairvoyant plan
  *        (every time known) and the run's own policy (result's clairvoyantWorst, fluidWorst).
  * \param cfg the run's configuration
@@ -530,42 +498,6 @@ ReplayFlowLevel(const RoadHandoverConfig& cfg,
 }
 
 /**
- * \brief Place the road: the two BSs bsDistance apart, each UE at its start position on a
- *        road 10 m beside them, moving at the road's speed (ConstantVelocityMobilityModel).
- * \param cfg the run's configuration
- * \param ran the RAN (its antenna heights)
- * \param x0 the UEs' start positions, m
- * \param enbNodes the BS nodes
- * \param ueNodes the UE nodes
- */
-void
-PlaceNodes(const RoadHandoverConfig& cfg,
-           Ptr<EdgeLlmRan> ran,
-           const std::vector<double>& x0,
-           NodeContainer& enbNodes,
-           NodeContainer& ueNodes)
-{
-    const uint32_t k = cfg.road.numUes;
-    MobilityHelper enbMobility;
-    Ptr<ListPositionAllocator> enbPos = CreateObject<ListPositionAllocator>();
-    // Antenna heights are the RAN's (LTE 0 m; NR: 3GPP TR 38.901's, e.g. 25 m and 1.5 m).
-    enbPos->Add(Vector(0, 0, ran->GetBsHeight()));
-    enbPos->Add(Vector(cfg.bsDistance, 0, ran->GetBsHeight()));
-    enbMobility.SetPositionAllocator(enbPos);
-    enbMobility.Install(enbNodes);
-    MobilityHelper ueMobility;
-    ueMobility.SetMobilityModel("ns3::ConstantVelocityMobilityModel");
-    ueMobility.Install(ueNodes);
-    for (uint32_t i = 0; i < k; ++i)
-    {
-        Ptr<ConstantVelocityMobilityModel> m =
-            ueNodes.Get(i)->GetObject<ConstantVelocityMobilityModel>();
-        m->SetPosition(Vector(x0[i], 10, ran->GetUeHeight())); // a road 10 m beside the BSs
-        m->SetVelocity(Vector(cfg.road.speed, 0, 0));
-    }
-}
-
-/**
  * \brief When the run stops: maxSimTime if set, else W + the last crossing + the slowest
  *        restore any scheme could need (every cache over the backhaul one after another, or
  *        a prefill of the longest context per UE) + the tokens after it + tailTime.
@@ -607,145 +539,48 @@ StopTime(const RoadHandoverConfig& cfg,
 }
 
 /**
- * \brief Configure the helper of the BS applications: the RAN, the scheduler with its
- *        Lookahead, the LLM (Model, KvBits, DecodeRate, TokenBytes), the warm-up
- *        (PrefillPromptsOnGpu, WarmDecodeStart) and the GPU (prefill a, b, c; T_c).
- * \param edge the helper
  * \param cfg the run's configuration
- * \param schedulerType the scheduler
- * \param ran the RAN
- * \param radio the RACH, SRS and prompt timing
- * \param decodeAt WarmDecodeStart without the GPU
+ * \param plan its warm-up plan
+ * \param stopAt the run's safety stop
+ * \return the engine's config for this run: the road's (RoadHandoverConfig::GetEngineConfig)
+ *         with the plan's decoding start and the run's stop time
  */
-void
-ConfigureEdge(EdgeLlmHelper& edge,
-              const RoadHandoverConfig& cfg,
-              const std::string& schedulerType,
-              Ptr<EdgeLlmRan> ran,
-              const RoadHandoverConfig::RadioSettings& radio,
-              Time decodeAt)
+MultiCellConfig
+MakeEngineConfig(const RoadHandoverConfig& cfg, const WarmupPlan& plan, Time stopAt)
 {
-    edge.SetRan(ran);
-    edge.SetSchedulerType(schedulerType, "Lookahead", TimeValue(cfg.lookahead));
-    edge.SetNodeAttribute("Model", StringValue(cfg.model));
-    edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
-    edge.SetNodeAttribute("DecodeRate", DoubleValue(cfg.decodeRate));
-    edge.SetNodeAttribute("TokenBytes", UintegerValue(cfg.tokenBytes));
-    edge.SetNodeAttribute("PrefillPromptsOnGpu", BooleanValue(cfg.warmupOnGpu));
-    if (!cfg.warmupOnGpu && radio.promptMargin.IsStrictlyPositive())
-    {
-        edge.SetNodeAttribute("WarmDecodeStart", TimeValue(decodeAt));
-    }
-    edge.SetPrefillEngineAttribute("PrefillA", DoubleValue(cfg.prefillA));
-    edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(cfg.prefillB));
-    edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(cfg.prefillC));
-    edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(cfg.batchPeriod));
+    MultiCellConfig e = cfg.GetEngineConfig();
+    e.warmDecodeStart = !cfg.warmupOnGpu && plan.radio.promptMargin.IsStrictlyPositive()
+                            ? plan.decodeAt
+                            : Seconds(0);
+    e.maxSimTime = stopAt;
+    return e;
 }
 
 /**
- * \brief Each UE's handover from the session records (EdgeLlmSessionStats, the one
- *        collector): its last started handover's time and context, last plan, last KV
- *        transfer, last restore with what bounded it (EdgeLlmHandoverRecord::bound), and
- *        the first stall the UE measured, over the records from the source to the target
- *        (a handover back is not the road's); a record of a UE the road does not know is
- *        left out.
- * \param records the session records, in the order the handovers started
- * \param source the source BS's cell id
- * \param target the target BS's cell id
- * \param[in,out] ues the UEs' results by IMSI
- * \return each restored UE's resume instant, s, by IMSI
+ * \param cfg the run's configuration
+ * \param plan its warm-up plan
+ * \return the road's UEs for the engine: all on the source (site 0), driving toward the
+ *         target (site 1) on a road 10 m beside the BSs; scripted handovers at the
+ *         boundary crossing (none for online handovers or no-HO)
  */
-std::map<uint64_t, double>
-FillFromRecords(const std::vector<EdgeLlmHandoverRecord>& records,
-                uint16_t source,
-                uint16_t target,
-                std::map<uint64_t, RoadHandoverUeResult>& ues)
+std::vector<ScenarioUe>
+MakeEngineUes(const RoadHandoverConfig& cfg, const WarmupPlan& plan)
 {
-    std::map<uint64_t, double> restoredAt;
-    for (const EdgeLlmHandoverRecord& rec : records)
+    const bool scripted = cfg.handoverAlgorithm.empty() && !cfg.handoverDisabled;
+    std::vector<ScenarioUe> ues(cfg.road.numUes);
+    for (uint32_t i = 0; i < ues.size(); ++i)
     {
-        auto u = ues.find(rec.sessionId);
-        if (u == ues.end() || rec.sourceCellId != source || rec.targetCellId != target)
-        {
-            continue;
-        }
-        RoadHandoverUeResult& r = u->second;
-        if (rec.started)
-        {
-            r.handoverTime = rec.handoverTime;
-            r.contextTokens = rec.contextTokens;
-        }
-        if (rec.planned || !std::isnan(rec.receivedFraction))
-        {
-            // (ImpactHO plans no split: the record offers the whole cache, and
-            // receivedFraction says how much of it arrived by the window's end.)
-            r.prefillTokens = rec.prefillTokens;
-            r.transferTokens = rec.transferTokens;
-            r.predictedDelay = rec.predictedDelay;
-            r.kvBytesExpected = rec.kvBytesExpected;
-        }
-        if (rec.transferDoneAt != Time::Max())
-        {
-            r.kvBytesReceived = rec.kvBytesReceived;
-            r.transferDone = rec.transferDoneAt.GetSeconds();
-        }
-        if (!std::isnan(rec.receivedFraction))
-        {
-            r.receivedFraction = rec.receivedFraction;
-        }
-        if (rec.restoredAt != Time::Max())
-        {
-            r.restoredDelay = rec.restoredDelay;
-            r.bound = rec.bound;
-            restoredAt[rec.sessionId] = rec.restoredAt.GetSeconds();
-        }
-        if (!std::isnan(rec.ueStall) && std::isnan(r.stall))
-        {
-            r.stall = rec.ueStall;
-            r.measuredDelay = rec.ueDelay;
-        }
+        ScenarioUe& u = ues[i];
+        u.homeSite = 0;
+        u.targetSite = 1;
+        u.position = Vector(plan.x0[i], 10, 0);
+        u.velocity = Vector(cfg.road.speed, 0, 0);
+        u.promptTokens = plan.prompts[i];
+        u.maxNewTokens = plan.maxNewTokens[i];
+        u.promptAt = plan.PromptAt(i);
+        u.handoverAt = scripted ? plan.warmup + Seconds(plan.drawn[i].handoverTime) : Time::Max();
     }
-    return restoredAt;
-}
-
-/**
- * \brief What the road adds to the bound of a UE's delay (RoadHandoverUeResult::bound, the
- *        record's): the start of the target's prefill batch a prefill-bound restore waited
- *        for, and ImpactHO's accuracy on the fraction received.
- * \param r the UE's result
- * \param restoredAt resume instant by IMSI, s (FillFromRecords)
- * \param batchStartByEnd the target GPU's batches: start by end, s
- * \param importanceOrder the target's ImportanceOrder
- * \param accuracyLoss the target's KvAccuracyLoss
- * \param calibration the target's UtilityCalibration
- */
-void
-AddBoundDetails(RoadHandoverUeResult& r,
-                const std::map<uint64_t, double>& restoredAt,
-                const std::map<double, double>& batchStartByEnd,
-                bool importanceOrder,
-                double accuracyLoss,
-                AccuracyUtility::Calibration calibration)
-{
-    const auto resumed = restoredAt.find(r.ueId);
-    if (resumed == restoredAt.end())
-    {
-        return;
-    }
-    if (!std::isnan(r.receivedFraction))
-    {
-        r.accuracy =
-            AccuracyUtility::Preset(r.contextTokens, importanceOrder, accuracyLoss, calibration)
-                .Value(r.receivedFraction);
-    }
-    else if (r.bound == "prefill")
-    {
-        const auto batch = batchStartByEnd.find(resumed->second);
-        if (batch != batchStartByEnd.end())
-        {
-            r.batchStart = batch->second;
-        }
-    }
+    return ues;
 }
 
 } // namespace
@@ -760,149 +595,102 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     RoadHandoverConfig cfg = given;
     cfg.warmupOnGpu = cfg.warmupOnGpu || cfg.ran == "nr";
     RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
-    Ipv4AddressGenerator::Reset();
 
     RoadHandoverResult result;
     const uint32_t k = cfg.road.numUes;
-
     const WarmupPlan plan = PlanWarmup(cfg);
     const std::vector<CtHoUe>& drawn = plan.drawn;
-    const RoadHandoverConfig::RadioSettings& radio = plan.radio;
     const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
-    auto promptAt = [&](uint32_t i) { return plan.PromptAt(i); };
-    const Time decodeAt = plan.decodeAt;
     const Time warmup = plan.warmup;
     result.warmup = warmup.GetSeconds();
-    const std::vector<double>& x0 = plan.x0;
-    const std::vector<uint32_t>& prompts = plan.prompts;
-    const std::vector<uint32_t>& maxNewTokens = plan.maxNewTokens;
+    const uint64_t bytesPerToken =
+        LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BytesPerToken();
+    double allBytes = 0;
+    const Time stopAt = StopTime(cfg, drawn, bytesPerToken, prefill, warmup, allBytes);
 
-    // The RAN (LTE or NR) with its EPC, X2/Xn backhaul and handover algorithm: the one
-    // part of the scenario that depends on the RAT. Known handover times: each handover is
-    // requested at the boundary crossing and announced. Otherwise the RRC's algorithm
-    // decides (online ctHO).
+    // The engine builds the road: the RAN (LTE or NR) with its EPC, X2/Xn cable and
+    // handover algorithm; known handover times are requested at the boundary crossing and
+    // announced, otherwise the RRC's algorithm decides (online ctHO).
     const bool automatic = !cfg.handoverAlgorithm.empty();
-    const EdgeLlmRanConfig ranConfig = MakeRanConfig(cfg, radio);
-    Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create(cfg.ran, ranConfig);
-
-    NodeContainer enbNodes;
-    enbNodes.Create(2);
-    NodeContainer ueNodes;
-    ueNodes.Create(k);
-
-    PlaceNodes(cfg, ran, x0, enbNodes, ueNodes);
-
-    ran->Install(enbNodes, ueNodes);
-    NetDeviceContainer enbDevs = ran->GetBsDevices();
-    NetDeviceContainer ueDevs = ran->GetUeDevices();
-    if (!cfg.pcapPrefix.empty())
-    {
-        // The usual helper call, on the BSs' point-to-point devices (X2/Xn and S1-U);
-        // tools/edge-llm-kv.lua decodes the KV transfer in them.
-        for (uint32_t n = 0; n < enbNodes.GetN(); ++n)
-        {
-            for (uint32_t d = 0; d < enbNodes.Get(n)->GetNDevices(); ++d)
-            {
-                Ptr<NetDevice> dev = enbNodes.Get(n)->GetDevice(d);
-                if (DynamicCast<PointToPointNetDevice>(dev))
-                {
-                    PointToPointHelper().EnablePcap(cfg.pcapPrefix, dev, false);
-                }
-            }
-        }
-    }
-    ran->Attach(ueDevs, enbDevs.Get(0));
-
-    EdgeLlmHelper edge;
-    ConfigureEdge(edge, cfg, schedulerType, ran, radio, decodeAt);
-    ApplicationContainer bsApps = edge.InstallOnEnbs(enbDevs);
-    edge.ConnectBackhaul(bsApps);
-    try
-    {
-        EdgeLlmHelper::CheckConfiguration(bsApps);
-    }
-    catch (const std::invalid_argument&)
-    {
-        Simulator::Destroy(); // nothing ran: leave the simulator as it was
-        throw;
-    }
-    edge.ConnectHandoverTrace(bsApps);
-    EdgeLlmHelper::AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), enbNodes);
-    // Each UE's prompt goes to the cell it attached to (the source), once attached.
-    ApplicationContainer ueApps = edge.InstallUe(ueNodes, ueDevs, bsApps);
+    MultiCellScenario engine(MakeEngineConfig(cfg, plan, stopAt));
+    engine.BuildSites();
+    engine.BuildUes(MakeEngineUes(cfg, plan));
+    engine.BuildRan();
+    engine.BuildBackhaul();
+    engine.InstallApps(schedulerType); // a bad node configuration: destroyed, rethrown
+    engine.ScheduleHandovers();
+    engine.ConnectOutputs();
+    const ApplicationContainer bsApps = engine.GetBsApps();
+    const ApplicationContainer ueApps = engine.GetUeApps();
+    const NodeContainer enbNodes = engine.GetBsNodes();
+    Ptr<EdgeLlmRan> ran = engine.GetRan();
 
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(bsApps.Get(0));
     Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(bsApps.Get(1));
     result.scheme = source->GetScheduler()->GetSchemeName();
     result.sourceCellId = source->GetCellId();
     result.targetCellId = target->GetCellId();
-    const uint64_t bytesPerToken = source->GetModelProfile().BytesPerToken();
 
-    std::map<uint64_t, RoadHandoverUeResult> ues;
-    std::map<uint64_t, uint64_t> streamTarget; // token index that completes the G tokens
+    // What the road adds to the engine's per-UE results: the stream after the handover.
+    struct Stream
+    {
+        uint32_t promptTokens{0};               //!< The UE's prompt
+        double start{EdgeLlmUeResult::UNKNOWN}; //!< Handover (no-HO: crossing) time, s
+        uint64_t target{0};    //!< Token index that completes the G tokens (0: unset)
+        bool targetSet{false}; //!< target is set
+        double delay{EdgeLlmUeResult::UNKNOWN}; //!< From start to the G-th token, s
+    };
+
+    std::map<uint64_t, Stream> streams;
+    std::set<uint64_t> resumedUes; // UEs whose first stall was measured
+    std::set<uint64_t> failedUes;  // UEs whose handover the RRC aborted (served by the source)
     uint32_t streamed = 0;
-    uint32_t resumed = 0;
-    uint32_t failed = 0; // sessions whose handover the RRC aborted (served by the source)
-    // Every UE streams again (or streamed G): stop 1 ms after the backhaul has delivered
-    // every KV byte sent (the scenarios' stop rule).
+    // Every UE streams again (or streamed G): the engine's stop rule (1 ms after the
+    // backhaul has delivered every KV byte sent).
     auto maybeStop = [&]() {
-        const uint32_t done = cfg.streamTokens > 0 ? streamed : resumed;
-        if (done + failed == k)
+        const auto done =
+            cfg.streamTokens > 0 ? streamed : static_cast<uint32_t>(resumedUes.size());
+        if (done + failedUes.size() == k)
         {
-            EdgeLlmHelper::StopWhenDrained(bsApps, MilliSeconds(1));
+            engine.Stop();
         }
     };
     for (uint32_t i = 0; i < k; ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
-        app->SetAttribute("PromptTokens", UintegerValue(prompts[i]));
-        app->SetAttribute("MaxNewTokens", UintegerValue(maxNewTokens[i]));
         const uint64_t imsi = app->GetSessionId();
-        RoadHandoverUeResult& r = ues[imsi];
-        r.ueId = imsi;
-        r.startX = x0[i];
-        r.promptTokens = prompts[i];
-        r.drawnContext = drawn[i].contextTokens;
-        const Time tau = warmup + Seconds(drawn[i].handoverTime);
+        streams[imsi].promptTokens = plan.prompts[i];
         if (cfg.handoverDisabled)
         {
             // No-HO: streaming is measured from the boundary crossing, from the source.
+            const Time tau = warmup + Seconds(drawn[i].handoverTime);
             compat::Schedule(tau, [&, imsi, tau]() {
-                RoadHandoverUeResult& u = ues[imsi];
-                u.streamStart = tau.GetSeconds();
-                streamTarget[imsi] =
-                    source->PredictContextAt(imsi, tau) - u.promptTokens + cfg.streamTokens;
+                Stream& u = streams[imsi];
+                u.start = tau.GetSeconds();
+                u.target = source->PredictContextAt(imsi, tau) - u.promptTokens + cfg.streamTokens;
+                u.targetSet = true;
             });
-        }
-        else if (!automatic)
-        {
-            ran->HandoverRequest(tau, ueDevs.Get(i), enbDevs.Get(0), enbDevs.Get(1));
-            source->ExpectHandover(imsi, target->GetCellId(), tau);
         }
     }
 
     source->TraceConnectWithoutContext("HandoverFailed",
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                            [&](uint64_t id, uint16_t, uint64_t) {
-                                               RoadHandoverUeResult& r = ues[id];
-                                               if (!r.handoverFailed)
+                                               if (failedUes.insert(id).second)
                                                {
-                                                   r.handoverFailed = true;
-                                                   ++failed;
                                                    maybeStop();
                                                }
                                            }));
     // Each handover's record (times, split, prediction, KV bytes, restore, stall, what
-    // bounded it) is the session statistics' (the one collector); the road adds what is
-    // its own: the stream after the handover, the batches, the RRC's side.
-    Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
-    stats->Install(bsApps, ueApps);
+    // bounded it, the RRC's side) is the engine's (its one collector); the road adds what
+    // is its own: the stream after the handover, the batches, its stop rule.
     source->TraceConnectWithoutContext("HandoverStarted",
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                            [&](uint64_t id, uint16_t, uint64_t c) {
-                                               ues[id].streamStart = Simulator::Now().GetSeconds();
-                                               streamTarget[id] =
-                                                   c - ues[id].promptTokens + cfg.streamTokens;
+                                               Stream& u = streams[id];
+                                               u.start = Simulator::Now().GetSeconds();
+                                               u.target = c - u.promptTokens + cfg.streamTokens;
+                                               u.targetSet = true;
                                            }));
     source->TraceConnectWithoutContext(
         "HandoverPlanned",
@@ -919,40 +707,6 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
                     std::max(result.batches.back().prefillLength, npf);
                 result.batches.back().ues.push_back(id);
             }));
-    // The target GPU's batches, to tell which one a prefill-bound session waited for.
-    std::map<uint64_t, double> batchStartAt;  // key -> start, s
-    std::map<double, double> batchStartByEnd; // end -> start, s
-    target->GetPrefillEngine()->TraceConnectWithoutContext(
-        "BatchStart",
-        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
-            [&](uint64_t key, uint64_t, uint32_t) {
-                batchStartAt[key] = Simulator::Now().GetSeconds();
-            }));
-    target->GetPrefillEngine()->TraceConnectWithoutContext(
-        "BatchEnd",
-        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
-            [&](uint64_t key, uint64_t, uint32_t) {
-                batchStartByEnd[Simulator::Now().GetSeconds()] = batchStartAt[key];
-            }));
-    // The radio side of each handover: the RRC (LteEnbRrc or NrGnbRrc, the RAN's) that
-    // admitted the UE reports HandoverEndOk once the UE has joined its cell.
-    for (uint32_t n = 0; n < enbNodes.GetN(); ++n)
-    {
-        std::ostringstream path;
-        path << "/NodeList/" << enbNodes.Get(n)->GetId() << "/DeviceList/*/" << ran->GetRrcName()
-             << "/HandoverEndOk";
-        Config::ConnectWithoutContextFailSafe(
-            path.str(),
-            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t>(
-                [&](uint64_t imsi, uint16_t cellId, uint16_t) {
-                    auto u = ues.find(imsi);
-                    if (u != ues.end() && std::isnan(u->second.handoverEndTime))
-                    {
-                        u->second.handoverEndTime = Simulator::Now().GetSeconds();
-                        u->second.servingCellId = cellId;
-                    }
-                }));
-    }
     for (uint32_t i = 0; i < k; ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
@@ -961,9 +715,8 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
             "Stall",
             compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
                 [&, imsi](uint64_t, uint16_t, uint16_t, Time, Time) {
-                    if (ues[imsi].stalls++ == 0)
+                    if (resumedUes.insert(imsi).second)
                     {
-                        ++resumed;
                         maybeStop();
                     }
                 }));
@@ -973,12 +726,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
                 "TokenReceived",
                 compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
                     [&, imsi](uint64_t, uint32_t index, uint16_t) {
-                        RoadHandoverUeResult& r = ues[imsi];
-                        auto t = streamTarget.find(imsi);
-                        if (t != streamTarget.end() && index >= t->second &&
-                            std::isnan(r.streamDelay))
+                        Stream& u = streams[imsi];
+                        if (u.targetSet && index >= u.target && std::isnan(u.delay))
                         {
-                            r.streamDelay = Simulator::Now().GetSeconds() - r.streamStart;
+                            u.delay = Simulator::Now().GetSeconds() - u.start;
                             ++streamed;
                             maybeStop();
                         }
@@ -986,46 +737,6 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
         }
     }
 
-    bsApps.Start(Seconds(0));
-    for (uint32_t i = 0; i < k; ++i)
-    {
-        ueApps.Get(i)->SetStartTime(promptAt(i));
-    }
-    if (automatic && cfg.predictArrivals)
-    {
-        // Online look-ahead from UE positions and speeds: a UE is expected to hand over
-        // when it reaches predictedHandoverX, with the context it will have by then.
-        const double xHo =
-            std::isnan(cfg.predictedHandoverX) ? cfg.road.boundary : cfg.predictedHandoverX;
-        std::map<uint64_t, Ptr<MobilityModel>> mobility;
-        for (uint32_t i = 0; i < k; ++i)
-        {
-            mobility[DynamicCast<EdgeLlmUeApp>(ueApps.Get(i))->GetSessionId()] =
-                ueNodes.Get(i)->GetObject<MobilityModel>();
-        }
-        source->SetArrivalPredictor([source, mobility, xHo](uint16_t, Time now, Time horizon) {
-            std::vector<CtHoUe> next;
-            for (const auto& [imsi, m] : mobility)
-            {
-                const double x = m->GetPosition().x;
-                const double v = m->GetVelocity().x;
-                if (v <= 0 || x >= xHo)
-                {
-                    continue;
-                }
-                const Time when = now + Seconds((xHo - x) / v);
-                const uint64_t c = source->PredictContextAt(imsi, when);
-                if (when <= now + horizon && c > 0)
-                {
-                    next.push_back({imsi, when.GetSeconds(), c});
-                }
-            }
-            return next;
-        });
-    }
-    double allBytes = 0;
-    const Time stopAt = StopTime(cfg, drawn, bytesPerToken, prefill, warmup, allBytes);
-    Simulator::Stop(stopAt);
     // A slow backhaul can make the run simulate many minutes of LTE (about as many minutes
     // of wall time): say so up front, and report progress (wall time and ETA) rather than
     // run silently; so does any run slow in wall time (e.g. a high decode rate).
@@ -1037,49 +748,43 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
                   << 8.0 * allBytes / (cfg.backhaulGbps * 1e9)
                   << " s); a progress line every 10 s of wall time" << std::endl;
     }
-    EdgeLlmRunProgress progress(schedulerType, stopAt, std::cerr);
-    Simulator::Run();
-
-    result.simulatedSeconds = Simulator::Now().GetSeconds();
-    BooleanValue importanceOrderValue;
-    DoubleValue accuracyLossValue;
-    target->GetAttribute("ImportanceOrder", importanceOrderValue);
-    target->GetAttribute("KvAccuracyLoss", accuracyLossValue);
-    StringValue calibrationValue;
-    target->GetAttribute("UtilityCalibration", calibrationValue);
-    const AccuracyUtility::Calibration calibration =
-        calibrationValue.Get() == "Joint" ? AccuracyUtility::JOINT : AccuracyUtility::HEADLINE;
-    const bool importanceOrder = importanceOrderValue.Get();
-    const double accuracyLoss = accuracyLossValue.Get();
-    result.complete = cfg.streamTokens > 0 ? streamed == k : resumed == k;
-    result.lostSessions = source->GetLostSessions() + target->GetLostSessions();
-    result.handoverFailures = failed;
-    result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
-    result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
-    for (const EdgeLlmHandoverRecord& rec : stats->GetRecords())
-    {
-        // TransferTimedOut at the target, as the road counted it.
-        result.timedOut += rec.timedOut && rec.targetCellId == target->GetCellId() ? 1 : 0;
-    }
-    const std::map<uint64_t, double> restoredAt =
-        FillFromRecords(stats->GetRecords(), source->GetCellId(), target->GetCellId(), ues);
-    for (uint32_t i = 0; i < k; ++i)
-    {
-        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
-        RoadHandoverUeResult& r = ues[app->GetSessionId()];
-        r.tokensMissing = app->GetTokensMissing();
-        r.promptTime = app->GetPromptTime().GetSeconds();
-        if (app->GetPromptTime() > promptAt(i))
+    engine.Simulate("", [&](const MultiCellResult& run) {
+        // The engine's per-UE results (from the session records), with the road's draw
+        // and stream; the road's totals.
+        result.simulatedSeconds = run.simulatedSeconds;
+        result.complete = cfg.streamTokens > 0 ? streamed == k : resumedUes.size() == k;
+        result.lostSessions = source->GetLostSessions() + target->GetLostSessions();
+        result.handoverFailures = static_cast<uint32_t>(failedUes.size());
+        result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
+        result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
+        for (const EdgeLlmHandoverRecord& rec : engine.GetSessionStats()->GetRecords())
         {
-            ++result.latePrompts; // attached after promptTime: its context falls short
+            // TransferTimedOut at the target, as the road counted it.
+            result.timedOut += rec.timedOut && rec.targetCellId == target->GetCellId() ? 1 : 0;
         }
-        r.tokensDuplicated = app->GetTokensDuplicated();
-        AddBoundDetails(r, restoredAt, batchStartByEnd, importanceOrder, accuracyLoss, calibration);
-        result.ues.push_back(r);
-    }
+        std::map<uint64_t, const EdgeLlmUeResult*> byId;
+        for (const EdgeLlmUeResult& ue : run.ues)
+        {
+            byId[ue.ueId] = &ue;
+        }
+        for (uint32_t i = 0; i < k; ++i)
+        {
+            Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
+            EdgeLlmUeResult r = *byId.at(app->GetSessionId());
+            if (app->GetPromptTime() > plan.PromptAt(i))
+            {
+                ++result.latePrompts; // attached after promptTime: its context falls short
+            }
+            r.drawnContext = drawn[i].contextTokens;
+            const Stream& stream = streams[r.ueId];
+            r.streamStart = stream.start;
+            r.streamDelay = stream.delay;
+            result.ues.push_back(r);
+        }
+    });
     // The worst cases (EdgeLlmDelaySummary: a missing value makes one unknown, never
     // silently smaller).
-    auto worst = [&result](double RoadHandoverUeResult::*delay) {
+    auto worst = [&result](double EdgeLlmUeResult::*delay) {
         std::vector<double> v;
         for (const auto& r : result.ues)
         {
@@ -1087,11 +792,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
         }
         return EdgeLlmDelaySummary::Of(v).worst;
     };
-    result.predictedWorst = worst(&RoadHandoverUeResult::predictedDelay);
-    result.measuredWorst = worst(&RoadHandoverUeResult::measuredDelay);
-    result.restoredWorst = worst(&RoadHandoverUeResult::restoredDelay);
-    result.streamWorst = worst(&RoadHandoverUeResult::streamDelay);
-    Simulator::Destroy();
+    result.predictedWorst = worst(&EdgeLlmUeResult::predictedDelay);
+    result.measuredWorst = worst(&EdgeLlmUeResult::measuredDelay);
+    result.restoredWorst = worst(&EdgeLlmUeResult::restoredDelay);
+    result.streamWorst = worst(&EdgeLlmUeResult::streamDelay);
 
     ReplayFlowLevel(cfg, schedulerType, automatic, prefill, result);
     return result;

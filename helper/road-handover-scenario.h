@@ -4,6 +4,8 @@
 #ifndef ROAD_HANDOVER_SCENARIO_H
 #define ROAD_HANDOVER_SCENARIO_H
 
+#include "multi-cell-scenario.h"
+
 #include "ns3/nstime.h"
 #include "ns3/road-ue-draw.h"
 
@@ -77,7 +79,7 @@ struct RoadHandoverConfig
                                    //!< NR: must be "", nr uses 3GPP TR 38.901 UMa, LOS)
     double pathlossExponent{3.0};  //!< Its "Exponent" attribute, if it has one
     uint16_t bandwidthRbs{25};     //!< LTE DL and UL bandwidth, resource blocks
-    double enbTxPowerDbm{30};      //!< eNB (NR: gNB) transmit power, dBm
+    double bsTxPowerDbm{30};       //!< BS (eNB; NR: gNB) transmit power, dBm, [-30, 60]
     double nrFrequencyHz{3.5e9};   //!< NR: central frequency, Hz (EdgeLlmRanConfig)
     double nrBandwidthHz{20e6};    //!< NR: channel bandwidth, one BWP, Hz
     uint16_t nrNumerology{0};      //!< NR: numerology mu
@@ -133,51 +135,20 @@ struct RoadHandoverConfig
      * \throws std::invalid_argument naming the knob and its valid range
      */
     void Validate() const;
-};
 
-/**
- * \ingroup edge-llm
- * \brief What one UE saw in a road-scenario run.
- */
-struct RoadHandoverUeResult
-{
-    /// Marks a value that was never measured (the UE did not hand over or resume).
-    static constexpr double UNKNOWN = std::numeric_limits<double>::quiet_NaN();
-
-    uint64_t ueId{0};                 //!< IMSI
-    double startX{0};                 //!< x at simulation time 0, m
-    uint64_t drawnContext{0};         //!< C_i drawn by RoadUeDraw
-    uint32_t promptTokens{0};         //!< Prompt sized to reach it at the handover
-    double handoverTime{UNKNOWN};     //!< When the source's RRC started the handover, s
-    uint64_t contextTokens{0};        //!< C_i at the handover
-    uint64_t prefillTokens{0};        //!< n_pf_i
-    uint64_t transferTokens{0};       //!< n_tx_i
-    double predictedDelay{UNKNOWN};   //!< Planner's D_i for the actual tau and C, s
-    double restoredDelay{UNKNOWN};    //!< Target: resume time - tau_i, s
-    double stall{UNKNOWN};            //!< UE: the raw stall, s
-    double measuredDelay{UNKNOWN};    //!< UE: the stall's excess over the decode cadence, s
-    uint32_t stalls{0};               //!< Stalls measured (1 per handover)
-    uint64_t kvBytesExpected{0};      //!< n_tx_i * s_KV / 8
-    uint64_t kvBytesReceived{0};      //!< Counted at the target
-    uint32_t tokensMissing{0};        //!< Token indices the UE never received
-    uint32_t tokensDuplicated{0};     //!< Tokens received late or twice
-    double receivedFraction{UNKNOWN}; //!< ImpactHO: share of the cache received
-    double handoverEndTime{UNKNOWN};  //!< When the target's RRC reported HandoverEndOk, s
-    uint16_t servingCellId{0};        //!< Cell whose RRC reported HandoverEndOk (0: none)
-    double streamStart{UNKNOWN};      //!< Handover (no-HO: boundary crossing) time, s
-    double streamDelay{UNKNOWN};      //!< Time from streamStart to the G-th token after it, s
-    /// What finished last and so bounded the delay: "transfer" (the last KV byte arrived
-    /// at the resume instant), "prefill" (the target's prefill batch ended then), "window"
-    /// (ImpactHO: the transfer window closed before the whole cache arrived), "none" (the
-    /// session never resumed)
-    std::string bound{"none"};
-    double transferDone{UNKNOWN}; //!< When the target had every KV byte of it, s
-    double batchStart{UNKNOWN};   //!< Start of the target's prefill batch that bounded it, s
-    double accuracy{UNKNOWN};     //!< ImpactHO: accuracy reached on the received share
-                                  //!< (the target's utility preset for this context)
-    bool handoverFailed{false};   //!< The RRC aborted its handover (HandoverFailed): the
-                                  //!< source serves it again
-    double promptTime{UNKNOWN};   //!< When the UE sent its prompt, s (after its attach)
+    /**
+     * \brief The road as the scenario engine's config (the road is a preset of
+     *        MultiCellScenario): two sites bsDistance apart on a "road" layout joined by the
+     *        RAN's own X2/Xn cable (backhaul "x2"), the road's radio and its RACH and SRS as
+     *        GetRadioSettings() chooses them, scripted handovers at the boundary (or the RRC's
+     *        handoverAlgorithm), the LLM, GPU and decoding knobs, and the road's stop rule
+     *        (stopWhenAllResumed false: RoadHandoverScenario::Run decides when its UEs are
+     *        done; 1 ms drain grace). Run() also sets maxSimTime and warmDecodeStart from
+     *        its warm-up plan. The UEs are RoadHandoverScenario's (ScenarioUe, from the draw).
+     * \return the engine's config; its Validate() checks the knobs the road shares with
+     *         every scenario
+     */
+    MultiCellConfig GetEngineConfig() const;
 };
 
 /**
@@ -202,7 +173,8 @@ struct RoadHandoverResult
     uint16_t targetCellId{0};               //!< The target BS's cell id (the RRC's)
     uint64_t prefillLength{0};              //!< L, the largest of the batches' L
     std::vector<RoadHandoverBatch> batches; //!< Every planned batch, in time order
-    std::vector<RoadHandoverUeResult> ues;  //!< One per UE, by IMSI
+    std::vector<EdgeLlmUeResult> ues;       //!< One per UE, by IMSI (the engine's, with the
+                                            //!< road's drawn context and stream)
     double predictedWorst{0};               //!< max_i predictedDelay, s (NaN if one is missing)
     double measuredWorst{0};                //!< max_i measuredDelay, s (NaN if one is missing)
     uint64_t kvBytesSent{0};                //!< Source connection total

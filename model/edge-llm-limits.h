@@ -29,6 +29,20 @@ constexpr double MAX_BACKHAUL_GBPS = 1000;
 /// tokens decoded after a handover), tokens; the range is [1, MAX_CONTEXT_TOKENS]
 constexpr uint64_t MAX_CONTEXT_TOKENS = 10000000;
 
+/**
+ * \brief A bound or a value as every range message prints it (ostream's default, %g-like:
+ *        138.889, 50000, 0.001, 1e+06).
+ * \param value the number
+ * \return its text
+ */
+inline std::string
+FormatNumber(double value)
+{
+    std::ostringstream out;
+    out << value;
+    return out.str();
+}
+
 /// \return "(0, 1000] Gbit/s", the backhaul rate range as every message states it
 inline std::string
 BackhaulGbpsRange()

@@ -103,7 +103,7 @@ EdgeLlmNode::GetTypeId()
                           "Radio payload bytes per streamed token (after the 14-byte header).",
                           UintegerValue(4),
                           MakeUintegerAccessor(&EdgeLlmNode::m_tokenBytes),
-                          MakeUintegerChecker<uint32_t>(0, 1400))
+                          MakeUintegerChecker<uint32_t>(0, MAX_TOKEN_BYTES))
             .AddAttribute("UePort",
                           "UDP port on which prompts arrive and tokens leave.",
                           UintegerValue(9000),

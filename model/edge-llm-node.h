@@ -95,6 +95,9 @@ class EdgeLlmNode : public Application
     /// DecodeRate's range, tokens/s (the attribute's checker and CheckDecodeRate)
     static constexpr double MIN_DECODE_RATE = 1e-3;
     static constexpr double MAX_DECODE_RATE = 1e6; //!< see MIN_DECODE_RATE
+    /// TokenBytes' largest value, bytes (the attribute's checker and the scenario configs':
+    /// a token and its 14-byte header fit one 1500-byte radio packet with room to spare)
+    static constexpr uint32_t MAX_TOKEN_BYTES = 1400;
 
     /**
      * \brief Check a decode rate against the DecodeRate attribute's range (the one check

@@ -11,6 +11,7 @@
 #include "ns3/lte-hex-grid-enb-topology-helper.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/multi-cell-scenario.h"
+#include "ns3/node-list.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -319,6 +320,136 @@ class ValidateTestCase : public TestCase
               "platoonSpread");
         Check(with([](C& c) { c.kvBits = 2; }), false, "kvBits");
         Check(with([](C& c) { c.ran = "wifi"; }), false, "ran");
+        // The RAN's own cables: no queue disc and no cross traffic to put on them.
+        Check(with([](C& c) { c.backhaul = "x2"; }), true, "backhaul");
+        Check(with([](C& c) {
+                  c.backhaul = "x2";
+                  c.queueDisc = "ns3::FqCoDelQueueDisc";
+              }),
+              false,
+              "backhaul x2");
+        Check(with([](C& c) {
+                  c.backhaul = "x2";
+                  c.crossTrafficLoad = 1e-9;
+              }),
+              false,
+              "backhaul x2");
+        // The knobs the road brought to the engine.
+        Check(with([](C& c) { c.tokenBytes = 1400; }), true, "tokenBytes");
+        Check(with([](C& c) { c.tokenBytes = 1401; }), false, "tokenBytes");
+        Check(with([](C& c) { c.drainGrace = Seconds(1); }), true, "drainGrace");
+        Check(with([](C& c) { c.drainGrace = Seconds(1) + NanoSeconds(1); }), false, "drainGrace");
+        Check(with([](C& c) { c.drainGrace = NanoSeconds(-1); }), false, "drainGrace");
+        Check(with([](C& c) { c.maxSimTime = NanoSeconds(-1); }), false, "maxSimTime");
+        Check(with([](C& c) { c.lookahead = NanoSeconds(-1); }), false, "lookahead");
+        Check(with([](C& c) { c.warmDecodeStart = NanoSeconds(-1); }), false, "warmDecodeStart");
+        Check(with([](C& c) { c.predictedHandoverDistance = 500; }),
+              true,
+              "predictedHandoverDistance");
+        Check(with([](C& c) { c.predictedHandoverDistance = 500.001; }),
+              false,
+              "predictedHandoverDistance");
+        Check(with([](C& c) { c.predictedHandoverDistance = -0.001; }),
+              false,
+              "predictedHandoverDistance");
+        Check(with([](C& c) { c.pathlossReferenceDb = std::nan(""); }),
+              true,
+              "pathlossReferenceDb");
+        Check(with([](C& c) { c.pathlossReferenceDb = 100; }), true, "pathlossReferenceDb");
+        Check(with([](C& c) { c.pathlossReferenceDb = 100.001; }), false, "pathlossReferenceDb");
+        Check(with([](C& c) { c.handover = "ns3::A3RsrpHandoverAlgorithm"; }), true, "handover");
+        Check(with([](C& c) { c.handover = "ns3::Node"; }), false, "handoverAlgorithm");
+        Check(with([](C& c) { c.batchPeriod = Seconds(1); }), true, "batchPeriod");
+        Check(with([](C& c) { c.batchPeriod = Seconds(1) + NanoSeconds(1); }),
+              false,
+              "batchPeriod");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief MultiCellScenario::BuildUes with a preset's own UEs (as the papers' road gives
+ *        them): every field refused by name past its range, nothing built on a refusal,
+ *        and the list at the boundaries accepted (one node per UE where it says, at its
+ *        velocity).
+ */
+class PresetUesTestCase : public TestCase
+{
+  public:
+    PresetUesTestCase()
+        : TestCase("BuildUes(ues): each UE field refused by name past its range, accepted at it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MultiCellConfig cfg;
+        cfg.layout = "road";
+        cfg.numSites = 2;
+        cfg.backhaul = "x2";
+        MultiCellScenario scenario(cfg);
+        scenario.BuildSites();
+        ScenarioUe good;
+        good.homeSite = 0;
+        good.targetSite = 1;
+        good.position = Vector(10, 10, 0);
+        good.velocity = Vector(20, 0, 0);
+        good.promptTokens = 1;
+        good.maxNewTokens = 1;
+        good.promptAt = Seconds(0);
+        good.handoverAt = Seconds(0);
+        auto refused = [&](std::vector<ScenarioUe> ues, const std::string& field) {
+            std::string error;
+            try
+            {
+                scenario.BuildUes(ues);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                error = e.what();
+            }
+            NS_TEST_EXPECT_MSG_NE(error.find(field),
+                                  std::string::npos,
+                                  field << ": not refused by name: '" << error << "'");
+        };
+        auto one = [&](const std::function<void(ScenarioUe&)>& f) {
+            std::vector<ScenarioUe> ues(2, good);
+            f(ues[1]);
+            return ues;
+        };
+        refused({}, "ues must have at least one UE");
+        refused(one([](ScenarioUe& u) { u.homeSite = 2; }), "ues[1].homeSite");
+        refused(one([](ScenarioUe& u) { u.targetSite = 2; }), "ues[1].targetSite");
+        refused(one([](ScenarioUe& u) { u.targetSite = 0; }), "ues[1].targetSite");
+        refused(one([](ScenarioUe& u) { u.position.x = std::nan(""); }), "ues[1].position");
+        refused(one([](ScenarioUe& u) { u.velocity.y = INFINITY; }),
+                "ues[1].position and velocity");
+        refused(one([](ScenarioUe& u) { u.promptTokens = 0; }), "ues[1].promptTokens");
+        refused(one([](ScenarioUe& u) { u.maxNewTokens = 0; }), "ues[1].maxNewTokens");
+        refused(one([](ScenarioUe& u) { u.promptAt = NanoSeconds(-1); }), "ues[1].promptAt");
+        refused(one([](ScenarioUe& u) { u.handoverAt = NanoSeconds(-1); }), "ues[1].handoverAt");
+        refused(std::vector<ScenarioUe>(MultiCellConfig::MAX_UES_PER_SITE + 1, good),
+                "ues[100].homeSite: at most 100 UEs per site");
+        NS_TEST_ASSERT_MSG_EQ(scenario.GetUes().size(), 0, "a refused list builds nothing");
+        // At the boundaries: 100 UEs on site 0, one on site 1 without a handover (its
+        // targetSite is then not looked at).
+        std::vector<ScenarioUe> ues(MultiCellConfig::MAX_UES_PER_SITE, good);
+        ScenarioUe stay = good;
+        stay.homeSite = 1;
+        stay.targetSite = 1;
+        stay.handoverAt = Time::Max();
+        stay.position = Vector(600, -10, 0);
+        stay.velocity = Vector(0, -3, 0);
+        ues.push_back(stay);
+        scenario.BuildUes(ues);
+        NS_TEST_ASSERT_MSG_EQ(scenario.GetUes().size(), 101, "UEs built");
+        Ptr<MobilityModel> last =
+            NodeList::GetNode(NodeList::GetNNodes() - 1)->GetObject<MobilityModel>();
+        NS_TEST_ASSERT_MSG_NE(last, nullptr, "the last UE node has its mobility");
+        NS_TEST_EXPECT_MSG_EQ_TOL(last->GetPosition().x, 600, 1e-9, "start x");
+        NS_TEST_EXPECT_MSG_EQ_TOL(last->GetVelocity().y, -3, 1e-9, "velocity y");
+        Simulator::Destroy();
     }
 };
 
@@ -416,7 +547,7 @@ class StudyRunTestCase : public TestCase
         {
             NS_TEST_ASSERT_MSG_EQ(ue.kvBytesReceived,
                                   ue.kvBytesExpected,
-                                  "UE " << ue.imsi << " got n_tx x s_KV bytes");
+                                  "UE " << ue.ueId << " got n_tx x s_KV bytes");
             expected += ue.kvBytesExpected;
         }
         NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, expected, "sum of n_tx x s_KV");
@@ -674,6 +805,7 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
     {
         AddTestCase(new HexLayoutTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ValidateTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PresetUesTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new DelaySummaryTestCase(), EDGE_LLM_TEST_QUICK);
         for (double load : {0.0, 0.8})
         {

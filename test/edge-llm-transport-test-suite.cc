@@ -804,7 +804,7 @@ class LongContextThoTestCase : public TestCase
         const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, "ns3::ThoScheduler");
         NS_TEST_ASSERT_MSG_EQ(r.complete, true, "the UE resumes");
         NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 1u, "one UE");
-        const RoadHandoverUeResult& ue = r.ues.front();
+        const EdgeLlmUeResult& ue = r.ues.front();
         NS_TEST_ASSERT_MSG_EQ(ue.prefillTokens, ue.contextTokens, "tHO prefills everything");
         NS_TEST_ASSERT_MSG_EQ(r.kvBytesReceived, 0u, "tHO sends no KV bytes");
         const double p = LinearPrefillSeconds(cfg, ue.contextTokens);
@@ -866,7 +866,7 @@ class LongContextCtHoTestCase : public TestCase
         const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, "ns3::CtHoScheduler");
         NS_TEST_ASSERT_MSG_EQ(r.complete, true, "the UE resumes");
         NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 1u, "one UE");
-        const RoadHandoverUeResult& ue = r.ues.front();
+        const EdgeLlmUeResult& ue = r.ues.front();
         const uint64_t c = ue.contextTokens;
         NS_TEST_ASSERT_MSG_EQ(ue.prefillTokens + ue.transferTokens, c, "n_pf + n_tx = C");
         NS_TEST_ASSERT_MSG_EQ(ue.kvBytesReceived,
@@ -948,7 +948,7 @@ class LargeSegmentTestCase : public TestCase
                 const std::string what = transport + ", SegmentBytes " + segment;
                 NS_TEST_ASSERT_MSG_EQ(r.complete, true, what << ": the UE resumes");
                 NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 1u, "one UE");
-                const RoadHandoverUeResult& ue = r.ues.front();
+                const EdgeLlmUeResult& ue = r.ues.front();
                 // s_KV = 2 (K, V) x 28 layers x 4 KV heads x 128 dims x 2 bytes = 57,344
                 const double hand =
                     8.0 * 57344 * static_cast<double>(ue.contextTokens) / (cfg.backhaulGbps * 1e9);

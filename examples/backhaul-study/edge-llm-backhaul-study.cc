@@ -362,7 +362,7 @@ main(int argc, char* argv[])
                      << EdgeLlmCsvField(r.queueDelay.worst) << "\n";
             for (const auto& ue : r.ues)
             {
-                ueCsv << load << "," << name << "," << ue.imsi << "," << ue.homeSite << ","
+                ueCsv << load << "," << name << "," << ue.ueId << "," << ue.homeSite << ","
                       << ue.sourceCellId << "," << ue.targetCellId << ","
                       << EdgeLlmCsvField(ue.handoverTime) << "," << ue.promptTokens << ","
                       << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens

@@ -263,7 +263,7 @@ Main(int argc, char* argv[])
                     cfg.pathlossModel = "ns3::LogDistancePropagationLossModel";
                     cfg.pathlossExponent = 3.5;
                     cfg.bandwidthRbs = 6;
-                    cfg.enbTxPowerDbm = 10;
+                    cfg.bsTxPowerDbm = 10;
                     const RoadHandoverResult res =
                         RoadHandoverScenario::Run(cfg, CtHoFigures::SchedulerType("ctho"));
                     packet.push_back(res.streamWorst);
