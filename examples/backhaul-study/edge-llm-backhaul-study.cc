@@ -46,11 +46,31 @@ using namespace ns3;
 
 NS_LOG_COMPONENT_DEFINE("EdgeLlmBackhaulStudy");
 
-int
-main(int argc, char* argv[])
+namespace
 {
-    const auto wallStart = std::chrono::steady_clock::now();
-    MultiCellConfig cfg;
+
+/// The study's options as parsed and checked (ParseOptions).
+struct StudyOptions
+{
+    MultiCellConfig cfg;       //!< The scenario (crossTrafficLoad set per load)
+    std::vector<double> loads; //!< Cross-traffic loads, in the order given
+    /// Schemes in the order given: name (ctho, tho, cho) and scheduler TypeId
+    std::vector<std::pair<std::string, std::string>> schemes;
+    std::string outputDir; //!< Where the files go
+};
+
+/**
+ * \brief Parse and check the command line (exit status 2 on bad input, with one line naming
+ *        the option and its valid range).
+ * \param argc the command line's argument count
+ * \param argv the command line
+ * \param o the options, filled
+ * \return 0 to run, 2 (after printing the error) to exit with it
+ */
+int
+ParseOptions(int argc, char* argv[], StudyOptions& o)
+{
+    MultiCellConfig& cfg = o.cfg;
     cfg.layout = "hex";
     cfg.numSites = 7;
     cfg.uesPerSite = 15;
@@ -78,7 +98,10 @@ main(int argc, char* argv[])
                      "Backhaul rate, Gbit/s: each site's link to the aggregation router (star; "
                      "mesh, ring: every link)",
                      cfg.backhaulGbps);
-    options.AddValue("backhaul", "Backhaul topology: star, mesh or ring", cfg.backhaul);
+    options.AddValue("backhaul",
+                     "Backhaul topology: star, mesh, ring, or x2 (the RAN's own X2 cables: no "
+                     "queue disc, --loads=0 only)",
+                     cfg.backhaul);
     options.AddValue("queueDisc",
                      "QueueDisc TypeId of the backhaul's KV band (the links' root with "
                      "--ns3::EdgeLlmRan::X2SignallingPriority=false), e.g. "
@@ -269,6 +292,164 @@ main(int argc, char* argv[])
         return 2;
     }
 
+    o.loads = loadList;
+    o.schemes = runs;
+    o.outputDir = outputDir;
+    return 0;
+}
+
+/// The study's tables: the console rows and the CSVs and figures' points, one run at a time.
+class StudyTables
+{
+  public:
+    /// The CSVs' headers.
+    StudyTables()
+    {
+        m_csv << "load,scheme,ues,restored,mean_delay_s,p95_delay_s,worst_delay_s,"
+                 "restored_worst_s,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,"
+                 "kv_bytes_sent,kv_bytes_received,kv_bytes_dropped,packets_dropped,complete\n";
+        m_queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s\n";
+        m_ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
+                   "context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,restored_s,"
+                   "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost\n";
+    }
+
+    /**
+     * \brief Add one run: print its console row (and a note if incomplete), append its
+     *        CSV rows and plot points.
+     * \param load the cross-traffic load
+     * \param name the scheme
+     * \param r the run's result
+     * \param cpuSeconds the run's CPU time, s
+     */
+    void Add(double load, const std::string& name, const MultiCellResult& r, double cpuSeconds);
+
+    /**
+     * \brief Write backhaul-study.{csv,png}, queue-delay.{csv,png} and ue-delays.csv, each
+     *        whole or not at all.
+     * \param cfg the scenario (the title)
+     * \param outputDir where they go
+     * \return false (after printing why) if a file could not be written
+     */
+    bool Write(const MultiCellConfig& cfg, const std::string& outputDir) const;
+
+    /// \return every run complete
+    bool IsComplete() const
+    {
+        return m_complete;
+    }
+
+  private:
+    std::ostringstream m_csv;               //!< backhaul-study.csv
+    std::ostringstream m_queueCsv;          //!< queue-delay.csv
+    std::ostringstream m_ueCsv;             //!< ue-delays.csv
+    std::vector<FigurePoint> m_delayPoints; //!< backhaul-study.png
+    std::vector<FigurePoint> m_queuePoints; //!< queue-delay.png
+    bool m_complete{true};                  //!< Every run complete
+};
+
+void
+StudyTables::Add(double load, const std::string& name, const MultiCellResult& r, double cpuSeconds)
+{
+    uint64_t dropped = 0;
+    uint64_t droppedPackets = 0;
+    for (const auto& link : r.links)
+    {
+        dropped += link.droppedBytes;
+        droppedPackets += link.droppedPackets;
+    }
+    m_complete = m_complete && r.complete;
+    std::cout << "  " << std::fixed << std::setprecision(2) << std::setw(4) << load << "  "
+              << std::setw(6) << name << "  " << std::setw(3) << r.ues.size() << "  "
+              << std::setw(8) << r.restoredSessions << "  " << TableCell(r.measured.mean, 7) << "  "
+              << TableCell(r.measured.p95, 7) << "  " << TableCell(r.measured.worst, 7) << "  "
+              << TableCell(r.queueDelay.mean, 12) << "  " << TableCell(r.queueDelay.p95, 11) << "  "
+              << std::setw(12) << r.kvBytesSent << "  " << std::setw(15) << r.kvBytesReceived
+              << "  " << std::setw(14) << dropped << "  " << std::setprecision(2) << std::setw(5)
+              << r.simulatedSeconds << "  " << std::setw(5) << cpuSeconds
+              << (r.complete ? "" : "  [INCOMPLETE]") << std::endl; // each row as it comes
+    std::cout.unsetf(std::ios::fixed);
+    m_csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
+          << EdgeLlmCsvField(r.measured.mean) << "," << EdgeLlmCsvField(r.measured.p95) << ","
+          << EdgeLlmCsvField(r.measured.worst) << "," << EdgeLlmCsvField(r.restored.worst) << ","
+          << EdgeLlmCsvField(r.queueDelay.mean) << "," << EdgeLlmCsvField(r.queueDelay.p95) << ","
+          << EdgeLlmCsvField(r.queueDelay.worst) << "," << r.kvBytesSent << "," << r.kvBytesReceived
+          << "," << dropped << "," << droppedPackets << "," << (r.complete ? 1 : 0) << "\n";
+    m_queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
+               << EdgeLlmCsvField(r.queueDelay.p95) << "," << EdgeLlmCsvField(r.queueDelay.worst)
+               << "\n";
+    for (const auto& ue : r.ues)
+    {
+        m_ueCsv << load << "," << name << "," << ue.ueId << "," << ue.homeSite << ","
+                << ue.sourceCellId << "," << ue.targetCellId << ","
+                << EdgeLlmCsvField(ue.handoverTime) << "," << ue.promptTokens << ","
+                << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens << ","
+                << EdgeLlmCsvField(ue.predictedDelay) << "," << EdgeLlmCsvField(ue.restoredDelay)
+                << "," << EdgeLlmCsvField(ue.measuredDelay) << "," << ue.kvBytesExpected << ","
+                << ue.kvBytesReceived << "," << (ue.lost ? 1 : 0) << "\n";
+    }
+    // A run with nothing measured (no UE restored) has no point to plot.
+    if (r.measured.count > 0)
+    {
+        m_delayPoints.push_back({load, name + " worst", r.measured.worst, 0, false});
+        m_delayPoints.push_back({load, name + " p95", r.measured.p95, 0, false});
+        m_delayPoints.push_back({load, name + " mean", r.measured.mean, 0, false});
+    }
+    if (r.queueDelay.count > 0)
+    {
+        m_queuePoints.push_back({load, name, r.queueDelay.mean * 1e3, 0, false});
+    }
+    if (!r.complete)
+    {
+        std::cout << "        [INCOMPLETE: " << r.handovers << " handovers started, "
+                  << r.restoredSessions << " sessions restored, " << r.lostSessions << " lost, "
+                  << r.rrcFailures << " RRC handover failures]\n";
+    }
+}
+
+bool
+StudyTables::Write(const MultiCellConfig& cfg, const std::string& outputDir) const
+{
+    std::ostringstream title;
+    title << "edge-llm-backhaul-study: UE-side handover delay vs cross-traffic load\\n"
+          << cfg.numSites << " " << cfg.layout << " sites, " << cfg.numSites * cfg.uesPerSite
+          << " UEs, " << cfg.backhaul << " backhaul " << cfg.backhaulGbps << " Gbit/s, "
+          << cfg.model << " q = " << cfg.kvBits << ", seed " << RngSeedManager::GetSeed() << " run "
+          << RngSeedManager::GetRun();
+    if (!WriteFigure(outputDir + "/backhaul-study",
+                     m_csv.str(),
+                     title.str(),
+                     "Cross-traffic load (share of the backhaul rate)",
+                     "Handover delay at the UE (s)",
+                     m_delayPoints,
+                     {"set xrange [-0.05:0.95]", "set yrange [0:*]", "set key outside"}) ||
+        !WriteFigure(outputDir + "/queue-delay",
+                     m_queueCsv.str(),
+                     "edge-llm-backhaul-study: mean sojourn time in the backhaul queues",
+                     "Cross-traffic load (share of the backhaul rate)",
+                     "Mean backhaul queue delay (ms)",
+                     m_queuePoints,
+                     {"set xrange [-0.05:0.95]", "set yrange [0:*]"}) ||
+        !WriteFileAtomically(outputDir + "/ue-delays.csv", m_ueCsv.str()))
+    {
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    const auto wallStart = std::chrono::steady_clock::now();
+    StudyOptions o;
+    if (const int status = ParseOptions(argc, argv, o); status != 0)
+    {
+        return status;
+    }
+    MultiCellConfig& cfg = o.cfg;
+    const std::string& outputDir = o.outputDir;
     std::cout << "edge-llm-backhaul-study: " << cfg.numSites << " " << cfg.layout << " sites "
               << cfg.interSiteDistance << " m apart, " << cfg.uesPerSite << " UEs per site ("
               << cfg.numSites * cfg.uesPerSite << " UEs), " << cfg.backhaul << " backhaul "
@@ -277,25 +458,13 @@ main(int argc, char* argv[])
               << cfg.promptMax << "] tokens, seed " << RngSeedManager::GetSeed() << " run "
               << RngSeedManager::GetRun() << std::endl;
 
-    std::ostringstream csv;
-    csv << "load,scheme,ues,restored,mean_delay_s,p95_delay_s,worst_delay_s,"
-           "restored_worst_s,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,"
-           "kv_bytes_sent,kv_bytes_received,kv_bytes_dropped,packets_dropped,complete\n";
-    std::ostringstream queueCsv;
-    queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s\n";
-    std::ostringstream ueCsv;
-    ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
-             "context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,restored_s,"
-             "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost\n";
-    std::vector<FigurePoint> delayPoints;
-    std::vector<FigurePoint> queuePoints;
-    bool complete = true;
+    StudyTables tables;
     std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "
                  "queue_p95_s  KV sent (B)   KV received (B)  KV dropped (B)  sim_s  cpu_s\n";
-    for (double load : loadList)
+    for (double load : o.loads)
     {
         cfg.crossTrafficLoad = load;
-        for (const auto& [name, type] : runs)
+        for (const auto& [name, type] : o.schemes)
         {
             MultiCellResult r;
             std::ostringstream tagText;
@@ -330,89 +499,15 @@ main(int argc, char* argv[])
             {
                 return 1;
             }
-            uint64_t dropped = 0;
-            uint64_t droppedPackets = 0;
-            for (const auto& link : r.links)
-            {
-                dropped += link.droppedBytes;
-                droppedPackets += link.droppedPackets;
-            }
-            complete = complete && r.complete;
-            std::cout << "  " << std::fixed << std::setprecision(2) << std::setw(4) << load << "  "
-                      << std::setw(6) << name << "  " << std::setw(3) << r.ues.size() << "  "
-                      << std::setw(8) << r.restoredSessions << "  " << TableCell(r.measured.mean, 7)
-                      << "  " << TableCell(r.measured.p95, 7) << "  "
-                      << TableCell(r.measured.worst, 7) << "  " << TableCell(r.queueDelay.mean, 12)
-                      << "  " << TableCell(r.queueDelay.p95, 11) << "  " << std::setw(12)
-                      << r.kvBytesSent << "  " << std::setw(15) << r.kvBytesReceived << "  "
-                      << std::setw(14) << dropped << "  " << std::setprecision(2) << std::setw(5)
-                      << r.simulatedSeconds << "  " << std::setw(5)
-                      << static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC
-                      << (r.complete ? "" : "  [INCOMPLETE]") << std::endl; // each row as it comes
-            std::cout.unsetf(std::ios::fixed);
-            csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
-                << EdgeLlmCsvField(r.measured.mean) << "," << EdgeLlmCsvField(r.measured.p95) << ","
-                << EdgeLlmCsvField(r.measured.worst) << "," << EdgeLlmCsvField(r.restored.worst)
-                << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
-                << EdgeLlmCsvField(r.queueDelay.p95) << "," << EdgeLlmCsvField(r.queueDelay.worst)
-                << "," << r.kvBytesSent << "," << r.kvBytesReceived << "," << dropped << ","
-                << droppedPackets << "," << (r.complete ? 1 : 0) << "\n";
-            queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
-                     << EdgeLlmCsvField(r.queueDelay.p95) << ","
-                     << EdgeLlmCsvField(r.queueDelay.worst) << "\n";
-            for (const auto& ue : r.ues)
-            {
-                ueCsv << load << "," << name << "," << ue.ueId << "," << ue.homeSite << ","
-                      << ue.sourceCellId << "," << ue.targetCellId << ","
-                      << EdgeLlmCsvField(ue.handoverTime) << "," << ue.promptTokens << ","
-                      << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens
-                      << "," << EdgeLlmCsvField(ue.predictedDelay) << ","
-                      << EdgeLlmCsvField(ue.restoredDelay) << ","
-                      << EdgeLlmCsvField(ue.measuredDelay) << "," << ue.kvBytesExpected << ","
-                      << ue.kvBytesReceived << "," << (ue.lost ? 1 : 0) << "\n";
-            }
-            // A run with nothing measured (no UE restored) has no point to plot.
-            if (r.measured.count > 0)
-            {
-                delayPoints.push_back({load, name + " worst", r.measured.worst, 0, false});
-                delayPoints.push_back({load, name + " p95", r.measured.p95, 0, false});
-                delayPoints.push_back({load, name + " mean", r.measured.mean, 0, false});
-            }
-            if (r.queueDelay.count > 0)
-            {
-                queuePoints.push_back({load, name, r.queueDelay.mean * 1e3, 0, false});
-            }
-            if (!r.complete)
-            {
-                std::cout << "        [INCOMPLETE: " << r.handovers << " handovers started, "
-                          << r.restoredSessions << " sessions restored, " << r.lostSessions
-                          << " lost, " << r.rrcFailures << " RRC handover failures]\n";
-            }
+            tables.Add(load,
+                       name,
+                       r,
+                       static_cast<double>(std::clock() - cpuStart) / CLOCKS_PER_SEC);
         }
     }
 
     // Every file only after every run, each whole or not at all.
-    std::ostringstream title;
-    title << "edge-llm-backhaul-study: UE-side handover delay vs cross-traffic load\\n"
-          << cfg.numSites << " " << cfg.layout << " sites, " << cfg.numSites * cfg.uesPerSite
-          << " UEs, " << cfg.backhaul << " backhaul " << cfg.backhaulGbps << " Gbit/s, "
-          << cfg.model << " q = " << cfg.kvBits << ", seed " << RngSeedManager::GetSeed() << " run "
-          << RngSeedManager::GetRun();
-    if (!WriteFigure(outputDir + "/backhaul-study",
-                     csv.str(),
-                     title.str(),
-                     "Cross-traffic load (share of the backhaul rate)",
-                     "Handover delay at the UE (s)",
-                     delayPoints,
-                     {"set xrange [-0.05:0.95]", "set yrange [0:*]", "set key outside"}) ||
-        !WriteFigure(outputDir + "/queue-delay",
-                     queueCsv.str(),
-                     "edge-llm-backhaul-study: mean sojourn time in the backhaul queues",
-                     "Cross-traffic load (share of the backhaul rate)",
-                     "Mean backhaul queue delay (ms)",
-                     queuePoints,
-                     {"set xrange [-0.05:0.95]", "set yrange [0:*]"}) ||
-        !WriteFileAtomically(outputDir + "/ue-delays.csv", ueCsv.str()))
+    if (!tables.Write(cfg, outputDir))
     {
         return 1;
     }
@@ -426,5 +521,5 @@ main(int argc, char* argv[])
                       : "")
               << "\n"
               << "wall time " << std::fixed << std::setprecision(1) << wall << " s" << std::endl;
-    return complete ? 0 : 1;
+    return tables.IsComplete() ? 0 : 1;
 }
