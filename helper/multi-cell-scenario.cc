@@ -53,7 +53,7 @@ NS_LOG_COMPONENT_DEFINE("MultiCellScenario");
 
 namespace
 {
-/// First random stream of the RAN's models (as the road scenario's).
+/// First random stream of the RAN's models (every scenario, the road preset included).
 constexpr int64_t STREAM_RAN = 100;
 /// Random streams of the scenario's own draws (prompts, handover times; mobility).
 constexpr int64_t STREAM_DRAWS = 20;
@@ -151,7 +151,8 @@ MultiCellConfig::Validate() const
             "backhaul " + backhaul + " needs ran lte (NR registers Xn over a mesh only)");
     Require(backhaul != "x2" || (queueDisc.empty() && crossTrafficLoad == 0),
             "backhaul x2 (the RAN's own cables) takes no queueDisc and no crossTrafficLoad "
-            "(they need an EdgeLlmBackhaul: mesh, star or ring)");
+            "(they need an EdgeLlmBackhaul: mesh, star or ring), got queueDisc '" +
+                queueDisc + "' and crossTrafficLoad " + edgellm::FormatNumber(crossTrafficLoad));
     // Under EdgeLlmRan's X2 priority root (X2SignallingPriority, as set now: the RAN the
     // engine creates takes it) the disc becomes the KV band's, else the device's root.
     EdgeLlmBackhaul::CheckQueueDisc("queueDisc",
@@ -171,12 +172,7 @@ MultiCellConfig::Validate() const
                 std::to_string(uesPerSite));
     Require(mobility == "road" || mobility == "random-waypoint" || mobility == "gauss-markov",
             "mobility must be road, random-waypoint or gauss-markov, got '" + mobility + "'");
-    Require(std::isfinite(speed) && speed >= MIN_SPEED && speed <= MAX_SPEED,
-            "speed must be in [" + edgellm::FormatNumber(MIN_SPEED) + ", " +
-                edgellm::FormatNumber(MAX_SPEED) +
-                "] m/s (500 km/h, the fastest mobility LTE is specified for; below 0.1 m/s a "
-                "road takes hours of simulated LTE), got " +
-                edgellm::FormatNumber(speed));
+    CheckSpeed("speed", speed);
     Require(handover == "script" || handover == "A3-RSRP" || handover == "A2-A4-RSRQ" ||
                 handover.rfind("ns3::", 0) == 0,
             "handover must be script, A3-RSRP, A2-A4-RSRQ or a handover algorithm TypeId "
@@ -204,8 +200,7 @@ MultiCellConfig::Validate() const
                 "] (EdgeLlmNode TokenBytes), got " + std::to_string(tokenBytes));
     Require(!warmDecodeStart.IsStrictlyNegative(), "warmDecodeStart must be >= 0");
     Require(!lookahead.IsStrictlyNegative(), "lookahead must be >= 0");
-    Require(!maxSimTime.IsStrictlyNegative(),
-            "maxSimTime must be >= 0 (0: the last scripted handover + tailTime)");
+    Require(!maxSimTime.IsStrictlyNegative(), "maxSimTime must be >= 0 (0: automatic)");
     Require(!drainGrace.IsStrictlyNegative() && drainGrace <= Seconds(1),
             "drainGrace must be in [0, 1] s");
     // kvBits: LlmModelProfile::FromPreset below, its owner, checks it.
@@ -243,6 +238,20 @@ MultiCellConfig::Validate() const
                 edgellm::FormatNumber(pathlossReferenceDb));
     // The backhaul against the RAN's handover timers, the TypeIds, the radio's ranges.
     GetRanConfig().Validate(ran);
+    if (ran == "lte")
+    {
+        // One SRS slot per UE and per temporary attach context (LteEnbRrc): fewer and the
+        // eNB hands out RNTI 0. 0 is ns-3's default, 40 ms.
+        const uint32_t srs = srsPeriodicity == 0 ? 40 : srsPeriodicity;
+        Require(srs >= 2 * uesPerSite,
+                "srsPeriodicity must be >= 2 x uesPerSite (the UEs of one cell; the road: "
+                "numUes) = " +
+                    std::to_string(2 * uesPerSite) +
+                    " ms (one SRS slot per UE and per temporary attach context; fewer and the "
+                    "eNB hands out RNTI 0), one of 2, 5, 10, 20, 40, 80, 160, 320 (0: ns-3's "
+                    "40); got " +
+                    std::to_string(srsPeriodicity));
+    }
     if (queueDisc == "ns3::TbfQueueDisc" && !EdgeLlmRan::DefaultX2SignallingPriority())
     {
         // TBF as the root shapes every backhaul link to its Rate (ns-3's default 1 Mbit/s).
@@ -262,6 +271,17 @@ MultiCellConfig::Validate() const
                     "behind the shaped KV queue and ns-3's RRC aborts");
     }
     (void)LlmModelProfile::FromPreset(model, kvBits);
+}
+
+void
+MultiCellConfig::CheckSpeed(const std::string& field, double speed)
+{
+    Require(std::isfinite(speed) && speed >= MIN_SPEED && speed <= MAX_SPEED,
+            field + " must be in [" + edgellm::FormatNumber(MIN_SPEED) + ", " +
+                edgellm::FormatNumber(MAX_SPEED) +
+                "] m/s (500 km/h, the fastest mobility LTE is specified for; below 0.1 m/s a "
+                "road takes hours of simulated LTE), got " +
+                edgellm::FormatNumber(speed));
 }
 
 EdgeLlmRanConfig
@@ -287,8 +307,8 @@ MultiCellConfig::GetRanConfig() const
         radio.raPreambles = raPreambles;
         radio.preambleTransMax = preambleTransMax;
         radio.srsPeriodicity = srsPeriodicity;
-        radio.amcModel = amcModel;
     }
+    radio.amcModel = amcModel; // LTE's knob: EdgeLlmRanConfig::Validate refuses it over NR
     radio.stream = STREAM_RAN;
     return radio;
 }
@@ -603,15 +623,22 @@ MultiCellScenario::BuildUes(const std::vector<ScenarioUe>& ues)
         Require(ue.homeSite < m_cfg.numSites,
                 name + "homeSite must be in [0, " + std::to_string(m_cfg.numSites - 1) + "], got " +
                     std::to_string(ue.homeSite));
-        Require(++perSite[ue.homeSite] <= MultiCellConfig::MAX_UES_PER_SITE,
-                name + "homeSite: at most " + std::to_string(MultiCellConfig::MAX_UES_PER_SITE) +
-                    " UEs per site");
-        const bool scripted = ue.handoverAt != Time::Max();
-        Require(!scripted || (ue.targetSite < m_cfg.numSites && ue.targetSite != ue.homeSite),
+        Require(++perSite[ue.homeSite] <= m_cfg.uesPerSite,
+                name + "homeSite: at most uesPerSite = " + std::to_string(m_cfg.uesPerSite) +
+                    " UEs per site (the cell capacity the config was checked for)");
+        // The target is read by a scripted handover and by the arrival predictor.
+        const bool targeted = ue.handoverAt != Time::Max() || m_cfg.predictArrivals;
+        Require(!targeted || (ue.targetSite < m_cfg.numSites && ue.targetSite != ue.homeSite),
                 name + "targetSite must be a site in [0, " + std::to_string(m_cfg.numSites - 1) +
-                    "] other than homeSite " + std::to_string(ue.homeSite) + ", got " +
+                    "] other than homeSite " + std::to_string(ue.homeSite) +
+                    " (a scripted handover or predictArrivals reads it), got " +
                     std::to_string(ue.targetSite));
-        for (double v : {ue.position.x, ue.position.y, ue.velocity.x, ue.velocity.y})
+        for (double v : {ue.position.x,
+                         ue.position.y,
+                         ue.position.z,
+                         ue.velocity.x,
+                         ue.velocity.y,
+                         ue.velocity.z})
         {
             Require(std::isfinite(v), name + "position and velocity must be finite");
         }
@@ -1140,8 +1167,10 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     result.scheme = DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetScheduler()->GetSchemeName();
     result.simulatedSeconds = Simulator::Now().GetSeconds();
     result.handoverStart = m_handoverStart;
-    // Each UE's handover from its session record: the first it started.
-    std::set<uint64_t> filled;
+    // Each UE's handover from its session records: the first it started that was not
+    // cancelled (an RRC that aborted a handover and retried it gives the retry), else the
+    // first it started.
+    std::map<uint64_t, const EdgeLlmHandoverRecord*> chosen;
     for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
     {
         const auto u = c.ues.find(rec.sessionId);
@@ -1149,18 +1178,23 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
         {
             continue; // no UE of this scenario
         }
-        EdgeLlmUeResult& r = u->second;
-        r.lost = r.lost || rec.outcome == EdgeLlmHandoverRecord::LOST;
+        u->second.lost = u->second.lost || rec.outcome == EdgeLlmHandoverRecord::LOST;
         if (!rec.started)
         {
             continue;
         }
         ++result.handovers;
-        if (!filled.insert(rec.sessionId).second)
+        const auto [it, first] = chosen.emplace(rec.sessionId, &rec);
+        if (!first && it->second->outcome == EdgeLlmHandoverRecord::CANCELLED &&
+            rec.outcome != EdgeLlmHandoverRecord::CANCELLED)
         {
-            continue;
+            it->second = &rec;
         }
-        FillFromRecord(rec, r);
+    }
+    for (const auto& [ueId, rec] : chosen)
+    {
+        EdgeLlmUeResult& r = c.ues.at(ueId);
+        FillFromRecord(*rec, r);
         result.restoredSessions += std::isnan(r.restoredDelay) ? 0 : 1;
     }
     for (uint32_t i = 0; i < m_ueApps.GetN(); ++i)

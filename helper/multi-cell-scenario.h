@@ -72,12 +72,16 @@ struct MultiCellConfig
     double nrFrequencyHz{3.5e9}; //!< NR: central frequency, Hz
     double nrBandwidthHz{20e6};  //!< NR: channel bandwidth, one BWP, Hz
     uint16_t nrNumerology{0};    //!< NR: numerology mu
-    std::string amcModel;        //!< LTE: LteAmc AmcModel ("": ns-3's default)
+    /// LTE: LteAmc AmcModel ("": ns-3's default; refused over NR)
+    std::string amcModel;
     /// LTE: contention RA preambles per cell (28: 36 dedicated preambles for many
-    /// handovers at once; doc, "Multi-cell scenarios")
+    /// handovers at once; doc, "Multi-cell scenarios"); 0: ns-3's default (52)
     uint32_t raPreambles{28};
-    uint32_t preambleTransMax{10}; //!< LTE: RA attempts (10: a dedicated preamble is held 80 ms)
-    uint32_t srsPeriodicity{320};  //!< LTE: SRS slots per cell, ms (320: 160 UEs per cell)
+    /// LTE: RA attempts (10: a dedicated preamble is held 80 ms); 0: ns-3's default (50)
+    uint32_t preambleTransMax{10};
+    /// LTE: SRS slots per cell, ms, >= 2 x uesPerSite (320: 160 UEs per cell); 0: ns-3's
+    /// default (40)
+    uint32_t srsPeriodicity{320};
     /// Where pcap files of the sites' point-to-point devices (X2/Xn, S1-U; ns-3's usual
     /// names) go; "": none
     std::string pcapPrefix;
@@ -104,7 +108,8 @@ struct MultiCellConfig
     /// (cross traffic installed before the peers); false: at the bottleneck's rate, blind
     bool planWithCrossTraffic{true};
     // UEs
-    uint32_t uesPerSite{2}; //!< UEs starting on each site, [1, 100]
+    /// UEs starting on each site, [1, 100] (BuildUes(ues): the most on one site)
+    uint32_t uesPerSite{2};
     /// "road" (ConstantVelocity along the site's road), "random-waypoint" (RandomWaypoint
     /// in the layout's bounding box) or "gauss-markov" (GaussMarkov in that box)
     std::string mobility{"road"};
@@ -168,6 +173,15 @@ struct MultiCellConfig
      * \return the config EdgeLlmRan::Create takes
      */
     EdgeLlmRanConfig GetRanConfig() const;
+
+    /**
+     * \brief Check a UE speed against the packet level's range, [MIN_SPEED, MAX_SPEED]
+     *        (Validate's check, for a preset that names its own knob).
+     * \param field the knob's name in the message
+     * \param speed the value, m/s
+     * \throws std::invalid_argument "<field> must be in [0.1, 138.889] m/s (...), got <speed>"
+     */
+    static void CheckSpeed(const std::string& field, double speed);
 };
 
 /**
@@ -178,10 +192,12 @@ struct MultiCellConfig
  */
 struct ScenarioUe
 {
-    uint32_t homeSite{0};     //!< Site it starts on and attaches to, < numSites
-    uint32_t targetSite{0};   //!< Site of its scripted handover (!= homeSite), < numSites
-    Vector position;          //!< Start position (x, y), m; z is the RAN's UE antenna height
-    Vector velocity;          //!< Constant velocity (ConstantVelocityMobilityModel), m/s
+    uint32_t homeSite{0}; //!< Site it starts on and attaches to, < numSites
+    /// Site of its scripted handover, and where predictArrivals expects it (!= homeSite;
+    /// < numSites); not read otherwise
+    uint32_t targetSite{0};
+    Vector position; //!< Start position (x, y), m; z (finite) is replaced by the RAN's UE height
+    Vector velocity; //!< Constant velocity (ConstantVelocityMobilityModel), m/s
     uint32_t promptTokens{1}; //!< Its prompt, tokens, >= 1
     uint32_t maxNewTokens{1}; //!< Tokens its session decodes, >= 1
     Time promptAt;            //!< Its application's start (the prompt, once attached), >= 0
@@ -196,9 +212,10 @@ struct ScenarioUe
  *        papers' road included): its handover read from its session record
  *        (EdgeLlmSessionStats, the one collector), the radio's and application's side.
  *
- * "Its handover" is the UE's first handover started (the record of the first
- * HandoverStarted): a UE that hands over again (back, or on) keeps its first one here; the
- * session records (MultiCellResult::handoverCsv) have every handover.
+ * "Its handover" is the UE's first handover started that was not cancelled (a handover
+ * the RRC aborted and then retried gives the retry; if every one was cancelled, the first):
+ * a UE that hands over again (back, or on) keeps its first one here; the session records
+ * (MultiCellResult::handoverCsv) have every handover.
  */
 struct EdgeLlmUeResult
 {
@@ -402,8 +419,9 @@ class MultiCellScenario
     void ScheduleHandovers();
     void ConnectOutputs(); //!< Trace sinks for the per-UE results
     /**
-     * \brief Run until every session is restored and the backhaul has delivered every KV
-     *        byte sent (or the time limit), collect the results, Simulator::Destroy().
+     * \brief Run until every UE has resumed (stopWhenAllResumed; else until the preset
+     *        calls Stop()) and the backhaul has delivered every KV byte sent, or the time
+     *        limit; collect the results; Simulator::Destroy().
      * \param monitorPlotStem with a monitor (monitorInterval > 0): write its PNGs
      *        (BackhaulMonitor::WritePlots) to this stem before the simulator goes; "": none
      * \return what happened
@@ -484,22 +502,22 @@ class MultiCellScenario
     /// Abort with "MultiCellScenario::<part>: <needs>" unless \p done.
     void RequireDone(bool done, const char* part, const char* needs) const;
 
-    MultiCellConfig m_cfg;                //!< Validated knobs
-    std::vector<Vector> m_sites;          //!< Site positions
-    std::vector<uint32_t> m_roadTarget;   //!< Road target of each site
-    NodeContainer m_bsNodes;              //!< One per site
-    NodeContainer m_ueNodes;              //!< uesPerSite per site, in site order
-    std::vector<ScenarioUe> m_ues;        //!< The UEs, in node order
-    std::vector<uint32_t> m_home;         //!< Home site per UE
-    std::vector<double> m_tau;            //!< Scripted handover time per UE, s (road)
-    double m_handoverStart{0};            //!< Platoons start crossing, s
-    Ptr<EdgeLlmRan> m_ran;                //!< The RAN
-    ApplicationContainer m_bsApps;        //!< EdgeLlmNode per site
-    ApplicationContainer m_ueApps;        //!< EdgeLlmUeApp per UE
-    bool m_backhaulBuilt{false};          //!< BuildBackhaul done
-    bool m_handoversScheduled{false};     //!< ScheduleHandovers done
-    bool m_outputsConnected{false};       //!< ConnectOutputs done
-    struct Counters;                      //!< Trace sink state
+    MultiCellConfig m_cfg;              //!< Validated knobs
+    std::vector<Vector> m_sites;        //!< Site positions
+    std::vector<uint32_t> m_roadTarget; //!< Road target of each site
+    NodeContainer m_bsNodes;            //!< One per site
+    NodeContainer m_ueNodes;            //!< One per UE, in m_ues' order
+    std::vector<ScenarioUe> m_ues;      //!< The UEs, in node order
+    std::vector<uint32_t> m_home;       //!< Home site per UE
+    std::vector<double> m_tau;        //!< The scripted handover times, s (UEs without one left out)
+    double m_handoverStart{0};        //!< Platoons start crossing, s
+    Ptr<EdgeLlmRan> m_ran;            //!< The RAN
+    ApplicationContainer m_bsApps;    //!< EdgeLlmNode per site
+    ApplicationContainer m_ueApps;    //!< EdgeLlmUeApp per UE
+    bool m_backhaulBuilt{false};      //!< BuildBackhaul done
+    bool m_handoversScheduled{false}; //!< ScheduleHandovers done
+    bool m_outputsConnected{false};   //!< ConnectOutputs done
+    struct Counters;                  //!< Trace sink state
     std::unique_ptr<Counters> m_counters; //!< Filled by the traces
     Ptr<EdgeLlmSessionStats> m_stats;     //!< Per-handover records
     Ptr<BackhaulMonitor> m_monitor;       //!< Backhaul time series (monitorInterval > 0)

@@ -5,41 +5,24 @@
 
 #include "edge-llm-helper.h"
 #include "edge-llm-ran.h"
-#include "edge-llm-run-progress.h"
 #include "edge-llm-session-stats.h"
 #include "fluid-handover-scenario.h"
 #include "multi-cell-scenario.h"
 
-#include "ns3/accuracy-utility.h"
-#include "ns3/boolean.h"
-#include "ns3/config.h"
-#include "ns3/constant-velocity-mobility-model.h"
-#include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/handover-scheduler.h"
-#include "ns3/internet-stack-helper.h"
-#include "ns3/ipv4-address-generator.h"
-#include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/log.h"
-#include "ns3/mobility-helper.h"
-#include "ns3/mobility-model.h"
 #include "ns3/object-factory.h"
-#include "ns3/point-to-point-helper.h"
-#include "ns3/point-to-point-net-device.h"
 #include "ns3/prefill-time-model.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/simulator.h"
-#include "ns3/string.h"
-#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -51,10 +34,6 @@ namespace
 {
 /// A run that simulates longer than this prints a note of its predicted length first, s
 constexpr double LONG_RUN_SECONDS = 60;
-/// Most UEs of the packet level: the largest K measured to attach, hand over and restore
-/// in ctHO, tHO and cHO. The SRS rule alone (2 K slots, 320 ms LTE's longest period) would
-/// allow 160, but a 160-UE tHO run had not finished its handovers after 7 CPU-minutes.
-constexpr uint32_t MAX_PACKET_UES = 100;
 /// LTE's RA preambles per cell (3GPP TS 36.321)
 constexpr uint32_t RA_PREAMBLES = 64;
 /// ns-3's LteEnbMac RaResponseWindowSize default, ms: a dedicated preamble is held
@@ -145,11 +124,14 @@ RoadHandoverConfig::Validate() const
     // The road's own knobs here; the knobs it shares with every scenario (RAN, radio,
     // backhaul, LLM, GPU, decoding, speed) by the engine's config, their owner, at the end.
     // The packet level's range first, so that every numUes out of it gets one message.
-    require(road.numUes >= 1 && road.numUes <= MAX_PACKET_UES,
-            "numUes must be in [1, " + std::to_string(MAX_PACKET_UES) +
+    require(road.numUes >= 1 && road.numUes <= MultiCellConfig::MAX_UES_PER_SITE,
+            "numUes must be in [1, " + std::to_string(MultiCellConfig::MAX_UES_PER_SITE) +
                 "] at packet level (the most measured to attach, hand over and restore in one "
                 "LTE cell; the SRS slots alone, 2 K <= 320, would allow 160, untested; the flow "
                 "level takes any K)");
+    // The packet level's speed range (the engine's, named as the road's knob) before the
+    // draw's own check (any speed > 0, the flow level's).
+    MultiCellConfig::CheckSpeed("speed", road.speed);
     road.Validate();
     require(std::isfinite(bsDistance) && bsDistance > 0 &&
                 bsDistance <= MultiCellConfig::MAX_INTER_SITE,
@@ -176,20 +158,24 @@ RoadHandoverConfig::Validate() const
     require(!uplinkLatency.IsStrictlyNegative(), "uplinkLatency must be >= 0");
     require(!(handoverDisabled && !handoverAlgorithm.empty()),
             "handoverDisabled and handoverAlgorithm exclude each other");
+    // A TypeId (the RAN checks it is this RAT's handover algorithm); the engine's own
+    // names (script, A3-RSRP, A2-A4-RSRQ) are not the road's.
+    require(handoverAlgorithm.empty() || handoverAlgorithm.rfind("ns3::", 0) == 0,
+            "handoverAlgorithm must be empty (handovers requested at the boundary and "
+            "announced) or a handover algorithm TypeId, e.g. ns3::A3RsrpHandoverAlgorithm, "
+            "got '" +
+                handoverAlgorithm + "'");
     if (ran == "lte")
     {
-        // Each RACH/SRS knob as given (0: automatic) by its owner, then its capacity for K.
+        // Each RACH/SRS knob as given (0: automatic) by its owner, then the dedicated
+        // preambles' capacity for the crossings the draw gives.
         EdgeLlmRanConfig rach;
         rach.raPreambles = raPreambles;
         rach.preambleTransMax = preambleTransMax;
         rach.srsPeriodicity = srsPeriodicity;
         rach.Validate("lte");
+        // The SRS slots for K UEs: MultiCellConfig::Validate (srsPeriodicity), below.
         const RadioSettings radio = GetRadioSettings();
-        require(radio.srsPeriodicity >= 2 * road.numUes,
-                "srsPeriodicity must be >= 2 numUes = " + std::to_string(2 * road.numUes) +
-                    " ms (one SRS slot per UE and per temporary attach context; fewer and the "
-                    "eNB hands out RNTI 0), one of 2, 5, 10, 20, 40, 80, 160, 320; got " +
-                    std::to_string(radio.srsPeriodicity));
         const uint32_t holdMs = radio.preambleTransMax * (RA_RESPONSE_WINDOW_MS + 5);
         require(allowHandoverFailures || handoverDisabled ||
                     radio.raPreambles + radio.peakHandovers <= RA_PREAMBLES,
@@ -259,7 +245,7 @@ RoadHandoverConfig::GetEngineConfig() const
     e.decodeRate = decodeRate;
     e.tokensAfterHandover = tokensAfterHandover;
     e.tokenBytes = tokenBytes;
-    e.prefillPromptsOnGpu = warmupOnGpu;
+    e.prefillPromptsOnGpu = warmupOnGpu || ran == "nr"; // Run()'s rule: nr warms up on the GPU
     e.lookahead = lookahead;
     e.tailTime = tailTime;
     e.maxSimTime = maxSimTime;
@@ -271,7 +257,7 @@ RoadHandoverConfig::GetEngineConfig() const
 std::map<std::string, std::string>
 RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>& options)
 {
-    // Attribute -> the RoadHandoverConfig knob Run() sets it from ("": the helper sets it
+    // Attribute -> the RoadHandoverConfig knob the run sets it from ("": the helper sets it
     // per node or per UE: cell ids, session ids, addresses, prompt sizes).
     static const std::map<std::string, std::string> knobs = {
         {"ns3::EdgeLlmNode::Model", "model"},

@@ -143,8 +143,9 @@ struct RoadHandoverConfig
      *        GetRadioSettings() chooses them, scripted handovers at the boundary (or the RRC's
      *        handoverAlgorithm), the LLM, GPU and decoding knobs, and the road's stop rule
      *        (stopWhenAllResumed false: RoadHandoverScenario::Run decides when its UEs are
-     *        done; 1 ms drain grace). Run() also sets maxSimTime and warmDecodeStart from
-     *        its warm-up plan. The UEs are RoadHandoverScenario's (ScenarioUe, from the draw).
+     *        done; 1 ms drain grace); over NR the GPU warm-up (prefillPromptsOnGpu), as
+     *        Run() uses it. Run() also sets maxSimTime and warmDecodeStart from its warm-up
+     *        plan. The UEs are RoadHandoverScenario's (ScenarioUe, from the draw).
      * \return the engine's config; its Validate() checks the knobs the road shares with
      *         every scenario
      */

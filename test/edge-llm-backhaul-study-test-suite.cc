@@ -388,6 +388,7 @@ class PresetUesTestCase : public TestCase
         cfg.layout = "road";
         cfg.numSites = 2;
         cfg.backhaul = "x2";
+        cfg.uesPerSite = MultiCellConfig::MAX_UES_PER_SITE;
         MultiCellScenario scenario(cfg);
         scenario.BuildSites();
         ScenarioUe good;
@@ -425,15 +426,17 @@ class PresetUesTestCase : public TestCase
         refused(one([](ScenarioUe& u) { u.position.x = std::nan(""); }), "ues[1].position");
         refused(one([](ScenarioUe& u) { u.velocity.y = INFINITY; }),
                 "ues[1].position and velocity");
+        refused(one([](ScenarioUe& u) { u.velocity.z = std::nan(""); }), "ues[1].position");
+        refused(one([](ScenarioUe& u) { u.position.z = -INFINITY; }), "ues[1].position");
         refused(one([](ScenarioUe& u) { u.promptTokens = 0; }), "ues[1].promptTokens");
         refused(one([](ScenarioUe& u) { u.maxNewTokens = 0; }), "ues[1].maxNewTokens");
         refused(one([](ScenarioUe& u) { u.promptAt = NanoSeconds(-1); }), "ues[1].promptAt");
         refused(one([](ScenarioUe& u) { u.handoverAt = NanoSeconds(-1); }), "ues[1].handoverAt");
         refused(std::vector<ScenarioUe>(MultiCellConfig::MAX_UES_PER_SITE + 1, good),
-                "ues[100].homeSite: at most 100 UEs per site");
+                "ues[100].homeSite: at most uesPerSite = 100 UEs per site");
         NS_TEST_ASSERT_MSG_EQ(scenario.GetUes().size(), 0, "a refused list builds nothing");
-        // At the boundaries: 100 UEs on site 0, one on site 1 without a handover (its
-        // targetSite is then not looked at).
+        // At the boundaries: 100 UEs on site 0 (uesPerSite), one on site 1 without a
+        // handover (its targetSite is then not looked at).
         std::vector<ScenarioUe> ues(MultiCellConfig::MAX_UES_PER_SITE, good);
         ScenarioUe stay = good;
         stay.homeSite = 1;
@@ -449,6 +452,31 @@ class PresetUesTestCase : public TestCase
         NS_TEST_ASSERT_MSG_NE(last, nullptr, "the last UE node has its mobility");
         NS_TEST_EXPECT_MSG_EQ_TOL(last->GetPosition().x, 600, 1e-9, "start x");
         NS_TEST_EXPECT_MSG_EQ_TOL(last->GetVelocity().y, -3, 1e-9, "velocity y");
+        Simulator::Destroy();
+
+        // With arrival prediction every UE's target is read (the predictor projects its
+        // road toward it): one without a handover needs a valid target too.
+        cfg.handover = "A3-RSRP";
+        cfg.predictArrivals = true;
+        cfg.uesPerSite = 1;
+        MultiCellScenario predicted(cfg);
+        predicted.BuildSites();
+        std::string error;
+        try
+        {
+            predicted.BuildUes({stay});
+        }
+        catch (const std::invalid_argument& e)
+        {
+            error = e.what();
+        }
+        NS_TEST_EXPECT_MSG_NE(error.find("ues[0].targetSite must be a site in [0, 1] other than "
+                                         "homeSite 1"),
+                              std::string::npos,
+                              "a predicted UE's target refused: '" << error << "'");
+        stay.targetSite = 0;
+        predicted.BuildUes({stay});
+        NS_TEST_EXPECT_MSG_EQ(predicted.GetUes().size(), 1, "accepted with a target");
         Simulator::Destroy();
     }
 };

@@ -145,7 +145,9 @@ class ScaleRadioRuleTestCase : public TestCase
         srs20.Validate();
         RoadHandoverConfig srs21 = Road(21);
         srs21.srsPeriodicity = 40;
-        NS_TEST_ASSERT_MSG_EQ(Refused(srs21, "srsPeriodicity must be >= 2 numUes = 42"),
+        NS_TEST_ASSERT_MSG_EQ(Refused(srs21,
+                                      "srsPeriodicity must be >= 2 x uesPerSite (the UEs of one "
+                                      "cell; the road: numUes) = 42"),
                               true,
                               "21 UEs, 40 slots");
         srs21.srsPeriodicity = 50;

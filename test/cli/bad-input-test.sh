@@ -35,6 +35,11 @@ for a in ns3::Foo ns3::Node ns3::LteHandoverAlgorithm ns3::NrA3RsrpHandoverAlgor
   expect 2 "handoverAlgorithm: '$a' is no ns3::LteHandoverAlgorithm; valid: " \
     $main --handoverAlgorithm=$a
 done
+# The scenario engine's own names for its handover knob are not the road's TypeIds.
+for a in script A3-RSRP A2-A4-RSRQ foo; do
+  expect 2 "handoverAlgorithm must be empty (handovers requested at the boundary and announced) or a handover algorithm TypeId, e.g. ns3::A3RsrpHandoverAlgorithm, got '$a'" \
+    $main --handoverAlgorithm=$a
+done
 expect 2 "--outputDir: cannot write" $bin/edge-llm-lte-handover --outputDir=/proc/no/such
 # ns-3 attribute defaults and global values, checked before CommandLine::Parse (one shared
 # helper, CheckAttributeArguments): exit 2 naming the argument and the valid range.
@@ -163,6 +168,8 @@ done
 expect 2 "backhaulDelay (--backhaulDelayUs) is too long: no backhaul rate is enough" \
   $main --backhaulDelayUs=180000
 # Road scenario ranges (issue 10, newcomer findings): each boundary from both sides.
+expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=0
+expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=-1
 expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=1e300
 expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=138.9
 expect 0 "" $quick --speed=138.8
@@ -187,9 +194,10 @@ done
 # Past the old 12-UE cap (the first K its boundary refused): 13 UEs run (tHO, short contexts).
 expect 0 "" $main --schemes=tho --numUes=13 --contextMin=1024 --contextMax=1024 \
   --tokensAfterHandover=20
-# SRS slots: 2 K of them; 20 UEs fit 40 ms, 21 do not (RoadHandoverConfig::Validate, before
+# SRS slots: 2 K of them; 20 UEs fit 40 ms, 21 do not (MultiCellConfig::Validate, before
 # any simulation: the accepted side is checked in edge-llm-scale's QUICK rule test).
-expect 2 "srsPeriodicity must be >= 2 numUes = 42 ms" $main --numUes=21 --srsPeriodicity=40
+expect 2 "srsPeriodicity must be >= 2 x uesPerSite (the UEs of one cell; the road: numUes) = 42 ms" \
+  $main --numUes=21 --srsPeriodicity=40
 expect 2 "srsPeriodicity (ns3::LteEnbRrc::SrsPeriodicity) must be 0 (ns-3's 40) or one of 2, 5" \
   $main --srsPeriodicity=50
 # Dedicated preambles: ns-3's 12 (52 contention) held 400 ms for 13 UEs crossing within it.
