@@ -243,14 +243,23 @@ MultiCellConfig::Validate() const
         // One SRS slot per UE and per temporary attach context (LteEnbRrc): fewer and the
         // eNB hands out RNTI 0. 0 is ns-3's default, 40 ms.
         const uint32_t srs = srsPeriodicity == 0 ? 40 : srsPeriodicity;
+        std::string valid; // LteEnbRrc's periods that are long enough
+        for (uint32_t p : {2u, 5u, 10u, 20u, 40u, 80u, 160u, 320u})
+        {
+            if (p >= 2 * uesPerSite)
+            {
+                valid += (valid.empty() ? "" : ", ") + std::to_string(p);
+            }
+        }
         Require(srs >= 2 * uesPerSite,
                 "srsPeriodicity must be >= 2 x uesPerSite (the UEs of one cell; the road: "
                 "numUes) = " +
                     std::to_string(2 * uesPerSite) +
                     " ms (one SRS slot per UE and per temporary attach context; fewer and the "
-                    "eNB hands out RNTI 0), one of 2, 5, 10, 20, 40, 80, 160, 320 (0: ns-3's "
-                    "40); got " +
-                    std::to_string(srsPeriodicity));
+                    "eNB hands out RNTI 0): " +
+                    (valid.empty() ? std::string("no SRS period is that long (320 at most)")
+                                   : "one of " + valid) +
+                    "; got " + std::to_string(srsPeriodicity));
     }
     if (queueDisc == "ns3::TbfQueueDisc" && !EdgeLlmRan::DefaultX2SignallingPriority())
     {
@@ -633,14 +642,16 @@ MultiCellScenario::BuildUes(const std::vector<ScenarioUe>& ues)
                     "] other than homeSite " + std::to_string(ue.homeSite) +
                     " (a scripted handover or predictArrivals reads it), got " +
                     std::to_string(ue.targetSite));
-        for (double v : {ue.position.x,
-                         ue.position.y,
-                         ue.position.z,
-                         ue.velocity.x,
-                         ue.velocity.y,
-                         ue.velocity.z})
+        const std::pair<const char*, double> coordinates[] = {{"position.x", ue.position.x},
+                                                              {"position.y", ue.position.y},
+                                                              {"position.z", ue.position.z},
+                                                              {"velocity.x", ue.velocity.x},
+                                                              {"velocity.y", ue.velocity.y},
+                                                              {"velocity.z", ue.velocity.z}};
+        for (const auto& [field, v] : coordinates)
         {
-            Require(std::isfinite(v), name + "position and velocity must be finite");
+            Require(std::isfinite(v),
+                    name + field + " must be finite, got " + edgellm::FormatNumber(v));
         }
         Require(ue.promptTokens >= 1, name + "promptTokens must be >= 1");
         Require(ue.maxNewTokens >= 1, name + "maxNewTokens must be >= 1");

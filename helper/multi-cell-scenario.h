@@ -318,17 +318,23 @@ struct MultiCellResult
  * \code
  *   MultiCellConfig cfg;  cfg.layout = "hex"; cfg.numSites = 7; cfg.uesPerSite = 15;
  *   MultiCellScenario s(cfg);            // validates
- *   s.BuildSites();                      // BS nodes at the layout's positions
- *   s.BuildUes();                        // UE nodes and their mobility
- *   s.BuildRan();                        // EdgeLlmRan: devices, EPC, X2/Xn; attach
+ *   s.BuildSites();                      // EdgeLlmRan and its EPC; BS nodes at the layout
+ *   s.BuildUes();                        // UE nodes and their mobility (or BuildUes(ues))
+ *   s.BuildRan();                        // backhaul topology, devices, X2/Xn; attach
  *   s.BuildBackhaul();                   // cross traffic, queue-disc counters
  *   s.InstallApps("ns3::CtHoScheduler"); // EdgeLlmHelper on every BS and UE
  *   s.ScheduleHandovers();               // scripted requests, announced to the sources
  *   s.ConnectOutputs();                  // per-UE results
  *   MultiCellResult r = s.Simulate();    // Simulator::Run, then Simulator::Destroy
  * \endcode
- * Run() does all of them. Each part refuses to run out of order (NS_FATAL_ERROR naming
- * the part it needs). The same config and RngRun give byte-identical results.
+ * Run() does all of them with the config's own UE draw. With your own UEs
+ * (BuildUes(ues), a ScenarioUe each) the draw's knobs (mobility, speed, boundaryFraction,
+ * platoonSpread, promptTime, promptMin/promptMax) are not read: each UE moves at its
+ * constant velocity, sends its prompt at promptAt and hands over at handoverAt (only with
+ * handover "script"; else the RRC's algorithm decides); no warm-up is planned for you, and
+ * without scripted handovers the run stops at tailTime unless maxSimTime is set.
+ * Each part refuses to run out of order (NS_FATAL_ERROR naming the part it needs). The
+ * same config and RngRun give byte-identical results.
  */
 class MultiCellScenario
 {
@@ -344,6 +350,8 @@ class MultiCellScenario
      * \brief Every part, in order, and the simulation.
      * \param config the knobs (validated)
      * \param schedulerType e.g. "ns3::CtHoScheduler"
+     * \param monitorPlotStem with a monitor (monitorInterval > 0): write its PNGs to this
+     *        stem (Simulate()); "": none
      * \return what happened
      * \throws std::invalid_argument for a bad config or scheduler type
      */
@@ -402,7 +410,9 @@ class MultiCellScenario
      * \throws std::invalid_argument naming the UE and field out of range
      */
     void BuildUes(const std::vector<ScenarioUe>& ues);
-    void BuildRan();      //!< EdgeLlmRan::Create, Install, each UE attached to its home
+    /// The backhaul topology (EdgeLlmBackhaul, or the RAN's own cables for "x2"), the BS and
+    /// UE devices (EdgeLlmRan::Install), each UE attached to its home site's cell
+    void BuildRan();
     void BuildBackhaul(); //!< The backhaul's cross traffic and KV/queue counters
     /**
      * \brief EdgeLlmNode on every BS (the config's LLM, GPU, warm-up and scheduler

@@ -423,11 +423,11 @@ class PresetUesTestCase : public TestCase
         refused(one([](ScenarioUe& u) { u.homeSite = 2; }), "ues[1].homeSite");
         refused(one([](ScenarioUe& u) { u.targetSite = 2; }), "ues[1].targetSite");
         refused(one([](ScenarioUe& u) { u.targetSite = 0; }), "ues[1].targetSite");
-        refused(one([](ScenarioUe& u) { u.position.x = std::nan(""); }), "ues[1].position");
+        refused(one([](ScenarioUe& u) { u.position.x = std::nan(""); }), "ues[1].position.x");
         refused(one([](ScenarioUe& u) { u.velocity.y = INFINITY; }),
-                "ues[1].position and velocity");
-        refused(one([](ScenarioUe& u) { u.velocity.z = std::nan(""); }), "ues[1].position");
-        refused(one([](ScenarioUe& u) { u.position.z = -INFINITY; }), "ues[1].position");
+                "ues[1].velocity.y must be finite, got inf");
+        refused(one([](ScenarioUe& u) { u.velocity.z = std::nan(""); }), "ues[1].velocity.z");
+        refused(one([](ScenarioUe& u) { u.position.z = -INFINITY; }), "ues[1].position.z");
         refused(one([](ScenarioUe& u) { u.promptTokens = 0; }), "ues[1].promptTokens");
         refused(one([](ScenarioUe& u) { u.maxNewTokens = 0; }), "ues[1].maxNewTokens");
         refused(one([](ScenarioUe& u) { u.promptAt = NanoSeconds(-1); }), "ues[1].promptAt");

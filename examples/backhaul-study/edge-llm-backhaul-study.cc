@@ -291,6 +291,22 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
         std::cerr << "error: " << e.what() << std::endl;
         return 2;
     }
+    // Every load with the rest of the config (e.g. the x2 backhaul takes none), before
+    // anything runs.
+    for (double load : loadList)
+    {
+        MultiCellConfig loaded = cfg;
+        loaded.crossTrafficLoad = load;
+        try
+        {
+            loaded.Validate();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            std::cerr << "error: --loads=" << load << ": " << e.what() << std::endl;
+            return 2;
+        }
+    }
 
     o.loads = loadList;
     o.schemes = runs;
@@ -333,6 +349,12 @@ class StudyTables
      */
     bool Write(const MultiCellConfig& cfg, const std::string& outputDir) const;
 
+    /// \return whether any run measured the backhaul queues (queue-delay.png is drawn)
+    bool HasQueueDelay() const
+    {
+        return !m_queuePoints.empty();
+    }
+
     /// \return every run complete
     bool IsComplete() const
     {
@@ -359,22 +381,33 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
         droppedPackets += link.droppedPackets;
     }
     m_complete = m_complete && r.complete;
+    // Without per-link counters (the x2 backhaul: the RAN's own cables) drops are unknown,
+    // not 0.
+    const bool counted = !r.links.empty();
+    std::ostringstream droppedText;
+    if (counted)
+    {
+        droppedText << dropped;
+    }
     std::cout << "  " << std::fixed << std::setprecision(2) << std::setw(4) << load << "  "
               << std::setw(6) << name << "  " << std::setw(3) << r.ues.size() << "  "
               << std::setw(8) << r.restoredSessions << "  " << TableCell(r.measured.mean, 7) << "  "
               << TableCell(r.measured.p95, 7) << "  " << TableCell(r.measured.worst, 7) << "  "
               << TableCell(r.queueDelay.mean, 12) << "  " << TableCell(r.queueDelay.p95, 11) << "  "
               << std::setw(12) << r.kvBytesSent << "  " << std::setw(15) << r.kvBytesReceived
-              << "  " << std::setw(14) << dropped << "  " << std::setprecision(2) << std::setw(5)
-              << r.simulatedSeconds << "  " << std::setw(5) << cpuSeconds
-              << (r.complete ? "" : "  [INCOMPLETE]") << std::endl; // each row as it comes
+              << "  " << std::setw(14) << (counted ? droppedText.str() : "n/a") << "  "
+              << std::setprecision(2) << std::setw(5) << r.simulatedSeconds << "  " << std::setw(5)
+              << cpuSeconds << (r.complete ? "" : "  [INCOMPLETE]")
+              << std::endl; // each row as it comes
     std::cout.unsetf(std::ios::fixed);
     m_csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
           << EdgeLlmCsvField(r.measured.mean) << "," << EdgeLlmCsvField(r.measured.p95) << ","
           << EdgeLlmCsvField(r.measured.worst) << "," << EdgeLlmCsvField(r.restored.worst) << ","
           << EdgeLlmCsvField(r.queueDelay.mean) << "," << EdgeLlmCsvField(r.queueDelay.p95) << ","
           << EdgeLlmCsvField(r.queueDelay.worst) << "," << r.kvBytesSent << "," << r.kvBytesReceived
-          << "," << dropped << "," << droppedPackets << "," << (r.complete ? 1 : 0) << "\n";
+          << "," << droppedText.str() << ","
+          << (counted ? std::to_string(droppedPackets) : std::string()) << ","
+          << (r.complete ? 1 : 0) << "\n";
     m_queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
                << EdgeLlmCsvField(r.queueDelay.p95) << "," << EdgeLlmCsvField(r.queueDelay.worst)
                << "\n";
@@ -423,13 +456,16 @@ StudyTables::Write(const MultiCellConfig& cfg, const std::string& outputDir) con
                      "Handover delay at the UE (s)",
                      m_delayPoints,
                      {"set xrange [-0.05:0.95]", "set yrange [0:*]", "set key outside"}) ||
-        !WriteFigure(outputDir + "/queue-delay",
-                     m_queueCsv.str(),
-                     "edge-llm-backhaul-study: mean sojourn time in the backhaul queues",
-                     "Cross-traffic load (share of the backhaul rate)",
-                     "Mean backhaul queue delay (ms)",
-                     m_queuePoints,
-                     {"set xrange [-0.05:0.95]", "set yrange [0:*]"}) ||
+        // No queue measured (the x2 backhaul has no study queues): the CSV, no empty plot.
+        !(m_queuePoints.empty()
+              ? WriteFileAtomically(outputDir + "/queue-delay.csv", m_queueCsv.str())
+              : WriteFigure(outputDir + "/queue-delay",
+                            m_queueCsv.str(),
+                            "edge-llm-backhaul-study: mean sojourn time in the backhaul queues",
+                            "Cross-traffic load (share of the backhaul rate)",
+                            "Mean backhaul queue delay (ms)",
+                            m_queuePoints,
+                            {"set xrange [-0.05:0.95]", "set yrange [0:*]"})) ||
         !WriteFileAtomically(outputDir + "/ue-delays.csv", m_ueCsv.str()))
     {
         return false;
@@ -514,8 +550,9 @@ main(int argc, char* argv[])
     const double wall =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wallStart).count();
     std::cout << "\nwrote " << outputDir << "/backhaul-study.{csv,png}, " << outputDir
-              << "/queue-delay.{csv,png} and " << outputDir
-              << "/ue-delays.csv; per run handovers-<run>.csv"
+              << (tables.HasQueueDelay() ? "/queue-delay.{csv,png} and "
+                                         : "/queue-delay.csv (no queue measured: no PNG) and ")
+              << outputDir << "/ue-delays.csv; per run handovers-<run>.csv"
               << (cfg.monitorInterval.IsStrictlyPositive()
                       ? " and backhaul-<run>.csv, -totals.csv, -utilization.png, -queue.png"
                       : "")
