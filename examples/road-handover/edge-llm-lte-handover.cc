@@ -25,7 +25,7 @@ NS_LOG_COMPONENT_DEFINE("EdgeLlmLteHandover");
 int
 main(int argc, char* argv[])
 {
-    // The body is shared with edge-llm-nr-handover (helper/road-handover-example.cc):
+    // The body is shared with edge-llm-nr-handover (road-handover-example.cc):
     // the same options, printout and CSV; only the RAN differs.
     return RunRoadHandoverExample(argc, argv, __FILE__, "lte");
 }

@@ -10,18 +10,14 @@
 #include "ns3/command-line.h"
 #include "ns3/edge-llm-csv.h"
 #include "ns3/edge-llm-figure-writer.h"
-#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/road-handover-scenario.h"
-#include "ns3/string.h"
-#include "ns3/uinteger.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
@@ -86,32 +82,41 @@ AttributeText(Ptr<Object> object, const std::string& attribute)
     return value->SerializeToString(info.checker);
 }
 
-} // namespace
-
-int
-RunRoadHandoverExample(int argc,
-                       char* argv[],
-                       const std::string& programFile,
-                       const std::string& ran)
+/// The program's options as parsed and checked (ParseOptions).
+struct RoadOptions
 {
-    const RatTexts& text = TextsFor(ran);
-    const std::string name = ProgramName(programFile);
-    RoadHandoverConfig cfg;
-    cfg.ran = ran;
-    std::string schemes = "ctho,tho,cho";
-    std::string outputDir = "results/" + name;
-    double backhaulDelayUs = cfg.backhaulDelay.GetMicroSeconds();
-    double batchPeriodMs = cfg.batchPeriod.GetMilliSeconds();
-    uint32_t backhaulMtu = cfg.backhaulMtu;
-    double lookaheadMs = 0;
+    RoadHandoverConfig cfg; //!< The scenario (pcapPrefix set per scheme)
+    /// Schemes in the order given: name (ctho, tho, cho, impactho) and scheduler TypeId
+    std::vector<std::pair<std::string, std::string>> schemes;
+    std::string outputDir; //!< Where handover-delays.{csv,png} go
+    bool pcap{false};      //!< Write pcap of the BSs' point-to-point links
+};
 
-    CommandLine cmd(programFile);
-    ProgramOptions options(cmd);
-    cmd.Usage(text.usage);
+/// The options in the units a user types them, before they become RoadHandoverConfig's.
+struct RawOptions
+{
+    std::string schemes{"ctho,tho,cho"}; //!< --schemes
+    double backhaulDelayUs{0};           //!< --backhaulDelayUs
+    double batchPeriodMs{0};             //!< --batchPeriodMs
+    uint32_t backhaulMtu{0};             //!< --backhaulMtu
+    double lookaheadMs{0};               //!< --lookaheadMs
+};
+
+/**
+ * \brief Register every option of the program, each bound to its knob.
+ * \param options the program's options
+ * \param text the RAT's help words
+ * \param o the options' destinations (RoadHandoverConfig's knobs in its own units)
+ * \param raw the options whose units differ from the config's
+ */
+void
+AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOptions& raw)
+{
+    RoadHandoverConfig& cfg = o.cfg;
     options.AddValue("schemes",
                      "Comma-separated: ctho, tho, cho, impactho (importance-ordered partial "
                      "transfer, 100 ms slots, 500 ms window)",
-                     schemes);
+                     raw.schemes);
     options.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
     options.AddValue("bsDistance", text.bsDistance, cfg.bsDistance);
     options.AddValue("boundary", "x_b, handover boundary, m", cfg.road.boundary);
@@ -127,12 +132,12 @@ RunRoadHandoverExample(int argc,
     options.AddValue("model", "LLM preset", cfg.model);
     options.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);
     options.AddValue("backhaulGbps", "X2 backhaul rate, Gbit/s", cfg.backhaulGbps);
-    options.AddValue("backhaulDelayUs", "X2 backhaul delay, us", backhaulDelayUs);
-    options.AddValue("backhaulMtu", "X2 backhaul MTU, bytes", backhaulMtu);
+    options.AddValue("backhaulDelayUs", "X2 backhaul delay, us", raw.backhaulDelayUs);
+    options.AddValue("backhaulMtu", "X2 backhaul MTU, bytes", raw.backhaulMtu);
     options.AddValue("prefillA", "Prefill slope a, s/token", cfg.prefillA);
     options.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
     options.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
-    options.AddValue("batchPeriodMs", "Batching period T_c, ms", batchPeriodMs);
+    options.AddValue("batchPeriodMs", "Batching period T_c, ms", raw.batchPeriodMs);
     options.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
     options.AddValue("tokensAfterHandover",
                      "Tokens each session decodes after its handover",
@@ -140,7 +145,7 @@ RunRoadHandoverExample(int argc,
     options.AddValue("handoverAlgorithm", text.handoverAlgorithm, cfg.handoverAlgorithm);
     options.AddValue("lookaheadMs",
                      "Online: scheduler look-ahead for predicted arrivals, ms",
-                     lookaheadMs);
+                     raw.lookaheadMs);
     options.AddValue("predictArrivals",
                      "Online: predict arrivals from UE positions and speeds",
                      cfg.predictArrivals);
@@ -166,9 +171,135 @@ RunRoadHandoverExample(int argc,
                      "Warm-up: prefill the prompts one after another on the source's GPU "
                      "(road time 0 grows with numUes) instead of taking them as prefilled",
                      cfg.warmupOnGpu);
-    bool pcap = false;
-    options.AddValue("outputDir", "Where handover-delays.csv goes", outputDir);
-    options.AddValue("pcap", text.pcap, pcap);
+    options.AddValue("outputDir", "Where handover-delays.csv goes", o.outputDir);
+    options.AddValue("pcap", text.pcap, o.pcap);
+}
+
+/**
+ * \brief Turn --schemes into the runs, each scheme once.
+ * \param list the comma-separated schemes
+ * \param runs the schemes' names and scheduler TypeIds, filled in the order given
+ * \return false (after printing the error) for an unknown or repeated scheme
+ */
+bool
+ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::string>>& runs)
+{
+    static const std::vector<std::pair<std::string, std::string>> known{
+        {"ctho", "ns3::CtHoScheduler"},
+        {"tho", "ns3::ThoScheduler"},
+        {"cho", "ns3::ChoScheduler"},
+        {"impactho", "ns3::ImpactHoScheduler"}};
+    std::istringstream words(list);
+    std::string s;
+    while (std::getline(words, s, ','))
+    {
+        for (const auto& run : runs)
+        {
+            if (run.first == s)
+            {
+                std::cerr << "error: --schemes: '" << s << "' is listed twice" << std::endl;
+                return false;
+            }
+        }
+        auto it = std::find_if(known.begin(), known.end(), [&s](const auto& scheme) {
+            return scheme.first == s;
+        });
+        if (it == known.end())
+        {
+            std::cerr << "error: --schemes: unknown scheme '" << s
+                      << "'; valid schemes: ctho, tho, cho, impactho" << std::endl;
+            return false;
+        }
+        runs.push_back(*it);
+    }
+    return true;
+}
+
+/**
+ * \brief Check the options whose units differ from the config's, and the online options'
+ *        combination, and move them into the config.
+ * \param raw the options as typed
+ * \param cfg the config, completed
+ * \return false (after printing the error) if one is out of its range
+ */
+bool
+CheckRawOptions(const RawOptions& raw, RoadHandoverConfig& cfg)
+{
+    // ns-3's Time is an int64 of ns: check before converting, so 1e300 cannot wrap.
+    if (!(raw.backhaulDelayUs >= 0 && raw.backhaulDelayUs <= 1e6) ||
+        !(raw.batchPeriodMs >= 0 && raw.batchPeriodMs <= 1e3))
+    {
+        std::cerr << "error: --backhaulDelayUs must be in [0, 1e6] us and --batchPeriodMs in "
+                     "[0, 1000] ms"
+                  << std::endl;
+        return false;
+    }
+    cfg.backhaulDelay = MicroSeconds(raw.backhaulDelayUs);
+    cfg.batchPeriod = MicroSeconds(raw.batchPeriodMs * 1000);
+    if (!(raw.lookaheadMs >= 0 && raw.lookaheadMs <= 3.6e6))
+    {
+        std::cerr << "error: --lookaheadMs: must be in [0, 3.6e6] ms" << std::endl;
+        return false;
+    }
+    cfg.lookahead = MicroSeconds(raw.lookaheadMs * 1000);
+    // The online options act only on handovers an LTE algorithm makes: given without one,
+    // they would be ignored without a word.
+    if (cfg.handoverAlgorithm.empty() &&
+        (raw.lookaheadMs != 0 || cfg.predictArrivals || !std::isnan(cfg.predictedHandoverX)))
+    {
+        std::cerr << "error: --lookaheadMs, --predictArrivals and --predictedHandoverX act "
+                     "only on online handovers: give --handoverAlgorithm too"
+                  << std::endl;
+        return false;
+    }
+    if (!std::isnan(cfg.predictedHandoverX) &&
+        (!cfg.predictArrivals ||
+         !(cfg.predictedHandoverX > 0 && cfg.predictedHandoverX < cfg.bsDistance)))
+    {
+        std::cerr << "error: --predictedHandoverX: needs --predictArrivals=true and must be in "
+                     "(0, bsDistance) = (0, "
+                  << cfg.bsDistance << ") m, got " << cfg.predictedHandoverX << std::endl;
+        return false;
+    }
+    if (raw.backhaulMtu < 576 || raw.backhaulMtu > 65535)
+    {
+        std::cerr << "error: --backhaulMtu: must be in [576, 65535] bytes, got " << raw.backhaulMtu
+                  << std::endl;
+        return false;
+    }
+    cfg.backhaulMtu = static_cast<uint16_t>(raw.backhaulMtu);
+    return true;
+}
+
+/**
+ * \brief Parse and check the command line (exit status 2 on bad input, with one line naming
+ *        the option and its valid range), the output directory included.
+ * \param argc the command line's argument count
+ * \param argv the command line
+ * \param programFile the example's source file (CommandLine's program name)
+ * \param ran "lte" or "nr"
+ * \param o the options, filled
+ * \return 0 to run, 2 (after printing the error) to exit with it
+ */
+int
+ParseOptions(int argc,
+             char* argv[],
+             const std::string& programFile,
+             const std::string& ran,
+             RoadOptions& o)
+{
+    const RatTexts& text = TextsFor(ran);
+    o.cfg.ran = ran;
+    o.outputDir = "results/" + ProgramName(programFile);
+    RawOptions raw;
+    raw.backhaulDelayUs = o.cfg.backhaulDelay.GetMicroSeconds();
+    raw.batchPeriodMs = o.cfg.batchPeriod.GetMilliSeconds();
+    raw.backhaulMtu = o.cfg.backhaulMtu;
+
+    CommandLine cmd(programFile);
+    ProgramOptions options(cmd);
+    cmd.Usage(text.usage);
+    AddOptions(options, text, o, raw);
     // Attribute defaults and global values first: a bad one, or one this program would
     // overwrite, is refused naming it and its valid range (exit 2).
     const std::map<std::string, std::string> attributesSet =
@@ -190,272 +321,188 @@ RunRoadHandoverExample(int argc,
                                                 {"srsPeriodicity", "srsPeriodicity"},
                                                 {"amcModel", "amcModel"},
                                                 {"warmupOnGpu", "warmupOnGpu"}});
-    if (!options.Check(argc, argv, std::cerr))
-    {
-        return 2;
-    }
-    if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
+    if (!options.Check(argc, argv, std::cerr) ||
+        !CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {
         return 2;
     }
     cmd.Parse(argc, argv);
-    // ns-3's Time is an int64 of ns: check before converting, so 1e300 cannot wrap.
-    if (!(backhaulDelayUs >= 0 && backhaulDelayUs <= 1e6) ||
-        !(batchPeriodMs >= 0 && batchPeriodMs <= 1e3))
+    if (!CheckRawOptions(raw, o.cfg) || !ParseSchemes(raw.schemes, o.schemes))
     {
-        std::cerr << "error: --backhaulDelayUs must be in [0, 1e6] us and --batchPeriodMs in "
-                     "[0, 1000] ms"
-                  << std::endl;
         return 2;
-    }
-    cfg.backhaulDelay = MicroSeconds(backhaulDelayUs);
-    cfg.batchPeriod = MicroSeconds(batchPeriodMs * 1000);
-    if (!(lookaheadMs >= 0 && lookaheadMs <= 3.6e6))
-    {
-        std::cerr << "error: --lookaheadMs: must be in [0, 3.6e6] ms" << std::endl;
-        return 2;
-    }
-    cfg.lookahead = MicroSeconds(lookaheadMs * 1000);
-    // The online options act only on handovers an LTE algorithm makes: given without one,
-    // they would be ignored without a word.
-    if (cfg.handoverAlgorithm.empty() &&
-        (lookaheadMs != 0 || cfg.predictArrivals || !std::isnan(cfg.predictedHandoverX)))
-    {
-        std::cerr << "error: --lookaheadMs, --predictArrivals and --predictedHandoverX act "
-                     "only on online handovers: give --handoverAlgorithm too"
-                  << std::endl;
-        return 2;
-    }
-    if (!std::isnan(cfg.predictedHandoverX) &&
-        (!cfg.predictArrivals ||
-         !(cfg.predictedHandoverX > 0 && cfg.predictedHandoverX < cfg.bsDistance)))
-    {
-        std::cerr << "error: --predictedHandoverX: needs --predictArrivals=true and must be in "
-                     "(0, bsDistance) = (0, "
-                  << cfg.bsDistance << ") m, got " << cfg.predictedHandoverX << std::endl;
-        return 2;
-    }
-    if (backhaulMtu < 576 || backhaulMtu > 65535)
-    {
-        std::cerr << "error: --backhaulMtu: must be in [576, 65535] bytes, got " << backhaulMtu
-                  << std::endl;
-        return 2;
-    }
-    cfg.backhaulMtu = static_cast<uint16_t>(backhaulMtu);
-
-    std::vector<std::pair<std::string, std::string>> runs;
-    std::istringstream list(schemes);
-    std::string s;
-    while (std::getline(list, s, ','))
-    {
-        for (const auto& run : runs)
-        {
-            if (run.first == s)
-            {
-                std::cerr << "error: --schemes: '" << s << "' is listed twice" << std::endl;
-                return 2;
-            }
-        }
-        if (s == "ctho")
-        {
-            runs.emplace_back(s, "ns3::CtHoScheduler");
-        }
-        else if (s == "tho")
-        {
-            runs.emplace_back(s, "ns3::ThoScheduler");
-        }
-        else if (s == "cho")
-        {
-            runs.emplace_back(s, "ns3::ChoScheduler");
-        }
-        else if (s == "impactho")
-        {
-            runs.emplace_back(s, "ns3::ImpactHoScheduler");
-        }
-        else
-        {
-            std::cerr << "error: --schemes: unknown scheme '" << s
-                      << "'; valid schemes: ctho, tho, cho, impactho" << std::endl;
-            return 2;
-        }
     }
     try
     {
-        cfg.Validate();
+        o.cfg.Validate();
+        // Check the output directory before simulating, so a bad one costs nothing.
+        CheckOutputDirectory(o.outputDir);
     }
     catch (const std::invalid_argument& e)
     {
         std::cerr << "error: " << e.what() << std::endl;
         return 2;
     }
-    // Check the output directory before simulating, so a bad one costs nothing.
-    const std::string path = outputDir + "/handover-delays.csv";
-    try
-    {
-        CheckOutputDirectory(outputDir);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 2;
-    }
+    return 0;
+}
 
-    // The protocol options come as ns-3 attribute defaults (--ns3::EdgeLlmNode::...):
-    // read them back from a node made with those defaults, to say what ran.
+/// The protocol options, which come as ns-3 attribute defaults (--ns3::EdgeLlmNode::...).
+struct Protocol
+{
+    std::string transport; //!< "Tcp" or "Udp"
+    bool layerwise{false}; //!< LayerwiseStreaming
+};
+
+/// \return the protocol options read back from a node made with the attribute defaults
+Protocol
+ReadProtocol()
+{
     Ptr<EdgeLlmNode> defaults = CreateObject<EdgeLlmNode>();
     BooleanValue layerwise;
     defaults->GetAttribute("LayerwiseStreaming", layerwise);
-    const std::string transportName = AttributeText(defaults, "Transport"); // "Tcp" or "Udp"
-    std::cout << name << ": " << cfg.road.numUes << " UEs, " << cfg.model
-              << " at q = " << cfg.kvBits << " bits, backhaul " << cfg.backhaulGbps
-              << " Gbit/s (MTU " << cfg.backhaulMtu << ", transport " << transportName
-              << ", layer-wise " << (layerwise.Get() ? "on" : "off") << "), contexts Unif["
-              << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, seed "
-              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+    return {AttributeText(defaults, "Transport"), layerwise.Get()};
+}
 
-    // The CSV has every column of the printed table, and the PNG beside it plots them.
-    std::ostringstream csv;
-    csv << "scheme,ue_id,handover_s,context_tokens,prefill_tokens,transfer_tokens,"
-           "predicted_delay_s,restored_s,stall_s,measured_delay_s,bound,batch_start_s,"
-           "received_fraction,accuracy,transport,layerwise\n";
-    csv << std::setprecision(9);
-    // A value that does not apply (predicted for ImpactHO, batch start for a transfer-bound
-    // UE, ...) is an empty CSV field and "n/a" in the table, never "nan".
-    auto field = &EdgeLlmCsvField;
-    auto cell = &TableCell;
-    std::vector<RoadHandoverResult> results;
-    std::vector<FigurePoint> points;
-    for (const auto& [name, type] : runs)
-    {
-        cfg.pcapPrefix = pcap ? outputDir + "/" + name : "";
-        RoadHandoverResult r;
-        try
-        {
-            r = RoadHandoverScenario::Run(cfg, type);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            // Refused before simulating (an attribute that does not fit the backhaul, ...):
-            // the CSV and PNG are written only after every scheme ran.
-            std::cerr << "error: " << e.what() << std::endl;
-            return 2;
-        }
-        results.push_back(r);
-        std::cout << "\n"
-                  << name << ": KV bytes sent " << r.kvBytesSent << ", received "
-                  << r.kvBytesReceived
-                  << (r.kvBytesSent > r.kvBytesReceived
-                          ? " (" + std::to_string(r.kvBytesSent - r.kvBytesReceived) +
-                                " still in flight when the run stopped)"
-                          : std::string())
-                  << (r.timedOut > 0 ? ", " + std::to_string(r.timedOut) +
-                                           " transfer(s) timed out into re-prefill"
+/**
+ * \brief Print one run's totals line and its planned batches (every batch's L).
+ * \param name the scheme
+ * \param type the scheme's scheduler TypeId
+ * \param r the run's result
+ */
+void
+PrintRunTotals(const std::string& name, const std::string& type, const RoadHandoverResult& r)
+{
+    std::cout << "\n"
+              << name << ": KV bytes sent " << r.kvBytesSent << ", received " << r.kvBytesReceived
+              << (r.kvBytesSent > r.kvBytesReceived
+                      ? " (" + std::to_string(r.kvBytesSent - r.kvBytesReceived) +
+                            " still in flight when the run stopped)"
+                      : std::string())
+              << (r.timedOut > 0
+                      ? ", " + std::to_string(r.timedOut) + " transfer(s) timed out into re-prefill"
+                      : std::string())
+              << ", warm-up " << r.warmup << " s (handover times are simulation times)"
+              << ", simulated " << r.simulatedSeconds << " s"
+              << (r.handoverFailures > 0
+                      ? ", handovers aborted by the RRC " + std::to_string(r.handoverFailures) +
+                            " (served again by the source)"
+                      : std::string())
+              << (r.latePrompts > 0 ? ", prompts sent late (attach after the prompt time) " +
+                                          std::to_string(r.latePrompts)
+                                    : std::string())
+              << (r.lostSessions > 0 ? ", sessions lost " + std::to_string(r.lostSessions) +
+                                           "  [LOST: see the SessionLost trace]"
                                      : std::string())
-                  << ", warm-up " << r.warmup << " s (handover times are simulation times)"
-                  << ", simulated " << r.simulatedSeconds << " s"
-                  << (r.handoverFailures > 0
-                          ? ", handovers aborted by the RRC " + std::to_string(r.handoverFailures) +
-                                " (served again by the source)"
-                          : std::string())
-                  << (r.latePrompts > 0 ? ", prompts sent late (attach after the prompt time) " +
-                                              std::to_string(r.latePrompts)
-                                        : std::string())
-                  << (r.lostSessions > 0 ? ", sessions lost " + std::to_string(r.lostSessions) +
-                                               "  [LOST: see the SessionLost trace]"
-                                         : std::string())
-                  << (r.complete ? "" : "  [INCOMPLETE: some UE never resumed]") << "\n";
-        // Every batch's prefill length L (online handovers make several batches).
-        if (r.batches.empty())
-        {
-            std::cout << "  batches: none ("
-                      << (type == "ns3::ImpactHoScheduler"
-                              ? name + " plans no prefill/transfer split: the cache goes over "
-                                       "the backhaul in importance order, slot by slot"
-                              : std::string("no handover was planned"))
-                      << ")\n";
-        }
-        for (const auto& batch : r.batches)
-        {
-            std::cout << "  batch planned at " << std::fixed << std::setprecision(4)
-                      << batch.plannedAt << " s: L = " << batch.prefillLength << " tokens, UEs";
-            for (uint64_t ue : batch.ues)
-            {
-                std::cout << " " << ue;
-            }
-            std::cout << "\n";
-        }
-        std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  "
-                     "stall_s  measured_s  bound\n";
-        for (const auto& ue : r.ues)
-        {
-            std::ostringstream bound;
-            bound << ue.bound;
-            if (ue.bound == "prefill" && !std::isnan(ue.batchStart))
-            {
-                bound << " (batch from " << std::fixed << std::setprecision(4) << ue.batchStart
-                      << " s)";
-            }
-            else if (!std::isnan(ue.receivedFraction))
-            {
-                bound << " (" << std::fixed << std::setprecision(1) << 100 * ue.receivedFraction
-                      << " % of the cache, accuracy " << std::setprecision(4) << ue.accuracy << ")";
-            }
-            std::cout << "  " << std::setw(2) << ue.ueId << "  " << cell(ue.handoverTime, 10)
-                      << "  " << std::setw(7) << ue.contextTokens << "  " << std::setw(7)
-                      << ue.prefillTokens << "  " << std::setw(8) << ue.transferTokens << "  "
-                      << cell(ue.predictedDelay, 11) << "  " << cell(ue.restoredDelay, 10) << "  "
-                      << cell(ue.stall, 7) << "  " << cell(ue.measuredDelay, 10) << "  "
-                      << bound.str() << "\n";
-            csv << name << "," << ue.ueId << "," << field(ue.handoverTime) << ","
-                << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens << ","
-                << field(ue.predictedDelay) << "," << field(ue.restoredDelay) << ","
-                << field(ue.stall) << "," << field(ue.measuredDelay) << "," << ue.bound << ","
-                << field(ue.batchStart) << "," << field(ue.receivedFraction) << ","
-                << field(ue.accuracy) << "," << transportName << "," << (layerwise.Get() ? 1 : 0)
-                << "\n";
-            points.push_back({static_cast<double>(ue.ueId), name, ue.measuredDelay, 0, true});
-        }
-        std::cout << std::fixed << std::setprecision(4);
-        if (std::isnan(r.predictedWorst))
-        {
-            std::cout << "  worst-user delay: measured " << cell(r.measuredWorst, 0) << " s ("
-                      << name << " has no planned delay to compare)\n";
-        }
-        else
-        {
-            std::cout << "  worst-user delay: predicted " << r.predictedWorst << " s, measured "
-                      << cell(r.measuredWorst, 0) << " s (" << std::showpos
-                      << 100.0 * (r.measuredWorst - r.predictedWorst) / r.predictedWorst
-                      << std::noshowpos << " %)";
-            // The plan covers the BS side only; at a small delay the UE side's own share
-            // (radio handover, token cadence) dominates the relative gap: say which.
-            if (!std::isnan(r.restoredWorst) && !std::isnan(r.measuredWorst) &&
-                r.measuredWorst > 1.25 * r.predictedWorst)
-            {
-                std::cout << "; restored at the target " << r.restoredWorst << " s ("
-                          << std::showpos
-                          << 100.0 * (r.restoredWorst - r.predictedWorst) / r.predictedWorst
-                          << std::noshowpos << " %): the UE side adds "
-                          << r.measuredWorst - r.restoredWorst
-                          << " s of radio handover and token delivery that the plan leaves out";
-            }
-            std::cout << "\n";
-        }
-        std::cout << "  flow level on these handovers: this policy "
-                  << (std::isnan(r.fluidWorst) ? std::string("n/a (no flow-level model)")
-                                               : cell(r.fluidWorst, 0) + " s")
-                  << ", one-batch clairvoyant ctHO (every time known, one L) " << r.clairvoyantWorst
-                  << " s; packet-level restore " << r.restoredWorst
-                  << " s = " << r.restoredWorst / r.clairvoyantWorst << " x one-batch"
-                  << (r.fluidWorst < r.clairvoyantWorst
-                          ? " (several batches beat one batch when handovers spread)"
-                          : "")
-                  << "\n";
-        std::cout.unsetf(std::ios::fixed);
+              << (r.complete ? "" : "  [INCOMPLETE: some UE never resumed]") << "\n";
+    // Every batch's prefill length L (online handovers make several batches).
+    if (r.batches.empty())
+    {
+        std::cout << "  batches: none ("
+                  << (type == "ns3::ImpactHoScheduler"
+                          ? name + " plans no prefill/transfer split: the cache goes over "
+                                   "the backhaul in importance order, slot by slot"
+                          : std::string("no handover was planned"))
+                  << ")\n";
     }
+    for (const auto& batch : r.batches)
+    {
+        std::cout << "  batch planned at " << std::fixed << std::setprecision(4) << batch.plannedAt
+                  << " s: L = " << batch.prefillLength << " tokens, UEs";
+        for (uint64_t ue : batch.ues)
+        {
+            std::cout << " " << ue;
+        }
+        std::cout << "\n";
+    }
+}
 
-    // One closing line: the schemes side by side, worst and mean measured delay.
-    std::cout << "\nschemes by measured (UE-side) delay, worst / mean over " << cfg.road.numUes
+/**
+ * \brief Print one run's per-UE table (delays and what bounded each).
+ * \param r the run's result
+ */
+void
+PrintUeTable(const RoadHandoverResult& r)
+{
+    std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  "
+                 "stall_s  measured_s  bound\n";
+    for (const auto& ue : r.ues)
+    {
+        std::ostringstream bound;
+        bound << ue.bound;
+        if (ue.bound == "prefill" && !std::isnan(ue.batchStart))
+        {
+            bound << " (batch from " << std::fixed << std::setprecision(4) << ue.batchStart
+                  << " s)";
+        }
+        else if (!std::isnan(ue.receivedFraction))
+        {
+            bound << " (" << std::fixed << std::setprecision(1) << 100 * ue.receivedFraction
+                  << " % of the cache, accuracy " << std::setprecision(4) << ue.accuracy << ")";
+        }
+        std::cout << "  " << std::setw(2) << ue.ueId << "  " << TableCell(ue.handoverTime, 10)
+                  << "  " << std::setw(7) << ue.contextTokens << "  " << std::setw(7)
+                  << ue.prefillTokens << "  " << std::setw(8) << ue.transferTokens << "  "
+                  << TableCell(ue.predictedDelay, 11) << "  " << TableCell(ue.restoredDelay, 10)
+                  << "  " << TableCell(ue.stall, 7) << "  " << TableCell(ue.measuredDelay, 10)
+                  << "  " << bound.str() << "\n";
+    }
+}
+
+/**
+ * \brief Print one run's worst-user delays: planned vs measured, and the flow level on the
+ *        same handovers.
+ * \param name the scheme
+ * \param r the run's result
+ */
+void
+PrintWorstUser(const std::string& name, const RoadHandoverResult& r)
+{
+    std::cout << std::fixed << std::setprecision(4);
+    if (std::isnan(r.predictedWorst))
+    {
+        std::cout << "  worst-user delay: measured " << TableCell(r.measuredWorst, 0) << " s ("
+                  << name << " has no planned delay to compare)\n";
+    }
+    else
+    {
+        std::cout << "  worst-user delay: predicted " << r.predictedWorst << " s, measured "
+                  << TableCell(r.measuredWorst, 0) << " s (" << std::showpos
+                  << 100.0 * (r.measuredWorst - r.predictedWorst) / r.predictedWorst
+                  << std::noshowpos << " %)";
+        // The plan covers the BS side only; at a small delay the UE side's own share
+        // (radio handover, token cadence) dominates the relative gap: say which.
+        if (!std::isnan(r.restoredWorst) && !std::isnan(r.measuredWorst) &&
+            r.measuredWorst > 1.25 * r.predictedWorst)
+        {
+            std::cout << "; restored at the target " << r.restoredWorst << " s (" << std::showpos
+                      << 100.0 * (r.restoredWorst - r.predictedWorst) / r.predictedWorst
+                      << std::noshowpos << " %): the UE side adds "
+                      << r.measuredWorst - r.restoredWorst
+                      << " s of radio handover and token delivery that the plan leaves out";
+        }
+        std::cout << "\n";
+    }
+    std::cout << "  flow level on these handovers: this policy "
+              << (std::isnan(r.fluidWorst) ? std::string("n/a (no flow-level model)")
+                                           : TableCell(r.fluidWorst, 0) + " s")
+              << ", one-batch clairvoyant ctHO (every time known, one L) " << r.clairvoyantWorst
+              << " s; packet-level restore " << r.restoredWorst
+              << " s = " << r.restoredWorst / r.clairvoyantWorst << " x one-batch"
+              << (r.fluidWorst < r.clairvoyantWorst
+                      ? " (several batches beat one batch when handovers spread)"
+                      : "")
+              << "\n";
+    std::cout.unsetf(std::ios::fixed);
+}
+
+/**
+ * \brief Print the closing line: the schemes side by side, worst and mean measured delay.
+ * \param o the options (the schemes' names, the number of UEs)
+ * \param results the runs' results, in the schemes' order
+ */
+void
+PrintComparison(const RoadOptions& o, const std::vector<RoadHandoverResult>& results)
+{
+    std::cout << "\nschemes by measured (UE-side) delay, worst / mean over " << o.cfg.road.numUes
               << " UEs:" << std::fixed << std::setprecision(4);
     for (std::size_t i = 0; i < results.size(); ++i)
     {
@@ -465,42 +512,147 @@ RunRoadHandoverExample(int argc,
         {
             sum += ue.measuredDelay;
         }
-        std::cout << "  " << runs[i].first << " " << cell(r.measuredWorst, 0) << " / "
-                  << cell(sum / static_cast<double>(r.ues.size()), 0) << " s";
+        std::cout << "  " << o.schemes[i].first << " " << TableCell(r.measuredWorst, 0) << " / "
+                  << TableCell(sum / static_cast<double>(r.ues.size()), 0) << " s";
     }
     std::cout << std::endl;
     std::cout.unsetf(std::ios::fixed);
+}
+
+/// The program's files: handover-delays.csv (every column of the printed table) and the
+/// per-UE delays per scheme plotted beside it, one run at a time.
+class RoadTables
+{
+  public:
+    /**
+     * \brief The CSV's header.
+     * \param protocol the protocol options (every row's last two columns)
+     */
+    explicit RoadTables(Protocol protocol)
+        : m_protocol(std::move(protocol))
+    {
+        m_csv << "scheme,ue_id,handover_s,context_tokens,prefill_tokens,transfer_tokens,"
+                 "predicted_delay_s,restored_s,stall_s,measured_delay_s,bound,batch_start_s,"
+                 "received_fraction,accuracy,transport,layerwise\n";
+        m_csv << std::setprecision(9);
+    }
+
+    /**
+     * \brief Add one run's rows and plot points. A value that does not apply (predicted for
+     *        ImpactHO, batch start for a transfer-bound UE, ...) is an empty field.
+     * \param name the scheme
+     * \param r the run's result
+     */
+    void Add(const std::string& name, const RoadHandoverResult& r)
+    {
+        for (const auto& ue : r.ues)
+        {
+            m_csv << name << "," << ue.ueId << "," << EdgeLlmCsvField(ue.handoverTime) << ","
+                  << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens << ","
+                  << EdgeLlmCsvField(ue.predictedDelay) << "," << EdgeLlmCsvField(ue.restoredDelay)
+                  << "," << EdgeLlmCsvField(ue.stall) << "," << EdgeLlmCsvField(ue.measuredDelay)
+                  << "," << ue.bound << "," << EdgeLlmCsvField(ue.batchStart) << ","
+                  << EdgeLlmCsvField(ue.receivedFraction) << "," << EdgeLlmCsvField(ue.accuracy)
+                  << "," << m_protocol.transport << "," << (m_protocol.layerwise ? 1 : 0) << "\n";
+            m_points.push_back({static_cast<double>(ue.ueId), name, ue.measuredDelay, 0, true});
+        }
+    }
+
+    /**
+     * \brief Write <stem>.csv whole or not at all, and <stem>.png beside it.
+     * \param name the program's name (the title's first words)
+     * \param cfg the scenario (the title)
+     * \param stem the files' path without extension
+     * \return false (after printing why) if a file could not be written
+     */
+    bool Write(const std::string& name,
+               const RoadHandoverConfig& cfg,
+               const std::string& stem) const
+    {
+        std::ostringstream title;
+        title << name << ": measured handover delay per UE and scheme\\n"
+              << cfg.road.numUes << " UEs, " << cfg.model << " q = " << cfg.kvBits << ", backhaul "
+              << cfg.backhaulGbps << " Gbit/s, transport " << m_protocol.transport
+              << ", layer-wise " << (m_protocol.layerwise ? "on" : "off") << "\\ncontexts U["
+              << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, "
+              << cfg.road.speed << " m/s, D_{bs} = " << cfg.bsDistance << " m, seed "
+              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun();
+        return WriteFigure(stem,
+                           m_csv.str(),
+                           title.str(),
+                           "UE (IMSI)",
+                           "Measured handover delay at the UE (s)",
+                           m_points,
+                           {"set xtics 1",
+                            "set xrange [0.5:" + std::to_string(cfg.road.numUes) + ".5]",
+                            "set yrange [0:*]"});
+    }
+
+  private:
+    Protocol m_protocol;               //!< Every row's transport and layer-wise columns
+    std::ostringstream m_csv;          //!< handover-delays.csv
+    std::vector<FigurePoint> m_points; //!< handover-delays.png
+};
+
+} // namespace
+
+int
+RunRoadHandoverExample(int argc,
+                       char* argv[],
+                       const std::string& programFile,
+                       const std::string& ran)
+{
+    RoadOptions o;
+    if (const int status = ParseOptions(argc, argv, programFile, ran, o); status != 0)
+    {
+        return status;
+    }
+    const std::string name = ProgramName(programFile);
+    RoadHandoverConfig& cfg = o.cfg;
+    const Protocol protocol = ReadProtocol();
+    std::cout << name << ": " << cfg.road.numUes << " UEs, " << cfg.model
+              << " at q = " << cfg.kvBits << " bits, backhaul " << cfg.backhaulGbps
+              << " Gbit/s (MTU " << cfg.backhaulMtu << ", transport " << protocol.transport
+              << ", layer-wise " << (protocol.layerwise ? "on" : "off") << "), contexts Unif["
+              << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, seed "
+              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+
+    RoadTables tables(protocol);
+    std::vector<RoadHandoverResult> results;
+    for (const auto& [scheme, type] : o.schemes)
+    {
+        cfg.pcapPrefix = o.pcap ? o.outputDir + "/" + scheme : "";
+        try
+        {
+            results.push_back(RoadHandoverScenario::Run(cfg, type));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            // Refused before simulating (an attribute that does not fit the backhaul, ...):
+            // the CSV and PNG are written only after every scheme ran.
+            std::cerr << "error: " << e.what() << std::endl;
+            return 2;
+        }
+        const RoadHandoverResult& r = results.back();
+        PrintRunTotals(scheme, type, r);
+        PrintUeTable(r);
+        PrintWorstUser(scheme, r);
+        tables.Add(scheme, r);
+    }
+    PrintComparison(o, results);
 
     // The CSV (whole or not at all), and beside it the per-UE delays per scheme as a PNG.
-    std::ostringstream title;
-    title << name << ": measured handover delay per UE and scheme\\n"
-          << cfg.road.numUes << " UEs, " << cfg.model << " q = " << cfg.kvBits << ", backhaul "
-          << cfg.backhaulGbps << " Gbit/s, transport " << transportName << ", layer-wise "
-          << (layerwise.Get() ? "on" : "off") << "\\ncontexts U[" << cfg.road.contextMin << ", "
-          << cfg.road.contextMax << "] tokens, " << cfg.road.speed
-          << " m/s, D_{bs} = " << cfg.bsDistance << " m, seed " << RngSeedManager::GetSeed()
-          << " run " << RngSeedManager::GetRun();
-    const std::string stem = outputDir + "/handover-delays";
-    if (!WriteFigure(stem,
-                     csv.str(),
-                     title.str(),
-                     "UE (IMSI)",
-                     "Measured handover delay at the UE (s)",
-                     points,
-                     {"set xtics 1",
-                      "set xrange [0.5:" + std::to_string(cfg.road.numUes) + ".5]",
-                      "set yrange [0:*]"}))
+    const std::string stem = o.outputDir + "/handover-delays";
+    if (!tables.Write(name, cfg, stem))
     {
         return 1;
     }
-    std::cout << "\nwrote " << path << " and " << stem << ".png" << std::endl;
-
-    bool complete = true;
-    for (const auto& r : results)
-    {
-        complete = complete && r.complete;
-    }
-    return complete ? 0 : 1;
+    std::cout << "\nwrote " << stem << ".csv and " << stem << ".png" << std::endl;
+    return std::all_of(results.begin(),
+                       results.end(),
+                       [](const RoadHandoverResult& r) { return r.complete; })
+               ? 0
+               : 1;
 }
 
 } // namespace ns3
