@@ -313,230 +313,289 @@ SlotCli(const std::string& scheme,
     return 0;
 }
 
+/// The command's options, each a string checked where it is read (a file name may hold a
+/// blank, so each is taken whole).
+struct PlanOptions
+{
+    std::string scheme;                //!< --scheme
+    std::string uesFile;               //!< --ues
+    std::string usersFile;             //!< --users
+    std::string fitFile;               //!< --fit
+    std::string family;                //!< --family (--fit only; default algebraic)
+    std::string slot{"0.1"};           //!< --slot
+    std::string fallback{"eb"};        //!< --fallback
+    std::string calibration;           //!< --calibration (slot schemes)
+    std::string model;                 //!< --model (default per scheme)
+    std::string kvBits{"16"};          //!< --kvBits
+    std::string backhaulGbps;          //!< --backhaulGbps (default per scheme)
+    std::string prefillA{"9.4267e-5"}; //!< --prefillA
+    std::string prefillB{"2.4e-3"};    //!< --prefillB
+    std::string prefillC{"0"};         //!< --prefillC
+    std::string batchPeriod{"0.01"};   //!< --batchPeriod
+};
+
+/**
+ * \brief Parse the command line into the options (unchecked values).
+ * \param argc as for main()
+ * \param argv as for main()
+ * \param o the options, filled
+ * \throws OptionError for an unknown option
+ */
+void
+ParseOptions(int argc, char** argv, PlanOptions& o)
+{
+    CheckOptionNames(argc,
+                     argv,
+                     {"scheme",
+                      "ues",
+                      "users",
+                      "fit",
+                      "family",
+                      "slot",
+                      "fallback",
+                      "calibration",
+                      "model",
+                      "kvBits",
+                      "backhaulGbps",
+                      "prefillA",
+                      "prefillB",
+                      "prefillC",
+                      "batchPeriod"});
+    CommandLine cmd("edge-llm-plan");
+    const auto addValue =
+        [&cmd](const std::string& name, const std::string& help, std::string& value) {
+            compat::AddStringValue(cmd, name, help, value);
+        };
+    cmd.Usage("Plans a batch of edge-LLM handovers (ctHO, tHO, cHO), one ImpactHO backhaul "
+              "slot (impactho-slot, ea-slot, wta-slot, pf-slot), or fits an accuracy "
+              "sigmoid (--fit), and prints JSON.");
+    addValue("scheme", "ctho | tho | cho | impactho-slot | ea-slot | wta-slot | pf-slot", o.scheme);
+    addValue("ues", "ctHO: CSV file ue_id,handover_time_s,context_tokens", o.uesFile);
+    addValue("users",
+             "ImpactHO slot: CSV file user_id,context_tokens,received_fraction,M,k,tau",
+             o.usersFile);
+    addValue("slot", "ImpactHO slot length, s, in (0, 60]", o.slot);
+    addValue("fallback", "ImpactHO admission fallback: eb | wta | none", o.fallback);
+    addValue("calibration",
+             "ImpactHO slot: take each user's utility from the Fast KVzip preset of its "
+             "context (headline | joint); the users file then has no M,k,tau",
+             o.calibration);
+    addValue("fit", "Fit a sigmoid to a CSV file fraction,accuracy", o.fitFile);
+    addValue("family", "Sigmoid family for --fit: algebraic | logistic | erf | arctan", o.family);
+    addValue("model",
+             "LLM preset (KV geometry); default qwen2.5-7b-instruct for ctHO, qwen3-8b "
+             "for ImpactHO",
+             o.model);
+    addValue("kvBits", "KV precision q in bits: 16, 8 or 4", o.kvBits);
+    addValue("backhaulGbps",
+             "Backhaul rate, Gbit/s (1e9 bit/s), in (0, 1000]; default 4.5 (ctHO), 20 "
+             "(ImpactHO)",
+             o.backhaulGbps);
+    addValue("prefillA", "Prefill slope a, s/token, >= 0", o.prefillA);
+    addValue("prefillB",
+             "Prefill constant b, s, in [-3600, 3600] (p(L) is floored at 0)",
+             o.prefillB);
+    addValue("prefillC", "Prefill quadratic coefficient c, s/token^2, >= 0", o.prefillC);
+    addValue("batchPeriod", "Batching period T_c, s, >= 0", o.batchPeriod);
+    cmd.Parse(argc, argv);
+}
+
+/// \return whether \p scheme is one of ImpactHO's slot schemes
+bool
+IsSlotScheme(const std::string& scheme)
+{
+    return scheme == "impactho-slot" || scheme == "ea-slot" || scheme == "wta-slot" ||
+           scheme == "pf-slot";
+}
+
+/**
+ * \brief Refuse an option that does not apply to the chosen scheme (given, it would be
+ *        ignored without a word). --fit's own pair (--fit with --scheme, --family without
+ *        --fit) is checked before.
+ * \param argc as for main()
+ * \param argv as for main()
+ * \param o the options
+ * \throws OptionError naming the option and the schemes it is for
+ */
+void
+CheckSchemeOptions(int argc, char** argv, const PlanOptions& o)
+{
+    const bool slotScheme = IsSlotScheme(o.scheme);
+    if (slotScheme && !o.uesFile.empty())
+    {
+        throw OptionError("ues", "is for ctho, tho, cho; slot schemes take --users");
+    }
+    if (!slotScheme && !o.usersFile.empty())
+    {
+        throw OptionError("users", "is for the slot schemes; ctho, tho, cho take --ues");
+    }
+    const auto given = [argc, argv](const std::string& name) {
+        return ProgramOptions::Given(argc, argv, name);
+    };
+    for (const char* name : {"slot", "fallback", "calibration"})
+    {
+        if (!slotScheme && given(name))
+        {
+            throw OptionError(name,
+                              "is for the slot schemes only (impactho-slot, ea-slot, "
+                              "wta-slot, pf-slot)");
+        }
+    }
+    if (slotScheme && o.scheme != "impactho-slot" && given("fallback"))
+    {
+        throw OptionError("fallback",
+                          "is ImpactHO's admission fallback; for impactho-slot only (" + o.scheme +
+                              " has no admission)");
+    }
+    for (const char* name : {"prefillA", "prefillB", "prefillC", "batchPeriod"})
+    {
+        if (slotScheme && given(name))
+        {
+            throw OptionError(name, "is for ctho, tho, cho only (a slot plans no prefill)");
+        }
+    }
+}
+
+/**
+ * \brief Read the --ues file: one handover per row, ue_id unique.
+ * \param file the CSV file (ue_id,handover_time_s,context_tokens)
+ * \return the UEs in the file's order
+ * \throws std::invalid_argument "FILE:LINE: what and the valid range"
+ */
+std::vector<CtHoUe>
+ReadUes(const std::string& file)
+{
+    const EdgeLlmCsvTable table(file, {"ue_id", "handover_time_s", "context_tokens"});
+    std::vector<CtHoUe> ues;
+    std::unordered_set<uint64_t> ids;
+    for (std::size_t r = 0; r < table.GetRowCount(); ++r)
+    {
+        CtHoUe ue;
+        ue.ueId = table.GetUnsigned(r, "ue_id", 0, UINT64_MAX);
+        ue.handoverTime = table.GetDouble(r, "handover_time_s", 0, 1e9);
+        ue.contextTokens = table.GetUnsigned(r, "context_tokens", 1, edgellm::MAX_CONTEXT_TOKENS);
+        if (!ids.insert(ue.ueId).second)
+        {
+            table.Fail(r, "ue_id " + std::to_string(ue.ueId) + " appears twice");
+        }
+        ues.push_back(ue);
+    }
+    return ues;
+}
+
+/**
+ * \brief The batch mode (ctho, tho, cho): check the model and link options, read the UEs,
+ *        plan the batch and print it as JSON.
+ * \param o the options (model and backhaulGbps defaulted)
+ * \param out where the JSON goes
+ * \return 0
+ * \throws OptionError, std::invalid_argument or std::runtime_error for bad input
+ */
+int
+BatchCli(const PlanOptions& o, std::ostream& out)
+{
+    Ptr<HandoverScheduler> scheduler = MakeScheduler(o.scheme);
+    uint64_t q = 0;
+    if (!EdgeLlmParseUnsigned(o.kvBits, q) || (q != 16 && q != 8 && q != 4))
+    {
+        throw OptionError("kvBits", "must be 16, 8 or 4, got '" + o.kvBits + "'");
+    }
+    LlmModelProfile profile;
+    try
+    {
+        profile = LlmModelProfile::FromPreset(o.model, static_cast<uint32_t>(q));
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw OptionError("model", e.what());
+    }
+    // Ranges far beyond practice, so every result is finite (PrefillTimeModel's).
+    const double gbps =
+        OptionDouble("backhaulGbps", o.backhaulGbps, 0, true, edgellm::MAX_BACKHAUL_GBPS);
+    const double a = OptionDouble("prefillA", o.prefillA, 0, false, 1);
+    const double b = OptionDouble("prefillB", o.prefillB, -3600, false, 3600);
+    const double c = OptionDouble("prefillC", o.prefillC, 0, false, 1e-3);
+    const double tc = OptionDouble("batchPeriod", o.batchPeriod, 0, false, 3600);
+    if (o.uesFile.empty())
+    {
+        throw OptionError("ues", "missing; a CSV file with ue_id,handover_time_s,context_tokens");
+    }
+    const std::vector<CtHoUe> ues = ReadUes(o.uesFile);
+
+    const double rate = gbps * 1e9 / static_cast<double>(profile.BitsPerToken());
+    const CtHoPlan plan = scheduler->PlanBatch(ues, rate, PrefillTimeModel(a, b, c), tc);
+    if (!std::isfinite(plan.worstDelay))
+    {
+        throw std::runtime_error("the plan's delay is not a finite number; check the ranges");
+    }
+    nlohmann::ordered_json j;
+    j["scheme"] = o.scheme;
+    j["prefill_length"] = plan.prefillLength;
+    j["worst_delay_s"] = plan.worstDelay;
+    j["backhaul_tokens_per_s"] = plan.backhaulTokensPerSecond;
+    j["ues"] = nlohmann::ordered_json::array();
+    for (const auto& ue : plan.ues)
+    {
+        nlohmann::ordered_json u;
+        u["ue_id"] = ue.ueId;
+        u["handover_time_s"] = ue.handoverTime;
+        u["context_tokens"] = ue.contextTokens;
+        u["prefill_tokens"] = ue.prefillTokens;
+        u["transfer_tokens"] = ue.transferTokens;
+        u["prefill_done_s"] = ue.prefillDone;
+        u["transfer_done_s"] = ue.transferDone;
+        u["delay_s"] = ue.delay;
+        j["ues"].push_back(u);
+    }
+    out << j.dump(2) << std::endl;
+    return 0;
+}
+
 } // namespace
 
 int
 EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
 {
-    std::string scheme;
-    std::string uesFile;
-    std::string usersFile;
-    std::string fitFile;
-    std::string family; // --fit only; default algebraic
-    std::string slot = "0.1";
-    std::string fallback = "eb";
-    std::string calibration; // slot schemes: utilities from the presets instead of M,k,tau
-    std::string model;       // per scheme: qwen2.5-7b-instruct (ctHO), qwen3-8b (ImpactHO)
-    std::string kvBits = "16";
-    std::string backhaulGbps; // per scheme: 4.5 (ctHO), 20 (ImpactHO)
-    std::string prefillA = "9.4267e-5";
-    std::string prefillB = "2.4e-3";
-    std::string prefillC = "0";
-    std::string batchPeriod = "0.01";
     try
     {
-        CheckOptionNames(argc,
-                         argv,
-                         {"scheme",
-                          "ues",
-                          "users",
-                          "fit",
-                          "family",
-                          "slot",
-                          "fallback",
-                          "calibration",
-                          "model",
-                          "kvBits",
-                          "backhaulGbps",
-                          "prefillA",
-                          "prefillB",
-                          "prefillC",
-                          "batchPeriod"});
-        CommandLine cmd("edge-llm-plan");
-        // Every option is a string, checked below, and taken whole (a file name may
-        // hold a blank).
-        const auto addValue =
-            [&cmd](const std::string& name, const std::string& help, std::string& value) {
-                compat::AddStringValue(cmd, name, help, value);
-            };
-        cmd.Usage("Plans a batch of edge-LLM handovers (ctHO, tHO, cHO), one ImpactHO backhaul "
-                  "slot (impactho-slot, ea-slot, wta-slot, pf-slot), or fits an accuracy "
-                  "sigmoid (--fit), and prints JSON.");
-        addValue("scheme",
-                 "ctho | tho | cho | impactho-slot | ea-slot | wta-slot | pf-slot",
-                 scheme);
-        addValue("ues", "ctHO: CSV file ue_id,handover_time_s,context_tokens", uesFile);
-        addValue("users",
-                 "ImpactHO slot: CSV file user_id,context_tokens,received_fraction,M,k,tau",
-                 usersFile);
-        addValue("slot", "ImpactHO slot length, s, in (0, 60]", slot);
-        addValue("fallback", "ImpactHO admission fallback: eb | wta | none", fallback);
-        addValue("calibration",
-                 "ImpactHO slot: take each user's utility from the Fast KVzip preset of its "
-                 "context (headline | joint); the users file then has no M,k,tau",
-                 calibration);
-        addValue("fit", "Fit a sigmoid to a CSV file fraction,accuracy", fitFile);
-        addValue("family", "Sigmoid family for --fit: algebraic | logistic | erf | arctan", family);
-        addValue("model",
-                 "LLM preset (KV geometry); default qwen2.5-7b-instruct for ctHO, qwen3-8b "
-                 "for ImpactHO",
-                 model);
-        addValue("kvBits", "KV precision q in bits: 16, 8 or 4", kvBits);
-        addValue("backhaulGbps",
-                 "Backhaul rate, Gbit/s (1e9 bit/s), in (0, 1000]; default 4.5 (ctHO), 20 "
-                 "(ImpactHO)",
-                 backhaulGbps);
-        addValue("prefillA", "Prefill slope a, s/token, >= 0", prefillA);
-        addValue("prefillB",
-                 "Prefill constant b, s, in [-3600, 3600] (p(L) is floored at 0)",
-                 prefillB);
-        addValue("prefillC", "Prefill quadratic coefficient c, s/token^2, >= 0", prefillC);
-        addValue("batchPeriod", "Batching period T_c, s, >= 0", batchPeriod);
-        cmd.Parse(argc, argv);
-
-        const bool slotScheme = scheme == "impactho-slot" || scheme == "ea-slot" ||
-                                scheme == "wta-slot" || scheme == "pf-slot";
+        PlanOptions o;
+        ParseOptions(argc, argv, o);
         // An option that does not apply to the chosen mode is an error, not ignored.
-        if (!fitFile.empty() && !scheme.empty())
+        if (!o.fitFile.empty() && !o.scheme.empty())
         {
             throw OptionError("fit", "fits a sigmoid on its own; drop --scheme");
         }
-        if (!family.empty() && fitFile.empty())
+        if (!o.family.empty() && o.fitFile.empty())
         {
             throw OptionError("family", "applies to --fit only (slot users are algebraic)");
         }
-        if (!fitFile.empty())
+        if (!o.fitFile.empty())
         {
-            return FitCli(fitFile, family.empty() ? "algebraic" : family, out);
+            return FitCli(o.fitFile, o.family.empty() ? "algebraic" : o.family, out);
         }
-        if (slotScheme && !uesFile.empty())
+        CheckSchemeOptions(argc, argv, o);
+        const bool slotScheme = IsSlotScheme(o.scheme);
+        if (o.model.empty())
         {
-            throw OptionError("ues", "is for ctho, tho, cho; slot schemes take --users");
+            o.model = slotScheme ? "qwen3-8b" : "qwen2.5-7b-instruct";
         }
-        if (!slotScheme && !usersFile.empty())
+        if (o.backhaulGbps.empty())
         {
-            throw OptionError("users", "is for the slot schemes; ctho, tho, cho take --ues");
-        }
-        // Options with a default that the chosen scheme does not read: given, they would
-        // be ignored without a word.
-        const auto given = [argc, argv](const std::string& name) {
-            return ProgramOptions::Given(argc, argv, name);
-        };
-        for (const char* name : {"slot", "fallback", "calibration"})
-        {
-            if (!slotScheme && given(name))
-            {
-                throw OptionError(name,
-                                  "is for the slot schemes only (impactho-slot, ea-slot, "
-                                  "wta-slot, pf-slot)");
-            }
-        }
-        if (slotScheme && scheme != "impactho-slot" && given("fallback"))
-        {
-            throw OptionError("fallback",
-                              "is ImpactHO's admission fallback; for impactho-slot only (" +
-                                  scheme + " has no admission)");
-        }
-        for (const char* name : {"prefillA", "prefillB", "prefillC", "batchPeriod"})
-        {
-            if (slotScheme && given(name))
-            {
-                throw OptionError(name, "is for ctho, tho, cho only (a slot plans no prefill)");
-            }
-        }
-        if (model.empty())
-        {
-            model = slotScheme ? "qwen3-8b" : "qwen2.5-7b-instruct";
-        }
-        if (backhaulGbps.empty())
-        {
-            backhaulGbps = slotScheme ? "20" : "4.5";
+            o.backhaulGbps = slotScheme ? "20" : "4.5";
         }
         if (slotScheme)
         {
-            return SlotCli(scheme,
-                           usersFile,
-                           model,
-                           kvBits,
-                           backhaulGbps,
-                           slot,
-                           fallback,
-                           calibration,
+            return SlotCli(o.scheme,
+                           o.usersFile,
+                           o.model,
+                           o.kvBits,
+                           o.backhaulGbps,
+                           o.slot,
+                           o.fallback,
+                           o.calibration,
                            out);
         }
-        Ptr<HandoverScheduler> scheduler = MakeScheduler(scheme);
-        uint64_t q = 0;
-        if (!EdgeLlmParseUnsigned(kvBits, q) || (q != 16 && q != 8 && q != 4))
-        {
-            throw OptionError("kvBits", "must be 16, 8 or 4, got '" + kvBits + "'");
-        }
-        LlmModelProfile profile;
-        try
-        {
-            profile = LlmModelProfile::FromPreset(model, static_cast<uint32_t>(q));
-        }
-        catch (const std::invalid_argument& e)
-        {
-            throw OptionError("model", e.what());
-        }
-        // Ranges far beyond practice, so every result is finite (PrefillTimeModel's).
-        const double gbps =
-            OptionDouble("backhaulGbps", backhaulGbps, 0, true, edgellm::MAX_BACKHAUL_GBPS);
-        const double a = OptionDouble("prefillA", prefillA, 0, false, 1);
-        const double b = OptionDouble("prefillB", prefillB, -3600, false, 3600);
-        const double c = OptionDouble("prefillC", prefillC, 0, false, 1e-3);
-        const double tc = OptionDouble("batchPeriod", batchPeriod, 0, false, 3600);
-        if (uesFile.empty())
-        {
-            throw OptionError("ues",
-                              "missing; a CSV file with ue_id,handover_time_s,context_tokens");
-        }
-
-        const EdgeLlmCsvTable table(uesFile, {"ue_id", "handover_time_s", "context_tokens"});
-        std::vector<CtHoUe> ues;
-        std::unordered_set<uint64_t> ids;
-        for (std::size_t r = 0; r < table.GetRowCount(); ++r)
-        {
-            CtHoUe ue;
-            ue.ueId = table.GetUnsigned(r, "ue_id", 0, UINT64_MAX);
-            ue.handoverTime = table.GetDouble(r, "handover_time_s", 0, 1e9);
-            ue.contextTokens =
-                table.GetUnsigned(r, "context_tokens", 1, edgellm::MAX_CONTEXT_TOKENS);
-            if (!ids.insert(ue.ueId).second)
-            {
-                table.Fail(r, "ue_id " + std::to_string(ue.ueId) + " appears twice");
-            }
-            ues.push_back(ue);
-        }
-
-        const double rate = gbps * 1e9 / static_cast<double>(profile.BitsPerToken());
-        const CtHoPlan plan = scheduler->PlanBatch(ues, rate, PrefillTimeModel(a, b, c), tc);
-        if (!std::isfinite(plan.worstDelay))
-        {
-            throw std::runtime_error("the plan's delay is not a finite number; check the ranges");
-        }
-
-        nlohmann::ordered_json j;
-        j["scheme"] = scheme;
-        j["prefill_length"] = plan.prefillLength;
-        j["worst_delay_s"] = plan.worstDelay;
-        j["backhaul_tokens_per_s"] = plan.backhaulTokensPerSecond;
-        j["ues"] = nlohmann::ordered_json::array();
-        for (const auto& ue : plan.ues)
-        {
-            nlohmann::ordered_json u;
-            u["ue_id"] = ue.ueId;
-            u["handover_time_s"] = ue.handoverTime;
-            u["context_tokens"] = ue.contextTokens;
-            u["prefill_tokens"] = ue.prefillTokens;
-            u["transfer_tokens"] = ue.transferTokens;
-            u["prefill_done_s"] = ue.prefillDone;
-            u["transfer_done_s"] = ue.transferDone;
-            u["delay_s"] = ue.delay;
-            j["ues"].push_back(u);
-        }
-        out << j.dump(2) << std::endl;
-        return 0;
+        return BatchCli(o, out);
     }
     catch (const std::exception& e)
     {
