@@ -93,6 +93,28 @@ if command -v gnuplot >/dev/null; then
   check "PNG written" [ -s "$tmp/out/merged/m-max_delay.png" ]
 fi
 
+# 1b. Explicit keys: the scheme column and "ue" group the rows ("label", not a key now, is
+# dropped); by hand, x = 1: (a,1) delays 1,2,3, (a,2) 3,4,5, (b,1) 10; x = 2: (a,1) 2,4,6,
+# (a,2) 4,6,8, (b,1) 10. Merged from the finished runs (--merge only), then merged back.
+sed 's/"metrics": \["delay"\], "perRun": \["mean", "max"\]/"keys": ["ue"], "metrics": ["delay"]/' \
+  "$tmp/c.json" >"$tmp/k.json"
+"$campaign" "$tmp/k.json" --merge >"$tmp/ok1" 2>"$tmp/ek1"
+cp "$tmp/out/merged/m.csv" "$tmp/keys.csv"
+"$campaign" "$tmp/c.json" --merge >/dev/null 2>&1
+{
+  echo "x,scheme,ue,runs,delay_mean,delay_ci95"
+  echo "1,a,1,3,2,$(ci 1)"
+  echo "1,a,2,3,4,$(ci 1)"
+  echo "1,b,1,3,10,0"
+  echo "2,a,1,3,4,$(ci 2)"
+  echo "2,a,2,3,6,$(ci 2)"
+  echo "2,b,1,3,10,0"
+} >"$tmp/expected-keys.csv"
+check "explicit keys: merged CSV = hand calculation ($(cat "$tmp/ek1"))" \
+  cmp -s "$tmp/expected-keys.csv" "$tmp/keys.csv"
+[ "$failed" -eq 0 ] || diff "$tmp/expected-keys.csv" "$tmp/keys.csv"
+check "explicit keys: the merge line names them" grep -q "points x keys scheme, ue;" "$tmp/ok1"
+
 # 2. Rerun: nothing to do, says so, touches nothing.
 cp "$tmp/out/merged/m.csv" "$tmp/m1.csv"
 "$campaign" "$tmp/c.json" >"$tmp/o2" 2>"$tmp/e2"

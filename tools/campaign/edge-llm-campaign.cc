@@ -393,11 +393,15 @@ SelfDirectory()
     return ec ? fs::current_path() : self.parent_path();
 }
 
-Campaign
-LoadCampaign(const std::string& path, const std::string& outputDirOverride)
+/**
+ * \brief Read a campaign file as JSON.
+ * \param path the file
+ * \return its top-level object
+ * \throws InputError if it cannot be read, is not JSON or not an object
+ */
+Json
+ReadCampaignJson(const std::string& path)
 {
-    Campaign c;
-    c.file = fs::absolute(path).lexically_normal().string();
     std::ifstream in(path);
     if (!in)
     {
@@ -412,25 +416,25 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
     {
         throw InputError(path + ": not valid JSON: " + e.what());
     }
-    const std::string top = path + ": ";
     if (!j.is_object())
     {
-        throw InputError(top + "must be a JSON object");
+        throw InputError(path + ": must be a JSON object");
     }
-    CheckKeys(j,
-              path,
-              {"name",
-               "program",
-               "options",
-               "sweep",
-               "runs",
-               "firstRun",
-               "outputDir",
-               "outputOption",
-               "merge",
-               "plot",
-               "slurm",
-               "comment"});
+    return j;
+}
+
+/**
+ * \brief "name" (the file's stem by default) and "program" (a program beside this tool, or a
+ *        path), resolved to an executable.
+ * \param j the campaign file's object
+ * \param path the campaign file
+ * \param c the campaign, name and program set
+ * \throws InputError naming the key
+ */
+void
+LoadNameAndProgram(const Json& j, const std::string& path, Campaign& c)
+{
+    const std::string top = path + ": ";
     c.name = j.contains("name") ? GetString(j, "name", top) : fs::path(path).stem().string();
     if (c.name.empty() ||
         c.name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
@@ -454,20 +458,104 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
                          exe.string() + ")");
     }
     c.program = exe.string();
+}
 
-    c.outputOption = j.contains("outputOption") ? GetString(j, "outputOption", top) : "outputDir";
-    CheckOptionName(c.outputOption, top + "\"outputOption\"");
-    std::set<std::string> seen = {c.outputOption, "RngRun"};
-    auto reserved = [&](const std::string& name, const std::string& where) {
+/// The options a campaign sets: each once, and none the campaign sets itself.
+class OptionNames
+{
+  public:
+    /**
+     * \brief Reserve the campaign's own options.
+     * \param outputOption the program's output option (a folder per run)
+     */
+    explicit OptionNames(std::string outputOption)
+        : m_outputOption(std::move(outputOption)),
+          m_seen{m_outputOption, "RngRun"}
+    {
+    }
+
+    /**
+     * \brief Take one option name.
+     * \param name the option, without dashes
+     * \param where the key's place in the file, for the message
+     * \throws InputError if the name is not an option name, is taken, or is the campaign's
+     */
+    void Take(const std::string& name, const std::string& where)
+    {
         CheckOptionName(name, where);
-        if (!seen.insert(name).second)
+        if (!m_seen.insert(name).second)
         {
             throw InputError(where + ": option '" + name +
                              "' is set twice or is set by the "
                              "campaign itself (RngRun: from \"runs\"; " +
-                             c.outputOption + ": a folder per run)");
+                             m_outputOption + ": a folder per run)");
         }
-    };
+    }
+
+  private:
+    std::string m_outputOption;   //!< The program's output option
+    std::set<std::string> m_seen; //!< Names taken so far
+};
+
+/**
+ * \brief One "sweep" entry: a list of values or a range object, each value once.
+ * \param name the option
+ * \param value its JSON value
+ * \param where the key's place in the file, for the message
+ * \return the swept option
+ * \throws InputError naming the key
+ */
+SweptOption
+LoadSweptOption(const std::string& name, const Json& value, const std::string& where)
+{
+    SweptOption o;
+    o.name = name;
+    if (value.is_array())
+    {
+        for (const auto& v : value)
+        {
+            o.values.push_back(ScalarText(v, where));
+        }
+    }
+    else if (value.is_object())
+    {
+        o.values = RangeValues(value, where);
+    }
+    else
+    {
+        throw InputError(where + ": must be a list of values or a range object");
+    }
+    if (o.values.empty())
+    {
+        throw InputError(where + ": no values");
+    }
+    std::set<std::string> unique(o.values.begin(), o.values.end());
+    if (unique.size() != o.values.size())
+    {
+        throw InputError(where + ": a value is listed twice");
+    }
+    for (const auto& v : o.values)
+    {
+        double x;
+        o.numeric = o.numeric && EdgeLlmParseDouble(v, x);
+    }
+    return o;
+}
+
+/**
+ * \brief "outputOption", "options" (fixed) and "sweep", each option once; "runs" and
+ *        "firstRun", at most MAX_RUNS runs in all.
+ * \param j the campaign file's object
+ * \param top the file's name and ": ", for messages
+ * \param c the campaign, filled
+ * \throws InputError naming the key
+ */
+void
+LoadOptionsAndSweep(const Json& j, const std::string& top, Campaign& c)
+{
+    c.outputOption = j.contains("outputOption") ? GetString(j, "outputOption", top) : "outputDir";
+    CheckOptionName(c.outputOption, top + "\"outputOption\"");
+    OptionNames names(c.outputOption);
     if (j.contains("options"))
     {
         if (!j.at("options").is_object())
@@ -477,7 +565,7 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
         for (const auto& item : j.at("options").items())
         {
             const std::string where = top + "\"options\".\"" + item.key() + "\"";
-            reserved(item.key(), where);
+            names.Take(item.key(), where);
             c.fixed.emplace_back(item.key(), ScalarText(item.value(), where));
         }
     }
@@ -491,44 +579,13 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
     for (const auto& item : j.at("sweep").items())
     {
         const std::string where = top + "\"sweep\".\"" + item.key() + "\"";
-        reserved(item.key(), where);
-        SweptOption o;
-        o.name = item.key();
-        if (item.value().is_array())
-        {
-            for (const auto& v : item.value())
-            {
-                o.values.push_back(ScalarText(v, where));
-            }
-        }
-        else if (item.value().is_object())
-        {
-            o.values = RangeValues(item.value(), where);
-        }
-        else
-        {
-            throw InputError(where + ": must be a list of values or a range object");
-        }
-        if (o.values.empty())
-        {
-            throw InputError(where + ": no values");
-        }
-        std::set<std::string> unique(o.values.begin(), o.values.end());
-        if (unique.size() != o.values.size())
-        {
-            throw InputError(where + ": a value is listed twice");
-        }
-        for (const auto& v : o.values)
-        {
-            double x;
-            o.numeric = o.numeric && EdgeLlmParseDouble(v, x);
-        }
-        points *= o.values.size();
+        names.Take(item.key(), where);
+        c.sweep.push_back(LoadSweptOption(item.key(), item.value(), where));
+        points *= c.sweep.back().values.size();
         if (points > MAX_RUNS)
         {
             throw InputError(top + "\"sweep\": more than " + std::to_string(MAX_RUNS) + " points");
         }
-        c.sweep.push_back(o);
     }
     if (!j.contains("runs"))
     {
@@ -541,6 +598,22 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
         throw InputError(top + "points x \"runs\" = " + std::to_string(points * c.runs) +
                          " runs; at most " + std::to_string(MAX_RUNS));
     }
+}
+
+/**
+ * \brief "outputDir" (or the command line's), absolute, without a trailing '/'.
+ * \param j the campaign file's object
+ * \param top the file's name and ": ", for messages
+ * \param outputDirOverride the command line's --outputDir (empty: none)
+ * \param c the campaign, outputDir set
+ * \throws InputError if empty
+ */
+void
+LoadOutputDir(const Json& j,
+              const std::string& top,
+              const std::string& outputDirOverride,
+              Campaign& c)
+{
     std::string out = outputDirOverride;
     if (out.empty())
     {
@@ -556,7 +629,20 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
     {
         c.outputDir.pop_back();
     }
+}
 
+/**
+ * \brief The "merge" object: relative .csv files, each once; scheme column, keys,
+ *        metrics, per-run reductions.
+ * \param j the campaign file's object
+ * \param path the campaign file
+ * \param c the campaign, merge set
+ * \throws InputError naming the key
+ */
+void
+LoadMerge(const Json& j, const std::string& path, Campaign& c)
+{
+    const std::string top = path + ": ";
     if (!j.contains("merge") || !j.at("merge").is_object())
     {
         throw InputError(top +
@@ -622,6 +708,20 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
             }
         }
     }
+}
+
+/**
+ * \brief The "plot" object: x (a numeric swept option; the first one by default) and the
+ *        metrics to plot.
+ * \param j the campaign file's object
+ * \param path the campaign file
+ * \param c the campaign, plotX and plotMetrics set
+ * \throws InputError naming the key
+ */
+void
+LoadPlot(const Json& j, const std::string& path, Campaign& c)
+{
+    const std::string top = path + ": ";
     if (j.contains("plot"))
     {
         const Json& p = j.at("plot");
@@ -659,73 +759,122 @@ LoadCampaign(const std::string& path, const std::string& outputDirOverride)
             }
         }
     }
-    if (j.contains("slurm"))
+}
+
+/**
+ * \brief The "slurm" object: resource requests, each a word without blanks or quotes.
+ * \param j the campaign file's object
+ * \param path the campaign file
+ * \param c the campaign, slurm set
+ * \throws InputError naming the key
+ */
+void
+LoadSlurm(const Json& j, const std::string& path, Campaign& c)
+{
+    if (!j.contains("slurm"))
     {
-        const Json& s = j.at("slurm");
-        const std::string sw = top + "\"slurm\".";
-        if (!s.is_object())
+        return;
+    }
+    const std::string top = path + ": ";
+    const Json& s = j.at("slurm");
+    const std::string sw = top + "\"slurm\".";
+    if (!s.is_object())
+    {
+        throw InputError(top + "\"slurm\": must be an object");
+    }
+    CheckKeys(s,
+              path + ": \"slurm\"",
+              {"partition",
+               "time",
+               "cpusPerTask",
+               "mem",
+               "account",
+               "qos",
+               "maxParallel",
+               "maxArraySize",
+               "extra",
+               "mergeTime"});
+    auto text = [&](const char* key, std::string& into) {
+        if (s.contains(key))
         {
-            throw InputError(top + "\"slurm\": must be an object");
-        }
-        CheckKeys(s,
-                  path + ": \"slurm\"",
-                  {"partition",
-                   "time",
-                   "cpusPerTask",
-                   "mem",
-                   "account",
-                   "qos",
-                   "maxParallel",
-                   "maxArraySize",
-                   "extra",
-                   "mergeTime"});
-        auto text = [&](const char* key, std::string& into) {
-            if (s.contains(key))
+            into = GetString(s, key, sw);
+            if (into.find_first_of(" \t\n'\"\\$`") != std::string::npos)
             {
-                into = GetString(s, key, sw);
-                if (into.find_first_of(" \t\n'\"\\$`") != std::string::npos)
-                {
-                    throw InputError(sw + "\"" + key + "\": no blanks or quotes, got '" + into +
-                                     "'");
-                }
-            }
-        };
-        text("partition", c.slurm.partition);
-        text("time", c.slurm.time);
-        text("mem", c.slurm.mem);
-        text("account", c.slurm.account);
-        text("qos", c.slurm.qos);
-        text("mergeTime", c.slurm.mergeTime);
-        if (s.contains("cpusPerTask"))
-        {
-            c.slurm.cpusPerTask = GetUnsigned(s, "cpusPerTask", sw, 1, 4096);
-        }
-        if (s.contains("maxParallel"))
-        {
-            c.slurm.maxParallel = GetUnsigned(s, "maxParallel", sw, 0, 1000000);
-        }
-        if (s.contains("maxArraySize"))
-        {
-            c.slurm.maxArraySize = GetUnsigned(s, "maxArraySize", sw, 1, 4000000);
-        }
-        if (s.contains("extra"))
-        {
-            c.slurm.extra = GetStringList(s, "extra", sw);
-            for (const auto& e : c.slurm.extra)
-            {
-                if (e.rfind("--", 0) != 0 || e.find('\n') != std::string::npos)
-                {
-                    throw InputError(sw + "\"extra\": '" + e +
-                                     "' must be one sbatch option "
-                                     "starting with --");
-                }
+                throw InputError(sw + "\"" + key + "\": no blanks or quotes, got '" + into + "'");
             }
         }
-        if (c.slurm.time.empty() || c.slurm.mergeTime.empty())
+    };
+    text("partition", c.slurm.partition);
+    text("time", c.slurm.time);
+    text("mem", c.slurm.mem);
+    text("account", c.slurm.account);
+    text("qos", c.slurm.qos);
+    text("mergeTime", c.slurm.mergeTime);
+    if (s.contains("cpusPerTask"))
+    {
+        c.slurm.cpusPerTask = GetUnsigned(s, "cpusPerTask", sw, 1, 4096);
+    }
+    if (s.contains("maxParallel"))
+    {
+        c.slurm.maxParallel = GetUnsigned(s, "maxParallel", sw, 0, 1000000);
+    }
+    if (s.contains("maxArraySize"))
+    {
+        c.slurm.maxArraySize = GetUnsigned(s, "maxArraySize", sw, 1, 4000000);
+    }
+    if (s.contains("extra"))
+    {
+        c.slurm.extra = GetStringList(s, "extra", sw);
+        for (const auto& e : c.slurm.extra)
         {
-            throw InputError(sw + "\"time\"/\"mergeTime\": must not be empty");
+            if (e.rfind("--", 0) != 0 || e.find('\n') != std::string::npos)
+            {
+                throw InputError(sw + "\"extra\": '" + e +
+                                 "' must be one sbatch option "
+                                 "starting with --");
+            }
         }
     }
+    if (c.slurm.time.empty() || c.slurm.mergeTime.empty())
+    {
+        throw InputError(sw + "\"time\"/\"mergeTime\": must not be empty");
+    }
+}
+
+/**
+ * \brief Read and check a campaign file; every error names the key and its valid range.
+ * \param path the campaign file
+ * \param outputDirOverride the command line's --outputDir (empty: the file's)
+ * \return the campaign, resolved (absolute paths)
+ * \throws InputError for a bad file
+ */
+Campaign
+LoadCampaign(const std::string& path, const std::string& outputDirOverride)
+{
+    Campaign c;
+    c.file = fs::absolute(path).lexically_normal().string();
+    const Json j = ReadCampaignJson(path);
+    CheckKeys(j,
+              path,
+              {"name",
+               "program",
+               "options",
+               "sweep",
+               "runs",
+               "firstRun",
+               "outputDir",
+               "outputOption",
+               "merge",
+               "plot",
+               "slurm",
+               "comment"});
+    const std::string top = path + ": ";
+    LoadNameAndProgram(j, path, c);
+    LoadOptionsAndSweep(j, top, c);
+    LoadOutputDir(j, top, outputDirOverride, c);
+    LoadMerge(j, path, c);
+    LoadPlot(j, path, c);
+    LoadSlurm(j, path, c);
     return c;
 }
 
@@ -1051,11 +1200,16 @@ GnuplotText(const std::string& s)
     return out;
 }
 
-/// Merges one CSV file of every run and writes its PNGs.
-void
-MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& file)
+/**
+ * \brief Read every run's copy of a merged file; every copy must have the same header.
+ * \param runs the runs, in order
+ * \param file the file, relative to a run's output folder
+ * \return one table per run
+ * \throws RunError if a copy is missing, unreadable or has another header
+ */
+std::vector<EdgeLlmCsvTable>
+ReadRunTables(const std::vector<Run>& runs, const std::string& file)
 {
-    // Read every run's copy; every copy must have the same header.
     std::vector<EdgeLlmCsvTable> tables;
     for (const auto& r : runs)
     {
@@ -1066,7 +1220,34 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
                            "/out/" + file + "'s");
         }
     }
-    const std::vector<std::string>& header = tables.front().GetColumns();
+    return tables;
+}
+
+/// The columns of a merged file: which group rows, which are averaged.
+struct MergeColumns
+{
+    std::vector<std::size_t> keys;    //!< Key columns (the scheme column first, if present)
+    std::vector<std::size_t> metrics; //!< Metric columns, in the merge's order
+};
+
+/**
+ * \brief Choose the key and metric columns: the merge's explicit ones, else the non-numeric
+ *        columns as keys and the numeric ones as metrics. A column is numeric when every
+ *        non-empty field of every run parses as a finite number.
+ * \param c the campaign (its merge settings)
+ * \param file the file, for messages
+ * \param header the file's columns
+ * \param tables every run's table
+ * \return the columns
+ * \throws InputError for a named column that is missing, a metric not numeric or a key,
+ *         or no metric at all
+ */
+MergeColumns
+ChooseColumns(const Campaign& c,
+              const std::string& file,
+              const std::vector<std::string>& header,
+              const std::vector<EdgeLlmCsvTable>& tables)
+{
     auto column = [&](const std::string& name, const std::string& what) {
         const auto it = std::find(header.begin(), header.end(), name);
         if (it == header.end())
@@ -1076,7 +1257,6 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
         }
         return static_cast<std::size_t>(it - header.begin());
     };
-    // Numeric columns: every non-empty field of every run parses as a finite number.
     std::vector<bool> numeric(header.size(), true);
     for (const auto& t : tables)
     {
@@ -1090,89 +1270,87 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
             }
         }
     }
-    std::vector<std::size_t> keys;
+    MergeColumns m;
+    auto isKey = [&m](std::size_t i) {
+        return std::find(m.keys.begin(), m.keys.end(), i) != m.keys.end();
+    };
     const auto scheme = std::find(header.begin(), header.end(), c.merge.schemeColumn);
     if (scheme != header.end())
     {
-        keys.push_back(static_cast<std::size_t>(scheme - header.begin()));
+        m.keys.push_back(static_cast<std::size_t>(scheme - header.begin()));
     }
-    if (c.merge.keysGiven)
+    // Explicit keys (c.merge.keys is empty unless given), else every non-numeric column.
+    for (const auto& k : c.merge.keys)
     {
-        for (const auto& k : c.merge.keys)
+        if (const std::size_t i = column(k, "keys"); !isKey(i))
         {
-            const std::size_t i = column(k, "keys");
-            if (std::find(keys.begin(), keys.end(), i) == keys.end())
-            {
-                keys.push_back(i);
-            }
+            m.keys.push_back(i);
         }
     }
-    else
+    for (std::size_t i = 0; !c.merge.keysGiven && i < header.size(); ++i)
     {
-        for (std::size_t i = 0; i < header.size(); ++i)
+        if (!numeric[i] && !isKey(i))
         {
-            if (!numeric[i] && std::find(keys.begin(), keys.end(), i) == keys.end())
-            {
-                keys.push_back(i);
-            }
+            m.keys.push_back(i);
         }
     }
-    std::vector<std::size_t> metrics;
-    if (!c.merge.metrics.empty())
+    for (const auto& name : c.merge.metrics)
     {
-        for (const auto& m : c.merge.metrics)
+        const std::size_t i = column(name, "metrics");
+        if (!numeric[i])
         {
-            const std::size_t i = column(m, "metrics");
-            if (!numeric[i])
-            {
-                throw InputError(c.file + ": \"merge\".\"metrics\": column '" + m + "' of " + file +
-                                 " is not numeric in every run");
-            }
-            if (std::find(keys.begin(), keys.end(), i) != keys.end())
-            {
-                throw InputError(c.file + ": \"merge\".\"metrics\": '" + m + "' is a key column");
-            }
-            metrics.push_back(i);
+            throw InputError(c.file + ": \"merge\".\"metrics\": column '" + name + "' of " + file +
+                             " is not numeric in every run");
+        }
+        if (isKey(i))
+        {
+            throw InputError(c.file + ": \"merge\".\"metrics\": '" + name + "' is a key column");
+        }
+        m.metrics.push_back(i);
+    }
+    for (std::size_t i = 0; c.merge.metrics.empty() && i < header.size(); ++i)
+    {
+        if (numeric[i] && !isKey(i))
+        {
+            m.metrics.push_back(i);
         }
     }
-    else
-    {
-        for (std::size_t i = 0; i < header.size(); ++i)
-        {
-            if (numeric[i] && std::find(keys.begin(), keys.end(), i) == keys.end())
-            {
-                metrics.push_back(i);
-            }
-        }
-    }
-    if (metrics.empty())
+    if (m.metrics.empty())
     {
         throw InputError(c.file + ": \"merge\": " + file + " has no numeric column to merge");
     }
+    return m;
+}
 
-    // Per point, per key (first seen, runs in order, rows in file order): one sample per
-    // run and metric and within-run reduction.
-    struct Group
-    {
-        std::vector<std::string> key;                          //!< key values
-        uint32_t runs{0};                                      //!< runs that have this key
-        std::vector<std::vector<std::vector<double>>> samples; //!< [metric][reduction][run]
-    };
-
-    const std::size_t stats = c.merge.perRun.size();
-    std::ostringstream csv;
+/**
+ * \brief The merged CSV's header: the swept options, the keys, runs, then per metric and
+ *        within-run reduction its _mean and _ci95; checks "plot"."metrics" against it.
+ * \param c the campaign
+ * \param file the file, for messages
+ * \param header the file's columns
+ * \param columns the key and metric columns
+ * \param mergedNames filled with each merged metric's name (reduction_metric)
+ * \return the header line
+ * \throws InputError for a plotted metric that is not merged
+ */
+std::string
+MergedHeader(const Campaign& c,
+             const std::string& file,
+             const std::vector<std::string>& header,
+             const MergeColumns& columns,
+             std::vector<std::string>& mergedNames)
+{
     std::vector<std::string> head;
     for (const auto& s : c.sweep)
     {
         head.push_back(CsvQuote(s.name));
     }
-    for (std::size_t k : keys)
+    for (std::size_t k : columns.keys)
     {
         head.push_back(CsvQuote(header[k]));
     }
     head.push_back("runs");
-    std::vector<std::string> mergedNames;
-    for (std::size_t m : metrics)
+    for (std::size_t m : columns.metrics)
     {
         for (const auto& how : c.merge.perRun)
         {
@@ -1181,7 +1359,6 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
             head.push_back(CsvQuote(mergedNames.back() + "_ci95"));
         }
     }
-    csv << Join(head, ",") << "\n";
     for (const auto& name : c.plotMetrics)
     {
         if (std::find(mergedNames.begin(), mergedNames.end(), name) == mergedNames.end())
@@ -1190,155 +1367,164 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
                              "' for " + file + " (merged: " + Join(mergedNames, ", ") + ")");
         }
     }
+    return Join(head, ",");
+}
 
-    // The plot: x = the swept option plotX; a series per key and other swept values.
-    std::size_t xIndex = c.sweep.size();
-    for (std::size_t i = 0; i < c.sweep.size(); ++i)
-    {
-        if (c.sweep[i].name == c.plotX)
-        {
-            xIndex = i;
-        }
-    }
-    std::vector<std::vector<FigurePoint>> figures(mergedNames.size());
+/// One merged row's samples: a key of one point, one sample per run, metric and reduction.
+struct Group
+{
+    std::vector<std::string> key;                          //!< key values
+    uint32_t runs{0};                                      //!< runs that have this key
+    std::vector<std::vector<std::vector<double>>> samples; //!< [metric][reduction][run]
+};
 
-    std::size_t rows = 0;
-    for (std::size_t begin = 0; begin < runs.size();)
+/**
+ * \brief Group one point's rows by key (first seen, runs in order, rows in file order) and
+ *        reduce each run's rows of a group to one sample per metric and reduction (a run
+ *        whose fields of a metric are all empty gives no sample: does not apply).
+ * \param c the campaign (its reductions)
+ * \param columns the key and metric columns
+ * \param tables every run's table
+ * \param begin the point's first run
+ * \param end one past its last run
+ * \return the point's groups
+ */
+std::vector<Group>
+GroupPoint(const Campaign& c,
+           const MergeColumns& columns,
+           const std::vector<EdgeLlmCsvTable>& tables,
+           std::size_t begin,
+           std::size_t end)
+{
+    const std::size_t stats = c.merge.perRun.size();
+    const std::vector<std::size_t>& metrics = columns.metrics;
+    std::vector<Group> groups;
+    std::map<std::vector<std::string>, std::size_t> index;
+    for (std::size_t r = begin; r < end; ++r)
     {
-        std::size_t end = begin;
-        while (end < runs.size() && runs[end].point == runs[begin].point)
+        const EdgeLlmCsvTable& t = tables[r];
+        // Rows of this run per group: [group][metric] -> values.
+        std::map<std::size_t, std::vector<std::vector<double>>> values;
+        for (std::size_t row = 0; row < t.GetRowCount(); ++row)
         {
-            ++end;
-        }
-        std::vector<Group> groups;
-        std::map<std::vector<std::string>, std::size_t> index;
-        for (std::size_t r = begin; r < end; ++r)
-        {
-            const EdgeLlmCsvTable& t = tables[r];
-            // Rows of this run per group: [group][metric] -> values.
-            std::map<std::size_t, std::vector<std::vector<double>>> values;
-            for (std::size_t row = 0; row < t.GetRowCount(); ++row)
+            std::vector<std::string> key;
+            for (std::size_t k : columns.keys)
             {
-                std::vector<std::string> key;
-                for (std::size_t k : keys)
-                {
-                    key.push_back(t.GetString(row, k));
-                }
-                auto it = index.find(key);
-                if (it == index.end())
-                {
-                    it = index.emplace(key, groups.size()).first;
-                    Group g;
-                    g.key = key;
-                    g.samples.assign(metrics.size(), std::vector<std::vector<double>>(stats));
-                    groups.push_back(g);
-                }
-                auto& v = values[it->second];
-                v.resize(metrics.size());
-                for (std::size_t m = 0; m < metrics.size(); ++m)
-                {
-                    double x;
-                    if (EdgeLlmParseDouble(t.GetString(row, metrics[m]), x))
-                    {
-                        v[m].push_back(x);
-                    }
-                }
+                key.push_back(t.GetString(row, k));
             }
-            for (const auto& [g, v] : values)
+            auto it = index.find(key);
+            if (it == index.end())
             {
-                groups[g].runs++;
-                for (std::size_t m = 0; m < metrics.size(); ++m)
-                {
-                    if (v[m].empty())
-                    {
-                        continue; // no value in this run (an empty field: does not apply)
-                    }
-                    for (std::size_t s = 0; s < stats; ++s)
-                    {
-                        groups[g].samples[m][s].push_back(Reduce(c.merge.perRun[s], v[m]));
-                    }
-                }
+                it = index.emplace(key, groups.size()).first;
+                Group g;
+                g.key = key;
+                g.samples.assign(metrics.size(), std::vector<std::vector<double>>(stats));
+                groups.push_back(g);
             }
-        }
-        const std::vector<std::string> point = PointValues(c, runs[begin].point);
-        for (const auto& g : groups)
-        {
-            std::vector<std::string> fields;
-            for (const auto& v : point)
-            {
-                fields.push_back(CsvQuote(v));
-            }
-            for (const auto& k : g.key)
-            {
-                fields.push_back(CsvQuote(k));
-            }
-            fields.push_back(std::to_string(g.runs));
-            // The curve: the key values, then the swept values other than x.
-            std::vector<std::string> series = g.key;
-            for (std::size_t i = 0; i < c.sweep.size(); ++i)
-            {
-                if (i != xIndex)
-                {
-                    series.push_back(c.sweep[i].name + "=" + point[i]);
-                }
-            }
-            std::size_t col = 0;
+            auto& v = values[it->second];
+            v.resize(metrics.size());
             for (std::size_t m = 0; m < metrics.size(); ++m)
             {
-                for (std::size_t s = 0; s < stats; ++s, ++col)
+                double x;
+                if (EdgeLlmParseDouble(t.GetString(row, metrics[m]), x))
                 {
-                    const std::vector<double>& samples = g.samples[m][s];
-                    const SampleSummary sum = SummarizeSamples(samples);
-                    const double nan = std::numeric_limits<double>::quiet_NaN();
-                    fields.push_back(EdgeLlmCsvField(sum.n > 0 ? sum.mean : nan));
-                    fields.push_back(EdgeLlmCsvField(sum.n > 1 ? sum.ci95 : nan));
-                    if (sum.n > 0 && xIndex < c.sweep.size())
-                    {
-                        double x = 0;
-                        EdgeLlmParseDouble(point[xIndex], x);
-                        figures[col].push_back({x,
-                                                series.empty() ? c.name : Join(series, " "),
-                                                sum.mean,
-                                                sum.n > 1 ? sum.ci95 : 0.0,
-                                                false});
-                    }
+                    v[m].push_back(x);
                 }
             }
-            csv << Join(fields, ",") << "\n";
-            ++rows;
         }
-        begin = end;
+        for (const auto& [g, v] : values)
+        {
+            groups[g].runs++;
+            for (std::size_t m = 0; m < metrics.size(); ++m)
+            {
+                for (std::size_t s = 0; s < stats && !v[m].empty(); ++s)
+                {
+                    groups[g].samples[m][s].push_back(Reduce(c.merge.perRun[s], v[m]));
+                }
+            }
+        }
     }
+    return groups;
+}
 
-    const fs::path p(file);
-    std::string stem = (p.parent_path() / p.stem()).string();
-    std::replace(stem.begin(), stem.end(), '/', '-');
-    const std::string dir = c.outputDir + "/merged";
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (!WriteText(dir + "/" + stem + ".csv", csv.str()))
+/**
+ * \brief One merged row: the point's swept values, the group's key, its runs, then each
+ *        merged metric's mean and 95 % CI (empty where it has no sample, or one for the CI);
+ *        appends the group's plot points.
+ * \param c the campaign
+ * \param point the point's swept values
+ * \param xIndex the plotted swept option (c.sweep.size(): none)
+ * \param g the group
+ * \param figures per merged metric, its plot points, appended to
+ * \return the row, without its newline
+ */
+std::string
+MergedRow(const Campaign& c,
+          const std::vector<std::string>& point,
+          std::size_t xIndex,
+          const Group& g,
+          std::vector<std::vector<FigurePoint>>& figures)
+{
+    std::vector<std::string> fields;
+    for (const auto& v : point)
     {
-        throw RunError("cannot write " + dir + "/" + stem + ".csv");
+        fields.push_back(CsvQuote(v));
     }
-    std::cout << "merged " << runs.size() << " runs of " << file << " into " << dir << "/" << stem
-              << ".csv (" << rows << " rows: " << PointCount(c) << " points x keys "
-              << (keys.empty() ? std::string("none")
-                               : Join(
-                                     [&] {
-                                         std::vector<std::string> names;
-                                         for (std::size_t k : keys)
-                                         {
-                                             names.push_back(header[k]);
-                                         }
-                                         return names;
-                                     }(),
-                                     ", "))
-              << "; mean and 95 % CI of " << mergedNames.size() << " metrics)" << std::endl;
-    if (xIndex >= c.sweep.size())
+    for (const auto& k : g.key)
     {
-        std::cout << "no PNG: no swept option has numeric values to plot against" << std::endl;
-        return;
+        fields.push_back(CsvQuote(k));
     }
+    fields.push_back(std::to_string(g.runs));
+    // The curve: the key values, then the swept values other than x.
+    std::vector<std::string> series = g.key;
+    for (std::size_t i = 0; i < c.sweep.size(); ++i)
+    {
+        if (i != xIndex)
+        {
+            series.push_back(c.sweep[i].name + "=" + point[i]);
+        }
+    }
+    std::size_t col = 0;
+    for (const auto& metric : g.samples)
+    {
+        for (const auto& samples : metric)
+        {
+            const SampleSummary sum = SummarizeSamples(samples);
+            const double nan = std::numeric_limits<double>::quiet_NaN();
+            fields.push_back(EdgeLlmCsvField(sum.n > 0 ? sum.mean : nan));
+            fields.push_back(EdgeLlmCsvField(sum.n > 1 ? sum.ci95 : nan));
+            if (sum.n > 0 && xIndex < c.sweep.size())
+            {
+                double x = 0;
+                EdgeLlmParseDouble(point[xIndex], x);
+                figures[col].push_back({x,
+                                        series.empty() ? c.name : Join(series, " "),
+                                        sum.mean,
+                                        sum.n > 1 ? sum.ci95 : 0.0,
+                                        false});
+            }
+            ++col;
+        }
+    }
+    return Join(fields, ",");
+}
+
+/**
+ * \brief Write one figure (CSV, gnuplot script, PNG) per merged metric ("plot"."metrics"
+ *        only, if given) against the plotted swept option.
+ * \param c the campaign
+ * \param stem the merged file's path without extension
+ * \param mergedNames each merged metric's name
+ * \param figures per merged metric, its plot points
+ * \throws RunError if a figure cannot be written
+ */
+void
+WriteMergedFigures(const Campaign& c,
+                   const std::string& stem,
+                   const std::vector<std::string>& mergedNames,
+                   const std::vector<std::vector<FigurePoint>>& figures)
+{
+    const std::size_t stats = c.merge.perRun.size();
     std::vector<std::string> pngs;
     for (std::size_t col = 0; col < mergedNames.size(); ++col)
     {
@@ -1365,7 +1551,7 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
         title << GnuplotText(c.name + ": " + name + " vs " + c.plotX) << "\\n"
               << GnuplotText(fs::path(c.program).filename().string()) << ", " << c.runs
               << " runs per point, mean and 95 % CI (Student t)";
-        const std::string figStem = dir + "/" + stem + "-" + name;
+        const std::string figStem = stem + "-" + name;
         if (!WriteFigure(
                 figStem,
                 table.str(),
@@ -1382,6 +1568,71 @@ MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& fi
     std::cout << "wrote " << pngs.size() << " PNG" << (pngs.size() == 1 ? "" : "s") << " against "
               << c.plotX << ": " << (pngs.empty() ? std::string("-") : pngs.front())
               << (pngs.size() > 1 ? " ..." : "") << std::endl;
+}
+
+/// Merges one CSV file of every run and writes its PNGs.
+void
+MergeFile(const Campaign& c, const std::vector<Run>& runs, const std::string& file)
+{
+    const std::vector<EdgeLlmCsvTable> tables = ReadRunTables(runs, file);
+    const std::vector<std::string>& header = tables.front().GetColumns();
+    const MergeColumns columns = ChooseColumns(c, file, header, tables);
+    std::vector<std::string> mergedNames;
+    std::ostringstream csv;
+    csv << MergedHeader(c, file, header, columns, mergedNames) << "\n";
+
+    // The plot: x = the swept option plotX; a series per key and other swept values.
+    std::size_t xIndex = c.sweep.size();
+    for (std::size_t i = 0; i < c.sweep.size(); ++i)
+    {
+        if (c.sweep[i].name == c.plotX)
+        {
+            xIndex = i;
+        }
+    }
+    std::vector<std::vector<FigurePoint>> figures(mergedNames.size());
+    std::size_t rows = 0;
+    for (std::size_t begin = 0; begin < runs.size();)
+    {
+        std::size_t end = begin;
+        while (end < runs.size() && runs[end].point == runs[begin].point)
+        {
+            ++end;
+        }
+        const std::vector<std::string> point = PointValues(c, runs[begin].point);
+        for (const auto& g : GroupPoint(c, columns, tables, begin, end))
+        {
+            csv << MergedRow(c, point, xIndex, g, figures) << "\n";
+            ++rows;
+        }
+        begin = end;
+    }
+
+    const fs::path p(file);
+    std::string stem = (p.parent_path() / p.stem()).string();
+    std::replace(stem.begin(), stem.end(), '/', '-');
+    const std::string dir = c.outputDir + "/merged";
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (!WriteText(dir + "/" + stem + ".csv", csv.str()))
+    {
+        throw RunError("cannot write " + dir + "/" + stem + ".csv");
+    }
+    std::vector<std::string> keyNames;
+    for (std::size_t k : columns.keys)
+    {
+        keyNames.push_back(header[k]);
+    }
+    std::cout << "merged " << runs.size() << " runs of " << file << " into " << dir << "/" << stem
+              << ".csv (" << rows << " rows: " << PointCount(c) << " points x keys "
+              << (keyNames.empty() ? std::string("none") : Join(keyNames, ", "))
+              << "; mean and 95 % CI of " << mergedNames.size() << " metrics)" << std::endl;
+    if (xIndex >= c.sweep.size())
+    {
+        std::cout << "no PNG: no swept option has numeric values to plot against" << std::endl;
+        return;
+    }
+    WriteMergedFigures(c, dir + "/" + stem, mergedNames, figures);
 }
 
 /// Merges every "merge" file; throws if a run is not done.
