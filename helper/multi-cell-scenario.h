@@ -29,6 +29,60 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
+ * \brief The knobs every packet-level scenario has, with the same meaning in the engine
+ *        (MultiCellConfig) and its presets (RoadHandoverConfig, which sets its own defaults
+ *        for a few): the RAT and its radio, the backhaul links, the LLM and its sessions,
+ *        the planner. Declared once, here; MultiCellConfig::Validate checks each (the RAN's
+ *        ones through EdgeLlmRanConfig::Validate, their owner).
+ */
+struct ScenarioCommonConfig
+{
+    // The RAN
+    std::string ran{"lte"}; //!< "lte" or "nr" (EdgeLlmRan::Create)
+    /// Path-loss model TypeId (LTE only; NR follows its 3GPP scenario; "": LTE's default,
+    /// Friis); the default makes hexagonal cells interference-limited with a realistic
+    /// exponent (Friis lets the six neighbours of the hexagon's centre drown its cell edge)
+    std::string pathlossModel{"ns3::LogDistancePropagationLossModel"};
+    double pathlossExponent{3.76}; //!< Its "Exponent" attribute, if it has one, [1.5, 6]
+    double bsTxPowerDbm{43};       //!< BS (eNB; NR: gNB) transmit power, dBm, [-30, 60] (a 20 W
+                                   //!< macro cell)
+    // The RAN's radio (EdgeLlmRanConfig's fields of the same names, which it checks)
+    uint16_t bandwidthRbs{25};   //!< LTE: DL and UL bandwidth, resource blocks
+    double nrFrequencyHz{3.5e9}; //!< NR: central frequency, Hz
+    double nrBandwidthHz{20e6};  //!< NR: channel bandwidth, one BWP, Hz
+    uint16_t nrNumerology{0};    //!< NR: numerology mu
+    /// LTE: LteAmc AmcModel, the CQI model: "" (ns-3's default, MiErrorModel),
+    /// "MiErrorModel" or "PiroEW2010" (cheaper per UE); refused over NR
+    std::string amcModel;
+    /// Where pcap files of the sites' point-to-point devices (X2/Xn with the KV transfer,
+    /// S1-U; ns-3's usual names) go; "": none
+    std::string pcapPrefix;
+    // The backhaul links
+    double backhaulGbps{4.5}; //!< Rate of every backhaul link (star: each site's link to the
+                              //!< aggregation router), Gbit/s, (0, 1000]
+    /// Delay of each backhaul link, >= 0 and short enough for the RAN's handover timers
+    /// (EdgeLlmRanConfig::Validate, its owner, checks it)
+    Time backhaulDelay{MicroSeconds(100)};
+    uint16_t backhaulMtu{9000}; //!< MTU of each backhaul link, bytes, >= 576
+    // The LLM and its sessions
+    std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
+    uint32_t kvBits{16};                      //!< q: 16, 8 or 4
+    double prefillA{9.4267e-5};               //!< s/token, [0, 1]
+    double prefillB{2.4e-3};                  //!< s, [-3600, 3600]
+    double prefillC{0};                       //!< s/token^2, [0, 1e-3]
+    Time batchPeriod{MilliSeconds(10)};       //!< T_c, [0, 1 s]
+    double decodeRate{100};                   //!< tokens/s per session, [1e-3, 1e6]
+    uint32_t tokensAfterHandover{200};        //!< Tokens decoded after the handover, >= 1
+    uint32_t tokenBytes{4}; //!< Radio payload per streamed token, bytes (EdgeLlmNode TokenBytes)
+    // The planner
+    Time lookahead{Seconds(0)}; //!< HandoverScheduler Lookahead (online batches), >= 0
+    /// Online handovers: the sources plan with arrivals predicted from each UE's position
+    /// and velocity along its road (HandoverScheduler Lookahead sets how far ahead)
+    bool predictArrivals{false};
+};
+
+/**
+ * \ingroup edge-llm
  * \brief Knobs of a multi-cell scenario (doc/edge-llm.rst, "Multi-cell scenarios and the
  *        backhaul study"): where the sites are, the RAN, the backhaul, the UEs and how they
  *        move and hand over, and the edge-LLM sessions they run.
@@ -40,7 +94,7 @@ namespace ns3
  * over to it when they cross the point boundaryFraction x interSiteDistance from the home
  * site, at instants drawn uniformly in [handoverStart, handoverStart + platoonSpread).
  */
-struct MultiCellConfig
+struct MultiCellConfig : ScenarioCommonConfig
 {
     /// Limits of the knobs (Validate() names them in its messages).
     static constexpr uint32_t MAX_ROAD_SITES = 57;    //!< Most sites of a "road" layout
@@ -53,27 +107,12 @@ struct MultiCellConfig
     static constexpr double MAX_SIM_SECONDS = 3600;   //!< Longest simulation, s
 
     // Sites
-    std::string ran{"lte"};        //!< "lte" or "nr" (EdgeLlmRan::Create)
     std::string layout{"hex"};     //!< "road" (sites on a line) or "hex" (hexagonal rings)
     uint32_t numSites{7};          //!< road: [2, 57]; hex: 7 or 19
     double interSiteDistance{500}; //!< Distance between neighbour sites, m, (0, 50000]
-    /// Path-loss model TypeId (LTE only; NR follows its 3GPP scenario); the default makes the cells
-    /// interference-limited with a realistic exponent (Friis, LTE's default, lets the six
-    /// neighbours of the hexagon's centre drown its cell edge)
-    std::string pathlossModel{"ns3::LogDistancePropagationLossModel"};
-    double pathlossExponent{3.76}; //!< Its "Exponent" attribute, [1.5, 6]
     /// LogDistance's loss at 1 m, dB, [0, 100]: with exponent 3.76 the 3GPP macro-cell law
     /// L = 128.1 + 37.6 log10(R / 1 km) dB (TR 36.942); ignored by other models
     double pathlossReferenceDb{15.3};
-    double bsTxPowerDbm{43}; //!< BS transmit power, dBm, [-30, 60] (a 20 W macro cell;
-                             //!< EdgeLlmRanConfig::Validate checks it)
-    // The RAN's radio (EdgeLlmRanConfig's fields of the same names, which it checks)
-    uint16_t bandwidthRbs{25};   //!< LTE: DL and UL bandwidth, resource blocks
-    double nrFrequencyHz{3.5e9}; //!< NR: central frequency, Hz
-    double nrBandwidthHz{20e6};  //!< NR: channel bandwidth, one BWP, Hz
-    uint16_t nrNumerology{0};    //!< NR: numerology mu
-    /// LTE: LteAmc AmcModel ("": ns-3's default; refused over NR)
-    std::string amcModel;
     /// LTE: contention RA preambles per cell (28: 36 dedicated preambles for many
     /// handovers at once; doc, "Multi-cell scenarios"); 0: ns-3's default (52)
     uint32_t raPreambles{28};
@@ -82,21 +121,12 @@ struct MultiCellConfig
     /// LTE: SRS slots per cell, ms, >= 2 x uesPerSite (320: 160 UEs per cell); 0: ns-3's
     /// default (40)
     uint32_t srsPeriodicity{320};
-    /// Where pcap files of the sites' point-to-point devices (X2/Xn, S1-U; ns-3's usual
-    /// names) go; "": none
-    std::string pcapPrefix;
     // Backhaul
     /// "mesh" (an X2/Xn cable between every two sites), "star" (every site to one
     /// aggregation router: X2 and KV over two hops), "ring" (EdgeLlmBackhaul's Topology), or
     /// "x2": the RAN's own X2/Xn cables, as EdgeLlmRan builds them without an
     /// EdgeLlmBackhaul (the papers' road; no queue disc, cross traffic or per-link counts)
     std::string backhaul{"mesh"};
-    double backhaulGbps{4.5}; //!< Rate of every backhaul link (star: each site's link to the
-                              //!< aggregation router), Gbit/s, (0, 1000]
-    /// Delay of each backhaul link, >= 0 and short enough for the RAN's handover timers
-    /// (EdgeLlmRanConfig::Validate, its owner, checks it)
-    Time backhaulDelay{MicroSeconds(100)};
-    uint16_t backhaulMtu{9000}; //!< MTU of each backhaul link, bytes, >= 576
     /// QueueDisc TypeId of the KV band on every backhaul device (EdgeLlmBackhaul's
     /// QueueDisc, e.g. ns3::FqCoDelQueueDisc, ns3::RedQueueDisc); "": FIFO
     std::string queueDisc;
@@ -119,33 +149,20 @@ struct MultiCellConfig
     /// the RAT's handover algorithm TypeId (EdgeLlmRanConfig::handoverAlgorithm)
     std::string handover{"script"};
     double boundaryFraction{0.5}; //!< Where on the road a scripted handover happens, (0, 0.5]
-    /// Online handovers: the sources plan with arrivals predicted from each UE's position
-    /// and velocity along its road (HandoverScheduler Lookahead sets how far ahead)
-    bool predictArrivals{false};
     /// Where the arrival predictor expects a handover, m along the road from the home
     /// site, [0, interSiteDistance]; NaN: boundaryFraction x interSiteDistance
     double predictedHandoverDistance{std::numeric_limits<double>::quiet_NaN()};
     Time platoonSpread{MilliSeconds(500)}; //!< Spread of one platoon's handovers, [0, 60 s]
     // Applications
-    std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
-    uint32_t kvBits{16};                      //!< q: 16, 8 or 4
-    double prefillA{9.4267e-5};               //!< s/token, [0, 1]
-    double prefillB{2.4e-3};                  //!< s, [-3600, 3600]
-    double prefillC{0};                       //!< s/token^2, [0, 1e-3]
-    Time batchPeriod{MilliSeconds(10)};       //!< T_c, [0, 1 s]
-    double decodeRate{100};                   //!< tokens/s per session, [1e-3, 1e6]
-    uint32_t promptMin{500};                  //!< Shortest prompt, tokens, >= 1
-    uint32_t promptMax{1500};                 //!< Longest prompt, tokens, [promptMin, 1e6]
-    uint32_t tokensAfterHandover{200};        //!< Tokens decoded after the handover, >= 1
-    Time promptTime{MilliSeconds(250)};       //!< When the UEs send their prompts, (0, 10 s]
-    uint32_t tokenBytes{4}; //!< Radio payload per streamed token, bytes (EdgeLlmNode TokenBytes)
+    uint32_t promptMin{500};            //!< Shortest prompt, tokens, >= 1
+    uint32_t promptMax{1500};           //!< Longest prompt, tokens, [promptMin, 1e6]
+    Time promptTime{MilliSeconds(250)}; //!< When the UEs send their prompts, (0, 10 s]
     /// Each site prefills its UEs' prompts on its GPU (EdgeLlmNode PrefillPromptsOnGpu);
     /// false: a prompt's cache is taken as built on arrival
     bool prefillPromptsOnGpu{true};
     /// EdgeLlmNode WarmDecodeStart (without the GPU warm-up: prompts arriving earlier start
     /// decoding at it), >= 0; 0: at each prompt's arrival
     Time warmDecodeStart{Seconds(0)};
-    Time lookahead{Seconds(0)}; //!< HandoverScheduler Lookahead (online batches), >= 0
     /// Simulated time allowed after the last scripted handover, (0, 3600 s]
     Time tailTime{Seconds(8)};
     /// When the run stops at the latest, >= 0; 0: the last scripted handover + tailTime

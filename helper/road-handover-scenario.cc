@@ -207,46 +207,24 @@ RoadHandoverConfig::GetEngineConfig() const
 {
     const RadioSettings radio = GetRadioSettings();
     MultiCellConfig e;
-    e.ran = ran;
+    // The knobs the road shares with the engine, as they are; then the road's own, mapped.
+    static_cast<ScenarioCommonConfig&>(e) = *this;
     e.layout = "road";
     e.numSites = 2;
     e.interSiteDistance = bsDistance;
-    e.pathlossModel = pathlossModel;
-    e.pathlossExponent = pathlossExponent;
     e.pathlossReferenceDb = std::numeric_limits<double>::quiet_NaN(); // the model's own
-    e.bsTxPowerDbm = bsTxPowerDbm;
-    e.bandwidthRbs = bandwidthRbs;
-    e.nrFrequencyHz = nrFrequencyHz;
-    e.nrBandwidthHz = nrBandwidthHz;
-    e.nrNumerology = nrNumerology;
-    e.amcModel = amcModel;
     e.raPreambles = radio.raPreambles;
     e.preambleTransMax = radio.preambleTransMax;
     e.srsPeriodicity = radio.srsPeriodicity;
-    e.pcapPrefix = pcapPrefix;
     e.backhaul = "x2";
-    e.backhaulGbps = backhaulGbps;
-    e.backhaulDelay = backhaulDelay;
-    e.backhaulMtu = backhaulMtu;
     e.uesPerSite = road.numUes;
     e.mobility = "road";
     e.speed = road.speed;
     e.handover = handoverAlgorithm.empty() ? "script" : handoverAlgorithm;
     e.boundaryFraction = road.boundary / bsDistance;
-    e.predictArrivals = predictArrivals;
     e.predictedHandoverDistance =
         std::isnan(predictedHandoverX) ? road.boundary : predictedHandoverX;
-    e.model = model;
-    e.kvBits = kvBits;
-    e.prefillA = prefillA;
-    e.prefillB = prefillB;
-    e.prefillC = prefillC;
-    e.batchPeriod = batchPeriod;
-    e.decodeRate = decodeRate;
-    e.tokensAfterHandover = tokensAfterHandover;
-    e.tokenBytes = tokenBytes;
     e.prefillPromptsOnGpu = warmupOnGpu || ran == "nr"; // Run()'s rule: nr warms up on the GPU
-    e.lookahead = lookahead;
     e.tailTime = tailTime;
     e.maxSimTime = maxSimTime;
     e.drainGrace = MilliSeconds(1);

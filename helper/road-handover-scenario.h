@@ -33,24 +33,23 @@ namespace ns3
  * tokens decoded before the handover, its context at the handover is the drawn C_i (within a few
  * tokens: the prompt's radio latency is estimated as uplinkLatency).
  */
-struct RoadHandoverConfig
+struct RoadHandoverConfig : ScenarioCommonConfig
 {
-    /// The RAT: "lte" (src/lte, eNBs) or "nr" (5G-LENA, gNBs; needs a build with the nr
-    /// module). Everything else is the same knob for both (EdgeLlmRan, the RAN seam).
-    std::string ran{"lte"};
-    RoadUeDraw road;                          //!< K, positions, speed, contexts (the flow level's)
-    double bsDistance{300};                   //!< D_bs, m
-    std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
-    uint32_t kvBits{16};                      //!< q
-    double backhaulGbps{4.5};                 //!< X2 link rate, Gbit/s (1e9 bit/s)
-    Time backhaulDelay{MicroSeconds(100)};    //!< X2 link propagation delay
-    uint16_t backhaulMtu{9000};               //!< X2 link MTU, bytes
-    double prefillA{9.4267e-5};               //!< s/token
-    double prefillB{2.4e-3};                  //!< s
-    double prefillC{0};                       //!< s/token^2
-    Time batchPeriod{MilliSeconds(10)};       //!< T_c
-    double decodeRate{100};                   //!< tokens/s per session
-    uint32_t tokensAfterHandover{500};        //!< tokens each session decodes after it
+    /// The road's defaults where they differ from the engine's hexagonal macro cells: 500
+    /// tokens after the handover, LTE's default path loss (Friis; the exponent 3.0 then
+    /// unused) and a 30 dBm BS. The knobs the road shares with the engine (the RAT, radio,
+    /// backhaul link, LLM, sessions and planner) are ScenarioCommonConfig's; the road's own
+    /// follow.
+    RoadHandoverConfig()
+    {
+        tokensAfterHandover = 500;
+        pathlossModel = "";
+        pathlossExponent = 3.0;
+        bsTxPowerDbm = 30;
+    }
+
+    RoadUeDraw road;        //!< K, positions, speed, contexts (the flow level's)
+    double bsDistance{300}; //!< D_bs, m
     /// When the UEs send their prompts (a UE not attached by then sends it once attached);
     /// 0: automatic, RoadRadioSettings::promptTime
     Time promptTime{Seconds(0)};
@@ -62,27 +61,14 @@ struct RoadHandoverConfig
                                           //!< the slowest restore any scheme could need
                                           //!< (all caches in a row, or K prefills of the
                                           //!< longest context) and the stream after it
-    std::string pcapPrefix;        //!< Non-empty: pcap of the eNBs' point-to-point links (X2 with
-                                   //!< the KV transfer, and S1-U), ns-3's usual file names
-    std::string handoverAlgorithm; //!< "": handovers requested at the boundary
-                                   //!< and announced (ctHO); else the RAT's handover
-                                   //!< algorithm TypeId, e.g.
-                                   //!< "ns3::A3RsrpHandoverAlgorithm" (online; NR:
-                                   //!< "ns3::NrA3RsrpHandoverAlgorithm", or the LTE name)
-    Time lookahead{Seconds(0)};    //!< Scheduler Lookahead for online batches
-    bool predictArrivals{false};   //!< Online: predict arrivals from positions
-    bool handoverDisabled{false};  //!< No-HO: the UEs stay on the source (Fig. 4's baseline)
-    uint32_t streamTokens{0};      //!< G: measure the time to receive G tokens after the
-                                   //!< handover (no-HO: after the boundary crossing); 0: off
-    uint32_t tokenBytes{4};        //!< Radio payload per streamed token, bytes
-    std::string pathlossModel;     //!< LTE path-loss model TypeId ("": LTE's default, Friis;
-                                   //!< NR: must be "", nr uses 3GPP TR 38.901 UMa, LOS)
-    double pathlossExponent{3.0};  //!< Its "Exponent" attribute, if it has one
-    uint16_t bandwidthRbs{25};     //!< LTE DL and UL bandwidth, resource blocks
-    double bsTxPowerDbm{30};       //!< BS (eNB; NR: gNB) transmit power, dBm, [-30, 60]
-    double nrFrequencyHz{3.5e9};   //!< NR: central frequency, Hz (EdgeLlmRanConfig)
-    double nrBandwidthHz{20e6};    //!< NR: channel bandwidth, one BWP, Hz
-    uint16_t nrNumerology{0};      //!< NR: numerology mu
+    std::string handoverAlgorithm;        //!< "": handovers requested at the boundary
+                                          //!< and announced (ctHO); else the RAT's handover
+                                          //!< algorithm TypeId, e.g.
+                                          //!< "ns3::A3RsrpHandoverAlgorithm" (online; NR:
+                                          //!< "ns3::NrA3RsrpHandoverAlgorithm", or the LTE name)
+    bool handoverDisabled{false};         //!< No-HO: the UEs stay on the source (Fig. 4's baseline)
+    uint32_t streamTokens{0};             //!< G: measure the time to receive G tokens after the
+                                          //!< handover (no-HO: after the boundary crossing); 0: off
     /// Where the arrival predictor expects handovers, m (NaN: the boundary)
     double predictedHandoverX{std::numeric_limits<double>::quiet_NaN()};
     /// LTE: contention RA preambles per cell (ns3::LteEnbMac::NumberOfRaPreambles); the
@@ -92,9 +78,6 @@ struct RoadHandoverConfig
     uint32_t preambleTransMax{0};
     /// LTE: ns3::LteEnbRrc::SrsPeriodicity, ms. 0: automatic (RadioSettings())
     uint32_t srsPeriodicity{0};
-    /// LTE: ns3::LteAmc::AmcModel, the CQI model (EdgeLlmRanConfig::amcModel): "" (ns-3's
-    /// default, MiErrorModel), "MiErrorModel" or "PiroEW2010" (cheaper per UE)
-    std::string amcModel;
     /// true: skip the check that the dedicated preambles serve every handover (a study
     /// or test that provokes the RRC's handover failures on purpose)
     bool allowHandoverFailures{false};
