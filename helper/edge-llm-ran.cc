@@ -8,6 +8,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
+#include "ns3/data-rate.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/fq-cobalt-queue-disc.h"
 #include "ns3/fq-codel-queue-disc.h"
@@ -28,6 +29,7 @@
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -357,11 +359,50 @@ EdgeLlmRan::GetUeDevices() const
 }
 
 void
+EdgeLlmRan::ConfigureEpc(Ptr<Object> epc,
+                         Ptr<Node> sgw,
+                         Ptr<Node> pgw,
+                         const EdgeLlmRanConfig& config)
+{
+    epc->SetAttribute("X2LinkDataRate", DataRateValue(DataRate(config.backhaulGbps * 1e9)));
+    epc->SetAttribute("X2LinkDelay", TimeValue(config.backhaulDelay));
+    epc->SetAttribute("X2LinkMtu", UintegerValue(config.backhaulMtu));
+    m_sgwNode = sgw;
+    m_pgwNode = pgw;
+}
+
+Ptr<Node>
+EdgeLlmRan::GetSgwNode() const
+{
+    NS_ABORT_MSG_IF(!m_sgwNode, RanLabel() << ": no EPC before Configure()");
+    return m_sgwNode;
+}
+
+Ptr<Node>
+EdgeLlmRan::GetPgwNode() const
+{
+    NS_ABORT_MSG_IF(!m_pgwNode, RanLabel() << ": no EPC before Configure()");
+    return m_pgwNode;
+}
+
+std::string
+EdgeLlmRan::RanLabel() const
+{
+    std::string label = GetRatName();
+    std::transform(label.begin(), label.end(), label.begin(), [](unsigned char c) {
+        return static_cast<char>(std::toupper(c));
+    });
+    return label + " RAN";
+}
+
+void
 EdgeLlmRan::DoDispose()
 {
     m_bsDevices = NetDeviceContainer();
     m_ueDevices = NetDeviceContainer();
     m_backhaul = nullptr;
+    m_sgwNode = nullptr;
+    m_pgwNode = nullptr;
     Object::DoDispose();
 }
 

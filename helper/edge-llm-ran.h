@@ -6,10 +6,13 @@
 
 #include "edge-llm-backhaul-helper.h"
 
+#include "ns3/abort.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-packet-filter.h"
 #include "ns3/net-device-container.h"
+#include "ns3/net-device.h"
 #include "ns3/node-container.h"
+#include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
 #include "ns3/queue-disc.h"
@@ -278,10 +281,10 @@ class EdgeLlmRan : public Object
      */
     virtual std::string GetUeRrcName() const = 0;
 
-    /// \return the EPC's SGW node (after Configure())
-    virtual Ptr<Node> GetSgwNode() const = 0;
-    /// \return the EPC's PGW node (after Configure())
-    virtual Ptr<Node> GetPgwNode() const = 0;
+    /// \return the EPC's SGW node (after Configure(); aborts before)
+    Ptr<Node> GetSgwNode() const;
+    /// \return the EPC's PGW node (after Configure(); aborts before)
+    Ptr<Node> GetPgwNode() const;
 
     /**
      * \return the BS antenna height the RAT's propagation model expects, m (the z of a
@@ -387,10 +390,49 @@ class EdgeLlmRan : public Object
      */
     void PrioritiseX2Signalling(NodeContainer bsNodes) const;
 
+    /**
+     * \brief What every RAT's Configure() does with its EPC helper, just created: the X2/Xn
+     *        cables' rate, delay and MTU from \p config (the EPC helpers' X2LinkDataRate,
+     *        X2LinkDelay and X2LinkMtu attributes, alike in LTE and nr), and its SGW and PGW
+     *        nodes kept for GetSgwNode() and GetPgwNode().
+     * \param epc the RAT's EPC helper (PointToPointEpcHelper, NrPointToPointEpcHelper)
+     * \param sgw its SGW node
+     * \param pgw its PGW node
+     * \param config the RAN's config
+     */
+    void ConfigureEpc(Ptr<Object> epc,
+                      Ptr<Node> sgw,
+                      Ptr<Node> pgw,
+                      const EdgeLlmRanConfig& config);
+
+    /**
+     * \brief A device of this RAN as the RAT's device type.
+     * \tparam T the RAT's device type (LteEnbNetDevice, NrUeNetDevice, ...)
+     * \param device the device
+     * \param typeName T's name, for the message
+     * \return the device as T
+     * Aborts, naming the device, its node and \p typeName, if it is none.
+     */
+    template <class T>
+    Ptr<T> DeviceAs(Ptr<NetDevice> device, const std::string& typeName) const
+    {
+        Ptr<T> typed = DynamicCast<T>(device);
+        NS_ABORT_MSG_IF(!typed,
+                        RanLabel() << ": device " << (device ? device->GetIfIndex() : 0)
+                                   << " of node " << (device ? device->GetNode()->GetId() : 0)
+                                   << " is not an " << typeName);
+        return typed;
+    }
+
+    /// \return "LTE RAN" or "NR RAN" (the RAT's name in capitals), for messages
+    std::string RanLabel() const;
+
     NetDeviceContainer m_bsDevices;    //!< Made by Install()
     NetDeviceContainer m_ueDevices;    //!< Made by Install()
     bool m_x2SignallingPriority{true}; //!< Attribute X2SignallingPriority
     Ptr<EdgeLlmBackhaul> m_backhaul;   //!< SetBackhaul(); null: the mesh
+    Ptr<Node> m_sgwNode;               //!< The EPC's SGW (ConfigureEpc())
+    Ptr<Node> m_pgwNode;               //!< The EPC's PGW (ConfigureEpc())
 };
 
 } // namespace ns3

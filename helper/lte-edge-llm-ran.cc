@@ -79,9 +79,7 @@ LteEdgeLlmRan::Configure(const EdgeLlmRanConfig& cfg)
     m_config = cfg;
     m_lte = CreateObject<LteHelper>();
     m_epc = CreateObject<PointToPointEpcHelper>();
-    m_epc->SetAttribute("X2LinkDataRate", DataRateValue(DataRate(cfg.backhaulGbps * 1e9)));
-    m_epc->SetAttribute("X2LinkDelay", TimeValue(cfg.backhaulDelay));
-    m_epc->SetAttribute("X2LinkMtu", UintegerValue(cfg.backhaulMtu));
+    ConfigureEpc(m_epc, m_epc->GetSgwNode(), m_epc->GetPgwNode(), cfg);
     m_lte->SetEpcHelper(m_epc);
     // Known handover times: handovers are requested (HandoverRequest) and announced.
     // Otherwise the RRC's algorithm decides (online ctHO).
@@ -226,23 +224,13 @@ LteEdgeLlmRan::HandoverRequest(Time at,
 uint16_t
 LteEdgeLlmRan::GetCellId(Ptr<NetDevice> bsDevice) const
 {
-    Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(bsDevice);
-    NS_ABORT_MSG_IF(!enb,
-                    "LTE RAN: device " << (bsDevice ? bsDevice->GetIfIndex() : 0) << " of node "
-                                       << (bsDevice ? bsDevice->GetNode()->GetId() : 0)
-                                       << " is not an LteEnbNetDevice");
-    return enb->GetCellId();
+    return DeviceAs<LteEnbNetDevice>(bsDevice, "LteEnbNetDevice")->GetCellId();
 }
 
 uint64_t
 LteEdgeLlmRan::GetImsi(Ptr<NetDevice> ueDevice) const
 {
-    Ptr<LteUeNetDevice> ue = DynamicCast<LteUeNetDevice>(ueDevice);
-    NS_ABORT_MSG_IF(!ue,
-                    "LTE RAN: device " << (ueDevice ? ueDevice->GetIfIndex() : 0) << " of node "
-                                       << (ueDevice ? ueDevice->GetNode()->GetId() : 0)
-                                       << " is not an LteUeNetDevice");
-    return ue->GetImsi();
+    return DeviceAs<LteUeNetDevice>(ueDevice, "LteUeNetDevice")->GetImsi();
 }
 
 std::string
@@ -255,20 +243,6 @@ std::string
 LteEdgeLlmRan::GetRrcName() const
 {
     return "LteEnbRrc";
-}
-
-Ptr<Node>
-LteEdgeLlmRan::GetSgwNode() const
-{
-    NS_ABORT_MSG_IF(!m_epc, "LteEdgeLlmRan: no EPC before Configure()");
-    return m_epc->GetSgwNode();
-}
-
-Ptr<Node>
-LteEdgeLlmRan::GetPgwNode() const
-{
-    NS_ABORT_MSG_IF(!m_epc, "LteEdgeLlmRan: no EPC before Configure()");
-    return m_epc->GetPgwNode();
 }
 
 Ptr<LteHelper>

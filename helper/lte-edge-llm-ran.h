@@ -56,8 +56,6 @@ class LteEdgeLlmRan : public EdgeLlmRan
     uint64_t GetImsi(Ptr<NetDevice> ueDevice) const override;
     std::string GetRrcName() const override;
     std::string GetUeRrcName() const override;
-    Ptr<Node> GetSgwNode() const override;
-    Ptr<Node> GetPgwNode() const override;
 
     /// \return the LteHelper (after Configure()), for what the seam does not cover
     Ptr<LteHelper> GetLteHelper() const;

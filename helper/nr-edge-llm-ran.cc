@@ -67,9 +67,7 @@ NrEdgeLlmRan::Configure(const EdgeLlmRanConfig& cfg)
     const std::string algorithm = EdgeLlmRan::NrHandoverAlgorithmName(cfg.handoverAlgorithm);
     m_config = cfg;
     m_epc = CreateObject<NrPointToPointEpcHelper>();
-    m_epc->SetAttribute("X2LinkDataRate", DataRateValue(DataRate(cfg.backhaulGbps * 1e9)));
-    m_epc->SetAttribute("X2LinkDelay", TimeValue(cfg.backhaulDelay));
-    m_epc->SetAttribute("X2LinkMtu", UintegerValue(cfg.backhaulMtu));
+    ConfigureEpc(m_epc, m_epc->GetSgwNode(), m_epc->GetPgwNode(), cfg);
     Ptr<IdealBeamformingHelper> beamforming = CreateObject<IdealBeamformingHelper>();
     beamforming->SetAttribute("BeamformingMethod", TypeIdValue(DirectPathBeamforming::GetTypeId()));
     m_nr = CreateObject<NrHelper>();
@@ -180,23 +178,13 @@ NrEdgeLlmRan::HandoverRequest(Time at,
 uint16_t
 NrEdgeLlmRan::GetCellId(Ptr<NetDevice> bsDevice) const
 {
-    Ptr<NrGnbNetDevice> gnb = DynamicCast<NrGnbNetDevice>(bsDevice);
-    NS_ABORT_MSG_IF(!gnb,
-                    "NR RAN: device " << (bsDevice ? bsDevice->GetIfIndex() : 0) << " of node "
-                                      << (bsDevice ? bsDevice->GetNode()->GetId() : 0)
-                                      << " is not an NrGnbNetDevice");
-    return gnb->GetCellId();
+    return DeviceAs<NrGnbNetDevice>(bsDevice, "NrGnbNetDevice")->GetCellId();
 }
 
 uint64_t
 NrEdgeLlmRan::GetImsi(Ptr<NetDevice> ueDevice) const
 {
-    Ptr<NrUeNetDevice> ue = DynamicCast<NrUeNetDevice>(ueDevice);
-    NS_ABORT_MSG_IF(!ue,
-                    "NR RAN: device " << (ueDevice ? ueDevice->GetIfIndex() : 0) << " of node "
-                                      << (ueDevice ? ueDevice->GetNode()->GetId() : 0)
-                                      << " is not an NrUeNetDevice");
-    return ue->GetImsi();
+    return DeviceAs<NrUeNetDevice>(ueDevice, "NrUeNetDevice")->GetImsi();
 }
 
 std::string
@@ -209,20 +197,6 @@ std::string
 NrEdgeLlmRan::GetRrcName() const
 {
     return "NrGnbRrc";
-}
-
-Ptr<Node>
-NrEdgeLlmRan::GetSgwNode() const
-{
-    NS_ABORT_MSG_IF(!m_epc, "NrEdgeLlmRan: no EPC before Configure()");
-    return m_epc->GetSgwNode();
-}
-
-Ptr<Node>
-NrEdgeLlmRan::GetPgwNode() const
-{
-    NS_ABORT_MSG_IF(!m_epc, "NrEdgeLlmRan: no EPC before Configure()");
-    return m_epc->GetPgwNode();
 }
 
 double

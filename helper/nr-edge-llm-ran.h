@@ -69,8 +69,6 @@ class NrEdgeLlmRan : public EdgeLlmRan
     uint64_t GetImsi(Ptr<NetDevice> ueDevice) const override;
     std::string GetRrcName() const override;
     std::string GetUeRrcName() const override;
-    Ptr<Node> GetSgwNode() const override;
-    Ptr<Node> GetPgwNode() const override;
     double GetBsHeight() const override;
     double GetUeHeight() const override;
 
