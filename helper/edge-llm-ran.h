@@ -395,7 +395,8 @@ class EdgeLlmRan : public Object
      *        cables' rate, delay and MTU from \p config (the EPC helpers' X2LinkDataRate,
      *        X2LinkDelay and X2LinkMtu attributes, alike in LTE and nr), and its SGW and PGW
      *        nodes kept for GetSgwNode() and GetPgwNode().
-     * \param epc the RAT's EPC helper (PointToPointEpcHelper, NrPointToPointEpcHelper)
+     * \param epc the RAT's EPC helper (PointToPointEpcHelper, NrPointToPointEpcHelper: an
+     *        object without those three attributes aborts in SetAttribute)
      * \param sgw its SGW node
      * \param pgw its PGW node
      * \param config the RAN's config
@@ -406,12 +407,12 @@ class EdgeLlmRan : public Object
                       const EdgeLlmRanConfig& config);
 
     /**
-     * \brief A device of this RAN as the RAT's device type.
+     * \brief A device of this RAN as the RAT's device type; aborts, naming the device, its
+     *        node and \p typeName, if it is not one.
      * \tparam T the RAT's device type (LteEnbNetDevice, NrUeNetDevice, ...)
      * \param device the device
      * \param typeName T's name, for the message
      * \return the device as T
-     * Aborts, naming the device, its node and \p typeName, if it is none.
      */
     template <class T>
     Ptr<T> DeviceAs(Ptr<NetDevice> device, const std::string& typeName) const

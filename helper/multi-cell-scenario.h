@@ -38,14 +38,17 @@ namespace ns3
 struct ScenarioCommonConfig
 {
     // The RAN
-    std::string ran{"lte"}; //!< "lte" or "nr" (EdgeLlmRan::Create)
-    /// Path-loss model TypeId (LTE only; NR follows its 3GPP scenario; "": LTE's default,
-    /// Friis); the default makes hexagonal cells interference-limited with a realistic
-    /// exponent (Friis lets the six neighbours of the hexagon's centre drown its cell edge)
+    /// "lte" (src/lte, eNBs) or "nr" (5G-LENA, gNBs; needs a build with the nr module);
+    /// EdgeLlmRan::Create
+    std::string ran{"lte"};
+    /// Path-loss model TypeId (LTE only; NR follows its 3GPP scenario, and the road refuses
+    /// a non-empty one over NR; "": LTE's default, Friis); the default makes hexagonal cells
+    /// interference-limited with a realistic exponent (Friis lets the six neighbours of the
+    /// hexagon's centre drown its cell edge)
     std::string pathlossModel{"ns3::LogDistancePropagationLossModel"};
     double pathlossExponent{3.76}; //!< Its "Exponent" attribute, if it has one, [1.5, 6]
     double bsTxPowerDbm{43};       //!< BS (eNB; NR: gNB) transmit power, dBm, [-30, 60] (a 20 W
-                                   //!< macro cell)
+                                   //!< macro cell; EdgeLlmRanConfig::Validate checks it)
     // The RAN's radio (EdgeLlmRanConfig's fields of the same names, which it checks)
     uint16_t bandwidthRbs{25};   //!< LTE: DL and UL bandwidth, resource blocks
     double nrFrequencyHz{3.5e9}; //!< NR: central frequency, Hz
@@ -58,8 +61,9 @@ struct ScenarioCommonConfig
     /// S1-U; ns-3's usual names) go; "": none
     std::string pcapPrefix;
     // The backhaul links
-    double backhaulGbps{4.5}; //!< Rate of every backhaul link (star: each site's link to the
-                              //!< aggregation router), Gbit/s, (0, 1000]
+    double backhaulGbps{4.5}; //!< Rate of every backhaul link (the road: its X2/Xn link;
+                              //!< star: each site's link to the aggregation router),
+                              //!< Gbit/s, (0, 1000]
     /// Delay of each backhaul link, >= 0 and short enough for the RAN's handover timers
     /// (EdgeLlmRanConfig::Validate, its owner, checks it)
     Time backhaulDelay{MicroSeconds(100)};
