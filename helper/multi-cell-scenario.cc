@@ -1240,6 +1240,26 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     result.complete = complete && result.kvBytesSent == result.kvBytesReceived;
     result.measured = EdgeLlmDelaySummary::OfKnown(measured);
     result.restored = EdgeLlmDelaySummary::OfKnown(restored);
+    // ImpactHO's accuracy over the UEs whose target counted a received share.
+    double shareSum = 0;
+    double accuracySum = 0;
+    uint32_t withShare = 0;
+    for (const auto& ue : result.ues)
+    {
+        if (!std::isnan(ue.receivedFraction) && !std::isnan(ue.accuracy))
+        {
+            shareSum += ue.receivedFraction;
+            accuracySum += ue.accuracy;
+            result.starved += ue.starved ? 1 : 0;
+            ++withShare;
+        }
+    }
+    result.accuracyUes = withShare;
+    if (withShare > 0)
+    {
+        result.meanReceivedShare = shareSum / withShare;
+        result.meanAccuracy = accuracySum / withShare;
+    }
     result.queueDelay = EdgeLlmDelaySummary::OfKnown(c.sojourn);
     result.links = c.links;
     result.handoverCsv = m_stats->GetCsv();
@@ -1324,13 +1344,14 @@ MultiCellScenario::AddBoundDetails(EdgeLlmUeResult& r) const
         target->GetAttribute("ImportanceOrder", importanceOrder);
         target->GetAttribute("KvAccuracyLoss", accuracyLoss);
         target->GetAttribute("UtilityCalibration", calibration);
-        r.accuracy =
-            AccuracyUtility::Preset(r.contextTokens,
-                                    importanceOrder.Get(),
-                                    accuracyLoss.Get(),
-                                    calibration.Get() == "Joint" ? AccuracyUtility::JOINT
-                                                                 : AccuracyUtility::HEADLINE)
-                .Value(r.receivedFraction);
+        const AccuracyUtility utility = AccuracyUtility::Preset(
+            r.contextTokens,
+            importanceOrder.Get(),
+            accuracyLoss.Get(),
+            calibration.Get() == "Joint" ? AccuracyUtility::JOINT : AccuracyUtility::HEADLINE);
+        r.accuracy = utility.Value(r.receivedFraction);
+        // ImpactHO's starvation: the share stayed below the concavity anchor tau.
+        r.starved = r.receivedFraction < utility.inflection;
     }
     else if (r.bound == "prefill")
     {

@@ -275,6 +275,8 @@ struct EdgeLlmUeResult
     double batchStart{UNKNOWN};   //!< Prefill-bound: start of the target's batch it waited for, s
     double accuracy{UNKNOWN};     //!< ImpactHO: accuracy reached on the received share
                                   //!< (the target's utility preset for this context)
+    bool starved{false};          //!< ImpactHO: the received share stayed below the utility's
+                                  //!< concavity anchor tau (ImpactHO's starvation); false otherwise
     bool handoverFailed{false};   //!< The RRC aborted its handover (HandoverFailed at the
                                   //!< source, which serves it again)
     bool lost{false};             //!< A BS reported SessionLost for it
@@ -311,6 +313,13 @@ struct MultiCellResult
     EdgeLlmDelaySummary measured;
     /// Target-side handover delay over the UEs restored (OfKnown)
     EdgeLlmDelaySummary restored;
+    /// ImpactHO's family: UEs whose target counted a received share (0 for ctHO, tHO, cHO)
+    uint32_t accuracyUes{0};
+    /// Mean share of the cache received over those UEs, [0, 1] (NaN: none)
+    double meanReceivedShare{std::numeric_limits<double>::quiet_NaN()};
+    /// Mean accuracy reached over those UEs (NaN: none; ImpactHO Eq. (6), the algebraic sigmoid)
+    double meanAccuracy{std::numeric_limits<double>::quiet_NaN()};
+    uint32_t starved{0};                  //!< Of those UEs, the starved ones (EdgeLlmUeResult)
     EdgeLlmDelaySummary queueDelay;       //!< Sojourn time of every packet dequeued from
                                           //!< a backhaul queue disc (KV, cross, X2), s
     std::vector<BackhaulLinkCount> links; //!< Every backhaul link direction that carried KV

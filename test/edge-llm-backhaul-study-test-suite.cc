@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/constant-position-mobility-model.h"
@@ -618,6 +619,88 @@ class StudyRunTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief ImpactHO's family over the small study's shared star backhaul: every session
+ *        resumes within the transfer window on the share received, KV bytes are conserved
+ *        per link and in all, and each UE's accuracy and starvation are those of the
+ *        headline utility (k = 45, tau = 0.065, ImpactHO Eq. (6)) at its share, computed
+ *        here from the sigmoid's formula; the run's means and starved count are theirs.
+ */
+class ImpactHoStudyTestCase : public TestCase
+{
+  public:
+    /**
+     * \param load cross-traffic load
+     * \param policy ImpactHoScheduler Policy: WaterFilling (ImpactHO), Equal (EA), Wta, Pf
+     */
+    ImpactHoStudyTestCase(double load, const std::string& policy)
+        : TestCase("7 sites x 2 UEs, load " + std::to_string(load).substr(0, 3) +
+                   ", ImpactHO policy " + policy +
+                   ": every session resumed on its share, bytes conserved, accuracy by hand"),
+          m_load(load),
+          m_policy(policy)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::ImpactHoScheduler::Policy", StringValue(m_policy));
+        const MultiCellResult r =
+            MultiCellScenario::Run(SmallStudy(m_load), "ns3::ImpactHoScheduler");
+        Config::SetDefault("ns3::ImpactHoScheduler::Policy", StringValue("WaterFilling"));
+        NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 14, "UEs");
+        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions, 14, "sessions resumed");
+        NS_TEST_ASSERT_MSG_EQ(r.lostSessions, 0, "sessions lost");
+        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "complete");
+        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "application bytes");
+        for (const auto& link : r.links)
+        {
+            NS_TEST_ASSERT_MSG_EQ(link.offeredBytes,
+                                  link.droppedBytes + link.receivedBytes,
+                                  "link " << link.fromCellId << " -> " << link.toCellId
+                                          << ": offered = dropped + received");
+        }
+        double shareSum = 0;
+        double accuracySum = 0;
+        uint32_t starved = 0;
+        for (const auto& ue : r.ues)
+        {
+            const double y = ue.receivedFraction;
+            NS_TEST_ASSERT_MSG_EQ((y >= 0 && y <= 1), true, "UE " << ue.ueId << " share " << y);
+            // Resumed at the window's end (truncated) or when the whole cache arrived.
+            NS_TEST_ASSERT_MSG_EQ((ue.bound == "window" || ue.bound == "transfer"),
+                                  true,
+                                  "UE " << ue.ueId << " bound " << ue.bound);
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(ue.restoredDelay,
+                                        0.5 + 1e-3,
+                                        "UE " << ue.ueId << " resumed within the 500 ms window");
+            // The headline utility: A(y) = M/2 (1 + u / sqrt(1 + u^2)), u = k (y - tau).
+            const AccuracyUtility preset = AccuracyUtility::Preset(ue.contextTokens, true, 0);
+            NS_TEST_ASSERT_MSG_EQ_TOL(preset.sharpness, 45, 1e-12, "headline k");
+            NS_TEST_ASSERT_MSG_EQ_TOL(preset.inflection, 0.065, 1e-12, "headline tau");
+            const double u = 45 * (y - 0.065);
+            const double accuracy = preset.asymptote / 2 * (1 + u / std::sqrt(1 + u * u));
+            NS_TEST_ASSERT_MSG_EQ_TOL(ue.accuracy,
+                                      accuracy,
+                                      1e-12,
+                                      "UE " << ue.ueId << " accuracy");
+            NS_TEST_ASSERT_MSG_EQ(ue.starved, (y < 0.065), "UE " << ue.ueId << " starved");
+            shareSum += y;
+            accuracySum += accuracy;
+            starved += y < 0.065 ? 1 : 0;
+        }
+        NS_TEST_ASSERT_MSG_EQ(r.accuracyUes, 14, "UEs with a share");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.meanReceivedShare, shareSum / 14, 1e-12, "mean share");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.meanAccuracy, accuracySum / 14, 1e-12, "mean accuracy");
+        NS_TEST_ASSERT_MSG_EQ(r.starved, starved, "starved UEs");
+    }
+
+    double m_load;        //!< Cross-traffic load
+    std::string m_policy; //!< ImpactHoScheduler Policy
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief At one load of the runs before: ctHO's worst (and mean) UE-side delay is at most
  *        tHO's and cHO's.
  */
@@ -844,6 +927,8 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
             AddTestCase(new SchemeOrderTestCase(load), EDGE_LLM_TEST_QUICK);
         }
         AddTestCase(new DelayGrowsTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new ImpactHoStudyTestCase(0.0, "WaterFilling"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new ImpactHoStudyTestCase(0.5, "Equal"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new StudyRunTestCase(0.0, "ctho", true), EDGE_LLM_TEST_QUICK);
         AddTestCase(new StudyRunTestCase(0.0, "cho", true), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RrcHandoverTestCase("road", "A3-RSRP"), EDGE_LLM_TEST_QUICK);

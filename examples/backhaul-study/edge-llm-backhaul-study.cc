@@ -2,8 +2,9 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Backhaul study: how the handover delay of edge-LLM sessions grows with cross traffic on
- * a shared backhaul, for ctHO, tHO and cHO (doc/edge-llm.rst, "Multi-cell scenarios and
- * the backhaul study").
+ * a shared backhaul, for ctHO, tHO and cHO, and for ImpactHO and its baselines EA, WTA and PF
+ * with the accuracy they reach (doc/edge-llm.rst, "Multi-cell scenarios and the backhaul
+ * study").
  *
  * 7 hexagonal sites (one LTE cell each, 500 m apart), 15 UEs per site (105 UEs), a star
  * backhaul (every site linked to one aggregation router, X2 over two hops). Each
@@ -21,6 +22,7 @@
  *
  *   edge-llm-backhaul-study [--loads=0.5] [--aggregationGbps=4.5] [--schemes=ctho,tho,cho]
  *   edge-llm-backhaul-study --loads=0,0.3,0.6,0.9
+ *   edge-llm-backhaul-study --schemes=ctho,tho,cho,impactho,ea
  */
 #include "../common/program-options.h"
 #include "../common/table-cell.h"
@@ -33,11 +35,13 @@
 #include "ns3/edge-llm-limits.h"
 #include "ns3/multi-cell-scenario.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <utility>
 #include <vector>
@@ -49,13 +53,37 @@ NS_LOG_COMPONENT_DEFINE("EdgeLlmBackhaulStudy");
 namespace
 {
 
+/// A scheme of the study: ctHO and its baselines, or ImpactHO and its baselines (one
+/// ImpactHoScheduler, its Policy attribute naming the way a slot's budget is shared).
+struct StudyScheme
+{
+    std::string name;   //!< As in --schemes
+    std::string type;   //!< Scheduler TypeId
+    std::string policy; //!< ImpactHoScheduler Policy ("": not ImpactHO's family)
+};
+
+/// Every scheme the study runs, in --schemes' names.
+const std::vector<StudyScheme>&
+StudySchemes()
+{
+    static const std::vector<StudyScheme> schemes{
+        {"ctho", "ns3::CtHoScheduler", ""},
+        {"tho", "ns3::ThoScheduler", ""},
+        {"cho", "ns3::ChoScheduler", ""},
+        {"impactho", "ns3::ImpactHoScheduler", "WaterFilling"},
+        {"ea", "ns3::ImpactHoScheduler", "Equal"},
+        {"wta", "ns3::ImpactHoScheduler", "Wta"},
+        {"pf", "ns3::ImpactHoScheduler", "Pf"}};
+    return schemes;
+}
+
 /// The study's options as parsed and checked (ParseOptions).
 struct StudyOptions
 {
     MultiCellConfig cfg;       //!< The scenario (crossTrafficLoad set per load)
     std::vector<double> loads; //!< Cross-traffic loads, in the order given
-    /// Schemes in the order given: name (ctho, tho, cho) and scheduler TypeId
-    std::vector<std::pair<std::string, std::string>> schemes;
+    /// Schemes in the order given (StudyScheme)
+    std::vector<StudyScheme> schemes;
     std::string outputDir; //!< Where the files go
 };
 
@@ -93,7 +121,12 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      "Cross-traffic loads, comma-separated shares of the backhaul rate in [0, "
                      "0.9], e.g. 0,0.3,0.6,0.9",
                      loads);
-    options.AddValue("schemes", "Comma-separated: ctho, tho, cho", schemes);
+    options.AddValue("schemes",
+                     "Comma-separated: ctho, tho, cho (prefill/transfer split); impactho, ea, "
+                     "wta, pf (ImpactHO: importance-ordered partial transfer in 100 ms slots "
+                     "within a 500 ms window, the slot shared by water-filling, equally, "
+                     "winner-takes-all or proportionally fair)",
+                     schemes);
     options.AddValue("aggregationGbps",
                      "Backhaul rate, Gbit/s: each site's link to the aggregation router (star; "
                      "mesh, ring: every link)",
@@ -156,7 +189,10 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     {
         return 2;
     }
-    if (!CheckAttributeArguments(argc, argv, MultiCellScenario::GetAttributesSet(), std::cerr))
+    std::map<std::string, std::string> attributesSet = MultiCellScenario::GetAttributesSet();
+    attributesSet["ns3::ImpactHoScheduler::Policy"] =
+        "set per scheme: use --schemes=impactho, ea, wta or pf";
+    if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {
         return 2;
     }
@@ -249,35 +285,37 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
             return 2;
         }
     }
-    std::vector<std::pair<std::string, std::string>> runs;
+    std::vector<StudyScheme> runs;
     {
         std::istringstream list(schemes);
         std::string s;
         while (std::getline(list, s, ','))
         {
-            std::string type = s == "ctho"  ? "ns3::CtHoScheduler"
-                               : s == "tho" ? "ns3::ThoScheduler"
-                               : s == "cho" ? "ns3::ChoScheduler"
-                                            : "";
-            if (type.empty())
+            const auto& known = StudySchemes();
+            const auto scheme = std::find_if(known.begin(), known.end(), [&s](const auto& k) {
+                return k.name == s;
+            });
+            if (scheme == known.end())
             {
                 std::cerr << "error: --schemes: unknown scheme '" << s
-                          << "'; valid schemes: ctho, tho, cho" << std::endl;
+                          << "'; valid schemes: ctho, tho, cho, impactho, ea, wta, pf" << std::endl;
                 return 2;
             }
             for (const auto& run : runs)
             {
-                if (run.first == s)
+                if (run.name == s)
                 {
                     std::cerr << "error: --schemes: '" << s << "' is listed twice" << std::endl;
                     return 2;
                 }
             }
-            runs.emplace_back(s, type);
+            runs.push_back(*scheme);
         }
         if (runs.empty() || schemes.back() == ',')
         {
-            std::cerr << "error: --schemes: give one or more of ctho, tho, cho" << std::endl;
+            std::cerr << "error: --schemes: give one or more of ctho, tho, cho, impactho, ea, "
+                         "wta, pf"
+                      << std::endl;
             return 2;
         }
     }
@@ -323,11 +361,13 @@ class StudyTables
     {
         m_csv << "load,scheme,ues,restored,mean_delay_s,p95_delay_s,worst_delay_s,"
                  "restored_worst_s,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,"
-                 "kv_bytes_sent,kv_bytes_received,kv_bytes_dropped,packets_dropped,complete\n";
+                 "kv_bytes_sent,kv_bytes_received,kv_bytes_dropped,packets_dropped,complete,"
+                 "received_share_mean,accuracy_mean,starved\n";
         m_queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s\n";
         m_ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
                    "context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,restored_s,"
-                   "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost\n";
+                   "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost,received_fraction,"
+                   "accuracy,starved\n";
     }
 
     /**
@@ -407,7 +447,9 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
           << EdgeLlmCsvField(r.queueDelay.worst) << "," << r.kvBytesSent << "," << r.kvBytesReceived
           << "," << droppedText.str() << ","
           << (counted ? std::to_string(droppedPackets) : std::string()) << ","
-          << (r.complete ? 1 : 0) << "\n";
+          << (r.complete ? 1 : 0) << "," << EdgeLlmCsvField(r.meanReceivedShare) << ","
+          << EdgeLlmCsvField(r.meanAccuracy) << ","
+          << (r.accuracyUes > 0 ? std::to_string(r.starved) : std::string()) << "\n";
     m_queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
                << EdgeLlmCsvField(r.queueDelay.p95) << "," << EdgeLlmCsvField(r.queueDelay.worst)
                << "\n";
@@ -419,7 +461,13 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
                 << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens << ","
                 << EdgeLlmCsvField(ue.predictedDelay) << "," << EdgeLlmCsvField(ue.restoredDelay)
                 << "," << EdgeLlmCsvField(ue.measuredDelay) << "," << ue.kvBytesExpected << ","
-                << ue.kvBytesReceived << "," << (ue.lost ? 1 : 0) << "\n";
+                << ue.kvBytesReceived << "," << (ue.lost ? 1 : 0) << ","
+                << EdgeLlmCsvField(ue.receivedFraction) << "," << EdgeLlmCsvField(ue.accuracy)
+                << ","
+                << (std::isnan(ue.receivedFraction) ? ""
+                    : ue.starved                    ? "1"
+                                                    : "0")
+                << "\n";
     }
     // A run with nothing measured (no UE restored) has no point to plot.
     if (r.measured.count > 0)
@@ -431,6 +479,15 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
     if (r.queueDelay.count > 0)
     {
         m_queuePoints.push_back({load, name, r.queueDelay.mean * 1e3, 0, false});
+    }
+    if (r.accuracyUes > 0)
+    {
+        // ImpactHO's family: what the window left of each cache, and its accuracy.
+        std::cout << "        " << name << " accuracy: mean share received " << std::fixed
+                  << std::setprecision(1) << 100 * r.meanReceivedShare << " %, mean accuracy "
+                  << std::setprecision(4) << r.meanAccuracy << ", starved " << r.starved << " of "
+                  << r.accuracyUes << " UEs\n";
+        std::cout.unsetf(std::ios::fixed);
     }
     if (!r.complete)
     {
@@ -500,12 +557,17 @@ main(int argc, char* argv[])
     for (double load : o.loads)
     {
         cfg.crossTrafficLoad = load;
-        for (const auto& [name, type] : o.schemes)
+        for (const auto& [name, type, policy] : o.schemes)
         {
             MultiCellResult r;
             std::ostringstream tagText;
             tagText << "load" << load << "-" << name;
             const std::string tag = tagText.str();
+            if (!policy.empty())
+            {
+                // ImpactHO's family: one scheduler, the slot shared by this policy.
+                Config::SetDefault("ns3::ImpactHoScheduler::Policy", StringValue(policy));
+            }
             const std::clock_t cpuStart = std::clock();
             try
             {

@@ -267,7 +267,9 @@ expect 2 "--loads: '-0.1' must be a number in [0, 0.9]" $study --loads=0,-0.1
 expect 2 "--loads: 'x' must be a number in [0, 0.9]" $study --loads=x
 expect 2 "--loads: 0.5 is listed twice" $study --loads=0.5,0.5
 expect 2 "--loads: give one or more numbers" $study --loads=0.5,
-expect 2 "--schemes: unknown scheme 'impactho'; valid schemes: ctho, tho, cho" $study --schemes=impactho
+expect 2 "--schemes: unknown scheme 'best'; valid schemes: ctho, tho, cho, impactho, ea, wta, pf" $study --schemes=ctho,best
+expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribute itself, so the value would be ignored; set per scheme: use --schemes=impactho, ea, wta or pf" \
+  $study --ns3::ImpactHoScheduler::Policy=Equal
 expect 2 "--schemes: 'tho' is listed twice" $study --schemes=tho,tho
 expect 2 "must name a queue disc (leave the option out for the FIFO default); valid as the KV band: " $study --queueDisc=
 expect 2 "TbfQueueDisc cannot be the KV band" $study --queueDisc=ns3::TbfQueueDisc
