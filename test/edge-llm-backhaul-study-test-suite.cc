@@ -523,6 +523,44 @@ class DelaySummaryTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief A run of the small study (SmallStudy: 14 UEs): the checks every scheme's run
+ *        passes (every session restored, none lost, KV bytes conserved in all and per
+ *        backhaul link).
+ */
+class SmallStudyTestCase : public TestCase
+{
+  protected:
+    /// \param name the case's name
+    explicit SmallStudyTestCase(const std::string& name)
+        : TestCase(name)
+    {
+    }
+
+    /**
+     * \brief Check that \p r restored all 14 sessions and conserved its KV bytes, in all
+     *        (application bytes sent = received) and on every backhaul link direction
+     *        (offered = dropped + received).
+     * \param r the run's result
+     */
+    void CheckRestoredAndConserved(const MultiCellResult& r)
+    {
+        NS_TEST_EXPECT_MSG_EQ(r.ues.size(), 14, "UEs");
+        NS_TEST_EXPECT_MSG_EQ(r.restoredSessions, 14, "sessions restored");
+        NS_TEST_EXPECT_MSG_EQ(r.lostSessions, 0, "sessions lost");
+        NS_TEST_EXPECT_MSG_EQ(r.complete, true, "complete");
+        NS_TEST_EXPECT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "application bytes");
+        for (const auto& link : r.links)
+        {
+            NS_TEST_EXPECT_MSG_EQ(link.offeredBytes,
+                                  link.droppedBytes + link.receivedBytes,
+                                  "link " << link.fromCellId << " -> " << link.toCellId
+                                          << ": offered = dropped + received");
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief One run of the small study (one load, one scheme): every session restored; the
  *        KV account balances: application bytes sent = received = the sum of each UE's
  *        n_tx x s_KV; on every link the TCP payload offered to the queue = dropped +
@@ -533,7 +571,7 @@ class DelaySummaryTestCase : public TestCase
  * TCP's window) so that the load drops KV segments and the retransmission account is
  * exercised: the case then requires drops (ctHO and cHO; tHO sends no KV bytes).
  */
-class StudyRunTestCase : public TestCase
+class StudyRunTestCase : public SmallStudyTestCase
 {
   public:
     /**
@@ -542,9 +580,9 @@ class StudyRunTestCase : public TestCase
      * \param smallQueues 10-packet backhaul queues (forces drops)
      */
     StudyRunTestCase(double load, const std::string& scheme, bool smallQueues)
-        : TestCase("7 sites x 2 UEs, load " + std::to_string(load).substr(0, 3) + ", " + scheme +
-                   (smallQueues ? ", 10-packet queues" : "") +
-                   ": every session restored, KV bytes conserved"),
+        : SmallStudyTestCase("7 sites x 2 UEs, load " + std::to_string(load).substr(0, 3) + ", " +
+                             scheme + (smallQueues ? ", 10-packet queues" : "") +
+                             ": every session restored, KV bytes conserved"),
           m_load(load),
           m_scheme(scheme),
           m_smallQueues(smallQueues)
@@ -566,11 +604,7 @@ class StudyRunTestCase : public TestCase
         {
             Config::SetDefault("ns3::FifoQueueDisc::MaxSize", StringValue("1000p"));
         }
-        NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 14, "UEs");
-        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions, 14, "sessions restored");
-        NS_TEST_ASSERT_MSG_EQ(r.lostSessions, 0, "sessions lost");
-        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "complete");
-        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "application bytes");
+        CheckRestoredAndConserved(r);
         uint64_t expected = 0;
         for (const auto& ue : r.ues)
         {
@@ -590,10 +624,6 @@ class StudyRunTestCase : public TestCase
         uint64_t dropped = 0;
         for (const auto& link : r.links)
         {
-            NS_TEST_ASSERT_MSG_EQ(link.offeredBytes,
-                                  link.droppedBytes + link.receivedBytes,
-                                  "link " << link.fromCellId << " -> " << link.toCellId
-                                          << ": offered = dropped + received");
             offered += link.offeredBytes;
             dropped += link.droppedBytes;
         }
@@ -625,7 +655,7 @@ class StudyRunTestCase : public TestCase
  *        headline utility (k = 45, tau = 0.065, ImpactHO Eq. (6)) at its share, computed
  *        here from the sigmoid's formula; the run's means and starved count are theirs.
  */
-class ImpactHoStudyTestCase : public TestCase
+class ImpactHoStudyTestCase : public SmallStudyTestCase
 {
   public:
     /**
@@ -633,9 +663,9 @@ class ImpactHoStudyTestCase : public TestCase
      * \param policy ImpactHoScheduler Policy: WaterFilling (ImpactHO), Equal (EA), Wta, Pf
      */
     ImpactHoStudyTestCase(double load, const std::string& policy)
-        : TestCase("7 sites x 2 UEs, load " + std::to_string(load).substr(0, 3) +
-                   ", ImpactHO policy " + policy +
-                   ": every session resumed on its share, bytes conserved, accuracy by hand"),
+        : SmallStudyTestCase(
+              "7 sites x 2 UEs, load " + std::to_string(load).substr(0, 3) + ", ImpactHO policy " +
+              policy + ": every session resumed on its share, bytes conserved, accuracy by hand"),
           m_load(load),
           m_policy(policy)
     {
@@ -648,18 +678,8 @@ class ImpactHoStudyTestCase : public TestCase
         const MultiCellResult r =
             MultiCellScenario::Run(SmallStudy(m_load), "ns3::ImpactHoScheduler");
         Config::SetDefault("ns3::ImpactHoScheduler::Policy", StringValue("WaterFilling"));
+        CheckRestoredAndConserved(r);
         NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 14, "UEs");
-        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions, 14, "sessions resumed");
-        NS_TEST_ASSERT_MSG_EQ(r.lostSessions, 0, "sessions lost");
-        NS_TEST_ASSERT_MSG_EQ(r.complete, true, "complete");
-        NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "application bytes");
-        for (const auto& link : r.links)
-        {
-            NS_TEST_ASSERT_MSG_EQ(link.offeredBytes,
-                                  link.droppedBytes + link.receivedBytes,
-                                  "link " << link.fromCellId << " -> " << link.toCellId
-                                          << ": offered = dropped + received");
-        }
         double shareSum = 0;
         double accuracySum = 0;
         uint32_t starved = 0;
