@@ -4,6 +4,7 @@
 #include "backhaul-monitor.h"
 
 #include "edge-llm-csv.h"
+#include "edge-llm-ran.h"
 #include "edge-llm-session-stats.h"
 
 #include "ns3/edge-llm-compat.h"
@@ -16,6 +17,7 @@
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/ppp-header.h"
+#include "ns3/prio-queue-disc.h"
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
@@ -294,6 +296,17 @@ BackhaulMonitor::Add(Ptr<PointToPointNetDevice> dev)
     if (queueDisc)
     {
         dir.queueDiscType = queueDisc->GetInstanceTypeId().GetName();
+        dir.kvQueueDiscType = dir.queueDiscType;
+        // EdgeLlmRan's X2 signalling priority: a PrioQueueDisc root whose bulk band holds
+        // the KV bytes (EdgeLlmX2PacketFilter).
+        if (DynamicCast<PrioQueueDisc>(queueDisc) &&
+            queueDisc->GetNQueueDiscClasses() > EdgeLlmX2PacketFilter::BAND_BULK)
+        {
+            dir.kvQueueDiscType = queueDisc->GetQueueDiscClass(EdgeLlmX2PacketFilter::BAND_BULK)
+                                      ->GetQueueDisc()
+                                      ->GetInstanceTypeId()
+                                      .GetName();
+        }
         dir.curPackets = queueDisc->GetNPackets();
         dir.curBytes = queueDisc->GetNBytes();
     }
@@ -610,7 +623,7 @@ BackhaulMonitor::GetTotalsCsv() const
     std::ostringstream csv;
     csv << std::setprecision(9);
     csv << "link,from_node,to_node,rate_bps,utilization,tx_packets,tx_bytes,kv_bytes,"
-           "kv_wire_bytes,x2c_bytes,x2u_bytes,other_bytes,queue_disc,qdisc_drops,"
+           "kv_wire_bytes,x2c_bytes,x2u_bytes,other_bytes,queue_disc,kv_queue_disc,qdisc_drops,"
            "qdisc_drop_bytes,device_drops,kv_drop_bytes,sojourn_samples,sojourn_mean_s,"
            "sojourn_p95_s,sojourn_max_s\n";
     for (uint32_t d = 0; d < m_dirs.size(); ++d)
@@ -620,7 +633,7 @@ BackhaulMonitor::GetTotalsCsv() const
         csv << t.link << ',' << t.fromNode << ',' << t.toNode << ',' << EdgeLlmCsvField(t.rateBps)
             << ',' << EdgeLlmCsvField(t.utilization) << ',' << t.txPackets << ',' << t.txBytes
             << ',' << t.kvBytes << ',' << t.kvWireBytes << ',' << t.x2cBytes << ',' << t.x2uBytes
-            << ',' << t.otherBytes << ',' << dir.queueDiscType << ','
+            << ',' << t.otherBytes << ',' << dir.queueDiscType << ',' << dir.kvQueueDiscType << ','
             << (t.hasQueueDisc ? std::to_string(t.qdiscDrops) : "") << ','
             << (t.hasQueueDisc ? std::to_string(t.qdiscDropBytes) : "") << ',' << t.deviceDrops
             << ',' << t.kvDropBytes << ',' << t.sojournCount << ','
@@ -640,6 +653,12 @@ void
 BackhaulMonitor::WriteTotalsCsv(const std::string& path) const
 {
     EdgeLlmWriteFileWhole(path, GetTotalsCsv());
+}
+
+void
+BackhaulMonitor::SetPlotSubtitle(const std::string& subtitle)
+{
+    m_plotSubtitle = subtitle;
 }
 
 void
@@ -667,7 +686,7 @@ BackhaulMonitor::WritePlots(const std::string& stem) const
     {
         Gnuplot plot(stem + fig.suffix + ".png");
         plot.SetTerminal("png size 900,560");
-        plot.SetTitle(fig.title);
+        plot.SetTitle(m_plotSubtitle.empty() ? fig.title : fig.title + "\\n" + m_plotSubtitle);
         plot.SetLegend("time (s)", fig.yLabel);
         plot.AppendExtra("set key outside right top");
         plot.AppendExtra("set grid");

@@ -183,6 +183,13 @@ class BackhaulMonitor : public Object
      */
     void WritePlots(const std::string& stem) const;
 
+    /**
+     * \brief A second title line for WritePlots()'s figures, saying what the run was (e.g.
+     *        "LTE, star backhaul, KV band ns3::RedQueueDisc, load 0.5, ctho").
+     * \param subtitle the line ("": none, the default)
+     */
+    void SetPlotSubtitle(const std::string& subtitle);
+
     /// Traffic classes of a transmitted packet.
     enum TrafficClass
     {
@@ -211,7 +218,10 @@ class BackhaulMonitor : public Object
         /// The transmitting device, for identity only: no reference is held (the device's
         /// traces hold this monitor, so a Ptr back would be a cycle that is never freed)
         const void* device{nullptr};
-        std::string queueDiscType;       //!< Its root queue disc's TypeId name ("": none)
+        std::string queueDiscType; //!< Its root queue disc's TypeId name ("": none)
+        /// The disc that queues the KV bytes: the root's, or under EdgeLlmRan's X2
+        /// signalling priority (a PrioQueueDisc root) its bulk band's child ("": none)
+        std::string kvQueueDiscType;
         DataRate rate;                   //!< Its DataRate
         Totals totals;                   //!< Counters
         std::vector<Interval> intervals; //!< Grows with time
@@ -248,6 +258,7 @@ class BackhaulMonitor : public Object
     Time m_interval;               //!< Interval attribute
     uint16_t m_kvPort;             //!< KvPort attribute
     std::vector<Direction> m_dirs; //!< In install order
+    std::string m_plotSubtitle;    //!< SetPlotSubtitle()
     int64_t m_lastEvent{0};        //!< Latest trace time seen, time steps
 };
 

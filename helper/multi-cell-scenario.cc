@@ -322,6 +322,19 @@ MultiCellConfig::GetRanConfig() const
     return radio;
 }
 
+std::string
+MultiCellConfig::Describe() const
+{
+    std::ostringstream line;
+    line << (ran == "nr" ? "NR" : "LTE") << ", " << numSites << " " << layout << " sites, "
+         << backhaul << " backhaul " << backhaulGbps << " Gbit/s";
+    if (backhaul != "x2")
+    {
+        line << ", KV band " << (queueDisc.empty() ? std::string("FIFO") : queueDisc);
+    }
+    return line.str();
+}
+
 MultiCellScenario::MultiCellScenario(const MultiCellConfig& config)
     : m_cfg(config),
       m_counters(std::make_unique<Counters>())
@@ -1270,6 +1283,10 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
         result.monitorTotalsCsv = m_monitor->GetTotalsCsv();
         if (!monitorPlotStem.empty())
         {
+            std::ostringstream subtitle;
+            subtitle << m_cfg.Describe() << ", load " << m_cfg.crossTrafficLoad << ", "
+                     << result.scheme;
+            m_monitor->SetPlotSubtitle(subtitle.str());
             m_monitor->WritePlots(monitorPlotStem); // throws std::runtime_error
         }
     }

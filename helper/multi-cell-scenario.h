@@ -196,6 +196,16 @@ struct MultiCellConfig : ScenarioCommonConfig
     EdgeLlmRanConfig GetRanConfig() const;
 
     /**
+     * \brief What the scenario is, in one line for titles: the RAT, the sites, the
+     *        backhaul topology and rate and its KV band's queue disc, e.g. "LTE, 7 hex
+     *        sites, star backhaul 4.5 Gbit/s, KV band ns3::RedQueueDisc" (the x2 backhaul
+     *        has no KV band of its own; FIFO: the default). The monitor's plots add the
+     *        load and the scheme.
+     * \return the line
+     */
+    std::string Describe() const;
+
+    /**
      * \brief Check a UE speed against the packet level's range, [MIN_SPEED, MAX_SPEED]
      *        (Validate's check, for a preset that names its own knob).
      * \param field the knob's name in the message

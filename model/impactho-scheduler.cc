@@ -81,7 +81,7 @@ ImpactHoScheduler::GetSchemeName() const
     switch (m_policy)
     {
     case WATER_FILLING:
-        return "ours";
+        return "impactho"; // the paper's figures call it "ours"
     case EQUAL:
         return "ea";
     case WTA:
@@ -89,7 +89,7 @@ ImpactHoScheduler::GetSchemeName() const
     case PF:
         return "pf";
     }
-    return "ours";
+    return "impactho";
 }
 
 SlotAllocation

@@ -42,6 +42,7 @@ class ImpactHoScheduler : public HandoverScheduler
     static TypeId GetTypeId();
     ImpactHoScheduler();
 
+    /// \return the policy's scheme name: impactho (WaterFilling), ea, wta or pf
     std::string GetSchemeName() const override;
 
     /**

@@ -356,18 +356,30 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
 class StudyTables
 {
   public:
-    /// The CSVs' headers.
-    StudyTables()
+    /**
+     * \brief The CSVs' headers.
+     * \param cfg the scenario (every row's last columns say which it was)
+     */
+    explicit StudyTables(const MultiCellConfig& cfg)
     {
+        std::ostringstream scenario;
+        scenario << "," << cfg.ran << "," << cfg.layout << "," << cfg.numSites << ","
+                 << cfg.backhaul << ","
+                 << (cfg.backhaul == "x2"    ? ""
+                     : cfg.queueDisc.empty() ? "ns3::FifoQueueDisc"
+                                             : cfg.queueDisc);
+        m_scenario = scenario.str();
         m_csv << "load,scheme,ues,restored,mean_delay_s,p95_delay_s,worst_delay_s,"
                  "restored_worst_s,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,"
                  "kv_bytes_sent,kv_bytes_received,kv_bytes_dropped,packets_dropped,complete,"
-                 "received_share_mean,accuracy_mean,starved\n";
-        m_queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s\n";
+                 "received_share_mean,accuracy_mean,starved,ran,layout,sites,backhaul,kv_queue_"
+                 "disc\n";
+        m_queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,ran,"
+                      "layout,sites,backhaul,kv_queue_disc\n";
         m_ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
                    "context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,restored_s,"
                    "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost,received_fraction,"
-                   "accuracy,starved\n";
+                   "accuracy,starved,ran,layout,sites,backhaul,kv_queue_disc\n";
     }
 
     /**
@@ -402,6 +414,7 @@ class StudyTables
     }
 
   private:
+    std::string m_scenario;                 //!< Every row's last columns
     std::ostringstream m_csv;               //!< backhaul-study.csv
     std::ostringstream m_queueCsv;          //!< queue-delay.csv
     std::ostringstream m_ueCsv;             //!< ue-delays.csv
@@ -449,10 +462,10 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
           << (counted ? std::to_string(droppedPackets) : std::string()) << ","
           << (r.complete ? 1 : 0) << "," << EdgeLlmCsvField(r.meanReceivedShare) << ","
           << EdgeLlmCsvField(r.meanAccuracy) << ","
-          << (r.accuracyUes > 0 ? std::to_string(r.starved) : std::string()) << "\n";
+          << (r.accuracyUes > 0 ? std::to_string(r.starved) : std::string()) << m_scenario << "\n";
     m_queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
                << EdgeLlmCsvField(r.queueDelay.p95) << "," << EdgeLlmCsvField(r.queueDelay.worst)
-               << "\n";
+               << m_scenario << "\n";
     for (const auto& ue : r.ues)
     {
         m_ueCsv << load << "," << name << "," << ue.ueId << "," << ue.homeSite << ","
@@ -467,7 +480,7 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
                 << (std::isnan(ue.receivedFraction) ? ""
                     : ue.starved                    ? "1"
                                                     : "0")
-                << "\n";
+                << m_scenario << "\n";
     }
     // A run with nothing measured (no UE restored) has no point to plot.
     if (r.measured.count > 0)
@@ -501,11 +514,11 @@ bool
 StudyTables::Write(const MultiCellConfig& cfg, const std::string& outputDir) const
 {
     std::ostringstream title;
+    // Three short lines: a long one is cut at both ends when the key sits outside the plot.
     title << "edge-llm-backhaul-study: UE-side handover delay vs cross-traffic load\\n"
-          << cfg.numSites << " " << cfg.layout << " sites, " << cfg.numSites * cfg.uesPerSite
-          << " UEs, " << cfg.backhaul << " backhaul " << cfg.backhaulGbps << " Gbit/s, "
-          << cfg.model << " q = " << cfg.kvBits << ", seed " << RngSeedManager::GetSeed() << " run "
-          << RngSeedManager::GetRun();
+          << cfg.Describe() << "\\n"
+          << cfg.numSites * cfg.uesPerSite << " UEs, " << cfg.model << " q = " << cfg.kvBits
+          << ", seed " << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun();
     if (!WriteFigure(outputDir + "/backhaul-study",
                      m_csv.str(),
                      title.str(),
@@ -518,7 +531,9 @@ StudyTables::Write(const MultiCellConfig& cfg, const std::string& outputDir) con
               ? WriteFileAtomically(outputDir + "/queue-delay.csv", m_queueCsv.str())
               : WriteFigure(outputDir + "/queue-delay",
                             m_queueCsv.str(),
-                            "edge-llm-backhaul-study: mean sojourn time in the backhaul queues",
+                            "edge-llm-backhaul-study: mean sojourn time in the backhaul "
+                            "queues\\n" +
+                                cfg.Describe(),
                             "Cross-traffic load (share of the backhaul rate)",
                             "Mean backhaul queue delay (ms)",
                             m_queuePoints,
@@ -551,7 +566,7 @@ main(int argc, char* argv[])
               << cfg.promptMax << "] tokens, seed " << RngSeedManager::GetSeed() << " run "
               << RngSeedManager::GetRun() << std::endl;
 
-    StudyTables tables;
+    StudyTables tables(cfg);
     std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "
                  "queue_p95_s  KV sent (B)   KV received (B)  KV dropped (B)  sim_s  cpu_s\n";
     for (double load : o.loads)
