@@ -330,9 +330,17 @@ MultiCellConfig::Describe() const
          << backhaul << " backhaul " << backhaulGbps << " Gbit/s";
     if (backhaul != "x2")
     {
-        line << ", KV band " << (queueDisc.empty() ? std::string("FIFO") : queueDisc);
+        line << ", KV band " << GetKvQueueDisc();
     }
     return line.str();
+}
+
+std::string
+MultiCellConfig::GetKvQueueDisc() const
+{
+    return backhaul == "x2"    ? std::string()
+           : queueDisc.empty() ? std::string("ns3::FifoQueueDisc")
+                               : queueDisc;
 }
 
 MultiCellScenario::MultiCellScenario(const MultiCellConfig& config)

@@ -198,12 +198,20 @@ struct MultiCellConfig : ScenarioCommonConfig
     /**
      * \brief What the scenario is, in one line for titles: the RAT, the sites, the
      *        backhaul topology and rate and its KV band's queue disc, e.g. "LTE, 7 hex
-     *        sites, star backhaul 4.5 Gbit/s, KV band ns3::RedQueueDisc" (the x2 backhaul
-     *        has no KV band of its own; FIFO: the default). The monitor's plots add the
-     *        load and the scheme.
+     *        sites, star backhaul 4.5 Gbit/s, KV band ns3::RedQueueDisc" (GetKvQueueDisc();
+     *        the x2 backhaul has no KV band of its own). The monitor's plots add the load and
+     *        the scheme.
      * \return the line
      */
     std::string Describe() const;
+
+    /**
+     * \brief The TypeId of the disc that queues the KV bytes on the backhaul's links: queueDisc,
+     *        ns3::FifoQueueDisc when it is empty (the default), "" for the x2 backhaul (the
+     *        RAN's own cables, no KV band of the study's).
+     * \return the TypeId name, or ""
+     */
+    std::string GetKvQueueDisc() const;
 
     /**
      * \brief Check a UE speed against the packet level's range, [MIN_SPEED, MAX_SPEED]

@@ -364,10 +364,7 @@ class StudyTables
     {
         std::ostringstream scenario;
         scenario << "," << cfg.ran << "," << cfg.layout << "," << cfg.numSites << ","
-                 << cfg.backhaul << ","
-                 << (cfg.backhaul == "x2"    ? ""
-                     : cfg.queueDisc.empty() ? "ns3::FifoQueueDisc"
-                                             : cfg.queueDisc);
+                 << cfg.backhaul << "," << cfg.GetKvQueueDisc();
         m_scenario = scenario.str();
         m_csv << "load,scheme,ues,restored,mean_delay_s,p95_delay_s,worst_delay_s,"
                  "restored_worst_s,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,"
