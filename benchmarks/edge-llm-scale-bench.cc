@@ -20,8 +20,12 @@
  * A point the scenario refuses (e.g. K above its UE bound) is listed with the reason.
  * Fits: least squares on log-log of CPU-s per simulated s against K (the exponent), and
  * the linear fit CPU-s = a (K x simulated s) + b.
- * Sites (2, 7, 19): MultiCellScenario (road layout for 2, hexagonal for 7 and 19), its
- * defaults, --uesPerSite UEs on each site; the exponent of sites from a log-log fit.
+ * Sites (--sites, default 2, 7, 19, 57): MultiCellScenario with a star backhaul, its other
+ * defaults, --uesPerSite UEs on each site, the sites on the --siteLayout (road: a line of
+ * sites, any count in [2, 57]; hex: 7 and 19 only, other counts are skipped), each point
+ * with --maxLossDb (the spectrum cut-off; 0: none, every PHY hears every cell); the
+ * exponent of sites from a log-log fit of CPU-s per simulated s. --axes picks the axes to
+ * run (ues, kv, amc, sites).
  */
 
 #include "ns3/core-module.h"
@@ -55,6 +59,8 @@ struct Point
     double contextScale{1}; //!< Contexts x this
     std::string amc;        //!< amcModel knob ("": ns-3's default)
     uint32_t sites{0};      //!< > 0: MultiCellScenario with this many sites, K per site
+    std::string layout;     //!< Its layout: road or hex
+    double maxLossDb{0};    //!< Its spectrum cut-off, dB (0: none)
     bool ok{false};         //!< The child completed
     std::string error;      //!< Why not
     double simSeconds{0};   //!< Simulated time of the run, s
@@ -84,9 +90,11 @@ RunChild(const Point& p, int fd)
         if (p.sites > 0)
         {
             MultiCellConfig mc;
-            mc.layout = p.sites == 2 ? "road" : "hex";
+            mc.layout = p.layout;
             mc.numSites = p.sites;
             mc.uesPerSite = p.ues;
+            mc.backhaul = "star";
+            mc.maxLossDb = p.maxLossDb;
             const MultiCellResult r = MultiCellScenario::Run(mc, "ns3::CtHoScheduler");
             out << std::setprecision(17) << r.simulatedSeconds << " " << r.kvBytesSent << " " << -1;
             const std::string s = out.str();
@@ -232,25 +240,80 @@ main(int argc, char* argv[])
     std::string ues = "12,50,100,200";
     uint32_t kvUes = 50;
     uint32_t uesPerSite = 4;
+    std::string sites = "2,7,19,57";
+    std::string siteLayout = "road";
+    double maxLossDb = 0;
+    std::string axes = "ues,kv,amc,sites";
     CommandLine cmd(__FILE__);
     cmd.AddValue("ues", "Comma-separated UE counts K of the UE axis", ues);
     cmd.AddValue("kvUes", "K of the KV-size and CQI-model points", kvUes);
     cmd.AddValue("uesPerSite", "UEs per site of the sites axis (MultiCellScenario)", uesPerSite);
+    cmd.AddValue("sites", "Comma-separated site counts of the sites axis", sites);
+    cmd.AddValue("siteLayout",
+                 "Layout of the sites axis: road ([2, 57]) or hex (7, 19)",
+                 siteLayout);
+    cmd.AddValue("maxLossDb",
+                 "Spectrum cut-off of the sites axis, dB (MultiCellConfig maxLossDb; 0: none)",
+                 maxLossDb);
+    cmd.AddValue("axes", "Comma-separated axes to run: ues, kv, amc, sites", axes);
     cmd.Parse(argc, argv);
-    std::vector<uint32_t> ks;
+    auto parseList =
+        [](const std::string& list, const std::string& option, std::vector<uint32_t>& out) {
+            std::istringstream in(list);
+            std::string item;
+            while (std::getline(in, item, ','))
+            {
+                std::size_t used = 0;
+                unsigned long v = 0;
+                try
+                {
+                    v = std::stoul(item, &used);
+                }
+                catch (const std::exception&)
+                {
+                    used = 0;
+                }
+                if (used == 0 || used != item.size() || v < 1 || v > 100000)
+                {
+                    std::cerr << "error: --" << option
+                              << ": each value must be a whole number in [1, "
+                              << "100000], got '" << item << "'\n";
+                    return false;
+                }
+                out.push_back(static_cast<uint32_t>(v));
+            }
+            return true;
+        };
+    std::vector<uint32_t> siteCounts;
+    if (!parseList(sites, "sites", siteCounts))
     {
-        std::istringstream in(ues);
+        return 2;
+    }
+    if (siteLayout != "road" && siteLayout != "hex")
+    {
+        std::cerr << "error: --siteLayout must be road or hex, got '" << siteLayout << "'\n";
+        return 2;
+    }
+    auto runs = [&axes](const std::string& axis) {
+        return ("," + axes + ",").find("," + axis + ",") != std::string::npos;
+    };
+    {
+        std::istringstream in(axes);
         std::string item;
         while (std::getline(in, item, ','))
         {
-            const unsigned long k = std::stoul(item);
-            if (k < 1 || k > 100000)
+            if (item != "ues" && item != "kv" && item != "amc" && item != "sites")
             {
-                std::cerr << "--ues: each K must be in [1, 100000], got " << item << "\n";
+                std::cerr << "error: --axes: unknown axis '" << item
+                          << "'; valid: ues, kv, amc, sites\n";
                 return 2;
             }
-            ks.push_back(static_cast<uint32_t>(k));
         }
+    }
+    std::vector<uint32_t> ks;
+    if (!parseList(ues, "ues", ks))
+    {
+        return 2;
     }
     if (ks.empty() || kvUes < 1)
     {
@@ -267,7 +330,7 @@ main(int argc, char* argv[])
               << std::setw(6) << "rest" << std::endl;
 
     std::vector<Point> ueAxis;
-    for (uint32_t k : ks)
+    for (uint32_t k : runs("ues") ? ks : std::vector<uint32_t>{})
     {
         Point p;
         p.label = "ues";
@@ -284,7 +347,7 @@ main(int argc, char* argv[])
             base = p;
         }
     }
-    if (!base.ok)
+    if (!base.ok && (runs("kv") || runs("amc")))
     {
         base.label = "ues";
         base.ues = kvUes;
@@ -292,11 +355,14 @@ main(int argc, char* argv[])
         Print(base);
     }
     Point kv2;
-    kv2.label = "kv x2 (contexts x2)";
-    kv2.ues = kvUes;
-    kv2.contextScale = 2;
-    Measure(kv2);
-    Print(kv2);
+    if (runs("kv"))
+    {
+        kv2.label = "kv x2 (contexts x2)";
+        kv2.ues = kvUes;
+        kv2.contextScale = 2;
+        Measure(kv2);
+        Print(kv2);
+    }
 
     uint32_t largest = 0;
     Point largestBase;
@@ -309,7 +375,7 @@ main(int argc, char* argv[])
         }
     }
     std::vector<std::pair<Point, Point>> amcPairs; // {MiErrorModel (default), PiroEW2010}
-    for (const auto& b : std::vector<Point>{base, largestBase})
+    for (const auto& b : runs("amc") ? std::vector<Point>{base, largestBase} : std::vector<Point>{})
     {
         if (!b.ok || (!amcPairs.empty() && b.ues == amcPairs.front().first.ues))
         {
@@ -345,15 +411,22 @@ main(int argc, char* argv[])
         amcPairs.emplace_back(mi, piro);
     }
 
-    // Sites axis: MultiCellScenario (2: its road layout; 7, 19: hexagonal), its defaults,
-    // --uesPerSite UEs starting on each site.
+    // Sites axis: MultiCellScenario on --siteLayout (hex: 7 and 19 only), a star
+    // backhaul, --uesPerSite UEs starting on each site, the spectrum cut-off --maxLossDb.
     std::vector<Point> siteAxis;
-    for (uint32_t n : {2u, 7u, 19u})
+    for (uint32_t n : runs("sites") ? siteCounts : std::vector<uint32_t>{})
     {
+        if (siteLayout == "hex" && n != 7 && n != 19)
+        {
+            std::cout << "sites=" << n << ": skipped (the hex layout has 7 or 19 sites)\n";
+            continue;
+        }
         Point p;
-        p.label = "sites=" + std::to_string(n) + " (K/site)";
+        p.label = siteLayout + " sites=" + std::to_string(n);
         p.ues = uesPerSite;
         p.sites = n;
+        p.layout = siteLayout;
+        p.maxLossDb = maxLossDb;
         Measure(p);
         Print(p);
         siteAxis.push_back(p);
@@ -373,8 +446,9 @@ main(int argc, char* argv[])
         {
             const auto [e, c] = Fit(x, y);
             std::cout << std::setprecision(3) << "fit: sites, CPU-s per simulated s ~ "
-                      << std::exp(c) << " x sites^" << e << " (" << uesPerSite
-                      << " UEs per site)\nfit_site_exponent=" << e << "\n";
+                      << std::exp(c) << " x sites^" << e << " (" << uesPerSite << " UEs per site, "
+                      << siteLayout << ", maxLossDb " << maxLossDb << ")\nfit_site_exponent=" << e
+                      << "\n";
         }
     }
 

@@ -650,12 +650,6 @@ EdgeLlmBackhaul::Install(NodeContainer bsNodes, Ptr<EdgeLlmRan> ran)
         throw std::invalid_argument("EdgeLlmBackhaul: the sites must number 2 ... 254, got " +
                                     std::to_string(bsNodes.GetN()));
     }
-    if (ran && ran->GetRatName() != "lte" && m_topology != "Mesh")
-    {
-        throw std::invalid_argument("Topology " + m_topology + ": the " + ran->GetRatName() +
-                                    " RAN supports only Mesh (its X2/Xn entity is registered "
-                                    "over its own cables)");
-    }
     m_installed = true;
     m_sites = bsNodes;
     if (ran && m_topology == "Mesh")

@@ -50,9 +50,9 @@ class EdgeLlmRan;
  * path's first hop, with host routes on every node of the path: ns-3's X2 entity binds
  * one UDP socket per neighbour to its local address, so two neighbours cannot share one
  * address, and ns-3's TCP takes its source address from the route (the address on the
- * peer's /30), not from the socket's bind. The X2 interface (EpcX2 and the RRC's
- * neighbour list) is registered over these addresses for
- * LTE; NR supports Mesh only.
+ * peer's /30), not from the socket's bind. The X2/Xn interface (the X2 entity, EpcX2 or
+ * NrEpcX2, and the RRC's neighbour list) is registered over these addresses
+ * (EdgeLlmRan::AddX2Interface), for LTE and NR alike.
  *
  * Usage:
  * \code

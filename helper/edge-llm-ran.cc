@@ -9,6 +9,7 @@
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/fq-cobalt-queue-disc.h"
 #include "ns3/fq-codel-queue-disc.h"
@@ -22,6 +23,7 @@
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/queue-size.h"
 #include "ns3/queue.h"
+#include "ns3/spectrum-channel.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/udp-header.h"
@@ -150,6 +152,10 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
     }
     require(std::isfinite(bsTxPowerDbm) && bsTxPowerDbm >= -30 && bsTxPowerDbm <= 60,
             "bsTxPowerDbm must be in [-30, 60] dBm");
+    require(maxLossDb == 0 || (std::isfinite(maxLossDb) && maxLossDb >= 50 && maxLossDb <= 300),
+            "maxLossDb (ns3::SpectrumChannel::MaxLossDb) must be 0 (no cut-off) or in [50, 300] "
+            "dB (below 50 dB a UE would not hear its own cell), got " +
+                edgellm::FormatNumber(maxLossDb));
     if (rat == "lte")
     {
         require(bandwidthRbs == 6 || bandwidthRbs == 15 || bandwidthRbs == 25 ||
@@ -513,11 +519,17 @@ EdgeLlmRan::GetX2SignallingPriority() const
 }
 
 void
-EdgeLlmRan::AddX2Interface(Ptr<NetDevice>, Ipv4Address, Ptr<NetDevice>, Ipv4Address)
+EdgeLlmRan::SetMaxLossDb(const std::vector<Ptr<SpectrumChannel>>& channels, double maxLossDb)
 {
-    throw std::invalid_argument("Topology: the " + GetRatName() +
-                                " RAN registers X2/Xn only over its own mesh of cables; "
-                                "valid for it: Mesh");
+    if (maxLossDb == 0)
+    {
+        return;
+    }
+    for (const auto& channel : channels)
+    {
+        NS_ABORT_MSG_IF(!channel, "EdgeLlmRan::SetMaxLossDb: the RAT has no spectrum channel");
+        channel->SetAttribute("MaxLossDb", DoubleValue(maxLossDb));
+    }
 }
 
 void

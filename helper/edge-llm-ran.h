@@ -20,9 +20,12 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
+
+class SpectrumChannel;
 
 class PointToPointNetDevice;
 
@@ -74,6 +77,12 @@ struct EdgeLlmRanConfig
     /// block; more conservative: a 7.4 dB SNR gap). "": ns-3's default, untouched. The
     /// schedulers' LteAmc objects, created with the eNBs, get the same value.
     std::string amcModel;
+    /// The spectrum channels' cut-off (ns3::SpectrumChannel MaxLossDb, both RATs): a
+    /// transmission reaches a PHY only if the path loss between them is at most this, dB,
+    /// so a PHY hears its nearby cells (or UEs) only and a study's cost grows linearly with
+    /// its sites instead of with their square. 0: none (ns-3's default: every PHY hears
+    /// every transmitter); else [50, 300] dB
+    double maxLossDb{0};
 
     /**
      * \brief Check every field the RAT \p rat reads, the backhaul against
@@ -322,12 +331,11 @@ class EdgeLlmRan : public Object
      * \param addressA its X2 address toward \p bsB (one address per neighbour)
      * \param bsB the other BS device
      * \param addressB its X2 address toward \p bsA
-     * \throws std::invalid_argument if the RAT cannot (NR: Mesh only)
      */
     virtual void AddX2Interface(Ptr<NetDevice> bsA,
                                 Ipv4Address addressA,
                                 Ptr<NetDevice> bsB,
-                                Ipv4Address addressB);
+                                Ipv4Address addressB) = 0;
 
     /// \return the X2SignallingPriority attribute
     bool GetX2SignallingPriority() const;
@@ -427,6 +435,14 @@ class EdgeLlmRan : public Object
 
     /// \return "LTE RAN" or "NR RAN" (the RAT's name in capitals), for messages
     std::string RanLabel() const;
+
+    /**
+     * \brief Set the config's spectrum cut-off on the RAT's channels (EdgeLlmRanConfig
+     *        maxLossDb; 0 leaves them at ns-3's default).
+     * \param channels the spectrum channels its devices use (after they are installed)
+     * \param maxLossDb the cut-off, dB, or 0
+     */
+    static void SetMaxLossDb(const std::vector<Ptr<SpectrumChannel>>& channels, double maxLossDb);
 
     NetDeviceContainer m_bsDevices;    //!< Made by Install()
     NetDeviceContainer m_ueDevices;    //!< Made by Install()

@@ -366,7 +366,12 @@ EdgeLlmSessionStats::OnPartial(EdgeLlmNode* node, uint64_t id, uint16_t source, 
         {
             // ImpactHO plans no split: the whole cache is offered.
             r->transferTokens = r->contextTokens;
+            r->kvBytesExpected = r->contextTokens * node->GetModelProfile().BytesPerToken();
         }
+        // A truncated transfer never completes (no KvTransferReceived): its bytes are the
+        // share of the cache it resumed on (the target's whole entries).
+        r->kvBytesReceived =
+            static_cast<uint64_t>(std::llround(fraction * static_cast<double>(r->kvBytesExpected)));
     }
 }
 

@@ -98,9 +98,11 @@ struct EdgeLlmHandoverRecord
     /// (ImpactHO: the transfer window closed before the whole cache arrived), "none" (not
     /// restored)
     std::string bound{"none"};
-    uint64_t kvBytesExpected{0}; //!< n_tx x KV bytes per token of the source's model
+    /// n_tx x KV bytes per token of the source's model (ImpactHO: the whole cache offered)
+    uint64_t kvBytesExpected{0};
     /// KV bytes the target had: all of them (KvTransferReceived), or, when the transfer
-    /// timed out, the whole tokens it kept: (n_tx - reprefilled) x KV bytes per token
+    /// timed out, the whole tokens it kept: (n_tx - reprefilled) x KV bytes per token;
+    /// ImpactHO: the share it resumed on x the whole cache (a truncated transfer too)
     uint64_t kvBytesReceived{0};
     bool timedOut{false};             //!< The transfer hit TransferTimeout
     uint64_t reprefillTokens{0};      //!< Tokens the target re-prefilled after the timeout

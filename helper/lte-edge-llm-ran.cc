@@ -161,6 +161,8 @@ LteEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
             ->GetPhy()
             ->SetTxPower(m_config.bsTxPowerDbm);
     }
+    SetMaxLossDb({m_lte->GetDownlinkSpectrumChannel(), m_lte->GetUplinkSpectrumChannel()},
+                 m_config.maxLossDb);
     m_lte->AssignStreams(m_bsDevices, m_config.stream);
     m_lte->AssignStreams(m_ueDevices, m_config.stream + 1000);
     InstallUeInternet(ueNodes, [this] {

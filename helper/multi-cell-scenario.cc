@@ -147,8 +147,6 @@ MultiCellConfig::Validate() const
             "backhaul must be mesh, star, ring or x2, got '" + backhaul + "'");
     Require(backhaul != "ring" || numSites >= 3,
             "backhaul ring needs numSites >= 3, got " + std::to_string(numSites));
-    Require(backhaul == "mesh" || backhaul == "x2" || ran == "lte",
-            "backhaul " + backhaul + " needs ran lte (NR registers Xn over a mesh only)");
     Require(backhaul != "x2" || (queueDisc.empty() && crossTrafficLoad == 0),
             "backhaul x2 (the RAN's own cables) takes no queueDisc and no crossTrafficLoad "
             "(they need an EdgeLlmBackhaul: mesh, star or ring), got queueDisc '" +
@@ -318,6 +316,7 @@ MultiCellConfig::GetRanConfig() const
         radio.srsPeriodicity = srsPeriodicity;
     }
     radio.amcModel = amcModel; // LTE's knob: EdgeLlmRanConfig::Validate refuses it over NR
+    radio.maxLossDb = maxLossDb;
     radio.stream = STREAM_RAN;
     return radio;
 }
@@ -1331,6 +1330,10 @@ MultiCellScenario::FillFromRecord(const EdgeLlmHandoverRecord& rec, EdgeLlmUeRes
         // kept bytes are not counted here).
         r.kvBytesReceived = rec.kvBytesReceived;
         r.transferDone = rec.transferDoneAt.GetSeconds();
+    }
+    else if (!std::isnan(rec.receivedFraction))
+    {
+        r.kvBytesReceived = rec.kvBytesReceived; // ImpactHO, cut at the window: its share
     }
     r.receivedFraction = rec.receivedFraction;
     if (rec.restoredAt != Time::Max())

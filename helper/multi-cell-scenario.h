@@ -57,6 +57,9 @@ struct ScenarioCommonConfig
     /// LTE: LteAmc AmcModel, the CQI model: "" (ns-3's default, MiErrorModel),
     /// "MiErrorModel" or "PiroEW2010" (cheaper per UE); refused over NR
     std::string amcModel;
+    /// Spectrum cut-off, dB: a transmission reaches a PHY only within this path loss
+    /// (EdgeLlmRanConfig maxLossDb: ns3::SpectrumChannel::MaxLossDb); 0: none
+    double maxLossDb{0};
     /// Where pcap files of the sites' point-to-point devices (X2/Xn with the KV transfer,
     /// S1-U; ns-3's usual names) go; "": none
     std::string pcapPrefix;
@@ -280,7 +283,7 @@ struct EdgeLlmUeResult
     double measuredDelay{UNKNOWN};    //!< UE: the stall's excess over the decode cadence, s
     uint32_t stalls{0};               //!< Stalls the UE measured (1 per handover)
     uint64_t kvBytesExpected{0};      //!< n_tx x bytes per token
-    uint64_t kvBytesReceived{0};      //!< At the target, once every byte arrived (0: not all did)
+    uint64_t kvBytesReceived{0};      //!< Target: all arrived (else 0); ImpactHO: share x cache
     uint32_t tokensMissing{0};        //!< Token indices the UE never received
     uint32_t tokensDuplicated{0};     //!< Tokens received late or twice
     double receivedFraction{UNKNOWN}; //!< ImpactHO: share of the cache received

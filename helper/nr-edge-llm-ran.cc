@@ -13,6 +13,7 @@
 #include "ns3/isotropic-antenna-model.h"
 #include "ns3/log.h"
 #include "ns3/nr-channel-helper.h"
+#include "ns3/nr-epc-x2.h"
 #include "ns3/nr-gnb-net-device.h"
 #include "ns3/nr-gnb-rrc.h"
 #include "ns3/nr-handover-algorithm.h"
@@ -136,6 +137,12 @@ NrEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
         handover->Initialize();
         m_handoverAlgorithms.push_back(handover);
     }
+    std::vector<Ptr<SpectrumChannel>> channels;
+    for (const auto& bwp : bwps)
+    {
+        channels.push_back(bwp.get()->GetChannel());
+    }
+    SetMaxLossDb(channels, m_config.maxLossDb);
     m_nr->AssignStreams(m_bsDevices, m_config.stream);
     m_nr->AssignStreams(m_ueDevices, m_config.stream + 1000);
     InstallUeInternet(ueNodes, [this] {
@@ -155,6 +162,26 @@ void
 NrEdgeLlmRan::AddMeshX2(NodeContainer bsNodes)
 {
     m_nr->AddX2Interface(bsNodes);
+}
+
+void
+NrEdgeLlmRan::AddX2Interface(Ptr<NetDevice> bsA,
+                             Ipv4Address addressA,
+                             Ptr<NetDevice> bsB,
+                             Ipv4Address addressB)
+{
+    Ptr<NrGnbNetDevice> a = DeviceAs<NrGnbNetDevice>(bsA, "NrGnbNetDevice");
+    Ptr<NrGnbNetDevice> b = DeviceAs<NrGnbNetDevice>(bsB, "NrGnbNetDevice");
+    Ptr<NrEpcX2> xnA = a->GetNode()->GetObject<NrEpcX2>();
+    Ptr<NrEpcX2> xnB = b->GetNode()->GetObject<NrEpcX2>();
+    NS_ABORT_MSG_IF(!xnA || !xnB, "NrEdgeLlmRan::AddX2Interface: a gNB has no NrEpcX2");
+    // What NrNoBackhaulEpcHelper does for its own cables: each Xn entity learns the
+    // other's address and cells (one UDP socket per neighbour, bound to the local
+    // address), each RRC adds the other cell to its neighbour list.
+    xnA->AddX2Interface(a->GetCellId(), addressA, b->GetCellIds(), addressB);
+    xnB->AddX2Interface(b->GetCellId(), addressB, a->GetCellIds(), addressA);
+    a->GetRrc()->AddX2Neighbour(b->GetCellId());
+    b->GetRrc()->AddX2Neighbour(a->GetCellId());
 }
 
 void

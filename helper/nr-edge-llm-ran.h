@@ -60,6 +60,10 @@ class NrEdgeLlmRan : public EdgeLlmRan
     void Configure(const EdgeLlmRanConfig& config) override;
     void Install(NodeContainer bsNodes, NodeContainer ueNodes) override;
     void AddMeshX2(NodeContainer bsNodes) override;
+    void AddX2Interface(Ptr<NetDevice> bsA,
+                        Ipv4Address addressA,
+                        Ptr<NetDevice> bsB,
+                        Ipv4Address addressB) override;
     void Attach(NetDeviceContainer ueDevices, Ptr<NetDevice> bsDevice) override;
     void HandoverRequest(Time at,
                          Ptr<NetDevice> ueDevice,

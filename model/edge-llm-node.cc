@@ -284,6 +284,13 @@ EdgeLlmNode::GetTypeId()
                             "true if the admission fallback decided it).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_slotTrace),
                             "ns3::EdgeLlmNode::SlotTracedCallback")
+            .AddTraceSource("ImpactHoSlotBudget",
+                            "Source, ImpactHO: one target's byte budget for a slot "
+                            "(targetCellId, sharers, bytes): the path's planning rate divided "
+                            "by the targets active in the slot that share its busiest link, "
+                            "times the slot length.",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_slotBudgetTrace),
+                            "ns3::EdgeLlmNode::SlotBudgetTracedCallback")
             .AddTraceSource("TransferTimedOut",
                             "Target: the KV transfer exceeded TransferTimeout; the missing "
                             "tokens are re-prefilled here (sessionId, sourceCellId, tokens).",

@@ -304,6 +304,15 @@ class EdgeLlmNode : public Application
     typedef void (*SlotTracedCallback)(uint16_t targetCellId, uint32_t users, bool fallback);
 
     /**
+     * \brief TracedCallback signature for an ImpactHO slot's budget toward one target.
+     * \param [in] targetCellId the backhaul peer
+     * \param [in] sharers targets active in the slot whose paths share its busiest link
+     *        (1: it has the path alone)
+     * \param [in] bytes the slot's budget toward it: planning rate / sharers x slot length / 8
+     */
+    typedef void (*SlotBudgetTracedCallback)(uint16_t targetCellId, uint32_t sharers, double bytes);
+
+    /**
      * \brief Where online batches (unannounced handovers) get predicted arrivals, e.g.
      *        from UE positions and speeds; used up to the scheduler's Lookahead.
      */
@@ -562,8 +571,9 @@ class EdgeLlmNode : public Application
     bool m_importanceOrder{true};           //!< Utility preset choice
     AccuracyUtility::Calibration m_utilityCalibration{AccuracyUtility::HEADLINE}; //!< Presets' fit
     double m_kvAccuracyLoss{0}; //!< Share of M lost at KvBits < 16 (ImpactHO utility)
-    TracedCallback<uint64_t, uint16_t, double> m_partialTrace; //!< PartialRestored
-    TracedCallback<uint16_t, uint32_t, bool> m_slotTrace;      //!< ImpactHoSlot
+    TracedCallback<uint64_t, uint16_t, double> m_partialTrace;    //!< PartialRestored
+    TracedCallback<uint16_t, uint32_t, bool> m_slotTrace;         //!< ImpactHoSlot
+    TracedCallback<uint16_t, uint32_t, double> m_slotBudgetTrace; //!< ImpactHoSlotBudget
 
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted

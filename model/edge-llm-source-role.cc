@@ -423,8 +423,11 @@ EdgeLlmSourceRole::OnSlot()
     };
     auto budget = [this, dt](uint16_t target, const std::set<uint16_t>& activeTargets) {
         // Targets active in this slot whose paths share a link split it equally.
-        return m_node->PlanningBitRate(m_node->m_peers.at(target)) /
-               Sharers(target, activeTargets) * dt.GetSeconds();
+        const uint32_t sharers = Sharers(target, activeTargets);
+        const double bits =
+            m_node->PlanningBitRate(m_node->m_peers.at(target)) / sharers * dt.GetSeconds();
+        m_node->m_slotBudgetTrace(target, sharers, bits / 8);
+        return bits;
     };
     for (const auto& share : scheduler->ShareSlot(Simulator::Now(), sent, budget))
     {

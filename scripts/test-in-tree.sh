@@ -29,6 +29,10 @@
 # Changes made to the extracted upstream trees (minimal, needed to build with Debian 12's
 # g++ 12; each is printed when applied):
 #   ns-3.46  src/core/model/test.cc: add #include <algorithm> (std::find used without it)
+#   nr v4.1.1  model/nr-ue-phy.cc: scripts/patches/nr-v4.1.1-ue-phy-stale-dl-dci.patch, a
+#            fix (not a build need): a handover command that gives the UE a new RNTI between
+#            a DL DCI of its old cell and that DCI's data made NrUePhy::DlData assert; the
+#            DCI is now dropped (doc/edge-llm.rst, "Workarounds for nr v4.1.1")
 set -euo pipefail
 
 usage() {
@@ -96,7 +100,7 @@ fi
 
 # Debian packages the in-tree build needs beyond scripts/setup.sh's (only those missing).
 need=(rsync ccache ninja-build cmake g++ python3 libgsl-dev libsqlite3-dev libxml2-dev
-  libboost-dev nlohmann-json3-dev gnuplot-nox)
+  libboost-dev nlohmann-json3-dev gnuplot-nox patch)
 missing=()
 for p in "${need[@]}"; do
   [ "$(dpkg-query -W -f='${Status}' "$p" 2>/dev/null)" = "install ok installed" ] || missing+=("$p")
@@ -134,6 +138,15 @@ if [ ! -f "$top/.edge-llm-extracted" ]; then
     sed -i 's/^#include <cmath>$/#include <algorithm>\n#include <cmath>/' "$top/src/core/model/test.cc"
   fi
   touch "$top/.edge-llm-extracted"
+fi
+# nr's fix, also on a tree extracted before it existed (applied once: a patched file is left
+# alone).
+if [ "$nr" = v4.1.1 ] && ! grep -q "drops a DL DCI of its former RNTI" \
+  "$top/contrib/nr/model/nr-ue-phy.cc"; then
+  say "patch: contrib/nr/model/nr-ue-phy.cc drops a DL DCI of the UE's former RNTI" \
+    "(scripts/patches/nr-v4.1.1-ue-phy-stale-dl-dci.patch)"
+  patch -d "$top/contrib/nr" -p1 --quiet --forward \
+    <"$repo/scripts/patches/nr-v4.1.1-ue-phy-stale-dl-dci.patch"
 fi
 
 # The module, as it is in this clone (tracked and untracked files, no build output).

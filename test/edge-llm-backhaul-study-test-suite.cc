@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "edge-llm-study-checks.h"
+
 #include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -22,11 +24,14 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 using namespace ns3;
+using edgellmtest::SmallStudy;
+using edgellmtest::SmallStudyTestCase;
 
 /**
  * \file
@@ -41,25 +46,6 @@ using namespace ns3;
 
 namespace
 {
-
-/// The small packet-level study of the QUICK cases: 7 hex sites x 2 UEs, a star backhaul of
-/// 1 Gbit/s links.
-MultiCellConfig
-SmallStudy(double load)
-{
-    MultiCellConfig cfg;
-    cfg.layout = "hex";
-    cfg.numSites = 7;
-    cfg.uesPerSite = 2;
-    cfg.backhaul = "star";
-    cfg.backhaulGbps = 1;
-    cfg.promptMin = 100;
-    cfg.promptMax = 200;
-    cfg.tokensAfterHandover = 50;
-    cfg.tailTime = Seconds(5);
-    cfg.crossTrafficLoad = load;
-    return cfg;
-}
 
 /// Results of the small study by (load, scheme), shared by the cases that compare them.
 std::map<std::pair<double, std::string>, MultiCellResult>&
@@ -523,44 +509,6 @@ class DelaySummaryTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief A run of the small study (SmallStudy: 14 UEs): the checks every scheme's run
- *        passes (every session restored, none lost, KV bytes conserved in all and per
- *        backhaul link).
- */
-class SmallStudyTestCase : public TestCase
-{
-  protected:
-    /// \param name the case's name
-    explicit SmallStudyTestCase(const std::string& name)
-        : TestCase(name)
-    {
-    }
-
-    /**
-     * \brief Check that \p r restored all 14 sessions and conserved its KV bytes, in all
-     *        (application bytes sent = received) and on every backhaul link direction
-     *        (offered = dropped + received).
-     * \param r the run's result
-     */
-    void CheckRestoredAndConserved(const MultiCellResult& r)
-    {
-        NS_TEST_EXPECT_MSG_EQ(r.ues.size(), 14, "UEs");
-        NS_TEST_EXPECT_MSG_EQ(r.restoredSessions, 14, "sessions restored");
-        NS_TEST_EXPECT_MSG_EQ(r.lostSessions, 0, "sessions lost");
-        NS_TEST_EXPECT_MSG_EQ(r.complete, true, "complete");
-        NS_TEST_EXPECT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "application bytes");
-        for (const auto& link : r.links)
-        {
-            NS_TEST_EXPECT_MSG_EQ(link.offeredBytes,
-                                  link.droppedBytes + link.receivedBytes,
-                                  "link " << link.fromCellId << " -> " << link.toCellId
-                                          << ": offered = dropped + received");
-        }
-    }
-};
-
-/**
- * \ingroup edge-llm-tests
  * \brief One run of the small study (one load, one scheme): every session restored; the
  *        KV account balances: application bytes sent = received = the sum of each UE's
  *        n_tx x s_KV; on every link the TCP payload offered to the queue = dropped +
@@ -608,10 +556,7 @@ class StudyRunTestCase : public SmallStudyTestCase
         uint64_t expected = 0;
         for (const auto& ue : r.ues)
         {
-            NS_TEST_ASSERT_MSG_EQ(ue.kvBytesReceived,
-                                  ue.kvBytesExpected,
-                                  "UE " << ue.ueId << " got n_tx x s_KV bytes");
-            expected += ue.kvBytesExpected;
+            expected += ue.kvBytesExpected; // each UE's own: CheckRestoredAndConserved
         }
         NS_TEST_ASSERT_MSG_EQ(r.kvBytesSent, expected, "sum of n_tx x s_KV");
         // EdgeLlmSessionStats, installed by the scenario, saw the same 14 handovers.
@@ -717,6 +662,145 @@ class ImpactHoStudyTestCase : public SmallStudyTestCase
 
     double m_load;        //!< Cross-traffic load
     std::string m_policy; //!< ImpactHoScheduler Policy
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief ImpactHO's split of a shared link, by hand: 3 road sites on a star of 1 Gbit/s
+ *        links; two UEs of the middle site hand over at once, one to each neighbour, so
+ *        both transfers leave over the middle site's one link to the aggregation router.
+ *        In the slot both are active each target's budget is R / 2 x dt = 1e9 / 2 x 0.1 /
+ *        8 = 6.25 MB (sharers 2; Nominal planning rate, load 0). The short UE's cache (a
+ *        prompt of 10 tokens: under 2.3 MB) is sent in that slot, so from the next slot on
+ *        the long UE's target has the link alone: 12.5 MB per slot (sharers 1). The long
+ *        UE (a 3,000-token prompt: over 170 MB) is cut at its window's end, having
+ *        received at most the sum of its target's budgets.
+ */
+class ImpactHoSharedLinkTestCase : public TestCase
+{
+  public:
+    ImpactHoSharedLinkTestCase()
+        : TestCase("ImpactHO over a shared star link: each active target's slot budget is R over "
+                   "its sharers x dt, by hand")
+    {
+    }
+
+  private:
+    /// One ImpactHoSlotBudget event of the middle site.
+    struct Budget
+    {
+        Time at;          //!< The slot's start
+        uint16_t target;  //!< Target cell
+        uint32_t sharers; //!< Targets sharing its busiest link
+        double bytes;     //!< The slot's budget toward it
+    };
+
+    void DoRun() override
+    {
+        MultiCellConfig cfg;
+        cfg.layout = "road";
+        cfg.numSites = 3;
+        cfg.uesPerSite = 2;
+        cfg.backhaul = "star";
+        cfg.backhaulGbps = 1;
+        cfg.tailTime = Seconds(3);
+        // Two UEs of the middle site (x = 500 m), at its cell's edges, driving apart; both
+        // handovers requested at 0.55 s, at the boundaries (x = 250 and 750 m), inside the
+        // slot [0.5, 0.6) s: both wait for the slot at 0.6 s.
+        ScenarioUe shortUe;
+        shortUe.homeSite = 1;
+        shortUe.targetSite = 0;
+        shortUe.position = Vector(261, 5, 0);
+        shortUe.velocity = Vector(-20, 0, 0);
+        shortUe.promptTokens = 10;
+        shortUe.maxNewTokens = 100;
+        shortUe.promptAt = Seconds(0.2);
+        shortUe.handoverAt = Seconds(0.55);
+        ScenarioUe longUe = shortUe;
+        longUe.targetSite = 2;
+        longUe.position = Vector(739, 5, 0);
+        longUe.velocity = Vector(20, 0, 0);
+        longUe.promptTokens = 3000;
+        MultiCellScenario s(cfg);
+        s.BuildSites();
+        s.BuildUes({shortUe, longUe});
+        s.BuildRan();
+        s.BuildBackhaul();
+        s.InstallApps("ns3::ImpactHoScheduler");
+        s.ScheduleHandovers();
+        s.ConnectOutputs();
+        std::vector<Budget> budgets;
+        s.GetBsApps().Get(1)->TraceConnectWithoutContext(
+            "ImpactHoSlotBudget",
+            MakeCallback(+[](std::vector<Budget>* out,
+                             uint16_t target,
+                             uint32_t sharers,
+                             double bytes) {
+                out->push_back({Simulator::Now(), target, sharers, bytes});
+            }).Bind(&budgets));
+        const MultiCellResult r = s.Simulate("");
+        NS_TEST_ASSERT_MSG_EQ(r.restoredSessions,
+                              2,
+                              "both sessions resumed; simulated "
+                                  << r.simulatedSeconds << " s, handovers " << r.handovers
+                                  << ", lost " << r.lostSessions << ", RRC failures "
+                                  << r.rrcFailures);
+        const auto& shortR = r.ues[0].promptTokens == 10 ? r.ues[0] : r.ues[1];
+        const auto& longR = r.ues[0].promptTokens == 10 ? r.ues[1] : r.ues[0];
+        // Hand calculation: 57,344 B per token (2 x 28 layers x 4 KV heads x 128 x 2 B).
+        NS_TEST_ASSERT_MSG_EQ(shortR.kvBytesExpected, shortR.contextTokens * 57344, "short cache");
+        const double half = 1e9 / 2 * 0.1 / 8;
+        NS_TEST_ASSERT_MSG_LT(static_cast<double>(shortR.kvBytesExpected),
+                              half,
+                              "the short cache fits in one shared slot");
+        NS_TEST_ASSERT_MSG_GT(static_cast<double>(longR.kvBytesExpected),
+                              10 * half,
+                              "the long cache outlasts the window");
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(budgets.size(), 3, "slot budgets traced");
+        // The first slot: both targets, 2 sharers, R / 2 x dt each.
+        NS_TEST_ASSERT_MSG_EQ(budgets[0].at, Seconds(0.6), "first slot at 0.6 s");
+        NS_TEST_ASSERT_MSG_EQ(budgets[1].at, Seconds(0.6), "both targets in the first slot");
+        NS_TEST_ASSERT_MSG_EQ((std::set<uint16_t>{budgets[0].target, budgets[1].target} ==
+                               std::set<uint16_t>{shortR.targetCellId, longR.targetCellId}),
+                              true,
+                              "the two targets");
+        double longBudgets = 0;
+        for (std::size_t i = 0; i < budgets.size(); ++i)
+        {
+            const Budget& b = budgets[i];
+            const bool first = i < 2;
+            NS_TEST_ASSERT_MSG_EQ(b.sharers, (first ? 2u : 1u), "slot at " << b.at.As(Time::S));
+            NS_TEST_ASSERT_MSG_EQ_TOL(b.bytes,
+                                      (first ? half : 2 * half),
+                                      1e-6,
+                                      "budget of the slot at " << b.at.As(Time::S));
+            if (!first)
+            {
+                NS_TEST_ASSERT_MSG_EQ(b.target, longR.targetCellId, "only the long UE's target");
+                NS_TEST_ASSERT_MSG_EQ((b.at - budgets[i - 1].at),
+                                      Seconds(0.1),
+                                      "one slot after the other");
+            }
+            if (b.target == longR.targetCellId)
+            {
+                longBudgets += b.bytes;
+            }
+        }
+        // Slots 0.6, ..., 1.0 s start within the window [0.55, 1.05) s.
+        NS_TEST_ASSERT_MSG_EQ(budgets.size(), 6, "5 slots: 2 budgets, then 4");
+        NS_TEST_ASSERT_MSG_EQ(shortR.kvBytesReceived, shortR.kvBytesExpected, "short: whole");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(static_cast<double>(longR.kvBytesReceived),
+                                    longBudgets,
+                                    "long: at most its target's budgets");
+        // It is cut 50 ms into its fifth slot: 4 slots' budgets at least, less one
+        // window's worth of KV entries in flight.
+        NS_TEST_ASSERT_MSG_GT(static_cast<double>(longR.kvBytesReceived),
+                              0.95 * (half + 3 * 2 * half),
+                              "long: the budgets of its first four slots; its share "
+                                  << longR.receivedFraction << " of " << longR.kvBytesExpected
+                                  << " B, " << longR.bound);
+        Simulator::Destroy();
+    }
 };
 
 /**
@@ -949,6 +1033,7 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
         AddTestCase(new DelayGrowsTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoStudyTestCase(0.0, "WaterFilling"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoStudyTestCase(0.5, "Equal"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new ImpactHoSharedLinkTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new StudyRunTestCase(0.0, "ctho", true), EDGE_LLM_TEST_QUICK);
         AddTestCase(new StudyRunTestCase(0.0, "cho", true), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RrcHandoverTestCase("road", "A3-RSRP"), EDGE_LLM_TEST_QUICK);

@@ -3,6 +3,9 @@
  *
  * Built only when ns-3 has the nr module (5G-LENA): CMakeLists.txt adds this file then.
  */
+#include "edge-llm-study-checks.h"
+
+#include "ns3/config.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-ran.h"
@@ -16,9 +19,11 @@
 #include "ns3/rng-seed-manager.h"
 #include "ns3/road-handover-scenario.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 
@@ -408,6 +413,104 @@ class NrRanSeamTestCase : public TestCase
     }
 };
 
+namespace
+{
+
+/// The small study's runs over NR by scheme, for the case that compares them.
+std::map<std::string, MultiCellResult>&
+NrStudyResults()
+{
+    static std::map<std::string, MultiCellResult> results;
+    return results;
+}
+
+} // namespace
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The small backhaul study over NR (7 hex gNB sites x 2 UEs, a star backhaul of
+ *        1 Gbit/s links with cross traffic at load 0.5, Xn over two hops): one scheme's
+ *        run restores every session and conserves the KV bytes in all, per session and
+ *        per backhaul link (edgellmtest::SmallStudyTestCase).
+ */
+class NrStudyTestCase : public edgellmtest::SmallStudyTestCase
+{
+  public:
+    /**
+     * \param scheme ctho, tho, cho, impactho (ImpactHO, water-filling) or ea (ImpactHO's
+     *        equal-allocation baseline)
+     */
+    explicit NrStudyTestCase(const std::string& scheme)
+        : SmallStudyTestCase("NR study, 7 star sites x 2 UEs, load 0.5, " + scheme +
+                             ": every session restored, KV bytes conserved"),
+          m_scheme(scheme)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::map<std::string, std::pair<std::string, std::string>> schemes = {
+            {"ctho", {"ns3::CtHoScheduler", ""}},
+            {"tho", {"ns3::ThoScheduler", ""}},
+            {"cho", {"ns3::ChoScheduler", ""}},
+            {"impactho", {"ns3::ImpactHoScheduler", "WaterFilling"}},
+            {"ea", {"ns3::ImpactHoScheduler", "Equal"}}};
+        const auto& [type, policy] = schemes.at(m_scheme);
+        if (!policy.empty())
+        {
+            Config::SetDefault("ns3::ImpactHoScheduler::Policy", StringValue(policy));
+        }
+        const MultiCellResult r = MultiCellScenario::Run(edgellmtest::SmallStudy(0.5, "nr"), type);
+        Config::SetDefault("ns3::ImpactHoScheduler::Policy", StringValue("WaterFilling"));
+        CheckRestoredAndConserved(r);
+        NS_TEST_ASSERT_MSG_EQ(r.links.empty(), false, "per-link counters on the star");
+        NS_TEST_ASSERT_MSG_EQ(r.rrcFailures, 0, "no RRC handover failure");
+        NS_TEST_ASSERT_MSG_EQ(r.accuracyUes, (policy.empty() ? 0u : 14u), "UEs with a share");
+        NrStudyResults()[m_scheme] = r;
+    }
+
+    std::string m_scheme; //!< As in the study's --schemes
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Over the NR study's same handovers (the runs before): ctHO's worst UE-side delay
+ *        is at most tHO's and cHO's.
+ */
+class NrStudyOrderTestCase : public TestCase
+{
+  public:
+    NrStudyOrderTestCase()
+        : TestCase("NR study, load 0.5: ctHO's worst delay <= tHO's and cHO's")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto& r = NrStudyResults();
+        NS_TEST_ASSERT_MSG_EQ(r.count("ctho") + r.count("tho") + r.count("cho"), 3, "runs first");
+        for (const char* scheme : {"tho", "cho"})
+        {
+            NS_TEST_ASSERT_MSG_EQ(r["ctho"].ues.size(), r[scheme].ues.size(), "the same UEs");
+            for (std::size_t i = 0; i < r["ctho"].ues.size(); ++i)
+            {
+                NS_TEST_ASSERT_MSG_EQ_TOL(r["ctho"].ues[i].handoverTime,
+                                          r[scheme].ues[i].handoverTime,
+                                          0.01,
+                                          "UE " << i << ": the same handover");
+            }
+        }
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r["ctho"].measured.worst,
+                                    r["tho"].measured.worst,
+                                    "ctHO <= tHO");
+        NS_TEST_ASSERT_MSG_LT_OR_EQ(r["ctho"].measured.worst,
+                                    r["cho"].measured.worst,
+                                    "ctHO <= cHO");
+    }
+};
+
 /**
  * \ingroup edge-llm-tests
  * \brief The road over NR (5G-LENA): whole scenarios (SYSTEM).
@@ -422,6 +525,11 @@ class EdgeLlmNrHandoverTestSuite : public TestSuite
         AddTestCase(new NrCtHoTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new NrOnlineA3TestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new NrBaselinesTestCase, EDGE_LLM_TEST_QUICK);
+        for (const char* scheme : {"ctho", "tho", "cho", "impactho", "ea"})
+        {
+            AddTestCase(new NrStudyTestCase(scheme), EDGE_LLM_TEST_QUICK);
+        }
+        AddTestCase(new NrStudyOrderTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -154,6 +154,29 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      });
     options.AddValue("backhaulDelayUs", "Backhaul link delay, us", backhaulDelayUs);
     options.AddValue("backhaulMtu", "Backhaul link MTU, bytes", backhaulMtu);
+    options.AddValue("ran",
+                     "Radio access: lte (eNBs, X2) or nr (5G-LENA gNBs, Xn; a build with ns-3's "
+                     "nr module)",
+                     cfg.ran);
+    options.AddValue("handover",
+                     "Who decides the handovers: script (requested at the boundary and "
+                     "announced to the source, ctHO's setting), A3-RSRP or A2-A4-RSRQ (the "
+                     "RRC's algorithm from the UEs' measurements; NR: nr's A3 for A3-RSRP; "
+                     "the sources batch them online)",
+                     cfg.handover);
+    options.AddValue("predictArrivals",
+                     "Online handovers: the sources plan with arrivals predicted from each "
+                     "UE's position and speed (false: each batch as the handovers come)",
+                     cfg.predictArrivals);
+    options.AddValue("maxLossDb",
+                     "Spectrum cut-off, dB: a PHY hears a transmitter only within this path "
+                     "loss (ns3::SpectrumChannel::MaxLossDb), so the cost grows linearly with "
+                     "the sites; 0: none (every PHY hears every cell), else [50, 300]",
+                     cfg.maxLossDb);
+    options.AddValue("amcModel",
+                     "LTE's CQI model: MiErrorModel (ns-3's default) or PiroEW2010 (cheaper "
+                     "per UE)",
+                     cfg.amcModel);
     options.AddValue("numSites", "Sites: 7 or 19 (hex), 2 to 57 (road)", cfg.numSites);
     options.AddValue("layout", "hex or road", cfg.layout);
     options.AddValue("interSiteDistance",
@@ -364,19 +387,19 @@ class StudyTables
     {
         std::ostringstream scenario;
         scenario << "," << cfg.ran << "," << cfg.layout << "," << cfg.numSites << ","
-                 << cfg.backhaul << "," << cfg.GetKvQueueDisc();
+                 << cfg.backhaul << "," << cfg.GetKvQueueDisc() << "," << cfg.handover;
         m_scenario = scenario.str();
         m_csv << "load,scheme,ues,restored,mean_delay_s,p95_delay_s,worst_delay_s,"
                  "restored_worst_s,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,"
                  "kv_bytes_sent,kv_bytes_received,kv_bytes_dropped,packets_dropped,complete,"
                  "received_share_mean,accuracy_mean,starved,ran,layout,sites,backhaul,kv_queue_"
-                 "disc\n";
+                 "disc,handover\n";
         m_queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,ran,"
-                      "layout,sites,backhaul,kv_queue_disc\n";
+                      "layout,sites,backhaul,kv_queue_disc,handover\n";
         m_ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
                    "context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,restored_s,"
                    "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost,received_fraction,"
-                   "accuracy,starved,ran,layout,sites,backhaul,kv_queue_disc\n";
+                   "accuracy,starved,ran,layout,sites,backhaul,kv_queue_disc,handover\n";
     }
 
     /**
@@ -555,13 +578,14 @@ main(int argc, char* argv[])
     }
     MultiCellConfig& cfg = o.cfg;
     const std::string& outputDir = o.outputDir;
-    std::cout << "edge-llm-backhaul-study: " << cfg.numSites << " " << cfg.layout << " sites "
-              << cfg.interSiteDistance << " m apart, " << cfg.uesPerSite << " UEs per site ("
+    std::cout << "edge-llm-backhaul-study: " << (cfg.ran == "nr" ? "NR, " : "LTE, ") << cfg.numSites
+              << " " << cfg.layout << " sites " << cfg.interSiteDistance << " m apart, "
+              << cfg.uesPerSite << (cfg.uesPerSite == 1 ? " UE" : " UEs") << " per site ("
               << cfg.numSites * cfg.uesPerSite << " UEs), " << cfg.backhaul << " backhaul "
               << cfg.backhaulGbps << " Gbit/s per link (MTU " << cfg.backhaulMtu << "), "
               << cfg.model << " q = " << cfg.kvBits << ", prompts U[" << cfg.promptMin << ", "
-              << cfg.promptMax << "] tokens, seed " << RngSeedManager::GetSeed() << " run "
-              << RngSeedManager::GetRun() << std::endl;
+              << cfg.promptMax << "] tokens, handovers " << cfg.handover << ", seed "
+              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
 
     StudyTables tables(cfg);
     std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "

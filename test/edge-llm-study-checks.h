@@ -1,0 +1,121 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * The small packet-level study and the checks every run of it passes, shared by the
+ * backhaul-study suite (LTE) and the NR suite (the same study over 5G-LENA).
+ */
+#ifndef EDGE_LLM_STUDY_CHECKS_H
+#define EDGE_LLM_STUDY_CHECKS_H
+
+#include "ns3/multi-cell-scenario.h"
+#include "ns3/test.h"
+
+#include <string>
+
+namespace ns3
+{
+namespace edgellmtest
+{
+
+/**
+ * \brief The small packet-level study: 7 hex sites x 2 UEs (14 UEs), a star backhaul of
+ *        1 Gbit/s links, prompts of 100 to 200 tokens, 50 tokens after the handover.
+ * \param load cross-traffic load, [0, 0.9]
+ * \param ran "lte" or "nr"
+ * \return the config
+ */
+inline MultiCellConfig
+SmallStudy(double load, const std::string& ran = "lte")
+{
+    MultiCellConfig cfg;
+    cfg.ran = ran;
+    cfg.layout = "hex";
+    cfg.numSites = 7;
+    cfg.uesPerSite = 2;
+    cfg.backhaul = "star";
+    cfg.backhaulGbps = 1;
+    cfg.promptMin = 100;
+    cfg.promptMax = 200;
+    cfg.tokensAfterHandover = 50;
+    cfg.tailTime = Seconds(5);
+    cfg.crossTrafficLoad = load;
+    return cfg;
+}
+
+/**
+ * \brief A run of the small study (SmallStudy: 14 UEs): the checks every scheme's run
+ *        passes (every session restored, none lost, KV bytes conserved in all, per
+ *        session and per backhaul link).
+ */
+class SmallStudyTestCase : public TestCase
+{
+  protected:
+    /// \param name the case's name
+    explicit SmallStudyTestCase(const std::string& name)
+        : TestCase(name)
+    {
+    }
+
+    /**
+     * \brief Check that \p r restored all 14 sessions and conserved its KV bytes: in all
+     *        (application bytes sent = received), per session (each UE's bytes received =
+     *        the n_tx x s_KV its source planned to send, and they add up to the
+     *        application bytes; ImpactHO's family: at most its cache, the share it reports
+     *        is bytes received / cache, and the sessions' bytes stay below the application
+     *        bytes, which add each entry's coordinates) and on every backhaul link
+     *        direction (offered = dropped + received).
+     * \param r the run's result
+     */
+    void CheckRestoredAndConserved(const MultiCellResult& r)
+    {
+        NS_TEST_EXPECT_MSG_EQ(r.ues.size(), 14, "UEs");
+        NS_TEST_EXPECT_MSG_EQ(r.restoredSessions, 14, "sessions restored");
+        NS_TEST_EXPECT_MSG_EQ(r.lostSessions, 0, "sessions lost");
+        NS_TEST_EXPECT_MSG_EQ(r.complete, true, "complete");
+        NS_TEST_EXPECT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "application bytes");
+        uint64_t received = 0;
+        for (const auto& ue : r.ues)
+        {
+            received += ue.kvBytesReceived;
+            if (std::isnan(ue.receivedFraction))
+            {
+                NS_TEST_EXPECT_MSG_EQ(ue.kvBytesReceived,
+                                      ue.kvBytesExpected,
+                                      "UE " << ue.ueId << " got n_tx x s_KV bytes");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(ue.kvBytesReceived,
+                                            ue.kvBytesExpected,
+                                            "UE " << ue.ueId << ": at most its cache");
+                NS_TEST_EXPECT_MSG_EQ_TOL(ue.receivedFraction,
+                                          static_cast<double>(ue.kvBytesReceived) /
+                                              static_cast<double>(ue.kvBytesExpected),
+                                          1e-12,
+                                          "UE " << ue.ueId << ": share = bytes received / cache");
+            }
+        }
+        if (r.accuracyUes == 0)
+        {
+            NS_TEST_EXPECT_MSG_EQ(received, r.kvBytesReceived, "per-session bytes add up");
+        }
+        else
+        {
+            // ImpactHO's importance-ordered segments also carry each entry's coordinates
+            // (the application bytes count them; a session's KV bytes do not).
+            NS_TEST_EXPECT_MSG_LT(received, r.kvBytesReceived, "KV bytes within the wire's");
+        }
+        for (const auto& link : r.links)
+        {
+            NS_TEST_EXPECT_MSG_EQ(link.offeredBytes,
+                                  link.droppedBytes + link.receivedBytes,
+                                  "link " << link.fromCellId << " -> " << link.toCellId
+                                          << ": offered = dropped + received");
+        }
+    }
+};
+
+} // namespace edgellmtest
+} // namespace ns3
+
+#endif /* EDGE_LLM_STUDY_CHECKS_H */
