@@ -8,6 +8,7 @@
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
+#include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-limits.h"
@@ -24,6 +25,7 @@
 #include "ns3/queue-size.h"
 #include "ns3/queue.h"
 #include "ns3/spectrum-channel.h"
+#include "ns3/string.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/udp-header.h"
@@ -156,6 +158,17 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
             "maxLossDb (ns3::SpectrumChannel::MaxLossDb) must be 0 (no cut-off) or in [50, 300] "
             "dB (below 50 dB a UE would not hear its own cell), got " +
                 edgellm::FormatNumber(maxLossDb));
+    // The RRC (LteEnbRrc, NrGnbRrc) encodes these in SIB2: only 3GPP's values.
+    require(raPreambles == 0 || (raPreambles % 4 == 0 && raPreambles >= 4 && raPreambles <= 60),
+            "raPreambles (ns3::LteEnbMac::NumberOfRaPreambles; NR: ns3::NrGnbMac's) must be 0 "
+            "(ns-3's 52) or a multiple of 4 in [4, 60] (64 preambles per cell, at least 4 "
+            "dedicated to handovers); got " +
+                std::to_string(raPreambles));
+    const std::vector<uint32_t> transMax{0, 3, 4, 5, 6, 7, 8, 10, 20, 50, 100, 200};
+    require(std::find(transMax.begin(), transMax.end(), preambleTransMax) != transMax.end(),
+            "preambleTransMax (ns3::LteEnbMac::PreambleTransMax) must be 0 (ns-3's 50) or one "
+            "of 3, 4, 5, 6, 7, 8, 10, 20, 50, 100, 200 (NR: ns3::NrGnbMac's); got " +
+                std::to_string(preambleTransMax));
     if (rat == "lte")
     {
         require(bandwidthRbs == 6 || bandwidthRbs == 15 || bandwidthRbs == 25 ||
@@ -169,17 +182,7 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
         {
             RequireTypeId("pathlossModel", pathlossModel, "ns3::PropagationLossModel");
         }
-        // LteEnbRrc encodes these in SIB2 and the SRS configuration: only 3GPP's values.
-        require(raPreambles == 0 || (raPreambles % 4 == 0 && raPreambles >= 4 && raPreambles <= 60),
-                "raPreambles (ns3::LteEnbMac::NumberOfRaPreambles) must be 0 (ns-3's 52) or a "
-                "multiple of 4 in [4, 60] (64 preambles per cell, at least 4 dedicated to "
-                "handovers); got " +
-                    std::to_string(raPreambles));
-        const std::vector<uint32_t> transMax{0, 3, 4, 5, 6, 7, 8, 10, 20, 50, 100, 200};
-        require(std::find(transMax.begin(), transMax.end(), preambleTransMax) != transMax.end(),
-                "preambleTransMax (ns3::LteEnbMac::PreambleTransMax) must be 0 (ns-3's 50) or "
-                "one of 3, 4, 5, 6, 7, 8, 10, 20, 50, 100, 200; got " +
-                    std::to_string(preambleTransMax));
+        // LteEnbRrc encodes it in the SRS configuration: only 3GPP's values.
         const std::vector<uint32_t> srs{0, 2, 5, 10, 20, 40, 80, 160, 320};
         require(std::find(srs.begin(), srs.end(), srsPeriodicity) != srs.end(),
                 "srsPeriodicity (ns3::LteEnbRrc::SrsPeriodicity) must be 0 (ns-3's 40) or one "
@@ -516,6 +519,32 @@ bool
 EdgeLlmRan::GetX2SignallingPriority() const
 {
     return m_x2SignallingPriority;
+}
+
+void
+EdgeLlmRan::WithUintegerDefaults(const std::vector<std::pair<std::string, uint32_t>>& knobs,
+                                 const std::function<void()>& during)
+{
+    std::vector<std::pair<std::string, std::string>> saved;
+    for (const auto& [name, value] : knobs)
+    {
+        if (value == 0)
+        {
+            continue;
+        }
+        const auto split = name.rfind("::");
+        TypeId::AttributeInformation info;
+        NS_ABORT_MSG_UNLESS(TypeId::LookupByName(name.substr(0, split))
+                                .LookupAttributeByName(name.substr(split + 2), &info),
+                            "EdgeLlmRan: no attribute " << name);
+        saved.emplace_back(name, info.initialValue->SerializeToString(info.checker));
+        Config::SetDefault(name, UintegerValue(value));
+    }
+    during();
+    for (const auto& [name, value] : saved)
+    {
+        Config::SetDefault(name, StringValue(value));
+    }
 }
 
 void

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -57,13 +58,13 @@ struct EdgeLlmRanConfig
     std::string nrChannelCondition{"LOS"}; //!< NR: LOS, NLOS or Default (the scenario's
                                            //!< LOS probability, drawn per link)
     int64_t stream{100}; //!< First random stream of the RAN's models (BS; UE +1000)
-    /// LTE: LteEnbMac NumberOfRaPreambles, the contention-based RA preambles (a multiple of
-    /// 4 in [4, 60]); the other 64 - it are the dedicated preambles a target gives each
-    /// incoming handover, each held PreambleTransMax x (RaResponseWindowSize + 5) ms.
-    /// 0: ns-3's default (52)
+    /// LteEnbMac (NR: NrGnbMac) NumberOfRaPreambles, the contention-based RA preambles (a
+    /// multiple of 4 in [4, 60]); the other 64 - it are the dedicated preambles a target
+    /// gives each incoming handover, each held PreambleTransMax x (RaResponseWindowSize + 5)
+    /// ms. 0: the RAT's default (52)
     uint32_t raPreambles{0};
-    /// LTE: LteEnbMac PreambleTransMax, the UE's RA attempts before it gives up, one of
-    /// 3GPP's 3, 4, 5, 6, 7, 8, 10, 20, 50, 100, 200. 0: ns-3's default (50)
+    /// LteEnbMac (NR: NrGnbMac) PreambleTransMax, the UE's RA attempts before it gives up,
+    /// one of 3GPP's 3, 4, 5, 6, 7, 8, 10, 20, 50, 100, 200. 0: the RAT's default (50)
     uint32_t preambleTransMax{0};
     /// LTE: LteEnbRrc SrsPeriodicity, ms = the SRS slots of a cell (one per UE context,
     /// temporary ones of an attach included), one of 2, 5, 10, 20, 40, 80, 160, 320.
@@ -435,6 +436,18 @@ class EdgeLlmRan : public Object
 
     /// \return "LTE RAN" or "NR RAN" (the RAT's name in capitals), for messages
     std::string RanLabel() const;
+
+    /**
+     * \brief Run \p during with integer attribute defaults set, each restored to its value
+     *        before afterwards (a later scenario in the same process sees ns-3's values
+     *        again): the RACH and SRS knobs that the RRC reads while a BS device is
+     *        installed.
+     * \param knobs full attribute names (e.g. "ns3::LteEnbMac::NumberOfRaPreambles") with
+     *        their values; a value 0 leaves that attribute alone (ns-3's default)
+     * \param during what to run with them set
+     */
+    static void WithUintegerDefaults(const std::vector<std::pair<std::string, uint32_t>>& knobs,
+                                     const std::function<void()>& during);
 
     /**
      * \brief Set the config's spectrum cut-off on the RAT's channels (EdgeLlmRanConfig

@@ -115,41 +115,13 @@ LteEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
             "ns3::LteAmc::AmcModel",
             StringValue(m_config.amcModel == "MiErrorModel" ? "Vienna" : m_config.amcModel));
     }
-    {
-        // RACH and SRS knobs (0: ns-3's default). LteEnbRrc reads the MAC's RACH settings
-        // into SIB2 while the device is installed, so they are attribute defaults during
-        // InstallEnbDevice only, restored afterwards (a later scenario in the same process
-        // sees ns-3's values again).
-        std::vector<std::pair<std::string, uint32_t>> knobs;
-        if (m_config.raPreambles > 0)
-        {
-            knobs.emplace_back("ns3::LteEnbMac::NumberOfRaPreambles", m_config.raPreambles);
-        }
-        if (m_config.preambleTransMax > 0)
-        {
-            knobs.emplace_back("ns3::LteEnbMac::PreambleTransMax", m_config.preambleTransMax);
-        }
-        if (m_config.srsPeriodicity > 0)
-        {
-            knobs.emplace_back("ns3::LteEnbRrc::SrsPeriodicity", m_config.srsPeriodicity);
-        }
-        std::vector<std::pair<std::string, std::string>> saved;
-        for (const auto& [name, value] : knobs)
-        {
-            const auto split = name.rfind("::");
-            TypeId::AttributeInformation info;
-            NS_ABORT_MSG_UNLESS(TypeId::LookupByName(name.substr(0, split))
-                                    .LookupAttributeByName(name.substr(split + 2), &info),
-                                "LteEdgeLlmRan: no attribute " << name);
-            saved.emplace_back(name, info.initialValue->SerializeToString(info.checker));
-            Config::SetDefault(name, UintegerValue(value));
-        }
-        m_bsDevices = m_lte->InstallEnbDevice(bsNodes);
-        for (const auto& [name, value] : saved)
-        {
-            Config::SetDefault(name, StringValue(value));
-        }
-    }
+    // RACH and SRS knobs (0: ns-3's default). LteEnbRrc reads the MAC's RACH settings into
+    // SIB2 while the device is installed, so they are attribute defaults during
+    // InstallEnbDevice only (EdgeLlmRan::WithUintegerDefaults).
+    WithUintegerDefaults({{"ns3::LteEnbMac::NumberOfRaPreambles", m_config.raPreambles},
+                          {"ns3::LteEnbMac::PreambleTransMax", m_config.preambleTransMax},
+                          {"ns3::LteEnbRrc::SrsPeriodicity", m_config.srsPeriodicity}},
+                         [this, &bsNodes] { m_bsDevices = m_lte->InstallEnbDevice(bsNodes); });
     m_ueDevices = m_lte->InstallUeDevice(ueNodes);
     if (!savedAmc.empty())
     {

@@ -41,6 +41,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <functional>
 #include <set>
 #include <sstream>
@@ -143,13 +144,24 @@ MultiCellConfig::Validate() const
                 interSiteDistance <= MAX_INTER_SITE,
             "interSiteDistance must be in (0, " + edgellm::FormatNumber(MAX_INTER_SITE) +
                 "] m, got " + edgellm::FormatNumber(interSiteDistance));
-    Require(backhaul == "mesh" || backhaul == "star" || backhaul == "ring" || backhaul == "x2",
-            "backhaul must be mesh, star, ring or x2, got '" + backhaul + "'");
+    Require(backhaul == "mesh" || backhaul == "star" || backhaul == "ring" || backhaul == "x2" ||
+                backhaul == "file",
+            "backhaul must be mesh, star, ring, file or x2, got '" + backhaul + "'");
+    if (backhaul == "file")
+    {
+        Require(backhaulFileFormat == "Inet" || backhaulFileFormat == "Orbis" ||
+                    backhaulFileFormat == "Rocketfuel",
+                "backhaulFileFormat must be Inet, Orbis or Rocketfuel, got '" + backhaulFileFormat +
+                    "'");
+        Require(!backhaulFile.empty() && std::ifstream(backhaulFile).good(),
+                "backhaul file needs backhaulFile, a readable topology file, got '" + backhaulFile +
+                    "'");
+    }
     Require(backhaul != "ring" || numSites >= 3,
             "backhaul ring needs numSites >= 3, got " + std::to_string(numSites));
     Require(backhaul != "x2" || (queueDisc.empty() && crossTrafficLoad == 0),
             "backhaul x2 (the RAN's own cables) takes no queueDisc and no crossTrafficLoad "
-            "(they need an EdgeLlmBackhaul: mesh, star or ring), got queueDisc '" +
+            "(they need an EdgeLlmBackhaul: mesh, star, ring or file), got queueDisc '" +
                 queueDisc + "' and crossTrafficLoad " + edgellm::FormatNumber(crossTrafficLoad));
     // Under EdgeLlmRan's X2 priority root (X2SignallingPriority, as set now: the RAN the
     // engine creates takes it) the disc becomes the KV band's, else the device's root.
@@ -309,10 +321,10 @@ MultiCellConfig::GetRanConfig() const
     radio.nrFrequencyHz = nrFrequencyHz;
     radio.nrBandwidthHz = nrBandwidthHz;
     radio.nrNumerology = nrNumerology;
+    radio.raPreambles = raPreambles; // both RATs (LteEnbMac, NrGnbMac)
+    radio.preambleTransMax = preambleTransMax;
     if (ran == "lte")
     {
-        radio.raPreambles = raPreambles;
-        radio.preambleTransMax = preambleTransMax;
         radio.srsPeriodicity = srsPeriodicity;
     }
     radio.amcModel = amcModel; // LTE's knob: EdgeLlmRanConfig::Validate refuses it over NR
@@ -326,7 +338,12 @@ MultiCellConfig::Describe() const
 {
     std::ostringstream line;
     line << (ran == "nr" ? "NR" : "LTE") << ", " << numSites << " " << layout << " sites, "
-         << backhaul << " backhaul " << backhaulGbps << " Gbit/s";
+         << backhaul << " backhaul ";
+    if (backhaul == "file")
+    {
+        line << "(" << backhaulFile.substr(backhaulFile.find_last_of('/') + 1) << ") ";
+    }
+    line << backhaulGbps << " Gbit/s";
     if (backhaul != "x2")
     {
         line << ", KV band " << GetKvQueueDisc();
@@ -425,6 +442,8 @@ MultiCellScenario::GetAttributesSet()
         {"ns3::LteEnbRrc::SrsPeriodicity", radio},
         {"ns3::LteEnbMac::NumberOfRaPreambles", radio},
         {"ns3::LteEnbMac::PreambleTransMax", radio},
+        {"ns3::NrGnbMac::NumberOfRaPreambles", radio},
+        {"ns3::NrGnbMac::PreambleTransMax", radio},
         {"ns3::LogDistancePropagationLossModel::ReferenceDistance", radio},
         {"ns3::LogDistancePropagationLossModel::ReferenceLoss", radio},
         {"ns3::LogDistancePropagationLossModel::Exponent", radio},
@@ -724,6 +743,7 @@ MultiCellScenario::BuildRan()
         Ptr<EdgeLlmBackhaul> backhaul = CreateObject<EdgeLlmBackhaul>();
         const std::string topology = m_cfg.backhaul == "star"   ? "Star"
                                      : m_cfg.backhaul == "ring" ? "Ring"
+                                     : m_cfg.backhaul == "file" ? "File"
                                                                 : "Mesh";
         const DataRate rate(static_cast<uint64_t>(std::llround(m_cfg.backhaulGbps * 1e9)));
         backhaul->SetAttribute("Topology", StringValue(topology));
@@ -732,6 +752,11 @@ MultiCellScenario::BuildRan()
         backhaul->SetAttribute("LinkDelay", TimeValue(m_cfg.backhaulDelay));
         backhaul->SetAttribute("LinkMtu", UintegerValue(m_cfg.backhaulMtu));
         backhaul->SetAttribute("QueueDisc", StringValue(m_cfg.queueDisc));
+        if (m_cfg.backhaul == "file")
+        {
+            backhaul->SetAttribute("TopologyFile", StringValue(m_cfg.backhaulFile));
+            backhaul->SetAttribute("TopologyFormat", StringValue(m_cfg.backhaulFileFormat));
+        }
         m_ran->SetBackhaul(backhaul);
     }
     m_ran->Install(m_bsNodes, m_ueNodes);

@@ -120,10 +120,11 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// LogDistance's loss at 1 m, dB, [0, 100]: with exponent 3.76 the 3GPP macro-cell law
     /// L = 128.1 + 37.6 log10(R / 1 km) dB (TR 36.942); ignored by other models
     double pathlossReferenceDb{15.3};
-    /// LTE: contention RA preambles per cell (28: 36 dedicated preambles for many
-    /// handovers at once; doc, "Multi-cell scenarios"); 0: ns-3's default (52)
+    /// Contention RA preambles per cell (LTE and NR; 28: 36 dedicated preambles for many
+    /// handovers at once; doc, "Multi-cell scenarios"); 0: the RAT's default (52)
     uint32_t raPreambles{28};
-    /// LTE: RA attempts (10: a dedicated preamble is held 80 ms); 0: ns-3's default (50)
+    /// RA attempts (LTE and NR; 10: a dedicated preamble is held 80 ms); 0: the RAT's
+    /// default (50)
     uint32_t preambleTransMax{10};
     /// LTE: SRS slots per cell, ms, >= 2 x uesPerSite (320: 160 UEs per cell); 0: ns-3's
     /// default (40)
@@ -132,8 +133,13 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// "mesh" (an X2/Xn cable between every two sites), "star" (every site to one
     /// aggregation router: X2 and KV over two hops), "ring" (EdgeLlmBackhaul's Topology), or
     /// "x2": the RAN's own X2/Xn cables, as EdgeLlmRan builds them without an
-    /// EdgeLlmBackhaul (the papers' road; no queue disc, cross traffic or per-link counts)
+    /// EdgeLlmBackhaul (the papers' road; no queue disc, cross traffic or per-link counts),
+    /// or "file" (backhaulFile: EdgeLlmBackhaul's File topology)
     std::string backhaul{"mesh"};
+    /// backhaul "file": the topology file (ns-3's topology-read; its first numSites nodes
+    /// are the sites in order, the others routers), every link at backhaulGbps
+    std::string backhaulFile;
+    std::string backhaulFileFormat{"Inet"}; //!< backhaul "file": Inet, Orbis or Rocketfuel
     /// QueueDisc TypeId of the KV band on every backhaul device (EdgeLlmBackhaul's
     /// QueueDisc, e.g. ns3::FqCoDelQueueDisc, ns3::RedQueueDisc); "": FIFO
     std::string queueDisc;

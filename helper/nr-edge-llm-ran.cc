@@ -119,7 +119,12 @@ NrEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
 {
     NS_ABORT_MSG_IF(!m_nr, "NrEdgeLlmRan::Install: call Configure() first");
     const BandwidthPartInfoPtrVector bwps = CcBwpCreator::GetAllBwps({*m_band});
-    m_bsDevices = m_nr->InstallGnbDevice(bsNodes, bwps);
+    // RACH knobs (0: nr's default), as for LTE: NrGnbRrc reads the MAC's RACH settings
+    // while the device is installed.
+    WithUintegerDefaults(
+        {{"ns3::NrGnbMac::NumberOfRaPreambles", m_config.raPreambles},
+         {"ns3::NrGnbMac::PreambleTransMax", m_config.preambleTransMax}},
+        [this, &bsNodes, &bwps] { m_bsDevices = m_nr->InstallGnbDevice(bsNodes, bwps); });
     m_ueDevices = m_nr->InstallUeDevice(ueNodes, bwps);
     // nr v4.1.1's NrHelper keeps a handover algorithm factory (SetHandoverAlgorithmType)
     // but never installs the algorithm on a gNB: the RRC gets none and measured

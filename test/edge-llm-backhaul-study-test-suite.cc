@@ -257,6 +257,28 @@ class ValidateTestCase : public TestCase
         Check(with([](C& c) { c.backhaul = "star"; }), true, "backhaul");
         Check(with([](C& c) { c.backhaul = "ring"; }), true, "backhaul");
         Check(with([](C& c) { c.backhaul = "bus"; }), false, "backhaul");
+        const std::string topologyFile =
+            edgellmtest::RepoFile("examples/backhaul-study/metro-7-sites.inet");
+        Check(with([&topologyFile](C& c) {
+                  c.backhaul = "file";
+                  c.backhaulFile = topologyFile;
+              }),
+              true,
+              "backhaul file");
+        Check(with([](C& c) { c.backhaul = "file"; }), false, "needs backhaulFile");
+        Check(with([](C& c) {
+                  c.backhaul = "file";
+                  c.backhaulFile = "/no/such.inet";
+              }),
+              false,
+              "needs backhaulFile, a readable topology file, got '/no/such.inet'");
+        Check(with([&topologyFile](C& c) {
+                  c.backhaul = "file";
+                  c.backhaulFile = topologyFile;
+                  c.backhaulFileFormat = "Gml";
+              }),
+              false,
+              "backhaulFileFormat must be Inet, Orbis or Rocketfuel");
         Check(with([](C& c) {
                   c.layout = "road";
                   c.numSites = 3;
@@ -666,6 +688,42 @@ class ImpactHoStudyTestCase : public SmallStudyTestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The small study over a backhaul read from a topology file
+ *        (examples/backhaul-study/metro-7-sites.inet: sites 0-3 on one aggregation router,
+ *        4-6 on another, both on a core router that site 0 also reaches directly), load 0.3,
+ *        ctHO: every session restored, KV bytes conserved in all, per session and per link,
+ *        and the links are the file's 10.
+ */
+class FileBackhaulTestCase : public SmallStudyTestCase
+{
+  public:
+    FileBackhaulTestCase()
+        : SmallStudyTestCase("7 sites x 2 UEs on a file backhaul (two aggregation routers and "
+                             "a core), load 0.3, ctHO: restored, bytes conserved")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MultiCellConfig cfg = SmallStudy(0.3);
+        cfg.backhaul = "file";
+        cfg.backhaulFile = edgellmtest::RepoFile("examples/backhaul-study/metro-7-sites.inet");
+        const MultiCellResult r = MultiCellScenario::Run(cfg, "ns3::CtHoScheduler");
+        CheckRestoredAndConserved(r);
+        // Each of the file's 10 links counted in both directions.
+        NS_TEST_ASSERT_MSG_EQ(r.links.size(), 20, "the file's links, both ways");
+        uint64_t received = 0;
+        for (const auto& link : r.links)
+        {
+            received += link.receivedBytes;
+        }
+        NS_TEST_ASSERT_MSG_GT_OR_EQ(received, r.kvBytesReceived, "KV bytes crossed the links");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief ImpactHO's split of a shared link, by hand: 3 road sites on a star of 1 Gbit/s
  *        links; two UEs of the middle site hand over at once, one to each neighbour, so
  *        both transfers leave over the middle site's one link to the aggregation router.
@@ -1034,6 +1092,7 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
         AddTestCase(new ImpactHoStudyTestCase(0.0, "WaterFilling"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoStudyTestCase(0.5, "Equal"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoSharedLinkTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FileBackhaulTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new StudyRunTestCase(0.0, "ctho", true), EDGE_LLM_TEST_QUICK);
         AddTestCase(new StudyRunTestCase(0.0, "cho", true), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RrcHandoverTestCase("road", "A3-RSRP"), EDGE_LLM_TEST_QUICK);

@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "edge-llm-study-checks.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
@@ -205,27 +207,6 @@ Delay(const Outcome& o, uint64_t session)
     return it == o.restoreDelay.end() ? -1.0 : it->second;
 }
 
-/// \return the data file \p name of this suite (test/data), wherever the runner runs
-std::string
-DataFile(const std::string& name)
-{
-    const std::string here(__FILE__);
-    const std::string dir = here.substr(0, here.find_last_of('/') + 1);
-    // __FILE__ is absolute (CMake) or relative to the build folder (waf, ns-3.35); the test
-    // runner runs in the build folder (standalone) or the ns-3 top folder (test.py).
-    for (const std::string& candidate : {dir + "data/" + name,
-                                         "test/data/" + name,
-                                         "../test/data/" + name,
-                                         "contrib/edge-llm/test/data/" + name})
-    {
-        if (std::ifstream(candidate))
-        {
-            return candidate;
-        }
-    }
-    return "test/data/" + name;
-}
-
 } // namespace
 
 /**
@@ -347,7 +328,8 @@ class FileTestCase : public TestCase
     void DoRun() override
     {
         Ptr<EdgeLlmBackhaul> b = Make("File");
-        b->SetAttribute("TopologyFile", StringValue(DataFile("backhaul-4node.inet")));
+        b->SetAttribute("TopologyFile",
+                        StringValue(edgellmtest::RepoFile("test/data/backhaul-4node.inet")));
         b->SetAttribute("TopologyFormat", StringValue("Inet"));
         const Outcome o = RunBackhaul(3, b, {{1, 2, 0.2}});
         NS_TEST_ASSERT_MSG_EQ(o.paths.at(0).links.size(), 1u, "0 -> 1 direct");

@@ -10,12 +10,37 @@
 #include "ns3/multi-cell-scenario.h"
 #include "ns3/test.h"
 
+#include <cmath>
+#include <fstream>
 #include <string>
 
 namespace ns3
 {
 namespace edgellmtest
 {
+
+/**
+ * \brief A file of the repository, wherever the test runner runs.
+ * \param path the file's path from the repository's root, e.g. "test/data/x.inet"
+ * \return a path to it that opens from here (or \p path if none does)
+ */
+inline std::string
+RepoFile(const std::string& path)
+{
+    const std::string here(__FILE__);
+    const std::string dir = here.substr(0, here.find_last_of('/') + 1);
+    // __FILE__ is absolute (CMake) or relative to the build folder (waf, ns-3.35); the test
+    // runner runs in the build folder (standalone) or the ns-3 top folder (test.py).
+    for (const std::string& candidate :
+         {dir + "../" + path, path, "../" + path, "contrib/edge-llm/" + path})
+    {
+        if (std::ifstream(candidate))
+        {
+            return candidate;
+        }
+    }
+    return path;
+}
 
 /**
  * \brief The small packet-level study: 7 hex sites x 2 UEs (14 UEs), a star backhaul of

@@ -132,9 +132,17 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      "mesh, ring: every link)",
                      cfg.backhaulGbps);
     options.AddValue("backhaul",
-                     "Backhaul topology: star, mesh, ring, or x2 (the RAN's own X2 cables: no "
-                     "queue disc, --loads=0 only)",
+                     "Backhaul topology: star, mesh, ring, file (--backhaulFile), or x2 (the "
+                     "RAN's own X2 cables: no queue disc, --loads=0 only)",
                      cfg.backhaul);
+    options.AddValue("backhaulFile",
+                     "With --backhaul=file: the topology file (ns-3's topology-read; its first "
+                     "numSites nodes are the sites, the others routers), e.g. "
+                     "examples/backhaul-study/metro-7-sites.inet",
+                     cfg.backhaulFile);
+    options.AddValue("backhaulFileFormat",
+                     "With --backhaul=file: Inet, Orbis or Rocketfuel",
+                     cfg.backhaulFileFormat);
     options.AddValue("queueDisc",
                      "QueueDisc TypeId of the backhaul's KV band (the links' root with "
                      "--ns3::EdgeLlmRan::X2SignallingPriority=false), e.g. "
