@@ -165,15 +165,15 @@ RoadHandoverConfig::Validate() const
             "announced) or a handover algorithm TypeId, e.g. ns3::A3RsrpHandoverAlgorithm, "
             "got '" +
                 handoverAlgorithm + "'");
-    if (ran == "lte")
+    if (ran == "lte" || ran == "nr")
     {
         // Each RACH/SRS knob as given (0: automatic) by its owner, then the dedicated
-        // preambles' capacity for the crossings the draw gives.
+        // preambles' capacity for the crossings the draw gives (LteEnbMac or NrGnbMac).
         EdgeLlmRanConfig rach;
         rach.raPreambles = raPreambles;
         rach.preambleTransMax = preambleTransMax;
-        rach.srsPeriodicity = srsPeriodicity;
-        rach.Validate("lte");
+        rach.srsPeriodicity = ran == "lte" ? srsPeriodicity : 0;
+        rach.Validate(ran);
         // The SRS slots for K UEs: MultiCellConfig::Validate (srsPeriodicity), below.
         const RadioSettings radio = GetRadioSettings();
         const uint32_t holdMs = radio.preambleTransMax * (RA_RESPONSE_WINDOW_MS + 5);
@@ -191,7 +191,7 @@ RoadHandoverConfig::Validate() const
                     std::to_string(radio.raPreambles) +
                     " (a lower preambleTransMax holds each preamble shorter)");
     }
-    else if (ran == "nr")
+    if (ran == "nr")
     {
         // The engine gives NR its 3GPP propagation whatever its (LTE) pathlossModel says;
         // the road's knob is the RAN's to refuse over NR.
@@ -274,6 +274,8 @@ RoadHandoverScenario::GetAttributesSet(const std::map<std::string, std::string>&
         {"ns3::LteEnbPhy::TxPower", "bsTxPowerDbm"},
         {"ns3::LteEnbMac::NumberOfRaPreambles", "raPreambles"},
         {"ns3::LteEnbMac::PreambleTransMax", "preambleTransMax"},
+        {"ns3::NrGnbMac::NumberOfRaPreambles", "raPreambles"},
+        {"ns3::NrGnbMac::PreambleTransMax", "preambleTransMax"},
         {"ns3::LteEnbRrc::SrsPeriodicity", "srsPeriodicity"},
         {"ns3::LteAmc::AmcModel", "amcModel"},
         {"ns3::EdgeLlmNode::PrefillPromptsOnGpu", "warmupOnGpu"},

@@ -71,10 +71,11 @@ struct RoadHandoverConfig : ScenarioCommonConfig
                                           //!< handover (no-HO: after the boundary crossing); 0: off
     /// Where the arrival predictor expects handovers, m (NaN: the boundary)
     double predictedHandoverX{std::numeric_limits<double>::quiet_NaN()};
-    /// LTE: contention RA preambles per cell (ns3::LteEnbMac::NumberOfRaPreambles); the
-    /// other 64 - it are dedicated to incoming handovers. 0: automatic (RadioSettings())
+    /// Contention RA preambles per cell (ns3::LteEnbMac, NR: ns3::NrGnbMac
+    /// NumberOfRaPreambles); the other 64 - it are dedicated to incoming handovers. 0:
+    /// automatic (RadioSettings())
     uint32_t raPreambles{0};
-    /// LTE: ns3::LteEnbMac::PreambleTransMax. 0: automatic (RadioSettings())
+    /// ns3::LteEnbMac (NR: ns3::NrGnbMac) PreambleTransMax. 0: automatic (RadioSettings())
     uint32_t preambleTransMax{0};
     /// LTE: ns3::LteEnbRrc::SrsPeriodicity, ms. 0: automatic (RadioSettings())
     uint32_t srsPeriodicity{0};

@@ -29,10 +29,11 @@
 # Changes made to the extracted upstream trees (minimal, needed to build with Debian 12's
 # g++ 12; each is printed when applied):
 #   ns-3.46  src/core/model/test.cc: add #include <algorithm> (std::find used without it)
-#   nr v4.1.1  model/nr-ue-phy.cc: scripts/patches/nr-v4.1.1-ue-phy-stale-dl-dci.patch, a
-#            fix (not a build need): a handover command that gives the UE a new RNTI between
-#            a DL DCI of its old cell and that DCI's data made NrUePhy::DlData assert; the
-#            DCI is now dropped (doc/edge-llm.rst, "Workarounds for nr v4.1.1")
+#   nr v4.1.1  model/nr-ue-phy.cc: scripts/patches/nr-v4.1.1-ue-phy-handover-races.patch, a
+#            fix (not a build need): a handover command that gives the UE a new RNTI and cell
+#            between a DL DCI (or a SIB1) of its old cell and its processing made NrUePhy::DlData
+#            (or NrUeRrc's SIB1 check) assert; both are now dropped (doc/edge-llm.rst,
+#            "Workarounds for nr v4.1.1")
 set -euo pipefail
 
 usage() {
@@ -141,12 +142,12 @@ if [ ! -f "$top/.edge-llm-extracted" ]; then
 fi
 # nr's fix, also on a tree extracted before it existed (applied once: a patched file is left
 # alone).
-if [ "$nr" = v4.1.1 ] && ! grep -q "drops a DL DCI of its former RNTI" \
+if [ "$nr" = v4.1.1 ] && ! grep -q "drops a SIB1 of its former cell" \
   "$top/contrib/nr/model/nr-ue-phy.cc"; then
-  say "patch: contrib/nr/model/nr-ue-phy.cc drops a DL DCI of the UE's former RNTI" \
-    "(scripts/patches/nr-v4.1.1-ue-phy-stale-dl-dci.patch)"
+  say "patch: contrib/nr/model/nr-ue-phy.cc drops a DL DCI and a SIB1 of the UE's former cell" \
+    "(scripts/patches/nr-v4.1.1-ue-phy-handover-races.patch)"
   patch -d "$top/contrib/nr" -p1 --quiet --forward \
-    <"$repo/scripts/patches/nr-v4.1.1-ue-phy-stale-dl-dci.patch"
+    <"$repo/scripts/patches/nr-v4.1.1-ue-phy-handover-races.patch"
 fi
 
 # The module, as it is in this clone (tracked and untracked files, no build output).

@@ -153,11 +153,13 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
                      "Online: where the predictor expects handovers, m (default: the boundary)",
                      cfg.predictedHandoverX);
     options.AddValue("raPreambles",
-                     "LTE: contention RA preambles per cell (ns3::LteEnbMac::NumberOfRaPreambles; "
-                     "64 - it are dedicated to handovers); 0: chosen from numUes",
+                     "Contention RA preambles per cell (ns3::LteEnbMac, NR: ns3::NrGnbMac "
+                     "NumberOfRaPreambles; 64 - it are dedicated to handovers); 0: chosen from "
+                     "numUes",
                      cfg.raPreambles);
     options.AddValue("preambleTransMax",
-                     "LTE: RA attempts (ns3::LteEnbMac::PreambleTransMax); 0: chosen from numUes",
+                     "RA attempts (ns3::LteEnbMac, NR: ns3::NrGnbMac PreambleTransMax); 0: "
+                     "chosen from numUes",
                      cfg.preambleTransMax);
     options.AddValue("srsPeriodicity",
                      "LTE: SRS periodicity = SRS slots per cell, ms (ns3::LteEnbRrc::"

@@ -282,7 +282,8 @@ expect 2 "uesPerSite must be in [1, 100]" $study --uesPerSite=0
 expect 2 "--platoonSpreadMs must be in [0, 60000] ms" $study --platoonSpreadMs=1e300
 expect 2 "--backhaulDelayUs must be in [0, 1e6] us" $study --backhaulDelayUs=1e300
 expect 2 "promptMin and promptMax must satisfy" $study --promptMin=2000 --promptMax=1000
-expect 2 "backhaul must be mesh, star, ring or x2, got 'bus'" $study --backhaul=bus
+expect 2 "backhaul must be mesh, star, ring, file or x2, got 'bus'" $study --backhaul=bus
+expect 2 "backhaul file needs backhaulFile, a readable topology file, got '/no/such.inet'" $study --backhaul=file --backhaulFile=/no/such.inet
 expect 2 "queueDisc: 'ns3::Node' is no ns3::QueueDisc" $study --queueDisc=ns3::Node
 expect 2 "--ns3::EdgeLlmBackhaul::LinkDataRate=1Gbps: this program sets this attribute itself" \
   $study --ns3::EdgeLlmBackhaul::LinkDataRate=1Gbps

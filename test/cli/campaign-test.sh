@@ -222,5 +222,15 @@ wait $first
 code=$?
 check "the first invocation still completes (exit $code: $(tail -1 "$tmp/e10"))" [ $code -eq 0 ]
 
+# Every campaign file the project ships is accepted: its program, options, sweep, merge and
+# Slurm settings load, and the dry run lists its runs with the program's options.
+src=$(cd "$(dirname "$0")/../.." && pwd)
+for f in "$src"/examples/campaigns/*.json; do
+  "$campaign" "$f" --dry-run --outputDir="$tmp/shipped" >"$tmp/o12" 2>"$tmp/e12"
+  code=$?
+  check "shipped ${f##*/}: dry run accepted (exit $code: $(head -1 "$tmp/e12"))" [ $code -eq 0 ]
+  check "shipped ${f##*/}: lists its runs" grep -q -- "--RngRun=1 " "$tmp/o12"
+done
+
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
