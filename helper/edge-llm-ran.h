@@ -80,9 +80,9 @@ struct EdgeLlmRanConfig
     std::string amcModel;
     /// The spectrum channels' cut-off (ns3::SpectrumChannel MaxLossDb, both RATs): a
     /// transmission reaches a PHY only if the path loss between them is at most this, dB,
-    /// so a PHY hears its nearby cells (or UEs) only and a study's cost grows linearly with
-    /// its sites instead of with their square. 0: none (ns-3's default: every PHY hears
-    /// every transmitter); else [50, 300] dB
+    /// so a PHY processes its nearby cells (or UEs) only (the channel still computes the
+    /// loss of every pair). 0: none (ns-3's default: every PHY hears every transmitter);
+    /// else [50, 300] dB
     double maxLossDb{0};
 
     /**

@@ -147,6 +147,10 @@ MultiCellConfig::Validate() const
     Require(backhaul == "mesh" || backhaul == "star" || backhaul == "ring" || backhaul == "x2" ||
                 backhaul == "file",
             "backhaul must be mesh, star, ring, file or x2, got '" + backhaul + "'");
+    Require(backhaul == "file" || (backhaulFile.empty() && backhaulFileFormat == "Inet"),
+            "backhaulFile and backhaulFileFormat are read with backhaul file only, got backhaul '" +
+                backhaul + "' with backhaulFile '" + backhaulFile + "' and backhaulFileFormat '" +
+                backhaulFileFormat + "'");
     if (backhaul == "file")
     {
         Require(backhaulFileFormat == "Inet" || backhaulFileFormat == "Orbis" ||
@@ -442,6 +446,8 @@ MultiCellScenario::GetAttributesSet()
         {"ns3::LteEnbRrc::SrsPeriodicity", radio},
         {"ns3::LteEnbMac::NumberOfRaPreambles", radio},
         {"ns3::LteEnbMac::PreambleTransMax", radio},
+        {"ns3::EdgeLlmBackhaul::TopologyFile", "use backhaul file with backhaulFile"},
+        {"ns3::EdgeLlmBackhaul::TopologyFormat", "use backhaulFileFormat"},
         {"ns3::NrGnbMac::NumberOfRaPreambles", radio},
         {"ns3::NrGnbMac::PreambleTransMax", radio},
         {"ns3::LogDistancePropagationLossModel::ReferenceDistance", radio},

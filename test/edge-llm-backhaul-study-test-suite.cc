@@ -266,6 +266,9 @@ class ValidateTestCase : public TestCase
               true,
               "backhaul file");
         Check(with([](C& c) { c.backhaul = "file"; }), false, "needs backhaulFile");
+        Check(with([&topologyFile](C& c) { c.backhaulFile = topologyFile; }),
+              false,
+              "backhaulFile and backhaulFileFormat are read with backhaul file only");
         Check(with([](C& c) {
                   c.backhaul = "file";
                   c.backhaulFile = "/no/such.inet";

@@ -137,7 +137,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      cfg.backhaul);
     options.AddValue("backhaulFile",
                      "With --backhaul=file: the topology file (ns-3's topology-read; its first "
-                     "numSites nodes are the sites, the others routers), e.g. "
+                     "numSites nodes are the sites, the others routers), e.g. the module's "
                      "examples/backhaul-study/metro-7-sites.inet",
                      cfg.backhaulFile);
     options.AddValue("backhaulFileFormat",
@@ -178,8 +178,8 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      cfg.predictArrivals);
     options.AddValue("maxLossDb",
                      "Spectrum cut-off, dB: a PHY hears a transmitter only within this path "
-                     "loss (ns3::SpectrumChannel::MaxLossDb), so the cost grows linearly with "
-                     "the sites; 0: none (every PHY hears every cell), else [50, 300]",
+                     "loss (ns3::SpectrumChannel::MaxLossDb): less radio work per PHY with "
+                     "many sites; 0: none (every PHY hears every cell), else [50, 300]",
                      cfg.maxLossDb);
     options.AddValue("amcModel",
                      "LTE's CQI model: MiErrorModel (ns-3's default) or PiroEW2010 (cheaper "
