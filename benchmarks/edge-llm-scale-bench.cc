@@ -61,6 +61,7 @@ struct Point
     uint32_t sites{0};      //!< > 0: MultiCellScenario with this many sites, K per site
     std::string layout;     //!< Its layout: road or hex
     double maxLossDb{0};    //!< Its spectrum cut-off, dB (0: none)
+    bool gpuWarmup{true};   //!< Its prompts prefilled on the GPU (prefillPromptsOnGpu)
     bool ok{false};         //!< The child completed
     std::string error;      //!< Why not
     double simSeconds{0};   //!< Simulated time of the run, s
@@ -95,6 +96,8 @@ RunChild(const Point& p, int fd)
             mc.uesPerSite = p.ues;
             mc.backhaul = "star";
             mc.maxLossDb = p.maxLossDb;
+            mc.amcModel = p.amc;
+            mc.prefillPromptsOnGpu = p.gpuWarmup;
             const MultiCellResult r = MultiCellScenario::Run(mc, "ns3::CtHoScheduler");
             out << std::setprecision(17) << r.simulatedSeconds << " " << r.kvBytesSent << " " << -1;
             const std::string s = out.str();
@@ -244,6 +247,8 @@ main(int argc, char* argv[])
     std::string siteLayout = "road";
     double maxLossDb = 0;
     std::string axes = "ues,kv,amc,sites";
+    std::string siteAmc;
+    bool siteWarmupOnGpu = true;
     CommandLine cmd(__FILE__);
     cmd.AddValue("ues", "Comma-separated UE counts K of the UE axis", ues);
     cmd.AddValue("kvUes", "K of the KV-size and CQI-model points", kvUes);
@@ -255,6 +260,13 @@ main(int argc, char* argv[])
     cmd.AddValue("maxLossDb",
                  "Spectrum cut-off of the sites axis, dB (MultiCellConfig maxLossDb; 0: none)",
                  maxLossDb);
+    cmd.AddValue("siteAmc",
+                 "CQI model of the sites axis: MiErrorModel or PiroEW2010 (\"\": ns-3's default)",
+                 siteAmc);
+    cmd.AddValue("siteWarmupOnGpu",
+                 "Sites axis: prefill the prompts on each site's GPU before the handovers "
+                 "(false: caches built on arrival, a shorter run, as a metro study)",
+                 siteWarmupOnGpu);
     cmd.AddValue("axes", "Comma-separated axes to run: ues, kv, amc, sites", axes);
     cmd.Parse(argc, argv);
     auto parseList =
@@ -427,6 +439,8 @@ main(int argc, char* argv[])
         p.sites = n;
         p.layout = siteLayout;
         p.maxLossDb = maxLossDb;
+        p.amc = siteAmc;
+        p.gpuWarmup = siteWarmupOnGpu;
         Measure(p);
         Print(p);
         siteAxis.push_back(p);
@@ -447,7 +461,9 @@ main(int argc, char* argv[])
             const auto [e, c] = Fit(x, y);
             std::cout << std::setprecision(3) << "fit: sites, CPU-s per simulated s ~ "
                       << std::exp(c) << " x sites^" << e << " (" << uesPerSite << " UEs per site, "
-                      << siteLayout << ", maxLossDb " << maxLossDb << ")\nfit_site_exponent=" << e
+                      << siteLayout << ", maxLossDb " << maxLossDb << ", CQI "
+                      << (siteAmc.empty() ? "default" : siteAmc) << ", GPU warm-up "
+                      << (siteWarmupOnGpu ? "on" : "off") << ")\nfit_site_exponent=" << e
                       << "\n";
         }
     }

@@ -16,6 +16,7 @@
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
+#include "ns3/mobility-model.h"
 #include "ns3/on-off-helper.h"
 #include "ns3/packet-sink-helper.h"
 #include "ns3/point-to-point-helper.h"
@@ -127,6 +128,14 @@ EdgeLlmBackhaul::GetTypeId()
                           StringValue("OnOff"),
                           MakeStringAccessor(&EdgeLlmBackhaul::m_crossTraffic),
                           MakeStringChecker())
+            .AddAttribute("PeerRange",
+                          "Star, Ring, File: only site pairs at most this far apart (the "
+                          "sites' positions), m, get a path, addresses, routes, an X2/Xn "
+                          "interface and a KV connection; 0: every pair. Every pair costs "
+                          "routes and sockets that grow as sites^2.",
+                          DoubleValue(0),
+                          MakeDoubleAccessor(&EdgeLlmBackhaul::m_peerRange),
+                          MakeDoubleChecker<double>(0))
             .AddAttribute("SignallingPriority",
                           "Without a RAN: the X2 priority queue disc on every device (with "
                           "a RAN, its X2SignallingPriority decides)",
@@ -175,6 +184,15 @@ EdgeLlmBackhaul::Validate() const
     if (m_linkMtu < 576)
     {
         throw std::invalid_argument("LinkMtu must be in [576, 65535] bytes");
+    }
+    if (!(std::isfinite(m_peerRange) && m_peerRange >= 0))
+    {
+        throw std::invalid_argument("PeerRange must be 0 (every pair) or a finite distance > 0 m");
+    }
+    if (m_peerRange > 0 && m_topology == "Mesh")
+    {
+        throw std::invalid_argument("PeerRange needs Topology Star, Ring or File (Mesh is a "
+                                    "cable between every two sites); got Mesh");
     }
     if (m_topology == "File")
     {
@@ -434,6 +452,10 @@ EdgeLlmBackhaul::ComputePaths()
         }
         for (uint32_t j = i + 1; j < n; ++j)
         {
+            if (!InRange(i, j))
+            {
+                continue;
+            }
             const uint32_t goal = m_sites.Get(j)->GetId();
             if (!parent.count(goal))
             {
@@ -470,7 +492,7 @@ EdgeLlmBackhaul::AddAddressesAndRoutes()
     {
         for (uint32_t j = 0; j < n; ++j)
         {
-            if (i == j)
+            if (i == j || !HasPath(i, j))
             {
                 continue;
             }
@@ -509,7 +531,7 @@ EdgeLlmBackhaul::AddAddressesAndRoutes()
     {
         for (uint32_t j = 0; j < n; ++j)
         {
-            if (i == j)
+            if (i == j || !HasPath(i, j))
             {
                 continue;
             }
@@ -568,6 +590,10 @@ EdgeLlmBackhaul::RegisterX2(Ptr<EdgeLlmRan> ran)
     {
         for (uint32_t j = i + 1; j < m_sites.GetN(); ++j)
         {
+            if (!HasPath(i, j))
+            {
+                continue;
+            }
             const Path& path = m_paths.at({i, j});
             ran->AddX2Interface(bs.Get(i), path.local, bs.Get(j), path.remote);
         }
@@ -758,6 +784,30 @@ const std::vector<EdgeLlmBackhaul::Link>&
 EdgeLlmBackhaul::GetLinks() const
 {
     return m_links;
+}
+
+bool
+EdgeLlmBackhaul::HasPath(uint32_t from, uint32_t to) const
+{
+    return m_paths.count({from, to}) > 0;
+}
+
+bool
+EdgeLlmBackhaul::InRange(uint32_t i, uint32_t j) const
+{
+    if (m_peerRange == 0)
+    {
+        return true;
+    }
+    Ptr<MobilityModel> a = m_sites.Get(i)->GetObject<MobilityModel>();
+    Ptr<MobilityModel> b = m_sites.Get(j)->GetObject<MobilityModel>();
+    if (!a || !b)
+    {
+        throw std::invalid_argument("PeerRange needs every site's position (a MobilityModel "
+                                    "on site " +
+                                    std::to_string(a ? j : i) + ")");
+    }
+    return a->GetDistanceFrom(b) <= m_peerRange;
 }
 
 EdgeLlmBackhaul::Path

@@ -54,6 +54,14 @@ class EdgeLlmRan;
  * NrEpcX2, and the RRC's neighbour list) is registered over these addresses
  * (EdgeLlmRan::AddX2Interface), for LTE and NR alike.
  *
+ * PeerRange (attribute, Star, Ring, File) limits all of that to the site pairs at most
+ * that far apart (the sites' MobilityModel positions): the others get no path, no
+ * addresses or routes, no X2/Xn interface (the RRC refuses a handover between them) and
+ * no KV connection (HasPath()). Every pair costs a host route on each router of its path
+ * (ns-3's static routing scans its routes for every packet) and UDP and TCP sockets at
+ * both sites (each received datagram scans a node's endpoints): with every pair both grow
+ * as sites^2; with a range that holds a fixed number of neighbours they grow as the sites.
+ *
  * Usage:
  * \code
  *   Ptr<EdgeLlmBackhaul> backhaul = CreateObject<EdgeLlmBackhaul>();
@@ -187,6 +195,12 @@ class EdgeLlmBackhaul : public Object
      */
     Path GetPath(uint32_t from, uint32_t to) const;
 
+    /**
+     * \return whether sites \p from and \p to have a path (every pair unless PeerRange
+     *         leaves them out)
+     */
+    bool HasPath(uint32_t from, uint32_t to) const;
+
     /// \return the index of \p node among the sites, or -1
     int32_t GetSiteIndex(Ptr<Node> node) const;
 
@@ -215,6 +229,8 @@ class EdgeLlmBackhaul : public Object
     void CheckSignallingRate(const std::string& rat) const;
     void InstallQueueDiscs(bool signallingPriority);
     void AdoptMeshLinks();
+    /// \return whether sites i and j are within PeerRange (true when it is 0)
+    bool InRange(uint32_t i, uint32_t j) const;
 
     // Attributes
     std::string m_topology;       //!< Mesh, Star, Ring, File
@@ -227,6 +243,7 @@ class EdgeLlmBackhaul : public Object
     std::string m_topologyFormat; //!< File: Inet, Orbis, Rocketfuel
     bool m_signallingPriority;    //!< Without a RAN: the X2 priority queue disc
     std::string m_crossTraffic;   //!< OnOff or BulkSend
+    double m_peerRange{0};        //!< Pairs at most this far apart, m (0: every pair)
 
     NodeContainer m_sites;                                 //!< From Install()
     NodeContainer m_routers;                               //!< Star / File

@@ -322,9 +322,9 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul>
             NS_ABORT_MSG_IF(to < 0,
                             "EdgeLlmHelper::ConnectBackhaul: node "
                                 << b->GetNode()->GetId() << " is no site of the backhaul");
-            if (i == j)
+            if (i == j || !backhaul->HasPath(from, to))
             {
-                continue;
+                continue; // PeerRange left the pair out: no X2/Xn, no KV connection
             }
             const EdgeLlmBackhaul::Path path = backhaul->GetPath(from, to);
             EdgeLlmNode::PeerPath peer;

@@ -112,7 +112,8 @@ class EdgeLlmHelper
 
     /**
      * \brief Make every two BSs of \p bsApps peers over \p backhaul's path between them
-     *        (EdgeLlmBackhaul::GetPath): addresses are the sites' ends of the path, the
+     *        (EdgeLlmBackhaul::GetPath; pairs without a path, left out by its PeerRange,
+     *        are no peers): addresses are the sites' ends of the path, the
      *        planning rate its bottleneck minus CBR cross traffic (call
      *        EdgeLlmBackhaul::InstallCrossTraffic first), the delay the sum over its
      *        links, the MTU their minimum.

@@ -7,6 +7,7 @@
 #include "ns3/simulator.h"
 
 #include <iomanip>
+#include <utility>
 
 namespace ns3
 {
@@ -43,6 +44,12 @@ EdgeLlmRunProgress::GetLines() const
 }
 
 void
+EdgeLlmRunProgress::SetStatus(std::function<std::string()> status)
+{
+    m_status = std::move(status);
+}
+
+void
 EdgeLlmRunProgress::Check()
 {
     const auto now = std::chrono::steady_clock::now();
@@ -56,7 +63,12 @@ EdgeLlmRunProgress::Check()
         m_os << m_label << ": simulated " << std::fixed << std::setprecision(3)
              << Simulator::Now().GetSeconds() << " of " << m_stopAt.GetSeconds() << " s, wall "
              << std::setprecision(0) << wall << " s, ETA " << left * wall / simulated << " s"
-             << std::defaultfloat << std::setprecision(6) << std::endl;
+             << std::defaultfloat << std::setprecision(6);
+        if (m_status)
+        {
+            m_os << ", " << m_status();
+        }
+        m_os << std::endl;
     }
     // Never keep a run alive: once nothing else is scheduled (or Stop was called), stop.
     if (!Simulator::IsFinished() && Simulator::Now() + m_check <= m_stopAt)

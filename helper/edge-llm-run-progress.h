@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <ostream>
 #include <string>
 
@@ -54,6 +55,13 @@ class EdgeLlmRunProgress
     /// \return the progress lines printed so far
     uint32_t GetLines() const;
 
+    /**
+     * \brief Append \p status() to every line from now on (e.g. how many UEs resumed, so
+     *        that a run waiting for one stuck UE shows it).
+     * \param status called once per line; empty: nothing appended
+     */
+    void SetStatus(std::function<std::string()> status);
+
   private:
     /// Look at the wall clock; print a line if the interval has passed; schedule the next.
     void Check();
@@ -63,6 +71,7 @@ class EdgeLlmRunProgress
     std::ostream& m_os;                             //!< Output
     std::chrono::steady_clock::duration m_interval; //!< Wall time between lines
     Time m_check;                                   //!< Simulated time between checks
+    std::function<std::string()> m_status;          //!< Appended to each line (may be empty)
     std::chrono::steady_clock::time_point m_start;  //!< Wall clock at the start
     std::chrono::steady_clock::time_point m_last;   //!< Wall clock at the last line
     Time m_simStart;                                //!< Simulated time at the start

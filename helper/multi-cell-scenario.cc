@@ -67,6 +67,9 @@ constexpr double ROAD_OFFSET = 10;
 constexpr double UPLINK_LATENCY = 0.02;
 /// Decoding every session has done before the first handover, s.
 constexpr double DECODE_LEAD = 0.1;
+/// Without the GPU warm-up: the prompts' uplink allowance per UE of a cell, s (the UEs
+/// start near the cell edge; 50 prompts per cell arrive within about 0.3 s there).
+constexpr double UPLINK_PER_UE = 0.02;
 
 void
 Require(bool ok, const std::string& what)
@@ -202,6 +205,15 @@ MultiCellConfig::Validate() const
                 edgellm::FormatNumber(boundaryFraction));
     Require(!platoonSpread.IsStrictlyNegative() && platoonSpread <= Seconds(60),
             "platoonSpread must be in [0, 60] s");
+    Require(peerRange == 0 || (peerRange >= 1 && peerRange <= 1000),
+            "peerRange must be 0 (every pair) or in [1, 1000] inter-site distances, got " +
+                edgellm::FormatNumber(peerRange));
+    Require(!promptRetry.IsStrictlyNegative() && promptRetry <= Seconds(10),
+            "promptRetry must be 0 (never) or in (0, 10] s, got " +
+                edgellm::FormatNumber(promptRetry.GetSeconds()) + " s");
+    Require(!handoverLead.IsStrictlyNegative() && handoverLead <= Seconds(60),
+            "handoverLead must be 0 (the warm-up's own) or in (0, 60] s, got " +
+                edgellm::FormatNumber(handoverLead.GetSeconds()) + " s");
     Require(std::isnan(predictedHandoverDistance) ||
                 (std::isfinite(predictedHandoverDistance) && predictedHandoverDistance >= 0 &&
                  predictedHandoverDistance <= interSiteDistance),
@@ -447,6 +459,7 @@ MultiCellScenario::GetAttributesSet()
         {"ns3::LteEnbMac::NumberOfRaPreambles", radio},
         {"ns3::LteEnbMac::PreambleTransMax", radio},
         {"ns3::EdgeLlmBackhaul::TopologyFile", "use backhaul file with backhaulFile"},
+        {"ns3::EdgeLlmBackhaul::PeerRange", engine + "peerRange)"},
         {"ns3::EdgeLlmBackhaul::TopologyFormat", "use backhaulFileFormat"},
         {"ns3::NrGnbMac::NumberOfRaPreambles", radio},
         {"ns3::NrGnbMac::PreambleTransMax", radio},
@@ -462,6 +475,7 @@ MultiCellScenario::GetAttributesSet()
         {"ns3::EdgeLlmNode::TokenBytes", engine + "tokenBytes, default 4)"},
         {"ns3::EdgeLlmNode::PrefillPromptsOnGpu", engine + "prefillPromptsOnGpu, default true)"},
         {"ns3::EdgeLlmNode::WarmDecodeStart", engine + "warmDecodeStart)"},
+        {"ns3::EdgeLlmUeApp::PromptRetry", engine + "promptRetry)"},
         {"ns3::HandoverScheduler::Lookahead", engine + "lookahead, default 0)"},
         {"ns3::PrefillEngine::PrefillA", "use --prefillA"},
         {"ns3::PrefillEngine::PrefillB", "use --prefillB"},
@@ -539,14 +553,20 @@ MultiCellScenario::BuildUes()
     Ptr<UniformRandomVariable> when = CreateObject<UniformRandomVariable>();
     when->SetStream(STREAM_DRAWS + 2 * m_cfg.seedStream + 1);
     // Warm-up: each site's GPU prefills its k prompts one after another, each on a T_c
-    // boundary; the platoons start crossing once the longest could be done and every
-    // session has decoded for DECODE_LEAD.
+    // boundary (without prefillPromptsOnGpu every cache is built on its prompt's arrival);
+    // the platoons start crossing once the longest could be done and every session has
+    // decoded for DECODE_LEAD.
     const PrefillTimeModel p(m_cfg.prefillA, m_cfg.prefillB, m_cfg.prefillC);
     const double tc = m_cfg.batchPeriod.GetSeconds();
-    const double busy = m_cfg.promptTime.GetSeconds() + UPLINK_LATENCY +
-                        k * (tc + std::max(0.0, p.Evaluate(m_cfg.promptMax)));
+    const double gpu = m_cfg.prefillPromptsOnGpu
+                           ? k * (tc + std::max(0.0, p.Evaluate(m_cfg.promptMax)))
+                           : k * UPLINK_PER_UE;
+    const double busy =
+        m_cfg.promptTime.GetSeconds() +
+        std::max(UPLINK_LATENCY + gpu, m_cfg.handoverLead.GetSeconds() - DECODE_LEAD);
     const double step = tc > 0 ? tc : 1e-3;
     m_handoverStart = std::ceil((busy + DECODE_LEAD) / step - 1e-9) * step;
+    m_drawnUes = true;
     const double spread = m_cfg.platoonSpread.GetSeconds();
     // Enough tokens to decode until the handover and tokensAfterHandover after it.
     const auto before = static_cast<uint32_t>(std::ceil(
@@ -758,6 +778,11 @@ MultiCellScenario::BuildRan()
         backhaul->SetAttribute("LinkDelay", TimeValue(m_cfg.backhaulDelay));
         backhaul->SetAttribute("LinkMtu", UintegerValue(m_cfg.backhaulMtu));
         backhaul->SetAttribute("QueueDisc", StringValue(m_cfg.queueDisc));
+        if (topology != "Mesh")
+        {
+            backhaul->SetAttribute("PeerRange",
+                                   DoubleValue(m_cfg.peerRange * m_cfg.interSiteDistance));
+        }
         if (m_cfg.backhaul == "file")
         {
             backhaul->SetAttribute("TopologyFile", StringValue(m_cfg.backhaulFile));
@@ -965,6 +990,10 @@ MultiCellScenario::InstallApps(const std::string& schedulerType)
     {
         m_ueApps.Get(i)->SetAttribute("PromptTokens", UintegerValue(m_ues[i].promptTokens));
         m_ueApps.Get(i)->SetAttribute("MaxNewTokens", UintegerValue(m_ues[i].maxNewTokens));
+        if (m_drawnUes && !m_cfg.prefillPromptsOnGpu)
+        {
+            m_ueApps.Get(i)->SetAttribute("PromptRetry", TimeValue(m_cfg.promptRetry));
+        }
     }
     m_bsApps.Start(Seconds(0));
     for (uint32_t i = 0; i < m_ueApps.GetN(); ++i)
@@ -1223,6 +1252,10 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
         DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetScheduler()->GetSchemeName(),
         stopAt,
         std::cerr);
+    progress.SetStatus([&c, this]() {
+        return "resumed " + std::to_string(c.resumed) + " of " + std::to_string(m_ueNodes.GetN()) +
+               " UEs, " + std::to_string(c.rrcFailures) + " RRC handover failures";
+    });
     Simulator::Run();
 
     MultiCellResult result;

@@ -71,6 +71,12 @@ struct ScenarioCommonConfig
     /// (EdgeLlmRanConfig::Validate, its owner, checks it)
     Time backhaulDelay{MicroSeconds(100)};
     uint16_t backhaulMtu{9000}; //!< MTU of each backhaul link, bytes, >= 576
+    /// Star, ring, file: only sites at most peerRange x interSiteDistance apart are peers
+    /// (X2/Xn, KV connection, the pair's addresses and routes: EdgeLlmBackhaul PeerRange);
+    /// 0: every pair (whose routes and sockets grow as sites^2), else [1, 1000]. The
+    /// default 2.01 keeps the hex layout's first two rings (all of 7 sites) and two
+    /// neighbours each way on a road; the road targets are neighbours (1 x).
+    double peerRange{2.01};
     // The LLM and its sessions
     std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
     uint32_t kvBits{16};                      //!< q: 16, 8 or 4
@@ -170,6 +176,17 @@ struct MultiCellConfig : ScenarioCommonConfig
     uint32_t promptMin{500};            //!< Shortest prompt, tokens, >= 1
     uint32_t promptMax{1500};           //!< Longest prompt, tokens, [promptMin, 1e6]
     Time promptTime{MilliSeconds(250)}; //!< When the UEs send their prompts, (0, 10 s]
+    /// Least time from promptTime to the first scripted handover, [0, 60 s]; 0: the
+    /// warm-up's own (the prompts' uplink, with prefillPromptsOnGpu each site's prefills
+    /// in a row, then DECODE_LEAD of decoding). Without the GPU warm-up the uplink is
+    /// allowed 20 ms per UE of a cell: the UEs start near the cell edge, where 50 prompts
+    /// take a few hundred ms; a prompt still queued in the UE's RLC at its handover is lost.
+    Time handoverLead{Seconds(0)};
+    /// Without the GPU warm-up, on the UEs BuildUes() draws: each UE resends its prompt
+    /// after this long without a token (EdgeLlmUeApp PromptRetry), [0, 10 s]; 0: never.
+    /// A prompt the radio lost otherwise leaves its UE without a session (at 50 UEs per
+    /// cell near the cell edge about one in a hundred is lost).
+    Time promptRetry{MilliSeconds(300)};
     /// Each site prefills its UEs' prompts on its GPU (EdgeLlmNode PrefillPromptsOnGpu);
     /// false: a prompt's cache is taken as built on arrival
     bool prefillPromptsOnGpu{true};
@@ -578,6 +595,7 @@ class MultiCellScenario
     std::vector<uint32_t> m_home;       //!< Home site per UE
     std::vector<double> m_tau;        //!< The scripted handover times, s (UEs without one left out)
     double m_handoverStart{0};        //!< Platoons start crossing, s
+    bool m_drawnUes{false};           //!< BuildUes() drew the UEs (not a preset's)
     Ptr<EdgeLlmRan> m_ran;            //!< The RAN
     ApplicationContainer m_bsApps;    //!< EdgeLlmNode per site
     ApplicationContainer m_ueApps;    //!< EdgeLlmUeApp per UE

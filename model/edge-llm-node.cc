@@ -1026,6 +1026,14 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
             NS_LOG_WARN("cell " << m_cellId << ": prompt with zero tokens ignored");
             continue;
         }
+        if (!m_prompted.insert(prompt.sessionId).second)
+        {
+            // A UE's PromptRetry: the first copy opened the session already (it may have
+            // handed over since: a late copy must not open it again).
+            NS_LOG_INFO("cell " << m_cellId << ": prompt of session " << prompt.sessionId
+                                << " again, ignored");
+            continue;
+        }
         Session s;
         s.id = prompt.sessionId;
         s.ueAddress = InetSocketAddress::ConvertFrom(from).GetIpv4();

@@ -568,6 +568,7 @@ class EdgeLlmNode : public Application
     std::vector<Ptr<Socket>> m_udpSockets;  //!< UDP transport: one per local address
     std::map<uint16_t, Peer> m_peers;       //!< By cell id
     std::map<uint64_t, Session> m_sessions; //!< By session id
+    std::set<uint64_t> m_prompted;          //!< Sessions whose prompt arrived here
     bool m_importanceOrder{true};           //!< Utility preset choice
     AccuracyUtility::Calibration m_utilityCalibration{AccuracyUtility::HEADLINE}; //!< Presets' fit
     double m_kvAccuracyLoss{0}; //!< Share of M lost at KvBits < 16 (ImpactHO utility)

@@ -74,6 +74,17 @@ EdgeLlmUeApp::GetTypeId()
                           TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&EdgeLlmUeApp::m_decodeInterval),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("PromptRetry",
+                          "Resend the prompt (same session) after this long without a token, "
+                          "and again after each such interval until the first token: a prompt "
+                          "the radio lost (RLC UM drops a datagram whose fragment failed HARQ) "
+                          "otherwise leaves the UE without a session. The server ignores a "
+                          "prompt for a session it has. 0: never resend. With the GPU "
+                          "warm-up the first token waits for the prompts queued before it: "
+                          "keep it above that wait, or 0.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&EdgeLlmUeApp::m_promptRetry),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("TokenReceived",
                             "A token arrived (sessionId, tokenIndex, cellId).",
                             MakeTraceSourceAccessor(&EdgeLlmUeApp::m_tokenTrace),
@@ -103,6 +114,7 @@ EdgeLlmUeApp::~EdgeLlmUeApp() = default;
 void
 EdgeLlmUeApp::DoDispose()
 {
+    m_retryEvent.Cancel();
     m_socket = nullptr;
     Application::DoDispose();
 }
@@ -207,6 +219,7 @@ EdgeLlmUeApp::GetPromptTime() const
 void
 EdgeLlmUeApp::StopApplication()
 {
+    m_retryEvent.Cancel();
     if (m_socket)
     {
         m_socket->Close();
@@ -236,6 +249,12 @@ EdgeLlmUeApp::SendPrompt()
     }
     m_promptCell = m_attachedCell;
     m_promptTime = Simulator::Now();
+    TransmitPrompt();
+}
+
+void
+EdgeLlmUeApp::TransmitPrompt()
+{
     EdgeLlmPromptHeader prompt;
     prompt.sessionId = m_sessionId;
     prompt.promptTokens = m_promptTokens;
@@ -244,6 +263,29 @@ EdgeLlmUeApp::SendPrompt()
     Ptr<Packet> p = Create<Packet>(std::min(4 * m_promptTokens, PROMPT_BYTES_CAP));
     p->AddHeader(prompt);
     m_socket->SendTo(p, 0, InetSocketAddress(m_serverAddress, m_serverPort));
+    if (m_promptRetry.IsStrictlyPositive())
+    {
+        m_retryEvent = Simulator::Schedule(m_promptRetry, &EdgeLlmUeApp::RetryPrompt, this);
+    }
+}
+
+void
+EdgeLlmUeApp::RetryPrompt()
+{
+    if (m_tokens > 0 || !m_socket)
+    {
+        return;
+    }
+    ++m_promptRetries;
+    NS_LOG_INFO("session " << m_sessionId << ": no token " << m_promptRetry.As(Time::MS)
+                           << " after the prompt, resent (" << m_promptRetries << ")");
+    TransmitPrompt();
+}
+
+uint32_t
+EdgeLlmUeApp::GetPromptRetries() const
+{
+    return m_promptRetries;
 }
 
 void

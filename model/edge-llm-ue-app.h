@@ -5,6 +5,7 @@
 #define EDGE_LLM_UE_APP_H
 
 #include "ns3/application.h"
+#include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/nstime.h"
 #include "ns3/socket.h"
@@ -131,6 +132,8 @@ class EdgeLlmUeApp : public Application
     uint16_t GetPromptCellId() const;
     /// \return when the prompt was sent (negative: not yet)
     Time GetPromptTime() const;
+    /// \return how many times the prompt was resent (PromptRetry)
+    uint32_t GetPromptRetries() const;
 
   protected:
     void DoDispose() override;
@@ -139,6 +142,10 @@ class EdgeLlmUeApp : public Application
     void StartApplication() override;
     void StopApplication() override;
     void SendPrompt();
+    /// Sends the prompt packet to the server (first time and retries)
+    void TransmitPrompt();
+    /// PromptRetry expired: resend unless a token arrived
+    void RetryPrompt();
     void HandleRead(Ptr<Socket> socket);
 
     uint64_t m_sessionId;           //!< Session id
@@ -164,6 +171,9 @@ class EdgeLlmUeApp : public Application
     bool m_started{false};          //!< StartApplication ran
     uint16_t m_promptCell{0};       //!< Cell the prompt went to
     Time m_promptTime{Seconds(-1)}; //!< When the prompt went (negative: not yet)
+    Time m_promptRetry;             //!< Resend the prompt after this long without a token
+    uint32_t m_promptRetries{0};    //!< Prompts resent
+    EventId m_retryEvent;           //!< The pending retry
 
     TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;             //!< TokenReceived
     TracedCallback<uint64_t, uint16_t, uint16_t, Time, Time> m_stallTrace; //!< Stall

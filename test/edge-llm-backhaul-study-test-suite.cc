@@ -330,6 +330,23 @@ class ValidateTestCase : public TestCase
         Check(with([](C& c) { c.platoonSpread = Seconds(60) + NanoSeconds(1); }),
               false,
               "platoonSpread");
+        Check(with([](C& c) { c.handoverLead = Seconds(60); }), true, "handoverLead");
+        Check(with([](C& c) { c.handoverLead = Seconds(60) + NanoSeconds(1); }),
+              false,
+              "handoverLead");
+        Check(with([](C& c) { c.handoverLead = NanoSeconds(-1); }), false, "handoverLead");
+        Check(with([](C& c) { c.peerRange = 0; }), true, "peerRange");
+        Check(with([](C& c) { c.peerRange = 1; }), true, "peerRange");
+        Check(with([](C& c) { c.peerRange = 0.999; }), false, "peerRange");
+        Check(with([](C& c) { c.peerRange = 1000; }), true, "peerRange");
+        Check(with([](C& c) { c.peerRange = 1000.001; }), false, "peerRange");
+        Check(with([](C& c) { c.peerRange = std::nan(""); }), false, "peerRange");
+        Check(with([](C& c) { c.promptRetry = Seconds(0); }), true, "promptRetry");
+        Check(with([](C& c) { c.promptRetry = Seconds(10); }), true, "promptRetry");
+        Check(with([](C& c) { c.promptRetry = Seconds(10) + NanoSeconds(1); }),
+              false,
+              "promptRetry");
+        Check(with([](C& c) { c.promptRetry = NanoSeconds(-1); }), false, "promptRetry");
         Check(with([](C& c) { c.kvBits = 2; }), false, "kvBits");
         Check(with([](C& c) { c.ran = "wifi"; }), false, "ran");
         // The RAN's own cables: no queue disc and no cross traffic to put on them.
@@ -490,6 +507,90 @@ class PresetUesTestCase : public TestCase
         predicted.BuildUes({stay});
         NS_TEST_EXPECT_MSG_EQ(predicted.GetUes().size(), 1, "accepted with a target");
         Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The first scripted handover by hand (7 hex sites x 10 UEs, platoonSpread 0, so
+ *        every UE hands over then; T_c = 10 ms; prompts at 250 ms, 20 ms of uplink, 100 ms
+ *        of decoding): with the GPU warm-up 0.25 + 0.02 + 10 x (0.01 + 0.0024 + 1500 x
+ *        9.4267e-5) + 0.1 = 1.908 s, on the next T_c: 1.91 s; without it 0.25 + 0.02 +
+ *        10 x 0.02 + 0.1 = 0.57 s; handoverLead 2 s: 0.25 + 2 = 2.25 s; a lead below the
+ *        warm-up's own (0.3 s) changes nothing.
+ */
+class WarmupTestCase : public TestCase
+{
+  public:
+    WarmupTestCase()
+        : TestCase("warm-up: the first handover by hand, with and without the GPU, handoverLead")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto first = [](bool gpu, Time lead) {
+            MultiCellConfig cfg;
+            cfg.uesPerSite = 10;
+            cfg.platoonSpread = Seconds(0);
+            cfg.prefillPromptsOnGpu = gpu;
+            cfg.handoverLead = lead;
+            MultiCellScenario scenario(cfg);
+            scenario.BuildSites();
+            scenario.BuildUes();
+            Time earliest = Time::Max();
+            Time latest = Time::Min();
+            for (const ScenarioUe& ue : scenario.GetUes())
+            {
+                earliest = std::min(earliest, ue.handoverAt);
+                latest = std::max(latest, ue.handoverAt);
+            }
+            Simulator::Destroy();
+            NS_ABORT_MSG_UNLESS(earliest == latest, "platoonSpread 0: one instant");
+            return earliest.GetSeconds();
+        };
+        NS_TEST_EXPECT_MSG_EQ_TOL(first(true, Seconds(0)), 1.91, 1e-9, "GPU warm-up");
+        NS_TEST_EXPECT_MSG_EQ_TOL(first(false, Seconds(0)), 0.57, 1e-9, "prompts on arrival");
+        NS_TEST_EXPECT_MSG_EQ_TOL(first(false, Seconds(2)), 2.25, 1e-9, "handoverLead 2 s");
+        NS_TEST_EXPECT_MSG_EQ_TOL(first(false, Seconds(0.3)), 0.57, 1e-9, "a shorter lead");
+        NS_TEST_EXPECT_MSG_EQ_TOL(first(true, Seconds(2)), 2.25, 1e-9, "lead over the GPU's");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Without the GPU warm-up at 50 UEs per cell (2 road sites x 50 UEs, load 0, ctHO):
+ *        the UEs start near the cell edge, where the prompts take a few hundred ms and one
+ *        of this seed's is lost on the radio; with the handover lead (20 ms per UE) and the
+ *        UEs' PromptRetry every session opens before its handover, is restored, and every
+ *        KV byte arrives.
+ */
+class NoGpuWarmupTestCase : public TestCase
+{
+  public:
+    NoGpuWarmupTestCase()
+        : TestCase("warm-up without the GPU, 2 road sites x 50 UEs: every session restored")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MultiCellConfig cfg;
+        cfg.layout = "road";
+        cfg.numSites = 2;
+        cfg.uesPerSite = 50;
+        cfg.crossTrafficLoad = 0;
+        cfg.monitorInterval = Seconds(0);
+        cfg.maxLossDb = 120;
+        cfg.prefillPromptsOnGpu = false;
+        const MultiCellResult r = MultiCellScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_EXPECT_MSG_EQ(r.handovers, 100, "every session handed over");
+        NS_TEST_EXPECT_MSG_EQ(r.restoredSessions, 100, "every session restored");
+        NS_TEST_EXPECT_MSG_EQ(r.complete, true, "complete");
+        NS_TEST_EXPECT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "bytes conserved");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.handoverStart, 0.25 + 0.02 + 50 * 0.02 + 0.1, 1e-9, "start");
     }
 };
 
@@ -1101,6 +1202,8 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
         AddTestCase(new RrcHandoverTestCase("road", "A3-RSRP"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RrcHandoverTestCase("gauss-markov", "A2-A4-RSRQ"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new NineteenSitesTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new WarmupTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new NoGpuWarmupTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FullStudyTestCase(), EDGE_LLM_TEST_EXTENSIVE);
     }
 };

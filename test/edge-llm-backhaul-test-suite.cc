@@ -6,17 +6,23 @@
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
+#include "ns3/double.h"
 #include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-ran.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
+#include "ns3/ipv4-routing-table-entry.h"
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/ipv4-static-routing.h"
+#include "ns3/ipv4.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/lte-enb-net-device.h"
 #include "ns3/lte-enb-rrc.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/packet-sink.h"
+#include "ns3/position-allocator.h"
 #include "ns3/queue-disc.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -702,6 +708,140 @@ class BadInputTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief PeerRange on a star of 4 sites on a line 500 m apart (0, 500, 1000, 1500 m):
+ *        with 600 m only the 3 neighbour pairs get a path (HasPath), so the router holds
+ *        3 x 2 host routes (every pair: 6 x 2), site 0's link interface one pair address
+ *        beside its own (every pair: 3), site 1's two; a handover 0 -> 1 restores, one
+ *        0 -> 2 (no path, no peer) is lost (NO_BACKHAUL_PATH). At exactly 500 m the
+ *        neighbours are still in range; Mesh with a range is refused.
+ */
+class PeerRangeTestCase : public TestCase
+{
+  public:
+    PeerRangeTestCase()
+        : TestCase("star PeerRange: paths, routes and peers only for pairs within range")
+    {
+    }
+
+  private:
+    struct Built
+    {
+        std::vector<bool> hasPath;    //!< HasPath(i, j) for i < j in row order
+        uint32_t routerHostRoutes{0}; //!< /32 routes on the aggregation router
+        uint32_t site0Addresses{0};   //!< Addresses on site 0's backhaul interface
+        uint32_t site1Addresses{0};   //!< Addresses on site 1's
+        uint64_t lostAtSite0{0};      //!< Sessions site 0 lost
+        bool restoredAtSite1{false};  //!< Session 1 restored at site 1
+    };
+
+    static Built Run(double range)
+    {
+        Ipv4AddressGenerator::Reset();
+        NodeContainer nodes;
+        nodes.Create(4);
+        InternetStackHelper().Install(nodes);
+        Ptr<ListPositionAllocator> where = CreateObject<ListPositionAllocator>();
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            where->Add(Vector(500.0 * i, 0, 0));
+        }
+        MobilityHelper mobility;
+        mobility.SetPositionAllocator(where);
+        mobility.Install(nodes);
+        Ptr<EdgeLlmBackhaul> b = Make("Star");
+        b->SetAttribute("PeerRange", DoubleValue(range));
+        b->Install(nodes, nullptr);
+        Built out;
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            for (uint32_t j = i + 1; j < 4; ++j)
+            {
+                out.hasPath.push_back(b->HasPath(i, j) && b->HasPath(j, i));
+            }
+        }
+        Ptr<Ipv4> router = b->GetAggregationRouter()->GetObject<Ipv4>();
+        Ptr<Ipv4StaticRouting> routes = Ipv4StaticRoutingHelper().GetStaticRouting(router);
+        for (uint32_t r = 0; r < routes->GetNRoutes(); ++r)
+        {
+            out.routerHostRoutes += routes->GetRoute(r).IsHost() ? 1 : 0;
+        }
+        auto addresses = [&b](uint32_t site) {
+            Ptr<NetDevice> dev = b->GetLinks().at(site).devices.Get(0);
+            Ptr<Ipv4> ipv4 = dev->GetNode()->GetObject<Ipv4>();
+            return ipv4->GetNAddresses(ipv4->GetInterfaceForDevice(dev));
+        };
+        out.site0Addresses = addresses(0);
+        out.site1Addresses = addresses(1);
+        EdgeLlmHelper edge;
+        edge.SetSchedulerType("ns3::ChoScheduler");
+        ApplicationContainer apps = edge.InstallBs(nodes, {1, 2, 3, 4});
+        edge.ConnectBackhaul(apps, b);
+        Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(0));
+        DynamicCast<EdgeLlmNode>(apps.Get(1))
+            ->TraceConnectWithoutContext(
+                "SessionRestored",
+                compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                    [&out](uint64_t id, uint16_t, Time) { out.restoredAtSite1 |= id == 1; }));
+        source->OpenSession(1, CONTEXT, 5);
+        source->OpenSession(2, CONTEXT, 5);
+        Simulator::Schedule(Seconds(0.2), &EdgeLlmNode::NotifyHandoverStart, source, 1, 2);
+        Simulator::Schedule(Seconds(0.2), &EdgeLlmNode::NotifyHandoverStart, source, 2, 3);
+        apps.Start(Seconds(0));
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        out.lostAtSite0 = source->GetLostSessions();
+        Simulator::Destroy();
+        return out;
+    }
+
+    void DoRun() override
+    {
+        // Pairs in row order: (0,1) (0,2) (0,3) (1,2) (1,3) (2,3).
+        const Built near = Run(600);
+        const std::vector<bool> neighbours{true, false, false, true, false, true};
+        NS_TEST_EXPECT_MSG_EQ((near.hasPath == neighbours), true, "600 m: the 3 neighbour pairs");
+        NS_TEST_EXPECT_MSG_EQ(near.routerHostRoutes, 6u, "600 m: a host route per pair and way");
+        NS_TEST_EXPECT_MSG_EQ(near.site0Addresses, 2u, "600 m: site 0, its own + 1 pair");
+        NS_TEST_EXPECT_MSG_EQ(near.site1Addresses, 3u, "600 m: site 1, its own + 2 pairs");
+        NS_TEST_EXPECT_MSG_EQ(near.restoredAtSite1, true, "0 -> 1 restored");
+        NS_TEST_EXPECT_MSG_EQ(near.lostAtSite0, 1u, "0 -> 2: no peer, lost");
+
+        const Built edge = Run(500);
+        NS_TEST_EXPECT_MSG_EQ((edge.hasPath == neighbours), true, "500 m: neighbours in range");
+        const Built below = Run(499.999);
+        NS_TEST_EXPECT_MSG_EQ((below.hasPath == std::vector<bool>(6, false)),
+                              true,
+                              "499.999 m: no pair");
+
+        const Built all = Run(0);
+        NS_TEST_EXPECT_MSG_EQ((all.hasPath == std::vector<bool>(6, true)), true, "0: every pair");
+        NS_TEST_EXPECT_MSG_EQ(all.routerHostRoutes, 12u, "0: 6 pairs x 2 ways");
+        NS_TEST_EXPECT_MSG_EQ(all.site0Addresses, 4u, "0: site 0, its own + 3 pairs");
+        NS_TEST_EXPECT_MSG_EQ(all.lostAtSite0, 0u, "0: 0 -> 2 has a peer");
+
+        Ptr<EdgeLlmBackhaul> mesh = Make("Mesh");
+        mesh->SetAttribute("PeerRange", DoubleValue(600));
+        NodeContainer nodes;
+        nodes.Create(3);
+        InternetStackHelper().Install(nodes);
+        std::string error;
+        try
+        {
+            mesh->Install(nodes, nullptr);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            error = e.what();
+        }
+        NS_TEST_EXPECT_MSG_NE(error.find("PeerRange needs Topology Star, Ring or File"),
+                              std::string::npos,
+                              "Mesh refused: " << error);
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief LTE over a star: three eNBs whose only backhaul is a link each to the
  *        aggregation router (LteEdgeLlmRan with SetBackhaul, so no X2 cable). An X2
  *        handover of the one UE from cell 1 to cell 2 at 0.3 s completes (HandoverEndOk at
@@ -803,6 +943,7 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new SharedLinkTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new BadInputTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new LteStarTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PeerRangeTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -8,6 +8,7 @@
 #include "ns3/edge-llm-run-progress.h"
 #include "ns3/edge-llm-session-stats.h"
 #include "ns3/edge-llm-ue-app.h"
+#include "ns3/error-model.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
@@ -20,6 +21,7 @@
 #include "ns3/packet.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
+#include "ns3/pointer.h"
 #include "ns3/ppp-header.h"
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
@@ -623,6 +625,103 @@ class FailedHandoversTestCase : public TestCase
                                   1e-9,
                                   "timeout + p(m)");
         NS_TEST_EXPECT_MSG_EQ(t[0].bound, "prefill", "the re-prefill bounded it");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A lost prompt and EdgeLlmUeApp's PromptRetry: a UE linked to one BS (1 Gbit/s,
+ *        100 us) sends its 300-token prompt at 50 ms; the BS's device drops the first packet
+ *        it receives (the prompt). Without a retry no session ever opens; with PromptRetry
+ *        100 ms the second copy opens it at 150 ms + the link's latency (under 1 ms of
+ *        serialization), and all 20 tokens arrive. With a retry shorter than the first
+ *        token's wait (5 ms against the prompt's prefill of about 31 ms, nothing dropped),
+ *        the copies that follow the first are ignored: one session, 20 tokens, none twice.
+ */
+class PromptRetryTestCase : public TestCase
+{
+  public:
+    PromptRetryTestCase()
+        : TestCase("UE app: a lost prompt is resent after PromptRetry, copies are ignored")
+    {
+    }
+
+  private:
+    struct Outcome
+    {
+        std::vector<double> sessionStarts; //!< SessionStarted at the BS, s
+        uint32_t tokens{0};                //!< Tokens the UE received
+        uint32_t duplicated{0};            //!< Tokens it received twice or late
+        uint32_t retries{0};               //!< Prompts it resent
+    };
+
+    static Outcome Run(Time retry, bool dropFirst)
+    {
+        Ipv4AddressGenerator::Reset();
+        NodeContainer nodes; // BS, UE
+        nodes.Create(2);
+        InternetStackHelper internet;
+        internet.Install(nodes);
+        NetDeviceContainer link = TestLink().Install(nodes.Get(0), nodes.Get(1));
+        Ipv4AddressHelper addr("10.61.0.0", "255.255.255.252");
+        const Ipv4InterfaceContainer ifs = addr.Assign(link);
+        if (dropFirst)
+        {
+            Ptr<ReceiveListErrorModel> drop = CreateObject<ReceiveListErrorModel>();
+            drop->SetList({0}); // the first packet the BS receives: the prompt
+            link.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(drop));
+        }
+        EdgeLlmHelper edge;
+        edge.SetSchedulerType("ns3::ChoScheduler");
+        ApplicationContainer bsApps = edge.InstallBs(NodeContainer(nodes.Get(0)), {1});
+        Ptr<EdgeLlmUeApp> ue = CreateObject<EdgeLlmUeApp>();
+        ue->SetAttribute("SessionId", UintegerValue(7));
+        ue->SetAttribute("ServerAddress", Ipv4AddressValue(ifs.GetAddress(0)));
+        ue->SetAttribute("PromptTokens", UintegerValue(300));
+        ue->SetAttribute("MaxNewTokens", UintegerValue(20));
+        ue->SetAttribute("PromptRetry", TimeValue(retry));
+        nodes.Get(1)->AddApplication(ue);
+        Outcome out;
+        bsApps.Get(0)->TraceConnectWithoutContext(
+            "SessionStarted",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&out](uint64_t, uint16_t, uint64_t) {
+                    out.sessionStarts.push_back(Simulator::Now().GetSeconds());
+                }));
+        bsApps.Start(Seconds(0));
+        ue->SetStartTime(Seconds(0.05));
+        Simulator::Stop(Seconds(1));
+        Simulator::Run();
+        out.tokens = ue->GetTokensReceived();
+        out.duplicated = ue->GetTokensDuplicated();
+        out.retries = ue->GetPromptRetries();
+        Simulator::Destroy();
+        return out;
+    }
+
+    void DoRun() override
+    {
+        const Outcome lost = Run(Seconds(0), true);
+        NS_TEST_EXPECT_MSG_EQ(lost.sessionStarts.size(), 0u, "no retry: the lost prompt is lost");
+        NS_TEST_EXPECT_MSG_EQ(lost.tokens, 0u, "no retry: no token");
+        NS_TEST_EXPECT_MSG_EQ(lost.retries, 0u, "no retry: none resent");
+
+        const Outcome resent = Run(MilliSeconds(100), true);
+        NS_TEST_ASSERT_MSG_EQ(resent.sessionStarts.size(), 1u, "retry: one session");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(resent.sessionStarts[0],
+                                    0.15 + LINK_DELAY,
+                                    "opened by the copy sent at 150 ms");
+        NS_TEST_EXPECT_MSG_LT(resent.sessionStarts[0],
+                              0.15 + LINK_DELAY + 0.001,
+                              "the copy's latency: the link's delay and under 1 ms on the wire");
+        NS_TEST_EXPECT_MSG_EQ(resent.retries, 1u, "one copy: the first token came before 250 ms");
+        NS_TEST_EXPECT_MSG_EQ(resent.tokens, 20u, "retry: every token");
+
+        const Outcome eager = Run(MilliSeconds(5), false);
+        NS_TEST_EXPECT_MSG_EQ(eager.sessionStarts.size(), 1u, "copies ignored: one session");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(eager.retries, 2u, "copies sent while the prompt prefilled");
+        NS_TEST_EXPECT_MSG_EQ(eager.tokens, 20u, "every token once");
+        NS_TEST_EXPECT_MSG_EQ(eager.duplicated, 0u, "no token twice");
     }
 };
 
@@ -1381,6 +1480,7 @@ class EdgeLlmOutputsTestSuite : public TestSuite
         AddTestCase(new OnlinePredictionTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FailedHandoversTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UeDelayTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PromptRetryTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new StateTransitionTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new HandoverAfterDecodingTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RunProgressTestCase(), EDGE_LLM_TEST_QUICK);

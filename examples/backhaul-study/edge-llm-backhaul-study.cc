@@ -111,6 +111,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     double batchPeriodMs = cfg.batchPeriod.GetMilliSeconds();
     double platoonSpreadMs = cfg.platoonSpread.GetMilliSeconds();
     double promptTimeMs = cfg.promptTime.GetMilliSeconds();
+    double handoverLeadMs = 0;
     double monitorIntervalMs = 10;
 
     CommandLine cmd(__FILE__);
@@ -196,6 +197,22 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      "Spread of one platoon's handover instants, ms",
                      platoonSpreadMs);
     options.AddValue("promptTimeMs", "When the UEs send their prompts, ms", promptTimeMs);
+    options.AddValue("warmupOnGpu",
+                     "Each site's GPU prefills its UEs' prompts one after another before the "
+                     "handovers (uesPerSite x (T_c + prefill of promptMax)); false: a prompt's "
+                     "cache is taken as built on arrival, the handovers start right after the "
+                     "prompts (a metro study's shorter run; leave promptTimeMs for the attach)",
+                     cfg.prefillPromptsOnGpu);
+    options.AddValue("peerRange",
+                     "Star, ring, file: only sites at most this many inter-site distances apart "
+                     "are peers (X2/Xn, KV connection, routes); 0: every pair (routes and sockets "
+                     "grow as sites^2)",
+                     cfg.peerRange);
+    options.AddValue("handoverLeadMs",
+                     "Least time from the prompts to the first handover, ms (0: the warm-up's "
+                     "own: the prompts' uplink, the GPU's prefills with warmupOnGpu, 100 ms of "
+                     "decoding; without the GPU 20 ms of uplink per UE of a cell)",
+                     handoverLeadMs);
     options.AddValue("promptMin", "Shortest prompt, tokens", cfg.promptMin);
     options.AddValue("promptMax", "Longest prompt, tokens", cfg.promptMax);
     options.AddValue("tokensAfterHandover",
@@ -263,6 +280,14 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
         return 2;
     }
     cfg.promptTime = NanoSeconds(std::llround(promptTimeMs * 1e6));
+    if (!(handoverLeadMs >= 0 && handoverLeadMs <= 6e4))
+    {
+        std::cerr << "error: --handoverLeadMs must be 0 (the warm-up's own) or in (0, 60000] ms, "
+                     "got "
+                  << handoverLeadMs << std::endl;
+        return 2;
+    }
+    cfg.handoverLead = NanoSeconds(std::llround(handoverLeadMs * 1e6));
     if (!(monitorIntervalMs >= 0 && monitorIntervalMs <= 1e4))
     {
         std::cerr << "error: --monitorIntervalMs must be 0 (no monitor) or in (0, 10000] ms, got "
@@ -592,8 +617,10 @@ main(int argc, char* argv[])
               << cfg.numSites * cfg.uesPerSite << " UEs), " << cfg.backhaul << " backhaul "
               << cfg.backhaulGbps << " Gbit/s per link (MTU " << cfg.backhaulMtu << "), "
               << cfg.model << " q = " << cfg.kvBits << ", prompts U[" << cfg.promptMin << ", "
-              << cfg.promptMax << "] tokens, handovers " << cfg.handover << ", seed "
-              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+              << cfg.promptMax << "] tokens"
+              << (cfg.prefillPromptsOnGpu ? "" : " cached on arrival (no GPU warm-up)")
+              << ", handovers " << cfg.handover << ", seed " << RngSeedManager::GetSeed() << " run "
+              << RngSeedManager::GetRun() << std::endl;
 
     StudyTables tables(cfg);
     std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "
