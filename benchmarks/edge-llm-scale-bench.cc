@@ -463,8 +463,7 @@ main(int argc, char* argv[])
                       << std::exp(c) << " x sites^" << e << " (" << uesPerSite << " UEs per site, "
                       << siteLayout << ", maxLossDb " << maxLossDb << ", CQI "
                       << (siteAmc.empty() ? "default" : siteAmc) << ", GPU warm-up "
-                      << (siteWarmupOnGpu ? "on" : "off") << ")\nfit_site_exponent=" << e
-                      << "\n";
+                      << (siteWarmupOnGpu ? "on" : "off") << ")\nfit_site_exponent=" << e << "\n";
         }
     }
 

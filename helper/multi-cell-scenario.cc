@@ -121,7 +121,8 @@ struct MultiCellScenario::Counters
     std::set<uint64_t> stalled;                                   //!< UEs whose stall was measured
     uint32_t resumed{0};                                          //!< UEs whose stall was measured
     uint32_t rrcFailures{0};                                      //!< RRC handover failures
-    std::function<void()> stopWhenDrained;                        //!< Re-armed each ms
+    std::set<uint64_t> noSession; //!< UEs that handed over before their prompt opened a session
+    std::function<void()> stopWhenDrained; //!< Re-armed each ms
 };
 
 void
@@ -1121,10 +1122,23 @@ MultiCellScenario::ConnectOutputs()
     // the traces below add what is no session record's: the RRC's side (HandoverEndOk,
     // failures), the sources' aborted handovers, the GPUs' batches, the UEs' stalls (and
     // the UEs resumed: the stop rule).
+    const uint32_t total = m_ueNodes.GetN();
     for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
     {
         Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
         const uint16_t cell = bs->GetCellId();
+        // A UE that left before its prompt opened a session has nothing to resume: the
+        // stop rule does not wait for it (the result counts it).
+        bs->TraceConnectWithoutContext(
+            "HandoverWithoutSession",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [c, total](uint64_t id, uint16_t, uint64_t) {
+                    if (c->noSession.insert(id).second && !c->stalled.count(id) &&
+                        c->resumed + c->noSession.size() == total && c->stopWhenDrained)
+                    {
+                        c->stopWhenDrained();
+                    }
+                }));
         bs->TraceConnectWithoutContext("HandoverFailed",
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                            [c](uint64_t id, uint16_t, uint64_t) {
@@ -1192,8 +1206,8 @@ MultiCellScenario::ConnectOutputs()
             compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
                 [c, imsi, total](uint64_t, uint16_t, uint16_t, Time, Time) {
                     ++c->ues[imsi].stalls;
-                    if (c->stalled.insert(imsi).second && ++c->resumed == total &&
-                        c->stopWhenDrained)
+                    if (c->stalled.insert(imsi).second &&
+                        ++c->resumed + c->noSession.size() == total && c->stopWhenDrained)
                     {
                         c->stopWhenDrained();
                     }
@@ -1254,7 +1268,8 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
         std::cerr);
     progress.SetStatus([&c, this]() {
         return "resumed " + std::to_string(c.resumed) + " of " + std::to_string(m_ueNodes.GetN()) +
-               " UEs, " + std::to_string(c.rrcFailures) + " RRC handover failures";
+               " UEs, " + std::to_string(c.noSession.size()) + " without a session, " +
+               std::to_string(c.rrcFailures) + " RRC handover failures";
     });
     Simulator::Run();
 
@@ -1302,6 +1317,7 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
         AddBoundDetails(r);
     }
     result.rrcFailures = c.rrcFailures;
+    result.noSession = static_cast<uint32_t>(c.noSession.size());
     for (const auto& [sending, receiving] : pairs)
     {
         result.kvBytesSent += sending->GetKvBytesSent();

@@ -373,9 +373,13 @@ struct MultiCellResult
     uint32_t restoredSessions{0};         //!< Sessions a target restored
     uint64_t lostSessions{0};             //!< SessionLost over every BS
     uint32_t rrcFailures{0};              //!< Handover failures the RRCs reported
-    double handoverStart{0};              //!< First scripted handover instant, s
-    double simulatedSeconds{0};           //!< Simulated time at the end
-    bool complete{false};                 //!< Every UE handed over and its session was restored
+    /// UEs that handed over before their prompt had opened a session at the source
+    /// (EdgeLlmNode HandoverWithoutSession: the prompt still on the radio, or lost; a
+    /// longer handoverLead helps)
+    uint32_t noSession{0};
+    double handoverStart{0};    //!< First scripted handover instant, s
+    double simulatedSeconds{0}; //!< Simulated time at the end
+    bool complete{false};       //!< Every UE handed over and its session was restored
     /// EdgeLlmSessionStats::GetCsv(): one record per handover (every BS and UE traced)
     std::string handoverCsv;
     /// EdgeLlmSessionStats::SummarizeUeDelay() (a NaN if a handover has none)

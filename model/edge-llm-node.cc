@@ -254,6 +254,13 @@ EdgeLlmNode::GetTypeId()
                             "(sessionId, target cell, tokens decoded).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_afterDecodingTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("HandoverWithoutSession",
+                            "Source: a UE handed over before its prompt had opened a session "
+                            "here (its prompt still on the radio, or lost): nothing to move, "
+                            "and a copy of the prompt arriving later is ignored (sessionId, "
+                            "target cell, 0).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_noSessionTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("HandoverStarted",
                             "Source: a session hands over (sessionId, targetCellId, context).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_handoverStartedTrace),

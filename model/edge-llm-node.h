@@ -579,6 +579,7 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_afterDecodingTrace;   //!< HandoverAfterDecoding
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_noSessionTrace;       //!< HandoverWithoutSession
     TracedCallback<uint64_t, uint64_t, uint64_t, Time> m_plannedTrace;   //!< HandoverPlanned
     TracedCallback<uint16_t, double, uint32_t> m_backhaulPlannedTrace;   //!< BackhaulPlanned
     TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;            //!< SessionRestored

@@ -212,6 +212,19 @@ void
 EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time handoverTime)
 {
     auto sit = m_node->m_sessions.find(sessionId);
+    if (sit == m_node->m_sessions.end() && m_node->m_prompted.insert(sessionId).second)
+    {
+        // The UE leaves before its prompt came: a late copy must not open a session here
+        // for a UE that is gone.
+        NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << sessionId
+                            << " handed over before its prompt arrived");
+        m_node->m_noSessionTrace(sessionId, targetCellId, 0);
+        if (m_batcher)
+        {
+            m_batcher->Withdraw(sessionId);
+        }
+        return;
+    }
     if (sit == m_node->m_sessions.end() || sit->second.GetState() == EdgeLlmNode::HANDED_OVER ||
         sit->second.GetState() == EdgeLlmNode::RESTORING ||
         sit->second.GetState() == EdgeLlmNode::CANCELLED ||

@@ -637,6 +637,9 @@ class FailedHandoversTestCase : public TestCase
  *        serialization), and all 20 tokens arrive. With a retry shorter than the first
  *        token's wait (5 ms against the prompt's prefill of about 31 ms, nothing dropped),
  *        the copies that follow the first are ignored: one session, 20 tokens, none twice.
+ *        A UE that hands over (100 ms) before its resent prompt arrives: the BS traces
+ *        HandoverWithoutSession at 100 ms and ignores the copy; one that hands over after
+ *        its session opened (200 ms) is no such case.
  */
 class PromptRetryTestCase : public TestCase
 {
@@ -653,9 +656,10 @@ class PromptRetryTestCase : public TestCase
         uint32_t tokens{0};                //!< Tokens the UE received
         uint32_t duplicated{0};            //!< Tokens it received twice or late
         uint32_t retries{0};               //!< Prompts it resent
+        std::vector<double> noSession;     //!< HandoverWithoutSession at the BS, s
     };
 
-    static Outcome Run(Time retry, bool dropFirst)
+    static Outcome Run(Time retry, bool dropFirst, Time handoverAt = Seconds(-1))
     {
         Ipv4AddressGenerator::Reset();
         NodeContainer nodes; // BS, UE
@@ -688,6 +692,20 @@ class PromptRetryTestCase : public TestCase
                 [&out](uint64_t, uint16_t, uint64_t) {
                     out.sessionStarts.push_back(Simulator::Now().GetSeconds());
                 }));
+        bsApps.Get(0)->TraceConnectWithoutContext(
+            "HandoverWithoutSession",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&out](uint64_t, uint16_t, uint64_t) {
+                    out.noSession.push_back(Simulator::Now().GetSeconds());
+                }));
+        if (!handoverAt.IsNegative())
+        {
+            Simulator::Schedule(handoverAt,
+                                &EdgeLlmNode::NotifyHandoverStart,
+                                DynamicCast<EdgeLlmNode>(bsApps.Get(0)),
+                                7,
+                                2);
+        }
         bsApps.Start(Seconds(0));
         ue->SetStartTime(Seconds(0.05));
         Simulator::Stop(Seconds(1));
@@ -722,6 +740,19 @@ class PromptRetryTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT_OR_EQ(eager.retries, 2u, "copies sent while the prompt prefilled");
         NS_TEST_EXPECT_MSG_EQ(eager.tokens, 20u, "every token once");
         NS_TEST_EXPECT_MSG_EQ(eager.duplicated, 0u, "no token twice");
+        NS_TEST_EXPECT_MSG_EQ(eager.noSession.size(), 0u, "no handover");
+
+        // The UE hands over at 100 ms, before the copy sent at 150 ms arrives: the BS
+        // traces HandoverWithoutSession then, and the late copy opens nothing.
+        const Outcome gone = Run(MilliSeconds(100), true, MilliSeconds(100));
+        NS_TEST_ASSERT_MSG_EQ(gone.noSession.size(), 1u, "one HandoverWithoutSession");
+        NS_TEST_EXPECT_MSG_EQ_TOL(gone.noSession[0], 0.1, 1e-12, "at the handover");
+        NS_TEST_EXPECT_MSG_EQ(gone.sessionStarts.size(), 0u, "the late copy is ignored");
+        NS_TEST_EXPECT_MSG_EQ(gone.tokens, 0u, "no token");
+        // Handed over after the session opened: no such trace.
+        const Outcome after = Run(MilliSeconds(100), true, MilliSeconds(200));
+        NS_TEST_EXPECT_MSG_EQ(after.noSession.size(), 0u, "a session to hand over");
+        NS_TEST_EXPECT_MSG_EQ(after.sessionStarts.size(), 1u, "opened by the copy");
     }
 };
 

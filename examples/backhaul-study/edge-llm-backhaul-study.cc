@@ -559,7 +559,13 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
     {
         std::cout << "        [INCOMPLETE: " << r.handovers << " handovers started, "
                   << r.restoredSessions << " sessions restored, " << r.lostSessions << " lost, "
-                  << r.rrcFailures << " RRC handover failures]\n";
+                  << r.rrcFailures << " RRC handover failures"
+                  << (r.noSession == 0
+                          ? std::string()
+                          : ", " + std::to_string(r.noSession) +
+                                " UEs handed over before their prompt opened a session (a "
+                                "longer --handoverLeadMs gives the prompts their uplink)")
+                  << "]\n";
     }
 }
 
