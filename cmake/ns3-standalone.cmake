@@ -138,9 +138,33 @@ function(build_lib)
   endif()
 endfunction()
 
+# gperftools' tcmalloc_minimal (Debian's libtcmalloc-minimal4) for the programs: a
+# packet-level run spends about a quarter of its CPU in glibc's malloc and free (packets,
+# spectrum values, events); tcmalloc cut the 350-UE backhaul study's CPU by 25 % with
+# byte-identical outputs. Not for the test runner (LeakSanitizer brings its own allocator).
+option(EDGE_LLM_TCMALLOC "Link the examples and benchmarks with tcmalloc_minimal if found" ON)
+if(EDGE_LLM_TCMALLOC)
+  find_library(EDGE_LLM_TCMALLOC_LIBRARY NAMES tcmalloc_minimal libtcmalloc_minimal.so.4)
+endif()
+if(EDGE_LLM_TCMALLOC AND EDGE_LLM_TCMALLOC_LIBRARY)
+  message(STATUS "edge-llm: programs use tcmalloc (${EDGE_LLM_TCMALLOC_LIBRARY})")
+else()
+  message(STATUS "edge-llm: programs use glibc's malloc (no libtcmalloc-minimal4, or "
+                 "EDGE_LLM_TCMALLOC=OFF)")
+endif()
+
+# Links \p target with tcmalloc (above), first among its libraries.
+function(edge_llm_use_tcmalloc target)
+  if(EDGE_LLM_TCMALLOC AND EDGE_LLM_TCMALLOC_LIBRARY)
+    target_link_libraries(${target} PRIVATE "-Wl,--push-state,--no-as-needed"
+                                            ${EDGE_LLM_TCMALLOC_LIBRARY} "-Wl,--pop-state")
+  endif()
+endfunction()
+
 function(build_lib_example)
   cmake_parse_arguments(BLIB_EXAMPLE "" "NAME" "SOURCE_FILES;LIBRARIES_TO_LINK" ${ARGN})
   add_executable(${BLIB_EXAMPLE_NAME} ${BLIB_EXAMPLE_SOURCE_FILES})
+  edge_llm_use_tcmalloc(${BLIB_EXAMPLE_NAME})
   target_link_libraries(${BLIB_EXAMPLE_NAME} PRIVATE ${BLIB_EXAMPLE_LIBRARIES_TO_LINK})
 endfunction()
 
@@ -232,6 +256,7 @@ function(edge_llm_add_benchmarks)
   foreach(source ${bench_sources})
     get_filename_component(name ${source} NAME_WE)
     add_executable(${name} ${source})
+    edge_llm_use_tcmalloc(${name})
     if(name STREQUAL edge-llm-ctho-bench)
       # ctHO's figure driver is an example's source (examples/ctho-figures).
       target_sources(${name} PRIVATE ${CMAKE_SOURCE_DIR}/examples/ctho-figures/ctho-figures-study.cc)

@@ -190,6 +190,12 @@ bad "empty sweep" 's/"x": \[1, 2\]/"x": []/' '"sweep"."x": no values'
 bad "range step" 's/"x": \[1, 2\]/"x": {"from": 1, "to": 2, "step": 0}/' '"step" must be a number > 0'
 bad "no merge files" 's/"files": \["m.csv"\]/"files": []/' '"merge"."files": must list at least one CSV file'
 bad "perRun" 's/"mean", "max"/"mean", "median"/' "'median': each must be one of mean, max, min, sum"
+# A plot metric that no merge gives is refused before any run (it used to fail the merge
+# after all runs); the merged names themselves are accepted.
+bad "plot metric" 's/"runs": 3,/"runs": 3, "plot": {"metrics": ["mean_delay"]},/' \
+  "\"plot\".\"metrics\": no merged metric 'mean_delay' (merged: delay, max_delay;"
+sed 's/"runs": 3,/"runs": 3, "plot": {"metrics": ["delay", "max_delay"]},/' "$tmp/c.json" >"$tmp/plot.json"
+check "plot metrics that the merge gives are accepted" sh -c "\"$campaign\" \"$tmp/plot.json\" --dry-run >/dev/null"
 "$campaign" "$tmp/c.json" --jobs 0 >"$tmp/ob" 2>"$tmp/eb"
 check "--jobs 0: exit 2 naming the range" grep -qF "error: --jobs: must be an integer in [1, 4096], got '0'" "$tmp/eb"
 

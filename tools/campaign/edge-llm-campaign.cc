@@ -718,6 +718,8 @@ LoadMerge(const Json& j, const std::string& path, Campaign& c)
  * \param c the campaign, plotX and plotMetrics set
  * \throws InputError naming the key
  */
+std::string MergedName(const std::string& how, const std::string& m);
+
 void
 LoadPlot(const Json& j, const std::string& path, Campaign& c)
 {
@@ -746,6 +748,30 @@ LoadPlot(const Json& j, const std::string& path, Campaign& c)
         if (p.contains("metrics"))
         {
             c.plotMetrics = GetStringList(p, "metrics", top + "\"plot\".");
+            // With the merge's metrics named, their merged names are known now: a plot
+            // metric that is none of them is refused before any run, not at the merge
+            // after all of them.
+            if (!c.merge.metrics.empty())
+            {
+                std::vector<std::string> merged;
+                for (const auto& m : c.merge.metrics)
+                {
+                    for (const auto& how : c.merge.perRun)
+                    {
+                        merged.push_back(MergedName(how, m));
+                    }
+                }
+                for (const auto& name : c.plotMetrics)
+                {
+                    if (std::find(merged.begin(), merged.end(), name) == merged.end())
+                    {
+                        throw InputError(top + "\"plot\".\"metrics\": no merged metric '" + name +
+                                         "' (merged: " + Join(merged, ", ") +
+                                         "; perRun mean keeps the column's name, the "
+                                         "others prefix it, e.g. max_<column>)");
+                    }
+                }
+            }
         }
     }
     if (c.plotX.empty())
