@@ -123,6 +123,16 @@ struct MultiCellScenario::Counters
     uint32_t rrcFailures{0};                                      //!< RRC handover failures
     std::set<uint64_t> noSession; //!< UEs that handed over before their prompt opened a session
     std::function<void()> stopWhenDrained; //!< Re-armed each ms
+
+    /// The stop rule's trigger: once every one of \p total UEs has resumed or has no session
+    /// to resume, stopWhenDrained (if set) takes over.
+    void CheckAllSettled(uint32_t total) const
+    {
+        if (resumed + noSession.size() == total && stopWhenDrained)
+        {
+            stopWhenDrained();
+        }
+    }
 };
 
 void
@@ -1129,16 +1139,15 @@ MultiCellScenario::ConnectOutputs()
         const uint16_t cell = bs->GetCellId();
         // A UE that left before its prompt opened a session has nothing to resume: the
         // stop rule does not wait for it (the result counts it).
-        bs->TraceConnectWithoutContext(
-            "HandoverWithoutSession",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [c, total](uint64_t id, uint16_t, uint64_t) {
-                    if (c->noSession.insert(id).second && !c->stalled.count(id) &&
-                        c->resumed + c->noSession.size() == total && c->stopWhenDrained)
-                    {
-                        c->stopWhenDrained();
-                    }
-                }));
+        bs->TraceConnectWithoutContext("HandoverWithoutSession",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [c, total](uint64_t id, uint16_t, uint64_t) {
+                                               if (c->noSession.insert(id).second &&
+                                                   !c->stalled.count(id))
+                                               {
+                                                   c->CheckAllSettled(total);
+                                               }
+                                           }));
         bs->TraceConnectWithoutContext("HandoverFailed",
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                            [c](uint64_t id, uint16_t, uint64_t) {
@@ -1200,16 +1209,15 @@ MultiCellScenario::ConnectOutputs()
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_ueApps.Get(i));
         const uint64_t imsi = app->GetSessionId();
-        const uint32_t total = m_ueNodes.GetN();
         app->TraceConnectWithoutContext(
             "Stall",
             compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
                 [c, imsi, total](uint64_t, uint16_t, uint16_t, Time, Time) {
                     ++c->ues[imsi].stalls;
-                    if (c->stalled.insert(imsi).second &&
-                        ++c->resumed + c->noSession.size() == total && c->stopWhenDrained)
+                    if (c->stalled.insert(imsi).second)
                     {
-                        c->stopWhenDrained();
+                        ++c->resumed;
+                        c->CheckAllSettled(total);
                     }
                 }));
     }
