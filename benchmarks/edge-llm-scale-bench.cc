@@ -24,8 +24,10 @@
  * defaults, --uesPerSite UEs on each site, the sites on the --siteLayout (road: a line of
  * sites, any count in [2, 57]; hex: 7 and 19 only, other counts are skipped), each point
  * with --maxLossDb (the spectrum cut-off; 0: none, every PHY hears every cell); the
- * exponent of sites from a log-log fit of CPU-s per simulated s. --axes picks the axes to
- * run (ues, kv, amc, sites).
+ * exponent of sites from a log-log fit of CPU-s per simulated s. --siteRouterRouting
+ * picks the routers' routing (EdgeLlmBackhaul RouterRouting: EdgeLlm, Static, or both:
+ * every site count on each, alternated, each with its exponent, and the ratio of their
+ * CPU-s per point). --axes picks the axes to run (ues, kv, amc, sites).
  */
 
 #include "ns3/core-module.h"
@@ -39,6 +41,7 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <sys/resource.h>
@@ -62,6 +65,7 @@ struct Point
     std::string layout;     //!< Its layout: road or hex
     double maxLossDb{0};    //!< Its spectrum cut-off, dB (0: none)
     bool gpuWarmup{true};   //!< Its prompts prefilled on the GPU (prefillPromptsOnGpu)
+    std::string routing;    //!< Its routers' RouterRouting ("": the attribute's default)
     bool ok{false};         //!< The child completed
     std::string error;      //!< Why not
     double simSeconds{0};   //!< Simulated time of the run, s
@@ -98,6 +102,10 @@ RunChild(const Point& p, int fd)
             mc.maxLossDb = p.maxLossDb;
             mc.amcModel = p.amc;
             mc.prefillPromptsOnGpu = p.gpuWarmup;
+            if (!p.routing.empty())
+            {
+                Config::SetDefault("ns3::EdgeLlmBackhaul::RouterRouting", StringValue(p.routing));
+            }
             const MultiCellResult r = MultiCellScenario::Run(mc, "ns3::CtHoScheduler");
             out << std::setprecision(17) << r.simulatedSeconds << " " << r.kvBytesSent << " " << -1;
             const std::string s = out.str();
@@ -249,6 +257,7 @@ main(int argc, char* argv[])
     std::string axes = "ues,kv,amc,sites";
     std::string siteAmc;
     bool siteWarmupOnGpu = true;
+    std::string siteRouterRouting = "EdgeLlm";
     CommandLine cmd(__FILE__);
     cmd.AddValue("ues", "Comma-separated UE counts K of the UE axis", ues);
     cmd.AddValue("kvUes", "K of the KV-size and CQI-model points", kvUes);
@@ -267,6 +276,10 @@ main(int argc, char* argv[])
                  "Sites axis: prefill the prompts on each site's GPU before the handovers "
                  "(false: caches built on arrival, a shorter run, as a metro study)",
                  siteWarmupOnGpu);
+    cmd.AddValue("siteRouterRouting",
+                 "Sites axis: the routers' routing, EdgeLlm or Static (EdgeLlmBackhaul "
+                 "RouterRouting), or both (each site count on each, their ratio)",
+                 siteRouterRouting);
     cmd.AddValue("axes", "Comma-separated axes to run: ues, kv, amc, sites", axes);
     cmd.Parse(argc, argv);
     auto parseList =
@@ -299,6 +312,13 @@ main(int argc, char* argv[])
     std::vector<uint32_t> siteCounts;
     if (!parseList(sites, "sites", siteCounts))
     {
+        return 2;
+    }
+    if (siteRouterRouting != "EdgeLlm" && siteRouterRouting != "Static" &&
+        siteRouterRouting != "both")
+    {
+        std::cerr << "error: --siteRouterRouting must be EdgeLlm, Static or both, got '"
+                  << siteRouterRouting << "'\n";
         return 2;
     }
     if (siteLayout != "road" && siteLayout != "hex")
@@ -425,7 +445,10 @@ main(int argc, char* argv[])
 
     // Sites axis: MultiCellScenario on --siteLayout (hex: 7 and 19 only), a star
     // backhaul, --uesPerSite UEs starting on each site, the spectrum cut-off --maxLossDb.
-    std::vector<Point> siteAxis;
+    const std::vector<std::string> routings = siteRouterRouting == "both"
+                                                  ? std::vector<std::string>{"EdgeLlm", "Static"}
+                                                  : std::vector<std::string>{siteRouterRouting};
+    std::map<std::string, std::vector<Point>> siteAxis; // by routing
     for (uint32_t n : runs("sites") ? siteCounts : std::vector<uint32_t>{})
     {
         if (siteLayout == "hex" && n != 7 && n != 19)
@@ -433,22 +456,42 @@ main(int argc, char* argv[])
             std::cout << "sites=" << n << ": skipped (the hex layout has 7 or 19 sites)\n";
             continue;
         }
-        Point p;
-        p.label = siteLayout + " sites=" + std::to_string(n);
-        p.ues = uesPerSite;
-        p.sites = n;
-        p.layout = siteLayout;
-        p.maxLossDb = maxLossDb;
-        p.amc = siteAmc;
-        p.gpuWarmup = siteWarmupOnGpu;
-        Measure(p);
-        Print(p);
-        siteAxis.push_back(p);
+        for (const std::string& routing : routings)
+        {
+            Point p;
+            p.label = siteLayout + " sites=" + std::to_string(n) +
+                      (routings.size() > 1 ? " " + routing : "");
+            p.ues = uesPerSite;
+            p.sites = n;
+            p.layout = siteLayout;
+            p.maxLossDb = maxLossDb;
+            p.amc = siteAmc;
+            p.gpuWarmup = siteWarmupOnGpu;
+            p.routing = routing;
+            Measure(p);
+            Print(p);
+            siteAxis[routing].push_back(p);
+        }
+        if (routings.size() > 1)
+        {
+            const Point& fast = siteAxis["EdgeLlm"].back();
+            const Point& reference = siteAxis["Static"].back();
+            if (fast.ok && reference.ok)
+            {
+                std::cout << std::setprecision(3) << "sites=" << n
+                          << ": CPU-s EdgeLlm / Static routing = "
+                          << (fast.user + fast.sys) / (reference.user + reference.sys)
+                          << (fast.kvBytes == reference.kvBytes ? " (same KV bytes)"
+                                                                : " (KV bytes differ)")
+                          << "\n";
+            }
+        }
     }
+    for (const std::string& routing : routings)
     {
         std::vector<double> x;
         std::vector<double> y;
-        for (const auto& p : siteAxis)
+        for (const auto& p : siteAxis[routing])
         {
             if (p.ok)
             {
@@ -459,11 +502,13 @@ main(int argc, char* argv[])
         if (x.size() >= 2)
         {
             const auto [e, c] = Fit(x, y);
+            const std::string key = routing == "EdgeLlm" ? "" : "_" + routing;
             std::cout << std::setprecision(3) << "fit: sites, CPU-s per simulated s ~ "
                       << std::exp(c) << " x sites^" << e << " (" << uesPerSite << " UEs per site, "
                       << siteLayout << ", maxLossDb " << maxLossDb << ", CQI "
                       << (siteAmc.empty() ? "default" : siteAmc) << ", GPU warm-up "
-                      << (siteWarmupOnGpu ? "on" : "off") << ")\nfit_site_exponent=" << e << "\n";
+                      << (siteWarmupOnGpu ? "on" : "off") << ", router routing " << routing
+                      << ")\nfit_site_exponent" << key << "=" << e << "\n";
         }
     }
 

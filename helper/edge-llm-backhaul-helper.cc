@@ -3,6 +3,7 @@
  */
 #include "edge-llm-backhaul-helper.h"
 
+#include "edge-llm-backhaul-routing-helper.h"
 #include "edge-llm-helper.h"
 #include "edge-llm-ran.h"
 
@@ -120,6 +121,16 @@ EdgeLlmBackhaul::GetTypeId()
                           StringValue("Inet"),
                           MakeStringAccessor(&EdgeLlmBackhaul::m_topologyFormat),
                           MakeStringChecker())
+            .AddAttribute("RouterRouting",
+                          "Routing on the backhaul's routers (Star's aggregation router, "
+                          "File's routers): EdgeLlm (EdgeLlmBackhaulRouting: host routes and "
+                          "link ends in hash tables, O(1) a packet, ns-3's static routing as "
+                          "its fallback) or Static (ns-3's list of static routing: every "
+                          "interface and route scanned a packet); the same routes either "
+                          "way",
+                          StringValue("EdgeLlm"),
+                          MakeStringAccessor(&EdgeLlmBackhaul::m_routerRouting),
+                          MakeStringChecker())
             .AddAttribute("CrossTraffic",
                           "What InstallCrossTraffic puts on each link, each way: OnOff (UDP "
                           "at a constant rate, load x R on the wire; the planner subtracts "
@@ -167,6 +178,11 @@ EdgeLlmBackhaul::Validate() const
     {
         throw std::invalid_argument("Topology must be Mesh, Star, Ring or File, got '" +
                                     m_topology + "'");
+    }
+    if (m_routerRouting != "EdgeLlm" && m_routerRouting != "Static")
+    {
+        throw std::invalid_argument("RouterRouting must be EdgeLlm or Static, got '" +
+                                    m_routerRouting + "'");
     }
     if (m_crossTraffic != "OnOff" && m_crossTraffic != "BulkSend")
     {
@@ -349,11 +365,16 @@ EdgeLlmBackhaul::BuildLinks(NodeContainer bsNodes)
                                         " links)");
         }
     }
-    InternetStackHelper internet;
+    InternetStackHelper routerStack;
+    if (m_routerRouting == "EdgeLlm")
+    {
+        routerStack.SetRoutingHelper(EdgeLlmBackhaulRoutingHelper());
+    }
     for (uint32_t r = 0; r < m_routers.GetN(); ++r)
     {
-        internet.Install(m_routers.Get(r));
+        routerStack.Install(m_routers.Get(r));
     }
+    InternetStackHelper internet;
     for (uint32_t i = 0; i < n; ++i)
     {
         if (!bsNodes.Get(i)->GetObject<Ipv4>())
@@ -543,8 +564,17 @@ EdgeLlmBackhaul::AddAddressesAndRoutes()
                 const bool fromA = link.a == at;
                 Ptr<NetDevice> out = fromA ? link.devices.Get(0) : link.devices.Get(1);
                 const Ipv4Address next = fromA ? link.addressB : link.addressA;
-                routing.GetStaticRouting(at->GetObject<Ipv4>())
-                    ->AddHostRouteTo(path.remote, next, InterfaceOf(out));
+                Ptr<Ipv4> ipv4 = at->GetObject<Ipv4>();
+                if (Ptr<EdgeLlmBackhaulRouting> fast = EdgeLlmBackhaulRoutingHelper::Get(ipv4))
+                {
+                    fast->AddHostRoute(path.remote, next, InterfaceOf(out));
+                }
+                else
+                {
+                    routing.GetStaticRouting(ipv4)->AddHostRouteTo(path.remote,
+                                                                   next,
+                                                                   InterfaceOf(out));
+                }
                 at = fromA ? link.b : link.a;
             }
         }

@@ -62,6 +62,13 @@ class EdgeLlmRan;
  * both sites (each received datagram scans a node's endpoints): with every pair both grow
  * as sites^2; with a range that holds a fixed number of neighbours they grow as the sites.
  *
+ * The routers (Star's aggregation router, File's routers) route with
+ * EdgeLlmBackhaulRouting (RouterRouting = EdgeLlm, the default): the host routes and the
+ * far ends of their links in hash tables, O(1) a packet however many links the router
+ * has; ns-3's list of static routing (RouterRouting = Static) looks at every interface
+ * and every route for each packet. Sites keep the node's own routing (the RAN's
+ * static routing, with the host routes added to it).
+ *
  * Usage:
  * \code
  *   Ptr<EdgeLlmBackhaul> backhaul = CreateObject<EdgeLlmBackhaul>();
@@ -243,6 +250,7 @@ class EdgeLlmBackhaul : public Object
     std::string m_topologyFormat; //!< File: Inet, Orbis, Rocketfuel
     bool m_signallingPriority;    //!< Without a RAN: the X2 priority queue disc
     std::string m_crossTraffic;   //!< OnOff or BulkSend
+    std::string m_routerRouting;  //!< EdgeLlm or Static
     double m_peerRange{0};        //!< Pairs at most this far apart, m (0: every pair)
 
     NodeContainer m_sites;                                 //!< From Install()

@@ -8,11 +8,14 @@
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-backhaul-helper.h"
+#include "ns3/edge-llm-backhaul-routing-helper.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-ran.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-table-entry.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4-static-routing.h"
@@ -35,6 +38,7 @@
 #include <fstream>
 #include <functional>
 #include <map>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -681,6 +685,12 @@ class BadInputTestCase : public TestCase
                 Simulator::Destroy();
             }
         }
+        Ptr<EdgeLlmBackhaul> routing = Make("Star");
+        routing->SetAttribute("RouterRouting", StringValue("Global"));
+        const std::string rr = Error([&] { install(routing); });
+        NS_TEST_EXPECT_MSG_NE(rr.find("RouterRouting must be EdgeLlm or Static"),
+                              std::string::npos,
+                              rr);
         Ptr<EdgeLlmBackhaul> cross = Make("Star");
         cross->SetAttribute("CrossTraffic", StringValue("Poisson"));
         const std::string ct = Error([&] { install(cross); });
@@ -703,6 +713,203 @@ class BadInputTestCase : public TestCase
                 "load " << load << " accepted");
         }
         Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief EdgeLlmBackhaulRouting decides as ns-3's static routing does: two stars of 4
+ *        sites on a line 500 m apart (PeerRange 600 m: 3 of the 6 pairs routed), one
+ *        router on each RouterRouting; for every destination of interest (every pair's
+ *        21/8 address, routed or not, every link address, a /30's network and broadcast,
+ *        the router's own, 255.255.255.255, 239.1.1.1, an unknown 10.0.0.1, 127.0.0.1) RouteOutput
+ *        (gateway, device) and RouteInput on link 0's device (delivered locally,
+ *        forwarded to a gateway and device, refused, or no route) give the same answer
+ *        on both routers, also with forwarding off on that device. The oracle is ns-3's
+ *        Ipv4ListRouting with Ipv4StaticRouting and the same host routes.
+ */
+class RouterRoutingTestCase : public TestCase
+{
+  public:
+    RouterRoutingTestCase()
+        : TestCase("router routing: the hash tables decide as ns-3's static routing")
+    {
+    }
+
+  private:
+    /// \return "EdgeLlm" / "Static" routers' answers, one string per destination and call
+    static std::vector<std::string> Answers(const std::string& routing,
+                                            const std::vector<Ipv4Address>& dests,
+                                            bool forwarding,
+                                            std::string& protocol)
+    {
+        Ipv4AddressGenerator::Reset();
+        NodeContainer nodes;
+        nodes.Create(4);
+        InternetStackHelper().Install(nodes);
+        Ptr<ListPositionAllocator> where = CreateObject<ListPositionAllocator>();
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            where->Add(Vector(500.0 * i, 0, 0));
+        }
+        MobilityHelper mobility;
+        mobility.SetPositionAllocator(where);
+        mobility.Install(nodes);
+        Ptr<EdgeLlmBackhaul> b = Make("Star");
+        b->SetAttribute("PeerRange", DoubleValue(600));
+        b->SetAttribute("RouterRouting", StringValue(routing));
+        b->Install(nodes, nullptr);
+        Ptr<Ipv4> router = b->GetAggregationRouter()->GetObject<Ipv4>();
+        protocol = router->GetRoutingProtocol()->GetInstanceTypeId().GetName();
+        Ptr<NetDevice> in = b->GetLinks().at(0).devices.Get(1); // the router's end
+        router->SetForwarding(router->GetInterfaceForDevice(in), forwarding);
+        auto device = [&router](Ptr<const NetDevice> d) {
+            return std::to_string(router->GetInterfaceForDevice(d));
+        };
+        std::vector<std::string> out;
+        for (Ipv4Address dest : dests)
+        {
+            Ipv4Header header;
+            header.SetDestination(dest);
+            header.SetSource(Ipv4Address("20.0.0.1"));
+            std::ostringstream answer;
+            Socket::SocketErrno err = Socket::ERROR_NOTERROR;
+            Ptr<Ipv4Route> route =
+                router->GetRoutingProtocol()->RouteOutput(Create<Packet>(), header, nullptr, err);
+            answer << dest << " out: ";
+            if (route)
+            {
+                answer << route->GetGateway() << " if " << device(route->GetOutputDevice());
+            }
+            else
+            {
+                answer << "none, errno " << err;
+            }
+            answer << "; in: ";
+            const bool found = router->GetRoutingProtocol()->RouteInput(
+                Create<Packet>(),
+                header,
+                in,
+                compat::MakeCallback<void, Ptr<Ipv4Route>, Ptr<const Packet>, const Ipv4Header&>(
+                    [&](Ptr<Ipv4Route> r, Ptr<const Packet>, const Ipv4Header&) {
+                        answer << "forward " << r->GetGateway() << " if "
+                               << device(r->GetOutputDevice()) << " ";
+                    }),
+                compat::MakeCallback<void,
+                                     Ptr<Ipv4MulticastRoute>,
+                                     Ptr<const Packet>,
+                                     const Ipv4Header&>(
+                    [&](Ptr<Ipv4MulticastRoute>, Ptr<const Packet>, const Ipv4Header&) {
+                        answer << "multicast ";
+                    }),
+                compat::MakeCallback<void, Ptr<const Packet>, const Ipv4Header&, uint32_t>(
+                    [&](Ptr<const Packet>, const Ipv4Header&, uint32_t iif) {
+                        answer << "local on " << iif << " ";
+                    }),
+                compat::
+                    MakeCallback<void, Ptr<const Packet>, const Ipv4Header&, Socket::SocketErrno>(
+                        [&](Ptr<const Packet>, const Ipv4Header&, Socket::SocketErrno e) {
+                            answer << "error " << e << " ";
+                        }));
+            answer << "returned " << found;
+            out.push_back(answer.str());
+        }
+        Simulator::Destroy();
+        return out;
+    }
+
+    void DoRun() override
+    {
+        std::vector<Ipv4Address> dests;
+        // Pair addresses 21.0.0.0 + 4 (4 min + max) + 1, 2 for every pair of 4 sites.
+        for (uint32_t i = 0; i < 4; ++i)
+        {
+            for (uint32_t j = i + 1; j < 4; ++j)
+            {
+                const uint32_t base = (21U << 24) + 4 * (4 * i + j);
+                for (uint32_t k = 0; k < 4; ++k)
+                {
+                    dests.emplace_back(base + k); // network, .1, .2, broadcast
+                }
+            }
+        }
+        // Link /30s 20.0.0.0, .4, .8, .12 (site .1, router .2) and their ends.
+        for (uint32_t k = 0; k < 16; ++k)
+        {
+            dests.emplace_back((20U << 24) + k);
+        }
+        for (const char* other : {"255.255.255.255", "239.1.1.1", "10.0.0.1", "127.0.0.1"})
+        {
+            dests.emplace_back(other);
+        }
+        for (bool forwarding : {true, false})
+        {
+            std::string fastName;
+            std::string staticName;
+            const auto fast = Answers("EdgeLlm", dests, forwarding, fastName);
+            const auto reference = Answers("Static", dests, forwarding, staticName);
+            NS_TEST_ASSERT_MSG_EQ(fastName, "ns3::EdgeLlmBackhaulRouting", "EdgeLlm installs it");
+            NS_TEST_ASSERT_MSG_EQ(staticName, "ns3::Ipv4ListRouting", "Static: ns-3's list");
+            NS_TEST_ASSERT_MSG_EQ(fast.size(), reference.size(), "one answer per destination");
+            uint32_t forwarded = 0;
+            for (size_t k = 0; k < fast.size(); ++k)
+            {
+                NS_TEST_EXPECT_MSG_EQ(fast[k],
+                                      reference[k],
+                                      "forwarding " << forwarding << ": same decision");
+                forwarded += fast[k].find("forward") != std::string::npos ? 1 : 0;
+            }
+            // With forwarding: 3 routed pairs x 2 addresses (host routes), the 4 sites'
+            // link ends (site 0's goes back out on the input link) and the 4 link /30s'
+            // network addresses (static routing's interface routes, via the fallback).
+            // The /30 broadcasts and 127.0.0.1 are the router's own (weak end system).
+            NS_TEST_EXPECT_MSG_EQ(forwarded, forwarding ? 14u : 0u, "packets forwarded");
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The same run on both RouterRouting values: a star of 4 sites, three cHO
+ *        handovers from site 0 (to 1, 2, 3) under CBR cross traffic at load 0.3 (the
+ *        router forwards the KV bytes and delivers and sends cross traffic) restores
+ *        every session with the same delay to the nanosecond and moves the same bytes on
+ *        every link: the routing decides only where a packet goes, never when.
+ */
+class RouterRoutingRunTestCase : public TestCase
+{
+  public:
+    RouterRoutingRunTestCase()
+        : TestCase("router routing: EdgeLlm and Static give the same run, byte for byte")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto run = [](const std::string& routing) {
+            Ptr<EdgeLlmBackhaul> b = Make("Star");
+            b->SetAttribute("RouterRouting", StringValue(routing));
+            return RunBackhaul(4, b, {{1, 1, 0.2}, {2, 2, 0.25}, {3, 3, 0.3}}, 0.3);
+        };
+        const Outcome fast = run("EdgeLlm");
+        const Outcome reference = run("Static");
+        NS_TEST_ASSERT_MSG_EQ(reference.restoreDelay.size(), 3u, "all restored (Static)");
+        NS_TEST_ASSERT_MSG_EQ(fast.restoreDelay.size(), 3u, "all restored (EdgeLlm)");
+        for (const auto& [session, delay] : reference.restoreDelay)
+        {
+            NS_TEST_EXPECT_MSG_EQ(fast.restoreDelay.at(session),
+                                  delay,
+                                  "session " << session << ": the same restore delay");
+        }
+        for (uint32_t e = 0; e < 2; ++e)
+        {
+            NS_TEST_EXPECT_MSG_EQ((fast.linkBytes[e] == reference.linkBytes[e]),
+                                  true,
+                                  "the same bytes on every link, end " << e);
+        }
+        NS_TEST_EXPECT_MSG_GT(reference.crossReceived, 0u, "cross traffic delivered");
+        NS_TEST_EXPECT_MSG_EQ(fast.crossReceived, reference.crossReceived, "the same");
     }
 };
 
@@ -760,11 +967,7 @@ class PeerRangeTestCase : public TestCase
             }
         }
         Ptr<Ipv4> router = b->GetAggregationRouter()->GetObject<Ipv4>();
-        Ptr<Ipv4StaticRouting> routes = Ipv4StaticRoutingHelper().GetStaticRouting(router);
-        for (uint32_t r = 0; r < routes->GetNRoutes(); ++r)
-        {
-            out.routerHostRoutes += routes->GetRoute(r).IsHost() ? 1 : 0;
-        }
+        out.routerHostRoutes = EdgeLlmBackhaulRoutingHelper::Get(router)->GetNHostRoutes();
         auto addresses = [&b](uint32_t site) {
             Ptr<NetDevice> dev = b->GetLinks().at(site).devices.Get(0);
             Ptr<Ipv4> ipv4 = dev->GetNode()->GetObject<Ipv4>();
@@ -944,6 +1147,8 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new BadInputTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new LteStarTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PeerRangeTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RouterRoutingTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RouterRoutingRunTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 
