@@ -122,13 +122,18 @@ struct MultiCellScenario::Counters
     uint32_t resumed{0};                                          //!< UEs whose stall was measured
     uint32_t rrcFailures{0};                                      //!< RRC handover failures
     std::set<uint64_t> noSession; //!< UEs that handed over before their prompt opened a session
+    std::set<uint64_t> started;   //!< UEs whose source RRC traced HandoverStart
+    /// UEs whose scripted handover had not started handoverStartTimeout after its request
+    std::set<uint64_t> notStarted;
+    std::set<uint64_t> settled;            //!< UEs nothing is left to wait for
     std::function<void()> stopWhenDrained; //!< Re-armed each ms
 
-    /// The stop rule's trigger: once every one of \p total UEs has resumed or has no session
-    /// to resume, stopWhenDrained (if set) takes over.
-    void CheckAllSettled(uint32_t total) const
+    /// The stop rule's trigger: \p imsi has resumed, has no session to resume, or its
+    /// handover never started; once all \p total UEs have, stopWhenDrained (if set) takes
+    /// over. Each UE counts once, whichever way it settled first.
+    void Settle(uint64_t imsi, uint32_t total)
     {
-        if (resumed + noSession.size() == total && stopWhenDrained)
+        if (settled.insert(imsi).second && settled.size() == total && stopWhenDrained)
         {
             stopWhenDrained();
         }
@@ -222,6 +227,9 @@ MultiCellConfig::Validate() const
     Require(!promptRetry.IsStrictlyNegative() && promptRetry <= Seconds(10),
             "promptRetry must be 0 (never) or in (0, 10] s, got " +
                 edgellm::FormatNumber(promptRetry.GetSeconds()) + " s");
+    Require(handoverStartTimeout.IsStrictlyPositive() && handoverStartTimeout <= Seconds(60),
+            "handoverStartTimeout must be in (0, 60] s, got " +
+                edgellm::FormatNumber(handoverStartTimeout.GetSeconds()) + " s");
     Require(!handoverLead.IsStrictlyNegative() && handoverLead <= Seconds(60),
             "handoverLead must be 0 (the warm-up's own) or in (0, 60] s, got " +
                 edgellm::FormatNumber(handoverLead.GetSeconds()) + " s");
@@ -1038,10 +1046,24 @@ MultiCellScenario::ScheduleHandovers()
             continue; // stays on its home site
         }
         m_ran->HandoverRequest(u.handoverAt, ue.Get(i), bs.Get(u.homeSite), bs.Get(u.targetSite));
-        DynamicCast<EdgeLlmNode>(m_bsApps.Get(u.homeSite))
-            ->ExpectHandover(m_ran->GetImsi(ue.Get(i)),
-                             m_ran->GetCellId(bs.Get(u.targetSite)),
-                             u.handoverAt);
+        Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(m_bsApps.Get(u.homeSite));
+        const uint64_t imsi = m_ran->GetImsi(ue.Get(i));
+        source->ExpectHandover(imsi, m_ran->GetCellId(bs.Get(u.targetSite)), u.handoverAt);
+        // ns-3's RRCs (LTE and nr) take a target's HANDOVER PREPARATION FAILURE (no SRS
+        // index left, AdmitHandoverRequest false) back to CONNECTED_NORMALLY without a
+        // trace, and wait for ever for an answer that was lost: without HandoverStart by
+        // then, the source's batch goes on without the UE (NotifyHandoverFailure: the
+        // session stays at the source, HandoverFailed), the result counts it, and the
+        // stop rule does not wait for it.
+        Counters* c = m_counters.get();
+        const uint32_t total = m_ueNodes.GetN();
+        Simulator::Schedule(u.handoverAt + m_cfg.handoverStartTimeout, [c, source, imsi, total]() {
+            if (!c->started.count(imsi) && c->notStarted.insert(imsi).second)
+            {
+                source->NotifyHandoverFailure(imsi);
+                c->Settle(imsi, total);
+            }
+        });
     }
 }
 
@@ -1142,11 +1164,8 @@ MultiCellScenario::ConnectOutputs()
         bs->TraceConnectWithoutContext("HandoverWithoutSession",
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                            [c, total](uint64_t id, uint16_t, uint64_t) {
-                                               if (c->noSession.insert(id).second &&
-                                                   !c->stalled.count(id))
-                                               {
-                                                   c->CheckAllSettled(total);
-                                               }
+                                               c->noSession.insert(id);
+                                               c->Settle(id, total);
                                            }));
         bs->TraceConnectWithoutContext("HandoverFailed",
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
@@ -1170,6 +1189,15 @@ MultiCellScenario::ConnectOutputs()
                     c->batchStartByEnd[cell][Simulator::Now().GetSeconds()] =
                         c->batchStartAt[cell][key];
                 }));
+        // The source RRC reports HandoverStart once the target admitted the UE (its
+        // HANDOVER REQUEST ACK): a scripted handover without it was refused or lost.
+        std::ostringstream startPath;
+        startPath << "/NodeList/" << m_bsNodes.Get(b)->GetId() << "/DeviceList/*/"
+                  << m_ran->GetRrcName() << "/HandoverStart";
+        Config::ConnectWithoutContextFailSafe(
+            startPath.str(),
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
+                [c](uint64_t imsi, uint16_t, uint16_t, uint16_t) { c->started.insert(imsi); }));
         // The RRC (LteEnbRrc or NrGnbRrc, the RAN's) that admitted a UE reports
         // HandoverEndOk once the UE has joined its cell.
         std::ostringstream path;
@@ -1217,7 +1245,7 @@ MultiCellScenario::ConnectOutputs()
                     if (c->stalled.insert(imsi).second)
                     {
                         ++c->resumed;
-                        c->CheckAllSettled(total);
+                        c->Settle(imsi, total);
                     }
                 }));
     }
@@ -1275,8 +1303,14 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
         stopAt,
         std::cerr);
     progress.SetStatus([&c, this]() {
+        uint32_t notStarted = 0;
+        for (uint64_t imsi : c.notStarted)
+        {
+            notStarted += c.started.count(imsi) ? 0 : 1;
+        }
         return "resumed " + std::to_string(c.resumed) + " of " + std::to_string(m_ueNodes.GetN()) +
                " UEs, " + std::to_string(c.noSession.size()) + " without a session, " +
+               std::to_string(notStarted) + " handovers not started, " +
                std::to_string(c.rrcFailures) + " RRC handover failures";
     });
     Simulator::Run();
@@ -1326,6 +1360,10 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     }
     result.rrcFailures = c.rrcFailures;
     result.noSession = static_cast<uint32_t>(c.noSession.size());
+    for (uint64_t imsi : c.notStarted)
+    {
+        result.handoversNotStarted += c.started.count(imsi) ? 0 : 1;
+    }
     for (const auto& [sending, receiving] : pairs)
     {
         result.kvBytesSent += sending->GetKvBytesSent();

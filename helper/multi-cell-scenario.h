@@ -187,6 +187,13 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// A prompt the radio lost otherwise leaves its UE without a session (at 50 UEs per
     /// cell near the cell edge about one in a hundred is lost).
     Time promptRetry{MilliSeconds(300)};
+    /// A scripted handover whose source RRC has not traced HandoverStart this long after
+    /// the request is given up: ns-3's RRCs (LTE and nr) return to CONNECTED_NORMALLY on
+    /// a target's HANDOVER PREPARATION FAILURE without a trace, and wait for ever for a
+    /// lost answer. The source's batch goes on without the UE (EdgeLlmNode::
+    /// NotifyHandoverFailure), MultiCellResult::handoversNotStarted counts it, the stop
+    /// rule does not wait for it. (0, 60 s]
+    Time handoverStartTimeout{Seconds(1)};
     /// Each site prefills its UEs' prompts on its GPU (EdgeLlmNode PrefillPromptsOnGpu);
     /// false: a prompt's cache is taken as built on arrival
     bool prefillPromptsOnGpu{true};
@@ -377,6 +384,9 @@ struct MultiCellResult
     /// (EdgeLlmNode HandoverWithoutSession: the prompt still on the radio, or lost; a
     /// longer handoverLead helps)
     uint32_t noSession{0};
+    /// Scripted handovers the source RRC never started (no HandoverStart by the run's end,
+    /// given up handoverStartTimeout after the request: refused by the target or lost)
+    uint32_t handoversNotStarted{0};
     double handoverStart{0};    //!< First scripted handover instant, s
     double simulatedSeconds{0}; //!< Simulated time at the end
     bool complete{false};       //!< Every UE handed over and its session was restored

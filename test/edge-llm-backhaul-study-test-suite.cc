@@ -347,6 +347,18 @@ class ValidateTestCase : public TestCase
               false,
               "promptRetry");
         Check(with([](C& c) { c.promptRetry = NanoSeconds(-1); }), false, "promptRetry");
+        Check(with([](C& c) { c.handoverStartTimeout = NanoSeconds(1); }),
+              true,
+              "handoverStartTimeout");
+        Check(with([](C& c) { c.handoverStartTimeout = Seconds(0); }),
+              false,
+              "handoverStartTimeout");
+        Check(with([](C& c) { c.handoverStartTimeout = Seconds(60); }),
+              true,
+              "handoverStartTimeout");
+        Check(with([](C& c) { c.handoverStartTimeout = Seconds(60) + NanoSeconds(1); }),
+              false,
+              "handoverStartTimeout");
         Check(with([](C& c) { c.kvBits = 2; }), false, "kvBits");
         Check(with([](C& c) { c.ran = "wifi"; }), false, "ran");
         // The RAN's own cables: no queue disc and no cross traffic to put on them.
@@ -591,6 +603,85 @@ class NoGpuWarmupTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(r.complete, true, "complete");
         NS_TEST_EXPECT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "bytes conserved");
         NS_TEST_EXPECT_MSG_EQ_TOL(r.handoverStart, 0.25 + 0.02 + 50 * 0.02 + 0.1, 1e-9, "start");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A scripted handover the target refuses (LteEnbRrc AdmitHandoverRequest false:
+ *        HANDOVER PREPARATION FAILURE, which ns-3's RRC takes back to CONNECTED_NORMALLY
+ *        without a trace) is given up handoverStartTimeout (0.5 s) after its request: 2
+ *        road sites x 3 UEs, load 0, ctHO. With admission every UE hands over and is
+ *        restored; without it none starts, every one of them is counted in
+ *        handoversNotStarted and flagged handoverFailed, no KV byte moves, and the run ends
+ *        once the last was given up (its last request + 0.5 s + the drain grace), not at
+ *        its stop time (last request + tailTime 8 s). Before, the stop rule waited for
+ *        them to its stop time and nothing said why.
+ */
+class HandoverNotStartedTestCase : public TestCase
+{
+  public:
+    HandoverNotStartedTestCase()
+        : TestCase("handovers the target refuses are given up after handoverStartTimeout")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto run = [](bool admit) {
+            Config::SetDefault("ns3::LteEnbRrc::AdmitHandoverRequest", BooleanValue(admit));
+            MultiCellConfig cfg;
+            cfg.layout = "road";
+            cfg.numSites = 2;
+            cfg.uesPerSite = 3;
+            cfg.crossTrafficLoad = 0;
+            cfg.monitorInterval = Seconds(0);
+            cfg.handoverStartTimeout = MilliSeconds(500);
+            MultiCellScenario scenario(cfg);
+            scenario.BuildSites();
+            scenario.BuildUes();
+            Time last = Time::Min();
+            uint32_t scripted = 0;
+            for (const ScenarioUe& ue : scenario.GetUes())
+            {
+                if (ue.handoverAt != Time::Max())
+                {
+                    last = std::max(last, ue.handoverAt);
+                    ++scripted;
+                }
+            }
+            scenario.BuildRan();
+            scenario.BuildBackhaul();
+            scenario.InstallApps("ns3::CtHoScheduler");
+            scenario.ScheduleHandovers();
+            scenario.ConnectOutputs();
+            const MultiCellResult r = scenario.Simulate();
+            Config::Reset();
+            return std::make_tuple(r, last, scripted);
+        };
+        const auto [admitted, lastA, scriptedA] = run(true);
+        NS_TEST_ASSERT_MSG_EQ(scriptedA, 6u, "every UE of a 2-site road hands over");
+        NS_TEST_EXPECT_MSG_EQ(admitted.handovers, 6u, "admitted: all started");
+        NS_TEST_EXPECT_MSG_EQ(admitted.restoredSessions, 6u, "and restored");
+        NS_TEST_EXPECT_MSG_EQ(admitted.handoversNotStarted, 0u, "none given up");
+        const auto [refused, last, scripted] = run(false);
+        NS_TEST_EXPECT_MSG_EQ(refused.handovers, 0u, "refused: none started");
+        NS_TEST_EXPECT_MSG_EQ(refused.handoversNotStarted, scripted, "every one given up");
+        NS_TEST_EXPECT_MSG_EQ(refused.complete, false, "incomplete");
+        NS_TEST_EXPECT_MSG_EQ(refused.kvBytesSent, 0u, "no KV byte moved");
+        uint32_t flagged = 0;
+        for (const EdgeLlmUeResult& ue : refused.ues)
+        {
+            flagged += ue.handoverFailed ? 1 : 0;
+        }
+        NS_TEST_EXPECT_MSG_EQ(flagged, scripted, "each UE flagged handoverFailed");
+        NS_TEST_EXPECT_MSG_LT(refused.simulatedSeconds,
+                              last.GetSeconds() + 0.5 + 1.0,
+                              "ended once the last was given up, not at the stop time");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(refused.simulatedSeconds,
+                                    last.GetSeconds() + 0.5,
+                                    "not before the timeout");
     }
 };
 
@@ -1204,6 +1295,7 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
         AddTestCase(new NineteenSitesTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new WarmupTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new NoGpuWarmupTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new HandoverNotStartedTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FullStudyTestCase(), EDGE_LLM_TEST_EXTENSIVE);
     }
 };

@@ -560,6 +560,11 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
         std::cout << "        [INCOMPLETE: " << r.handovers << " handovers started, "
                   << r.restoredSessions << " sessions restored, " << r.lostSessions << " lost, "
                   << r.rrcFailures << " RRC handover failures"
+                  << (r.handoversNotStarted == 0
+                          ? std::string()
+                          : ", " + std::to_string(r.handoversNotStarted) +
+                                " scripted handovers the source RRC never started (the target "
+                                "refused the preparation, or an X2/Xn answer was lost)")
                   << (r.noSession == 0
                           ? std::string()
                           : ", " + std::to_string(r.noSession) +
