@@ -1057,7 +1057,7 @@ MultiCellScenario::ScheduleHandovers()
         // stop rule does not wait for it.
         Counters* c = m_counters.get();
         const uint32_t total = m_ueNodes.GetN();
-        Simulator::Schedule(u.handoverAt + m_cfg.handoverStartTimeout, [c, source, imsi, total]() {
+        compat::Schedule(u.handoverAt + m_cfg.handoverStartTimeout, [c, source, imsi, total]() {
             if (!c->started.count(imsi) && c->notStarted.insert(imsi).second)
             {
                 source->NotifyHandoverFailure(imsi);
