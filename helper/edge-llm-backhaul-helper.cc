@@ -11,6 +11,8 @@
 #include "ns3/bulk-send-helper.h"
 #include "ns3/channel.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
+#include "ns3/enum.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-helper.h"
@@ -74,13 +76,21 @@ EdgeLlmBackhaul::GetTypeId()
             .SetParent<Object>()
             .SetGroupName("EdgeLlm")
             .AddConstructor<EdgeLlmBackhaul>()
-            .AddAttribute("Topology",
-                          "Mesh (a cable between every two sites: the RAT's own X2 links), "
-                          "Star (every site to one aggregation router), Ring, or File "
-                          "(TopologyFile in TopologyFormat)",
-                          StringValue("Mesh"),
-                          MakeStringAccessor(&EdgeLlmBackhaul::m_topology),
-                          MakeStringChecker())
+            .AddAttribute(
+                "Topology",
+                "Mesh (a cable between every two sites: the RAT's own X2 links), "
+                "Star (every site to one aggregation router), Ring, or File "
+                "(TopologyFile in TopologyFormat)",
+                EnumValue(EdgeLlmBackhaul::TOPOLOGY_MESH),
+                compat::MakeEnumAccessor<EdgeLlmBackhaul::Topology>(&EdgeLlmBackhaul::m_topology),
+                MakeEnumChecker(EdgeLlmBackhaul::TOPOLOGY_MESH,
+                                "Mesh",
+                                EdgeLlmBackhaul::TOPOLOGY_STAR,
+                                "Star",
+                                EdgeLlmBackhaul::TOPOLOGY_RING,
+                                "Ring",
+                                EdgeLlmBackhaul::TOPOLOGY_FILE,
+                                "File"))
             .AddAttribute("LinkDataRate",
                           "Rate of every Star/Ring/File link (SetLinkDataRate overrides one; "
                           "Mesh uses the RAN config's backhaulGbps, or this without a RAN)",
@@ -118,9 +128,15 @@ EdgeLlmBackhaul::GetTypeId()
                           MakeStringChecker())
             .AddAttribute("TopologyFormat",
                           "File: Inet, Orbis or Rocketfuel",
-                          StringValue("Inet"),
-                          MakeStringAccessor(&EdgeLlmBackhaul::m_topologyFormat),
-                          MakeStringChecker())
+                          EnumValue(EdgeLlmBackhaul::FORMAT_INET),
+                          compat::MakeEnumAccessor<EdgeLlmBackhaul::TopologyFormat>(
+                              &EdgeLlmBackhaul::m_topologyFormat),
+                          MakeEnumChecker(EdgeLlmBackhaul::FORMAT_INET,
+                                          "Inet",
+                                          EdgeLlmBackhaul::FORMAT_ORBIS,
+                                          "Orbis",
+                                          EdgeLlmBackhaul::FORMAT_ROCKETFUEL,
+                                          "Rocketfuel"))
             .AddAttribute("RouterRouting",
                           "Routing on the backhaul's routers (Star's aggregation router, "
                           "File's routers): EdgeLlm (EdgeLlmBackhaulRouting: host routes and "
@@ -128,17 +144,25 @@ EdgeLlmBackhaul::GetTypeId()
                           "its fallback) or Static (ns-3's list of static routing: every "
                           "interface and route scanned a packet); the same routes either "
                           "way",
-                          StringValue("EdgeLlm"),
-                          MakeStringAccessor(&EdgeLlmBackhaul::m_routerRouting),
-                          MakeStringChecker())
+                          EnumValue(EdgeLlmBackhaul::ROUTING_EDGE_LLM),
+                          compat::MakeEnumAccessor<EdgeLlmBackhaul::RouterRouting>(
+                              &EdgeLlmBackhaul::m_routerRouting),
+                          MakeEnumChecker(EdgeLlmBackhaul::ROUTING_EDGE_LLM,
+                                          "EdgeLlm",
+                                          EdgeLlmBackhaul::ROUTING_STATIC,
+                                          "Static"))
             .AddAttribute("CrossTraffic",
                           "What InstallCrossTraffic puts on each link, each way: OnOff (UDP "
                           "at a constant rate, load x R on the wire; the planner subtracts "
                           "it) or BulkSend (TCP sending the same bytes as fast as it can; "
                           "not subtracted)",
-                          StringValue("OnOff"),
-                          MakeStringAccessor(&EdgeLlmBackhaul::m_crossTraffic),
-                          MakeStringChecker())
+                          EnumValue(EdgeLlmBackhaul::CROSS_ON_OFF),
+                          compat::MakeEnumAccessor<EdgeLlmBackhaul::CrossTraffic>(
+                              &EdgeLlmBackhaul::m_crossTraffic),
+                          MakeEnumChecker(EdgeLlmBackhaul::CROSS_ON_OFF,
+                                          "OnOff",
+                                          EdgeLlmBackhaul::CROSS_BULK_SEND,
+                                          "BulkSend"))
             .AddAttribute("PeerRange",
                           "Star, Ring, File: only site pairs at most this far apart (the "
                           "sites' positions), m, get a path, addresses, routes, an X2/Xn "
@@ -173,22 +197,6 @@ EdgeLlmBackhaul::DoDispose()
 void
 EdgeLlmBackhaul::Validate() const
 {
-    if (m_topology != "Mesh" && m_topology != "Star" && m_topology != "Ring" &&
-        m_topology != "File")
-    {
-        throw std::invalid_argument("Topology must be Mesh, Star, Ring or File, got '" +
-                                    m_topology + "'");
-    }
-    if (m_routerRouting != "EdgeLlm" && m_routerRouting != "Static")
-    {
-        throw std::invalid_argument("RouterRouting must be EdgeLlm or Static, got '" +
-                                    m_routerRouting + "'");
-    }
-    if (m_crossTraffic != "OnOff" && m_crossTraffic != "BulkSend")
-    {
-        throw std::invalid_argument("CrossTraffic must be OnOff or BulkSend, got '" +
-                                    m_crossTraffic + "'");
-    }
     if (m_linkRate.GetBitRate() == 0)
     {
         throw std::invalid_argument("LinkDataRate must be > 0 bit/s");
@@ -205,19 +213,13 @@ EdgeLlmBackhaul::Validate() const
     {
         throw std::invalid_argument("PeerRange must be 0 (every pair) or a finite distance > 0 m");
     }
-    if (m_peerRange > 0 && m_topology == "Mesh")
+    if (m_peerRange > 0 && m_topology == TOPOLOGY_MESH)
     {
         throw std::invalid_argument("PeerRange needs Topology Star, Ring or File (Mesh is a "
                                     "cable between every two sites); got Mesh");
     }
-    if (m_topology == "File")
+    if (m_topology == TOPOLOGY_FILE)
     {
-        if (m_topologyFormat != "Inet" && m_topologyFormat != "Orbis" &&
-            m_topologyFormat != "Rocketfuel")
-        {
-            throw std::invalid_argument("TopologyFormat must be Inet, Orbis or Rocketfuel, got '" +
-                                        m_topologyFormat + "'");
-        }
         std::ifstream file(m_topologyFile);
         if (m_topologyFile.empty() || !file)
         {
@@ -267,7 +269,7 @@ void
 EdgeLlmBackhaul::BuildLinks(NodeContainer bsNodes)
 {
     const uint32_t n = bsNodes.GetN();
-    if (m_topology == "Mesh")
+    if (m_topology == TOPOLOGY_MESH)
     {
         for (uint32_t i = 0; i < n; ++i)
         {
@@ -277,7 +279,7 @@ EdgeLlmBackhaul::BuildLinks(NodeContainer bsNodes)
             }
         }
     }
-    else if (m_topology == "Star")
+    else if (m_topology == TOPOLOGY_STAR)
     {
         m_routers.Create(1);
         const DataRate rate = m_aggregationRate.GetBitRate() != 0 ? m_aggregationRate : m_linkRate;
@@ -286,7 +288,7 @@ EdgeLlmBackhaul::BuildLinks(NodeContainer bsNodes)
             AddLink(bsNodes.Get(i), m_routers.Get(0), rate);
         }
     }
-    else if (m_topology == "Ring")
+    else if (m_topology == TOPOLOGY_RING)
     {
         if (n < 3)
         {
@@ -301,7 +303,9 @@ EdgeLlmBackhaul::BuildLinks(NodeContainer bsNodes)
     {
         TopologyReaderHelper reader;
         reader.SetFileName(m_topologyFile);
-        reader.SetFileType(m_topologyFormat);
+        reader.SetFileType(m_topologyFormat == FORMAT_INET    ? "Inet"
+                           : m_topologyFormat == FORMAT_ORBIS ? "Orbis"
+                                                              : "Rocketfuel");
         Ptr<TopologyReader> topology = reader.GetTopologyReader();
         NodeContainer fileNodes = topology->Read();
         if (fileNodes.GetN() < n)
@@ -366,7 +370,7 @@ EdgeLlmBackhaul::BuildLinks(NodeContainer bsNodes)
         }
     }
     InternetStackHelper routerStack;
-    if (m_routerRouting == "EdgeLlm")
+    if (m_routerRouting == ROUTING_EDGE_LLM)
     {
         routerStack.SetRoutingHelper(EdgeLlmBackhaulRoutingHelper());
     }
@@ -480,7 +484,7 @@ EdgeLlmBackhaul::ComputePaths()
             const uint32_t goal = m_sites.Get(j)->GetId();
             if (!parent.count(goal))
             {
-                throw std::invalid_argument("Topology " + m_topology + ": sites " +
+                throw std::invalid_argument("Topology " + GetTopology() + ": sites " +
                                             std::to_string(i) + " and " + std::to_string(j) +
                                             " are not connected");
             }
@@ -518,7 +522,7 @@ EdgeLlmBackhaul::AddAddressesAndRoutes()
                 continue;
             }
             Path& path = m_paths.at({i, j});
-            if (m_topology == "Mesh")
+            if (m_topology == TOPOLOGY_MESH)
             {
                 const Link& link = m_links[path.links.front()];
                 const bool aIsI = link.a == m_sites.Get(i);
@@ -542,7 +546,7 @@ EdgeLlmBackhaul::AddAddressesAndRoutes()
                              Ipv4InterfaceAddress(path.local, Ipv4Mask("255.255.255.252")));
         }
     }
-    if (m_topology == "Mesh")
+    if (m_topology == TOPOLOGY_MESH)
     {
         return;
     }
@@ -708,7 +712,7 @@ EdgeLlmBackhaul::Install(NodeContainer bsNodes, Ptr<EdgeLlmRan> ran)
     }
     m_installed = true;
     m_sites = bsNodes;
-    if (ran && m_topology == "Mesh")
+    if (ran && m_topology == TOPOLOGY_MESH)
     {
         if (!m_rateOverride.empty())
         {
@@ -723,12 +727,12 @@ EdgeLlmBackhaul::Install(NodeContainer bsNodes, Ptr<EdgeLlmRan> ran)
         BuildLinks(bsNodes);
     }
     ComputePaths();
-    if (ran && m_topology != "Mesh")
+    if (ran && m_topology != TOPOLOGY_MESH)
     {
         CheckSignallingRate(ran->GetRatName());
     }
     AddAddressesAndRoutes();
-    if (ran && m_topology != "Mesh")
+    if (ran && m_topology != TOPOLOGY_MESH)
     {
         RegisterX2(ran);
     }
@@ -754,7 +758,7 @@ EdgeLlmBackhaul::InstallCrossTraffic(double load, Time start, Time stop)
     {
         return apps;
     }
-    const bool bulk = m_crossTraffic == "BulkSend";
+    const bool bulk = m_crossTraffic == CROSS_BULK_SEND;
     std::set<uint32_t> sinks;
     for (Link& link : m_links)
     {
@@ -886,13 +890,23 @@ EdgeLlmBackhaul::GetRouters() const
 Ptr<Node>
 EdgeLlmBackhaul::GetAggregationRouter() const
 {
-    return m_topology == "Star" && m_routers.GetN() == 1 ? m_routers.Get(0) : nullptr;
+    return m_topology == TOPOLOGY_STAR && m_routers.GetN() == 1 ? m_routers.Get(0) : nullptr;
 }
 
 std::string
 EdgeLlmBackhaul::GetTopology() const
 {
-    return m_topology;
+    switch (m_topology)
+    {
+    case TOPOLOGY_STAR:
+        return "Star";
+    case TOPOLOGY_RING:
+        return "Ring";
+    case TOPOLOGY_FILE:
+        return "File";
+    default:
+        return "Mesh";
+    }
 }
 
 } // namespace ns3

@@ -82,6 +82,37 @@ class EdgeLlmRan;
 class EdgeLlmBackhaul : public Object
 {
   public:
+    /// Topology attribute: how the sites are cabled (names Mesh, Star, Ring, File).
+    enum Topology
+    {
+        TOPOLOGY_MESH, //!< A cable between every two sites (the RAT's own X2 links)
+        TOPOLOGY_STAR, //!< Every site to one aggregation router
+        TOPOLOGY_RING, //!< Site k to k - 1 and k + 1
+        TOPOLOGY_FILE, //!< TopologyFile in TopologyFormat
+    };
+
+    /// TopologyFormat attribute: ns-3's topology-read formats (names Inet, Orbis, Rocketfuel).
+    enum TopologyFormat
+    {
+        FORMAT_INET,       //!< Inet
+        FORMAT_ORBIS,      //!< Orbis
+        FORMAT_ROCKETFUEL, //!< Rocketfuel
+    };
+
+    /// CrossTraffic attribute (names OnOff, BulkSend).
+    enum CrossTraffic
+    {
+        CROSS_ON_OFF,    //!< UDP at a constant rate
+        CROSS_BULK_SEND, //!< TCP as fast as it can
+    };
+
+    /// RouterRouting attribute (names EdgeLlm, Static).
+    enum RouterRouting
+    {
+        ROUTING_EDGE_LLM, //!< EdgeLlmBackhaulRouting, O(1) a packet
+        ROUTING_STATIC,   //!< ns-3's list of static routing
+    };
+
     /**
      * \brief Get the type ID.
      * \return the object TypeId
@@ -240,18 +271,18 @@ class EdgeLlmBackhaul : public Object
     bool InRange(uint32_t i, uint32_t j) const;
 
     // Attributes
-    std::string m_topology;       //!< Mesh, Star, Ring, File
-    DataRate m_linkRate;          //!< Every link's rate (unless overridden)
-    DataRate m_aggregationRate;   //!< Star's site links (0: m_linkRate)
-    Time m_linkDelay;             //!< Every link's one-way delay
-    uint16_t m_linkMtu;           //!< Every link's MTU
-    std::string m_queueDisc;      //!< KV band (or root) queue disc TypeId
-    std::string m_topologyFile;   //!< File: path
-    std::string m_topologyFormat; //!< File: Inet, Orbis, Rocketfuel
-    bool m_signallingPriority;    //!< Without a RAN: the X2 priority queue disc
-    std::string m_crossTraffic;   //!< OnOff or BulkSend
-    std::string m_routerRouting;  //!< EdgeLlm or Static
-    double m_peerRange{0};        //!< Pairs at most this far apart, m (0: every pair)
+    Topology m_topology{TOPOLOGY_MESH};              //!< How the sites are cabled
+    DataRate m_linkRate;                             //!< Every link's rate (unless overridden)
+    DataRate m_aggregationRate;                      //!< Star's site links (0: m_linkRate)
+    Time m_linkDelay;                                //!< Every link's one-way delay
+    uint16_t m_linkMtu;                              //!< Every link's MTU
+    std::string m_queueDisc;                         //!< KV band (or root) queue disc TypeId
+    std::string m_topologyFile;                      //!< File: path
+    TopologyFormat m_topologyFormat{FORMAT_INET};    //!< File: its format
+    bool m_signallingPriority;                       //!< Without a RAN: the X2 priority queue disc
+    CrossTraffic m_crossTraffic{CROSS_ON_OFF};       //!< What InstallCrossTraffic installs
+    RouterRouting m_routerRouting{ROUTING_EDGE_LLM}; //!< The routers' protocol
+    double m_peerRange{0}; //!< Pairs at most this far apart, m (0: every pair)
 
     NodeContainer m_sites;                                 //!< From Install()
     NodeContainer m_routers;                               //!< Star / File

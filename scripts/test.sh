@@ -8,6 +8,7 @@
 #   scripts/test.sh --extensive   only the long cases (ns3-SUITE-extensive: the suites at
 #                                 EXTENSIVE fullness); CI runs both
 #   scripts/test.sh -R NAME ...   other arguments go to ctest
+# Its last line gives the seconds of the set-up and build and of the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 labels=(-LE extensive)
@@ -15,6 +16,11 @@ if [ "${1:-}" = "--extensive" ]; then
   labels=(-L extensive)
   shift
 fi
+start=$SECONDS
 bash scripts/setup.sh
+built=$SECONDS
 cd build
-ctest --output-on-failure -j"$(nproc)" "${labels[@]}" "$@"
+status=0
+ctest --output-on-failure -j"$(nproc)" "${labels[@]}" "$@" || status=$?
+echo "test.sh: set-up and build $((built - start)) s, tests $((SECONDS - built)) s"
+exit "$status"
