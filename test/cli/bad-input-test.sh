@@ -263,6 +263,16 @@ expect 2 "--ns3::EdgeLlmNode::GatherTime=1e300s: invalid value" $main --ns3::Edg
 # edge-llm-backhaul-study (issue 11): its own options, refused before simulating.
 study="$bin/edge-llm-backhaul-study --outputDir=$tmp/s"
 expect 2 "--loads: '0.95' must be a number in [0, 0.9]" $study --loads=0.95
+# EdgeLlmBackhaul's closed choices are enums: refused by name before anything runs, in
+# the study and in the main job, which builds no EdgeLlmBackhaul (once silently ignored).
+expect 2 "--ns3::EdgeLlmBackhaul::RouterRouting=Global: invalid value 'Global'; valid: EdgeLlm|Static" \
+  $study --ns3::EdgeLlmBackhaul::RouterRouting=Global
+expect 2 "--ns3::EdgeLlmBackhaul::CrossTraffic=Poisson: invalid value 'Poisson'; valid: OnOff|BulkSend" \
+  $main --ns3::EdgeLlmBackhaul::CrossTraffic=Poisson
+expect 2 "--ns3::EdgeLlmBackhaul::TopologyFormat=Gml: invalid value 'Gml'; valid: Inet|Orbis|Rocketfuel" \
+  $main --ns3::EdgeLlmBackhaul::TopologyFormat=Gml
+expect 2 "--ns3::EdgeLlmBackhaul::RouterRouting=: invalid value ''" \
+  $main --ns3::EdgeLlmBackhaul::RouterRouting=
 expect 2 "--loads: '-0.1' must be a number in [0, 0.9]" $study --loads=0,-0.1
 expect 2 "--loads: 'x' must be a number in [0, 0.9]" $study --loads=x
 expect 2 "--loads: 0.5 is listed twice" $study --loads=0.5,0.5
