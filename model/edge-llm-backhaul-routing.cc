@@ -108,7 +108,10 @@ EdgeLlmBackhaulRouting::AddHostRoute(Ipv4Address dest, Ipv4Address nextHop, uint
                                     got.str());
     }
     m_hosts[dest.Get()] = HostRoute{nextHop, interface};
-    RebuildRoutes();
+    if (m_ipv4->IsUp(interface) && !m_locals.count(dest.Get()))
+    {
+        m_routes[dest.Get()] = MakeRoute(dest, nextHop, interface); // over an on-link end
+    }
 }
 
 uint32_t
@@ -182,25 +185,28 @@ EdgeLlmBackhaulRouting::RebuildRoutes()
     {
         return;
     }
-    auto make = [this](uint32_t dest, Ipv4Address gateway, uint32_t interface) {
-        Ptr<Ipv4Route> route = Create<Ipv4Route>();
-        route->SetDestination(Ipv4Address(dest));
-        route->SetGateway(gateway);
-        route->SetSource(m_ipv4->SourceAddressSelection(interface, Ipv4Address(dest)));
-        route->SetOutputDevice(m_ipv4->GetNetDevice(interface));
-        return route;
-    };
     for (const auto& [dest, interface] : m_onLink)
     {
-        m_routes[dest] = make(dest, Ipv4Address::GetZero(), interface);
+        m_routes[dest] = MakeRoute(Ipv4Address(dest), Ipv4Address::GetZero(), interface);
     }
     for (const auto& [dest, host] : m_hosts)
     {
         if (m_ipv4->IsUp(host.interface) && !m_locals.count(dest))
         {
-            m_routes[dest] = make(dest, host.nextHop, host.interface);
+            m_routes[dest] = MakeRoute(Ipv4Address(dest), host.nextHop, host.interface);
         }
     }
+}
+
+Ptr<Ipv4Route>
+EdgeLlmBackhaulRouting::MakeRoute(Ipv4Address dest, Ipv4Address gateway, uint32_t interface) const
+{
+    Ptr<Ipv4Route> route = Create<Ipv4Route>();
+    route->SetDestination(dest);
+    route->SetGateway(gateway);
+    route->SetSource(m_ipv4->SourceAddressSelection(interface, dest));
+    route->SetOutputDevice(m_ipv4->GetNetDevice(interface));
+    return route;
 }
 
 Ptr<Ipv4Route>

@@ -126,8 +126,17 @@ class EdgeLlmBackhaulRouting : public Ipv4RoutingProtocol
     /// Rebuild the local addresses, the device map and the on-link ends from m_ipv4.
     void Rebuild();
 
-    /// Rebuild the route cache (m_routes) from the host routes and the on-link ends.
+    /// Rebuild the route cache (m_routes) from the host routes and the on-link ends
+    /// (AddHostRoute adds its own entry only).
     void RebuildRoutes();
+
+    /**
+     * \param dest the destination
+     * \param gateway the next hop (0.0.0.0: on-link)
+     * \param interface the output interface
+     * \return the route a lookup of dest hands out (source: the interface's address for dest)
+     */
+    Ptr<Ipv4Route> MakeRoute(Ipv4Address dest, Ipv4Address gateway, uint32_t interface) const;
 
     /**
      * \param dest a unicast destination
