@@ -194,6 +194,33 @@ Make(const std::string& topology)
     return b;
 }
 
+/**
+ * 4 sites on a line 500 m apart (0, 500, 1000, 1500 m), installed (no RAN) on a star with
+ * PeerRange \p range and RouterRouting \p routing.
+ * \param [out] nodes the sites
+ * \return the backhaul
+ */
+Ptr<EdgeLlmBackhaul>
+InstallLineStar(NodeContainer& nodes, double range, const std::string& routing)
+{
+    Ipv4AddressGenerator::Reset();
+    nodes.Create(4);
+    InternetStackHelper().Install(nodes);
+    Ptr<ListPositionAllocator> where = CreateObject<ListPositionAllocator>();
+    for (uint32_t i = 0; i < 4; ++i)
+    {
+        where->Add(Vector(500.0 * i, 0, 0));
+    }
+    MobilityHelper mobility;
+    mobility.SetPositionAllocator(where);
+    mobility.Install(nodes);
+    Ptr<EdgeLlmBackhaul> b = Make("Star");
+    b->SetAttribute("PeerRange", DoubleValue(range));
+    b->SetAttribute("RouterRouting", StringValue(routing));
+    b->Install(nodes, nullptr);
+    return b;
+}
+
 /// \return the shortest restore over a path of \p hops links at \p rate bit/s
 double
 Lower(double rate, uint32_t hops)
@@ -755,22 +782,8 @@ class RouterRoutingTestCase : public TestCase
                                             bool forwarding,
                                             std::string& protocol)
     {
-        Ipv4AddressGenerator::Reset();
         NodeContainer nodes;
-        nodes.Create(4);
-        InternetStackHelper().Install(nodes);
-        Ptr<ListPositionAllocator> where = CreateObject<ListPositionAllocator>();
-        for (uint32_t i = 0; i < 4; ++i)
-        {
-            where->Add(Vector(500.0 * i, 0, 0));
-        }
-        MobilityHelper mobility;
-        mobility.SetPositionAllocator(where);
-        mobility.Install(nodes);
-        Ptr<EdgeLlmBackhaul> b = Make("Star");
-        b->SetAttribute("PeerRange", DoubleValue(600));
-        b->SetAttribute("RouterRouting", StringValue(routing));
-        b->Install(nodes, nullptr);
+        Ptr<EdgeLlmBackhaul> b = InstallLineStar(nodes, 600, routing);
         Ptr<Ipv4> router = b->GetAggregationRouter()->GetObject<Ipv4>();
         protocol = router->GetRoutingProtocol()->GetInstanceTypeId().GetName();
         Ptr<NetDevice> in = b->GetLinks().at(0).devices.Get(1); // the router's end
@@ -955,21 +968,8 @@ class PeerRangeTestCase : public TestCase
 
     static Built Run(double range)
     {
-        Ipv4AddressGenerator::Reset();
         NodeContainer nodes;
-        nodes.Create(4);
-        InternetStackHelper().Install(nodes);
-        Ptr<ListPositionAllocator> where = CreateObject<ListPositionAllocator>();
-        for (uint32_t i = 0; i < 4; ++i)
-        {
-            where->Add(Vector(500.0 * i, 0, 0));
-        }
-        MobilityHelper mobility;
-        mobility.SetPositionAllocator(where);
-        mobility.Install(nodes);
-        Ptr<EdgeLlmBackhaul> b = Make("Star");
-        b->SetAttribute("PeerRange", DoubleValue(range));
-        b->Install(nodes, nullptr);
+        Ptr<EdgeLlmBackhaul> b = InstallLineStar(nodes, range, "EdgeLlm");
         Built out;
         for (uint32_t i = 0; i < 4; ++i)
         {
