@@ -9,6 +9,7 @@ MODULE_SOURCES = [
     'model/llm-model-profile.cc',
     'model/prefill-time-model.cc',
     'model/ctho-planner.cc',
+    'model/coordinated-planner.cc',
     'model/handover-scheduler.cc',
     'model/handover-batcher.cc',
     'model/ctho-scheduler.cc',

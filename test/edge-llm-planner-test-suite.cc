@@ -3,6 +3,7 @@
  */
 #include "ctho-brute-force.h"
 
+#include "ns3/coordinated-planner.h"
 #include "ns3/ctho-planner.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-compat.h"
@@ -13,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <stdexcept>
 #include <vector>
 
@@ -185,6 +187,127 @@ class CtHoBruteForceTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Target-coordinated planning (CoordinatedPlanner) by hand and against a brute force.
+ *
+ * By hand: two sources, one UE each at tau = 0 with C = 1000, p(L) = 1e-4 L, T_c = 0;
+ * source A's path carries 10,000 tokens/s, B's 2,000. B's transfer binds:
+ * V(L) = max(1e-4 L, (1000 - L) / 2000), crossing at L = 833.3: V(833) = 0.0835 s,
+ * V(834) = 0.0834 s, so L* = 834 and V = 0.0834 s (A alone would plan L = 500, 0.05 s,
+ * and B alone the same 834: the shared GPU batch serves B's need).
+ *
+ * Brute force: 300 random instances of 2 or 3 sources with 1 to 4 UEs each (contexts
+ * 1-300, rates 200-20,000 tokens/s, random p(L), T_c 0 or 10 ms, handovers within or
+ * across batch periods): for every L in {0, ..., C_max}, V(L) is the largest over the
+ * sources of the single-source reference BruteForceValue (straight from the definition)
+ * with the batch held until the last handover of any source; the planner's V equals the
+ * minimum and its L is the smallest argmin.
+ */
+class CoordinatedBruteForceTestCase : public TestCase
+{
+  public:
+    CoordinatedBruteForceTestCase()
+        : TestCase("target-coordinated planning: one L, one EDF per path, equals a brute force")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        {
+            CoordinatedPlanner planner(PrefillTimeModel(1e-4, 0, 0), 0);
+            std::vector<CoordinatedSource> sources(2);
+            sources[0].sourceCellId = 1;
+            sources[0].backhaulTokensPerSecond = 10000;
+            sources[0].ues = {{1, 0.0, 1000}};
+            sources[1].sourceCellId = 2;
+            sources[1].backhaulTokensPerSecond = 2000;
+            sources[1].ues = {{2, 0.0, 1000}};
+            const CoordinatedPlan p = planner.PlanOptimal(sources);
+            NS_TEST_EXPECT_MSG_EQ(p.prefillLength, 834u, "L* at the crossing with B's path");
+            NS_TEST_EXPECT_MSG_EQ_TOL(p.worstDelay, 0.0834, 1e-12, "V(834) = p(834)");
+            NS_TEST_EXPECT_MSG_EQ(p.sources.size(), 2u, "a plan per source");
+            NS_TEST_EXPECT_MSG_EQ_TOL(p.sources[1].ues[0].transferDone,
+                                      0.083,
+                                      1e-12,
+                                      "B: 166 / 2000");
+            NS_TEST_EXPECT_MSG_EQ_TOL(p.sources[0].ues[0].transferDone,
+                                      0.0166,
+                                      1e-12,
+                                      "A: 166 / 1e4");
+        }
+        for (uint32_t seed = 1; seed <= 300; ++seed)
+        {
+            std::mt19937_64 rng(seed);
+            std::uniform_real_distribution<double> u01(0.0, 1.0);
+            const double a = 1e-5 + u01(rng) * 2e-4;
+            const double b = u01(rng) * 5e-3;
+            const double tc = seed % 4 == 0 ? 0.0 : 0.01;
+            const double spread = seed % 3 == 0 ? 0.5 : 0.008;
+            const std::size_t nSources = 2 + seed % 2;
+            std::vector<CoordinatedSource> sources(nSources);
+            std::vector<edgellmtest::CtHoInstance> insts(nSources);
+            double last = 0;
+            uint64_t cmax = 0;
+            for (std::size_t s = 0; s < nSources; ++s)
+            {
+                sources[s].sourceCellId = static_cast<uint16_t>(s + 1);
+                sources[s].backhaulTokensPerSecond = 200 + u01(rng) * 19800;
+                const std::size_t k = 1 + static_cast<std::size_t>(u01(rng) * 4);
+                for (std::size_t i = 0; i < k; ++i)
+                {
+                    CtHoUe ue;
+                    ue.ueId = s * 10 + i;
+                    ue.handoverTime = 1.0 + u01(rng) * spread;
+                    ue.contextTokens = 1 + static_cast<uint64_t>(u01(rng) * 300);
+                    sources[s].ues.push_back(ue);
+                    last = std::max(last, ue.handoverTime);
+                    cmax = std::max(cmax, ue.contextTokens);
+                }
+                insts[s].ues = sources[s].ues;
+                insts[s].rate = sources[s].backhaulTokensPerSecond;
+                insts[s].a = a;
+                insts[s].b = b;
+                insts[s].batchPeriod = tc;
+            }
+            for (auto& inst : insts)
+            {
+                inst.signalling.gpuFreeAt = last; // one batch for every source
+            }
+            double best = std::numeric_limits<double>::infinity();
+            uint64_t bestL = 0;
+            for (uint64_t l = 0; l <= cmax; ++l)
+            {
+                double v = 0;
+                for (const auto& inst : insts)
+                {
+                    v = std::max(v, edgellmtest::BruteForceValue(inst, l));
+                }
+                if (v < best - 1e-12)
+                {
+                    best = v;
+                    bestL = l;
+                }
+            }
+            const CoordinatedPlan p =
+                CoordinatedPlanner(PrefillTimeModel(a, b, 0), tc).PlanOptimal(sources);
+            NS_TEST_ASSERT_MSG_EQ_TOL(p.worstDelay, best, 1e-9, "seed " << seed << ": min V");
+            NS_TEST_ASSERT_MSG_EQ(p.prefillLength, bestL, "seed " << seed << ": smallest argmin");
+        }
+        bool threw = false;
+        try
+        {
+            CoordinatedPlanner(PrefillTimeModel(1e-4, 0, 0), 0).PlanOptimal({});
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_EXPECT_MSG_EQ(threw, true, "no source: refused");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Packet-level signalling by hand (R = 1000 tokens/s, p(L) = 1e-4 L + 2e-3 s,
  *        T_c = 10 ms, C = 300, tHO's L = 300; d = 100 us, request 20 us, 1 us per id,
  *        close 10 us). The request reaches the target at tau + 20 + 300 + 100 us: the
@@ -303,6 +426,7 @@ class EdgeLlmPlannerTestSuite : public TestSuite
         AddTestCase(new CtHoIdleBackhaulTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoBruteForceTestCase(false), EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoSignallingTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CoordinatedBruteForceTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoBruteForceTestCase(true), EDGE_LLM_TEST_QUICK);
     }
 };

@@ -1,0 +1,142 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "coordinated-planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <string>
+
+namespace ns3
+{
+
+CoordinatedPlanner::CoordinatedPlanner(PrefillTimeModel prefill, double batchPeriod)
+    : m_prefill(prefill),
+      m_batchPeriod(batchPeriod)
+{
+    if (!(batchPeriod >= 0 && batchPeriod <= 3600))
+    {
+        throw std::invalid_argument("CoordinatedPlanner: batchPeriod = " +
+                                    std::to_string(batchPeriod) + " s; valid: [0, 3600] s");
+    }
+}
+
+double
+CoordinatedPlanner::Check(const std::vector<CoordinatedSource>& sources) const
+{
+    if (sources.empty())
+    {
+        throw std::invalid_argument("CoordinatedPlanner: no source; valid: at least one");
+    }
+    double last = 0;
+    for (std::size_t s = 0; s < sources.size(); ++s)
+    {
+        const CoordinatedSource& src = sources[s];
+        const double r = src.backhaulTokensPerSecond;
+        if (!(std::isfinite(r) && r > 0))
+        {
+            throw std::invalid_argument("CoordinatedPlanner: source " + std::to_string(s) +
+                                        " (cell " + std::to_string(src.sourceCellId) +
+                                        "): backhaulTokensPerSecond = " + std::to_string(r) +
+                                        "; valid: finite and > 0");
+        }
+        if (src.ues.empty())
+        {
+            throw std::invalid_argument("CoordinatedPlanner: source " + std::to_string(s) +
+                                        " (cell " + std::to_string(src.sourceCellId) +
+                                        ") has no UE; valid: at least one");
+        }
+        for (const CtHoUe& ue : src.ues)
+        {
+            last = std::max(last, ue.handoverTime); // the UE's own fields: CtHoPlanner checks
+        }
+    }
+    return last;
+}
+
+CoordinatedPlan
+CoordinatedPlanner::PlanWithPrefillLength(const std::vector<CoordinatedSource>& sources,
+                                          uint64_t prefillLength) const
+{
+    const double last = Check(sources);
+    CoordinatedPlan plan;
+    plan.prefillLength = prefillLength;
+    for (const CoordinatedSource& src : sources)
+    {
+        // One GPU batch for every source: it cannot start before the last handover of
+        // any of them (a source's own planner sees that as the GPU being busy until then).
+        CtHoPlanner planner(src.backhaulTokensPerSecond, m_prefill, m_batchPeriod);
+        CtHoSignalling shared;
+        shared.gpuFreeAt = last;
+        planner.SetSignalling(shared);
+        plan.sources.push_back(planner.PlanWithPrefillLength(src.ues, prefillLength));
+        const CtHoPlan& p = plan.sources.back();
+        plan.batchStart = p.batchStart;
+        plan.prefillDone = p.prefillDone;
+        plan.worstDelay = std::max(plan.worstDelay, p.worstDelay);
+    }
+    return plan;
+}
+
+CoordinatedPlan
+CoordinatedPlanner::PlanOptimal(const std::vector<CoordinatedSource>& sources) const
+{
+    Check(sources);
+    uint64_t cmax = 0;
+    for (const CoordinatedSource& src : sources)
+    {
+        for (const CtHoUe& ue : src.ues)
+        {
+            cmax = std::max(cmax, ue.contextTokens);
+        }
+    }
+    // F(L) = max_s f_s(L) (non-decreasing), G(L) = max_s g_s(L) (non-increasing).
+    auto prefillAtLeastTransfer = [&](uint64_t l) {
+        const CoordinatedPlan p = PlanWithPrefillLength(sources, l);
+        double f = 0;
+        double g = 0;
+        for (const CtHoPlan& s : p.sources)
+        {
+            f = std::max(f, s.prefillDelay);
+            g = std::max(g, s.transferDelay);
+        }
+        return f >= g;
+    };
+    uint64_t lo = 1;
+    uint64_t hi = cmax + 1; // the smallest L in [1, cmax] with F >= G, else cmax + 1
+    while (lo < hi)
+    {
+        const uint64_t mid = lo + (hi - lo) / 2;
+        if (prefillAtLeastTransfer(mid))
+        {
+            hi = mid;
+        }
+        else
+        {
+            lo = mid + 1;
+        }
+    }
+    std::vector<uint64_t> candidates{0, cmax};
+    if (lo <= cmax)
+    {
+        candidates.push_back(lo);
+    }
+    if (lo >= 2)
+    {
+        candidates.push_back(std::min(lo - 1, cmax));
+    }
+    std::sort(candidates.begin(), candidates.end());
+    CoordinatedPlan best = PlanWithPrefillLength(sources, candidates.front());
+    for (std::size_t i = 1; i < candidates.size(); ++i)
+    {
+        CoordinatedPlan p = PlanWithPrefillLength(sources, candidates[i]);
+        if (p.worstDelay < best.worstDelay)
+        {
+            best = std::move(p); // ascending L: a tie keeps the smaller
+        }
+    }
+    return best;
+}
+
+} // namespace ns3
