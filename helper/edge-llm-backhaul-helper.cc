@@ -844,6 +844,18 @@ EdgeLlmBackhaul::InRange(uint32_t i, uint32_t j) const
     return a->GetDistanceFrom(b) <= m_peerRange;
 }
 
+bool
+EdgeLlmBackhaul::IsFairQueue(Ptr<QueueDisc> queueDisc)
+{
+    if (!queueDisc)
+    {
+        return false;
+    }
+    const std::string name = queueDisc->GetInstanceTypeId().GetName();
+    return name == "ns3::FqCoDelQueueDisc" || name == "ns3::FqCobaltQueueDisc" ||
+           name == "ns3::FqPieQueueDisc";
+}
+
 EdgeLlmBackhaul::Path
 EdgeLlmBackhaul::GetPath(uint32_t from, uint32_t to) const
 {

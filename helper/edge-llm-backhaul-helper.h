@@ -228,6 +228,13 @@ class EdgeLlmBackhaul : public Object
     const std::vector<Link>& GetLinks() const;
 
     /**
+     * \param queueDisc a queue disc (null: none)
+     * \return true if it serves flows in turn, each an equal share (ns-3's flow-queue
+     *         discs: FqCoDelQueueDisc, FqCobaltQueueDisc, FqPieQueueDisc)
+     */
+    static bool IsFairQueue(Ptr<QueueDisc> queueDisc);
+
+    /**
      * \return the path from site \p from to site \p to (indices into Install()'s bsNodes)
      * Aborts if either index is out of range or they are equal.
      */

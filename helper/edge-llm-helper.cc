@@ -334,6 +334,15 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul>
             peer.delay = path.delay;
             peer.mtu = path.mtu;
             peer.links = path.links;
+            for (uint32_t l : path.links)
+            {
+                const EdgeLlmBackhaul::Link& link = backhaul->GetLinks().at(l);
+                EdgeLlmNode::PathHop hop;
+                hop.rate = link.rate;
+                hop.crossBitRate = link.crossBitRate;
+                hop.fairQueue = EdgeLlmBackhaul::IsFairQueue(link.kvQueueDisc[0]);
+                peer.hops.push_back(hop);
+            }
             a->AddPeer(b->GetCellId(), peer);
         }
     }

@@ -46,6 +46,7 @@ EdgeLlmDelaySummary::Of(const std::vector<double>& samples)
         sum += x;
     }
     s.mean = sum / static_cast<double>(sorted.size());
+    s.median = sorted[(sorted.size() + 1) / 2 - 1]; // the ceil(n / 2)-th smallest
     // Nearest rank: the ceil(0.95 n)-th smallest (1-based), in integer arithmetic.
     const std::size_t rank = (95 * sorted.size() + 99) / 100;
     s.p95 = sorted[std::max<std::size_t>(rank, 1) - 1];
@@ -60,6 +61,59 @@ EdgeLlmDelaySummary::OfKnown(std::vector<double> samples)
         std::remove_if(samples.begin(), samples.end(), [](double x) { return std::isnan(x); }),
         samples.end());
     return Of(samples);
+}
+
+EdgeLlmPredictionError
+EdgeLlmPredictionError::Of(const std::vector<double>& predicted,
+                           const std::vector<double>& restored)
+{
+    if (predicted.size() != restored.size())
+    {
+        throw std::invalid_argument(
+            "EdgeLlmPredictionError::Of: " + std::to_string(predicted.size()) + " predicted and " +
+            std::to_string(restored.size()) + " restored delays (they must pair up)");
+    }
+    EdgeLlmPredictionError e;
+    std::vector<double> absolute;
+    for (std::size_t i = 0; i < predicted.size(); ++i)
+    {
+        if (std::isnan(predicted[i]) || std::isnan(restored[i]))
+        {
+            continue;
+        }
+        const double error = restored[i] - predicted[i];
+        absolute.push_back(std::abs(error));
+        e.worstLate = std::isnan(e.worstLate) ? error : std::max(e.worstLate, error);
+        if (predicted[i] > 0)
+        {
+            const double relative = std::abs(error) / predicted[i];
+            e.worstRelative =
+                std::isnan(e.worstRelative) ? relative : std::max(e.worstRelative, relative);
+        }
+        if (std::abs(error) > RELATIVE_TOLERANCE * predicted[i] + ABSOLUTE_TOLERANCE)
+        {
+            ++e.outside;
+        }
+    }
+    e.absolute = EdgeLlmDelaySummary::Of(absolute);
+    return e;
+}
+
+std::string
+EdgeLlmPredictionError::Describe() const
+{
+    if (absolute.count == 0)
+    {
+        return "plan vs restore: no UE with both a plan and a restore";
+    }
+    std::ostringstream out;
+    out << std::fixed << std::setprecision(1) << "plan vs restore over " << absolute.count
+        << " UEs: |error| median " << 1e3 * absolute.median << " ms, p95 " << 1e3 * absolute.p95
+        << " ms, worst " << 1e3 * absolute.worst << " ms; latest " << std::showpos
+        << 1e3 * worstLate << " ms" << std::noshowpos << ", worst relative " << 100 * worstRelative
+        << " %; " << outside << " outside " << 100 * RELATIVE_TOLERANCE << " % + "
+        << 1e3 * ABSOLUTE_TOLERANCE << " ms";
+    return out.str();
 }
 
 namespace
@@ -206,6 +260,12 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
                 [self, n](uint64_t id, uint16_t source, uint64_t missing) {
                     self->OnTimedOut(n, id, source, missing);
                 }));
+        bs->TraceConnectWithoutContext(
+            "TransferReplanned",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t, Time, Time>(
+                [self, n](uint64_t id, uint16_t source, uint64_t missing, Time, Time) {
+                    self->OnReplanned(n, id, source, missing);
+                }));
         bs->TraceConnectWithoutContext("SessionRestored",
                                        compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                                            [self, n](uint64_t id, uint16_t source, Time delay) {
@@ -340,6 +400,14 @@ EdgeLlmSessionStats::OnPlanned(EdgeLlmNode* node,
             r.transferTokens = ntx;
             r.predictedDelay = predicted.GetSeconds();
             r.kvBytesExpected = ntx * node->GetModelProfile().BytesPerToken();
+            if (r.replanned || r.timedOut)
+            {
+                // Replanned or timed out before the batch's plan was traced (a member's
+                // deadline can pass before the batch's last member starts): the whole
+                // tokens kept, as there.
+                const uint64_t kept = ntx > r.reprefillTokens ? ntx - r.reprefillTokens : 0;
+                r.kvBytesReceived = kept * node->GetModelProfile().BytesPerToken();
+            }
             DecideBound(r);
             return;
         }
@@ -372,6 +440,19 @@ EdgeLlmSessionStats::OnPartial(EdgeLlmNode* node, uint64_t id, uint16_t source, 
         // share of the cache it resumed on (the target's whole entries).
         r->kvBytesReceived =
             static_cast<uint64_t>(std::llround(fraction * static_cast<double>(r->kvBytesExpected)));
+    }
+}
+
+void
+EdgeLlmSessionStats::OnReplanned(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t missing)
+{
+    if (EdgeLlmHandoverRecord* r = Find(id, source, node->GetCellId()))
+    {
+        // As a timeout: the whole tokens received are kept, the missing ones re-prefilled.
+        r->replanned = true;
+        r->reprefillTokens = missing;
+        const uint64_t kept = r->transferTokens > missing ? r->transferTokens - missing : 0;
+        r->kvBytesReceived = kept * node->GetModelProfile().BytesPerToken();
     }
 }
 
@@ -509,6 +590,19 @@ EdgeLlmDelaySummary
 EdgeLlmSessionStats::SummarizePredictedDelay() const
 {
     return Summarize(&EdgeLlmHandoverRecord::predictedDelay);
+}
+
+EdgeLlmPredictionError
+EdgeLlmSessionStats::SummarizePredictionError() const
+{
+    std::vector<double> predicted;
+    std::vector<double> restored;
+    for (const auto& r : m_records)
+    {
+        predicted.push_back(r.predictedDelay);
+        restored.push_back(r.restoredDelay);
+    }
+    return EdgeLlmPredictionError::Of(predicted, restored);
 }
 
 std::string

@@ -21,23 +21,25 @@ class EdgeLlmNode;
 
 /**
  * \ingroup edge-llm
- * \brief Count, mean, 95th percentile and worst of a set of delays.
+ * \brief Count, mean, median, 95th percentile and worst of a set of delays.
  *
- * NaN-safe: one unknown sample (NaN, e.g. a session that was lost) makes mean, p95 and
- * worst unknown (NaN), never smaller than they would be.
+ * NaN-safe: one unknown sample (NaN, e.g. a session that was lost) makes mean, median,
+ * p95 and worst unknown (NaN), never smaller than they would be.
  */
 struct EdgeLlmDelaySummary
 {
-    uint64_t count{0};                                      //!< Samples
-    double mean{std::numeric_limits<double>::quiet_NaN()};  //!< Mean, s (NaN if none/unknown)
-    double p95{std::numeric_limits<double>::quiet_NaN()};   //!< Nearest-rank 95th percentile, s
-    double worst{std::numeric_limits<double>::quiet_NaN()}; //!< Largest, s
+    uint64_t count{0};                                       //!< Samples
+    double mean{std::numeric_limits<double>::quiet_NaN()};   //!< Mean, s (NaN if none/unknown)
+    double median{std::numeric_limits<double>::quiet_NaN()}; //!< Nearest-rank median, s
+    double p95{std::numeric_limits<double>::quiet_NaN()};    //!< Nearest-rank 95th percentile, s
+    double worst{std::numeric_limits<double>::quiet_NaN()};  //!< Largest, s
 
     /**
      * \brief Summarize \p samples.
      *
      * p95 is the nearest-rank percentile: the ceil(0.95 n)-th smallest sample (for
-     * n < 20 that is the largest). No sample: count 0 and NaN elsewhere.
+     * n < 20 that is the largest); the median is the ceil(0.5 n)-th smallest (the lower
+     * middle for an even n). No sample: count 0 and NaN elsewhere.
      * \param samples delays, s, any order; a NaN makes mean, p95 and worst NaN
      * \return the summary
      */
@@ -52,6 +54,47 @@ struct EdgeLlmDelaySummary
      * \return the summary of the non-NaN ones
      */
     static EdgeLlmDelaySummary OfKnown(std::vector<double> samples);
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief How far the restores came out from their plans: for each handover with both a
+ *        planned delay (the source's HandoverPlanned) and a restored one (the target's
+ *        SessionRestored), the error e = restored - predicted.
+ *
+ * A plan "holds" when |e| <= RELATIVE_TOLERANCE x predicted + ABSOLUTE_TOLERANCE (5 % +
+ * 2 ms: the margin within which a study's prediction is taken as exact at packet level).
+ */
+struct EdgeLlmPredictionError
+{
+    static constexpr double RELATIVE_TOLERANCE = 0.05;  //!< Share of the predicted delay
+    static constexpr double ABSOLUTE_TOLERANCE = 0.002; //!< s
+
+    /// |e| over the pairs (count, mean, median, p95, worst), s
+    EdgeLlmDelaySummary absolute;
+    /// The largest e, s (> 0: a restore later than planned; NaN: no pair)
+    double worstLate{std::numeric_limits<double>::quiet_NaN()};
+    /// The largest |e| / predicted over the pairs with predicted > 0 (NaN: none)
+    double worstRelative{std::numeric_limits<double>::quiet_NaN()};
+    /// Pairs outside the tolerance
+    uint64_t outside{0};
+
+    /**
+     * \brief Compare \p predicted with \p restored, element by element.
+     * \param predicted planned delays, s (NaN: not planned, e.g. ImpactHO; left out)
+     * \param restored restored delays, s, same length (NaN: not restored; left out)
+     * \return the error over the pairs where both are known (count 0 and NaN: none)
+     * \throws std::invalid_argument if the lengths differ
+     */
+    static EdgeLlmPredictionError Of(const std::vector<double>& predicted,
+                                     const std::vector<double>& restored);
+
+    /**
+     * \return one line for a program's report, e.g. "plan vs restore over 12 UEs: |error|
+     *         median 0.4 ms, p95 1.9 ms, worst 2.1 ms; latest +2.1 ms (+0.6 %); 0 outside
+     *         5 % + 2 ms" ("no UE with both a plan and a restore" if none)
+     */
+    std::string Describe() const;
 };
 
 /**
@@ -104,8 +147,11 @@ struct EdgeLlmHandoverRecord
     /// timed out, the whole tokens it kept: (n_tx - reprefilled) x KV bytes per token;
     /// ImpactHO: the share it resumed on x the whole cache (a truncated transfer too)
     uint64_t kvBytesReceived{0};
-    bool timedOut{false};             //!< The transfer hit TransferTimeout
-    uint64_t reprefillTokens{0};      //!< Tokens the target re-prefilled after the timeout
+    bool timedOut{false}; //!< The transfer hit TransferTimeout
+    /// The target replanned the transfer (TransferReplanned: behind its plan, it stopped
+    /// the source and re-prefilled the missing tokens, reprefillTokens)
+    bool replanned{false};
+    uint64_t reprefillTokens{0};      //!< Tokens the target re-prefilled (timeout or replan)
     bool started{false};              //!< HandoverStarted was traced (else context is unknown)
     Outcome outcome{PENDING};         //!< How it ended
     Time transferDoneAt{Time::Max()}; //!< When every KV byte was in (Max: never)
@@ -184,6 +230,8 @@ class EdgeLlmSessionStats : public Object
     EdgeLlmDelaySummary SummarizeUeDelay() const;
     /// \return the same for the planner's predicted delay (unknown for ImpactHO)
     EdgeLlmDelaySummary SummarizePredictedDelay() const;
+    /// \return restored vs predicted delay over the records that have both
+    EdgeLlmPredictionError SummarizePredictionError() const;
 
     /**
      * \return the CSV text WriteCsv writes: a header and one line per record; an unknown
@@ -214,6 +262,7 @@ class EdgeLlmSessionStats : public Object
     void OnKvReceived(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t bytes);
     void OnPartial(EdgeLlmNode* node, uint64_t id, uint16_t source, double fraction);
     void OnTimedOut(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t missing);
+    void OnReplanned(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t missing);
     void OnRestored(EdgeLlmNode* node, uint64_t id, uint16_t source, Time delay);
     void OnCancelled(EdgeLlmNode* node, uint64_t id, uint16_t other);
     void OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell);

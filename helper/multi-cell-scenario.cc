@@ -1375,17 +1375,20 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     }
     std::vector<double> measured;
     std::vector<double> restored;
+    std::vector<double> predicted;
     bool complete = true;
     for (const auto& [imsi, r] : c.ues)
     {
         result.ues.push_back(r);
         measured.push_back(r.measuredDelay);
         restored.push_back(r.restoredDelay);
+        predicted.push_back(r.predictedDelay);
         complete = complete && !std::isnan(r.restoredDelay) && !std::isnan(r.measuredDelay);
     }
     result.complete = complete && result.kvBytesSent == result.kvBytesReceived;
     result.measured = EdgeLlmDelaySummary::OfKnown(measured);
     result.restored = EdgeLlmDelaySummary::OfKnown(restored);
+    result.predictionError = EdgeLlmPredictionError::Of(predicted, restored);
     // ImpactHO's accuracy over the UEs whose target counted a received share.
     double shareSum = 0;
     double accuracySum = 0;
@@ -1408,6 +1411,10 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     }
     result.queueDelay = EdgeLlmDelaySummary::OfKnown(c.sojourn);
     result.links = c.links;
+    for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
+    {
+        result.replannedTransfers += rec.replanned ? 1 : 0;
+    }
     result.handoverCsv = m_stats->GetCsv();
     result.ueDelay = m_stats->SummarizeUeDelay();
     if (m_monitor)
@@ -1457,10 +1464,13 @@ MultiCellScenario::FillFromRecord(const EdgeLlmHandoverRecord& rec, EdgeLlmUeRes
         r.kvBytesReceived = rec.kvBytesReceived;
         r.transferDone = rec.transferDoneAt.GetSeconds();
     }
-    else if (!std::isnan(rec.receivedFraction))
+    else if (!std::isnan(rec.receivedFraction) || rec.replanned)
     {
-        r.kvBytesReceived = rec.kvBytesReceived; // ImpactHO, cut at the window: its share
+        // ImpactHO, cut at the window: its share; replanned: the whole tokens it kept.
+        r.kvBytesReceived = rec.kvBytesReceived;
     }
+    r.replanned = rec.replanned;
+    r.reprefillTokens = rec.reprefillTokens;
     r.receivedFraction = rec.receivedFraction;
     if (rec.restoredAt != Time::Max())
     {

@@ -313,7 +313,10 @@ struct EdgeLlmUeResult
     double measuredDelay{UNKNOWN};    //!< UE: the stall's excess over the decode cadence, s
     uint32_t stalls{0};               //!< Stalls the UE measured (1 per handover)
     uint64_t kvBytesExpected{0};      //!< n_tx x bytes per token
-    uint64_t kvBytesReceived{0};      //!< Target: all arrived (else 0); ImpactHO: share x cache
+    uint64_t kvBytesReceived{0};      //!< Target: all arrived (else 0); ImpactHO: share x cache;
+                                      //!< replanned: the whole tokens kept x bytes per token
+    bool replanned{false};            //!< The target replanned its transfer (TransferReplanned)
+    uint64_t reprefillTokens{0};      //!< Tokens the target re-prefilled (replan or timeout)
     uint32_t tokensMissing{0};        //!< Token indices the UE never received
     uint32_t tokensDuplicated{0};     //!< Tokens received late or twice
     double receivedFraction{UNKNOWN}; //!< ImpactHO: share of the cache received
@@ -394,6 +397,11 @@ struct MultiCellResult
     std::string handoverCsv;
     /// EdgeLlmSessionStats::SummarizeUeDelay() (a NaN if a handover has none)
     EdgeLlmDelaySummary ueDelay;
+    /// Restored vs planned delay over the UEs that have both (EdgeLlmUeResult's
+    /// restoredDelay - predictedDelay; ImpactHO's have no plan)
+    EdgeLlmPredictionError predictionError;
+    /// Handovers whose target replanned the transfer (EdgeLlmHandoverRecord::replanned)
+    uint32_t replannedTransfers{0};
     std::string monitorCsv;       //!< BackhaulMonitor::GetCsv() ("" without a monitor)
     std::string monitorTotalsCsv; //!< BackhaulMonitor::GetTotalsCsv() ("" without one)
 };

@@ -173,6 +173,8 @@ struct RoadHandoverResult
     double warmup{0};             //!< W: the road's time 0 in simulation time, s
     double restoredWorst{0};      //!< max_i restoredDelay, s (NaN if one is missing)
     double streamWorst{0};        //!< max_i streamDelay, s (NaN if one is missing)
+    /// Restored vs planned delay over the UEs that have both (EdgeLlmPredictionError)
+    EdgeLlmPredictionError predictionError;
     /// Flow level on the actual handover times and contexts, all known in advance:
     /// ctHO's clairvoyant plan (the yardstick of online ctHO)
     double clairvoyantWorst{0};

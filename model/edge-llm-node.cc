@@ -149,6 +149,30 @@ EdgeLlmNode::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&EdgeLlmNode::m_transferTimeout),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("LossAwareReplanning",
+                          "Target, ctHO, tHO and cHO: when a session's KV bytes are not all in "
+                          "ReplanMargin after the plan's deadline (tau + g(L), carried by the "
+                          "request), check every ReplanInterval whether re-prefilling the "
+                          "missing tokens (the GPU's queue plus p(missing)) ends sooner than "
+                          "receiving them at the rate measured since the last check; if so, "
+                          "stop the source (TRANSFER_STOP) and re-prefill them here "
+                          "(TransferReplanned). false: wait for every byte (the papers).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmNode::m_lossAwareReplanning),
+                          MakeBooleanChecker())
+            .AddAttribute("ReplanMargin",
+                          "Loss-aware replanning: the first check is this long after the "
+                          "plan's KV deadline (>= 0).",
+                          TimeValue(MilliSeconds(2)),
+                          MakeTimeAccessor(&EdgeLlmNode::m_replanMargin),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("ReplanInterval",
+                          "Loss-aware replanning: later checks this often, and the window the "
+                          "arrival rate is measured over: >= 100 us (checked when the "
+                          "application starts).",
+                          TimeValue(MilliSeconds(1)),
+                          MakeTimeAccessor(&EdgeLlmNode::m_replanInterval),
+                          MakeTimeChecker(Seconds(0)))
             .AddAttribute("StatusInterval",
                           "Target: while a session restores, send the source a TRANSFER_STATUS "
                           "(PROGRESS, KV bytes received) this often: 0 (none; RESTORED is "
@@ -163,10 +187,21 @@ EdgeLlmNode::GetTypeId()
                 "slot budget B dt): Nominal (the link's bit rate, as the papers do) "
                 "or Payload (that rate times the share of each point-to-point packet "
                 "that is KV payload: MSS / (MSS + 54) for TCP, (MTU - 34) / (MTU + 2) "
-                "for UDP; 0.6 % less at MTU 9000, 4.5 % at 1500).",
-                EnumValue(EdgeLlmNode::NOMINAL),
+                "for UDP; 0.6 % less at MTU 9000, 4.5 % at 1500). Default Payload: the "
+                "rate the KV flow really gets (the flow level keeps the papers' Nominal).",
+                EnumValue(EdgeLlmNode::PAYLOAD),
                 compat::MakeEnumAccessor<PlanningRate>(&EdgeLlmNode::m_planningRate),
                 MakeEnumChecker(EdgeLlmNode::NOMINAL, "Nominal", EdgeLlmNode::PAYLOAD, "Payload"))
+            .AddAttribute("PlanningFairQueue",
+                          "true: where a flow-fair queue disc (FqCoDel, FqCobalt, FqPie) serves "
+                          "a backhaul link's KV band, plan each KV flow with its max-min fair "
+                          "share of the link among the source's k KV flows on it and the CBR "
+                          "cross traffic (R / (k + 1) when the cross traffic exceeds that, "
+                          "else (R - x) / k); UDP paces at the lone flow's share. false: "
+                          "(R - x) / k on every link, as on a FIFO.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmNode::m_planningFairQueue),
+                          MakeBooleanChecker())
             .AddAttribute("PrefillPromptsOnGpu",
                           "true: a new session's prompt is prefilled on this BS's GPU, alone, "
                           "after the prompts before it. false: its KV cache is taken as built "
@@ -272,8 +307,9 @@ EdgeLlmNode::GetTypeId()
                             "ns3::EdgeLlmNode::PlannedTracedCallback")
             .AddTraceSource("BackhaulPlanned",
                             "Source: the backhaul rate a batch is planned with (targetCellId, "
-                            "bit/s, sharers): the path's rate divided by the number of "
-                            "targets planned at once that share its busiest link.",
+                            "bit/s, sharers): the share of the path one KV flow gets "
+                            "(KvFlowBitRate) with PlanningRate's packet overhead; sharers: "
+                            "the targets planned at once that share its busiest link.",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_backhaulPlannedTrace),
                             "ns3::EdgeLlmNode::BackhaulPlannedTracedCallback")
             .AddTraceSource("KvTransferReceived",
@@ -293,9 +329,10 @@ EdgeLlmNode::GetTypeId()
                             "ns3::EdgeLlmNode::SlotTracedCallback")
             .AddTraceSource("ImpactHoSlotBudget",
                             "Source, ImpactHO: one target's byte budget for a slot "
-                            "(targetCellId, sharers, bytes): the path's planning rate divided "
-                            "by the targets active in the slot that share its busiest link, "
-                            "times the slot length.",
+                            "(targetCellId, sharers, bytes): the share of the path one KV "
+                            "flow gets among the targets active in the slot (KvFlowBitRate, "
+                            "with PlanningRate's packet overhead) times the slot length; "
+                            "sharers: those on its busiest link.",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_slotBudgetTrace),
                             "ns3::EdgeLlmNode::SlotBudgetTracedCallback")
             .AddTraceSource("TransferTimedOut",
@@ -303,6 +340,14 @@ EdgeLlmNode::GetTypeId()
                             "tokens are re-prefilled here (sessionId, sourceCellId, tokens).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_timeoutTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("TransferReplanned",
+                            "Target: a KV transfer fell behind its plan and re-prefilling "
+                            "the rest is sooner (LossAwareReplanning): the source is stopped, "
+                            "the missing tokens re-prefilled here (sessionId, sourceCellId, "
+                            "missing tokens, time the rest would take at the measured rate, "
+                            "time the re-prefill takes).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_replannedTrace),
+                            "ns3::EdgeLlmNode::ReplannedTracedCallback")
             .AddTraceSource("HandoverFailed",
                             "Source: the RRC aborted the handover of a session served here "
                             "(any HandoverFailure* trace of either BS), which this BS serves "
@@ -496,12 +541,27 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId, const PeerPath& path)
                         << peerCellId << " must be >= " << MIN_BACKHAUL_MTU << " bytes");
     NS_ABORT_MSG_IF(path.delay.IsStrictlyNegative(),
                     "EdgeLlmNode::AddPeer: path delay to cell " << peerCellId << " must be >= 0");
+    NS_ABORT_MSG_IF(!path.hops.empty() && path.hops.size() != path.links.size(),
+                    "EdgeLlmNode::AddPeer: path to cell "
+                        << peerCellId << " has " << path.hops.size() << " hops for "
+                        << path.links.size() << " links (hops: none, or one per link)");
+    for (std::size_t i = 0; i < path.hops.size(); ++i)
+    {
+        const double rate = static_cast<double>(path.hops[i].rate.GetBitRate());
+        NS_ABORT_MSG_IF(rate <= 0 || !(path.hops[i].crossBitRate >= 0) ||
+                            !(path.hops[i].crossBitRate < rate),
+                        "EdgeLlmNode::AddPeer: path to cell "
+                            << peerCellId << ", hop " << i << ": rate " << rate
+                            << " bit/s must be > 0 and crossBitRate " << path.hops[i].crossBitRate
+                            << " in [0, rate) bit/s");
+    }
     AddPeer(peerCellId, path.local, path.remote, path.rate);
     Peer& peer = m_peers.at(peerCellId);
     peer.hasPath = true;
     peer.pathDelay = path.delay;
     peer.pathMtu = path.mtu;
     peer.links = path.links;
+    peer.hops = path.hops;
 }
 
 double
@@ -528,20 +588,68 @@ EdgeLlmNode::BackhaulTokensPerSecond(const Peer& peer) const
 double
 EdgeLlmNode::PlanningBitRate(const Peer& peer) const
 {
-    const double nominal = static_cast<double>(peer.rate.GetBitRate());
+    return LoneFlowBitRate(peer) * PayloadShare(peer);
+}
+
+double
+EdgeLlmNode::PayloadShare(const Peer& peer) const
+{
     if (m_planningRate == NOMINAL)
     {
-        return nominal;
+        return 1;
     }
     // The payload share of each packet on a point-to-point link (PPP: 2 B per frame).
     const double mtu = PeerMtu(peer);
     constexpr double PPP_BYTES = 2;
     if (m_transport == UDP)
     {
-        return nominal * (mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE) / (mtu + PPP_BYTES);
+        return (mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE) / (mtu + PPP_BYTES);
     }
     const double mss = m_backhaulSegmentSize != 0 ? m_backhaulSegmentSize : mtu - TCP_IP_OVERHEAD;
-    return nominal * mss / (mss + TCP_IP_OVERHEAD + PPP_BYTES);
+    return mss / (mss + TCP_IP_OVERHEAD + PPP_BYTES);
+}
+
+double
+EdgeLlmNode::LoneFlowBitRate(const Peer& peer) const
+{
+    return KvFlowBitRate(peer, [](uint32_t) { return 1U; });
+}
+
+double
+EdgeLlmNode::KvFlowBitRate(uint16_t peerCellId,
+                           const std::function<uint32_t(uint32_t)>& flowsOn) const
+{
+    const auto it = m_peers.find(peerCellId);
+    NS_ABORT_MSG_IF(it == m_peers.end(), "EdgeLlmNode::KvFlowBitRate: no peer " << peerCellId);
+    return KvFlowBitRate(it->second, flowsOn);
+}
+
+double
+EdgeLlmNode::KvFlowBitRate(const Peer& peer, const std::function<uint32_t(uint32_t)>& flowsOn) const
+{
+    if (peer.hops.empty())
+    {
+        // The path's rate, split by the busiest link's flows.
+        uint32_t most = 1;
+        for (uint32_t link : peer.links)
+        {
+            most = std::max(most, flowsOn(link));
+        }
+        return static_cast<double>(peer.rate.GetBitRate()) / most;
+    }
+    double rate = std::numeric_limits<double>::infinity();
+    for (std::size_t i = 0; i < peer.hops.size(); ++i)
+    {
+        const PathHop& hop = peer.hops[i];
+        const double k = std::max<uint32_t>(1, flowsOn(peer.links[i]));
+        const double link = static_cast<double>(hop.rate.GetBitRate());
+        const double fair = link / (k + 1); // max-min share of k KV flows and the cross flow
+        const double share = m_planningFairQueue && hop.fairQueue && hop.crossBitRate > fair
+                                 ? fair
+                                 : (link - hop.crossBitRate) / k;
+        rate = std::min(rate, share);
+    }
+    return rate;
 }
 
 uint32_t
@@ -574,9 +682,9 @@ EdgeLlmNode::MakeBackhaulSocket() const
     uint64_t bdp = 0;
     for (const auto& [id, peer] : m_peers)
     {
-        bdp = std::max(bdp,
-                       static_cast<uint64_t>(std::ceil(static_cast<double>(peer.rate.GetBitRate()) *
-                                                       PeerRttSeconds(peer) / 8)));
+        bdp = std::max(
+            bdp,
+            static_cast<uint64_t>(std::ceil(LoneFlowBitRate(peer) * PeerRttSeconds(peer) / 8)));
     }
     UintegerValue initial;
     socket->GetAttribute("InitialCwnd", initial);
@@ -630,6 +738,12 @@ EdgeLlmNode::CheckConfiguration() const
         error << "ns3::EdgeLlmNode::UePort and BackhaulPort are both " << m_uePort
               << "; with Transport=Udp they must differ (both are UDP sockets on the BS, cell "
               << m_cellId << ")";
+        return error.str();
+    }
+    if (m_lossAwareReplanning && m_replanInterval < MicroSeconds(100))
+    {
+        error << "ns3::EdgeLlmNode::ReplanInterval is " << m_replanInterval.As(Time::US)
+              << "; with LossAwareReplanning it must be >= 100 us (cell " << m_cellId << ")";
         return error.str();
     }
     if (m_statusInterval.IsStrictlyPositive() && m_statusInterval < MilliSeconds(1))
@@ -823,12 +937,12 @@ EdgeLlmNode::PeerRttSeconds(const Peer& peer) const
     // Propagation both ways plus four full frames (PPP: MTU + 2 bytes) at the link rate:
     // the segment itself, the one a delayed ACK waits for, and the ACK's slot.
     constexpr double PPP_BYTES = 2;
-    const double rate = static_cast<double>(peer.rate.GetBitRate());
+    const double rate = LoneFlowBitRate(peer);
     return 2 * PeerDelaySeconds(peer) + 4 * (PeerMtu(peer) + PPP_BYTES) * 8 / rate;
 }
 
 CtHoSignalling
-EdgeLlmNode::Signalling(const Peer& peer, uint32_t sharers) const
+EdgeLlmNode::Signalling(const Peer& peer, double wireBitRate) const
 {
     // Per packet: payload room and header bytes (PPP 2 B on a point-to-point link).
     constexpr double PPP_BYTES = 2;
@@ -845,7 +959,7 @@ EdgeLlmNode::Signalling(const Peer& peer, uint32_t sharers) const
         room = BackhaulMss();
         headers = TCP_IP_OVERHEAD + PPP_BYTES;
     }
-    const double bitRate = static_cast<double>(peer.rate.GetBitRate()) / sharers;
+    const double bitRate = wireBitRate;
     // A message of n bytes in one packet; token ids at the share of headers a full
     // packet of them carries.
     auto wire = [&](double bytes) { return 8 * (bytes + headers) / bitRate; };
@@ -872,7 +986,7 @@ EdgeLlmNode::Signalling(const Peer& peer, uint32_t sharers) const
 uint64_t
 EdgeLlmNode::AutoBufferBytes(const Peer& peer) const
 {
-    const double bdp = static_cast<double>(peer.rate.GetBitRate()) * PeerRttSeconds(peer) / 8;
+    const double bdp = LoneFlowBitRate(peer) * PeerRttSeconds(peer) / 8;
     const double bytes = std::ceil(BDP_HEADROOM * bdp);
     if (bytes >= static_cast<double>(MAX_AUTO_BUFFER))
     {
@@ -906,7 +1020,7 @@ EdgeLlmNode::SizeBackhaulBuffers()
     for (const auto& [id, peer] : m_peers)
     {
         const double rtt = PeerRttSeconds(peer);
-        const double rate = static_cast<double>(peer.rate.GetBitRate());
+        const double rate = LoneFlowBitRate(peer);
         const double reachable = 8.0 * static_cast<double>(m_bufferInUse) / rtt;
         if (reachable < rate)
         {
@@ -950,7 +1064,10 @@ EdgeLlmNode::StartUdpBackhaul()
         const uint32_t mtu = PeerMtu(peer); // >= MIN_BACKHAUL_MTU: checked at start
         peer.datagram = CreateObject<KvDatagramSocket>();
         peer.datagram->SetNode(GetNode());
-        peer.datagram->SetAttribute("PacingRate", DataRateValue(peer.rate));
+        // Paced at what the flow gets alone (above the FIFO rate on a fair queue).
+        peer.datagram->SetAttribute(
+            "PacingRate",
+            DataRateValue(DataRate(static_cast<uint64_t>(std::floor(LoneFlowBitRate(peer))))));
         peer.datagram->SetAttribute(
             "DatagramPayload",
             UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));

@@ -21,6 +21,7 @@
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -210,6 +211,23 @@ class EdgeLlmNode : public Application
     typedef void (*RestoredTracedCallback)(uint64_t sessionId, uint16_t sourceCellId, Time delay);
 
     /**
+     * \brief TracedCallback signature for a transfer the target replanned (loss-aware
+     *        replanning: the KV transfer fell behind its plan and re-prefilling the rest
+     *        is sooner than waiting for it).
+     * \param [in] sessionId the session
+     * \param [in] sourceCellId the source BS
+     * \param [in] missingTokens tokens re-prefilled instead of received
+     * \param [in] waitTime how long the rest would still take at the rate measured over
+     *        the last check interval (Time::Max(): nothing arrived in it)
+     * \param [in] reprefillTime how long the re-prefill takes from now (GPU queue + p(m))
+     */
+    typedef void (*ReplannedTracedCallback)(uint64_t sessionId,
+                                            uint16_t sourceCellId,
+                                            uint64_t missingTokens,
+                                            Time waitTime,
+                                            Time reprefillTime);
+
+    /**
      * \brief TracedCallback signature for a session that ended without being restored.
      * \param [in] sessionId the session (the UE's IMSI in LTE scenarios)
      * \param [in] cellId the cell the session could not reach (the UE's new cell)
@@ -229,35 +247,67 @@ class EdgeLlmNode : public Application
                  Ipv4Address peerAddress,
                  DataRate linkRate);
 
+    /// One link of a backhaul path as the planner sees it (PlanningFairQueue).
+    struct PathHop
+    {
+        DataRate rate;          //!< The link's bit rate (> 0)
+        double crossBitRate{0}; //!< CBR cross traffic installed on it, each way, bit/s on
+                                //!< the wire, in [0, rate)
+        /// A flow-fair queue disc (FqCoDel, FqCobalt, FqPie) serves its KV band: each
+        /// flow gets an equal share of the link, the cross traffic being one flow
+        bool fairQueue{false};
+    };
+
     /// A backhaul path to a peer, possibly over several links (EdgeLlmBackhaul::Path).
     struct PeerPath
     {
         Ipv4Address local;  //!< This BS's address for the peer
         Ipv4Address remote; //!< The peer's address for this BS
-        /// What the KV flow can get: the path's bottleneck minus CBR cross traffic
+        /// What the KV flow can get on a FIFO: the path's bottleneck minus CBR cross traffic
         DataRate rate;
         Time delay;                  //!< One-way propagation delay, sum over the links
         uint32_t mtu{0};             //!< Path MTU (the smallest link MTU), bytes
         std::vector<uint32_t> links; //!< Ids of the path's links (shared-link planning)
+        /// Per link of \p links, same order; empty: every link is a FIFO of \p rate
+        std::vector<PathHop> hops;
     };
 
     /**
      * \brief Declare a backhaul peer reachable over a path of one or more links. The
-     *        planner's R is \p path.rate (PlanningRate applies the packet overhead at the
-     *        path MTU); the round trip is 2 x path delay + 4 frames at the path rate.
-     *        Batches planned at once toward peers whose paths share a link split that
-     *        link's rate equally (see doc/edge-llm.rst, "Backhaul topologies").
+     *        planner's R is the share of the path a KV flow gets (KvFlowBitRate: \p
+     *        path.rate, or per hop with \p path.hops; PlanningRate applies the packet
+     *        overhead at the path MTU); the round trip is 2 x path delay + 4 frames at
+     *        that rate. Batches planned at once toward peers whose paths share a link
+     *        split that link (see doc/edge-llm.rst, "Backhaul topologies").
      * \param peerCellId the peer BS's cell id
-     * \param path the path (rate > 0, mtu >= 576)
+     * \param path the path (rate > 0, mtu >= 576, hops empty or one per link, each with
+     *        rate > 0 and cross traffic in [0, rate); aborts naming the field otherwise)
      */
     void AddPeer(uint16_t peerCellId, const PeerPath& path);
 
     /**
      * \param peerCellId a peer's cell id
      * \return the rate the schedulers plan a lone transfer to it with, bit/s (the path's
-     *         rate, with PlanningRate's packet overhead), before any shared-link split
+     *         KvFlowBitRate for one flow, with PlanningRate's packet overhead), before any
+     *         shared-link split
      */
     double GetPlanningBitRate(uint16_t peerCellId) const;
+
+    /**
+     * \brief The wire rate one KV flow to \p peerCellId gets when \p flowsOn(link) KV flows
+     *        of this source cross each link of its path (at least 1; ctHO's R and
+     *        ImpactHO's budget before PlanningRate's packet overhead). Per link of rate R
+     *        with CBR cross traffic x (PathHop) and k KV flows:
+     *        (R - x) / k on a FIFO; with PlanningFairQueue on a flow-fair queue disc, the
+     *        max-min fair share of k + 1 flows: (R - x) / k if x <= R / (k + 1), else
+     *        R / (k + 1). The path's rate is the smallest over its links; a peer without
+     *        hops: PeerPath::rate (or the link rate) divided by the busiest link's k.
+     * \param peerCellId a peer's cell id
+     * \param flowsOn KV flows of this source on a link id (>= 1 counted for the path's own)
+     * \return bit/s, > 0
+     */
+    double KvFlowBitRate(uint16_t peerCellId,
+                         const std::function<uint32_t(uint32_t)>& flowsOn) const;
 
     /**
      * \brief TracedCallback signature for the backhaul rate a plan uses.
@@ -438,24 +488,28 @@ class EdgeLlmNode : public Application
         Time nextToken;           //!< When the next token is decoded
         EventId decodeEvent;      //!< Pending decode
         // Target side:
-        uint16_t sourceCellId{0};      //!< Source BS
-        uint16_t targetCellId{0};      //!< Target BS (source side, once handed over)
-        Time handoverTime;             //!< tau_i
-        uint64_t expectedKvBytes{0};   //!< n_tx * bytes per token
-        uint64_t receivedKvBytes{0};   //!< Counted so far
-        bool batchPending{false};      //!< The n_pf batch prefill has not finished
-        uint64_t reprefillTokens{0};   //!< Timed out: tokens to re-prefill (0: none)
-        bool reprefillRunning{false};  //!< That re-prefill is on the GPU
-        uint32_t entryBytes{0};        //!< ImpactHO: KV bytes per entry (0: plain bytes)
-        uint32_t restoreGeneration{0}; //!< Tells a stale timeout from the current restore
-        bool layerMajor{false};        //!< KV bytes arrive layer-major (layer-wise streaming)
-        std::vector<Time> layerReady;  //!< Layer-major: when each KV layer completed
-        Time prefillDoneAt;            //!< When the last prefill of the restore ended (0: none)
-        uint16_t relayTarget{0};       //!< Hand the restored session on to this cell (0: none)
-        Time relayTime;                //!< When the UE handed over to relayTarget
-        bool timeoutSkipped{false};    //!< TransferTimeout expired while REDIRECTING
-        bool kvDoneAtRedirect{false};  //!< Every KV byte was in (and traced) at the redirect
-        EventId statusEvent;           //!< Next PROGRESS report
+        uint16_t sourceCellId{0};       //!< Source BS
+        uint16_t targetCellId{0};       //!< Target BS (source side, once handed over)
+        Time handoverTime;              //!< tau_i
+        uint64_t expectedKvBytes{0};    //!< n_tx * bytes per token
+        uint64_t receivedKvBytes{0};    //!< Counted so far
+        bool batchPending{false};       //!< The n_pf batch prefill has not finished
+        uint64_t reprefillTokens{0};    //!< Timed out: tokens to re-prefill (0: none)
+        bool reprefillRunning{false};   //!< That re-prefill is on the GPU
+        uint32_t entryBytes{0};         //!< ImpactHO: KV bytes per entry (0: plain bytes)
+        uint32_t restoreGeneration{0};  //!< Tells a stale timeout from the current restore
+        bool layerMajor{false};         //!< KV bytes arrive layer-major (layer-wise streaming)
+        std::vector<Time> layerReady;   //!< Layer-major: when each KV layer completed
+        Time prefillDoneAt;             //!< When the last prefill of the restore ended (0: none)
+        uint16_t relayTarget{0};        //!< Hand the restored session on to this cell (0: none)
+        Time relayTime;                 //!< When the UE handed over to relayTarget
+        bool timeoutSkipped{false};     //!< TransferTimeout expired while REDIRECTING
+        bool kvDoneAtRedirect{false};   //!< Every KV byte was in (and traced) at the redirect
+        EventId statusEvent;            //!< Next PROGRESS report
+        Time kvDeadline;                //!< The plan has every KV byte here by (0: no plan)
+        Time replanCheckedAt;           //!< Loss-aware replanning: the request's arrival
+        uint64_t replanCheckedBytes{0}; //!< The source's KV bytes received here by then (all
+                                        //!< its sessions: they share one connection)
 
         /// \return true once every prefill the restore needs has finished
         bool PrefillDone() const
@@ -494,6 +548,7 @@ class EdgeLlmNode : public Application
         Time pathDelay;                       //!< PeerPath's one-way delay
         uint32_t pathMtu{0};                  //!< PeerPath's MTU
         std::vector<uint32_t> links;          //!< PeerPath's links
+        std::vector<PathHop> hops;            //!< PeerPath's hops (empty: FIFO at rate)
         Ptr<KvTransferConnection> connection; //!< The connection
         Ptr<KvDatagramSocket> datagram;       //!< UDP transport's stream to this peer
     };
@@ -527,7 +582,15 @@ class EdgeLlmNode : public Application
     /// Choose m_bufferInUse and warn where it caps a link below its rate.
     void SizeBackhaulBuffers();
     double BackhaulTokensPerSecond(const Peer& peer) const;
+    /// \return the rate a lone KV flow to \p peer is planned with: LoneFlowBitRate x
+    ///         PayloadShare, bit/s
     double PlanningBitRate(const Peer& peer) const;
+    /// \return PlanningRate's payload share of the path's packets, in (0, 1]
+    double PayloadShare(const Peer& peer) const;
+    /// \return the wire rate of one KV flow alone on \p peer's path (KvFlowBitRate, k = 1)
+    double LoneFlowBitRate(const Peer& peer) const;
+    /// KvFlowBitRate on a peer entry.
+    double KvFlowBitRate(const Peer& peer, const std::function<uint32_t(uint32_t)>& flowsOn) const;
     /**
      * \param peer a backhaul peer
      * \return its path's one-way propagation delay (the sum over a PeerPath's links, else
@@ -537,14 +600,13 @@ class EdgeLlmNode : public Application
     /**
      * \brief What the packet level adds to the plan toward \p peer (CtHoSignalling).
      * \param peer the target's peer entry
-     * \param sharers targets planned at once over the path's busiest link, >= 1 (the wire
-     *        times are at the path rate / sharers)
+     * \param wireBitRate the KV flow's wire rate planned toward it (KvFlowBitRate), bit/s
      * \return request, token-id and close-message wire times with the transport's
      *         per-packet headers, the path delay, when the bytes already in the transport
      *         have left, the most a close can wait (send buffer plus one KV frame) and the
      *         close's margin (one full packet), all in s
      */
-    CtHoSignalling Signalling(const Peer& peer, uint32_t sharers) const;
+    CtHoSignalling Signalling(const Peer& peer, double wireBitRate) const;
 
     // Attributes
     uint16_t m_cellId;                  //!< Cell id
@@ -586,23 +648,29 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace;      //!< KvTransferReceived
     TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;       //!< TransferCancelled
     TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;         //!< TransferTimedOut
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;           //!< KvLayerReceived
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;           //!< TokenDecoded
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;         //!< TransferRefused
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;          //!< TransferStatus
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace;        //!< SessionReleased
-    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;          //!< SessionLost
+    /// TransferReplanned
+    TracedCallback<uint64_t, uint16_t, uint64_t, Time, Time> m_replannedTrace;
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;    //!< KvLayerReceived
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;    //!< TokenDecoded
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;  //!< TransferRefused
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;   //!< TransferStatus
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace; //!< SessionReleased
+    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;   //!< SessionLost
     /// StateTransition
     TracedCallback<uint64_t, uint16_t, SessionState, SessionState> m_stateTrace;
     uint64_t m_lostSessions{0};                                 //!< SessionLost count
     Time m_statusInterval;                                      //!< 0: no PROGRESS
     Time m_transferTimeout;                                     //!< 0: none
+    bool m_lossAwareReplanning{true};                           //!< LossAwareReplanning
+    Time m_replanMargin;                                        //!< ReplanMargin
+    Time m_replanInterval;                                      //!< ReplanInterval
     bool m_layerwise{false};                                    //!< LayerwiseStreaming
     bool m_promptsOnGpu{true};                                  //!< PrefillPromptsOnGpu
     Time m_warmDecodeStart;                                     //!< WarmDecodeStart
     TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace; //!< HandoverFailed
     Transport m_transport{TCP};                                 //!< Transport
-    PlanningRate m_planningRate{NOMINAL};                       //!< PlanningRate
+    PlanningRate m_planningRate{PAYLOAD};                       //!< PlanningRate
+    bool m_planningFairQueue{true};                             //!< PlanningFairQueue
 
     friend class EdgeLlmSourceRole;
     friend class EdgeLlmTargetRole;

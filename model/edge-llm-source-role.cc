@@ -122,26 +122,42 @@ EdgeLlmSourceRole::OnTransferStop(uint16_t peerCellId, const KvTransferCompleteH
     m_node->m_scheduler->RemoveSlotTransfer(stop.sessionId);
 }
 
-uint32_t
-EdgeLlmSourceRole::Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const
+std::function<uint32_t(uint32_t)>
+EdgeLlmSourceRole::FlowsOn(const std::set<uint16_t>& concurrent) const
 {
-    uint32_t most = 1;
-    for (uint32_t link : m_node->m_peers.at(target).links)
-    {
+    const auto& peers = m_node->m_peers;
+    return [&peers, concurrent](uint32_t link) {
         uint32_t users = 0;
         for (uint16_t other : concurrent)
         {
-            const auto it = m_node->m_peers.find(other);
-            if (it != m_node->m_peers.end() &&
+            const auto it = peers.find(other);
+            if (it != peers.end() &&
                 std::find(it->second.links.begin(), it->second.links.end(), link) !=
                     it->second.links.end())
             {
                 ++users;
             }
         }
-        most = std::max(most, users);
+        return users;
+    };
+}
+
+uint32_t
+EdgeLlmSourceRole::Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const
+{
+    const auto flowsOn = FlowsOn(concurrent);
+    uint32_t most = 1;
+    for (uint32_t link : m_node->m_peers.at(target).links)
+    {
+        most = std::max(most, flowsOn(link));
     }
     return most;
+}
+
+double
+EdgeLlmSourceRole::WireBitRate(uint16_t target, const std::set<uint16_t>& concurrent) const
+{
+    return m_node->KvFlowBitRate(m_node->m_peers.at(target), FlowsOn(concurrent));
 }
 
 std::set<uint16_t>
@@ -318,11 +334,13 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     const Time now = handoverTime; // tau: the plan and the target count from it
     Peer& peer = m_node->m_peers.at(targetCellId);
     // Targets whose paths share a link with this one and whose transfers overlap it
-    // split that link's rate equally (1 on dedicated links: the rate as before).
-    const uint32_t sharers =
-        Sharers(targetCellId,
-                ConcurrentTargets(targetCellId, context * m_node->m_profile.BytesPerToken()));
-    const double planned = m_node->PlanningBitRate(peer) / sharers;
+    // split that link (KvFlowBitRate: equally on a FIFO, max-min fair with the cross
+    // traffic on a fair queue; the lone rate on dedicated links).
+    const std::set<uint16_t> concurrent =
+        ConcurrentTargets(targetCellId, context * m_node->m_profile.BytesPerToken());
+    const uint32_t sharers = Sharers(targetCellId, concurrent);
+    const double bitRate = WireBitRate(targetCellId, concurrent);
+    const double planned = bitRate * m_node->PayloadShare(peer);
     HandoverBatcher::PlanInputs inputs;
     inputs.backhaulTokensPerSecond =
         planned / static_cast<double>(m_node->m_profile.BitsPerToken());
@@ -330,9 +348,8 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     inputs.batchPeriod = m_node->m_gpu->GetBatchPeriod().GetSeconds();
     inputs.backhaulFreeAt = Simulator::Now().GetSeconds() +
                             8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / planned;
-    inputs.signalling = m_node->Signalling(peer, sharers);
+    inputs.signalling = m_node->Signalling(peer, bitRate);
     Ptr<KvTransferConnection> connection = peer.connection;
-    const double bitRate = static_cast<double>(peer.rate.GetBitRate()) / sharers;
     inputs.closeAheadNow = [connection, bitRate]() {
         return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / bitRate;
     };
@@ -360,6 +377,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
     req.tokensGenerated = s.generated;
     req.maxNewTokens = s.maxNewTokens;
+    req.kvDeadlineNs = d.deadline.GetNanoSeconds(); // tau + g(L): the plan's KV bound
     if (m_node->m_layerwise)
     {
         req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
@@ -437,8 +455,8 @@ EdgeLlmSourceRole::OnSlot()
     auto budget = [this, dt](uint16_t target, const std::set<uint16_t>& activeTargets) {
         // Targets active in this slot whose paths share a link split it equally.
         const uint32_t sharers = Sharers(target, activeTargets);
-        const double bits =
-            m_node->PlanningBitRate(m_node->m_peers.at(target)) / sharers * dt.GetSeconds();
+        const double bits = WireBitRate(target, activeTargets) *
+                            m_node->PayloadShare(m_node->m_peers.at(target)) * dt.GetSeconds();
         m_node->m_slotBudgetTrace(target, sharers, bits / 8);
         return bits;
     };

@@ -216,14 +216,29 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId, const KvTransferReques
     {
         m_node->m_kvReceivedTrace(s.id, s.sourceCellId, 0);
     }
-    else if (m_node->m_transferTimeout.IsStrictlyPositive() && s.entryBytes == 0)
+    else if (s.entryBytes == 0)
     {
-        const Time at = std::max(s.handoverTime + m_node->m_transferTimeout, Simulator::Now());
-        Simulator::Schedule(at - Simulator::Now(),
-                            &EdgeLlmTargetRole::OnTransferTimeout,
-                            this,
-                            s.id,
-                            s.restoreGeneration);
+        if (m_node->m_transferTimeout.IsStrictlyPositive())
+        {
+            const Time at = std::max(s.handoverTime + m_node->m_transferTimeout, Simulator::Now());
+            Simulator::Schedule(at - Simulator::Now(),
+                                &EdgeLlmTargetRole::OnTransferTimeout,
+                                this,
+                                s.id,
+                                s.restoreGeneration);
+        }
+        if (m_node->m_lossAwareReplanning && req.kvDeadlineNs > 0)
+        {
+            s.kvDeadline = NanoSeconds(req.kvDeadlineNs);
+            s.replanCheckedAt = Simulator::Now(); // the arrival rate is measured from here
+            s.replanCheckedBytes = m_node->m_peers.at(peerCellId).connection->GetKvBytesReceived();
+            const Time at = std::max(s.kvDeadline + m_node->m_replanMargin, Simulator::Now());
+            Simulator::Schedule(at - Simulator::Now(),
+                                &EdgeLlmTargetRole::OnReplanCheck,
+                                this,
+                                s.id,
+                                s.restoreGeneration);
+        }
     }
     MaybeResume(s);
 }
@@ -295,23 +310,38 @@ EdgeLlmTargetRole::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
         return; // restored, cancelled, or a later handover of the same session
     }
     Session& s = it->second;
+    if (s.reprefillTokens > 0 || s.reprefillRunning)
+    {
+        return; // replanned already: its missing tokens are being re-prefilled
+    }
+    const uint16_t source = s.sourceCellId;
+    const uint64_t missing = StopTransfer(s);
+    m_node->m_timeoutTrace(sessionId, source, missing);
+}
+
+uint64_t
+EdgeLlmTargetRole::MissingTokens(const Session& s) const
+{
     // Token-major, tokens arrive in order: the whole ones received are kept, the rest is
-    // re-prefilled here (p(missing), the prefix's KV being in place) and the source stops
-    // sending. Layer-major, no token is complete: the complete layers alone cannot seed a
-    // prefill (a layer's input is the previous layer's hidden state, which is not sent),
-    // so every transferred token is re-prefilled.
+    // re-prefilled (p(missing), the prefix's KV being in place). Layer-major, no token is
+    // complete: the complete layers alone cannot seed a prefill (a layer's input is the
+    // previous layer's hidden state, which is not sent), so every transferred token is.
     const uint64_t bytesPerToken = m_node->m_profile.BytesPerToken();
-    const uint64_t missing =
-        s.layerMajor
-            ? s.expectedKvBytes / bytesPerToken
-            : (s.expectedKvBytes - s.ReceivedKvBytes() + bytesPerToken - 1) / bytesPerToken;
+    return s.layerMajor
+               ? s.expectedKvBytes / bytesPerToken
+               : (s.expectedKvBytes - s.ReceivedKvBytes() + bytesPerToken - 1) / bytesPerToken;
+}
+
+uint64_t
+EdgeLlmTargetRole::StopTransfer(Session& s)
+{
+    const uint64_t missing = MissingTokens(s);
     s.layerMajor = false; // the re-prefill rebuilds every layer before decoding resumes
     KvTransferCompleteHeader stop;
-    stop.sessionId = sessionId;
+    stop.sessionId = s.id;
     stop.totalBytes = s.ReceivedKvBytes();
     m_node->m_peers.at(s.sourceCellId)
         .connection->SendMessage(KvFrameHeader::TRANSFER_STOP, stop, 0);
-    m_node->m_timeoutTrace(sessionId, s.sourceCellId, missing);
     s.expectedKvBytes = s.ReceivedKvBytes(); // nothing more is awaited
     s.reprefillTokens = missing;
     if (!s.batchPending)
@@ -319,6 +349,70 @@ EdgeLlmTargetRole::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
         StartReprefill(s);
     }
     // else: the missing tokens attend to the prefix, so they wait for its batch prefill
+    return missing;
+}
+
+void
+EdgeLlmTargetRole::OnReplanCheck(uint64_t sessionId, uint32_t generation)
+{
+    auto it = m_node->m_sessions.find(sessionId);
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING ||
+        it->second.restoreGeneration != generation ||
+        it->second.ReceivedKvBytes() >= it->second.expectedKvBytes ||
+        it->second.reprefillTokens > 0 || it->second.reprefillRunning)
+    {
+        return; // restored, cancelled, redirecting, timed out, or a later restore
+    }
+    Session& s = it->second;
+    const Time now = Simulator::Now();
+    // The source's sessions share one connection, sent in EDF order: the rate is the
+    // connection's, and the bytes still due ahead of this session's rest count too.
+    // Over the whole time since the request came (TCP's and a fair queue's bursts make
+    // short windows misleading).
+    const uint64_t peerBytes = m_node->m_peers.at(s.sourceCellId).connection->GetKvBytesReceived();
+    const double window = (now - s.replanCheckedAt).GetSeconds();
+    const double bytesPerSecond =
+        window > 0 ? static_cast<double>(peerBytes - s.replanCheckedBytes) / window : 0;
+    if (!s.batchPending)
+    {
+        // Behind the plan: wait for the rest at the measured rate, or re-prefill it now
+        // (after whatever the GPU runs first)?
+        double rest = static_cast<double>(s.expectedKvBytes - s.ReceivedKvBytes());
+        for (const auto& [id, other] : m_node->m_sessions)
+        {
+            if (id != s.id && other.sourceCellId == s.sourceCellId &&
+                other.GetState() == EdgeLlmNode::RESTORING && other.entryBytes == 0 &&
+                other.kvDeadline.IsStrictlyPositive() && other.kvDeadline <= s.kvDeadline &&
+                other.ReceivedKvBytes() < other.expectedKvBytes)
+            {
+                rest += static_cast<double>(other.expectedKvBytes - other.ReceivedKvBytes());
+            }
+        }
+        const Time wait = bytesPerSecond > 0 ? Seconds(rest / bytesPerSecond) : Time::Max();
+        const uint64_t missing = MissingTokens(s);
+        // A batch of its own: on the GPU's next T_c boundary once it is free.
+        const Time reprefill = m_node->m_gpu->GetStartFor(now) - now +
+                               Seconds(m_node->m_gpu->GetModel().Evaluate(missing));
+        if (reprefill < wait)
+        {
+            NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << s.id << " KV " << rest
+                                << " B behind its plan (deadline " << s.kvDeadline.As(Time::S)
+                                << "); re-prefilling " << missing << " tokens ("
+                                << reprefill.As(Time::MS) << ") instead of waiting ("
+                                << (wait == Time::Max() ? std::string("nothing arrived")
+                                                        : std::to_string(wait.GetSeconds()) + " s")
+                                << ")");
+            const uint16_t source = s.sourceCellId;
+            StopTransfer(s);
+            m_node->m_replannedTrace(sessionId, source, missing, wait, reprefill);
+            return;
+        }
+    }
+    Simulator::Schedule(m_node->m_replanInterval,
+                        &EdgeLlmTargetRole::OnReplanCheck,
+                        this,
+                        sessionId,
+                        generation);
 }
 
 void

@@ -128,6 +128,32 @@ class EdgeLlmTargetRole
     void OnTransferTimeout(uint64_t sessionId, uint32_t generation);
 
     /**
+     * \brief Loss-aware replanning's check (LossAwareReplanning): if the session's KV
+     *        bytes are still missing and its batch prefill is done, re-prefill the missing
+     *        tokens when that ends sooner than receiving them at the rate measured since
+     *        the last check (StopTransfer; TransferReplanned), else check again one
+     *        ReplanInterval later.
+     * \param sessionId the session
+     * \param generation the restore it was armed for (a stale one is ignored)
+     */
+    void OnReplanCheck(uint64_t sessionId, uint32_t generation);
+
+    /**
+     * \brief Stop the source's transfer of \p s (TRANSFER_STOP) and re-prefill the
+     *        tokens whose KV cache has not arrived (all of the transferred ones if
+     *        layer-major), after its batch prefill if that is still pending.
+     * \param s the session (RESTORING, KV bytes missing)
+     * \return the tokens to re-prefill
+     */
+    uint64_t StopTransfer(Session& s);
+
+    /**
+     * \param s a session with KV bytes missing
+     * \return the tokens StopTransfer would re-prefill
+     */
+    uint64_t MissingTokens(const Session& s) const;
+
+    /**
      * \brief Re-prefill a timed-out session's missing tokens, a GPU batch of its own.
      * \param s the session
      */

@@ -147,6 +147,7 @@ KvTransferRequestHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU32(tokensGenerated);
     start.WriteHtonU32(maxNewTokens);
     start.WriteHtonU16(flags);
+    start.WriteHtonU64(static_cast<uint64_t>(kvDeadlineNs));
 }
 
 uint32_t
@@ -173,6 +174,7 @@ KvTransferRequestHeader::Deserialize(Buffer::Iterator start)
     tokensGenerated = start.ReadNtohU32();
     maxNewTokens = start.ReadNtohU32();
     flags = start.ReadNtohU16();
+    kvDeadlineNs = static_cast<int64_t>(start.ReadNtohU64());
     return SIZE;
 }
 
@@ -188,7 +190,7 @@ KvTransferRequestHeader::Print(std::ostream& os) const
     os << "session=" << sessionId << " sourceCell=" << sourceCellId
        << " handoverTimeNs=" << handoverTimeNs << " C=" << contextTokens << " L=" << prefillLength
        << " n_pf=" << prefillTokens << " n_tx=" << transferTokens << " batch=" << batchId << "/"
-       << batchSize;
+       << batchSize << " kvDeadlineNs=" << kvDeadlineNs;
 }
 
 // ---------------------------------------------------------------------------

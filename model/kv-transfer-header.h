@@ -100,7 +100,8 @@ class KvFrameHeader : public Header
  * Fields, in order (bytes): sessionId (8), ueAddress (4, IPv4), uePort (2),
  * sourceCellId (2), handoverTimeNs (8, signed), contextTokens (4), prefillLength (4,
  * the batch's L), prefillTokens (4), transferTokens (4), batchId (4), batchSize (2),
- * bytesPerToken (4), tokensGenerated (4), maxNewTokens (4), flags (2): 60 bytes. Flag
+ * bytesPerToken (4), tokensGenerated (4), maxNewTokens (4), flags (2), kvDeadlineNs (8,
+ * signed): 68 bytes. Flag
  * bit 0: the KV cache comes as importance-ordered entries, each with a 3-byte
  * coordinate, and may be truncated (ImpactHO). Flag bit 1: the n_tx tokens' KV cache
  * comes layer-major (all tokens of layer 0, then layer 1, ...), so the target can use
@@ -110,7 +111,7 @@ class KvTransferRequestHeader : public Header
 {
   public:
     /// Serialized size in bytes.
-    static constexpr uint32_t SIZE = 60;
+    static constexpr uint32_t SIZE = 68;
     /// Bytes of one forwarded token id; the request's payload carries n_pf of them
     static constexpr uint32_t TOKEN_ID_BYTES = 4;
     /// flags bit: importance-ordered entries with coordinates (ImpactHO)
@@ -149,6 +150,10 @@ class KvTransferRequestHeader : public Header
     uint32_t tokensGenerated{0}; //!< Tokens decoded so far (the stream resumes after them)
     uint32_t maxNewTokens{0};    //!< Tokens the session decodes in total
     uint16_t flags{0};           //!< IMPORTANCE_ORDERED, LAYER_MAJOR or 0
+    /// The plan has every KV byte of the session at the target by then: the batch's EDF
+    /// deadline tau + g(L), simulation time in ns (ctHO, tHO, cHO); 0: no such plan
+    /// (ImpactHO's window decides). The target's loss-aware replanning starts from it.
+    int64_t kvDeadlineNs{0};
 };
 
 /**

@@ -132,6 +132,21 @@ PrefillEngine::Close(uint64_t batchKey, uint32_t batchSize)
     MaybeStart(batchKey);
 }
 
+Time
+PrefillEngine::GetStartFor(Time lastHandover) const
+{
+    // ctHO Sec. II: start on the first T_c boundary at or after the last handover
+    // (and not before now, nor before the GPU is free).
+    const Time ready = std::max({lastHandover, Simulator::Now(), m_busyUntil});
+    if (!m_batchPeriod.IsStrictlyPositive())
+    {
+        return ready;
+    }
+    const int64_t tc = m_batchPeriod.GetTimeStep();
+    const int64_t t = ready.GetTimeStep();
+    return TimeStep(((t + tc - 1) / tc) * tc);
+}
+
 void
 PrefillEngine::MaybeStart(uint64_t batchKey)
 {
@@ -141,16 +156,7 @@ PrefillEngine::MaybeStart(uint64_t batchKey)
     {
         return;
     }
-    // ctHO Sec. II: start on the first T_c boundary at or after the last handover
-    // (and not before now, nor before the GPU is free).
-    Time ready = std::max({batch.lastHandover, Simulator::Now(), m_busyUntil});
-    Time start = ready;
-    if (m_batchPeriod.IsStrictlyPositive())
-    {
-        const int64_t tc = m_batchPeriod.GetTimeStep();
-        const int64_t t = ready.GetTimeStep();
-        start = TimeStep(((t + tc - 1) / tc) * tc);
-    }
+    const Time start = GetStartFor(batch.lastHandover);
     const Time duration = Seconds(GetModel().Evaluate(batch.prefillLength));
     m_busyUntil = start + duration;
     const uint64_t l = batch.prefillLength;

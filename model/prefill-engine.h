@@ -81,6 +81,15 @@ class PrefillEngine : public Object
     /// \return when the GPU becomes idle (now or earlier if it is idle)
     Time GetBusyUntil() const;
 
+    /**
+     * \brief When a batch whose last member handed over at \p lastHandover would start if
+     *        it were complete now: the first T_c boundary at or after that, now and the end
+     *        of the GPU's work (ctHO Sec. II).
+     * \param lastHandover the batch's last handover time
+     * \return the start, >= now
+     */
+    Time GetStartFor(Time lastHandover) const;
+
   protected:
     void DoDispose() override;
 

@@ -12,6 +12,7 @@
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-ran.h"
+#include "ns3/edge-llm-session-stats.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-header.h"
@@ -77,7 +78,8 @@ ContextBytes()
 /// What a backhaul run traced.
 struct Outcome
 {
-    std::map<uint64_t, double> restoreDelay; //!< SessionRestored delay by session, s
+    std::map<uint64_t, double> restoreDelay;   //!< SessionRestored delay by session, s
+    std::map<uint64_t, double> predictedDelay; //!< HandoverPlanned delay by session, s
     /// BackhaulPlanned at the source: (target, bit/s, sharers)
     std::vector<std::tuple<uint16_t, double, uint32_t>> planned;
     std::map<uint16_t, double> planningRate;  //!< Source's GetPlanningBitRate by peer
@@ -100,8 +102,10 @@ struct Move
 /**
  * \p n sites (cells 1 ... n, cHO, TCP) on \p backhaul (configured by the caller, not
  * installed); sessions of \p moves open at site 0 and hand over as given; \p load of CBR
- * cross traffic from 0.1 s to \p crossStop; \p gather is the sources' GatherTime. The run
- * lasts 3 s.
+ * cross traffic from 0.1 s to \p crossStop; \p gather is the sources' GatherTime;
+ * \p planningRate the BSs' PlanningRate (Nominal by default: the rates the tests check are
+ * the backhaul's, without the packet overhead) and \p fairQueue their PlanningFairQueue.
+ * The run lasts 3 s.
  */
 Outcome
 RunBackhaul(uint32_t n,
@@ -109,7 +113,9 @@ RunBackhaul(uint32_t n,
             const std::vector<Move>& moves,
             double load = 0,
             Time gather = Seconds(0),
-            Time crossStop = Seconds(3))
+            Time crossStop = Seconds(3),
+            const std::string& planningRate = "Nominal",
+            bool fairQueue = true)
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
@@ -121,6 +127,8 @@ RunBackhaul(uint32_t n,
     EdgeLlmHelper edge;
     edge.SetSchedulerType("ns3::ChoScheduler");
     edge.SetNodeAttribute("GatherTime", TimeValue(gather));
+    edge.SetNodeAttribute("PlanningRate", StringValue(planningRate));
+    edge.SetNodeAttribute("PlanningFairQueue", BooleanValue(fairQueue));
     std::vector<uint16_t> cells;
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -140,6 +148,12 @@ RunBackhaul(uint32_t n,
                                              }));
         out.paths.push_back(backhaul->GetPath(0, i));
     }
+    source->TraceConnectWithoutContext(
+        "HandoverPlanned",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
+            [&out](uint64_t id, uint64_t, uint64_t, Time delay) {
+                out.predictedDelay[id] = delay.GetSeconds();
+            }));
     source->TraceConnectWithoutContext("BackhaulPlanned",
                                        compat::MakeCallback<void, uint16_t, double, uint32_t>(
                                            [&out](uint16_t target, double rate, uint32_t sharers) {
@@ -645,6 +659,153 @@ class SharedLinkTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief EdgeLlmNode::KvFlowBitRate by hand, on a peer of two hops (R = 1 Gbit/s each):
+ *        a FIFO hop gives k flows (R - x) / k; a fair-queue hop the max-min share of
+ *        k + 1 flows: (R - x) / k while x <= R / (k + 1), else R / (k + 1) (both sides
+ *        of that boundary); the path gets the smaller hop; PlanningFairQueue = false
+ *        plans the fair-queue hop as a FIFO; the lone rate times PlanningRate's payload
+ *        share (TCP, MTU 9000: 8948 / 9002) is GetPlanningBitRate.
+ */
+class KvFlowBitRateTestCase : public TestCase
+{
+  public:
+    KvFlowBitRateTestCase()
+        : TestCase("KV flow rate: FIFO (R - x) over k, fair queue max-min share, smallest hop")
+    {
+    }
+
+  private:
+    /// \return the flow rate over hops {FIFO with x0, fair queue with x1}, k flows on hop 1
+    double Rate(double x0, double x1, uint32_t k, bool fairQueuePlanning) const
+    {
+        Ptr<EdgeLlmNode> node = CreateObject<EdgeLlmNode>();
+        node->SetAttribute("PlanningFairQueue", BooleanValue(fairQueuePlanning));
+        EdgeLlmNode::PeerPath path;
+        path.local = Ipv4Address("10.0.0.1");
+        path.remote = Ipv4Address("10.0.0.2");
+        path.rate = DataRate(static_cast<uint64_t>(1e9 - std::max(x0, x1)));
+        path.delay = MicroSeconds(100);
+        path.mtu = 9000;
+        path.links = {7, 8};
+        EdgeLlmNode::PathHop fifo;
+        fifo.rate = DataRate("1Gbps");
+        fifo.crossBitRate = x0;
+        EdgeLlmNode::PathHop fair = fifo;
+        fair.crossBitRate = x1;
+        fair.fairQueue = true;
+        path.hops = {fifo, fair};
+        node->AddPeer(2, path);
+        return node->KvFlowBitRate(2, [k](uint32_t link) { return link == 8 ? k : 1U; });
+    }
+
+    void DoRun() override
+    {
+        // Fair-queue hop, one flow: x = 0.8 > R / 2 -> R / 2; x = 0.2 -> R - x.
+        NS_TEST_EXPECT_MSG_EQ_TOL(Rate(0, 8e8, 1, true), 5e8, 1e-3, "x > R/2: R/2");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Rate(0, 2e8, 1, true), 8e8, 1e-3, "x < R/2: R - x");
+        // Three flows: boundary R / 4 = 2.5e8; below (R - x) / 3, above R / 4.
+        NS_TEST_EXPECT_MSG_EQ_TOL(Rate(0, 2e8, 3, true), 8e8 / 3, 1e-3, "x < R/4: (R - x)/3");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Rate(0, 3e8, 3, true), 2.5e8, 1e-3, "x > R/4: R/4");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Rate(0, 2.5e8, 3, true), 2.5e8, 1e-3, "x = R/4: both");
+        // The FIFO hop binds when its rest is smaller: x0 = 0.6 -> 0.4 < 0.5.
+        NS_TEST_EXPECT_MSG_EQ_TOL(Rate(6e8, 8e8, 1, true), 4e8, 1e-3, "smallest hop");
+        // Fair-queue planning off: the fair-queue hop as a FIFO, (R - x) / k.
+        NS_TEST_EXPECT_MSG_EQ_TOL(Rate(0, 8e8, 1, false), 2e8, 1e-3, "off: R - x");
+        NS_TEST_EXPECT_MSG_EQ_TOL(Rate(0, 3e8, 3, false), 7e8 / 3, 1e-3, "off: (R - x)/3");
+        // The planning rate of a lone flow: its share times MSS / (MSS + 54).
+        Ptr<EdgeLlmNode> node = CreateObject<EdgeLlmNode>();
+        EdgeLlmNode::PeerPath path;
+        path.rate = DataRate("200Mbps");
+        path.mtu = 9000;
+        path.links = {3};
+        EdgeLlmNode::PathHop hop;
+        hop.rate = DataRate("1Gbps");
+        hop.crossBitRate = 8e8;
+        hop.fairQueue = true;
+        path.hops = {hop};
+        node->AddPeer(2, path);
+        NS_TEST_EXPECT_MSG_EQ_TOL(node->GetPlanningBitRate(2),
+                                  5e8 * 8948 / 9002,
+                                  1e-3,
+                                  "Payload (default): R/2 x 8948/9002");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief FqCoDel in the KV band and CBR cross traffic at f = 0.8 on every star link (TCP,
+ *        default PlanningRate = Payload). The fair queue gives the KV flow half of each
+ *        1 Gbit/s link, not (1 - f) R: the source plans one transfer with
+ *        5e8 x 8948 / 9002 bit/s and its restore comes within 5 % + 2 ms of the plan
+ *        (EdgeLlmPredictionError's tolerance). Two transfers planned at once (GatherTime
+ *        1 ms) over site 0's link are three flows with the cross traffic: 1e9 / 3 each.
+ *        With PlanningFairQueue = false the plan takes (1 - f) R and the restore comes
+ *        in far earlier than planned (the error the fair share removes).
+ */
+class FairQueuePlanTestCase : public TestCase
+{
+  public:
+    FairQueuePlanTestCase()
+        : TestCase("fair queue at load 0.8: plan with the fair share, restore as planned")
+    {
+    }
+
+  private:
+    /// \return a star backhaul with FqCoDel in the KV band
+    static Ptr<EdgeLlmBackhaul> FqStar()
+    {
+        Ptr<EdgeLlmBackhaul> b = Make("Star");
+        b->SetAttribute("QueueDisc", StringValue("ns3::FqCoDelQueueDisc"));
+        return b;
+    }
+
+    void DoRun() override
+    {
+        const double share = 8948.0 / 9002;
+        const Outcome one =
+            RunBackhaul(3, FqStar(), {{1, 1, 0.2}}, 0.8, Seconds(0), Seconds(3), "Payload");
+        NS_TEST_ASSERT_MSG_EQ(one.planned.size(), 1u, "one plan");
+        NS_TEST_EXPECT_MSG_EQ_TOL(std::get<1>(one.planned[0]), 5e8 * share, 1, "R/2 x payload");
+        NS_TEST_ASSERT_MSG_EQ(one.restoreDelay.count(1), 1u, "restored");
+        const std::vector<double> predicted{one.predictedDelay.at(1)};
+        const std::vector<double> restored{one.restoreDelay.at(1)};
+        const EdgeLlmPredictionError error = EdgeLlmPredictionError::Of(predicted, restored);
+        NS_TEST_EXPECT_MSG_EQ(error.outside,
+                              0u,
+                              "restored " << restored[0] << " s, planned " << predicted[0]
+                                          << " s: within 5 % + 2 ms");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(predicted[0],
+                                    ContextBytes() * 8.0 / (5e8 * share),
+                                    "the plan moves the cache at the fair share");
+
+        const Outcome two = RunBackhaul(3,
+                                        FqStar(),
+                                        {{1, 1, 0.2}, {2, 2, 0.2}},
+                                        0.8,
+                                        MilliSeconds(1),
+                                        Seconds(3),
+                                        "Payload");
+        NS_TEST_ASSERT_MSG_EQ(two.planned.size(), 2u, "two plans");
+        for (const auto& [target, rate, sharers] : two.planned)
+        {
+            NS_TEST_EXPECT_MSG_EQ(sharers, 2u, "target " << target << " shares site 0's link");
+            NS_TEST_EXPECT_MSG_EQ_TOL(rate, 1e9 / 3 * share, 1, "a third: 2 KV flows + cross");
+        }
+        NS_TEST_EXPECT_MSG_EQ(two.restoreDelay.size(), 2u, "both restored");
+
+        const Outcome blind =
+            RunBackhaul(3, FqStar(), {{1, 1, 0.2}}, 0.8, Seconds(0), Seconds(3), "Payload", false);
+        NS_TEST_ASSERT_MSG_EQ(blind.planned.size(), 1u, "one plan");
+        NS_TEST_EXPECT_MSG_EQ_TOL(std::get<1>(blind.planned[0]), 2e8 * share, 1, "(1 - f) R");
+        NS_TEST_ASSERT_MSG_EQ(blind.restoreDelay.count(1), 1u, "restored");
+        NS_TEST_EXPECT_MSG_LT(blind.restoreDelay.at(1),
+                              0.8 * blind.predictedDelay.at(1),
+                              "a FIFO plan on a fair queue: far too late a prediction");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Bad input names its field: Topology outside Mesh/Star/Ring/File, a QueueDisc
  *        that is not a QueueDisc, a cross-traffic load outside [0, 1) (0 and just below 1
  *        accepted, 1 and -0.001 refused), a link index that does not exist.
@@ -1130,9 +1291,9 @@ class LteStarTestCase : public TestCase
         const EdgeLlmBackhaul::Path path = backhaul->GetPath(0, 1);
         NS_TEST_EXPECT_MSG_EQ(path.links.size(), 2u, "two hops");
         NS_TEST_EXPECT_MSG_EQ_TOL(DynamicCast<EdgeLlmNode>(bs.Get(0))->GetPlanningBitRate(2),
-                                  1e9,
+                                  1e9 * 8948 / 9002,
                                   1,
-                                  "the eNB plans with the star link's rate");
+                                  "the eNB plans with the star link's rate (TCP payload share)");
         Simulator::Destroy();
     }
 };
@@ -1156,6 +1317,8 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new CrossTrafficTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new BulkSendTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new SharedLinkTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new KvFlowBitRateTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FairQueuePlanTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new BadInputTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new LteStarTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PeerRangeTestCase, EDGE_LLM_TEST_QUICK);

@@ -104,6 +104,17 @@ class FaultTestCase : public TestCase
 /// Extra events a test schedules on the two BSs (source, target).
 using Script = std::function<void(Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode>)>;
 
+/// A Script that turns loss-aware replanning off on both BSs: every KV byte is waited for
+/// (tests of the transport's own recovery, or of TransferTimeout).
+void
+WaitForEveryByte(Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target)
+{
+    for (Ptr<EdgeLlmNode> bs : {source, target})
+    {
+        bs->SetAttribute("LossAwareReplanning", BooleanValue(false));
+    }
+}
+
 /**
  * Two BSs over a 1 Gbit/s, 1 ms point-to-point backhaul whose target side drops a
  * share \p lossRate of packets (RateErrorModel); \p sessions sessions of \p tokens each
@@ -289,7 +300,8 @@ MakeMesh(uint32_t n, const std::string& scheduler, const std::string& rate)
  * \brief Backhaul packet loss (0.1 % and 1 %, ns-3's RateErrorModel): the transport
  *        (TCP, or KvDatagramSocket's selective repeat) recovers,
  *        every session ends restored, and bytes sent = bytes delivered (none reported
- *        lost), for cHO (all transfer) and ctHO (prefill and transfer).
+ *        lost), for cHO (all transfer) and ctHO (prefill and transfer). Loss-aware
+ *        replanning is off: every byte is waited for.
  */
 class BackhaulLossTestCase : public FaultTestCase
 {
@@ -310,7 +322,10 @@ class BackhaulLossTestCase : public FaultTestCase
         {
             for (double loss : {0.001, 0.01})
             {
-                const TwoBsOutcome o = RunTwoBs(scheduler, loss, 5, 300);
+                // Every byte waited for (no loss-aware replanning, which would re-prefill
+                // what a retransmission delays): the transport's recovery alone.
+                const TwoBsOutcome o =
+                    RunTwoBs(scheduler, loss, 5, 300, Seconds(0), Seconds(0), WaitForEveryByte);
                 NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(),
                                       5u,
                                       scheduler << " loss " << loss << ": every session resumes");
@@ -365,7 +380,9 @@ class BackhaulOutageTestCase : public FaultTestCase
         const uint64_t bytesPerToken =
             LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
         // 5 x 300 tokens of cHO = 86 MB: 0.7 s at 1 Gbit/s, cut from 0.1 s to 0.3 s.
-        const TwoBsOutcome o = RunTwoBs("ns3::ChoScheduler", 0, 5, 300, Seconds(0.1), Seconds(0.3));
+        // Every byte waited for (replanning would re-prefill what the outage holds up).
+        const TwoBsOutcome o =
+            RunTwoBs("ns3::ChoScheduler", 0, 5, 300, Seconds(0.1), Seconds(0.3), WaitForEveryByte);
         NS_TEST_ASSERT_MSG_GT(o.dropped, 0u, "the outage dropped packets");
         NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 5u, "every session resumes");
         double last = 0;
@@ -410,7 +427,8 @@ class TransferTimeoutTestCase : public FaultTestCase
                      300,
                      MilliSeconds(50),
                      Seconds(2),
-                     [](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
+                     [](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                         WaitForEveryByte(source, target); // the timeout alone
                          target->SetAttribute("TransferTimeout", TimeValue(MilliSeconds(300)));
                      });
         NS_TEST_ASSERT_MSG_GT(o.timedOutTokens, 0u, "the transfer timed out");
@@ -428,6 +446,100 @@ class TransferTimeoutTestCase : public FaultTestCase
         NS_TEST_ASSERT_MSG_EQ(o.released.at(1) / bytesPerToken + o.timedOutTokens,
                               300u,
                               "kept tokens + re-prefilled tokens = the context");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Loss-aware replanning (default on) under the same outage from 50 ms (no
+ *        TransferTimeout): one cHO session of 300 tokens handed over at 10 ms is planned
+ *        to have its KV at the target by its deadline tau + g(0) (the request carries it).
+ *        ReplanMargin (2 ms) after it, the KV still missing, the target compares waiting
+ *        for the rest at the source connection's rate since the request came (the part
+ *        that arrived before the cut, about 40 ms of the link, some 86 tokens, over about
+ *        140 ms: the rest would take about a third of a second) with re-prefilling the m
+ *        missing tokens: the time to the next 10 ms batch boundary plus p(m) <= p(300) =
+ *        30.7 ms on an idle GPU. It replans then: TransferReplanned (m, that wait, that
+ *        re-prefill time exactly), the source is stopped, and the session restores on the first 10
+ * ms boundary after the check plus p(m), long before the link returns (and before a 300 ms timeout
+ * would). Off, the session waits for the link (restored after 2 s).
+ */
+class ReplanTestCase : public FaultTestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit ReplanTestCase(const std::string& transport)
+        : FaultTestCase("loss-aware replanning: behind its plan, the target re-prefills the rest",
+                        transport)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        struct Replan
+        {
+            double at{-1};
+            uint64_t missing{0};
+            double wait{0};
+            double reprefill{0};
+            double deadline{-1};
+        };
+
+        auto replan = std::make_shared<Replan>();
+        const TwoBsOutcome o = RunTwoBs(
+            "ns3::ChoScheduler",
+            0,
+            1,
+            300,
+            MilliSeconds(50),
+            Seconds(2),
+            [replan](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                source->TraceConnectWithoutContext(
+                    "HandoverPlanned",
+                    compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
+                        [replan](uint64_t, uint64_t, uint64_t, Time delay) {
+                            replan->deadline = 0.010 + delay.GetSeconds();
+                        }));
+                target->TraceConnectWithoutContext(
+                    "TransferReplanned",
+                    compat::MakeCallback<void, uint64_t, uint16_t, uint64_t, Time, Time>(
+                        [replan](uint64_t, uint16_t, uint64_t missing, Time wait, Time pf) {
+                            replan->at = Simulator::Now().GetSeconds();
+                            replan->missing = missing;
+                            replan->wait = wait.GetSeconds();
+                            replan->reprefill = pf.GetSeconds();
+                        }));
+            });
+        NS_TEST_ASSERT_MSG_GT(replan->deadline, 0.148, "planned: 17.2 MB at 1 Gbit/s after 10 ms");
+        NS_TEST_ASSERT_MSG_EQ_TOL(replan->at,
+                                  replan->deadline + 0.002,
+                                  1e-9,
+                                  "replanned at the first check: deadline + ReplanMargin");
+        NS_TEST_ASSERT_MSG_GT(replan->missing, 150u, "the cut came before half the cache");
+        NS_TEST_ASSERT_MSG_LT(replan->missing, 300u, "part had arrived before the cut");
+        const double pm = 9.4267e-5 * static_cast<double>(replan->missing) + 2.4e-3;
+        // The re-prefill is a batch of its own: it starts on the next 10 ms boundary.
+        const double start = std::ceil(replan->at / 0.010 - 1e-9) * 0.010;
+        NS_TEST_ASSERT_MSG_EQ_TOL(replan->reprefill,
+                                  start - replan->at + pm,
+                                  1e-9,
+                                  "re-prefill: to the boundary, then p(m) (GPU idle)");
+        NS_TEST_ASSERT_MSG_GT(replan->wait, 0.2, "the rest at the measured rate: about 0.34 s");
+        NS_TEST_ASSERT_MSG_LT(replan->wait, 0.5, "the rest at the measured rate: about 0.34 s");
+        NS_TEST_ASSERT_MSG_EQ(o.restoredAt.size(), 1u, "the session is restored");
+        NS_TEST_ASSERT_MSG_EQ_TOL(o.restoredAt.at(1), start + pm, 1e-6, "boundary + p(m)");
+        NS_TEST_ASSERT_MSG_EQ(o.timedOutTokens, 0u, "no timeout traced");
+
+        const TwoBsOutcome off = RunTwoBs("ns3::ChoScheduler",
+                                          0,
+                                          1,
+                                          300,
+                                          MilliSeconds(50),
+                                          Seconds(2),
+                                          WaitForEveryByte);
+        NS_TEST_ASSERT_MSG_EQ(off.restoredAt.size(), 1u, "restored without replanning too");
+        NS_TEST_ASSERT_MSG_GT(off.restoredAt.at(1), 2.0, "only once the link is back");
     }
 };
 
@@ -964,7 +1076,7 @@ class TransferStatusTestCase : public FaultTestCase
  *        1466 of 1502 (UDP), so the restore takes 3.6 % (2.4 %) longer. Planned with the
  *        payload rate, the prediction is that bound exactly, and within 1 % of the UDP
  *        transport's restore (TCP adds slow-start losses on the 100-packet queue). Both
- *        predictions add what precedes and follows the KV bytes: the request (8 + 60 B)
+ *        predictions add what precedes and follows the KV bytes: the request (8 + 68 B)
  *        and the frame that ends the transfer (8 + 16 B), with 54 B of TCP/IP/PPP headers
  *        or 36 B of UDP/IP/datagram/PPP at the nominal rate, and the 1 ms link delay.
  */
@@ -1013,7 +1125,7 @@ class PlanningRateTestCase : public FaultTestCase
     {
         const double bytes = 300.0 * 57344;
         const double request =
-            (8 + 60 + 8 + 16 + (m_transport == "Tcp" ? 54 : 36)) * 8 / 1e9 + 1e-3;
+            (8 + 68 + 8 + 16 + (m_transport == "Tcp" ? 54 : 36)) * 8 / 1e9 + 1e-3;
         const auto [nominalPrediction, nominalRestore] = Run("Nominal");
         NS_TEST_ASSERT_MSG_EQ_TOL(nominalPrediction, bytes * 8 / 1e9 + request, 1e-9, "nominal R");
         const double share = m_transport == "Tcp" ? 1448.0 / 1502 : 1466.0 / 1502;
@@ -1170,6 +1282,7 @@ class LayerwiseTimeoutTestCase : public TestCase
                             MilliSeconds(50),
                             Seconds(2),
                             [layerwise](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                                WaitForEveryByte(source, target); // the timeout alone
                                 source->SetAttribute("LayerwiseStreaming", BooleanValue(layerwise));
                                 target->SetAttribute("TransferTimeout",
                                                      TimeValue(MilliSeconds(300)));
@@ -1214,6 +1327,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
             AddTestCase(new BackhaulOutageTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new PingPongTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new TransferTimeoutTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new ReplanTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new SecondHandoverTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new HandoverFailureTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new ManySessionsTestCase(transport, 50), EDGE_LLM_TEST_QUICK);

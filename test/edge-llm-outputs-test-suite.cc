@@ -486,11 +486,11 @@ class PrefillBoundTestCase : public TestCase
 /**
  * \ingroup edge-llm-tests
  * \brief Online prediction at packet level: tHO (n_pf = 300, no KV byte), one online
- *        batch, T_c = 10 ms, 1 Gbit/s, d = 100 us, TCP at MTU 9000. The request (8 + 60 B
+ *        batch, T_c = 10 ms, 1 Gbit/s, d = 100 us, TCP at MTU 9000. The request (8 + 68 B
  *        of headers and 300 x 4 B of token ids), the frame that ends its empty transfer
  *        (8 + 16 B) and the close message (8 + 8 B) leave in one segment with 54 B of
- *        TCP/IP/PPP headers: 1,362 B, 10.896 us, so they reach the target at tau +
- *        110.896 us. A handover at 20 ms - 115 us restores at 20 ms + p(300); one at 20 ms
+ *        TCP/IP/PPP headers: 1,370 B, 10.96 us, so they reach the target at tau +
+ *        110.96 us. A handover at 20 ms - 115 us restores at 20 ms + p(300); one at 20 ms
  *        - 106 us at 30 ms + p(300). The prediction equals the restore on both sides (it
  *        once ignored the ids and the close message's trip: 10 ms short on the late side,
  *        and on every online batch). ctHO over TCP and UDP, KV bytes queued when the close

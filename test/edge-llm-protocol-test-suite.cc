@@ -70,6 +70,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         req.tokensGenerated = 55;
         req.maxNewTokens = 2000;
         req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
+        req.kvDeadlineNs = 1234987654321LL;
         KvFrameHeader frame;
         frame.type = KvFrameHeader::TRANSFER_REQUEST;
         frame.messageLength = KvTransferRequestHeader::SIZE;
@@ -77,7 +78,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         Ptr<Packet> p = Create<Packet>(frame.payloadLength);
         p->AddHeader(req);
         p->AddHeader(frame);
-        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 8u + 60u + 1520u, "frame size on the wire");
+        NS_TEST_ASSERT_MSG_EQ(p->GetSize(), 8u + 68u + 1520u, "frame size on the wire");
         KvFrameHeader f2;
         KvTransferRequestHeader r2;
         p->RemoveHeader(f2);
@@ -100,6 +101,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(r2.tokensGenerated, req.tokensGenerated, "tokensGenerated");
         NS_TEST_ASSERT_MSG_EQ(r2.maxNewTokens, req.maxNewTokens, "maxNewTokens");
         NS_TEST_ASSERT_MSG_EQ(r2.flags, req.flags, "flags");
+        NS_TEST_ASSERT_MSG_EQ(r2.kvDeadlineNs, req.kvDeadlineNs, "kvDeadlineNs");
 
         // Big-endian on the wire: the first frame bytes are version, type, length.
         uint8_t raw[8];
@@ -108,7 +110,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         q->CopyData(raw, 8);
         NS_TEST_ASSERT_MSG_EQ(+raw[0], 1, "version byte");
         NS_TEST_ASSERT_MSG_EQ(+raw[1], 1, "type byte");
-        NS_TEST_ASSERT_MSG_EQ(+raw[3], 60, "message length, low byte (big-endian)");
+        NS_TEST_ASSERT_MSG_EQ(+raw[3], 68, "message length, low byte (big-endian)");
 
         KvFrameHeader bad = frame;
         bad.version = 2;
@@ -117,7 +119,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         bad.type = 99;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "unknown type");
         bad = frame;
-        bad.messageLength = 59;
+        bad.messageLength = 67;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "message length must match the type");
         bad.type = KvFrameHeader::TRANSFER_COMPLETE;
         bad.messageLength = KvTransferCompleteHeader::SIZE;

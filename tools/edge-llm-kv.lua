@@ -47,6 +47,7 @@ local f = {
   importance_ordered = ProtoField.bool("edgellm.flags.importance_ordered",
                                        "Importance-ordered entries", 16, nil, 0x0001),
   layer_major = ProtoField.bool("edgellm.flags.layer_major", "Layer-major order", 16, nil, 0x0002),
+  kv_deadline_ns = ProtoField.int64("edgellm.kv_deadline_ns", "Planned KV deadline (ns)"),
   byte_offset = ProtoField.uint64("edgellm.byte_offset", "Byte offset"),
   total_bytes = ProtoField.uint64("edgellm.total_bytes", "Total bytes"),
   new_target = ProtoField.uint16("edgellm.new_target_cell", "New target cell"),
@@ -79,6 +80,7 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.tokens_generated, tvb(m + 50, 4)); t:add(f.max_new_tokens, tvb(m + 54, 4))
     local fl = t:add(f.flags, tvb(m + 58, 2))
     fl:add(f.importance_ordered, tvb(m + 58, 2)); fl:add(f.layer_major, tvb(m + 58, 2))
+    t:add(f.kv_deadline_ns, tvb(m + 60, 8))
   elseif kind == 2 then
     t:add(f.session, tvb(m, 8)); t:add(f.byte_offset, tvb(m + 8, 8))
   elseif kind == 3 or kind == 5 or kind == 6 or kind == 7 then

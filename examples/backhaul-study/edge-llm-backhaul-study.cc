@@ -425,8 +425,9 @@ class StudyTables
         m_csv << "load,scheme,ues,restored,mean_delay_s,p95_delay_s,worst_delay_s,"
                  "restored_worst_s,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,"
                  "kv_bytes_sent,kv_bytes_received,kv_bytes_dropped,packets_dropped,complete,"
-                 "received_share_mean,accuracy_mean,starved,ran,layout,sites,backhaul,kv_queue_"
-                 "disc,handover\n";
+                 "received_share_mean,accuracy_mean,starved,plan_error_median_s,"
+                 "plan_error_p95_s,plan_error_worst_s,plan_latest_s,plan_outside,ran,layout,"
+                 "sites,backhaul,kv_queue_disc,handover\n";
         m_queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,ran,"
                       "layout,sites,backhaul,kv_queue_disc,handover\n";
         m_ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
@@ -515,7 +516,14 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
           << (counted ? std::to_string(droppedPackets) : std::string()) << ","
           << (r.complete ? 1 : 0) << "," << EdgeLlmCsvField(r.meanReceivedShare) << ","
           << EdgeLlmCsvField(r.meanAccuracy) << ","
-          << (r.accuracyUes > 0 ? std::to_string(r.starved) : std::string()) << m_scenario << "\n";
+          << (r.accuracyUes > 0 ? std::to_string(r.starved) : std::string()) << ","
+          << EdgeLlmCsvField(r.predictionError.absolute.median) << ","
+          << EdgeLlmCsvField(r.predictionError.absolute.p95) << ","
+          << EdgeLlmCsvField(r.predictionError.absolute.worst) << ","
+          << EdgeLlmCsvField(r.predictionError.worstLate) << ","
+          << (r.predictionError.absolute.count > 0 ? std::to_string(r.predictionError.outside)
+                                                   : std::string())
+          << m_scenario << "\n";
     m_queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
                << EdgeLlmCsvField(r.queueDelay.p95) << "," << EdgeLlmCsvField(r.queueDelay.worst)
                << m_scenario << "\n";
@@ -545,6 +553,15 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
     if (r.queueDelay.count > 0)
     {
         m_queuePoints.push_back({load, name, r.queueDelay.mean * 1e3, 0, false});
+    }
+    if (r.predictionError.absolute.count > 0)
+    {
+        std::cout << "        " << name << " " << r.predictionError.Describe()
+                  << (r.replannedTransfers > 0
+                          ? "; " + std::to_string(r.replannedTransfers) +
+                                " transfers replanned (re-prefilled behind their plan)"
+                          : std::string())
+                  << "\n";
     }
     if (r.accuracyUes > 0)
     {

@@ -481,7 +481,7 @@ PrintWorstUser(const std::string& name, const RoadHandoverResult& r)
                       << r.measuredWorst - r.restoredWorst
                       << " s of radio handover and token delivery that the plan leaves out";
         }
-        std::cout << "\n";
+        std::cout << "\n  " << r.predictionError.Describe() << "\n";
     }
     std::cout << "  flow level on these handovers: this policy "
               << (std::isnan(r.fluidWorst) ? std::string("n/a (no flow-level model)")
