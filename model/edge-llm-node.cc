@@ -152,11 +152,13 @@ EdgeLlmNode::GetTypeId()
             .AddAttribute("LossAwareReplanning",
                           "Target, ctHO, tHO and cHO: when a session's KV bytes are not all in "
                           "ReplanMargin after the plan's deadline (tau + g(L), carried by the "
-                          "request), check every ReplanInterval whether re-prefilling the "
-                          "missing tokens (the GPU's queue plus p(missing)) ends sooner than "
-                          "receiving them at the rate measured since the last check; if so, "
-                          "stop the source (TRANSFER_STOP) and re-prefill them here "
-                          "(TransferReplanned). false: wait for every byte (the papers).",
+                          "request), check then and every ReplanInterval whether re-prefilling "
+                          "the missing tokens (on the GPU's next batch boundary once it is "
+                          "free, plus p(missing)) ends sooner than receiving the bytes still "
+                          "due from that source up to this session at the source's arrival "
+                          "rate since the request came; if so, stop the source "
+                          "(TRANSFER_STOP) and re-prefill them here (TransferReplanned). "
+                          "false: wait for every byte (the papers).",
                           BooleanValue(true),
                           MakeBooleanAccessor(&EdgeLlmNode::m_lossAwareReplanning),
                           MakeBooleanChecker())
@@ -167,12 +169,11 @@ EdgeLlmNode::GetTypeId()
                           MakeTimeAccessor(&EdgeLlmNode::m_replanMargin),
                           MakeTimeChecker(Seconds(0)))
             .AddAttribute("ReplanInterval",
-                          "Loss-aware replanning: later checks this often, and the window the "
-                          "arrival rate is measured over: >= 100 us (checked when the "
-                          "application starts).",
+                          "Loss-aware replanning: after the first check, check again this "
+                          "often while the KV bytes are missing (>= 100 us).",
                           TimeValue(MilliSeconds(1)),
                           MakeTimeAccessor(&EdgeLlmNode::m_replanInterval),
-                          MakeTimeChecker(Seconds(0)))
+                          MakeTimeChecker(MicroSeconds(100)))
             .AddAttribute("StatusInterval",
                           "Target: while a session restores, send the source a TRANSFER_STATUS "
                           "(PROGRESS, KV bytes received) this often: 0 (none; RESTORED is "
@@ -738,12 +739,6 @@ EdgeLlmNode::CheckConfiguration() const
         error << "ns3::EdgeLlmNode::UePort and BackhaulPort are both " << m_uePort
               << "; with Transport=Udp they must differ (both are UDP sockets on the BS, cell "
               << m_cellId << ")";
-        return error.str();
-    }
-    if (m_lossAwareReplanning && m_replanInterval < MicroSeconds(100))
-    {
-        error << "ns3::EdgeLlmNode::ReplanInterval is " << m_replanInterval.As(Time::US)
-              << "; with LossAwareReplanning it must be >= 100 us (cell " << m_cellId << ")";
         return error.str();
     }
     if (m_statusInterval.IsStrictlyPositive() && m_statusInterval < MilliSeconds(1))

@@ -101,6 +101,10 @@ expect 2 "BackhaulBuffer is 16383 bytes; it must be 0 (automatic: from the links
 # The node's own checks (EdgeLlmNode::CheckConfiguration) refuse before simulating, in
 # every program that runs the packet level: exit 2, nothing written. 1 ms is the boundary.
 expect 0 "" $quick --ns3::EdgeLlmNode::StatusInterval=1ms
+# Loss-aware replanning's interval: 100 us is the boundary (the attribute's own range).
+expect 0 "" $quick --ns3::EdgeLlmNode::ReplanInterval=100us
+expect 2 "--ns3::EdgeLlmNode::ReplanInterval=99us: invalid value '99us'; valid: Time +100000ns:" \
+  $quick --ns3::EdgeLlmNode::ReplanInterval=99us
 expect 2 "StatusInterval is +999us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
   $quick --ns3::EdgeLlmNode::StatusInterval=999us
 expect 2 "StatusInterval is +1us; it must be 0" \
