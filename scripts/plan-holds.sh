@@ -53,13 +53,13 @@ outside = '/'.join(rows[s]['plan_outside'] for s in ('ctho', 'tho', 'cho'))
 error = '/'.join('%.1f' % (1e3 * float(rows[s]['plan_error_worst_s'])) for s in ('ctho', 'tho', 'cho'))
 best = worst['ctho'] <= min(worst['tho'], worst['cho']) + 1e-9
 holds = all(rows[s]['plan_outside'] == '0' for s in ('ctho', 'tho', 'cho'))
-print('%-4s %-4s %-5s %-17s %-5s %-3s %-26s %-12s %-24s %s %d %d' % (
+print('%-4s %-4s %-5s %-17s %-5s %-3s %-26s %-12s %-24s %-3s|%d %d' % (
     k, u, b, q.split('::')[1], l, kv,
     '/'.join('%.4f' % worst[s] for s in ('ctho', 'tho', 'cho')), outside, error,
     'yes' if best else 'NO', holds, best))
 PY
-  tail -1 "$tmp/rows" | awk '{ NF -= 2; print }'
+  tail -1 "$tmp/rows" | cut -d'|' -f1
 done <"$tmp/draws"
-awk '{ h += $(NF-1); c += $NF; n++ }
+awk -F'|' '{ split($2, f, " "); h += f[1]; c += f[2]; n++ }
      END { printf "%d draws: every plan within 5 %% + 2 ms on %d; ctHO worst <= min(tHO, cHO) on %d\n", n, h, c }' \
   "$tmp/rows"
