@@ -403,10 +403,8 @@ EdgeLlmSessionStats::OnPlanned(EdgeLlmNode* node,
             if (r.replanned || r.timedOut)
             {
                 // Replanned or timed out before the batch's plan was traced (a member's
-                // deadline can pass before the batch's last member starts): the whole
-                // tokens kept, as there.
-                const uint64_t kept = ntx > r.reprefillTokens ? ntx - r.reprefillTokens : 0;
-                r.kvBytesReceived = kept * node->GetModelProfile().BytesPerToken();
+                // deadline can pass before the batch's last member starts).
+                KeepWholeTokens(r, node->GetModelProfile().BytesPerToken());
             }
             DecideBound(r);
             return;
@@ -444,15 +442,23 @@ EdgeLlmSessionStats::OnPartial(EdgeLlmNode* node, uint64_t id, uint16_t source, 
 }
 
 void
+EdgeLlmSessionStats::KeepWholeTokens(EdgeLlmHandoverRecord& r, uint64_t bytesPerToken)
+{
+    // A timed-out or replanned transfer: the target keeps the whole tokens received and
+    // re-prefills the missing ones.
+    const uint64_t kept =
+        r.transferTokens > r.reprefillTokens ? r.transferTokens - r.reprefillTokens : 0;
+    r.kvBytesReceived = kept * bytesPerToken;
+}
+
+void
 EdgeLlmSessionStats::OnReplanned(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t missing)
 {
     if (EdgeLlmHandoverRecord* r = Find(id, source, node->GetCellId()))
     {
-        // As a timeout: the whole tokens received are kept, the missing ones re-prefilled.
         r->replanned = true;
         r->reprefillTokens = missing;
-        const uint64_t kept = r->transferTokens > missing ? r->transferTokens - missing : 0;
-        r->kvBytesReceived = kept * node->GetModelProfile().BytesPerToken();
+        KeepWholeTokens(*r, node->GetModelProfile().BytesPerToken());
     }
 }
 
@@ -461,11 +467,9 @@ EdgeLlmSessionStats::OnTimedOut(EdgeLlmNode* node, uint64_t id, uint16_t source,
 {
     if (EdgeLlmHandoverRecord* r = Find(id, source, node->GetCellId()))
     {
-        // The target keeps the whole tokens received and re-prefills the missing ones.
         r->timedOut = true;
         r->reprefillTokens = missing;
-        const uint64_t kept = r->transferTokens > missing ? r->transferTokens - missing : 0;
-        r->kvBytesReceived = kept * node->GetModelProfile().BytesPerToken();
+        KeepWholeTokens(*r, node->GetModelProfile().BytesPerToken());
     }
 }
 

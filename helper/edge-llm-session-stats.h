@@ -252,6 +252,13 @@ class EdgeLlmSessionStats : public Object
   private:
     /// \return the session's latest record between \p source and \p target (null: none)
     EdgeLlmHandoverRecord* Find(uint64_t sessionId, uint16_t source, uint16_t target);
+    /**
+     * \brief A timed-out or replanned transfer's KV bytes: the whole tokens kept,
+     *        (n_tx - re-prefilled) x \p bytesPerToken (0 before its plan is known).
+     * \param r the record (transferTokens and reprefillTokens set)
+     * \param bytesPerToken KV bytes per token of the target's model
+     */
+    static void KeepWholeTokens(EdgeLlmHandoverRecord& r, uint64_t bytesPerToken);
     /// Decide the record's bound from its times.
     static void DecideBound(EdgeLlmHandoverRecord& r);
     /// \return the summary of one field over the records but the cancelled and after-decoding ones

@@ -52,6 +52,19 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("MultiCellScenario");
 
+EdgeLlmPredictionError
+EdgeLlmPredictionErrorOf(const std::vector<EdgeLlmUeResult>& ues)
+{
+    std::vector<double> predicted;
+    std::vector<double> restored;
+    for (const auto& ue : ues)
+    {
+        predicted.push_back(ue.predictedDelay);
+        restored.push_back(ue.restoredDelay);
+    }
+    return EdgeLlmPredictionError::Of(predicted, restored);
+}
+
 namespace
 {
 /// First random stream of the RAN's models (every scenario, the road preset included).
@@ -1375,20 +1388,18 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     }
     std::vector<double> measured;
     std::vector<double> restored;
-    std::vector<double> predicted;
     bool complete = true;
     for (const auto& [imsi, r] : c.ues)
     {
         result.ues.push_back(r);
         measured.push_back(r.measuredDelay);
         restored.push_back(r.restoredDelay);
-        predicted.push_back(r.predictedDelay);
         complete = complete && !std::isnan(r.restoredDelay) && !std::isnan(r.measuredDelay);
     }
     result.complete = complete && result.kvBytesSent == result.kvBytesReceived;
     result.measured = EdgeLlmDelaySummary::OfKnown(measured);
     result.restored = EdgeLlmDelaySummary::OfKnown(restored);
-    result.predictionError = EdgeLlmPredictionError::Of(predicted, restored);
+    result.predictionError = EdgeLlmPredictionErrorOf(result.ues);
     // ImpactHO's accuracy over the UEs whose target counted a received share.
     double shareSum = 0;
     double accuracySum = 0;

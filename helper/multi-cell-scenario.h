@@ -340,6 +340,14 @@ struct EdgeLlmUeResult
 
 /**
  * \ingroup edge-llm
+ * \brief EdgeLlmPredictionError::Of over UEs' planned and restored delays.
+ * \param ues per-UE results (those without a plan or a restore are left out)
+ * \return the error
+ */
+EdgeLlmPredictionError EdgeLlmPredictionErrorOf(const std::vector<EdgeLlmUeResult>& ues);
+
+/**
+ * \ingroup edge-llm
  * \brief KV bytes on one backhaul link direction, counted as TCP payload (the KV
  *        transfer's segments; other TCP traffic does not cross the backhaul).
  */

@@ -762,14 +762,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     result.measuredWorst = worst(&EdgeLlmUeResult::measuredDelay);
     result.restoredWorst = worst(&EdgeLlmUeResult::restoredDelay);
     result.streamWorst = worst(&EdgeLlmUeResult::streamDelay);
-    std::vector<double> predicted;
-    std::vector<double> restored;
-    for (const auto& r : result.ues)
-    {
-        predicted.push_back(r.predictedDelay);
-        restored.push_back(r.restoredDelay);
-    }
-    result.predictionError = EdgeLlmPredictionError::Of(predicted, restored);
+    result.predictionError = EdgeLlmPredictionErrorOf(result.ues);
 
     ReplayFlowLevel(cfg, schedulerType, automatic, prefill, result);
     return result;
