@@ -91,8 +91,9 @@ struct EdgeLlmPredictionError
 
     /**
      * \return one line for a program's report, e.g. "plan vs restore over 12 UEs: |error|
-     *         median 0.4 ms, p95 1.9 ms, worst 2.1 ms; latest +2.1 ms (+0.6 %); 0 outside
-     *         5 % + 2 ms" ("no UE with both a plan and a restore" if none)
+     *         median 0.4 ms, p95 1.9 ms, worst 2.1 ms; latest +2.1 ms, worst relative 0.6 %;
+     *         0 outside 5.0 % + 2.0 ms" ("plan vs restore: no UE with both a plan and a
+     *         restore" if none)
      */
     std::string Describe() const;
 };

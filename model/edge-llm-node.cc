@@ -631,12 +631,7 @@ EdgeLlmNode::KvFlowBitRate(const Peer& peer, const std::function<uint32_t(uint32
     if (peer.hops.empty())
     {
         // The path's rate, split by the busiest link's flows.
-        uint32_t most = 1;
-        for (uint32_t link : peer.links)
-        {
-            most = std::max(most, flowsOn(link));
-        }
-        return static_cast<double>(peer.rate.GetBitRate()) / most;
+        return static_cast<double>(peer.rate.GetBitRate()) / BusiestLinkFlows(peer, flowsOn);
     }
     double rate = std::numeric_limits<double>::infinity();
     for (std::size_t i = 0; i < peer.hops.size(); ++i)
@@ -936,8 +931,19 @@ EdgeLlmNode::PeerRttSeconds(const Peer& peer) const
     return 2 * PeerDelaySeconds(peer) + 4 * (PeerMtu(peer) + PPP_BYTES) * 8 / rate;
 }
 
+uint32_t
+EdgeLlmNode::BusiestLinkFlows(const Peer& peer, const std::function<uint32_t(uint32_t)>& flowsOn)
+{
+    uint32_t most = 1;
+    for (uint32_t link : peer.links)
+    {
+        most = std::max(most, flowsOn(link));
+    }
+    return most;
+}
+
 CtHoSignalling
-EdgeLlmNode::Signalling(const Peer& peer, double wireBitRate) const
+EdgeLlmNode::Signalling(const Peer& peer, double bitRate) const
 {
     // Per packet: payload room and header bytes (PPP 2 B on a point-to-point link).
     constexpr double PPP_BYTES = 2;
@@ -954,7 +960,6 @@ EdgeLlmNode::Signalling(const Peer& peer, double wireBitRate) const
         room = BackhaulMss();
         headers = TCP_IP_OVERHEAD + PPP_BYTES;
     }
-    const double bitRate = wireBitRate;
     // A message of n bytes in one packet; token ids at the share of headers a full
     // packet of them carries.
     auto wire = [&](double bytes) { return 8 * (bytes + headers) / bitRate; };

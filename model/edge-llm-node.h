@@ -488,28 +488,28 @@ class EdgeLlmNode : public Application
         Time nextToken;           //!< When the next token is decoded
         EventId decodeEvent;      //!< Pending decode
         // Target side:
-        uint16_t sourceCellId{0};       //!< Source BS
-        uint16_t targetCellId{0};       //!< Target BS (source side, once handed over)
-        Time handoverTime;              //!< tau_i
-        uint64_t expectedKvBytes{0};    //!< n_tx * bytes per token
-        uint64_t receivedKvBytes{0};    //!< Counted so far
-        bool batchPending{false};       //!< The n_pf batch prefill has not finished
-        uint64_t reprefillTokens{0};    //!< Timed out: tokens to re-prefill (0: none)
-        bool reprefillRunning{false};   //!< That re-prefill is on the GPU
-        uint32_t entryBytes{0};         //!< ImpactHO: KV bytes per entry (0: plain bytes)
-        uint32_t restoreGeneration{0};  //!< Tells a stale timeout from the current restore
-        bool layerMajor{false};         //!< KV bytes arrive layer-major (layer-wise streaming)
-        std::vector<Time> layerReady;   //!< Layer-major: when each KV layer completed
-        Time prefillDoneAt;             //!< When the last prefill of the restore ended (0: none)
-        uint16_t relayTarget{0};        //!< Hand the restored session on to this cell (0: none)
-        Time relayTime;                 //!< When the UE handed over to relayTarget
-        bool timeoutSkipped{false};     //!< TransferTimeout expired while REDIRECTING
-        bool kvDoneAtRedirect{false};   //!< Every KV byte was in (and traced) at the redirect
-        EventId statusEvent;            //!< Next PROGRESS report
-        Time kvDeadline;                //!< The plan has every KV byte here by (0: no plan)
-        Time replanCheckedAt;           //!< Loss-aware replanning: the request's arrival
-        uint64_t replanCheckedBytes{0}; //!< The source's KV bytes received here by then (all
-                                        //!< its sessions: they share one connection)
+        uint16_t sourceCellId{0};         //!< Source BS
+        uint16_t targetCellId{0};         //!< Target BS (source side, once handed over)
+        Time handoverTime;                //!< tau_i
+        uint64_t expectedKvBytes{0};      //!< n_tx * bytes per token
+        uint64_t receivedKvBytes{0};      //!< Counted so far
+        bool batchPending{false};         //!< The n_pf batch prefill has not finished
+        uint64_t reprefillTokens{0};      //!< Timed out: tokens to re-prefill (0: none)
+        bool reprefillRunning{false};     //!< That re-prefill is on the GPU
+        uint32_t entryBytes{0};           //!< ImpactHO: KV bytes per entry (0: plain bytes)
+        uint32_t restoreGeneration{0};    //!< Tells a stale timeout from the current restore
+        bool layerMajor{false};           //!< KV bytes arrive layer-major (layer-wise streaming)
+        std::vector<Time> layerReady;     //!< Layer-major: when each KV layer completed
+        Time prefillDoneAt;               //!< When the last prefill of the restore ended (0: none)
+        uint16_t relayTarget{0};          //!< Hand the restored session on to this cell (0: none)
+        Time relayTime;                   //!< When the UE handed over to relayTarget
+        bool timeoutSkipped{false};       //!< TransferTimeout expired while REDIRECTING
+        bool kvDoneAtRedirect{false};     //!< Every KV byte was in (and traced) at the redirect
+        EventId statusEvent;              //!< Next PROGRESS report
+        Time kvDeadline;                  //!< The plan has every KV byte here by (0: no plan)
+        Time requestArrivedAt;            //!< When its TRANSFER_REQUEST came
+        uint64_t sourceBytesAtRequest{0}; //!< The source's KV bytes received here by then
+                                          //!< (all its sessions: they share one connection)
 
         /// \return true once every prefill the restore needs has finished
         bool PrefillDone() const
@@ -591,6 +591,9 @@ class EdgeLlmNode : public Application
     double LoneFlowBitRate(const Peer& peer) const;
     /// KvFlowBitRate on a peer entry.
     double KvFlowBitRate(const Peer& peer, const std::function<uint32_t(uint32_t)>& flowsOn) const;
+    /// \return the most KV flows (\p flowsOn) on one link of \p peer's path, >= 1
+    static uint32_t BusiestLinkFlows(const Peer& peer,
+                                     const std::function<uint32_t(uint32_t)>& flowsOn);
     /**
      * \param peer a backhaul peer
      * \return its path's one-way propagation delay (the sum over a PeerPath's links, else
@@ -600,13 +603,13 @@ class EdgeLlmNode : public Application
     /**
      * \brief What the packet level adds to the plan toward \p peer (CtHoSignalling).
      * \param peer the target's peer entry
-     * \param wireBitRate the KV flow's wire rate planned toward it (KvFlowBitRate), bit/s
+     * \param bitRate the KV flow's wire rate planned toward it (KvFlowBitRate), bit/s
      * \return request, token-id and close-message wire times with the transport's
      *         per-packet headers, the path delay, when the bytes already in the transport
      *         have left, the most a close can wait (send buffer plus one KV frame) and the
      *         close's margin (one full packet), all in s
      */
-    CtHoSignalling Signalling(const Peer& peer, double wireBitRate) const;
+    CtHoSignalling Signalling(const Peer& peer, double bitRate) const;
 
     // Attributes
     uint16_t m_cellId;                  //!< Cell id

@@ -122,11 +122,12 @@ EdgeLlmSourceRole::OnTransferStop(uint16_t peerCellId, const KvTransferCompleteH
     m_node->m_scheduler->RemoveSlotTransfer(stop.sessionId);
 }
 
-std::function<uint32_t(uint32_t)>
-EdgeLlmSourceRole::FlowsOn(const std::set<uint16_t>& concurrent) const
+EdgeLlmSourceRole::PathShare
+EdgeLlmSourceRole::ShareOfPath(uint16_t target, const std::set<uint16_t>& concurrent) const
 {
     const auto& peers = m_node->m_peers;
-    return [&peers, concurrent](uint32_t link) {
+    // The KV flows of this source on a link: the concurrent targets with it on their path.
+    auto flowsOn = [&peers, &concurrent](uint32_t link) {
         uint32_t users = 0;
         for (uint16_t other : concurrent)
         {
@@ -140,24 +141,11 @@ EdgeLlmSourceRole::FlowsOn(const std::set<uint16_t>& concurrent) const
         }
         return users;
     };
-}
-
-uint32_t
-EdgeLlmSourceRole::Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const
-{
-    const auto flowsOn = FlowsOn(concurrent);
-    uint32_t most = 1;
-    for (uint32_t link : m_node->m_peers.at(target).links)
-    {
-        most = std::max(most, flowsOn(link));
-    }
-    return most;
-}
-
-double
-EdgeLlmSourceRole::WireBitRate(uint16_t target, const std::set<uint16_t>& concurrent) const
-{
-    return m_node->KvFlowBitRate(m_node->m_peers.at(target), FlowsOn(concurrent));
+    const EdgeLlmNode::Peer& peer = peers.at(target);
+    PathShare share;
+    share.sharers = m_node->BusiestLinkFlows(peer, flowsOn);
+    share.wireBitRate = m_node->KvFlowBitRate(peer, flowsOn);
+    return share;
 }
 
 std::set<uint16_t>
@@ -338,8 +326,8 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     // traffic on a fair queue; the lone rate on dedicated links).
     const std::set<uint16_t> concurrent =
         ConcurrentTargets(targetCellId, context * m_node->m_profile.BytesPerToken());
-    const uint32_t sharers = Sharers(targetCellId, concurrent);
-    const double bitRate = WireBitRate(targetCellId, concurrent);
+    const PathShare share = ShareOfPath(targetCellId, concurrent);
+    const double bitRate = share.wireBitRate;
     const double planned = bitRate * m_node->PayloadShare(peer);
     HandoverBatcher::PlanInputs inputs;
     inputs.backhaulTokensPerSecond =
@@ -353,7 +341,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     inputs.closeAheadNow = [connection, bitRate]() {
         return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / bitRate;
     };
-    m_node->m_backhaulPlannedTrace(targetCellId, planned, sharers);
+    m_node->m_backhaulPlannedTrace(targetCellId, planned, share.sharers);
     const HandoverBatcher::Decision d = GetBatcher().Start(
         sessionId,
         targetCellId,
@@ -453,11 +441,11 @@ EdgeLlmSourceRole::OnSlot()
         return m_node->m_peers.at(target).connection->GetBytesQueued(sessionId);
     };
     auto budget = [this, dt](uint16_t target, const std::set<uint16_t>& activeTargets) {
-        // Targets active in this slot whose paths share a link split it equally.
-        const uint32_t sharers = Sharers(target, activeTargets);
-        const double bits = WireBitRate(target, activeTargets) *
-                            m_node->PayloadShare(m_node->m_peers.at(target)) * dt.GetSeconds();
-        m_node->m_slotBudgetTrace(target, sharers, bits / 8);
+        // Targets active in this slot whose paths share a link split it (KvFlowBitRate).
+        const PathShare share = ShareOfPath(target, activeTargets);
+        const double bits =
+            share.wireBitRate * m_node->PayloadShare(m_node->m_peers.at(target)) * dt.GetSeconds();
+        m_node->m_slotBudgetTrace(target, share.sharers, bits / 8);
         return bits;
     };
     for (const auto& share : scheduler->ShareSlot(Simulator::Now(), sent, budget))

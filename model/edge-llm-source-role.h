@@ -7,7 +7,6 @@
 #include "edge-llm-node.h"
 
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -177,26 +176,19 @@ class EdgeLlmSourceRole
      */
     void TruncateSlotTransfer(uint64_t sessionId);
 
-    /**
-     * \param target a target's cell id
-     * \param concurrent cell ids of targets transferring at the same time
-     * \return how many of \p concurrent use the busiest link of the path to \p target, >= 1
-     */
-    uint32_t Sharers(uint16_t target, const std::set<uint16_t>& concurrent) const;
-
-    /**
-     * \param concurrent cell ids of targets transferring at the same time
-     * \return for a link id, how many of \p concurrent have it on their path (the KV flows
-     *         of this source on it; EdgeLlmNode::KvFlowBitRate's flowsOn)
-     */
-    std::function<uint32_t(uint32_t)> FlowsOn(const std::set<uint16_t>& concurrent) const;
+    /// What one KV flow to a target gets of its path among the source's concurrent ones.
+    struct PathShare
+    {
+        uint32_t sharers{1};   //!< Of the concurrent targets, those on the path's busiest link
+        double wireBitRate{0}; //!< The flow's wire rate (EdgeLlmNode::KvFlowBitRate), bit/s
+    };
 
     /**
      * \param target a target's cell id
      * \param concurrent cell ids of targets transferring at the same time (with \p target)
-     * \return the wire rate one KV flow to \p target gets among them (KvFlowBitRate), bit/s
+     * \return the share of the path to \p target one KV flow gets among them
      */
-    double WireBitRate(uint16_t target, const std::set<uint16_t>& concurrent) const;
+    PathShare ShareOfPath(uint16_t target, const std::set<uint16_t>& concurrent) const;
 
     /**
      * \return the targets whose transfers overlap one to \p target of \p bytes starting

@@ -230,8 +230,9 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId, const KvTransferReques
         if (m_node->m_lossAwareReplanning && req.kvDeadlineNs > 0)
         {
             s.kvDeadline = NanoSeconds(req.kvDeadlineNs);
-            s.replanCheckedAt = Simulator::Now(); // the arrival rate is measured from here
-            s.replanCheckedBytes = m_node->m_peers.at(peerCellId).connection->GetKvBytesReceived();
+            s.requestArrivedAt = Simulator::Now(); // the arrival rate is measured from here
+            s.sourceBytesAtRequest =
+                m_node->m_peers.at(peerCellId).connection->GetKvBytesReceived();
             const Time at = std::max(s.kvDeadline + m_node->m_replanMargin, Simulator::Now());
             Simulator::Schedule(at - Simulator::Now(),
                                 &EdgeLlmTargetRole::OnReplanCheck,
@@ -314,9 +315,8 @@ EdgeLlmTargetRole::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
     {
         return; // replanned already: its missing tokens are being re-prefilled
     }
-    const uint16_t source = s.sourceCellId;
     const uint64_t missing = StopTransfer(s);
-    m_node->m_timeoutTrace(sessionId, source, missing);
+    m_node->m_timeoutTrace(sessionId, s.sourceCellId, missing);
 }
 
 uint64_t
@@ -365,16 +365,17 @@ EdgeLlmTargetRole::OnReplanCheck(uint64_t sessionId, uint32_t generation)
     }
     Session& s = it->second;
     const Time now = Simulator::Now();
-    // The source's sessions share one connection, sent in EDF order: the rate is the
-    // connection's, and the bytes still due ahead of this session's rest count too.
-    // Over the whole time since the request came (TCP's and a fair queue's bursts make
-    // short windows misleading).
-    const uint64_t peerBytes = m_node->m_peers.at(s.sourceCellId).connection->GetKvBytesReceived();
-    const double window = (now - s.replanCheckedAt).GetSeconds();
-    const double bytesPerSecond =
-        window > 0 ? static_cast<double>(peerBytes - s.replanCheckedBytes) / window : 0;
     if (!s.batchPending)
     {
+        // The source's sessions share one connection, sent in EDF order: the rate is the
+        // connection's, and the bytes still due ahead of this session's rest count too.
+        // Over the whole time since the request came (TCP's and a fair queue's bursts make
+        // short windows misleading).
+        const uint64_t sourceBytes =
+            m_node->m_peers.at(s.sourceCellId).connection->GetKvBytesReceived();
+        const double window = (now - s.requestArrivedAt).GetSeconds();
+        const double bytesPerSecond =
+            window > 0 ? static_cast<double>(sourceBytes - s.sourceBytesAtRequest) / window : 0;
         // Behind the plan: wait for the rest at the measured rate, or re-prefill it now
         // (after whatever the GPU runs first)?
         double rest = static_cast<double>(s.expectedKvBytes - s.ReceivedKvBytes());
@@ -402,9 +403,8 @@ EdgeLlmTargetRole::OnReplanCheck(uint64_t sessionId, uint32_t generation)
                                 << (wait == Time::Max() ? std::string("nothing arrived")
                                                         : std::to_string(wait.GetSeconds()) + " s")
                                 << ")");
-            const uint16_t source = s.sourceCellId;
             StopTransfer(s);
-            m_node->m_replannedTrace(sessionId, source, missing, wait, reprefill);
+            m_node->m_replannedTrace(sessionId, s.sourceCellId, missing, wait, reprefill);
             return;
         }
     }
