@@ -47,6 +47,7 @@ MODULE_SOURCES = [
     'helper/lte-edge-llm-ran.cc',
     'helper/edge-llm-session-stats.cc',
     'helper/backhaul-monitor.cc',
+    'helper/cross-traffic-meter.cc',
     'helper/multi-cell-scenario.cc',
     'helper/edge-llm-run-progress.cc',
 ]

@@ -3,6 +3,7 @@
  */
 #include "edge-llm-helper.h"
 
+#include "cross-traffic-meter.h"
 #include "edge-llm-backhaul-helper.h"
 #include "lte-edge-llm-ran.h"
 
@@ -306,6 +307,9 @@ void
 EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul> backhaul) const
 {
     NS_ABORT_MSG_IF(!backhaul, "EdgeLlmHelper::ConnectBackhaul: null backhaul");
+    // PlanningCrossTraffic=Measured: one CrossTrafficMeter per sending device, shared by
+    // the paths through it.
+    std::map<Ptr<NetDevice>, Ptr<CrossTrafficMeter>> meters;
     for (uint32_t i = 0; i < bsApps.GetN(); ++i)
     {
         Ptr<EdgeLlmNode> a = DynamicCast<EdgeLlmNode>(bsApps.Get(i));
@@ -334,6 +338,7 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul>
             peer.delay = path.delay;
             peer.mtu = path.mtu;
             peer.links = path.links;
+            Ptr<Node> at = a->GetNode(); // the sending end of the next hop
             for (uint32_t l : path.links)
             {
                 const EdgeLlmBackhaul::Link& link = backhaul->GetLinks().at(l);
@@ -341,6 +346,22 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul>
                 hop.rate = link.rate;
                 hop.crossBitRate = link.crossBitRate;
                 hop.fairQueue = EdgeLlmBackhaul::IsFairQueue(link.kvQueueDisc[0]);
+                const uint32_t end = link.a == at ? 0 : 1;
+                at = end == 0 ? link.b : link.a;
+                if (a->GetPlanningCrossTraffic() == EdgeLlmNode::MEASURED)
+                {
+                    Ptr<NetDevice> device = link.devices.Get(end);
+                    Ptr<CrossTrafficMeter>& meter = meters[device];
+                    if (!meter)
+                    {
+                        UintegerValue port;
+                        a->GetAttribute("BackhaulPort", port);
+                        meter = CreateObject<CrossTrafficMeter>();
+                        meter->Install(DynamicCast<PointToPointNetDevice>(device),
+                                       static_cast<uint16_t>(port.Get()));
+                    }
+                    hop.measuredCrossBitRate = MakeCallback(&CrossTrafficMeter::GetBitRate, meter);
+                }
                 peer.hops.push_back(hop);
             }
             a->AddPeer(b->GetCellId(), peer);

@@ -56,6 +56,9 @@ constexpr uint32_t MIN_BACKHAUL_BUFFER = 16384;
 constexpr uint64_t MIN_AUTO_BUFFER = 512 * 1024;
 /// Automatic BackhaulBuffer: at most TCP's largest window (window scale 14), bytes.
 constexpr uint64_t MAX_AUTO_BUFFER = uint64_t{1} << 30;
+/// PlanningCrossTraffic=Measured: a hop's measured cross traffic is taken as at most this
+/// share of its rate.
+constexpr double MAX_MEASURED_CROSS_SHARE = 0.999;
 /// Automatic BackhaulBuffer: bandwidth-delay product x this.
 constexpr double BDP_HEADROOM = 1.25;
 /// TCP segments one backhaul buffer may hold: ns-3's TCP sender walks the segments in
@@ -203,6 +206,25 @@ EdgeLlmNode::GetTypeId()
                           BooleanValue(true),
                           MakeBooleanAccessor(&EdgeLlmNode::m_planningFairQueue),
                           MakeBooleanChecker())
+            .AddAttribute(
+                "PlanningCrossTraffic",
+                "The cross traffic on each backhaul hop the schedulers plan with: "
+                "Installed (the CBR the backhaul installed, EdgeLlmBackhaul's "
+                "InstallCrossTraffic before ConnectBackhaul; 0 for traffic it does not "
+                "know) or Measured (what a CrossTrafficMeter on the hop's sending device "
+                "measures when the plan is made: an exponentially weighted rate of the "
+                "non-KV bits, time constant ns3::CrossTrafficMeter::TimeConstant; needs "
+                "EdgeLlmHelper::ConnectBackhaul with an EdgeLlmBackhaul, checked when the "
+                "application starts). With Transport=Udp and Measured, each transfer "
+                "paces at the lone flow's share measured when it is planned. Buffers, "
+                "TCP's initial window and the RTT estimate are sized at start with the "
+                "installed cross traffic either way.",
+                EnumValue(EdgeLlmNode::INSTALLED),
+                compat::MakeEnumAccessor<PlanningCrossTraffic>(&EdgeLlmNode::m_planningCross),
+                MakeEnumChecker(EdgeLlmNode::INSTALLED,
+                                "Installed",
+                                EdgeLlmNode::MEASURED,
+                                "Measured"))
             .AddAttribute("PrefillPromptsOnGpu",
                           "true: a new session's prompt is prefilled on this BS's GPU, alone, "
                           "after the prompts before it. false: its KV cache is taken as built "
@@ -573,6 +595,12 @@ EdgeLlmNode::GetPlanningBitRate(uint16_t peerCellId) const
     return PlanningBitRate(it->second);
 }
 
+EdgeLlmNode::PlanningCrossTraffic
+EdgeLlmNode::GetPlanningCrossTraffic() const
+{
+    return m_planningCross;
+}
+
 void
 EdgeLlmNode::ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when)
 {
@@ -617,6 +645,15 @@ EdgeLlmNode::LoneFlowBitRate(const Peer& peer) const
 }
 
 double
+EdgeLlmNode::ConfiguredLoneFlowBitRate(const Peer& peer) const
+{
+    return KvFlowBitRate(
+        peer,
+        [](uint32_t) { return 1U; },
+        true);
+}
+
+double
 EdgeLlmNode::KvFlowBitRate(uint16_t peerCellId,
                            const std::function<uint32_t(uint32_t)>& flowsOn) const
 {
@@ -626,7 +663,9 @@ EdgeLlmNode::KvFlowBitRate(uint16_t peerCellId,
 }
 
 double
-EdgeLlmNode::KvFlowBitRate(const Peer& peer, const std::function<uint32_t(uint32_t)>& flowsOn) const
+EdgeLlmNode::KvFlowBitRate(const Peer& peer,
+                           const std::function<uint32_t(uint32_t)>& flowsOn,
+                           bool configured) const
 {
     if (peer.hops.empty())
     {
@@ -640,12 +679,25 @@ EdgeLlmNode::KvFlowBitRate(const Peer& peer, const std::function<uint32_t(uint32
         const double k = std::max<uint32_t>(1, flowsOn(peer.links[i]));
         const double link = static_cast<double>(hop.rate.GetBitRate());
         const double fair = link / (k + 1); // max-min share of k KV flows and the cross flow
-        const double share = m_planningFairQueue && hop.fairQueue && hop.crossBitRate > fair
-                                 ? fair
-                                 : (link - hop.crossBitRate) / k;
+        const double cross = CrossBitRate(hop, configured);
+        const double share =
+            m_planningFairQueue && hop.fairQueue && cross > fair ? fair : (link - cross) / k;
         rate = std::min(rate, share);
     }
     return rate;
+}
+
+double
+EdgeLlmNode::CrossBitRate(const PathHop& hop, bool configured) const
+{
+    if (configured || m_planningCross == INSTALLED)
+    {
+        return hop.crossBitRate;
+    }
+    // A measured rate at or above the link's would leave the KV flow nothing: the
+    // estimate ripples above a saturated link's rate by about a packet per time constant.
+    const double link = static_cast<double>(hop.rate.GetBitRate());
+    return std::min(hop.measuredCrossBitRate(), MAX_MEASURED_CROSS_SHARE * link);
 }
 
 uint32_t
@@ -678,9 +730,9 @@ EdgeLlmNode::MakeBackhaulSocket() const
     uint64_t bdp = 0;
     for (const auto& [id, peer] : m_peers)
     {
-        bdp = std::max(
-            bdp,
-            static_cast<uint64_t>(std::ceil(LoneFlowBitRate(peer) * PeerRttSeconds(peer) / 8)));
+        bdp = std::max(bdp,
+                       static_cast<uint64_t>(
+                           std::ceil(ConfiguredLoneFlowBitRate(peer) * PeerRttSeconds(peer) / 8)));
     }
     UintegerValue initial;
     socket->GetAttribute("InitialCwnd", initial);
@@ -744,6 +796,20 @@ EdgeLlmNode::CheckConfiguration() const
     }
     for (const auto& [id, peer] : m_peers)
     {
+        if (m_planningCross == MEASURED &&
+            (peer.hops.empty() ||
+             std::any_of(peer.hops.begin(), peer.hops.end(), [](const PathHop& hop) {
+                 return hop.measuredCrossBitRate.IsNull();
+             })))
+        {
+            error << "ns3::EdgeLlmNode::PlanningCrossTraffic is Measured but the backhaul path "
+                     "from cell "
+                  << m_cellId << " to cell " << id
+                  << " has no CrossTrafficMeter on every hop; connect the BSs with "
+                     "EdgeLlmHelper::ConnectBackhaul(apps, backhaul) after setting it, or use "
+                     "Installed";
+            return error.str();
+        }
         const uint32_t mtu = PeerMtu(peer);
         if (mtu < MIN_BACKHAUL_MTU)
         {
@@ -927,7 +993,7 @@ EdgeLlmNode::PeerRttSeconds(const Peer& peer) const
     // Propagation both ways plus four full frames (PPP: MTU + 2 bytes) at the link rate:
     // the segment itself, the one a delayed ACK waits for, and the ACK's slot.
     constexpr double PPP_BYTES = 2;
-    const double rate = LoneFlowBitRate(peer);
+    const double rate = ConfiguredLoneFlowBitRate(peer);
     return 2 * PeerDelaySeconds(peer) + 4 * (PeerMtu(peer) + PPP_BYTES) * 8 / rate;
 }
 
@@ -986,7 +1052,7 @@ EdgeLlmNode::Signalling(const Peer& peer, double bitRate) const
 uint64_t
 EdgeLlmNode::AutoBufferBytes(const Peer& peer) const
 {
-    const double bdp = LoneFlowBitRate(peer) * PeerRttSeconds(peer) / 8;
+    const double bdp = ConfiguredLoneFlowBitRate(peer) * PeerRttSeconds(peer) / 8;
     const double bytes = std::ceil(BDP_HEADROOM * bdp);
     if (bytes >= static_cast<double>(MAX_AUTO_BUFFER))
     {
@@ -1020,7 +1086,7 @@ EdgeLlmNode::SizeBackhaulBuffers()
     for (const auto& [id, peer] : m_peers)
     {
         const double rtt = PeerRttSeconds(peer);
-        const double rate = LoneFlowBitRate(peer);
+        const double rate = ConfiguredLoneFlowBitRate(peer);
         const double reachable = 8.0 * static_cast<double>(m_bufferInUse) / rtt;
         if (reachable < rate)
         {
@@ -1065,9 +1131,9 @@ EdgeLlmNode::StartUdpBackhaul()
         peer.datagram = CreateObject<KvDatagramSocket>();
         peer.datagram->SetNode(GetNode());
         // Paced at what the flow gets alone (above the FIFO rate on a fair queue).
-        peer.datagram->SetAttribute(
-            "PacingRate",
-            DataRateValue(DataRate(static_cast<uint64_t>(std::floor(LoneFlowBitRate(peer))))));
+        peer.datagram->SetAttribute("PacingRate",
+                                    DataRateValue(DataRate(static_cast<uint64_t>(
+                                        std::floor(ConfiguredLoneFlowBitRate(peer))))));
         peer.datagram->SetAttribute(
             "DatagramPayload",
             UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));

@@ -14,6 +14,7 @@
 #include "prefill-engine.h"
 
 #include "ns3/application.h"
+#include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/event-id.h"
 #include "ns3/ipv4-address.h"
@@ -182,6 +183,13 @@ class EdgeLlmNode : public Application
         PAYLOAD, //!< The link's rate times the KV payload share of its packets
     };
 
+    /// The cross traffic the schedulers plan with (attribute PlanningCrossTraffic).
+    enum PlanningCrossTraffic
+    {
+        INSTALLED, //!< Each hop's PathHop::crossBitRate (what the backhaul installed)
+        MEASURED,  //!< Each hop's PathHop::measuredCrossBitRate() when the plan is made
+    };
+
     /**
      * \brief TracedCallback signature for a session event.
      * \param [in] sessionId the session (the UE's IMSI in LTE scenarios)
@@ -256,6 +264,10 @@ class EdgeLlmNode : public Application
         /// A flow-fair queue disc (FqCoDel, FqCobalt, FqPie) serves its KV band: each
         /// flow gets an equal share of the link, the cross traffic being one flow
         bool fairQueue{false};
+        /// The cross traffic measured on it now, bit/s on the wire, in the direction
+        /// towards the peer (a CrossTrafficMeter; null: not measured). Read instead of
+        /// crossBitRate when PlanningCrossTraffic is Measured
+        Callback<double> measuredCrossBitRate;
     };
 
     /// A backhaul path to a peer, possibly over several links (EdgeLlmBackhaul::Path).
@@ -293,11 +305,15 @@ class EdgeLlmNode : public Application
      */
     double GetPlanningBitRate(uint16_t peerCellId) const;
 
+    /// \return the PlanningCrossTraffic attribute
+    PlanningCrossTraffic GetPlanningCrossTraffic() const;
+
     /**
      * \brief The wire rate one KV flow to \p peerCellId gets when \p flowsOn(link) KV flows
      *        of this source cross each link of its path (at least 1; ctHO's R and
      *        ImpactHO's budget before PlanningRate's packet overhead). Per link of rate R
-     *        with CBR cross traffic x (PathHop) and k KV flows:
+     *        with cross traffic x (PathHop: installed CBR, or measured now with
+     *        PlanningCrossTraffic=Measured, then taken as at most 0.999 R) and k KV flows:
      *        (R - x) / k on a FIFO; with PlanningFairQueue on a flow-fair queue disc, the
      *        max-min fair share of k + 1 flows: (R - x) / k if x <= R / (k + 1), else
      *        R / (k + 1). The path's rate is the smallest over its links; a peer without
@@ -445,7 +461,8 @@ class EdgeLlmNode : public Application
      * Model at KvBits; a Scheduler; KvAccuracyLoss 0 at KvBits 16; StatusInterval 0 or
      * >= 1 ms; every peer link's MTU >= 576; over TCP, BackhaulSegmentSize 0 or in
      * [64, MTU - 52]; BackhaulBuffer 0 or >= 16384 bytes; over TCP, an explicit segment
-     * size that keeps at most 1024 segments of the buffer in flight.
+     * size that keeps at most 1024 segments of the buffer in flight; with
+     * PlanningCrossTraffic=Measured, a CrossTrafficMeter on every hop of every peer path.
      * \return an empty string if the configuration is valid, else the first error, naming
      *         the attribute and its valid range
      */
@@ -573,7 +590,8 @@ class EdgeLlmNode : public Application
     void StartUdpBackhaul();
     void HandleBackhaulDatagram(Ptr<Socket> socket);
     uint32_t PeerMtu(const Peer& peer) const;
-    /// \return the peer link's round-trip time estimate: 2 d + 4 (MTU + 2) x 8 / R, s
+    /// \return the peer link's round-trip time estimate: 2 d + 4 (MTU + 2) x 8 / R, s (R:
+    ///         ConfiguredLoneFlowBitRate)
     double PeerRttSeconds(const Peer& peer) const;
     /// \return the buffer that lets one connection reach the peer link's rate, bytes
     uint64_t AutoBufferBytes(const Peer& peer) const;
@@ -587,10 +605,26 @@ class EdgeLlmNode : public Application
     double PlanningBitRate(const Peer& peer) const;
     /// \return PlanningRate's payload share of the path's packets, in (0, 1]
     double PayloadShare(const Peer& peer) const;
-    /// \return the wire rate of one KV flow alone on \p peer's path (KvFlowBitRate, k = 1)
+    /// \return the wire rate of one KV flow alone on \p peer's path (KvFlowBitRate, k = 1),
+    ///         with the cross traffic PlanningCrossTraffic says (measured now, or installed)
     double LoneFlowBitRate(const Peer& peer) const;
-    /// KvFlowBitRate on a peer entry.
-    double KvFlowBitRate(const Peer& peer, const std::function<uint32_t(uint32_t)>& flowsOn) const;
+    /// \return LoneFlowBitRate with the installed cross traffic whatever
+    ///         PlanningCrossTraffic says: what sizes buffers, TCP's initial window and the
+    ///         round-trip estimate at start, before any cross traffic could be measured
+    double ConfiguredLoneFlowBitRate(const Peer& peer) const;
+    /**
+     * KvFlowBitRate on a peer entry.
+     * \param peer the peer
+     * \param flowsOn KV flows of this source on a link id
+     * \param configured true: the installed cross traffic whatever PlanningCrossTraffic says
+     * \return bit/s
+     */
+    double KvFlowBitRate(const Peer& peer,
+                         const std::function<uint32_t(uint32_t)>& flowsOn,
+                         bool configured = false) const;
+    /// \return the cross traffic planned on \p hop (PlanningCrossTraffic; \p configured:
+    ///         the installed one), bit/s in [0, rate)
+    double CrossBitRate(const PathHop& hop, bool configured) const;
     /// \return the most KV flows (\p flowsOn) on one link of \p peer's path, >= 1
     static uint32_t BusiestLinkFlows(const Peer& peer,
                                      const std::function<uint32_t(uint32_t)>& flowsOn);
@@ -674,6 +708,7 @@ class EdgeLlmNode : public Application
     Transport m_transport{TCP};                                 //!< Transport
     PlanningRate m_planningRate{PAYLOAD};                       //!< PlanningRate
     bool m_planningFairQueue{true};                             //!< PlanningFairQueue
+    PlanningCrossTraffic m_planningCross{INSTALLED};            //!< PlanningCrossTraffic
 
     friend class EdgeLlmSourceRole;
     friend class EdgeLlmTargetRole;

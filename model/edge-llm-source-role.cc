@@ -9,6 +9,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <set>
@@ -328,6 +329,13 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
         ConcurrentTargets(targetCellId, context * m_node->m_profile.BytesPerToken());
     const PathShare share = ShareOfPath(targetCellId, concurrent);
     const double bitRate = share.wireBitRate;
+    if (peer.datagram && m_node->m_planningCross == EdgeLlmNode::MEASURED)
+    {
+        // Pace at the lone flow's share of the cross traffic measured now.
+        peer.datagram->SetAttribute("PacingRate",
+                                    DataRateValue(DataRate(static_cast<uint64_t>(
+                                        std::floor(m_node->LoneFlowBitRate(peer))))));
+    }
     const double planned = bitRate * m_node->PayloadShare(peer);
     HandoverBatcher::PlanInputs inputs;
     inputs.backhaulTokensPerSecond =
