@@ -137,12 +137,18 @@ CtHoPlanner::BatchStartAt(const Batch& batch, uint64_t prefillLength) const
     // The requests leave in handover order ahead of queued KV bytes, behind the bytes
     // already in the transport; the close message (online) follows them.
     const CtHoSignalling& sig = m_signalling;
+    // A request also waits for the KV bytes of the UEs before it that are already in the
+    // transport: at most the send buffer's drain time (closeAhead), none once they have
+    // left.
     double ready = std::max(batch.sorted.back().handoverTime, sig.gpuFreeAt);
     double sent = sig.controlFreeAt;
+    double busy = m_backhaulFreeAt;
     for (const auto& ue : batch.sorted)
     {
-        sent = std::max(sent, ue.handoverTime) + RequestTime(ue, prefillLength);
+        const double ahead = std::min(sig.closeAhead, std::max(0.0, busy - ue.handoverTime));
+        sent = std::max(sent, ue.handoverTime + ahead) + RequestTime(ue, prefillLength);
         ready = std::max(ready, sent + sig.pathDelay);
+        busy = LinkDone(busy, ue, prefillLength);
     }
     if (sig.closeSentAt >= 0)
     {
@@ -169,10 +175,16 @@ CtHoPlanner::LinkDone(double busy, const CtHoUe& ue, uint64_t prefillLength) con
 double
 CtHoPlanner::BusyEnd(const Batch& batch, uint64_t prefillLength) const
 {
+    return BusyAfter(batch, prefillLength, batch.sorted.size());
+}
+
+double
+CtHoPlanner::BusyAfter(const Batch& batch, uint64_t prefillLength, std::size_t count) const
+{
     double busy = m_backhaulFreeAt;
-    for (const auto& ue : batch.sorted)
+    for (std::size_t k = 0; k < count; ++k)
     {
-        busy = LinkDone(busy, ue, prefillLength);
+        busy = LinkDone(busy, batch.sorted[k], prefillLength);
     }
     return busy;
 }
@@ -303,30 +315,58 @@ CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
         }
         candidates.push_back(hi - 1);
     };
+    // A request (and an online close) waits behind min(closeAhead, KV still queued when
+    // it is sent): the queued KV, B(L), is non-increasing in L, so the wait is the full
+    // closeAhead for L < l1, none for L >= l0, and f is monotone wherever no wait varies;
+    // where one does (a few tokens' worth of KV time, closeAhead x R, each), every L is
+    // evaluated.
     const CtHoSignalling& sig = m_signalling;
-    if (sig.closeSentAt >= 0 && sig.closeAhead > 0)
+    std::vector<std::pair<uint64_t, uint64_t>> spans; // [lo, hi): every L evaluated
+    auto span = [&](double sentAt, std::size_t count) {
+        auto queued = [&](uint64_t m) { return BusyAfter(batch, m, count); };
+        const uint64_t l1 =
+            SmallestL(1, cmax + 1, [&](uint64_t m) { return queued(m) < sentAt + sig.closeAhead; });
+        const uint64_t l0 =
+            SmallestL(l1, cmax + 1, [&](uint64_t m) { return queued(m) <= sentAt; });
+        // Past the largest context among the first count UEs, B(L) no longer moves.
+        uint64_t moves = 0;
+        for (std::size_t k = 0; k < count; ++k)
+        {
+            moves = std::max(moves, batch.sorted[k].contextTokens);
+        }
+        const uint64_t hi = std::min(l0, moves + 1);
+        if (l1 < hi)
+        {
+            spans.emplace_back(l1, hi);
+        }
+    };
+    if (sig.closeAhead > 0)
     {
-        // An online close waits behind min(closeAhead, KV still queued at its send time):
-        // the full closeAhead for L < l1, none for L >= l0 (the busy end is non-increasing
-        // in L), so f is monotone on both; between them, a few tokens' worth of KV time
-        // (closeAhead x R), every L is evaluated.
-        const uint64_t l1 = SmallestL(1, cmax + 1, [&](uint64_t m) {
-            return BusyEnd(batch, m) < sig.closeSentAt + sig.closeAhead;
-        });
-        const uint64_t l0 = SmallestL(l1, cmax + 1, [&](uint64_t m) {
-            return BusyEnd(batch, m) <= sig.closeSentAt;
-        });
-        crossing(1, l1);
-        for (uint64_t l = l1; l < l0; ++l)
+        for (std::size_t k = 1; k < batch.sorted.size(); ++k)
+        {
+            span(batch.sorted[k].handoverTime, k);
+        }
+        if (sig.closeSentAt >= 0)
+        {
+            span(sig.closeSentAt, batch.sorted.size());
+        }
+    }
+    std::sort(spans.begin(), spans.end());
+    uint64_t from = 1; // the next L not yet covered
+    for (const auto& [lo, hi] : spans)
+    {
+        if (hi <= from)
+        {
+            continue;
+        }
+        crossing(from, std::max(from, lo));
+        for (uint64_t l = std::max(from, lo); l < hi; ++l)
         {
             candidates.push_back(l);
         }
-        crossing(l0, cmax + 1);
+        from = hi;
     }
-    else
-    {
-        crossing(1, cmax + 1);
-    }
+    crossing(from, cmax + 1);
     std::sort(candidates.begin(), candidates.end());
     uint64_t best = candidates.front();
     double bestValue = value(best);

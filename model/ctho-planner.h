@@ -51,8 +51,11 @@ struct CtHoUePlan
  * n_pf tokens to prefill; requests (and an online batch's close message) go ahead of any
  * queued KV bytes but behind the bytes already handed to the transport, in handover
  * order. Request k leaves the source at
- * `q_k = max(q_{k-1}, tau_k, controlFreeAt) + requestTime + idTimePerToken n_pf_k` and
- * reaches the target at q_k + pathDelay; the close message leaves at
+ * `q_k = max(q_{k-1}, tau_k + min(closeAhead, (B_{k-1} - tau_k)^+), controlFreeAt)
+ * + requestTime + idTimePerToken n_pf_k` (B_{k-1}: when the backlog and the requests and
+ * KV bytes of the UEs before k have left, the `busy` below; the KV bytes already in the
+ * transport go first, at most a send buffer's worth) and reaches the target at
+ * q_k + pathDelay; the close message leaves at
  * `q_c = max(q_K, closeSentAt + min(closeAhead, (B - closeSentAt)^+)) + closeTime`, B the
  * time the batch's last KV byte leaves. The batch starts on the first T_c boundary at or
  * after the last arrival, tau_K and gpuFreeAt. On the backhaul every UE's request
@@ -69,9 +72,10 @@ struct CtHoSignalling
     double idTimePerToken{0}; //!< Wire time of one forwarded token id, s, in [0, 1/R)
     double closeTime{0};      //!< Wire time of a batch-close message, s, >= 0
     double closeSentAt{-1};   //!< Online batch: the close leaves at or after, s; < 0: none
-    /// Online batch: the most the bytes queued in the transport ahead of the close take to
-    /// leave (planning: the send buffer's drain time; at the close: what is queued), s,
-    /// >= 0. The close waits min(closeAhead, (KV busy end - closeSentAt)^+)
+    /// The most the bytes queued in the transport ahead of a request or an online batch's
+    /// close take to leave (planning: the send buffer's drain time; at the close: what is
+    /// queued), s, >= 0. Request k waits min(closeAhead, (B_{k-1} - tau_k)^+), the close
+    /// min(closeAhead, (KV busy end - closeSentAt)^+)
     double closeAhead{0};
     /// Online batch: the batcher sends the close this much before the latest instant at
     /// which it still arrives by t_s (room for a packet already on the wire and for the
@@ -200,6 +204,9 @@ class CtHoPlanner
     double LinkDone(double busy, const CtHoUe& ue, uint64_t prefillLength) const;
     /// When the batch's last byte (requests and KV) leaves the source at L, s
     double BusyEnd(const Batch& batch, uint64_t prefillLength) const;
+    /// When the link has sent the backlog and the first \p count UEs (handover order) of
+    /// the batch at L, s (non-increasing in L)
+    double BusyAfter(const Batch& batch, uint64_t prefillLength, std::size_t count) const;
     /// The smallest L in [lo, hi) for which \p holds (monotone: false then true), else hi
     static uint64_t SmallestL(uint64_t lo, uint64_t hi, const std::function<bool(uint64_t)>& holds);
 

@@ -38,7 +38,10 @@ struct CtHoInstance
  * V(L) by definition: f(L) and the double-max g(L) over UEs sorted by tau. With
  * signalling: UE i's link work is w_i = r_i + n_tx_i / R with r_i = requestTime +
  * idTimePerToken n_pf_i; its KV arrives at max_{j<=i} (tau_j + sum_{j..i} w) + d; its
- * request leaves at max(controlFreeAt + sum_{1..i} r, max_{j<=i} (tau_j + sum_{j..i} r));
+ * request leaves at max(controlFreeAt + sum_{1..i} r, max_{j<=i} (tau_j + a_j +
+ * sum_{j..i} r)), a_j = min(closeAhead, (B_{j-1} - tau_j)^+) the KV bytes already in the
+ * transport, B_{j-1} = max(0, max_{m<j} (tau_m + sum_{m..j-1} w)) when the link has sent
+ * the UEs before j;
  * an online close leaves at max(last request, closeSentAt + min(closeAhead, (KV end -
  * closeSentAt)^+)) + closeTime; the batch starts on the first T_c boundary at or after
  * tau_K and every arrival.
@@ -59,6 +62,19 @@ BruteForceValue(const CtHoInstance& inst, uint64_t l)
     double ready = std::max(s.back().handoverTime, sig.gpuFreeAt);
     double lastLeft = 0;
     double fromFree = sig.controlFreeAt;
+    // a_j: what UE j's request waits behind in the transport.
+    std::vector<double> a(s.size(), 0.0);
+    for (std::size_t j = 0; j < s.size(); ++j)
+    {
+        double linkFree = 0; // B_{j-1}
+        double sum = 0;
+        for (std::size_t m = j; m-- > 0;)
+        {
+            sum += request(s[m]) + ntx(s[m]) / inst.rate;
+            linkFree = std::max(linkFree, s[m].handoverTime + sum);
+        }
+        a[j] = std::min(sig.closeAhead, std::max(0.0, linkFree - s[j].handoverTime));
+    }
     for (std::size_t k = 0; k < s.size(); ++k)
     {
         fromFree += request(s[k]);
@@ -67,7 +83,7 @@ BruteForceValue(const CtHoInstance& inst, uint64_t l)
         for (std::size_t j = k + 1; j-- > 0;)
         {
             sum += request(s[j]);
-            left = std::max(left, s[j].handoverTime + sum);
+            left = std::max(left, s[j].handoverTime + a[j] + sum);
         }
         ready = std::max(ready, left + sig.pathDelay);
         lastLeft = left;
