@@ -90,6 +90,7 @@ struct Outcome
     std::string rootQueueDisc;                //!< TypeId of link 0's root queue disc
     uint64_t kvQueueDiscPackets{0};           //!< Packets through link 0's KV queue discs
     uint64_t crossReceived{0};                //!< Bytes the cross traffic's sinks got
+    uint32_t bufferInUse{0};                  //!< Source's GetBackhaulBufferInUse, bytes
 };
 
 /// A handover of session \p session from site 0 to site \p to at \p time.
@@ -188,6 +189,7 @@ RunBackhaul(uint32_t n,
     {
         out.planningRate[i + 1] = source->GetPlanningBitRate(static_cast<uint16_t>(i + 1));
     }
+    out.bufferInUse = source->GetBackhaulBufferInUse();
     for (const auto& link : backhaul->GetLinks())
     {
         for (uint32_t e = 0; e < 2; ++e)
@@ -961,6 +963,34 @@ class MeasuredCrossTrafficTestCase : public TestCase
                                         << " s, planned " << seen.predictedDelay.at(1)
                                         << " s: within 5 % + 2 ms");
         }
+        // What is sized at start (buffer, TCP's initial window) uses the installed cross
+        // traffic either way: nothing is measured yet. On 10 ms links at load 0.8 the
+        // bandwidth-delay product, 1.25 x 0.2 Gbit/s x 41 ms = 1.28 MB, is above the
+        // 512 KiB floor; sized for the empty link it would be 5x that.
+        auto slow = [] {
+            Ptr<EdgeLlmBackhaul> b = Make("Star");
+            b->SetAttribute("LinkDelay", TimeValue(MilliSeconds(10)));
+            return b;
+        };
+        std::map<std::string, uint32_t> buffer;
+        for (const std::string cross : {"Installed", "Measured"})
+        {
+            buffer[cross] = RunBackhaul(3,
+                                        slow(),
+                                        {{1, 1, 0.6}},
+                                        0.8,
+                                        Seconds(0),
+                                        Seconds(3),
+                                        "Payload",
+                                        true,
+                                        cross)
+                                .bufferInUse;
+        }
+        NS_TEST_EXPECT_MSG_GT(buffer["Installed"], 1000000u, "above the 512 KiB floor");
+        NS_TEST_EXPECT_MSG_LT(buffer["Installed"], 1500000u, "sized for 0.2 Gbit/s");
+        NS_TEST_EXPECT_MSG_EQ(buffer["Measured"],
+                              buffer["Installed"],
+                              "the same buffer with Installed and Measured");
         // Measured needs the meters: a peer declared without hops is refused by name, one
         // connected through the backhaul is accepted.
         for (const bool viaBackhaul : {false, true})
