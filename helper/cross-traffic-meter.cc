@@ -56,10 +56,12 @@ CrossTrafficMeter::GetTypeId()
                           "T of the exponentially weighted estimate: each packet's bits b "
                           "count as (b / T) exp(-age / T); a step in the cross traffic shows "
                           "63 % after T, 95 % after 3 T; a constant rate ripples by about "
-                          "its packet period / T. > 0 (checked when set).",
+                          "its packet period / T; right after the cross traffic starts the "
+                          "estimate is 1 - exp(-t / T) of its rate. In [1 ms, 60 s] (checked "
+                          "when set).",
                           TimeValue(MilliSeconds(50)),
                           MakeTimeAccessor(&CrossTrafficMeter::m_timeConstant),
-                          MakeTimeChecker(TimeStep(1)));
+                          MakeTimeChecker(MilliSeconds(1), Seconds(60)));
     return tid;
 }
 

@@ -805,9 +805,11 @@ EdgeLlmNode::CheckConfiguration() const
             error << "ns3::EdgeLlmNode::PlanningCrossTraffic is Measured but the backhaul path "
                      "from cell "
                   << m_cellId << " to cell " << id
-                  << " has no CrossTrafficMeter on every hop; connect the BSs with "
-                     "EdgeLlmHelper::ConnectBackhaul(apps, backhaul) after setting it, or use "
-                     "Installed";
+                  << " has no CrossTrafficMeter on every hop (it is not a path of an "
+                     "EdgeLlmBackhaul: e.g. the RAN's own X2 cables, as in the main job and "
+                     "the backhaul study's --backhaul=x2); use Installed there, or connect the "
+                     "BSs through an EdgeLlmBackhaul (EdgeLlmHelper::ConnectBackhaul(apps, "
+                     "backhaul), after setting it)";
             return error.str();
         }
         const uint32_t mtu = PeerMtu(peer);

@@ -876,12 +876,17 @@ class RateEstimatorTestCase : public TestCase
         }
         NS_TEST_EXPECT_MSG_EQ_TOL(sum / samples, b / T, b / T * 1e-3, "mean over a period");
         Ptr<CrossTrafficMeter> meter = CreateObject<CrossTrafficMeter>();
-        NS_TEST_EXPECT_MSG_EQ(meter->SetAttributeFailSafe("TimeConstant", TimeValue(Seconds(0))),
-                              false,
-                              "time constant 0 refused");
-        NS_TEST_EXPECT_MSG_EQ(meter->SetAttributeFailSafe("TimeConstant", TimeValue(TimeStep(1))),
-                              true,
-                              "one time step accepted");
+        // TimeConstant in [1 ms, 60 s]: both edges accepted, one step outside refused.
+        for (const auto& [value, accepted] : {std::make_pair(MilliSeconds(1), true),
+                                              std::make_pair(MilliSeconds(1) - TimeStep(1), false),
+                                              std::make_pair(Seconds(60), true),
+                                              std::make_pair(Seconds(60) + TimeStep(1), false),
+                                              std::make_pair(Seconds(0), false)})
+        {
+            NS_TEST_EXPECT_MSG_EQ(meter->SetAttributeFailSafe("TimeConstant", TimeValue(value)),
+                                  accepted,
+                                  "TimeConstant " << value.As(Time::S));
+        }
     }
 };
 

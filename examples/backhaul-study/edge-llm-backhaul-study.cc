@@ -227,7 +227,9 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     options.AddValue("batchPeriodMs", "Batching period T_c, ms", batchPeriodMs);
     options.AddValue("planWithCrossTraffic",
                      "Plan each KV flow at the rate the cross traffic leaves, (1 - load) x "
-                     "rate (false: at the link rate, blind to the load)",
+                     "rate (false: the cross traffic is installed after the BSs are "
+                     "connected, so that PlanningCrossTraffic=Installed plans at the link "
+                     "rate, blind to the load; Measured still sees it)",
                      cfg.planWithCrossTraffic);
     options.AddValue("monitorIntervalMs",
                      "BackhaulMonitor interval on the sites' links, ms (0: no monitor)",
