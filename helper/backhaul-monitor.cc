@@ -59,7 +59,7 @@ struct PacketInfo
 
 /// Classify by the L4 header of \p rest, the packet after \p info's IPv4 header.
 void
-InspectL4(PacketInfo& info, Ptr<Packet> rest, uint16_t kvPort)
+InspectL4(PacketInfo& info, Ptr<Packet> rest, uint16_t kvPort, uint16_t controlPort)
 {
     info.ipv4 = true;
     info.payload = rest->GetSize();
@@ -96,7 +96,9 @@ InspectL4(PacketInfo& info, Ptr<Packet> rest, uint16_t kvPort)
         return;
     }
     info.payload = rest->GetSize();
-    if (info.cls == BackhaulMonitor::OTHER && (src == kvPort || dst == kvPort))
+    if (info.cls == BackhaulMonitor::OTHER &&
+        (src == kvPort || dst == kvPort ||
+         (info.ip.GetProtocol() == IP_UDP && (src == controlPort || dst == controlPort))))
     {
         info.cls = BackhaulMonitor::KV;
     }
@@ -104,7 +106,7 @@ InspectL4(PacketInfo& info, Ptr<Packet> rest, uint16_t kvPort)
 
 /// Classify a packet as a point-to-point device sends it (PPP header first).
 PacketInfo
-Inspect(Ptr<const Packet> packet, uint16_t kvPort)
+Inspect(Ptr<const Packet> packet, uint16_t kvPort, uint16_t controlPort)
 {
     PacketInfo info;
     Ptr<Packet> copy = packet->Copy();
@@ -119,20 +121,20 @@ Inspect(Ptr<const Packet> packet, uint16_t kvPort)
         return info;
     }
     copy->RemoveHeader(info.ip);
-    InspectL4(info, copy, kvPort);
+    InspectL4(info, copy, kvPort, controlPort);
     return info;
 }
 
 /// Classify a queue disc item (an IPv4 one; anything else is other).
 PacketInfo
-Inspect(Ptr<const QueueDiscItem> item, uint16_t kvPort)
+Inspect(Ptr<const QueueDiscItem> item, uint16_t kvPort, uint16_t controlPort)
 {
     PacketInfo info;
     Ptr<const Ipv4QueueDiscItem> ipv4 = DynamicCast<const Ipv4QueueDiscItem>(item);
     if (ipv4)
     {
         info.ip = ipv4->GetHeader();
-        InspectL4(info, ipv4->GetPacket()->Copy(), kvPort);
+        InspectL4(info, ipv4->GetPacket()->Copy(), kvPort, controlPort);
     }
     return info;
 }
@@ -196,13 +198,21 @@ BackhaulMonitor::GetTypeId()
                           "packet from or to it counts as KV bytes.",
                           UintegerValue(EdgeLlmNode::DEFAULT_BACKHAUL_PORT),
                           MakeUintegerAccessor(&BackhaulMonitor::m_kvPort),
+                          MakeUintegerChecker<uint16_t>(1))
+            .AddAttribute("ControlPort",
+                          "UDP port of the transfer protocol's separate control channel "
+                          "(EdgeLlmNode's ControlPort, with ControlChannel=Separate): a UDP "
+                          "packet from or to it counts as KV bytes too.",
+                          UintegerValue(EdgeLlmNode::DEFAULT_CONTROL_PORT),
+                          MakeUintegerAccessor(&BackhaulMonitor::m_controlPort),
                           MakeUintegerChecker<uint16_t>(1));
     return tid;
 }
 
 BackhaulMonitor::BackhaulMonitor()
     : m_interval(MilliSeconds(10)),
-      m_kvPort(EdgeLlmNode::DEFAULT_BACKHAUL_PORT)
+      m_kvPort(EdgeLlmNode::DEFAULT_BACKHAUL_PORT),
+      m_controlPort(EdgeLlmNode::DEFAULT_CONTROL_PORT)
 {
 }
 
@@ -216,9 +226,12 @@ BackhaulMonitor::DoDispose()
 }
 
 BackhaulMonitor::TrafficClass
-BackhaulMonitor::Classify(Ptr<const Packet> packet, uint16_t kvPort, uint64_t& payload)
+BackhaulMonitor::Classify(Ptr<const Packet> packet,
+                          uint16_t kvPort,
+                          uint16_t controlPort,
+                          uint64_t& payload)
 {
-    const PacketInfo info = Inspect(packet, kvPort);
+    const PacketInfo info = Inspect(packet, kvPort, controlPort);
     payload = info.payload;
     return info.cls;
 }
@@ -406,7 +419,7 @@ BackhaulMonitor::OnTx(std::size_t d, Ptr<const Packet> packet)
     }
     m_lastEvent = std::max(m_lastEvent, end);
 
-    const PacketInfo info = Inspect(packet, m_kvPort);
+    const PacketInfo info = Inspect(packet, m_kvPort, m_controlPort);
     const TrafficClass cls = Track(dir.kvFragments, info);
     Totals& tot = dir.totals;
     tot.txPackets += 1;
@@ -461,7 +474,7 @@ BackhaulMonitor::OnQdiscDrop(std::size_t d, Ptr<const QueueDiscItem> item)
     Direction& dir = m_dirs[d];
     dir.totals.qdiscDrops += 1;
     dir.totals.qdiscDropBytes += item->GetSize();
-    const PacketInfo info = Inspect(item, m_kvPort);
+    const PacketInfo info = Inspect(item, m_kvPort, m_controlPort);
     if (Track(dir.kvFragments, info) == KV)
     {
         in.kvDropBytes += info.payload;
@@ -479,7 +492,7 @@ BackhaulMonitor::OnDeviceDrop(std::size_t d, Ptr<const Packet> packet)
     Direction& dir = m_dirs[d];
     dir.totals.deviceDrops += 1;
     // The device queue holds packets with their PPP header, as they are sent.
-    const PacketInfo info = Inspect(packet, m_kvPort);
+    const PacketInfo info = Inspect(packet, m_kvPort, m_controlPort);
     if (Track(dir.kvFragments, info) == KV)
     {
         in.kvDropBytes += info.payload;

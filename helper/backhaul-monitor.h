@@ -51,7 +51,8 @@ class QueueDiscItem;
  *   intervals it overlaps; the PPP header counts, the interframe gap does not);
  * - bytes and packets that began transmission in it (PhyTxBegin, PPP header included), and
  *   of those the KV payload bytes: the TCP or UDP payload of packets whose source or
- *   destination port is KvPort (EdgeLlmNode's BackhaulPort), and the later fragments of
+ *   destination port is KvPort (EdgeLlmNode's BackhaulPort) or, UDP, ControlPort (its
+ *   separate control channel's, ControlChannel=Separate), and the later fragments of
  *   such a packet; X2-C (UDP port 4444), X2-U (GTP-U, UDP port 2152) and everything else
  *   (e.g. cross traffic) are counted apart in the totals;
  * - the root queue disc's time-average and largest occupancy in packets and bytes
@@ -193,7 +194,7 @@ class BackhaulMonitor : public Object
     /// Traffic classes of a transmitted packet.
     enum TrafficClass
     {
-        KV,    //!< Source or destination port KvPort (TCP or UDP)
+        KV,    //!< Source or destination port KvPort (TCP or UDP), or ControlPort (UDP)
         X2C,   //!< UDP port 4444
         X2U,   //!< UDP port 2152
         OTHER, //!< Everything else
@@ -203,10 +204,14 @@ class BackhaulMonitor : public Object
      * \brief Classify a packet as it leaves a point-to-point device (PPP header first).
      * \param packet the packet
      * \param kvPort the KV transfer's port
+     * \param controlPort the UDP port of its separate control channel
      * \param[out] payload its TCP/UDP payload bytes (IP payload for a later fragment)
      * \return the class (later fragments: OTHER; Install's monitor tracks them itself)
      */
-    static TrafficClass Classify(Ptr<const Packet> packet, uint16_t kvPort, uint64_t& payload);
+    static TrafficClass Classify(Ptr<const Packet> packet,
+                                 uint16_t kvPort,
+                                 uint16_t controlPort,
+                                 uint64_t& payload);
 
   protected:
     void DoDispose() override;
@@ -257,6 +262,7 @@ class BackhaulMonitor : public Object
 
     Time m_interval;               //!< Interval attribute
     uint16_t m_kvPort;             //!< KvPort attribute
+    uint16_t m_controlPort;        //!< ControlPort attribute
     std::vector<Direction> m_dirs; //!< In install order
     std::string m_plotSubtitle;    //!< SetPlotSubtitle()
     int64_t m_lastEvent{0};        //!< Latest trace time seen, time steps

@@ -73,12 +73,13 @@ CrossTrafficMeter::CrossTrafficMeter()
 CrossTrafficMeter::~CrossTrafficMeter() = default;
 
 void
-CrossTrafficMeter::Install(Ptr<PointToPointNetDevice> device, uint16_t kvPort)
+CrossTrafficMeter::Install(Ptr<PointToPointNetDevice> device, uint16_t kvPort, uint16_t controlPort)
 {
     NS_ABORT_MSG_IF(m_installed, "CrossTrafficMeter::Install: already installed");
     NS_ABORT_MSG_IF(!device, "CrossTrafficMeter::Install: no device");
     m_installed = true;
     m_kvPort = kvPort;
+    m_controlPort = controlPort;
     m_estimator = ExponentialRateEstimator(m_timeConstant);
     device->TraceConnectWithoutContext("PhyTxBegin",
                                        MakeCallback(&CrossTrafficMeter::OnTxBegin, this));
@@ -94,7 +95,7 @@ void
 CrossTrafficMeter::OnTxBegin(Ptr<const Packet> packet)
 {
     uint64_t payload = 0;
-    if (BackhaulMonitor::Classify(packet, m_kvPort, payload) != BackhaulMonitor::KV)
+    if (BackhaulMonitor::Classify(packet, m_kvPort, m_controlPort, payload) != BackhaulMonitor::KV)
     {
         m_estimator.Add(Simulator::Now(), 8.0 * packet->GetSize());
     }

@@ -63,7 +63,8 @@ class ExponentialRateEstimator
  *        every packet the device begins to transmit that is not KV transfer traffic.
  *
  * KV traffic is what BackhaulMonitor::Classify calls KV: a TCP or UDP packet whose source
- * or destination port is the KV port (EdgeLlmNode's BackhaulPort), of any source BS. The
+ * or destination port is the KV port (EdgeLlmNode's BackhaulPort), or a UDP packet of the
+ * separate control channel (its ControlPort), of any source BS. The
  * rest (cross traffic, X2-C, X2-U, S1-U) counts, PPP header included. EdgeLlmHelper's
  * ConnectBackhaul installs one meter per transmitting device of each KV path's links when
  * the source's PlanningCrossTraffic is Measured; the planner reads GetBitRate() when it
@@ -71,7 +72,7 @@ class ExponentialRateEstimator
  *
  * \code
  *   Ptr<CrossTrafficMeter> meter = CreateObject<CrossTrafficMeter>();
- *   meter->Install(device, 49152);   // the device sending towards the target
+ *   meter->Install(device, 9001, 36422); // the device sending towards the target
  *   ...
  *   double x = meter->GetBitRate();  // bit/s, now
  * \endcode
@@ -92,8 +93,9 @@ class CrossTrafficMeter : public Object
      * \brief Listen to \p device's PhyTxBegin (once; a second Install aborts).
      * \param device the transmitting device
      * \param kvPort the KV transfer's port: its packets do not count
+     * \param controlPort the UDP port of the separate control channel: nor do its
      */
-    void Install(Ptr<PointToPointNetDevice> device, uint16_t kvPort);
+    void Install(Ptr<PointToPointNetDevice> device, uint16_t kvPort, uint16_t controlPort);
 
     /// \return the measured cross traffic now, bit/s on the wire (>= 0)
     double GetBitRate() const;
@@ -105,6 +107,7 @@ class CrossTrafficMeter : public Object
     Time m_timeConstant;                  //!< TimeConstant attribute
     ExponentialRateEstimator m_estimator; //!< Made at Install with m_timeConstant
     uint16_t m_kvPort{0};                 //!< Packets to or from it are KV
+    uint16_t m_controlPort{0};            //!< UDP packets to or from it are KV signalling
     bool m_installed{false};              //!< Install was called
 };
 

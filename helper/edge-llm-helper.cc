@@ -355,10 +355,13 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul>
                     if (!meter)
                     {
                         UintegerValue port;
+                        UintegerValue controlPort;
                         a->GetAttribute("BackhaulPort", port);
+                        a->GetAttribute("ControlPort", controlPort);
                         meter = CreateObject<CrossTrafficMeter>();
                         meter->Install(DynamicCast<PointToPointNetDevice>(device),
-                                       static_cast<uint16_t>(port.Get()));
+                                       static_cast<uint16_t>(port.Get()),
+                                       static_cast<uint16_t>(controlPort.Get()));
                     }
                     hop.measuredCrossBitRate = MakeCallback(&CrossTrafficMeter::GetBitRate, meter);
                 }

@@ -125,6 +125,26 @@ EdgeLlmNode::GetTypeId()
                           EnumValue(EdgeLlmNode::TCP),
                           compat::MakeEnumAccessor<Transport>(&EdgeLlmNode::m_transport),
                           MakeEnumChecker(EdgeLlmNode::TCP, "Tcp", EdgeLlmNode::UDP, "Udp"))
+            .AddAttribute(
+                "ControlChannel",
+                "Where the transfer protocol's control messages travel. Shared: in the KV "
+                "connection, ahead of the KV frames not yet written, so a request waits "
+                "behind the KV already in the send buffer and behind a stalled stream (TCP "
+                "in retransmission timeout). Separate: on their own reliable stream per "
+                "peer (KvDatagramSocket over UDP ControlPort, as X2-C runs beside X2-U); "
+                "each TRANSFER_REQUEST also goes, without its token ids, into the KV "
+                "stream ahead of its KV bytes, and the target acts on whichever copy comes "
+                "first.",
+                EnumValue(EdgeLlmNode::SHARED),
+                compat::MakeEnumAccessor<ControlChannel>(&EdgeLlmNode::m_controlChannel),
+                MakeEnumChecker(EdgeLlmNode::SHARED, "Shared", EdgeLlmNode::SEPARATE, "Separate"))
+            .AddAttribute("ControlPort",
+                          "UDP port of the control channel with ControlChannel=Separate (not "
+                          "X2's 4444 or 2152, not UePort; not BackhaulPort with "
+                          "Transport=Udp).",
+                          UintegerValue(DEFAULT_CONTROL_PORT),
+                          MakeUintegerAccessor(&EdgeLlmNode::m_controlPort),
+                          MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("BackhaulBuffer",
                           "Send and receive buffer of each backhaul connection, bytes (TCP's, "
                           "or KvDatagramSocket's window): 0 = automatic, else >= 16384 "
@@ -335,6 +355,12 @@ EdgeLlmNode::GetTypeId()
                             "the targets planned at once that share its busiest link.",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_backhaulPlannedTrace),
                             "ns3::EdgeLlmNode::BackhaulPlannedTracedCallback")
+            .AddTraceSource("TransferRequestReceived",
+                            "Target: a TRANSFER_REQUEST opened a restore, or was refused "
+                            "(sessionId, sourceCellId, tokens to transfer n_tx); with "
+                            "ControlChannel=Separate once, for the first of its two copies.",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_requestReceivedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("KvTransferReceived",
                             "Target: every KV byte of a session arrived (sessionId, "
                             "sourceCellId, bytes).",
@@ -466,6 +492,14 @@ EdgeLlmNode::DoDispose()
         {
             peer.datagram->Dispose();
         }
+        if (peer.control)
+        {
+            peer.control->Dispose();
+        }
+        if (peer.controlStream)
+        {
+            peer.controlStream->Dispose();
+        }
     }
     m_peers.clear();
     for (const auto& udp : m_udpSockets)
@@ -520,6 +554,13 @@ EdgeLlmNode::GetConnection(uint16_t peerCellId) const
 {
     auto it = m_peers.find(peerCellId);
     return it == m_peers.end() ? nullptr : it->second.connection;
+}
+
+Ptr<KvTransferConnection>
+EdgeLlmNode::GetControlConnection(uint16_t peerCellId) const
+{
+    auto it = m_peers.find(peerCellId);
+    return it == m_peers.end() ? nullptr : it->second.Control();
 }
 
 Ptr<KvDatagramSocket>
@@ -769,8 +810,13 @@ EdgeLlmNode::CheckConfiguration() const
     }
     // ns-3's EPC binds UDP 4444 (X2-C) and 2152 (X2-U, S1-U GTP-U) on the BS's node: a
     // UDP socket of ours there cannot bind, and a TCP one would share X2's numbers.
-    for (const auto& [name, port] :
-         {std::make_pair("UePort", m_uePort), std::make_pair("BackhaulPort", m_backhaulPort)})
+    std::vector<std::pair<const char*, uint16_t>> ports{{"UePort", m_uePort},
+                                                        {"BackhaulPort", m_backhaulPort}};
+    if (m_controlChannel == SEPARATE)
+    {
+        ports.emplace_back("ControlPort", m_controlPort);
+    }
+    for (const auto& [name, port] : ports)
     {
         if (port == X2_C_PORT || port == GTP_U_PORT)
         {
@@ -785,6 +831,16 @@ EdgeLlmNode::CheckConfiguration() const
     {
         error << "ns3::EdgeLlmNode::UePort and BackhaulPort are both " << m_uePort
               << "; with Transport=Udp they must differ (both are UDP sockets on the BS, cell "
+              << m_cellId << ")";
+        return error.str();
+    }
+    if (m_controlChannel == SEPARATE &&
+        (m_controlPort == m_uePort || (m_transport == UDP && m_controlPort == m_backhaulPort)))
+    {
+        error << "ns3::EdgeLlmNode::ControlPort is " << m_controlPort << ", as "
+              << (m_controlPort == m_uePort ? "UePort" : "BackhaulPort with Transport=Udp")
+              << "; with ControlChannel=Separate it must differ (both are UDP sockets on the "
+                 "BS, cell "
               << m_cellId << ")";
         return error.str();
     }
@@ -901,7 +957,7 @@ EdgeLlmNode::StartApplication()
 
     if (m_transport == UDP)
     {
-        StartUdpBackhaul();
+        StartDatagramStreams(m_backhaulPort, false);
     }
     else if (!m_peers.empty())
     {
@@ -923,6 +979,10 @@ EdgeLlmNode::StartApplication()
             socket->Connect(InetSocketAddress(peer.remote, m_backhaulPort));
             peer.connection->SetSocket(socket, false);
         }
+    }
+    if (m_controlChannel == SEPARATE)
+    {
+        StartDatagramStreams(m_controlPort, true);
     }
 }
 
@@ -948,6 +1008,10 @@ EdgeLlmNode::StopApplication()
         if (peer.connection)
         {
             peer.connection->Close();
+        }
+        if (peer.control)
+        {
+            peer.control->Close();
         }
     }
     for (const auto& udp : m_udpSockets)
@@ -1018,7 +1082,9 @@ EdgeLlmNode::Signalling(const Peer& peer, double bitRate) const
     const double mtu = PeerMtu(peer);
     double room = 0;
     double headers = 0;
-    if (m_transport == UDP)
+    // The control messages' transport: the KV connection's, or the separate channel's
+    // KvDatagramSocket.
+    if (m_transport == UDP || m_controlChannel == SEPARATE)
     {
         room = mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE;
         headers = UDP_IP_OVERHEAD + KvDatagramHeader::DATA_SIZE + PPP_BYTES;
@@ -1035,7 +1101,7 @@ EdgeLlmNode::Signalling(const Peer& peer, double bitRate) const
     sig.pathDelay = PeerDelaySeconds(peer);
     sig.controlFreeAt =
         Simulator::Now().GetSeconds() +
-        8.0 * static_cast<double>(peer.connection->GetBytesAheadOfControl()) / bitRate;
+        8.0 * static_cast<double>(peer.Control()->GetBytesAheadOfControl()) / bitRate;
     // The request and its end-of-transfer frame (right behind it when n_tx = 0).
     sig.requestTime = wire(2 * KvFrameHeader::SIZE + KvTransferRequestHeader::SIZE +
                            KvTransferCompleteHeader::SIZE);
@@ -1043,6 +1109,10 @@ EdgeLlmNode::Signalling(const Peer& peer, double bitRate) const
         8.0 * KvTransferRequestHeader::TOKEN_ID_BYTES * (1 + headers / room) / bitRate;
     sig.closeTime = wire(KvFrameHeader::SIZE + KvBatchCloseHeader::SIZE);
     sig.closeMargin = 8 * (mtu + PPP_BYTES) / bitRate; // one full packet ahead of it
+    if (m_controlChannel == SEPARATE)
+    {
+        return sig; // no KV ahead of a control message: closeAhead 0
+    }
     // KV bytes may fill the send buffer, and a KV frame being written goes first: one
     // segment (plus its frame header and the packets' headers) besides the buffer.
     const double segment =
@@ -1111,7 +1181,7 @@ EdgeLlmNode::GetBackhaulBufferInUse() const
 }
 
 void
-EdgeLlmNode::StartUdpBackhaul()
+EdgeLlmNode::StartDatagramStreams(uint16_t port, bool control)
 {
     // One UDP socket per local backhaul address (peers on a shared link share it); each
     // peer's KvDatagramSocket sends through it, and HandleBackhaulDatagram hands it what
@@ -1123,31 +1193,43 @@ EdgeLlmNode::StartUdpBackhaul()
         if (!udp)
         {
             udp = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
-            NS_ABORT_MSG_IF(udp->Bind(InetSocketAddress(peer.local, m_backhaulPort)) != 0,
-                            "EdgeLlmNode: cannot bind UDP port " << m_backhaulPort << " on "
-                                                                 << peer.local);
-            udp->SetRecvCallback(MakeCallback(&EdgeLlmNode::HandleBackhaulDatagram, this));
+            NS_ABORT_MSG_IF(udp->Bind(InetSocketAddress(peer.local, port)) != 0,
+                            "EdgeLlmNode: cannot bind UDP port " << port << " on " << peer.local);
+            udp->SetRecvCallback(
+                MakeCallback(&EdgeLlmNode::HandleBackhaulDatagram, this).Bind(control));
             m_udpSockets.push_back(udp);
         }
         const uint32_t mtu = PeerMtu(peer); // >= MIN_BACKHAUL_MTU: checked at start
-        peer.datagram = CreateObject<KvDatagramSocket>();
-        peer.datagram->SetNode(GetNode());
+        Ptr<KvDatagramSocket> stream = CreateObject<KvDatagramSocket>();
+        stream->SetNode(GetNode());
         // Paced at what the flow gets alone (above the FIFO rate on a fair queue).
-        peer.datagram->SetAttribute("PacingRate",
-                                    DataRateValue(DataRate(static_cast<uint64_t>(
-                                        std::floor(ConfiguredLoneFlowBitRate(peer))))));
-        peer.datagram->SetAttribute(
-            "DatagramPayload",
-            UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));
-        peer.datagram->SetAttribute("SndBufSize", UintegerValue(m_bufferInUse));
-        peer.datagram->SetAttribute("RcvBufSize", UintegerValue(m_bufferInUse));
-        peer.datagram->SetUdpSocket(udp, InetSocketAddress(peer.remote, m_backhaulPort));
-        peer.connection->SetSocket(peer.datagram, true);
+        stream->SetAttribute("PacingRate",
+                             DataRateValue(DataRate(static_cast<uint64_t>(
+                                 std::floor(ConfiguredLoneFlowBitRate(peer))))));
+        stream->SetAttribute("DatagramPayload",
+                             UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));
+        stream->SetAttribute("SndBufSize", UintegerValue(m_bufferInUse));
+        stream->SetAttribute("RcvBufSize", UintegerValue(m_bufferInUse));
+        stream->SetUdpSocket(udp, InetSocketAddress(peer.remote, port));
+        if (control)
+        {
+            // Control messages only: no KV job, so no scheduler and no KV callbacks.
+            peer.controlStream = stream;
+            peer.control = CreateObject<KvTransferConnection>();
+            peer.control->SetMessageCallback(
+                MakeCallback(&EdgeLlmNode::OnControlMessage, this).Bind(id));
+            peer.control->SetSocket(stream, true);
+        }
+        else
+        {
+            peer.datagram = stream;
+            peer.connection->SetSocket(stream, true);
+        }
     }
 }
 
 void
-EdgeLlmNode::HandleBackhaulDatagram(Ptr<Socket> socket)
+EdgeLlmNode::HandleBackhaulDatagram(bool control, Ptr<Socket> socket)
 {
     Address from;
     Ptr<Packet> packet;
@@ -1159,7 +1241,7 @@ EdgeLlmNode::HandleBackhaulDatagram(Ptr<Socket> socket)
         {
             if (peer.remote == addr)
             {
-                target = peer.datagram;
+                target = control ? peer.controlStream : peer.datagram;
                 break;
             }
         }
@@ -1400,7 +1482,7 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
     case KvFrameHeader::TRANSFER_REQUEST: {
         KvTransferRequestHeader req;
         message->RemoveHeader(req);
-        m_target->OnTransferRequest(peerCellId, req);
+        m_target->OnTransferRequest(peerCellId, req, false);
         break;
     }
     case KvFrameHeader::TRANSFER_COMPLETE:
@@ -1458,6 +1540,19 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
     default:
         break; // KV_SEGMENT payload is counted in EdgeLlmTargetRole::OnKvBytes
     }
+}
+
+void
+EdgeLlmNode::OnControlMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message)
+{
+    if (frame.type == KvFrameHeader::TRANSFER_REQUEST)
+    {
+        KvTransferRequestHeader req;
+        message->RemoveHeader(req);
+        m_target->OnTransferRequest(peerCellId, req, true);
+        return;
+    }
+    OnBackhaulMessage(peerCellId, frame, message);
 }
 
 void

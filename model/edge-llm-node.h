@@ -113,6 +113,8 @@ class EdgeLlmNode : public Application
 
     /// Default of the BackhaulPort attribute: TCP/UDP port of the KV transfer
     static constexpr uint16_t DEFAULT_BACKHAUL_PORT = 9001;
+    /// Default of the ControlPort attribute: X2AP's SCTP port (3GPP TS 36.412), here UDP
+    static constexpr uint16_t DEFAULT_CONTROL_PORT = 36422;
 
     EdgeLlmNode();
     ~EdgeLlmNode() override;
@@ -122,6 +124,14 @@ class EdgeLlmNode : public Application
     {
         TCP, //!< One TCP connection per BS pair (ns-3's TcpSocketFactory, its default variant)
         UDP, //!< KvDatagramSocket over UDP: paced at the link rate, selective-repeat ARQ
+    };
+
+    /// Where the transfer protocol's control messages travel (attribute ControlChannel).
+    enum ControlChannel
+    {
+        SHARED,   //!< In the KV connection, ahead of KV frames not yet written (one stream)
+        SEPARATE, //!< On their own KvDatagramSocket stream per peer (UDP ControlPort), as
+                  //!< X2-C runs beside X2-U: a request passes a stalled KV stream
     };
 
     /// Why a session ended without being restored anywhere (trace SessionLost).
@@ -431,6 +441,13 @@ class EdgeLlmNode : public Application
     Ptr<PrefillEngine> GetPrefillEngine() const;
     /// \return the backhaul connection to \p peerCellId (null if no such peer)
     Ptr<KvTransferConnection> GetConnection(uint16_t peerCellId) const;
+    /**
+     * \param peerCellId a peer's cell id
+     * \return the connection that carries the control messages to that peer: with
+     *         ControlChannel=Separate (once the application started) its own, else the KV
+     *         connection (null for an unknown peer)
+     */
+    Ptr<KvTransferConnection> GetControlConnection(uint16_t peerCellId) const;
 
     /**
      * \param peerCellId a peer's cell id
@@ -566,8 +583,16 @@ class EdgeLlmNode : public Application
         uint32_t pathMtu{0};                  //!< PeerPath's MTU
         std::vector<uint32_t> links;          //!< PeerPath's links
         std::vector<PathHop> hops;            //!< PeerPath's hops (empty: FIFO at rate)
-        Ptr<KvTransferConnection> connection; //!< The connection
+        Ptr<KvTransferConnection> connection; //!< The connection (KV; control if SHARED)
         Ptr<KvDatagramSocket> datagram;       //!< UDP transport's stream to this peer
+        Ptr<KvTransferConnection> control;    //!< ControlChannel=Separate: control messages
+        Ptr<KvDatagramSocket> controlStream;  //!< ... and the stream under it
+
+        /// \return the connection that carries control messages: control, else connection
+        Ptr<KvTransferConnection> Control() const
+        {
+            return control ? control : connection;
+        }
     };
 
     void HandleUeRead(Ptr<Socket> socket);
@@ -587,8 +612,19 @@ class EdgeLlmNode : public Application
     Ptr<Socket> MakeBackhaulSocket() const;
     /// \return the backhaul TCP segment size: BackhaulSegmentSize, or link MTU - 52
     uint32_t BackhaulMss() const;
-    void StartUdpBackhaul();
-    void HandleBackhaulDatagram(Ptr<Socket> socket);
+    /**
+     * \brief Open one KvDatagramSocket stream per peer over UDP \p port (one UDP socket
+     *        per local address, shared by the peers on it) and attach it to the peer's
+     *        KV connection (\p control false) or to a new control connection (true).
+     */
+    void StartDatagramStreams(uint16_t port, bool control);
+    /// A datagram on a UDP socket of StartDatagramStreams: to the stream of its sender.
+    void HandleBackhaulDatagram(bool control, Ptr<Socket> socket);
+    /**
+     * \brief A control-channel message (ControlChannel=Separate): as OnBackhaulMessage,
+     *        a TRANSFER_REQUEST marked as the control copy.
+     */
+    void OnControlMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message);
     uint32_t PeerMtu(const Peer& peer) const;
     /// \return the peer link's round-trip time estimate: 2 d + 4 (MTU + 2) x 8 / R, s (R:
     ///         ConfiguredLoneFlowBitRate)
@@ -683,8 +719,10 @@ class EdgeLlmNode : public Application
     TracedCallback<uint16_t, double, uint32_t> m_backhaulPlannedTrace;   //!< BackhaulPlanned
     TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;            //!< SessionRestored
     TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace;      //!< KvTransferReceived
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;       //!< TransferCancelled
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;         //!< TransferTimedOut
+    TracedCallback<uint64_t, uint16_t, uint64_t>
+        m_requestReceivedTrace;                                    //!< TransferRequestReceived
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace; //!< TransferCancelled
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;   //!< TransferTimedOut
     /// TransferReplanned
     TracedCallback<uint64_t, uint16_t, uint64_t, Time, Time> m_replannedTrace;
     TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;    //!< KvLayerReceived
@@ -709,6 +747,8 @@ class EdgeLlmNode : public Application
     PlanningRate m_planningRate{PAYLOAD};                       //!< PlanningRate
     bool m_planningFairQueue{true};                             //!< PlanningFairQueue
     PlanningCrossTraffic m_planningCross{INSTALLED};            //!< PlanningCrossTraffic
+    ControlChannel m_controlChannel{SHARED};                    //!< ControlChannel
+    uint16_t m_controlPort{DEFAULT_CONTROL_PORT};               //!< ControlPort
 
     friend class EdgeLlmSourceRole;
     friend class EdgeLlmTargetRole;

@@ -49,7 +49,7 @@ EdgeLlmSourceRole::OnHandoverFailure(Session& s)
         cancel.sessionId = sessionId;
         cancel.totalBytes = peer.connection->GetBytesQueued(sessionId);
         peer.connection->Cancel(sessionId);
-        peer.connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+        peer.Control()->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
         m_node->m_scheduler->RemoveSlotTransfer(sessionId);
         m_node->m_cancelledTrace(sessionId, s.targetCellId, cancel.totalBytes);
         m_node->m_failedTrace(sessionId, s.targetCellId, cancel.totalBytes);
@@ -105,7 +105,8 @@ EdgeLlmSourceRole::OnTransferRedirect(uint16_t peerCellId, const KvRedirectHeade
                             << redirect.newTargetCellId << "; cell " << peerCellId
                             << " relays session " << redirect.sessionId);
         m_node->m_peers.at(peerCellId)
-            .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT_REFUSED, redirect, 0);
+            .Control()
+            ->SendMessage(KvFrameHeader::TRANSFER_REDIRECT_REFUSED, redirect, 0);
         return;
     }
     m_node->m_peers.at(peerCellId).connection->Cancel(redirect.sessionId);
@@ -204,7 +205,7 @@ EdgeLlmSourceRole::OnBatchComplete(uint32_t batchId,
         KvBatchCloseHeader close;
         close.batchId = batchId;
         close.batchSize = size;
-        m_node->m_peers.at(target).connection->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+        m_node->m_peers.at(target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
     }
     // The plan at the batch's L on the actual times and contexts.
     for (const auto& ue : plan.ues)
@@ -345,7 +346,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     inputs.backhaulFreeAt = Simulator::Now().GetSeconds() +
                             8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / planned;
     inputs.signalling = m_node->Signalling(peer, bitRate);
-    Ptr<KvTransferConnection> connection = peer.connection;
+    Ptr<KvTransferConnection> connection = peer.Control();
     inputs.closeAheadNow = [connection, bitRate]() {
         return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / bitRate;
     };
@@ -378,10 +379,14 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     {
         req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
     }
-    peer.connection->SendMessage(
+    peer.Control()->SendMessage(
         KvFrameHeader::TRANSFER_REQUEST,
         req,
         static_cast<uint32_t>(d.prefillTokens * KvTransferRequestHeader::TOKEN_ID_BYTES));
+    if (peer.control)
+    {
+        peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0); // KV's marker
+    }
     KvTransferJob job;
     job.sessionId = sessionId;
     job.handoverTime = now;
@@ -409,7 +414,11 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId, uint16_t targetCellId, 
     req.tokensGenerated = s.generated;
     req.maxNewTokens = s.maxNewTokens;
     req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
-    peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0);
+    peer.Control()->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0);
+    if (peer.control)
+    {
+        peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0); // KV's marker
+    }
     KvTransferJob job;
     job.sessionId = sessionId;
     job.handoverTime = now;

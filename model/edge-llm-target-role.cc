@@ -39,7 +39,8 @@ EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
         cancel.sessionId = sessionId;
         cancel.totalBytes = s.ReceivedKvBytes();
         m_node->m_peers.at(targetCellId)
-            .connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+            .Control()
+            ->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
         m_node->m_cancelledTrace(sessionId, targetCellId, s.ReceivedKvBytes());
         m_node->SwitchToState(s, EdgeLlmNode::CANCELLED);
         return true;
@@ -57,7 +58,8 @@ EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
         redirect.sessionId = sessionId;
         redirect.newTargetCellId = targetCellId;
         m_node->m_peers.at(s.sourceCellId)
-            .connection->SendMessage(KvFrameHeader::TRANSFER_REDIRECT, redirect, 0);
+            .Control()
+            ->SendMessage(KvFrameHeader::TRANSFER_REDIRECT, redirect, 0);
         m_node->m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
         m_node->SwitchToState(s, EdgeLlmNode::REDIRECTING);
         s.relayTarget = targetCellId;
@@ -80,7 +82,8 @@ EdgeLlmTargetRole::OnHandoverFailure(Session& s)
     cancel.sessionId = s.id;
     cancel.totalBytes = s.ReceivedKvBytes();
     m_node->m_peers.at(s.sourceCellId)
-        .connection->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+        .Control()
+        ->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
     m_node->m_cancelledTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
     m_node->SwitchToState(s, EdgeLlmNode::CANCELLED);
     return true;
@@ -148,18 +151,38 @@ EdgeLlmTargetRole::OnBatchClose(uint16_t peerCellId, const KvBatchCloseHeader& c
 }
 
 void
-EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req)
+EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
+                                     const KvTransferRequestHeader& req,
+                                     bool controlCopy)
 {
-    NS_LOG_FUNCTION(this << peerCellId << req.sessionId);
+    NS_LOG_FUNCTION(this << peerCellId << req.sessionId << controlCopy);
+    if (m_node->m_controlChannel == EdgeLlmNode::SEPARATE)
+    {
+        // Two copies of every request: the first acts (normally the control channel's;
+        // the KV stream's when the control copy was lost and is being retransmitted).
+        const std::tuple<uint16_t, uint64_t, int64_t> key{peerCellId,
+                                                          req.sessionId,
+                                                          req.handoverTimeNs};
+        if (m_halfReceived.erase(key) > 0)
+        {
+            return;
+        }
+        m_halfReceived.insert(key);
+        NS_LOG_INFO("cell " << m_node->m_cellId << ": request of session " << req.sessionId
+                            << " came first on the " << (controlCopy ? "control" : "KV")
+                            << " channel");
+    }
     // Every request is answered; a KV format this BS's model cannot use is refused.
     const bool accepted = req.bytesPerToken == m_node->m_profile.BytesPerToken();
+    m_node->m_requestReceivedTrace(req.sessionId, peerCellId, req.transferTokens);
     KvTransferResponseHeader response;
     response.sessionId = req.sessionId;
     response.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
     response.result =
         accepted ? KvTransferResponseHeader::ACCEPTED : KvTransferResponseHeader::REFUSED_KV_FORMAT;
     m_node->m_peers.at(peerCellId)
-        .connection->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
+        .Control()
+        ->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
     Session& s = m_node->m_sessions[req.sessionId];
     // A new session here, created in its first state (a stale one of the same id, e.g.
     // from an earlier visit of the UE, is replaced).
@@ -341,7 +364,8 @@ EdgeLlmTargetRole::StopTransfer(Session& s)
     stop.sessionId = s.id;
     stop.totalBytes = s.ReceivedKvBytes();
     m_node->m_peers.at(s.sourceCellId)
-        .connection->SendMessage(KvFrameHeader::TRANSFER_STOP, stop, 0);
+        .Control()
+        ->SendMessage(KvFrameHeader::TRANSFER_STOP, stop, 0);
     s.expectedKvBytes = s.ReceivedKvBytes(); // nothing more is awaited
     s.reprefillTokens = missing;
     if (!s.batchPending)
@@ -504,7 +528,7 @@ EdgeLlmTargetRole::SendStatus(uint64_t sessionId, uint8_t state)
     status.sessionId = sessionId;
     status.receivedBytes = s.ReceivedKvBytes();
     status.state = state;
-    peer->second.connection->SendMessage(KvFrameHeader::TRANSFER_STATUS, status, 0);
+    peer->second.Control()->SendMessage(KvFrameHeader::TRANSFER_STATUS, status, 0);
 }
 
 void

@@ -7,6 +7,8 @@
 #include "edge-llm-node.h"
 
 #include <cstdint>
+#include <set>
+#include <tuple>
 
 namespace ns3
 {
@@ -42,11 +44,16 @@ class EdgeLlmTargetRole
     /**
      * \brief TRANSFER_REQUEST from a source: answer it (TRANSFER_RESPONSE) and, accepted,
      *        start the restore: join the batch prefill of n_pf tokens, arm the
-     *        StatusInterval and TransferTimeout timers.
+     *        StatusInterval and TransferTimeout timers. With ControlChannel=Separate a
+     *        request comes twice (on the control channel, and ahead of its KV bytes in the
+     *        KV stream): the first copy acts, the second is dropped.
      * \param peerCellId the source
      * \param req the request
+     * \param controlCopy the copy came on the separate control channel
      */
-    void OnTransferRequest(uint16_t peerCellId, const KvTransferRequestHeader& req);
+    void OnTransferRequest(uint16_t peerCellId,
+                           const KvTransferRequestHeader& req,
+                           bool controlCopy);
 
     /**
      * \brief KV bytes of a session arrived (KvTransferConnection callback): count them,
@@ -189,6 +196,9 @@ class EdgeLlmTargetRole
 
     EdgeLlmNode* m_node;          //!< The BS (owner)
     uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
+    /// ControlChannel=Separate: requests (source cell, session, tau in ns) whose one copy
+    /// has come and acted, the other not yet
+    std::set<std::tuple<uint16_t, uint64_t, int64_t>> m_halfReceived;
 };
 
 } // namespace ns3

@@ -9,12 +9,14 @@
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-address-helper.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/ipv4-l3-protocol.h"
 #include "ns3/kv-datagram-socket.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
+#include "ns3/ppp-header.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
@@ -294,6 +296,196 @@ MakeMesh(uint32_t n, const std::string& scheduler, const std::string& rate)
 }
 
 } // namespace
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Drops every packet to one TCP or UDP destination port while simulation time is
+ *        in [start, end) (a receive error model on a point-to-point device: PPP, IPv4,
+ *        then the port in the L4 header's bytes 2-3 for TCP and UDP alike).
+ */
+class PortBlackout : public ErrorModel
+{
+  public:
+    /**
+     * \param port the destination port whose packets are dropped
+     * \param start first instant of the blackout
+     * \param end the blackout ends here (exclusive)
+     */
+    PortBlackout(uint16_t port, Time start, Time end)
+        : m_port(port),
+          m_start(start),
+          m_end(end)
+    {
+    }
+
+    uint32_t m_dropped{0}; //!< Packets dropped so far
+
+  private:
+    bool DoCorrupt(Ptr<Packet> p) override
+    {
+        const Time now = Simulator::Now();
+        if (now < m_start || now >= m_end)
+        {
+            return false;
+        }
+        Ptr<Packet> copy = p->Copy();
+        PppHeader ppp;
+        Ipv4Header ip;
+        copy->RemoveHeader(ppp);
+        copy->RemoveHeader(ip);
+        uint8_t l4[4] = {0, 0, 0, 0};
+        if (ip.GetFragmentOffset() != 0 || copy->CopyData(l4, 4) < 4)
+        {
+            return false;
+        }
+        const bool drop = ((uint16_t{l4[2]} << 8) | l4[3]) == m_port;
+        m_dropped += drop;
+        return drop;
+    }
+
+    void DoReset() override
+    {
+    }
+
+    uint16_t m_port; //!< Dropped destination port
+    Time m_start;    //!< Blackout start
+    Time m_end;      //!< Blackout end
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief ControlChannel: a request passes a stalled KV stream only on a separate control
+ *        channel, and a request whose control copy is lost acts from its KV-stream copy.
+ *
+ * Two BSs, 1 Gbit/s, 1 ms (RunTwoBs), cHO. (a) Session 1 (3000 tokens, 172 MB, ~1.4 s
+ * of transfer) hands over at 10 ms; the KV port is blacked out on the target's device in
+ * [15, 215) ms; session 2 hands over at 20 ms. Separate: its request opens the restore
+ * (trace TransferRequestReceived) at 20 ms + 1 ms + the request's wire time (< 10 us at
+ * 1 Gbit/s); Shared: not before the blackout ends (215 ms): it is in the stalled
+ * stream. (b) Separate, the control port blacked out in [10, 12) ms: session 1's control
+ * copy is lost, its KV-stream copy opens the restore at ~11 ms (the KV stream is idle
+ * before it), before the control copy's retransmission (InitialRto 10 ms). In all runs
+ * every session opens its restore exactly once, resumes exactly once, and receives
+ * every KV byte of its cache.
+ */
+class ControlChannelTestCase : public FaultTestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit ControlChannelTestCase(const std::string& transport)
+        : FaultTestCase("control channel: requests pass a stalled KV stream when separate",
+                        transport)
+    {
+    }
+
+  private:
+    /// What one run gave.
+    struct Run
+    {
+        TwoBsOutcome outcome;                         //!< RunTwoBs's outcome
+        std::map<uint64_t, std::vector<double>> open; //!< Per session: restores opened, s
+        uint32_t resumed{0};                          //!< SessionRestored calls
+        uint32_t blackedOut{0};                       //!< Packets the blackout dropped
+    };
+
+    /**
+     * \param channel ControlChannel: "Shared" or "Separate"
+     * \param port the blacked-out destination port
+     * \param start blackout start
+     * \param end blackout end
+     * \param secondSession hand session 2 over too, at 20 ms
+     * \return the run
+     */
+    Run RunOnce(const std::string& channel, uint16_t port, Time start, Time end, bool secondSession)
+    {
+        Run run;
+        Ptr<PortBlackout> blackout = Create<PortBlackout>(port, start, end);
+        run.outcome =
+            RunTwoBs("ns3::ChoScheduler",
+                     0,
+                     secondSession ? 2 : 1,
+                     3000,
+                     Seconds(0),
+                     Seconds(0),
+                     [&run, channel, blackout](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                         WaitForEveryByte(source, target);
+                         for (Ptr<EdgeLlmNode> bs : {source, target})
+                         {
+                             bs->SetAttribute("ControlChannel", StringValue(channel));
+                         }
+                         P2pDevices(target->GetNode()).at(0)->SetReceiveErrorModel(blackout);
+                         target->TraceConnectWithoutContext(
+                             "TransferRequestReceived",
+                             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                 [&run](uint64_t id, uint16_t, uint64_t) {
+                                     run.open[id].push_back(Simulator::Now().GetSeconds());
+                                 }));
+                         target->TraceConnectWithoutContext(
+                             "SessionRestored",
+                             compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                 [&run](uint64_t, uint16_t, Time) { ++run.resumed; }));
+                     });
+        run.blackedOut = blackout->m_dropped;
+        return run;
+    }
+
+    /// Every session opened once, resumed once, and got its whole cache.
+    void CheckWhole(const Run& run, uint32_t sessions, const std::string& what)
+    {
+        const uint64_t cache =
+            3000 * LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken();
+        NS_TEST_EXPECT_MSG_EQ(run.resumed, sessions, what << ": every session resumes once");
+        for (uint64_t id = 1; id <= sessions; ++id)
+        {
+            NS_TEST_EXPECT_MSG_EQ((run.open.count(id) ? run.open.at(id).size() : 0),
+                                  1u,
+                                  what << ": session " << id << " opened once");
+            NS_TEST_EXPECT_MSG_EQ(
+                (run.outcome.kvReceived.count(id) ? run.outcome.kvReceived.at(id) : 0),
+                cache,
+                what << ": session " << id << " got its whole cache");
+        }
+    }
+
+    void DoRun() override
+    {
+        const uint16_t kvPort = EdgeLlmNode::DEFAULT_BACKHAUL_PORT;
+        const uint16_t controlPort = EdgeLlmNode::DEFAULT_CONTROL_PORT;
+        // (a) The KV stream stalls in [15, 215) ms; session 2's request leaves at 20 ms.
+        for (const std::string channel : {"Shared", "Separate"})
+        {
+            const Run run = RunOnce(channel, kvPort, MilliSeconds(15), MilliSeconds(215), true);
+            NS_TEST_ASSERT_MSG_GT(run.blackedOut, 0u, channel << ": the KV stream was cut");
+            CheckWhole(run, 2, channel);
+            if (run.open.count(2) == 0)
+            {
+                continue;
+            }
+            const double opened = run.open.at(2).front();
+            if (channel == "Separate")
+            {
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(opened, 0.021, "Separate: tau + d at the earliest");
+                NS_TEST_EXPECT_MSG_LT(opened, 0.02101, "Separate: + the request's wire time");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(opened, 0.215, "Shared: behind the stalled stream");
+            }
+        }
+        // (b) Separate, session 1's control copy lost: the KV-stream copy acts.
+        const Run lost =
+            RunOnce("Separate", controlPort, MilliSeconds(10), MilliSeconds(12), false);
+        NS_TEST_ASSERT_MSG_GT(lost.blackedOut, 0u, "the control copy was cut");
+        CheckWhole(lost, 1, "control copy lost");
+        if (lost.open.count(1))
+        {
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(lost.open.at(1).front(), 0.011, "KV copy: tau + d");
+            NS_TEST_EXPECT_MSG_LT(lost.open.at(1).front(),
+                                  0.012,
+                                  "KV copy, before the control copy's retransmission");
+        }
+    }
+};
 
 /**
  * \ingroup edge-llm-tests
@@ -1338,6 +1530,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
             AddTestCase(new RefusedThenHandoverTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new TransferStatusTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new PlanningRateTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new ControlChannelTestCase(transport), EDGE_LLM_TEST_QUICK);
         }
         AddTestCase(new LayerwiseStreamingTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new LayerwiseTimeoutTestCase, EDGE_LLM_TEST_QUICK);

@@ -1303,24 +1303,29 @@ class KvClassificationTestCase : public TestCase
     void DoRun() override
     {
         uint64_t payload = 0;
-        NS_TEST_EXPECT_MSG_EQ(BackhaulMonitor::Classify(Frame(6, 9001, 50000, 1448), 9001, payload),
-                              BackhaulMonitor::KV,
-                              "TCP from the KV port");
-        NS_TEST_EXPECT_MSG_EQ(payload, 1448u, "TCP payload");
-        NS_TEST_EXPECT_MSG_EQ(BackhaulMonitor::Classify(Frame(6, 9001, 50000, 1448), 9002, payload),
-                              BackhaulMonitor::OTHER,
-                              "KvPort 9002: 9001 is other");
-        NS_TEST_EXPECT_MSG_EQ(BackhaulMonitor::Classify(Frame(17, 50000, 9002, 10), 9002, payload),
-                              BackhaulMonitor::KV,
-                              "KvPort 9002: UDP to 9002 is KV");
-        NS_TEST_EXPECT_MSG_EQ(BackhaulMonitor::Classify(Frame(17, 4444, 4444, 100), 9001, payload),
-                              BackhaulMonitor::X2C,
-                              "X2-C");
-        NS_TEST_EXPECT_MSG_EQ(BackhaulMonitor::Classify(Frame(17, 2152, 2152, 100), 9001, payload),
-                              BackhaulMonitor::X2U,
-                              "X2-U");
         NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(17, 9001, 9001, 800, 1000), 9001, payload),
+            BackhaulMonitor::Classify(Frame(6, 9001, 50000, 1448), 9001, 36422, payload),
+            BackhaulMonitor::KV,
+            "TCP from the KV port");
+        NS_TEST_EXPECT_MSG_EQ(payload, 1448u, "TCP payload");
+        NS_TEST_EXPECT_MSG_EQ(
+            BackhaulMonitor::Classify(Frame(6, 9001, 50000, 1448), 9002, 36422, payload),
+            BackhaulMonitor::OTHER,
+            "KvPort 9002: 9001 is other");
+        NS_TEST_EXPECT_MSG_EQ(
+            BackhaulMonitor::Classify(Frame(17, 50000, 9002, 10), 9002, 36422, payload),
+            BackhaulMonitor::KV,
+            "KvPort 9002: UDP to 9002 is KV");
+        NS_TEST_EXPECT_MSG_EQ(
+            BackhaulMonitor::Classify(Frame(17, 4444, 4444, 100), 9001, 36422, payload),
+            BackhaulMonitor::X2C,
+            "X2-C");
+        NS_TEST_EXPECT_MSG_EQ(
+            BackhaulMonitor::Classify(Frame(17, 2152, 2152, 100), 9001, 36422, payload),
+            BackhaulMonitor::X2U,
+            "X2-U");
+        NS_TEST_EXPECT_MSG_EQ(
+            BackhaulMonitor::Classify(Frame(17, 9001, 9001, 800, 1000), 9001, 36422, payload),
             BackhaulMonitor::OTHER,
             "a later fragment alone has no port");
         NS_TEST_EXPECT_MSG_EQ(payload, 800u, "its IP payload");
@@ -1328,7 +1333,20 @@ class KvClassificationTestCase : public TestCase
         PppHeader ppp;
         ppp.SetProtocol(0x0057); // IPv6
         arp->AddHeader(ppp);
-        NS_TEST_EXPECT_MSG_EQ(BackhaulMonitor::Classify(arp, 9001, payload),
+        // The separate control channel's port: UDP only (its KvDatagramSocket stream).
+        NS_TEST_EXPECT_MSG_EQ(
+            BackhaulMonitor::Classify(Frame(17, 50000, 36422, 40), 9001, 36422, payload),
+            BackhaulMonitor::KV,
+            "UDP to the control port is KV signalling");
+        NS_TEST_EXPECT_MSG_EQ(
+            BackhaulMonitor::Classify(Frame(17, 36422, 36422, 40), 9001, 36423, payload),
+            BackhaulMonitor::OTHER,
+            "ControlPort 36423: 36422 is other");
+        NS_TEST_EXPECT_MSG_EQ(
+            BackhaulMonitor::Classify(Frame(6, 36422, 50000, 40), 9001, 36422, payload),
+            BackhaulMonitor::OTHER,
+            "TCP on the control port is not the control channel");
+        NS_TEST_EXPECT_MSG_EQ(BackhaulMonitor::Classify(arp, 9001, 36422, payload),
                               BackhaulMonitor::OTHER,
                               "not IPv4");
 
