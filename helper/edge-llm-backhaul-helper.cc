@@ -10,6 +10,7 @@
 #include "ns3/boolean.h"
 #include "ns3/bulk-send-helper.h"
 #include "ns3/channel.h"
+#include "ns3/cobalt-queue-disc.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/enum.h"
@@ -22,8 +23,10 @@
 #include "ns3/mobility-model.h"
 #include "ns3/on-off-helper.h"
 #include "ns3/packet-sink-helper.h"
+#include "ns3/pie-queue-disc.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
+#include "ns3/red-queue-disc.h"
 #include "ns3/string.h"
 #include "ns3/topology-reader-helper.h"
 #include "ns3/traffic-control-helper.h"
@@ -660,6 +663,32 @@ EdgeLlmBackhaul::CheckQueueDisc(const std::string& field, const std::string& typ
     {
         RequireTypeId(field, typeName, "ns3::QueueDisc", QueueDiscRefusal(kvBand));
     }
+}
+
+int64_t
+EdgeLlmBackhaul::AssignStreams(int64_t stream)
+{
+    NS_ABORT_MSG_IF(!m_installed, "EdgeLlmBackhaul::AssignStreams: call Install() first");
+    int64_t used = 0;
+    for (const Link& link : m_links)
+    {
+        for (const Ptr<QueueDisc>& disc : link.kvQueueDisc)
+        {
+            if (Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(disc))
+            {
+                used += red->AssignStreams(stream + used);
+            }
+            else if (Ptr<PieQueueDisc> pie = DynamicCast<PieQueueDisc>(disc))
+            {
+                used += pie->AssignStreams(stream + used);
+            }
+            else if (Ptr<CobaltQueueDisc> cobalt = DynamicCast<CobaltQueueDisc>(disc))
+            {
+                used += cobalt->AssignStreams(stream + used);
+            }
+        }
+    }
+    return used;
 }
 
 void

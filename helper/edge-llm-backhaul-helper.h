@@ -221,6 +221,19 @@ class EdgeLlmBackhaul : public Object
      */
     ApplicationContainer InstallCrossTraffic(double load, Time start, Time stop);
 
+    /**
+     * \brief Fix the random streams of the links' KV queue discs that draw random
+     *        numbers (RedQueueDisc, PieQueueDisc, CobaltQueueDisc: one stream each), in
+     *        link order, end 0 then end 1, so their drops do not depend on how many
+     *        random variables the process made before (e.g. earlier runs of a study).
+     *        Flow-queue discs make their per-flow children as flows come; those keep
+     *        ns-3's automatic streams.
+     * \param stream the first stream index
+     * \return the number of streams used
+     * Aborts before Install().
+     */
+    int64_t AssignStreams(int64_t stream);
+
     /// \return the cross traffic's PacketSinks (one per node that receives it)
     ApplicationContainer GetCrossTrafficSinks() const;
 

@@ -72,6 +72,8 @@ constexpr int64_t STREAM_RAN = 100;
 /// Random streams of the scenario's own draws (prompts, handover times; mobility).
 constexpr int64_t STREAM_DRAWS = 20;
 constexpr int64_t STREAM_MOBILITY = 5000; //!< see STREAM_DRAWS
+/// First random stream of the backhaul's queue discs (RED, PIE, COBALT drops).
+constexpr int64_t STREAM_QUEUE_DISCS = 20000;
 /// Cross traffic starts this long before the first scripted handover, s.
 constexpr double CROSS_LEAD = 0.1;
 /// A road runs this far beside the straight line between its two sites, m.
@@ -869,6 +871,7 @@ MultiCellScenario::BuildBackhaul()
     {
         return; // the RAN's own cables (backhaul x2): no cross traffic, no per-link counts
     }
+    backhaul->AssignStreams(STREAM_QUEUE_DISCS); // every run of a study draws the same drops
     // Cross traffic planned with (EdgeLlmBackhaul: before ConnectBackhaul, in InstallApps);
     // blind planning installs it after.
     if (m_cfg.crossTrafficLoad > 0 && m_cfg.planWithCrossTraffic)
