@@ -399,7 +399,7 @@ class ControlChannelTestCase : public FaultTestCase
     Run RunOnce(const std::string& channel, uint16_t port, Time start, Time end, bool secondSession)
     {
         Run run;
-        Ptr<PortBlackout> blackout = Create<PortBlackout>(port, start, end);
+        Ptr<PortBlackout> blackout = CreateObject<PortBlackout>(port, start, end);
         run.outcome =
             RunTwoBs("ns3::ChoScheduler",
                      0,
