@@ -15,7 +15,6 @@
 #include "ns3/mobility-helper.h"
 #include "ns3/multi-cell-scenario.h"
 #include "ns3/node-list.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -1115,50 +1114,6 @@ class ImpactHoSharedLinkTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief A run's RED drops do not depend on the process's history: the small study with
- *        RED at load 0.6 (cHO) run twice, with 1000 random variables made between the
- *        runs (each takes ns-3's next automatic stream, as an earlier run's objects do),
- *        drops the same bytes on every link and gives the same delays
- *        (EdgeLlmBackhaul::AssignStreams fixes the discs' streams). Before, a study's later
- *        schemes saw other drops than the same scheme run alone.
- */
-class QueueDiscStreamsTestCase : public TestCase
-{
-  public:
-    QueueDiscStreamsTestCase()
-        : TestCase("RED at load 0.6: the same drops whatever ran before in the process")
-    {
-    }
-
-  private:
-    void DoRun() override
-    {
-        MultiCellConfig cfg = SmallStudy(0.6);
-        cfg.queueDisc = "ns3::RedQueueDisc";
-        const MultiCellResult first = MultiCellScenario::Run(cfg, "ns3::ChoScheduler");
-        std::vector<Ptr<UniformRandomVariable>> taken;
-        for (int i = 0; i < 1000; ++i)
-        {
-            taken.push_back(CreateObject<UniformRandomVariable>());
-        }
-        const MultiCellResult second = MultiCellScenario::Run(cfg, "ns3::ChoScheduler");
-        NS_TEST_ASSERT_MSG_EQ(first.links.size(), second.links.size(), "the same links");
-        uint64_t dropped = 0;
-        for (std::size_t l = 0; l < first.links.size(); ++l)
-        {
-            dropped += first.links[l].droppedBytes;
-            NS_TEST_EXPECT_MSG_EQ(second.links[l].droppedBytes,
-                                  first.links[l].droppedBytes,
-                                  "link " << l << ": the same bytes dropped");
-        }
-        NS_TEST_ASSERT_MSG_GT(dropped, 0u, "RED dropped (else the check is empty)");
-        NS_TEST_EXPECT_MSG_EQ(second.measured.worst, first.measured.worst, "the same worst");
-        NS_TEST_EXPECT_MSG_EQ(second.measured.mean, first.measured.mean, "the same mean");
-    }
-};
-
-/**
- * \ingroup edge-llm-tests
  * \brief At one load of the runs before: ctHO's worst (and mean) UE-side delay is at most
  *        tHO's and cHO's.
  */
@@ -1386,7 +1341,6 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
             AddTestCase(new SchemeOrderTestCase(load), EDGE_LLM_TEST_QUICK);
         }
         AddTestCase(new DelayGrowsTestCase(), EDGE_LLM_TEST_QUICK);
-        AddTestCase(new QueueDiscStreamsTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoStudyTestCase(0.0, "WaterFilling"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoStudyTestCase(0.5, "Equal"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ImpactHoSharedLinkTestCase(), EDGE_LLM_TEST_QUICK);

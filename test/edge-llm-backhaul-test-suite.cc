@@ -29,6 +29,7 @@
 #include "ns3/packet-sink.h"
 #include "ns3/position-allocator.h"
 #include "ns3/queue-disc.h"
+#include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
@@ -91,6 +92,7 @@ struct Outcome
     uint64_t kvQueueDiscPackets{0};           //!< Packets through link 0's KV queue discs
     uint64_t crossReceived{0};                //!< Bytes the cross traffic's sinks got
     uint32_t bufferInUse{0};                  //!< Source's GetBackhaulBufferInUse, bytes
+    std::vector<uint64_t> kvDrops[2];         //!< Packets each link's two KV discs dropped
 };
 
 /// A handover of session \p session from site 0 to site \p to at \p time.
@@ -108,8 +110,9 @@ struct Move
  * \p planningRate the BSs' PlanningRate (Nominal by default: the rates the tests check are
  * the backhaul's, without the packet overhead), \p fairQueue their PlanningFairQueue and
  * \p crossTraffic their PlanningCrossTraffic; \p crossUnknown installs the cross traffic
- * after ConnectBackhaul, so that the planner does not know it (PathHop::crossBitRate 0).
- * The run lasts 3 s.
+ * after ConnectBackhaul, so that the planner does not know it (PathHop::crossBitRate 0);
+ * \p queueDiscStream >= 0 fixes the queue discs' random streams from it
+ * (EdgeLlmBackhaul::AssignStreams). The run lasts 3 s.
  */
 Outcome
 RunBackhaul(uint32_t n,
@@ -121,7 +124,8 @@ RunBackhaul(uint32_t n,
             const std::string& planningRate = "Nominal",
             bool fairQueue = true,
             const std::string& crossTraffic = "Installed",
-            bool crossUnknown = false)
+            bool crossUnknown = false,
+            int64_t queueDiscStream = -1)
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
@@ -129,6 +133,10 @@ RunBackhaul(uint32_t n,
     InternetStackHelper internet;
     internet.Install(nodes);
     backhaul->Install(nodes, nullptr);
+    if (queueDiscStream >= 0)
+    {
+        backhaul->AssignStreams(queueDiscStream);
+    }
     if (!crossUnknown)
     {
         backhaul->InstallCrossTraffic(load, Seconds(0.1), crossStop);
@@ -195,6 +203,7 @@ RunBackhaul(uint32_t n,
         for (uint32_t e = 0; e < 2; ++e)
         {
             out.linkBytes[e].push_back(link.rootQueueDisc[e]->GetStats().nTotalSentBytes);
+            out.kvDrops[e].push_back(link.kvQueueDisc[e]->GetStats().nTotalDroppedPackets);
         }
     }
     const ApplicationContainer sinks = backhaul->GetCrossTrafficSinks();
@@ -606,6 +615,97 @@ class CrossTrafficTestCase : public TestCase
                                     0.99 * Lower(5e8, 2),
                                     "no faster than the rest of the link");
         NS_TEST_EXPECT_MSG_GT(Delay(loaded, 1), 1.5 * Delay(idle, 1), "slower than unloaded");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief EdgeLlmBackhaul::AssignStreams: a run's RED drops do not depend on the process's
+ *        history. A 3-site RED star at load 0.8 (a 0.2 s handover, cHO) run twice, with
+ *        1000 random variables made between the runs (each takes ns-3's next automatic
+ *        stream, as an earlier run's objects do): with the streams assigned, every KV
+ *        disc drops the same packets and the restore takes the same time; without, the
+ *        drops differ (the check has teeth). Before, a backhaul study's later schemes
+ *        (each its own run in one process) saw other drops than the same scheme alone.
+ */
+class QueueDiscStreamsTestCase : public TestCase
+{
+  public:
+    QueueDiscStreamsTestCase()
+        : TestCase("RED drops: the same whatever ran before in the process, streams assigned")
+    {
+    }
+
+  private:
+    /// \param stream the queue discs' first stream (-1: ns-3's automatic ones)
+    /// \return two runs, 1000 random variables made between them
+    std::pair<Outcome, Outcome> Twice(int64_t stream)
+    {
+        auto once = [stream]() {
+            Ptr<EdgeLlmBackhaul> b = Make("Star");
+            b->SetAttribute("QueueDisc", StringValue("ns3::RedQueueDisc"));
+            return RunBackhaul(3,
+                               b,
+                               {{1, 1, 0.2}},
+                               0.8,
+                               Seconds(0),
+                               Seconds(3),
+                               "Nominal",
+                               true,
+                               "Installed",
+                               false,
+                               stream);
+        };
+        const Outcome first = once();
+        std::vector<Ptr<UniformRandomVariable>> taken;
+        for (int i = 0; i < 1000; ++i)
+        {
+            taken.push_back(CreateObject<UniformRandomVariable>());
+        }
+        return {first, once()};
+    }
+
+    /// \return the total drops of \p o's KV discs
+    static uint64_t Drops(const Outcome& o)
+    {
+        uint64_t sum = 0;
+        for (const auto& end : o.kvDrops)
+        {
+            for (uint64_t d : end)
+            {
+                sum += d;
+            }
+        }
+        return sum;
+    }
+
+    void DoRun() override
+    {
+        const auto [first, second] = Twice(7);
+        NS_TEST_ASSERT_MSG_GT(Drops(first), 0u, "RED dropped (else the check is empty)");
+        for (uint32_t e = 0; e < 2; ++e)
+        {
+            NS_TEST_ASSERT_MSG_EQ(first.kvDrops[e].size(), second.kvDrops[e].size(), "links");
+            for (std::size_t l = 0; l < first.kvDrops[e].size(); ++l)
+            {
+                NS_TEST_EXPECT_MSG_EQ(second.kvDrops[e][l],
+                                      first.kvDrops[e][l],
+                                      "link " << l << " end " << e << ": the same drops");
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(first.restoreDelay.count(1) + second.restoreDelay.count(1),
+                              2u,
+                              "restored both times");
+        NS_TEST_EXPECT_MSG_EQ(second.restoreDelay.at(1),
+                              first.restoreDelay.at(1),
+                              "the same restore");
+        const auto [autoFirst, autoSecond] = Twice(-1);
+        bool differ = false;
+        for (uint32_t e = 0; e < 2; ++e)
+        {
+            differ = differ || autoFirst.kvDrops[e] != autoSecond.kvDrops[e];
+        }
+        NS_TEST_EXPECT_MSG_EQ(differ, true, "automatic streams: the drops differ");
     }
 };
 
@@ -1531,6 +1631,7 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new QueueDiscTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new EveryQueueDiscTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CrossTrafficTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new QueueDiscStreamsTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new BulkSendTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new SharedLinkTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new KvFlowBitRateTestCase, EDGE_LLM_TEST_QUICK);
