@@ -1203,9 +1203,7 @@ EdgeLlmNode::StartDatagramStreams(uint16_t port, bool control)
         Ptr<KvDatagramSocket> stream = CreateObject<KvDatagramSocket>();
         stream->SetNode(GetNode());
         // Paced at what the flow gets alone (above the FIFO rate on a fair queue).
-        stream->SetAttribute("PacingRate",
-                             DataRateValue(DataRate(static_cast<uint64_t>(
-                                 std::floor(ConfiguredLoneFlowBitRate(peer))))));
+        SetPacing(stream, ConfiguredLoneFlowBitRate(peer));
         stream->SetAttribute("DatagramPayload",
                              UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));
         stream->SetAttribute("SndBufSize", UintegerValue(m_bufferInUse));
@@ -1226,6 +1224,13 @@ EdgeLlmNode::StartDatagramStreams(uint16_t port, bool control)
             peer.connection->SetSocket(stream, true);
         }
     }
+}
+
+void
+EdgeLlmNode::SetPacing(Ptr<KvDatagramSocket> stream, double bitRate)
+{
+    stream->SetAttribute("PacingRate",
+                         DataRateValue(DataRate(static_cast<uint64_t>(std::floor(bitRate)))));
 }
 
 void

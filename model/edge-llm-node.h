@@ -648,6 +648,8 @@ class EdgeLlmNode : public Application
     ///         PlanningCrossTraffic says: what sizes buffers, TCP's initial window and the
     ///         round-trip estimate at start, before any cross traffic could be measured
     double ConfiguredLoneFlowBitRate(const Peer& peer) const;
+    /// Pace \p stream at \p bitRate (bit/s, > 0), rounded down to a whole bit/s.
+    static void SetPacing(Ptr<KvDatagramSocket> stream, double bitRate);
     /**
      * KvFlowBitRate on a peer entry.
      * \param peer the peer

@@ -333,9 +333,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     if (peer.datagram && m_node->m_planningCross == EdgeLlmNode::MEASURED)
     {
         // Pace at the lone flow's share of the cross traffic measured now.
-        peer.datagram->SetAttribute("PacingRate",
-                                    DataRateValue(DataRate(static_cast<uint64_t>(
-                                        std::floor(m_node->LoneFlowBitRate(peer))))));
+        EdgeLlmNode::SetPacing(peer.datagram, m_node->LoneFlowBitRate(peer));
     }
     const double planned = bitRate * m_node->PayloadShare(peer);
     HandoverBatcher::PlanInputs inputs;
