@@ -231,6 +231,19 @@ expect 2 "ns3::EdgeLlmNode::UePort is 2152; it must not be 4444 (X2-C) or 2152" 
 expect 2 "UePort and BackhaulPort are both 9000; with Transport=Udp they must differ" \
   $quick --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::BackhaulPort=9000
 expect 0 "" $quick --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::BackhaulPort=4445
+# The separate control channel's UDP port: not the EPC's, not UePort, not BackhaulPort
+# with Transport=Udp (both sides of each rule; checked only with ControlChannel=Separate).
+sep="--ns3::EdgeLlmNode::ControlChannel=Separate"
+for p in 4444 2152; do
+  expect 2 "ns3::EdgeLlmNode::ControlPort is $p; it must not be 4444 (X2-C) or 2152" \
+    $quick $sep --ns3::EdgeLlmNode::ControlPort=$p
+done
+expect 0 "" $quick $sep --ns3::EdgeLlmNode::ControlPort=4445
+expect 2 "ns3::EdgeLlmNode::ControlPort is 9000, as UePort; with ControlChannel=Separate" \
+  $quick $sep --ns3::EdgeLlmNode::ControlPort=9000
+expect 2 "ns3::EdgeLlmNode::ControlPort is 9001, as BackhaulPort with Transport=Udp" \
+  $quick $sep --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::ControlPort=9001
+expect 0 "" $quick $sep --ns3::EdgeLlmNode::Transport=Tcp --ns3::EdgeLlmNode::ControlPort=9001
 # Second newcomer pass: values that overflowed ns-3's Time, a crawling UE, a buffer past
 # TCP's window limit, the Application start/stop the scenario sets (both sides each).
 expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=0.0999
