@@ -1302,50 +1302,59 @@ class KvClassificationTestCase : public TestCase
 
     void DoRun() override
     {
+        // (protocol, source port, destination port, payload, fragment offset), the
+        // monitor's KV and control ports, the class and the payload it reports.
+        struct Case
+        {
+            uint8_t protocol;
+            uint16_t src;
+            uint16_t dst;
+            uint32_t bytes;
+            uint16_t offset;
+            uint16_t kvPort;
+            uint16_t controlPort;
+            BackhaulMonitor::TrafficClass expected;
+            const char* what;
+        };
+
+        const std::vector<Case> cases{
+            {6, 9001, 50000, 1448, 0, 9001, 36422, BackhaulMonitor::KV, "TCP from the KV port"},
+            {6, 9001, 50000, 1448, 0, 9002, 36422, BackhaulMonitor::OTHER, "KvPort 9002: 9001"},
+            {17, 50000, 9002, 10, 0, 9002, 36422, BackhaulMonitor::KV, "KvPort 9002: UDP to it"},
+            {17, 4444, 4444, 100, 0, 9001, 36422, BackhaulMonitor::X2C, "X2-C"},
+            {17, 2152, 2152, 100, 0, 9001, 36422, BackhaulMonitor::X2U, "X2-U"},
+            {17, 9001, 9001, 800, 1000, 9001, 36422, BackhaulMonitor::OTHER, "a later fragment"},
+            // The separate control channel's port: UDP only (its KvDatagramSocket stream).
+            {17, 50000, 36422, 40, 0, 9001, 36422, BackhaulMonitor::KV, "UDP to the control port"},
+            {17, 36422, 36422, 40, 0, 9001, 36423, BackhaulMonitor::OTHER, "ControlPort 36423"},
+            {6,
+             36422,
+             50000,
+             40,
+             0,
+             9001,
+             36422,
+             BackhaulMonitor::OTHER,
+             "TCP on the control port"},
+        };
+        for (const Case& c : cases)
+        {
+            uint64_t payload = 0;
+            NS_TEST_EXPECT_MSG_EQ(
+                BackhaulMonitor::Classify(Frame(c.protocol, c.src, c.dst, c.bytes, c.offset),
+                                          c.kvPort,
+                                          c.controlPort,
+                                          payload),
+                c.expected,
+                c.what);
+            // The L4 payload; a later fragment has no L4 header: its IP payload.
+            NS_TEST_EXPECT_MSG_EQ(payload, c.bytes, c.what << ": payload");
+        }
         uint64_t payload = 0;
-        NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(6, 9001, 50000, 1448), 9001, 36422, payload),
-            BackhaulMonitor::KV,
-            "TCP from the KV port");
-        NS_TEST_EXPECT_MSG_EQ(payload, 1448u, "TCP payload");
-        NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(6, 9001, 50000, 1448), 9002, 36422, payload),
-            BackhaulMonitor::OTHER,
-            "KvPort 9002: 9001 is other");
-        NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(17, 50000, 9002, 10), 9002, 36422, payload),
-            BackhaulMonitor::KV,
-            "KvPort 9002: UDP to 9002 is KV");
-        NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(17, 4444, 4444, 100), 9001, 36422, payload),
-            BackhaulMonitor::X2C,
-            "X2-C");
-        NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(17, 2152, 2152, 100), 9001, 36422, payload),
-            BackhaulMonitor::X2U,
-            "X2-U");
-        NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(17, 9001, 9001, 800, 1000), 9001, 36422, payload),
-            BackhaulMonitor::OTHER,
-            "a later fragment alone has no port");
-        NS_TEST_EXPECT_MSG_EQ(payload, 800u, "its IP payload");
         Ptr<Packet> arp = Create<Packet>(28);
         PppHeader ppp;
         ppp.SetProtocol(0x0057); // IPv6
         arp->AddHeader(ppp);
-        // The separate control channel's port: UDP only (its KvDatagramSocket stream).
-        NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(17, 50000, 36422, 40), 9001, 36422, payload),
-            BackhaulMonitor::KV,
-            "UDP to the control port is KV signalling");
-        NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(17, 36422, 36422, 40), 9001, 36423, payload),
-            BackhaulMonitor::OTHER,
-            "ControlPort 36423: 36422 is other");
-        NS_TEST_EXPECT_MSG_EQ(
-            BackhaulMonitor::Classify(Frame(6, 36422, 50000, 40), 9001, 36422, payload),
-            BackhaulMonitor::OTHER,
-            "TCP on the control port is not the control channel");
         NS_TEST_EXPECT_MSG_EQ(BackhaulMonitor::Classify(arp, 9001, 36422, payload),
                               BackhaulMonitor::OTHER,
                               "not IPv4");
