@@ -589,7 +589,7 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId,
     peer.rate = linkRate;
     peer.connection = CreateObject<KvTransferConnection>();
     peer.connection->SetMessageCallback(
-        MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this).Bind(peerCellId));
+        compat::Bind(MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this), peerCellId, false));
     peer.connection->SetKvBytesCallback(
         MakeCallback(&EdgeLlmTargetRole::OnKvBytes, m_target.get()));
     peer.connection->SetTransferSentCallback(
@@ -1215,7 +1215,7 @@ EdgeLlmNode::StartDatagramStreams(uint16_t port, bool control)
             peer.controlStream = stream;
             peer.control = CreateObject<KvTransferConnection>();
             peer.control->SetMessageCallback(
-                MakeCallback(&EdgeLlmNode::OnControlMessage, this).Bind(id));
+                compat::Bind(MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this), id, true));
             peer.control->SetSocket(stream, true);
         }
         else
@@ -1480,14 +1480,17 @@ EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens, uint32_t ne
 // Backhaul messages, handed to the session roles
 
 void
-EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message)
+EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId,
+                               bool controlChannel,
+                               const KvFrameHeader& frame,
+                               Ptr<Packet> message)
 {
     switch (frame.type)
     {
     case KvFrameHeader::TRANSFER_REQUEST: {
         KvTransferRequestHeader req;
         message->RemoveHeader(req);
-        m_target->OnTransferRequest(peerCellId, req, false);
+        m_target->OnTransferRequest(peerCellId, req, controlChannel);
         break;
     }
     case KvFrameHeader::TRANSFER_COMPLETE:
@@ -1545,19 +1548,6 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, 
     default:
         break; // KV_SEGMENT payload is counted in EdgeLlmTargetRole::OnKvBytes
     }
-}
-
-void
-EdgeLlmNode::OnControlMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message)
-{
-    if (frame.type == KvFrameHeader::TRANSFER_REQUEST)
-    {
-        KvTransferRequestHeader req;
-        message->RemoveHeader(req);
-        m_target->OnTransferRequest(peerCellId, req, true);
-        return;
-    }
-    OnBackhaulMessage(peerCellId, frame, message);
 }
 
 void

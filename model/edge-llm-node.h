@@ -605,8 +605,13 @@ class EdgeLlmNode : public Application
      * \brief A backhaul message from \p peerCellId: handed to the target role (request,
      *        complete, redirect refused, batch close) or the source role (response,
      *        status, redirect, stop); TRANSFER_CANCEL to whichever holds the session.
+     *        \p controlChannel: it came on the separate control channel (a request's
+     *        control copy), not on the KV connection.
      */
-    void OnBackhaulMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message);
+    void OnBackhaulMessage(uint16_t peerCellId,
+                           bool controlChannel,
+                           const KvFrameHeader& frame,
+                           Ptr<Packet> message);
     /// End \p session here: SessionLost traced once, LOST to its source if restoring.
     void LoseSession(Session& session, uint16_t cellId, LossReason reason);
     Ptr<Socket> MakeBackhaulSocket() const;
@@ -620,11 +625,6 @@ class EdgeLlmNode : public Application
     void StartDatagramStreams(uint16_t port, bool control);
     /// A datagram on a UDP socket of StartDatagramStreams: to the stream of its sender.
     void HandleBackhaulDatagram(bool control, Ptr<Socket> socket);
-    /**
-     * \brief A control-channel message (ControlChannel=Separate): as OnBackhaulMessage,
-     *        a TRANSFER_REQUEST marked as the control copy.
-     */
-    void OnControlMessage(uint16_t peerCellId, const KvFrameHeader& frame, Ptr<Packet> message);
     uint32_t PeerMtu(const Peer& peer) const;
     /// \return the peer link's round-trip time estimate: 2 d + 4 (MTU + 2) x 8 / R, s (R:
     ///         ConfiguredLoneFlowBitRate)

@@ -377,20 +377,28 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     {
         req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
     }
-    peer.Control()->SendMessage(
-        KvFrameHeader::TRANSFER_REQUEST,
+    SendTransferRequest(
+        peer,
         req,
         static_cast<uint32_t>(d.prefillTokens * KvTransferRequestHeader::TOKEN_ID_BYTES));
-    if (peer.control)
-    {
-        peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0); // KV's marker
-    }
     KvTransferJob job;
     job.sessionId = sessionId;
     job.handoverTime = now;
     job.deadline = d.deadline;
     job.remainingBytes = d.transferTokens * m_node->m_profile.BytesPerToken();
     peer.connection->AddTransfer(job);
+}
+
+void
+EdgeLlmSourceRole::SendTransferRequest(const EdgeLlmNode::Peer& peer,
+                                       const KvTransferRequestHeader& req,
+                                       uint32_t tokenIdBytes)
+{
+    peer.Control()->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, tokenIdBytes);
+    if (peer.control)
+    {
+        peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0); // KV's marker
+    }
 }
 
 void
@@ -412,11 +420,7 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId, uint16_t targetCellId, 
     req.tokensGenerated = s.generated;
     req.maxNewTokens = s.maxNewTokens;
     req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
-    peer.Control()->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0);
-    if (peer.control)
-    {
-        peer.connection->SendMessage(KvFrameHeader::TRANSFER_REQUEST, req, 0); // KV's marker
-    }
+    SendTransferRequest(peer, req, 0);
     KvTransferJob job;
     job.sessionId = sessionId;
     job.handoverTime = now;

@@ -165,6 +165,15 @@ class EdgeLlmSourceRole
      */
     void StartSlotTransfer(uint64_t sessionId, uint16_t targetCellId, uint64_t context);
 
+    /**
+     * \brief Send \p req to \p peer: on its control connection with \p tokenIdBytes of
+     *        forwarded token ids, and with ControlChannel=Separate also (without them)
+     *        into its KV connection, ahead of the session's KV bytes.
+     */
+    static void SendTransferRequest(const EdgeLlmNode::Peer& peer,
+                                    const KvTransferRequestHeader& req,
+                                    uint32_t tokenIdBytes);
+
     /// A slot: the policy shares each target's slot budget among its active users
     /// (HandoverScheduler::ShareSlot; ImpactHO: water-filling, Theorem 1, Eq. (9),
     /// Algorithm 1); each user's transport may send its grant.
