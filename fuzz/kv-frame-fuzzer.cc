@@ -94,6 +94,16 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
                 message->RemoveHeader(h);
                 break;
             }
+            case KvFrameHeader::PLAN_REQUEST: {
+                KvPlanRequestHeader h;
+                message->RemoveHeader(h);
+                break;
+            }
+            case KvFrameHeader::PLAN: {
+                KvPlanHeader h;
+                message->RemoveHeader(h);
+                break;
+            }
             default:
                 __builtin_trap(); // the parser let an invalid type through
             }
@@ -113,6 +123,8 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     ParseDirectly<KvRedirectHeader>(data, size);
     ParseDirectly<KvTransferResponseHeader>(data, size);
     ParseDirectly<KvTransferStatusHeader>(data, size);
+    ParseDirectly<KvPlanRequestHeader>(data, size);
+    ParseDirectly<KvPlanHeader>(data, size);
 
     Ptr<Packet> datagram = Create<Packet>(data, static_cast<uint32_t>(size));
     KvDatagramHeader h;

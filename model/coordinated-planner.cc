@@ -22,6 +22,17 @@ CoordinatedPlanner::CoordinatedPlanner(PrefillTimeModel prefill, double batchPer
     }
 }
 
+void
+CoordinatedPlanner::SetGpuFreeAt(double t)
+{
+    if (!std::isfinite(t))
+    {
+        throw std::invalid_argument("CoordinatedPlanner: gpuFreeAt = " + std::to_string(t) +
+                                    " s; valid: finite");
+    }
+    m_gpuFreeAt = t;
+}
+
 double
 CoordinatedPlanner::Check(const std::vector<CoordinatedSource>& sources) const
 {
@@ -40,6 +51,13 @@ CoordinatedPlanner::Check(const std::vector<CoordinatedSource>& sources) const
                                         " (cell " + std::to_string(src.sourceCellId) +
                                         "): backhaulTokensPerSecond = " + std::to_string(r) +
                                         "; valid: finite and > 0");
+        }
+        if (!std::isfinite(src.backhaulFreeAt))
+        {
+            throw std::invalid_argument(
+                "CoordinatedPlanner: source " + std::to_string(s) + " (cell " +
+                std::to_string(src.sourceCellId) +
+                "): backhaulFreeAt = " + std::to_string(src.backhaulFreeAt) + "; valid: finite");
         }
         if (src.ues.empty())
         {
@@ -65,10 +83,12 @@ CoordinatedPlanner::PlanWithPrefillLength(const std::vector<CoordinatedSource>& 
     for (const CoordinatedSource& src : sources)
     {
         // One GPU batch for every source: it cannot start before the last handover of
-        // any of them (a source's own planner sees that as the GPU being busy until then).
+        // any of them (a source's own planner sees that as the GPU being busy until then),
+        // nor before the GPU is free.
         CtHoPlanner planner(src.backhaulTokensPerSecond, m_prefill, m_batchPeriod);
+        planner.SetBackhaulFreeAt(src.backhaulFreeAt);
         CtHoSignalling shared;
-        shared.gpuFreeAt = last;
+        shared.gpuFreeAt = std::max(last, m_gpuFreeAt);
         planner.SetSignalling(shared);
         plan.sources.push_back(planner.PlanWithPrefillLength(src.ues, prefillLength));
         const CtHoPlan& p = plan.sources.back();

@@ -22,6 +22,7 @@ struct CoordinatedSource
 {
     uint16_t sourceCellId{0};          //!< The source BS (echoed in the plan)
     double backhaulTokensPerSecond{0}; //!< R_s of its path to the target, tokens/s, > 0
+    double backhaulFreeAt{0};          //!< When its path is free of earlier transfers, s
     std::vector<CtHoUe> ues;           //!< Its UEs, >= 1; handover times >= 0, contexts >= 1
 };
 
@@ -85,12 +86,22 @@ class CoordinatedPlanner
     CoordinatedPlan PlanWithPrefillLength(const std::vector<CoordinatedSource>& sources,
                                           uint64_t prefillLength) const;
 
+    /**
+     * \brief The target's GPU is busy with earlier batches until \p t: the batch starts on
+     *        the first T_c boundary at or after max(t, the last handover) (issue: the
+     *        target's GPU in the plan).
+     * \param t s, finite (default 0: idle)
+     * \throws std::invalid_argument if not finite
+     */
+    void SetGpuFreeAt(double t);
+
   private:
     /// Checks \p sources; \return the last handover time over all of them
     double Check(const std::vector<CoordinatedSource>& sources) const;
 
     PrefillTimeModel m_prefill; //!< p(L)
     double m_batchPeriod;       //!< T_c, s
+    double m_gpuFreeAt{0};      //!< When the target's GPU is free, s
 };
 
 } // namespace ns3

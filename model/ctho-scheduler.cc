@@ -14,6 +14,7 @@ namespace ns3
 NS_OBJECT_ENSURE_REGISTERED(CtHoScheduler);
 NS_OBJECT_ENSURE_REGISTERED(ThoScheduler);
 NS_OBJECT_ENSURE_REGISTERED(ChoScheduler);
+NS_OBJECT_ENSURE_REGISTERED(CoordinatedCtHoScheduler);
 
 TypeId
 CtHoScheduler::GetTypeId()
@@ -87,6 +88,37 @@ ChoScheduler::ChoosePrefillLength(const CtHoPlanner& /* planner */,
                                   const std::vector<CtHoUe>& /* batch */) const
 {
     return 0;
+}
+
+TypeId
+CoordinatedCtHoScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::CoordinatedCtHoScheduler")
+            .SetParent<CtHoScheduler>()
+            .SetGroupName("EdgeLlm")
+            .AddConstructor<CoordinatedCtHoScheduler>()
+            .AddAttribute("PlanLead",
+                          "How long before a batch's first announced handover its source asks "
+                          "the target for a coordinated plan (PLAN_REQUEST); the target must "
+                          "answer within half of it. Valid: (0, 3600] s; it must exceed twice "
+                          "the one-way backhaul delay for the PLAN to arrive in time.",
+                          TimeValue(MilliSeconds(200)),
+                          MakeTimeAccessor(&CoordinatedCtHoScheduler::m_planLead),
+                          MakeTimeChecker(NanoSeconds(1), Seconds(3600)));
+    return tid;
+}
+
+std::string
+CoordinatedCtHoScheduler::GetSchemeName() const
+{
+    return "tc-ctho";
+}
+
+Time
+CoordinatedCtHoScheduler::GetPlanLead() const
+{
+    return m_planLead;
 }
 
 } // namespace ns3

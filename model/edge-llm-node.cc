@@ -355,6 +355,13 @@ EdgeLlmNode::GetTypeId()
                             "the targets planned at once that share its busiest link.",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_backhaulPlannedTrace),
                             "ns3::EdgeLlmNode::BackhaulPlannedTracedCallback")
+            .AddTraceSource("CoordinatedBatchPlanned",
+                            "Target (target-coordinated ctHO): it planned the handovers that "
+                            "PLAN_REQUESTs of several sources announced as one GPU batch "
+                            "(groupId, sources, members, prefill length L in tokens, planned "
+                            "batch start t_s).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_coordinatedTrace),
+                            "ns3::EdgeLlmNode::CoordinatedTracedCallback")
             .AddTraceSource("TransferRequestReceived",
                             "Target: a TRANSFER_REQUEST opened a restore, or was refused "
                             "(sessionId, sourceCellId, tokens to transfer n_tx); with "
@@ -647,6 +654,10 @@ EdgeLlmNode::ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when
 {
     NS_LOG_FUNCTION(this << sessionId << targetCellId << when);
     m_source->GetBatcher().Expect(sessionId, targetCellId, when);
+    if (m_scheduler->GetPlanLead().IsStrictlyPositive())
+    {
+        m_source->ScheduleAnnouncement(targetCellId, when); // target-coordinated ctHO
+    }
 }
 
 double
@@ -1543,6 +1554,18 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId,
         KvBatchCloseHeader close;
         message->RemoveHeader(close);
         m_target->OnBatchClose(peerCellId, close);
+        break;
+    }
+    case KvFrameHeader::PLAN_REQUEST: {
+        KvPlanRequestHeader request;
+        message->RemoveHeader(request);
+        m_target->OnPlanRequest(peerCellId, request);
+        break;
+    }
+    case KvFrameHeader::PLAN: {
+        KvPlanHeader plan;
+        message->RemoveHeader(plan);
+        m_source->OnPlan(peerCellId, plan);
         break;
     }
     default:

@@ -254,6 +254,21 @@ class EdgeLlmNode : public Application
     typedef void (*LostTracedCallback)(uint64_t sessionId, uint16_t cellId, LossReason reason);
 
     /**
+     * \brief TracedCallback signature for a coordinated plan (at the target;
+     *        target-coordinated ctHO).
+     * \param [in] groupId the GPU batch (its requests' batchId)
+     * \param [in] sources sources planned together
+     * \param [in] members handovers planned, over every source
+     * \param [in] prefillLength L, tokens
+     * \param [in] batchStart the batch's planned start t_s
+     */
+    typedef void (*CoordinatedTracedCallback)(uint32_t groupId,
+                                              uint32_t sources,
+                                              uint32_t members,
+                                              uint64_t prefillLength,
+                                              Time batchStart);
+
+    /**
      * \brief Declare a backhaul peer reachable over a direct link (e.g. X2).
      * \param peerCellId the peer BS's cell id
      * \param localAddress this BS's address on the link
@@ -720,7 +735,9 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint64_t, uint64_t, Time> m_plannedTrace;   //!< HandoverPlanned
     TracedCallback<uint16_t, double, uint32_t> m_backhaulPlannedTrace;   //!< BackhaulPlanned
     TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;            //!< SessionRestored
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace;      //!< KvTransferReceived
+    /// CoordinatedBatchPlanned
+    TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_coordinatedTrace;
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace; //!< KvTransferReceived
     TracedCallback<uint64_t, uint16_t, uint64_t>
         m_requestReceivedTrace;                                    //!< TransferRequestReceived
     TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace; //!< TransferCancelled

@@ -61,7 +61,7 @@ EdgeLlmSourceRole::OnHandoverFailure(Session& s)
     {
         // Source, before the handover started (the target's RRC refused the UE): the UE
         // stays here, and no batch may wait for it.
-        const uint16_t target = m_batcher->Withdraw(sessionId);
+        const uint16_t target = Withdraw(sessionId);
         if (target != 0)
         {
             m_node->m_failedTrace(sessionId, target, 0);
@@ -225,10 +225,7 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << sessionId
                             << " handed over before its prompt arrived");
         m_node->m_noSessionTrace(sessionId, targetCellId, 0);
-        if (m_batcher)
-        {
-            m_batcher->Withdraw(sessionId);
-        }
+        Withdraw(sessionId);
         return;
     }
     if (sit == m_node->m_sessions.end() || sit->second.GetState() == EdgeLlmNode::HANDED_OVER ||
@@ -250,10 +247,7 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << sessionId << " decoded all its "
                             << s.maxNewTokens << " tokens before the handover; nothing to restore");
         m_node->m_afterDecodingTrace(sessionId, targetCellId, s.generated);
-        if (m_batcher)
-        {
-            m_batcher->Withdraw(sessionId); // no announced batch may wait for it
-        }
+        Withdraw(sessionId); // no announced batch may wait for it
         return;
     }
     s.decodeEvent.Cancel();
@@ -314,6 +308,155 @@ EdgeLlmSourceRole::ProcessPendingHandovers()
     m_gatheredTargets.clear();
 }
 
+uint16_t
+EdgeLlmSourceRole::Withdraw(uint64_t sessionId)
+{
+    if (!m_batcher)
+    {
+        return 0;
+    }
+    const uint16_t target = m_batcher->Withdraw(sessionId);
+    const auto it = m_coordination.find(target);
+    if (it != m_coordination.end() && it->second.members.erase(sessionId) > 0)
+    {
+        // The target counts this source's members of its group: one fewer now.
+        KvBatchCloseHeader close;
+        close.batchId = it->second.groupId;
+        close.batchSize = static_cast<uint16_t>(it->second.members.size());
+        m_node->m_peers.at(target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+        if (it->second.members.empty())
+        {
+            m_coordination.erase(it);
+        }
+    }
+    return target;
+}
+
+void
+EdgeLlmSourceRole::ScheduleAnnouncement(uint16_t target, Time when)
+{
+    const Time at = std::max(Simulator::Now(), when - m_node->m_scheduler->GetPlanLead());
+    EventId& event = m_announceEvents[target];
+    if (compat::IsPending(event) && Simulator::GetDelayLeft(event) + Simulator::Now() <= at)
+    {
+        return; // an earlier request to this target takes this handover too
+    }
+    event.Cancel();
+    event =
+        Simulator::Schedule(at - Simulator::Now(), &EdgeLlmSourceRole::AnnounceBatch, this, target);
+}
+
+void
+EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
+{
+    const auto peer = m_node->m_peers.find(target);
+    if (peer == m_node->m_peers.end())
+    {
+        return; // no path: the handover loses the session (NO_BACKHAUL_PATH)
+    }
+    KvPlanRequestHeader req;
+    std::set<uint64_t> members;
+    Time first = Time::Max();
+    for (const auto& [sessionId, when] : GetBatcher().GetExpected(target))
+    {
+        if (m_requested.count(sessionId))
+        {
+            continue;
+        }
+        const uint64_t context = m_node->PredictContextAt(sessionId, when);
+        if (context == 0 || req.members.size() == KvPlanRequestHeader::MAX_MEMBERS)
+        {
+            continue; // no session yet, or the request is full: planned alone, as ctHO
+        }
+        req.members.push_back({sessionId, when.GetNanoSeconds(), static_cast<uint32_t>(context)});
+        members.insert(sessionId);
+        first = std::min(first, when);
+    }
+    if (members.empty())
+    {
+        return;
+    }
+    const Peer& p = peer->second;
+    const double planned = m_node->PlanningBitRate(p);
+    req.requestId = m_nextPlanRequest++;
+    req.replyByNs = (first - m_node->m_scheduler->GetPlanLead() / 2).GetNanoSeconds();
+    req.planningBitRate = static_cast<uint64_t>(std::llround(planned));
+    req.backhaulFreeAtNs =
+        (Simulator::Now() +
+         Seconds(8.0 * static_cast<double>(p.connection->GetBacklogBytes()) / planned))
+            .GetNanoSeconds();
+    req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
+    NS_LOG_INFO("cell " << m_node->m_cellId << ": PLAN_REQUEST " << req.requestId << " to cell "
+                        << target << ", " << members.size() << " handovers from "
+                        << first.As(Time::S));
+    p.Control()->SendMessage(KvFrameHeader::PLAN_REQUEST, req, 0);
+    m_requested.insert(members.begin(), members.end());
+    m_planRequests[req.requestId] = {target, members};
+}
+
+void
+EdgeLlmSourceRole::OnPlan(uint16_t peerCellId, const KvPlanHeader& plan)
+{
+    const auto request = m_planRequests.find(plan.requestId);
+    if (request == m_planRequests.end() || request->second.first != peerCellId)
+    {
+        return;
+    }
+    HandoverBatcher::Coordination co;
+    co.groupId = plan.groupId;
+    co.groupSize = plan.groupSize;
+    co.prefillLength = plan.prefillLength;
+    co.batchStart = NanoSeconds(plan.batchStartNs).GetSeconds();
+    std::set<uint64_t> expected;
+    for (const auto& [sessionId, when] : GetBatcher().GetExpected(peerCellId))
+    {
+        expected.insert(sessionId);
+    }
+    bool late = false;
+    for (uint64_t member : request->second.second)
+    {
+        // A member whose handover started before the plan came is in a batch planned
+        // alone; one withdrawn since the request will not come.
+        late = late || GetBatcher().IsInBatch(member);
+        if (expected.count(member))
+        {
+            co.members.insert(member);
+        }
+    }
+    const std::size_t requested = request->second.second.size();
+    m_planRequests.erase(request);
+    auto stored = m_coordination.find(peerCellId);
+    if (!late && stored != m_coordination.end() && stored->second.groupId == co.groupId)
+    {
+        // A second request in the same group: the target counts both.
+        co.members.insert(stored->second.members.begin(), stored->second.members.end());
+    }
+    else if (stored != m_coordination.end() && !late)
+    {
+        stored = m_coordination.end(); // an older plan, not used yet: this one replaces it
+    }
+    if (late ||
+        co.members.size() <
+            requested + (stored != m_coordination.end() ? stored->second.members.size() : 0))
+    {
+        // The target counts every requested member: say how many will join its batch
+        // (none when the batch was planned alone, the PLAN having come too late).
+        KvBatchCloseHeader close;
+        close.batchId = co.groupId;
+        close.batchSize = late ? 0 : static_cast<uint16_t>(co.members.size());
+        m_node->m_peers.at(peerCellId).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+    }
+    if (late || co.members.empty())
+    {
+        NS_LOG_INFO("cell " << m_node->m_cellId << ": PLAN " << plan.requestId << " from cell "
+                            << peerCellId
+                            << (late ? " came after its batch formed" : " has no member left")
+                            << "; not used");
+        return;
+    }
+    m_coordination[peerCellId] = co;
+}
+
 void
 EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
                                  uint16_t targetCellId,
@@ -349,6 +492,14 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
         return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / bitRate;
     };
     m_node->m_backhaulPlannedTrace(targetCellId, planned, share.sharers);
+    const auto coordination = m_coordination.find(targetCellId);
+    if (coordination != m_coordination.end() && coordination->second.members.count(sessionId) &&
+        !GetBatcher().IsInBatch(sessionId))
+    {
+        // The first handover of a coordinated batch: the batch follows the target's plan.
+        inputs.coordination = coordination->second;
+        m_coordination.erase(coordination);
+    }
     const HandoverBatcher::Decision d = GetBatcher().Start(
         sessionId,
         targetCellId,
@@ -376,6 +527,10 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     if (m_node->m_layerwise)
     {
         req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
+    }
+    if (d.coordinated)
+    {
+        req.flags |= KvTransferRequestHeader::COORDINATED;
     }
     SendTransferRequest(
         peer,

@@ -122,9 +122,42 @@ class EdgeLlmSourceRole
      */
     void OnTransferSent(uint64_t sessionId);
 
+    /**
+     * \brief Target-coordinated ctHO (Scheduler's PlanLead > 0): a handover to
+     *        \p target was announced for \p when; the batch's PLAN_REQUEST goes PlanLead
+     *        before its first announced handover (AnnounceBatch).
+     * \param target the target cell
+     * \param when the announced handover time
+     */
+    void ScheduleAnnouncement(uint16_t target, Time when);
+
+    /**
+     * \brief The target's coordinated plan for one of this source's PLAN_REQUESTs: the
+     *        batch formed at the members' first handover follows it (StartTransfer).
+     * \param peerCellId the target
+     * \param plan the PLAN
+     */
+    void OnPlan(uint16_t peerCellId, const KvPlanHeader& plan);
+
   private:
     /// Process the online handovers gathered for GatherTime as one plan per target.
     void ProcessPendingHandovers();
+
+    /**
+     * \brief Send \p target the announced handovers to it not yet requested or in a batch
+     *        (PLAN_REQUEST: times, contexts predicted at them, this path's planning rate).
+     * \param target the target cell
+     */
+    void AnnounceBatch(uint16_t target);
+
+    /**
+     * \brief Take \p sessionId out of its batch (its handover will not happen); a
+     *        coordinated plan not yet used loses the member and the target is told
+     *        (BATCH_CLOSE with the members left).
+     * \param sessionId the session
+     * \return its announced or batch target (0: none)
+     */
+    uint16_t Withdraw(uint64_t sessionId);
 
     /**
      * \brief Plan the session in its batch (ctHO: L, n_pf, n_tx, deadline tau_i + g(L) at
@@ -220,6 +253,14 @@ class EdgeLlmSourceRole
     std::unique_ptr<HandoverBatcher> m_batcher; //!< Source-side batching (ctHO)
     std::set<uint16_t> m_gatheredTargets;       //!< Targets of one gathering's batches
     EventId m_slotEvent;                        //!< Next slot of a slot policy
+    /// Target-coordinated: the next PLAN_REQUEST to each target
+    std::map<uint16_t, EventId> m_announceEvents;
+    /// Target-coordinated: the members of each PLAN_REQUEST sent, by request id
+    std::map<uint32_t, std::pair<uint16_t, std::set<uint64_t>>> m_planRequests;
+    std::set<uint64_t> m_requested; //!< Sessions in a PLAN_REQUEST
+    uint32_t m_nextPlanRequest{1};  //!< Next PLAN_REQUEST id
+    /// Target-coordinated: each target's PLAN not yet used by a batch
+    std::map<uint16_t, HandoverBatcher::Coordination> m_coordination;
 };
 
 } // namespace ns3

@@ -3,6 +3,7 @@
  */
 #include "edge-llm-target-role.h"
 
+#include "coordinated-planner.h"
 #include "edge-llm-compat.h"
 #include "edge-llm-source-role.h"
 
@@ -11,8 +12,10 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <vector>
 
 namespace ns3
@@ -147,7 +150,171 @@ EdgeLlmTargetRole::OnTransferCancel(uint16_t peerCellId, const KvTransferComplet
 void
 EdgeLlmTargetRole::OnBatchClose(uint16_t peerCellId, const KvBatchCloseHeader& close)
 {
+    if (close.batchId & KvPlanHeader::GROUP_BIT)
+    {
+        // A source's part of a coordinated batch: the members it will still send.
+        auto it = m_groups.find(close.batchId);
+        if (it != m_groups.end() && it->second.planned && it->second.parts.count(peerCellId))
+        {
+            it->second.parts[peerCellId] = close.batchSize;
+            UpdateGroup(close.batchId, false);
+        }
+        return;
+    }
     m_node->m_gpu->Close((uint64_t{peerCellId} << 32) | close.batchId, close.batchSize);
+}
+
+uint32_t
+EdgeLlmTargetRole::Group::Size() const
+{
+    uint32_t n = 0;
+    for (const auto& [source, members] : parts)
+    {
+        n += members;
+    }
+    return n;
+}
+
+void
+EdgeLlmTargetRole::OnPlanRequest(uint16_t peerCellId, const KvPlanRequestHeader& request)
+{
+    NS_LOG_FUNCTION(this << peerCellId << request.requestId);
+    if (request.members.empty())
+    {
+        return;
+    }
+    if (m_openGroup == 0)
+    {
+        m_openGroup = KvPlanHeader::GROUP_BIT | ++m_groupCounter;
+        m_groups[m_openGroup].closeAt = Time::Max();
+    }
+    Group& g = m_groups[m_openGroup];
+    g.requests.emplace_back(peerCellId, request);
+    // Planned when the first reply is due, so that every PLAN leaves in time.
+    const Time closeAt =
+        std::max(Simulator::Now(), std::min(g.closeAt, NanoSeconds(request.replyByNs)));
+    if (closeAt < g.closeAt)
+    {
+        g.closeAt = closeAt;
+        g.closeEvent.Cancel();
+        g.closeEvent = Simulator::Schedule(closeAt - Simulator::Now(),
+                                           &EdgeLlmTargetRole::CloseGroup,
+                                           this,
+                                           m_openGroup);
+    }
+}
+
+void
+EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
+{
+    if (m_openGroup == groupId)
+    {
+        m_openGroup = 0; // later requests open the next group
+    }
+    Group& g = m_groups.at(groupId);
+    g.planned = true;
+    // One planner source per BS (its requests share its path).
+    std::map<uint16_t, CoordinatedSource> bySource;
+    for (const auto& [source, req] : g.requests)
+    {
+        CoordinatedSource& src = bySource[source];
+        src.sourceCellId = source;
+        src.backhaulTokensPerSecond = static_cast<double>(req.planningBitRate) /
+                                      (8.0 * std::max<uint32_t>(1, req.bytesPerToken));
+        src.backhaulFreeAt = std::max(0.0, NanoSeconds(req.backhaulFreeAtNs).GetSeconds());
+        for (const KvPlanRequestHeader::Member& m : req.members)
+        {
+            src.ues.push_back({m.sessionId,
+                               std::max(0.0, NanoSeconds(m.handoverTimeNs).GetSeconds()),
+                               std::max<uint64_t>(1, m.contextTokens)});
+            g.parts[source] += 1;
+            m_groupOf[m.sessionId] = {groupId, source};
+        }
+    }
+    std::vector<CoordinatedSource> sources;
+    for (auto& [source, src] : bySource)
+    {
+        sources.push_back(std::move(src));
+    }
+    CoordinatedPlanner planner(m_node->m_gpu->GetModel(),
+                               m_node->m_gpu->GetBatchPeriod().GetSeconds());
+    planner.SetGpuFreeAt(m_node->m_gpu->GetBusyUntil().GetSeconds());
+    CoordinatedPlan plan;
+    try
+    {
+        plan = planner.PlanOptimal(sources);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        // A source's rate of 0 (it knows no capacity to this BS): no coordinated plan;
+        // every source plans alone.
+        NS_LOG_WARN("cell " << m_node->m_cellId << ": group " << groupId
+                            << " not planned: " << e.what());
+        for (const auto& [source, req] : g.requests)
+        {
+            for (const KvPlanRequestHeader::Member& m : req.members)
+            {
+                m_groupOf.erase(m.sessionId);
+            }
+        }
+        m_groups.erase(groupId);
+        return;
+    }
+    const uint32_t size = g.Size();
+    NS_LOG_INFO("cell " << m_node->m_cellId << ": group " << groupId << " of " << size
+                        << " handovers from " << sources.size() << " sources, L = "
+                        << plan.prefillLength << ", batch start " << plan.batchStart << " s");
+    m_node->m_coordinatedTrace(groupId,
+                               static_cast<uint32_t>(sources.size()),
+                               size,
+                               plan.prefillLength,
+                               Seconds(plan.batchStart));
+    for (const auto& [source, req] : g.requests)
+    {
+        KvPlanHeader reply;
+        reply.requestId = req.requestId;
+        reply.groupId = groupId;
+        reply.groupSize = static_cast<uint16_t>(size);
+        reply.sources = static_cast<uint16_t>(sources.size());
+        reply.prefillLength = static_cast<uint32_t>(plan.prefillLength);
+        reply.batchStartNs = Seconds(plan.batchStart).GetNanoSeconds();
+        m_node->m_peers.at(source).Control()->SendMessage(KvFrameHeader::PLAN, reply, 0);
+    }
+    g.requests.clear();
+    if (plan.prefillLength == 0)
+    {
+        // No prefill: the members' requests join no GPU batch.
+        for (auto it = m_groupOf.begin(); it != m_groupOf.end();)
+        {
+            it = it->second.first == groupId ? m_groupOf.erase(it) : std::next(it);
+        }
+        m_groups.erase(groupId);
+    }
+}
+
+void
+EdgeLlmTargetRole::UpdateGroup(uint32_t groupId, bool joinedNow)
+{
+    auto it = m_groups.find(groupId);
+    if (it == m_groups.end())
+    {
+        return;
+    }
+    const uint32_t size = it->second.Size();
+    const uint32_t joined = it->second.joined;
+    if (!joinedNow && joined > 0 && size > 0)
+    {
+        // The GPU batch is waiting for the members that joined and the rest.
+        m_node->m_gpu->Close((uint64_t{m_node->m_cellId} << 32) | groupId, std::max(size, joined));
+    }
+    if (joined >= size)
+    {
+        for (auto m = m_groupOf.begin(); m != m_groupOf.end();)
+        {
+            m = m->second.first == groupId ? m_groupOf.erase(m) : std::next(m);
+        }
+        m_groups.erase(it); // started (or empty): nothing more to count
+    }
 }
 
 void
@@ -214,18 +381,43 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
                    s.expectedKvBytes > 0;
     s.restoreGeneration = ++m_restoreCounter;
     s.batchPending = req.prefillTokens > 0;
+    const bool coordinated = req.flags & KvTransferRequestHeader::COORDINATED;
+    const auto announced = m_groupOf.find(req.sessionId);
+    uint32_t batchSize = req.batchSize;
+    uint32_t group = 0; // the coordination group this request changes
+    if (announced != m_groupOf.end() && announced->second.second == peerCellId)
+    {
+        group = announced->second.first;
+        m_groupOf.erase(announced);
+        Group& g = m_groups.at(group);
+        if (coordinated && s.batchPending)
+        {
+            ++g.joined;
+            batchSize = g.Size(); // sources may have closed parts since the PLAN
+        }
+        else
+        {
+            // Planned alone (the PLAN came late or not at all): one member fewer.
+            g.parts[peerCellId] -= std::min<uint32_t>(1, g.parts[peerCellId]);
+        }
+    }
     if (s.batchPending)
     {
-        const uint64_t key = (uint64_t{peerCellId} << 32) | req.batchId;
+        const uint64_t key = coordinated ? (uint64_t{m_node->m_cellId} << 32) | req.batchId
+                                         : (uint64_t{peerCellId} << 32) | req.batchId;
         m_node->m_gpu->Join(
             key,
-            req.batchSize,
+            batchSize,
             req.prefillLength,
             s.handoverTime,
             compat::Bind(MakeCallback(&EdgeLlmTargetRole::OnRestorePrefillDone, this),
                          req.sessionId,
                          s.restoreGeneration,
                          false));
+    }
+    if (group != 0)
+    {
+        UpdateGroup(group, coordinated && s.batchPending);
     }
     if (m_node->m_statusInterval.IsStrictlyPositive())
     {

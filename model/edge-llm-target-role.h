@@ -7,8 +7,11 @@
 #include "edge-llm-node.h"
 
 #include <cstdint>
+#include <map>
 #include <set>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 namespace ns3
 {
@@ -88,6 +91,15 @@ class EdgeLlmTargetRole
      * \param close the message
      */
     void OnBatchClose(uint16_t peerCellId, const KvBatchCloseHeader& close);
+
+    /**
+     * \brief PLAN_REQUEST (target-coordinated ctHO): a source's announced handovers join
+     *        the open coordination group, which is planned (CloseGroup) at the earliest
+     *        reply-by time of its requests.
+     * \param peerCellId the source
+     * \param request the message
+     */
+    void OnPlanRequest(uint16_t peerCellId, const KvPlanRequestHeader& request);
 
     /**
      * \brief The UE of a session restoring here hands over again: back to the source
@@ -194,11 +206,47 @@ class EdgeLlmTargetRole
      */
     void RelaySession(Session& s);
 
+    /**
+     * \brief Plan a coordination group: one L for every source's announced handovers
+     *        (CoordinatedPlanner, with this BS's GPU busy until its last batch ends), a
+     *        PLAN to each request, CoordinatedBatchPlanned.
+     * \param groupId the group
+     */
+    void CloseGroup(uint32_t groupId);
+
+    /**
+     * \brief A group's members changed: one joined its GPU batch (PrefillEngine::Join
+     *        started the batch if it was the last), one came planned alone, or a source
+     *        closed its part (the batch then starts once the members left have joined);
+     *        a group whose members have all joined is forgotten.
+     * \param groupId the group
+     * \param joinedNow a member has just joined (its Join sized the batch)
+     */
+    void UpdateGroup(uint32_t groupId, bool joinedNow);
+
+    /// A coordination group: the handovers of several sources planned as one GPU batch.
+    struct Group
+    {
+        /// The PLAN_REQUESTs gathered: (source, request)
+        std::vector<std::pair<uint16_t, KvPlanRequestHeader>> requests;
+        std::map<uint16_t, uint32_t> parts; //!< Members per source, once planned
+        uint32_t joined{0};                 //!< Members whose request joined the GPU batch
+        bool planned{false};                //!< CloseGroup ran
+        Time closeAt;                       //!< When CloseGroup runs
+        EventId closeEvent;                 //!< CloseGroup
+        uint32_t Size() const;              //!< \return the members over every part
+    };
+
     EdgeLlmNode* m_node;          //!< The BS (owner)
     uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
     /// ControlChannel=Separate: requests (source cell, session, tau in ns) whose one copy
     /// has come and acted, the other not yet
     std::set<std::tuple<uint16_t, uint64_t, int64_t>> m_halfReceived;
+    std::map<uint32_t, Group> m_groups; //!< Coordination groups by id
+    uint32_t m_openGroup{0};            //!< The group requests join (0: none open)
+    uint32_t m_groupCounter{0};         //!< Numbers the groups
+    /// Announced members not yet joined: session -> (group, source)
+    std::map<uint64_t, std::pair<uint32_t, uint16_t>> m_groupOf;
 };
 
 } // namespace ns3

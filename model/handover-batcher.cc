@@ -58,6 +58,26 @@ HandoverBatcher::IsAnnounced(uint64_t sessionId, uint16_t target) const
            });
 }
 
+std::vector<std::pair<uint64_t, Time>>
+HandoverBatcher::GetExpected(uint16_t target) const
+{
+    std::vector<std::pair<uint64_t, Time>> expected;
+    for (const Expected& e : m_expected)
+    {
+        if (e.target == target && !IsInBatch(e.sessionId))
+        {
+            expected.emplace_back(e.sessionId, e.when);
+        }
+    }
+    return expected;
+}
+
+bool
+HandoverBatcher::IsInBatch(uint64_t sessionId) const
+{
+    return m_memberOf.count(sessionId) || m_started.count(sessionId);
+}
+
 std::vector<std::pair<uint16_t, Time>>
 HandoverBatcher::GetAnnounced() const
 {
@@ -91,13 +111,32 @@ HandoverBatcher::Plan(Batch& batch, const std::vector<CtHoUe>& planned) const
         batch.inputs.signalling.gpuFreeAt =
             std::max(batch.inputs.signalling.gpuFreeAt, busy->second);
     }
+    const Coordination& co = batch.inputs.coordination;
+    if (co.groupId != 0)
+    {
+        // The target's batch waits for every source's last handover and its GPU.
+        batch.inputs.signalling.gpuFreeAt =
+            std::max(batch.inputs.signalling.gpuFreeAt, co.batchStart);
+    }
     const PlanInputs& in = batch.inputs;
-    const CtHoPlan plan = m_scheduler->PlanBatch(planned,
-                                                 in.backhaulTokensPerSecond,
-                                                 in.prefill,
-                                                 in.batchPeriod,
-                                                 in.backhaulFreeAt,
-                                                 in.signalling);
+    CtHoPlan plan;
+    if (co.groupId != 0)
+    {
+        // The target chose L for every source; this source's EDF schedule at that L.
+        CtHoPlanner planner(in.backhaulTokensPerSecond, in.prefill, in.batchPeriod);
+        planner.SetBackhaulFreeAt(in.backhaulFreeAt);
+        planner.SetSignalling(in.signalling);
+        plan = planner.PlanWithPrefillLength(planned, co.prefillLength);
+    }
+    else
+    {
+        plan = m_scheduler->PlanBatch(planned,
+                                      in.backhaulTokensPerSecond,
+                                      in.prefill,
+                                      in.batchPeriod,
+                                      in.backhaulFreeAt,
+                                      in.signalling);
+    }
     batch.prefillLength = plan.prefillLength;
     batch.transferBound = plan.transferDelay;
     return plan;
@@ -117,9 +156,11 @@ HandoverBatcher::FormKnown(uint64_t sessionId,
     batch.inputs.signalling.closeSentAt = -1; // every member announced: no close message
     std::vector<CtHoUe> planned{{sessionId, now.GetSeconds(), context}};
     batch.members.insert(sessionId);
+    // A coordinated batch takes the target's group members only; others stay expected.
+    const Coordination& co = inputs.coordination;
     for (auto it = m_expected.begin(); it != m_expected.end();)
     {
-        if (it->target != target)
+        if (it->target != target || (co.groupId != 0 && !co.members.count(it->sessionId)))
         {
             ++it;
             continue;
@@ -138,7 +179,8 @@ HandoverBatcher::FormKnown(uint64_t sessionId,
         it = m_expected.erase(it);
     }
     const CtHoPlan plan = Plan(batch, planned);
-    batch.announced = batch.members.size();
+    // Coordinated: the target counts every member it was told of; fewer close the batch.
+    batch.announced = co.groupId != 0 ? co.members.size() : batch.members.size();
     const uint32_t id = m_nextBatchId++;
     for (uint64_t member : batch.members)
     {
@@ -260,6 +302,12 @@ HandoverBatcher::Start(uint64_t sessionId,
     Decision d;
     d.batchId = id;
     d.batchSize = batch.online ? 0 : static_cast<uint16_t>(batch.members.size());
+    if (batch.inputs.coordination.groupId != 0)
+    {
+        d.batchId = batch.inputs.coordination.groupId;
+        d.batchSize = batch.inputs.coordination.groupSize;
+        d.coordinated = true;
+    }
     d.prefillLength = batch.prefillLength;
     d.prefillTokens = std::min(context, batch.prefillLength);
     d.transferTokens = context - d.prefillTokens;
@@ -349,7 +397,8 @@ HandoverBatcher::Complete(uint32_t batchId)
     }
     if (m_complete)
     {
-        m_complete(batchId,
+        const uint32_t groupId = batch.inputs.coordination.groupId;
+        m_complete(groupId != 0 ? groupId : batchId,
                    batch.target,
                    static_cast<uint16_t>(batch.arrived.size()),
                    closedByMessage,

@@ -60,7 +60,8 @@ class HandoverBatcher
 
     /**
      * \brief A batch is complete (known times) or closed (online).
-     * Arguments: batch id, target cell, members, true if online (the target needs a
+     * Arguments: batch id (the target's group id for a coordinated batch), target cell,
+     * members, true if online (the target needs a
      * BATCH_CLOSE: an online batch, or a known-times batch that lost a member to Withdraw()),
      * the plan at its L on the actual times and contexts.
      */
@@ -68,6 +69,20 @@ class HandoverBatcher
         std::function<void(uint32_t, uint16_t, uint16_t, bool, const CtHoPlan&)>;
 
     /// What the planner needs besides the UEs.
+    /**
+     * \brief A target's coordinated plan (KvPlanHeader) for announced handovers of this
+     *        source (target-coordinated ctHO): the batch formed at the first of them
+     *        takes only these members, at the target's L, starting no earlier than t_s.
+     */
+    struct Coordination
+    {
+        uint32_t groupId{0};        //!< The target's GPU batch (0: none, plan alone)
+        uint16_t groupSize{0};      //!< Its members over every source
+        uint64_t prefillLength{0};  //!< L, tokens, the target's choice
+        double batchStart{0};       //!< Its planned start t_s, s
+        std::set<uint64_t> members; //!< This source's sessions in it, still expected
+    };
+
     struct PlanInputs
     {
         double backhaulTokensPerSecond{0}; //!< R, tokens/s, > 0
@@ -80,13 +95,18 @@ class HandoverBatcher
         /// Packet level: drain time of the bytes ahead of a control message sent now, s
         /// (the close's closeAhead when the batch closes); empty: signalling.closeAhead
         std::function<double()> closeAheadNow;
+        /// The target's coordinated plan for an announced batch (groupId 0: none)
+        Coordination coordination;
     };
 
     /// One member's part of its batch.
     struct Decision
     {
-        uint32_t batchId{0};        //!< Batch identifier (unique per batcher)
-        uint16_t batchSize{0};      //!< Members in the batch; 0 for an online batch
+        uint32_t batchId{0};        //!< Batch identifier (unique per batcher), or the
+                                    //!< target's group id when coordinated
+        uint16_t batchSize{0};      //!< Members in the batch (the target's group when
+                                    //!< coordinated); 0 for an online batch
+        bool coordinated{false};    //!< The batch follows a target's coordinated plan
         uint64_t prefillLength{0};  //!< L of the batch, tokens
         uint64_t prefillTokens{0};  //!< n_pf = min(C, L)
         uint64_t transferTokens{0}; //!< n_tx = C - n_pf
@@ -122,6 +142,13 @@ class HandoverBatcher
     /// \return true if \p sessionId was announced (Expect()) to \p target, or is in a
     ///         known-times batch
     bool IsAnnounced(uint64_t sessionId, uint16_t target) const;
+
+    /// \return the handovers announced to \p target (Expect()) that are in no batch and
+    ///         have not started: (session, announced time), in announcement order
+    std::vector<std::pair<uint64_t, Time>> GetExpected(uint16_t target) const;
+
+    /// \return true if \p sessionId has started its handover or is in a batch
+    bool IsInBatch(uint64_t sessionId) const;
 
     /// \return the targets of the handovers announced with Expect() that have not
     ///         started, with their announced times
@@ -180,7 +207,8 @@ class HandoverBatcher
         uint64_t prefillLength{0};   //!< L
         double transferBound{0};     //!< g(L) of the plan, s
         std::set<uint64_t> members;  //!< Known times: the sessions to wait for
-        std::size_t announced{0};    //!< Known times: members when planned
+        std::size_t announced{0};    //!< Known times: members when planned (coordinated:
+                                     //!< this source's members in the target's group)
         std::vector<CtHoUe> arrived; //!< Actual (tau, C) so far
         PlanInputs inputs;           //!< As planned
     };

@@ -79,6 +79,12 @@ HandoverScheduler::RemoveSlotTransfer(uint64_t /* sessionId */)
     return 0;
 }
 
+Time
+HandoverScheduler::GetPlanLead() const
+{
+    return Time(0);
+}
+
 bool
 HandoverScheduler::HasSlotTransfers() const
 {

@@ -120,6 +120,14 @@ class HandoverScheduler : public Object
     /// \return a slot policy's slot length dt (ImpactHO Sec. III); 0 for a batch policy
     virtual Time GetSlotLength() const;
 
+    /**
+     * \return for a target-coordinated policy (CoordinatedCtHoScheduler), how long before
+     *         a batch's first announced handover its source asks the target to plan it
+     *         together with other sources' (PLAN_REQUEST); zero (the default): the
+     *         source plans its batches alone
+     */
+    virtual Time GetPlanLead() const;
+
     /// \return a slot policy's transfer window T_max from the handover, after which a
     ///         transfer is truncated (ImpactHO Sec. III); 0 for a batch policy
     virtual Time GetTransferWindow() const;

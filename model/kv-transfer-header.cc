@@ -3,6 +3,8 @@
  */
 #include "kv-transfer-header.h"
 
+#include "ns3/abort.h"
+
 #include <ostream>
 
 namespace ns3
@@ -16,6 +18,8 @@ NS_OBJECT_ENSURE_REGISTERED(KvBatchCloseHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvRedirectHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvTransferResponseHeader);
 NS_OBJECT_ENSURE_REGISTERED(KvTransferStatusHeader);
+NS_OBJECT_ENSURE_REGISTERED(KvPlanRequestHeader);
+NS_OBJECT_ENSURE_REGISTERED(KvPlanHeader);
 
 // ---------------------------------------------------------------------------
 
@@ -93,6 +97,14 @@ KvFrameHeader::IsValid() const
         return messageLength == KvTransferResponseHeader::SIZE && payloadLength == 0;
     case TRANSFER_STATUS:
         return messageLength == KvTransferStatusHeader::SIZE && payloadLength == 0;
+    case PLAN_REQUEST:
+        return messageLength >= KvPlanRequestHeader::FIXED_SIZE &&
+               (messageLength - KvPlanRequestHeader::FIXED_SIZE) %
+                       KvPlanRequestHeader::MEMBER_SIZE ==
+                   0 &&
+               payloadLength == 0;
+    case PLAN:
+        return messageLength == KvPlanHeader::SIZE && payloadLength == 0;
     default:
         return false;
     }
@@ -549,6 +561,170 @@ void
 KvTransferStatusHeader::Print(std::ostream& os) const
 {
     os << "session=" << sessionId << " receivedBytes=" << receivedBytes << " state=" << +state;
+}
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvPlanRequestHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvPlanRequestHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvPlanRequestHeader>();
+    return tid;
+}
+
+TypeId
+KvPlanRequestHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvPlanRequestHeader::GetSerializedSize() const
+{
+    return FIXED_SIZE + MEMBER_SIZE * static_cast<uint32_t>(members.size());
+}
+
+void
+KvPlanRequestHeader::Serialize(Buffer::Iterator start) const
+{
+    NS_ABORT_MSG_IF(members.size() > MAX_MEMBERS,
+                    "KvPlanRequestHeader: " << members.size() << " members; valid: at most "
+                                            << MAX_MEMBERS);
+    start.WriteHtonU32(requestId);
+    start.WriteHtonU16(static_cast<uint16_t>(members.size()));
+    start.WriteHtonU16(0);
+    start.WriteHtonU64(static_cast<uint64_t>(replyByNs));
+    start.WriteHtonU64(planningBitRate);
+    start.WriteHtonU64(static_cast<uint64_t>(backhaulFreeAtNs));
+    start.WriteHtonU32(bytesPerToken);
+    start.WriteHtonU32(0);
+    for (const Member& m : members)
+    {
+        start.WriteHtonU64(m.sessionId);
+        start.WriteHtonU64(static_cast<uint64_t>(m.handoverTimeNs));
+        start.WriteHtonU32(m.contextTokens);
+    }
+}
+
+uint32_t
+KvPlanRequestHeader::Deserialize(Buffer::Iterator start)
+{
+    // Never read past the bytes given: a short string leaves the header invalid.
+    const uint32_t available = start.GetRemainingSize();
+    truncated = available < FIXED_SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
+    Buffer::Iterator count = start;
+    count.ReadNtohU32();
+    const uint32_t n = count.ReadNtohU16();
+    truncated = available < FIXED_SIZE + MEMBER_SIZE * n;
+    if (truncated)
+    {
+        return 0;
+    }
+    requestId = start.ReadNtohU32();
+    start.ReadNtohU16();
+    start.ReadNtohU16();
+    replyByNs = static_cast<int64_t>(start.ReadNtohU64());
+    planningBitRate = start.ReadNtohU64();
+    backhaulFreeAtNs = static_cast<int64_t>(start.ReadNtohU64());
+    bytesPerToken = start.ReadNtohU32();
+    start.ReadNtohU32();
+    members.assign(n, Member());
+    for (Member& m : members)
+    {
+        m.sessionId = start.ReadNtohU64();
+        m.handoverTimeNs = static_cast<int64_t>(start.ReadNtohU64());
+        m.contextTokens = start.ReadNtohU32();
+    }
+    return GetSerializedSize();
+}
+
+bool
+KvPlanRequestHeader::IsValid() const
+{
+    return !truncated;
+}
+
+void
+KvPlanRequestHeader::Print(std::ostream& os) const
+{
+    os << "request=" << requestId << " members=" << members.size() << " replyByNs=" << replyByNs
+       << " planningBitRate=" << planningBitRate << " backhaulFreeAtNs=" << backhaulFreeAtNs
+       << " bytesPerToken=" << bytesPerToken;
+}
+
+// ---------------------------------------------------------------------------
+
+TypeId
+KvPlanHeader::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::KvPlanHeader")
+                            .SetParent<Header>()
+                            .SetGroupName("EdgeLlm")
+                            .AddConstructor<KvPlanHeader>();
+    return tid;
+}
+
+TypeId
+KvPlanHeader::GetInstanceTypeId() const
+{
+    return GetTypeId();
+}
+
+uint32_t
+KvPlanHeader::GetSerializedSize() const
+{
+    return SIZE;
+}
+
+void
+KvPlanHeader::Serialize(Buffer::Iterator start) const
+{
+    start.WriteHtonU32(requestId);
+    start.WriteHtonU32(groupId);
+    start.WriteHtonU16(groupSize);
+    start.WriteHtonU16(sources);
+    start.WriteHtonU32(prefillLength);
+    start.WriteHtonU32(0);
+    start.WriteHtonU64(static_cast<uint64_t>(batchStartNs));
+}
+
+uint32_t
+KvPlanHeader::Deserialize(Buffer::Iterator start)
+{
+    // Never read past the bytes given: a short string leaves the header invalid.
+    truncated = start.GetRemainingSize() < SIZE;
+    if (truncated)
+    {
+        return 0;
+    }
+    requestId = start.ReadNtohU32();
+    groupId = start.ReadNtohU32();
+    groupSize = start.ReadNtohU16();
+    sources = start.ReadNtohU16();
+    prefillLength = start.ReadNtohU32();
+    start.ReadNtohU32();
+    batchStartNs = static_cast<int64_t>(start.ReadNtohU64());
+    return SIZE;
+}
+
+bool
+KvPlanHeader::IsValid() const
+{
+    return !truncated;
+}
+
+void
+KvPlanHeader::Print(std::ostream& os) const
+{
+    os << "request=" << requestId << " group=" << groupId << " size=" << groupSize
+       << " sources=" << sources << " L=" << prefillLength << " batchStartNs=" << batchStartNs;
 }
 
 } // namespace ns3

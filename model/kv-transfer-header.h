@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 namespace ns3
 {
@@ -61,6 +62,9 @@ class KvFrameHeader : public Header
         TRANSFER_REDIRECT_REFUSED = 11, //!< source -> target: no backhaul link to the
                                         //!< redirect's new target; the target keeps
                                         //!< restoring and relays (KvRedirectHeader)
+        PLAN_REQUEST = 12, //!< source -> target: announced handovers to plan together with
+                           //!< other sources' (target-coordinated ctHO; KvPlanRequestHeader)
+        PLAN = 13,         //!< target -> source: the coordinated plan (KvPlanHeader)
     };
 
     /**
@@ -106,6 +110,7 @@ class KvFrameHeader : public Header
  * coordinate, and may be truncated (ImpactHO). Flag bit 1: the n_tx tokens' KV cache
  * comes layer-major (all tokens of layer 0, then layer 1, ...), so the target can use
  * each layer as it completes (EdgeLlmNode::LayerwiseStreaming); without it, token-major.
+ * Flag bit 2: the batch is the target's coordinated one (KvPlanHeader).
  */
 class KvTransferRequestHeader : public Header
 {
@@ -118,6 +123,9 @@ class KvTransferRequestHeader : public Header
     static constexpr uint16_t IMPORTANCE_ORDERED = 1;
     /// flags bit: the KV bytes come layer-major (layer-wise streaming)
     static constexpr uint16_t LAYER_MAJOR = 2;
+    /// flags bit: batchId and batchSize are the target's coordinated GPU batch (a PLAN's
+    /// groupId and groupSize), not the source's own batch
+    static constexpr uint16_t COORDINATED = 4;
 
     /**
      * \brief Get the type ID.
@@ -149,7 +157,7 @@ class KvTransferRequestHeader : public Header
     uint32_t bytesPerToken{0};   //!< s_KV / 8 of the source's model
     uint32_t tokensGenerated{0}; //!< Tokens decoded so far (the stream resumes after them)
     uint32_t maxNewTokens{0};    //!< Tokens the session decodes in total
-    uint16_t flags{0};           //!< IMPORTANCE_ORDERED, LAYER_MAJOR or 0
+    uint16_t flags{0};           //!< IMPORTANCE_ORDERED, LAYER_MAJOR, COORDINATED or 0
     /// The plan has every KV byte of the session at the target by then: the batch's EDF
     /// deadline tau + g(L), simulation time in ns (ctHO, tHO, cHO); 0: no such plan
     /// (ImpactHO's window decides). The target's loss-aware replanning starts from it.
@@ -249,7 +257,8 @@ class KvBatchCloseHeader : public Header
     bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
 
     uint32_t batchId{0};   //!< Batch identifier, as in its TRANSFER_REQUESTs
-    uint16_t batchSize{0}; //!< Members that joined it, >= 1
+    uint16_t batchSize{0}; //!< Members that joined it, >= 1 (a source's part of a
+                           //!< coordinated batch, KvPlanHeader::GROUP_BIT: >= 0)
 };
 
 /**
@@ -377,6 +386,110 @@ class KvTransferStatusHeader : public Header
     uint64_t sessionId{0};     //!< Session
     uint64_t receivedBytes{0}; //!< KV bytes received so far
     uint8_t state{PROGRESS};   //!< State
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief PLAN_REQUEST (target-coordinated ctHO; doc/edge-llm.rst, "Target-coordinated
+ *        planning"): a source announces to the target the handovers it expects there, so
+ *        that the target plans them together with other sources' in one GPU batch. No
+ *        payload.
+ *
+ * Fields (bytes): requestId (4), memberCount (2), reserved (2), replyByNs (8, signed: the
+ * plan must leave the target by then), planningBitRate (8, bit/s of KV payload the source
+ * plans with on its path to the target), backhaulFreeAtNs (8, signed: when that path is
+ * free of earlier transfers), bytesPerToken (4, s_KV / 8), reserved (4): FIXED_SIZE = 40
+ * bytes; then memberCount members of MEMBER_SIZE = 20 bytes: sessionId (8),
+ * handoverTimeNs (8, signed), contextTokens (4, predicted at the handover).
+ */
+class KvPlanRequestHeader : public Header
+{
+  public:
+    /// Bytes before the members.
+    static constexpr uint32_t FIXED_SIZE = 40;
+    /// Bytes per member.
+    static constexpr uint32_t MEMBER_SIZE = 20;
+    /// Most members one request carries (its message length is a 16-bit field).
+    static constexpr uint32_t MAX_MEMBERS = (0xFFFF - FIXED_SIZE) / MEMBER_SIZE;
+
+    /// One announced handover.
+    struct Member
+    {
+        uint64_t sessionId{0};     //!< Session
+        int64_t handoverTimeNs{0}; //!< tau_i, ns
+        uint32_t contextTokens{0}; //!< C_i predicted at tau_i, tokens
+    };
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    /// \return FIXED_SIZE + MEMBER_SIZE x members
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    /**
+     * \brief Read the fixed part, then memberCount members; never reads past the bytes
+     *        given (fewer than it needs: none read, IsValid() false).
+     * \param start where to read
+     * \return the bytes read
+     */
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+    /// \return false if Deserialize() was given fewer bytes than the header says
+    bool IsValid() const;
+
+    bool truncated{false}; //!< Deserialize() was given too few bytes and read none
+
+    uint32_t requestId{0};       //!< Echoed in the PLAN
+    int64_t replyByNs{0};        //!< The plan must leave the target by then, ns
+    uint64_t planningBitRate{0}; //!< The source's KV payload rate to the target, bit/s
+    int64_t backhaulFreeAtNs{0}; //!< When the source's path is free, ns
+    uint32_t bytesPerToken{0};   //!< s_KV / 8
+    std::vector<Member> members; //!< At most MAX_MEMBERS
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief PLAN (target-coordinated ctHO): the target's answer to a PLAN_REQUEST. Every
+ *        member of the request joins the target's GPU batch groupId of groupSize members
+ *        over every source and prefills min(C_i, prefillLength) tokens; the batch starts
+ *        no earlier than batchStartNs. No payload.
+ *
+ * Fields (bytes): requestId (4), groupId (4), groupSize (2), sources (2), prefillLength
+ * (4, L), reserved (4), batchStartNs (8, signed): 28 bytes.
+ */
+class KvPlanHeader : public Header
+{
+  public:
+    /// Serialized size in bytes.
+    static constexpr uint32_t SIZE = 28;
+    /// Set in every groupId (a source's own batch ids are below it), so that a
+    /// BATCH_CLOSE names a coordinated batch or the source's own unambiguously
+    static constexpr uint32_t GROUP_BIT = 0x80000000U;
+
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(Buffer::Iterator start) const override;
+    uint32_t Deserialize(Buffer::Iterator start) override;
+    void Print(std::ostream& os) const override;
+    /// \return false if Deserialize() was given fewer than SIZE bytes (it read none)
+    bool IsValid() const;
+
+    bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
+
+    uint32_t requestId{0};     //!< The PLAN_REQUEST's
+    uint32_t groupId{0};       //!< The target's GPU batch (its TRANSFER_REQUESTs' batchId)
+    uint16_t groupSize{0};     //!< Members of that batch over every source
+    uint16_t sources{0};       //!< Sources planned together
+    uint32_t prefillLength{0}; //!< L, tokens
+    int64_t batchStartNs{0};   //!< The batch's planned start t_s, ns
 };
 
 } // namespace ns3

@@ -31,6 +31,7 @@ struct CtHoInstance
     double b{2e-3};            //!< prefill constant, s
     double c{0};               //!< prefill quadratic, s/token^2
     double batchPeriod{0.01};  //!< T_c, s
+    double backhaulFreeAt{0};  //!< the link is busy with earlier transfers until then, s
     CtHoSignalling signalling; //!< packet-level additions (all zero: the papers' model)
 };
 
@@ -126,6 +127,8 @@ BruteForceValue(const CtHoInstance& inst, uint64_t l)
             sum += request(s[j]) + ntx(s[j]) / inst.rate;
             g = std::max(g, sum + sig.pathDelay - (s[k].handoverTime - s[j].handoverTime));
         }
+        // Behind earlier transfers: the FIFO starts at backhaulFreeAt at the earliest.
+        g = std::max(g, inst.backhaulFreeAt + sum + sig.pathDelay - s[k].handoverTime);
     }
     return std::max(f, g);
 }

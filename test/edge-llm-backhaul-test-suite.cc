@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "ctho-brute-force.h"
 #include "edge-llm-study-checks.h"
 
 #include "ns3/boolean.h"
@@ -14,6 +15,7 @@
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-ran.h"
 #include "ns3/edge-llm-session-stats.h"
+#include "ns3/error-model.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-header.h"
@@ -27,7 +29,9 @@
 #include "ns3/lte-enb-rrc.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/packet-sink.h"
+#include "ns3/pointer.h"
 #include "ns3/position-allocator.h"
+#include "ns3/prefill-engine.h"
 #include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
@@ -40,10 +44,14 @@
 #include <cstdint>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -1614,6 +1622,311 @@ class LteStarTestCase : public TestCase
     }
 };
 
+/// What a coordinated run traced (RunConverging).
+struct ConvergingOutcome
+{
+    std::map<uint64_t, double> restoreDelay;    //!< SessionRestored delay by session, s
+    std::map<uint64_t, double> predictedDelay;  //!< HandoverPlanned delay by session, s
+    std::map<uint64_t, uint64_t> prefillTokens; //!< HandoverPlanned n_pf by session
+    /// The target GPU's batches: (L, members)
+    std::vector<std::pair<uint64_t, uint32_t>> gpuBatches;
+    /// CoordinatedBatchPlanned: (sources, members, L)
+    std::vector<std::tuple<uint32_t, uint32_t, uint64_t>> coordinated;
+    double rate{0}; //!< Each source's planning rate to the target, tokens/s
+};
+
+/// One handover into the target: source site, session, context (tokens), tau (s).
+struct Inbound
+{
+    uint32_t site;    //!< Source site (1 or 2)
+    uint64_t session; //!< Session id
+    uint64_t context; //!< Tokens
+    double tau;       //!< s
+};
+
+/**
+ * 3 sites (cells 1-3) on a 1 Gbit/s, 100 us, MTU 9000 mesh (every pair its own link, so
+ * the two inbound paths are independent, as the coordinated plan assumes), TCP, scheduler
+ * \p scheduler; sessions of \p moves open at their source and hand over to site 0 (cell
+ * 1), announced (ExpectHandover) at 0; \p planLead is the coordinated scheduler's
+ * PlanLead; the sessions of \p failed do not hand over: their handover fails at the
+ * time given (s), before it starts (NotifyHandoverFailure); \p lossFrom2 > 0: every packet the link
+ * from site 0 to site 2 carries in [0.85 s, 0.85 s + lossFrom2) is lost at site 2.
+ */
+ConvergingOutcome
+RunConverging(const std::string& scheduler,
+              const std::vector<Inbound>& moves,
+              Time planLead = MilliSeconds(200),
+              const std::map<uint64_t, double>& failed = {},
+              Time lossFrom2 = Seconds(0))
+{
+    Ipv4AddressGenerator::Reset();
+    NodeContainer nodes;
+    nodes.Create(3);
+    InternetStackHelper().Install(nodes);
+    Ptr<EdgeLlmBackhaul> backhaul = Make("Mesh");
+    backhaul->Install(nodes, nullptr);
+    if (lossFrom2.IsStrictlyPositive())
+    {
+        for (const auto& link : backhaul->GetLinks())
+        {
+            const bool a0 = link.a == nodes.Get(0) && link.b == nodes.Get(2);
+            if (a0 || (link.a == nodes.Get(2) && link.b == nodes.Get(0)))
+            {
+                Ptr<RateErrorModel> all = CreateObject<RateErrorModel>();
+                all->SetAttribute("ErrorRate", DoubleValue(1.0));
+                all->SetAttribute("ErrorUnit", StringValue("ERROR_UNIT_PACKET"));
+                all->Disable();
+                link.devices.Get(a0 ? 1 : 0)->SetAttribute("ReceiveErrorModel", PointerValue(all));
+                Simulator::Schedule(Seconds(0.85), &ErrorModel::Enable, all);
+                Simulator::Schedule(Seconds(0.85) + lossFrom2, &ErrorModel::Disable, all);
+            }
+        }
+    }
+    EdgeLlmHelper edge;
+    if (scheduler == "ns3::CoordinatedCtHoScheduler")
+    {
+        edge.SetSchedulerType(scheduler, "PlanLead", TimeValue(planLead));
+    }
+    else
+    {
+        edge.SetSchedulerType(scheduler);
+    }
+    ApplicationContainer apps = edge.InstallBs(nodes, {1, 2, 3});
+    edge.ConnectBackhaul(apps, backhaul);
+    ConvergingOutcome out;
+    Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(apps.Get(0));
+    target->TraceConnectWithoutContext("SessionRestored",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                           [&out](uint64_t id, uint16_t, Time delay) {
+                                               out.restoreDelay[id] = delay.GetSeconds();
+                                           }));
+    target->TraceConnectWithoutContext(
+        "CoordinatedBatchPlanned",
+        compat::MakeCallback<void, uint32_t, uint32_t, uint32_t, uint64_t, Time>(
+            [&out](uint32_t, uint32_t sources, uint32_t members, uint64_t l, Time) {
+                out.coordinated.emplace_back(sources, members, l);
+            }));
+    target->GetPrefillEngine()->TraceConnectWithoutContext(
+        "BatchStart",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+            [&out](uint64_t, uint64_t l, uint32_t members) {
+                out.gpuBatches.emplace_back(l, members);
+            }));
+    for (uint32_t s = 1; s <= 2; ++s)
+    {
+        DynamicCast<EdgeLlmNode>(apps.Get(s))
+            ->TraceConnectWithoutContext(
+                "HandoverPlanned",
+                compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
+                    [&out](uint64_t id, uint64_t npf, uint64_t, Time delay) {
+                        out.predictedDelay[id] = delay.GetSeconds();
+                        out.prefillTokens[id] = npf;
+                    }));
+    }
+    for (const Inbound& m : moves)
+    {
+        Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(m.site));
+        source->OpenSession(m.session, m.context, 5);
+        source->ExpectHandover(m.session, 1, Seconds(m.tau));
+        if (failed.count(m.session))
+        {
+            Simulator::Schedule(Seconds(failed.at(m.session)),
+                                &EdgeLlmNode::NotifyHandoverFailure,
+                                source,
+                                m.session);
+            continue;
+        }
+        Simulator::Schedule(Seconds(m.tau),
+                            &EdgeLlmNode::NotifyHandoverStart,
+                            source,
+                            m.session,
+                            1);
+    }
+    apps.Start(Seconds(0));
+    Simulator::Stop(Seconds(4));
+    Simulator::Run();
+    out.rate = DynamicCast<EdgeLlmNode>(apps.Get(1))->GetPlanningBitRate(1) /
+               (8.0 * LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BytesPerToken());
+    Simulator::Destroy();
+    return out;
+}
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Target-coordinated ctHO at packet level: two sources hand over into one target
+ *        (mesh, independent 1 Gbit/s paths, qwen2.5-7b: 2,166.7 payload tokens/s each; default
+ *        GPU p(L) = 94.267 us x L + 2.4 ms, T_c = 10 ms). Source 1 sends 3,000 and 2,000
+ *        tokens at 1.000 and 1.004 s, source 2 1,500 tokens at 1.002 s. The target gets
+ *        both PLAN_REQUESTs (PlanLead 200 ms), plans them as one batch and its GPU runs
+ *        exactly one batch of the 3 members at the L that minimizes the worst delay over
+ *        both sources, computed here by brute force over every L (the fluid V(L) of each
+ *        source, the batch starting on the first T_c boundary after the last handover of
+ *        either). Every member prefills min(C, L); every restore is within 5 % + 2 ms of
+ *        its plan. Teeth: ctHO plans each source alone, so the GPU runs two batches, and
+ *        its worst restore is later. A PLAN that arrives after the first handover
+ *        (PlanLead 100 us) is not used: each source plans alone and every session restores
+ *        as under ctHO; a member whose handover fails before it starts (before or after
+ *        the PLAN came; a source's only member or one of two) leaves the batch
+ *        (BATCH_CLOSE of its source's part), which then runs with the other two. A PLAN
+ *        lost on its way to source 2 leaves it planning alone; its request says so and
+ *        the target's batch runs without waiting for it.
+ */
+class CoordinatedPacketTestCase : public TestCase
+{
+  public:
+    CoordinatedPacketTestCase()
+        : TestCase("target-coordinated ctHO: one GPU batch for two sources at the brute-force L")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::vector<Inbound> moves{{1, 11, 3000, 1.000},
+                                         {1, 12, 2000, 1.004},
+                                         {2, 21, 1500, 1.002}};
+        const ConvergingOutcome co = RunConverging("ns3::CoordinatedCtHoScheduler", moves);
+        // The brute force: V(L) = max over the sources of their fluid ctHO value at L with
+        // the GPU batch after the last handover of either (default GPU of PrefillEngine).
+        const double lastTau = 1.004;
+        std::vector<edgellmtest::CtHoInstance> insts(2);
+        uint64_t cmax = 0;
+        for (const Inbound& m : moves)
+        {
+            insts[m.site - 1].ues.push_back({m.session, m.tau, m.context});
+            cmax = std::max(cmax, m.context);
+        }
+        for (auto& inst : insts)
+        {
+            inst.rate = co.rate;
+            inst.a = 9.4267e-5;
+            inst.b = 2.4e-3;
+            inst.batchPeriod = 0.01;
+            inst.signalling.gpuFreeAt = lastTau;
+        }
+        double best = std::numeric_limits<double>::infinity();
+        uint64_t bestL = 0;
+        for (uint64_t l = 0; l <= cmax; ++l)
+        {
+            const double v = std::max(edgellmtest::BruteForceValue(insts[0], l),
+                                      edgellmtest::BruteForceValue(insts[1], l));
+            if (v < best - 1e-12)
+            {
+                best = v;
+                bestL = l;
+            }
+        }
+        // The payload rate: 8,948 of every 9,002 bytes on the wire (IPv4 and TCP with
+        // timestamps 52 B, PPP 2 B).
+        NS_TEST_ASSERT_MSG_EQ_TOL(co.rate,
+                                  1e9 * 8948.0 / 9002.0 / (8.0 * 57344),
+                                  1e-6,
+                                  "planning rate");
+        NS_TEST_ASSERT_MSG_GT(bestL, 0, "the instance needs a GPU batch");
+        NS_TEST_ASSERT_MSG_EQ(co.coordinated.size(), 1, "one coordinated plan");
+        if (co.coordinated.size() == 1)
+        {
+            NS_TEST_EXPECT_MSG_EQ(std::get<0>(co.coordinated[0]), 2, "two sources");
+            NS_TEST_EXPECT_MSG_EQ(std::get<1>(co.coordinated[0]), 3, "three members");
+            NS_TEST_EXPECT_MSG_EQ(std::get<2>(co.coordinated[0]), bestL, "L = brute force");
+        }
+        NS_TEST_ASSERT_MSG_EQ(co.gpuBatches.size(), 1, "the GPU runs one batch");
+        if (co.gpuBatches.size() == 1)
+        {
+            NS_TEST_EXPECT_MSG_EQ(co.gpuBatches[0].first, bestL, "at the coordinated L");
+            NS_TEST_EXPECT_MSG_EQ(co.gpuBatches[0].second, 3, "with every member");
+        }
+        double worst = 0;
+        for (const Inbound& m : moves)
+        {
+            NS_TEST_EXPECT_MSG_EQ(co.prefillTokens.at(m.session),
+                                  std::min(m.context, bestL),
+                                  "session " << m.session << " prefills min(C, L)");
+            const double plan = co.predictedDelay.at(m.session);
+            const double restore =
+                co.restoreDelay.count(m.session) ? co.restoreDelay.at(m.session) : 1e9;
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(std::abs(restore - plan),
+                                        0.05 * plan + 0.002,
+                                        "session " << m.session << ": restore " << restore
+                                                   << " s vs plan " << plan << " s");
+            worst = std::max(worst, restore);
+        }
+        // Teeth: each source planned alone runs its own GPU batch, one after the other.
+        const ConvergingOutcome alone = RunConverging("ns3::CtHoScheduler", moves);
+        NS_TEST_EXPECT_MSG_EQ(alone.gpuBatches.size(), 2, "ctHO: one GPU batch per source");
+        NS_TEST_EXPECT_MSG_EQ(alone.coordinated.size(), 0, "ctHO: no coordinated plan");
+        double aloneWorst = 0;
+        for (const auto& [id, delay] : alone.restoreDelay)
+        {
+            aloneWorst = std::max(aloneWorst, delay);
+        }
+        NS_TEST_EXPECT_MSG_EQ(alone.restoreDelay.size(), 3, "ctHO restores every session");
+        NS_TEST_EXPECT_MSG_LT(worst, aloneWorst, "coordination shortens the worst restore");
+
+        // A PLAN that comes after the first handover (PlanLead 100 us, shorter than the
+        // 100 us path): each source plans alone, as ctHO, and nothing waits for it.
+        const ConvergingOutcome late =
+            RunConverging("ns3::CoordinatedCtHoScheduler", moves, MicroSeconds(100));
+        // Each request reaches the target after its reply-by time: planned at once, alone.
+        NS_TEST_EXPECT_MSG_EQ(late.coordinated.size(), 2, "late: one plan per request");
+        NS_TEST_EXPECT_MSG_EQ(late.restoreDelay.size(), 3, "late: every session restored");
+        NS_TEST_EXPECT_MSG_EQ(late.gpuBatches.size(), 2, "late: each source's own batch");
+        for (const auto& [id, delay] : late.restoreDelay)
+        {
+            NS_TEST_EXPECT_MSG_EQ_TOL(delay,
+                                      alone.restoreDelay.at(id),
+                                      1e-6,
+                                      "late: session " << id << " as under ctHO");
+        }
+
+        // A handover that fails before it starts leaves the batch: the source tells the
+        // target (BATCH_CLOSE of its part) and the GPU runs the batch with the other two.
+        // Session 12 at 0.9 s (its batch closes short), session 21, source 2's only
+        // member, at 0.85 s (before the PLAN came: the PLAN's answer) and at 0.95 s
+        // (after it: at once).
+        for (const auto& [session, at] :
+             std::vector<std::pair<uint64_t, double>>{{12, 0.9}, {21, 0.85}, {21, 0.95}})
+        {
+            const ConvergingOutcome withdrawn = RunConverging("ns3::CoordinatedCtHoScheduler",
+                                                              moves,
+                                                              MilliSeconds(200),
+                                                              {{session, at}});
+            NS_TEST_EXPECT_MSG_EQ(withdrawn.coordinated.size(), 1, "withdrawn: one plan");
+            NS_TEST_ASSERT_MSG_EQ(withdrawn.gpuBatches.size(),
+                                  1,
+                                  "session " << session << " withdrawn at " << at
+                                             << " s: one GPU batch");
+            if (withdrawn.gpuBatches.size() == 1)
+            {
+                NS_TEST_EXPECT_MSG_EQ(withdrawn.gpuBatches[0].second, 2, "of the two left");
+            }
+            NS_TEST_EXPECT_MSG_EQ(withdrawn.restoreDelay.size(), 2, "both restored");
+            NS_TEST_EXPECT_MSG_EQ(withdrawn.restoreDelay.count(session),
+                                  0,
+                                  "not the one that stayed");
+        }
+
+        // Source 2's PLAN is lost (everything toward it in [0.85, 0.95) s; TCP resends it
+        // after its 1 s minimum RTO, after the handover): source 2 plans alone, its request
+        // says so, and the target's batch runs with source 1's two members.
+        const ConvergingOutcome lost = RunConverging("ns3::CoordinatedCtHoScheduler",
+                                                     moves,
+                                                     MilliSeconds(200),
+                                                     {},
+                                                     MilliSeconds(100));
+        NS_TEST_EXPECT_MSG_EQ(lost.coordinated.size(), 1, "lost PLAN: one plan");
+        NS_TEST_EXPECT_MSG_EQ(lost.restoreDelay.size(), 3, "lost PLAN: every session restored");
+        NS_TEST_ASSERT_MSG_EQ(lost.gpuBatches.size(), 2, "lost PLAN: two GPU batches");
+        uint32_t members = 0;
+        for (const auto& [l, n] : lost.gpuBatches)
+        {
+            members += n;
+        }
+        NS_TEST_EXPECT_MSG_EQ(members, 3, "lost PLAN: each member in one batch");
+    }
+};
+
 /**
  * \ingroup edge-llm-tests
  * \brief The backhaul topologies suite.
@@ -1643,6 +1956,7 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new PeerRangeTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new RouterRoutingTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new RouterRoutingRunTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CoordinatedPacketTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -200,7 +200,11 @@ class CtHoBruteForceTestCase : public TestCase
  * across batch periods): for every L in {0, ..., C_max}, V(L) is the largest over the
  * sources of the single-source reference BruteForceValue (straight from the definition)
  * with the batch held until the last handover of any source; the planner's V equals the
- * minimum and its L is the smallest argmin.
+ * minimum and its L is the smallest argmin. Every fifth instance has the target's GPU
+ * busy until a random time in [1, 1.6] s (SetGpuFreeAt: the batch starts no earlier),
+ * every other source a path busy with earlier transfers until [0.99, 1.04] s
+ * (backhaulFreeAt: its FIFO starts no earlier). Bad values: NaN GPU and path free times
+ * are refused, naming the field.
  */
 class CoordinatedBruteForceTestCase : public TestCase
 {
@@ -244,6 +248,9 @@ class CoordinatedBruteForceTestCase : public TestCase
             const double tc = seed % 4 == 0 ? 0.0 : 0.01;
             const double spread = seed % 3 == 0 ? 0.5 : 0.008;
             const std::size_t nSources = 2 + seed % 2;
+            // Every fifth instance: the target's GPU busy until a random time around the
+            // handovers; every other source's path busy with earlier transfers.
+            const double gpuFreeAt = seed % 5 == 0 ? 1.0 + u01(rng) * 0.6 : 0.0;
             std::vector<CoordinatedSource> sources(nSources);
             std::vector<edgellmtest::CtHoInstance> insts(nSources);
             double last = 0;
@@ -252,6 +259,7 @@ class CoordinatedBruteForceTestCase : public TestCase
             {
                 sources[s].sourceCellId = static_cast<uint16_t>(s + 1);
                 sources[s].backhaulTokensPerSecond = 200 + u01(rng) * 19800;
+                sources[s].backhaulFreeAt = (seed + s) % 2 == 0 ? 0.99 + u01(rng) * 0.05 : 0.0;
                 const std::size_t k = 1 + static_cast<std::size_t>(u01(rng) * 4);
                 for (std::size_t i = 0; i < k; ++i)
                 {
@@ -268,10 +276,11 @@ class CoordinatedBruteForceTestCase : public TestCase
                 insts[s].a = a;
                 insts[s].b = b;
                 insts[s].batchPeriod = tc;
+                insts[s].backhaulFreeAt = sources[s].backhaulFreeAt;
             }
             for (auto& inst : insts)
             {
-                inst.signalling.gpuFreeAt = last; // one batch for every source
+                inst.signalling.gpuFreeAt = std::max(last, gpuFreeAt); // one batch, one GPU
             }
             double best = std::numeric_limits<double>::infinity();
             uint64_t bestL = 0;
@@ -288,8 +297,9 @@ class CoordinatedBruteForceTestCase : public TestCase
                     bestL = l;
                 }
             }
-            const CoordinatedPlan p =
-                CoordinatedPlanner(PrefillTimeModel(a, b, 0), tc).PlanOptimal(sources);
+            CoordinatedPlanner planner(PrefillTimeModel(a, b, 0), tc);
+            planner.SetGpuFreeAt(gpuFreeAt);
+            const CoordinatedPlan p = planner.PlanOptimal(sources);
             NS_TEST_ASSERT_MSG_EQ_TOL(p.worstDelay, best, 1e-9, "seed " << seed << ": min V");
             NS_TEST_ASSERT_MSG_EQ(p.prefillLength, bestL, "seed " << seed << ": smallest argmin");
         }
@@ -303,6 +313,32 @@ class CoordinatedBruteForceTestCase : public TestCase
             threw = true;
         }
         NS_TEST_EXPECT_MSG_EQ(threw, true, "no source: refused");
+        std::string what;
+        try
+        {
+            CoordinatedPlanner(PrefillTimeModel(1e-4, 0, 0), 0).SetGpuFreeAt(std::nan(""));
+        }
+        catch (const std::invalid_argument& e)
+        {
+            what = e.what();
+        }
+        NS_TEST_EXPECT_MSG_NE(what.find("gpuFreeAt"), std::string::npos, "NaN GPU time: " << what);
+        what.clear();
+        try
+        {
+            std::vector<CoordinatedSource> one(1);
+            one[0].backhaulTokensPerSecond = 1000;
+            one[0].backhaulFreeAt = std::nan("");
+            one[0].ues = {{1, 0.0, 10}};
+            CoordinatedPlanner(PrefillTimeModel(1e-4, 0, 0), 0).PlanOptimal(one);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            what = e.what();
+        }
+        NS_TEST_EXPECT_MSG_NE(what.find("backhaulFreeAt"),
+                              std::string::npos,
+                              "NaN path time: " << what);
     }
 };
 

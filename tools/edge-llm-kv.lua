@@ -20,6 +20,8 @@ local types = {
   [9] = "TRANSFER_RESPONSE",
   [10] = "TRANSFER_STATUS",
   [11] = "TRANSFER_REDIRECT_REFUSED",
+  [12] = "PLAN_REQUEST",
+  [13] = "PLAN",
 }
 local results = { [0] = "ACCEPTED", [1] = "REFUSED_KV_FORMAT" }
 local states = { [1] = "PROGRESS", [2] = "RESTORED", [3] = "LOST" }
@@ -47,7 +49,18 @@ local f = {
   importance_ordered = ProtoField.bool("edgellm.flags.importance_ordered",
                                        "Importance-ordered entries", 16, nil, 0x0001),
   layer_major = ProtoField.bool("edgellm.flags.layer_major", "Layer-major order", 16, nil, 0x0002),
+  coordinated = ProtoField.bool("edgellm.flags.coordinated", "Target-coordinated batch", 16, nil,
+                                0x0004),
   kv_deadline_ns = ProtoField.int64("edgellm.kv_deadline_ns", "Planned KV deadline (ns)"),
+  request_id = ProtoField.uint32("edgellm.request_id", "Plan request id"),
+  member_count = ProtoField.uint16("edgellm.member_count", "Members"),
+  reply_by_ns = ProtoField.int64("edgellm.reply_by_ns", "Reply by (ns)"),
+  planning_bit_rate = ProtoField.uint64("edgellm.planning_bit_rate", "Planning rate (bit/s)"),
+  backhaul_free_at_ns = ProtoField.int64("edgellm.backhaul_free_at_ns", "Backhaul free at (ns)"),
+  group_id = ProtoField.uint32("edgellm.group_id", "Group id", base.HEX),
+  group_size = ProtoField.uint16("edgellm.group_size", "Group size"),
+  sources = ProtoField.uint16("edgellm.sources", "Sources"),
+  batch_start_ns = ProtoField.int64("edgellm.batch_start_ns", "Batch start (ns)"),
   byte_offset = ProtoField.uint64("edgellm.byte_offset", "Byte offset"),
   total_bytes = ProtoField.uint64("edgellm.total_bytes", "Total bytes"),
   new_target = ProtoField.uint16("edgellm.new_target_cell", "New target cell"),
@@ -80,6 +93,7 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.tokens_generated, tvb(m + 50, 4)); t:add(f.max_new_tokens, tvb(m + 54, 4))
     local fl = t:add(f.flags, tvb(m + 58, 2))
     fl:add(f.importance_ordered, tvb(m + 58, 2)); fl:add(f.layer_major, tvb(m + 58, 2))
+    fl:add(f.coordinated, tvb(m + 58, 2))
     t:add(f.kv_deadline_ns, tvb(m + 60, 8))
   elseif kind == 2 then
     t:add(f.session, tvb(m, 8)); t:add(f.byte_offset, tvb(m + 8, 8))
@@ -95,6 +109,20 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.state, tvb(m + 16, 1))
   elseif kind == 4 then
     t:add(f.batch_id, tvb(m, 4)); t:add(f.batch_size, tvb(m + 4, 2))
+  elseif kind == 12 then
+    t:add(f.request_id, tvb(m, 4)); t:add(f.member_count, tvb(m + 4, 2))
+    t:add(f.reply_by_ns, tvb(m + 8, 8)); t:add(f.planning_bit_rate, tvb(m + 16, 8))
+    t:add(f.backhaul_free_at_ns, tvb(m + 24, 8)); t:add(f.bytes_per_token, tvb(m + 32, 4))
+    local n = tvb(m + 4, 2):uint()
+    for i = 0, n - 1 do
+      local o = m + 40 + 20 * i
+      t:add(f.session, tvb(o, 8)); t:add(f.handover_time_ns, tvb(o + 8, 8))
+      t:add(f.context_tokens, tvb(o + 16, 4))
+    end
+  elseif kind == 13 then
+    t:add(f.request_id, tvb(m, 4)); t:add(f.group_id, tvb(m + 4, 4))
+    t:add(f.group_size, tvb(m + 8, 2)); t:add(f.sources, tvb(m + 10, 2))
+    t:add(f.prefill_length, tvb(m + 12, 4)); t:add(f.batch_start_ns, tvb(m + 20, 8))
   end
   pinfo.cols.info:append(" " .. (types[kind] or "unknown"))
   return tvb:len()
