@@ -73,6 +73,21 @@ CoordinatedPlanner::Check(const std::vector<CoordinatedSource>& sources) const
     return last;
 }
 
+CtHoPlanner
+CoordinatedPlanner::SourcePlanner(const CoordinatedSource& src, double lastHandover) const
+{
+    // One GPU batch for every source: it cannot start before the last handover of any of
+    // them (a source's own planner sees that as the GPU being busy until then), nor
+    // before the GPU is free.
+    CtHoPlanner planner(src.backhaulTokensPerSecond, m_prefill, m_batchPeriod);
+    planner.SetBackhaulFreeAt(src.backhaulFreeAt);
+    CtHoSignalling shared = src.signalling;
+    shared.gpuFreeAt = std::max({lastHandover, m_gpuFreeAt, src.signalling.gpuFreeAt});
+    shared.closeSentAt = -1;
+    planner.SetSignalling(shared);
+    return planner;
+}
+
 CoordinatedPlan
 CoordinatedPlanner::PlanWithPrefillLength(const std::vector<CoordinatedSource>& sources,
                                           uint64_t prefillLength) const
@@ -82,15 +97,8 @@ CoordinatedPlanner::PlanWithPrefillLength(const std::vector<CoordinatedSource>& 
     plan.prefillLength = prefillLength;
     for (const CoordinatedSource& src : sources)
     {
-        // One GPU batch for every source: it cannot start before the last handover of
-        // any of them (a source's own planner sees that as the GPU being busy until then),
-        // nor before the GPU is free.
-        CtHoPlanner planner(src.backhaulTokensPerSecond, m_prefill, m_batchPeriod);
-        planner.SetBackhaulFreeAt(src.backhaulFreeAt);
-        CtHoSignalling shared;
-        shared.gpuFreeAt = std::max(last, m_gpuFreeAt);
-        planner.SetSignalling(shared);
-        plan.sources.push_back(planner.PlanWithPrefillLength(src.ues, prefillLength));
+        plan.sources.push_back(
+            SourcePlanner(src, last).PlanWithPrefillLength(src.ues, prefillLength));
         const CtHoPlan& p = plan.sources.back();
         plan.batchStart = p.batchStart;
         plan.prefillDone = p.prefillDone;
@@ -102,16 +110,26 @@ CoordinatedPlanner::PlanWithPrefillLength(const std::vector<CoordinatedSource>& 
 CoordinatedPlan
 CoordinatedPlanner::PlanOptimal(const std::vector<CoordinatedSource>& sources) const
 {
-    Check(sources);
+    const double last = Check(sources);
     uint64_t cmax = 0;
+    // Where some source's f may not be monotone (packet level: a request waiting behind
+    // a part of its source's KV that varies with L), every L is evaluated.
+    std::vector<std::pair<uint64_t, uint64_t>> spans;
     for (const CoordinatedSource& src : sources)
     {
         for (const CtHoUe& ue : src.ues)
         {
             cmax = std::max(cmax, ue.contextTokens);
         }
+        for (const auto& span : SourcePlanner(src, last).IrregularSpans(src.ues))
+        {
+            spans.push_back(span);
+        }
     }
-    // F(L) = max_s f_s(L) (non-decreasing), G(L) = max_s g_s(L) (non-increasing).
+    std::sort(spans.begin(), spans.end());
+    // Elsewhere F(L) = max_s f_s(L) is non-decreasing and G(L) = max_s g_s(L)
+    // non-increasing: the minimum of max(F, G) on a piece [lo, hi) is at their crossing
+    // (the smallest L with F >= G), just left of it, or at hi - 1.
     auto prefillAtLeastTransfer = [&](uint64_t l) {
         const CoordinatedPlan p = PlanWithPrefillLength(sources, l);
         double f = 0;
@@ -123,30 +141,53 @@ CoordinatedPlanner::PlanOptimal(const std::vector<CoordinatedSource>& sources) c
         }
         return f >= g;
     };
-    uint64_t lo = 1;
-    uint64_t hi = cmax + 1; // the smallest L in [1, cmax] with F >= G, else cmax + 1
-    while (lo < hi)
-    {
-        const uint64_t mid = lo + (hi - lo) / 2;
-        if (prefillAtLeastTransfer(mid))
-        {
-            hi = mid;
-        }
-        else
-        {
-            lo = mid + 1;
-        }
-    }
     std::vector<uint64_t> candidates{0, cmax};
-    if (lo <= cmax)
+    auto crossing = [&](uint64_t lo, uint64_t hi) {
+        if (lo >= hi)
+        {
+            return;
+        }
+        uint64_t a = lo;
+        uint64_t b = hi; // the smallest L in [lo, hi) with F >= G, else hi
+        while (a < b)
+        {
+            const uint64_t mid = a + (b - a) / 2;
+            if (prefillAtLeastTransfer(mid))
+            {
+                b = mid;
+            }
+            else
+            {
+                a = mid + 1;
+            }
+        }
+        if (a < hi)
+        {
+            candidates.push_back(a);
+        }
+        if (a > lo)
+        {
+            candidates.push_back(a - 1);
+        }
+        candidates.push_back(hi - 1);
+    };
+    uint64_t from = 1; // the next L not yet covered
+    for (const auto& [lo, hi] : spans)
     {
-        candidates.push_back(lo);
+        if (hi <= from)
+        {
+            continue;
+        }
+        crossing(from, std::max(from, lo));
+        for (uint64_t l = std::max(from, lo); l < hi; ++l)
+        {
+            candidates.push_back(l);
+        }
+        from = hi;
     }
-    if (lo >= 2)
-    {
-        candidates.push_back(std::min(lo - 1, cmax));
-    }
+    crossing(from, cmax + 1);
     std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
     CoordinatedPlan best = PlanWithPrefillLength(sources, candidates.front());
     for (std::size_t i = 1; i < candidates.size(); ++i)
     {

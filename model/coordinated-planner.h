@@ -23,7 +23,12 @@ struct CoordinatedSource
     uint16_t sourceCellId{0};          //!< The source BS (echoed in the plan)
     double backhaulTokensPerSecond{0}; //!< R_s of its path to the target, tokens/s, > 0
     double backhaulFreeAt{0};          //!< When its path is free of earlier transfers, s
-    std::vector<CtHoUe> ues;           //!< Its UEs, >= 1; handover times >= 0, contexts >= 1
+    /// Packet level: its path's request, id wire times and delay (CtHoSignalling; all
+    /// zero, the default: the papers' fluid model). gpuFreeAt is the planner's
+    /// (SetGpuFreeAt) and the last handover's; closeSentAt is ignored (no close message:
+    /// every member is announced).
+    CtHoSignalling signalling;
+    std::vector<CtHoUe> ues; //!< Its UEs, >= 1; handover times >= 0, contexts >= 1
 };
 
 /**
@@ -56,8 +61,11 @@ struct CoordinatedPlan
  * (L > 0) is non-decreasing and G(L) = max_s g_s(L), the largest of the paths' ctHO
  * transfer bounds, non-increasing; so, as for one source (CtHoPlanner), the smallest L
  * with F >= G and its predecessor, plus 0 and C_max, contain an argmin: O(S K log C_max)
- * with S sources and K UEs. Among equal minima the smallest L is returned. With one
- * source it is CtHoPlanner::PlanOptimal.
+ * with S sources and K UEs. At packet level a source's f may not be monotone where a
+ * request waits behind a part of its KV that varies with L (CtHoPlanner::IrregularSpans):
+ * there every L is evaluated and the crossing is sought in each piece between. Among
+ * equal minima the smallest L is returned. With one source it is
+ * CtHoPlanner::PlanOptimal.
  */
 class CoordinatedPlanner
 {
@@ -71,7 +79,8 @@ class CoordinatedPlanner
 
     /**
      * \brief The plan at L* = argmin V(L).
-     * \param sources >= 1, each with R_s finite and > 0 and >= 1 UE
+     * \param sources >= 1, each with R_s finite and > 0, >= 1 UE and signalling as
+     *        CtHoPlanner::SetSignalling() takes it
      * \throws std::invalid_argument naming the source and the field
      */
     CoordinatedPlan PlanOptimal(const std::vector<CoordinatedSource>& sources) const;
@@ -98,6 +107,9 @@ class CoordinatedPlanner
   private:
     /// Checks \p sources; \return the last handover time over all of them
     double Check(const std::vector<CoordinatedSource>& sources) const;
+    /// \return source \p src's own ctHO planner, its batch held until \p lastHandover
+    ///         (the last over every source) and the GPU is free
+    CtHoPlanner SourcePlanner(const CoordinatedSource& src, double lastHandover) const;
 
     PrefillTimeModel m_prefill; //!< p(L)
     double m_batchPeriod;       //!< T_c, s

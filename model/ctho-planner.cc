@@ -285,36 +285,11 @@ CtHoPlanner::SmallestL(uint64_t lo, uint64_t hi, const std::function<bool(uint64
     return lo;
 }
 
-CtHoPlan
-CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
+std::vector<std::pair<uint64_t, uint64_t>>
+CtHoPlanner::IrregularSpans(const std::vector<CtHoUe>& ues) const
 {
     const Batch batch = Prepare(ues);
     const uint64_t cmax = batch.maxContext;
-    auto value = [&](uint64_t l) {
-        return std::max(PrefillDelay(batch, l), TransferDelay(batch, l));
-    };
-    std::vector<uint64_t> candidates{0, cmax};
-    // f is non-decreasing and g non-increasing on [lo, hi): the minimum of max(f, g) there
-    // is at their crossing (the smallest L with f >= g), just left of it, or at hi - 1
-    // (ctHO Sec. III-A, the proposition after Prop. 2).
-    auto crossing = [&](uint64_t lo, uint64_t hi) {
-        if (lo >= hi)
-        {
-            return;
-        }
-        const uint64_t l = SmallestL(lo, hi, [&](uint64_t m) {
-            return PrefillDelay(batch, m) >= TransferDelay(batch, m);
-        });
-        if (l < hi)
-        {
-            candidates.push_back(l);
-        }
-        if (l > lo)
-        {
-            candidates.push_back(l - 1);
-        }
-        candidates.push_back(hi - 1);
-    };
     // A request (and an online close) waits behind min(closeAhead, KV still queued when
     // it is sent): the queued KV, B(L), is non-increasing in L, so the wait is the full
     // closeAhead for L < l1, none for L >= l0, and f is monotone wherever no wait varies;
@@ -352,6 +327,53 @@ CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
         }
     }
     std::sort(spans.begin(), spans.end());
+    // Disjoint: a span overlapping the one before extends it.
+    std::vector<std::pair<uint64_t, uint64_t>> merged;
+    for (const auto& [lo, hi] : spans)
+    {
+        if (!merged.empty() && lo <= merged.back().second)
+        {
+            merged.back().second = std::max(merged.back().second, hi);
+        }
+        else
+        {
+            merged.emplace_back(lo, hi);
+        }
+    }
+    return merged;
+}
+
+CtHoPlan
+CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
+{
+    const Batch batch = Prepare(ues);
+    const uint64_t cmax = batch.maxContext;
+    auto value = [&](uint64_t l) {
+        return std::max(PrefillDelay(batch, l), TransferDelay(batch, l));
+    };
+    std::vector<uint64_t> candidates{0, cmax};
+    // f is non-decreasing and g non-increasing on [lo, hi): the minimum of max(f, g) there
+    // is at their crossing (the smallest L with f >= g), just left of it, or at hi - 1
+    // (ctHO Sec. III-A, the proposition after Prop. 2).
+    auto crossing = [&](uint64_t lo, uint64_t hi) {
+        if (lo >= hi)
+        {
+            return;
+        }
+        const uint64_t l = SmallestL(lo, hi, [&](uint64_t m) {
+            return PrefillDelay(batch, m) >= TransferDelay(batch, m);
+        });
+        if (l < hi)
+        {
+            candidates.push_back(l);
+        }
+        if (l > lo)
+        {
+            candidates.push_back(l - 1);
+        }
+        candidates.push_back(hi - 1);
+    };
+    const std::vector<std::pair<uint64_t, uint64_t>> spans = IrregularSpans(ues);
     uint64_t from = 1; // the next L not yet covered
     for (const auto& [lo, hi] : spans)
     {

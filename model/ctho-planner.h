@@ -9,6 +9,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -149,6 +150,18 @@ class CtHoPlanner
      * \throws std::invalid_argument for an empty batch or an invalid UE field
      */
     CtHoPlan PlanOptimal(const std::vector<CtHoUe>& ues) const;
+
+    /**
+     * \brief Where f(L) may not be monotone: a request (or an online close) waits behind
+     *        min(closeAhead, KV still queued when it is sent), which varies with L over a
+     *        few tokens' worth of KV time each (closeAhead x R). Outside these spans f is
+     *        non-decreasing and g non-increasing; PlanOptimal evaluates every L inside.
+     * \param ues as for PlanOptimal()
+     * \return disjoint spans [lo, hi) within [1, C_max + 1), sorted; empty when
+     *         closeAhead is 0
+     * \throws std::invalid_argument as for PlanOptimal()
+     */
+    std::vector<std::pair<uint64_t, uint64_t>> IrregularSpans(const std::vector<CtHoUe>& ues) const;
 
     /**
      * \brief The plan at a given L: tHO is L = C_max, cHO is L = 0.

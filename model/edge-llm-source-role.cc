@@ -386,6 +386,12 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
          Seconds(8.0 * static_cast<double>(p.connection->GetBacklogBytes()) / planned))
             .GetNanoSeconds();
     req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
+    // The path's signalling as this source will plan with it (ctHO at packet level).
+    const CtHoSignalling sig = m_node->Signalling(p, m_node->LoneFlowBitRate(p));
+    req.pathDelay = sig.pathDelay;
+    req.requestTime = sig.requestTime;
+    req.idTimePerToken = sig.idTimePerToken;
+    req.closeAhead = sig.closeAhead;
     NS_LOG_INFO("cell " << m_node->m_cellId << ": PLAN_REQUEST " << req.requestId << " to cell "
                         << target << ", " << members.size() << " handovers from "
                         << first.As(Time::S));

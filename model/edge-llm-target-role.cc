@@ -222,6 +222,10 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         src.backhaulTokensPerSecond = static_cast<double>(req.planningBitRate) /
                                       (8.0 * std::max<uint32_t>(1, req.bytesPerToken));
         src.backhaulFreeAt = std::max(0.0, NanoSeconds(req.backhaulFreeAtNs).GetSeconds());
+        src.signalling.pathDelay = req.pathDelay;
+        src.signalling.requestTime = req.requestTime;
+        src.signalling.idTimePerToken = req.idTimePerToken;
+        src.signalling.closeAhead = req.closeAhead;
         for (const KvPlanRequestHeader::Member& m : req.members)
         {
             src.ues.push_back({m.sessionId,

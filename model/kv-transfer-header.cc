@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 
+#include <cstring>
 #include <ostream>
 
 namespace ns3
@@ -601,6 +602,12 @@ KvPlanRequestHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU64(static_cast<uint64_t>(backhaulFreeAtNs));
     start.WriteHtonU32(bytesPerToken);
     start.WriteHtonU32(0);
+    for (double value : {pathDelay, requestTime, idTimePerToken, closeAhead})
+    {
+        uint64_t bits = 0;
+        std::memcpy(&bits, &value, sizeof bits);
+        start.WriteHtonU64(bits);
+    }
     for (const Member& m : members)
     {
         start.WriteHtonU64(m.sessionId);
@@ -635,6 +642,11 @@ KvPlanRequestHeader::Deserialize(Buffer::Iterator start)
     backhaulFreeAtNs = static_cast<int64_t>(start.ReadNtohU64());
     bytesPerToken = start.ReadNtohU32();
     start.ReadNtohU32();
+    for (double* value : {&pathDelay, &requestTime, &idTimePerToken, &closeAhead})
+    {
+        const uint64_t bits = start.ReadNtohU64();
+        std::memcpy(value, &bits, sizeof bits);
+    }
     members.assign(n, Member());
     for (Member& m : members)
     {

@@ -398,15 +398,17 @@ class KvTransferStatusHeader : public Header
  * Fields (bytes): requestId (4), memberCount (2), reserved (2), replyByNs (8, signed: the
  * plan must leave the target by then), planningBitRate (8, bit/s of KV payload the source
  * plans with on its path to the target), backhaulFreeAtNs (8, signed: when that path is
- * free of earlier transfers), bytesPerToken (4, s_KV / 8), reserved (4): FIXED_SIZE = 40
- * bytes; then memberCount members of MEMBER_SIZE = 20 bytes: sessionId (8),
- * handoverTimeNs (8, signed), contextTokens (4, predicted at the handover).
+ * free of earlier transfers), bytesPerToken (4, s_KV / 8), reserved (4), then the path's
+ * signalling as the source plans it (CtHoSignalling, IEEE 754 doubles in s, 8 each):
+ * pathDelay, requestTime, idTimePerToken, closeAhead: FIXED_SIZE = 72 bytes; then
+ * memberCount members of MEMBER_SIZE = 20 bytes: sessionId (8), handoverTimeNs (8,
+ * signed), contextTokens (4, predicted at the handover).
  */
 class KvPlanRequestHeader : public Header
 {
   public:
     /// Bytes before the members.
-    static constexpr uint32_t FIXED_SIZE = 40;
+    static constexpr uint32_t FIXED_SIZE = 72;
     /// Bytes per member.
     static constexpr uint32_t MEMBER_SIZE = 20;
     /// Most members one request carries (its message length is a 16-bit field).
@@ -447,6 +449,10 @@ class KvPlanRequestHeader : public Header
     uint64_t planningBitRate{0}; //!< The source's KV payload rate to the target, bit/s
     int64_t backhaulFreeAtNs{0}; //!< When the source's path is free, ns
     uint32_t bytesPerToken{0};   //!< s_KV / 8
+    double pathDelay{0};         //!< One-way delay of the path, s (CtHoSignalling)
+    double requestTime{0};       //!< A request's wire time, s (CtHoSignalling)
+    double idTimePerToken{0};    //!< A forwarded token id's wire time, s (CtHoSignalling)
+    double closeAhead{0};        //!< Most a request waits behind queued bytes, s
     std::vector<Member> members; //!< At most MAX_MEMBERS
 };
 

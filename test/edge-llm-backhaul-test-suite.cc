@@ -1756,21 +1756,21 @@ RunConverging(const std::string& scheduler,
  * \ingroup edge-llm-tests
  * \brief Target-coordinated ctHO at packet level: two sources hand over into one target
  *        (mesh, independent 1 Gbit/s paths, qwen2.5-7b: 2,166.7 payload tokens/s each; default
- *        GPU p(L) = 94.267 us x L + 2.4 ms, T_c = 10 ms). Source 1 sends 3,000 and 2,000
- *        tokens at 1.000 and 1.004 s, source 2 1,500 tokens at 1.002 s. The target gets
- *        both PLAN_REQUESTs (PlanLead 200 ms), plans them as one batch and its GPU runs
- *        exactly one batch of the 3 members at the L that minimizes the worst delay over
- *        both sources, computed here by brute force over every L (the fluid V(L) of each
- *        source, the batch starting on the first T_c boundary after the last handover of
- *        either). Every member prefills min(C, L); every restore is within 5 % + 2 ms of
- *        its plan. Teeth: ctHO plans each source alone, so the GPU runs two batches, and
- *        its worst restore is later. A PLAN that arrives after the first handover
- *        (PlanLead 100 us) is not used: each source plans alone and every session restores
- *        as under ctHO; a member whose handover fails before it starts (before or after
- *        the PLAN came; a source's only member or one of two) leaves the batch
- *        (BATCH_CLOSE of its source's part), which then runs with the other two. A PLAN
- *        lost on its way to source 2 leaves it planning alone; its request says so and
- *        the target's batch runs without waiting for it.
+ *        GPU p(L) = 94.267 us x L + 2.4 ms, T_c = 10 ms). Source 1 sends 3,000 tokens at
+ *        1.000 s, source 2 1,500 tokens at 1.002 s. The target gets both PLAN_REQUESTs
+ *        (PlanLead 200 ms), plans them as one batch and its GPU runs exactly one batch of
+ *        the 2 members at the L that minimizes the worst delay over both sources,
+ *        computed here by brute force over every L (each source's V(L) by definition,
+ *        BruteForceValue, with the path delay and the request and token-id wire times
+ *        computed by hand, the batch starting on the first T_c boundary after the last
+ *        handover of either). Every member prefills min(C, L); every restore is within
+ *        5 % + 2 ms of its plan. Teeth: ctHO plans each source alone, so the GPU runs two batches,
+ * and its worst restore is later. A PLAN that arrives after the first handover (PlanLead 100 us) is
+ * not used: each source plans alone and every session restores as under ctHO. With a third UE
+ * (source 1: 2,000 tokens at 1.004 s), a member whose handover fails before it starts (before or
+ * after the PLAN came; a source's only member or one of two) leaves the batch (BATCH_CLOSE of its
+ * source's part), which then runs with the other two. A PLAN lost on its way to source 2 leaves it
+ * planning alone; its request says so and the target's batch runs without waiting for it.
  */
 class CoordinatedPacketTestCase : public TestCase
 {
@@ -1783,16 +1783,18 @@ class CoordinatedPacketTestCase : public TestCase
   private:
     void DoRun() override
     {
-        const std::vector<Inbound> moves{{1, 11, 3000, 1.000},
-                                         {1, 12, 2000, 1.004},
-                                         {2, 21, 1500, 1.002}};
-        const ConvergingOutcome co = RunConverging("ns3::CoordinatedCtHoScheduler", moves);
-        // The brute force: V(L) = max over the sources of their fluid ctHO value at L with
-        // the GPU batch after the last handover of either (default GPU of PrefillEngine).
-        const double lastTau = 1.004;
+        const std::vector<Inbound> exact{{1, 11, 3000, 1.000}, {2, 21, 1500, 1.002}};
+        const ConvergingOutcome co = RunConverging("ns3::CoordinatedCtHoScheduler", exact);
+        // The brute force: V(L) = max over the sources of their ctHO value at L with the
+        // GPU batch after the last handover of either (default GPU of PrefillEngine), at
+        // packet level: each path's 100 us delay, a request's wire time (two frame
+        // headers, the 68-byte request and the 16-byte end frame, 54 B of TCP/IP and PPP
+        // headers: 154 B at 1 Gbit/s) and a token id's (4 B plus its share of the headers
+        // of a full 8,948-byte segment).
+        const double lastTau = 1.002;
         std::vector<edgellmtest::CtHoInstance> insts(2);
         uint64_t cmax = 0;
-        for (const Inbound& m : moves)
+        for (const Inbound& m : exact)
         {
             insts[m.site - 1].ues.push_back({m.session, m.tau, m.context});
             cmax = std::max(cmax, m.context);
@@ -1804,6 +1806,9 @@ class CoordinatedPacketTestCase : public TestCase
             inst.b = 2.4e-3;
             inst.batchPeriod = 0.01;
             inst.signalling.gpuFreeAt = lastTau;
+            inst.signalling.pathDelay = 100e-6;
+            inst.signalling.requestTime = 8.0 * 154 / 1e9;
+            inst.signalling.idTimePerToken = 8.0 * 4 * (1 + 54.0 / 8948) / 1e9;
         }
         double best = std::numeric_limits<double>::infinity();
         uint64_t bestL = 0;
@@ -1828,17 +1833,17 @@ class CoordinatedPacketTestCase : public TestCase
         if (co.coordinated.size() == 1)
         {
             NS_TEST_EXPECT_MSG_EQ(std::get<0>(co.coordinated[0]), 2, "two sources");
-            NS_TEST_EXPECT_MSG_EQ(std::get<1>(co.coordinated[0]), 3, "three members");
+            NS_TEST_EXPECT_MSG_EQ(std::get<1>(co.coordinated[0]), 2, "two members");
             NS_TEST_EXPECT_MSG_EQ(std::get<2>(co.coordinated[0]), bestL, "L = brute force");
         }
         NS_TEST_ASSERT_MSG_EQ(co.gpuBatches.size(), 1, "the GPU runs one batch");
         if (co.gpuBatches.size() == 1)
         {
             NS_TEST_EXPECT_MSG_EQ(co.gpuBatches[0].first, bestL, "at the coordinated L");
-            NS_TEST_EXPECT_MSG_EQ(co.gpuBatches[0].second, 3, "with every member");
+            NS_TEST_EXPECT_MSG_EQ(co.gpuBatches[0].second, 2, "with every member");
         }
         double worst = 0;
-        for (const Inbound& m : moves)
+        for (const Inbound& m : exact)
         {
             NS_TEST_EXPECT_MSG_EQ(co.prefillTokens.at(m.session),
                                   std::min(m.context, bestL),
@@ -1853,7 +1858,7 @@ class CoordinatedPacketTestCase : public TestCase
             worst = std::max(worst, restore);
         }
         // Teeth: each source planned alone runs its own GPU batch, one after the other.
-        const ConvergingOutcome alone = RunConverging("ns3::CtHoScheduler", moves);
+        const ConvergingOutcome alone = RunConverging("ns3::CtHoScheduler", exact);
         NS_TEST_EXPECT_MSG_EQ(alone.gpuBatches.size(), 2, "ctHO: one GPU batch per source");
         NS_TEST_EXPECT_MSG_EQ(alone.coordinated.size(), 0, "ctHO: no coordinated plan");
         double aloneWorst = 0;
@@ -1861,16 +1866,16 @@ class CoordinatedPacketTestCase : public TestCase
         {
             aloneWorst = std::max(aloneWorst, delay);
         }
-        NS_TEST_EXPECT_MSG_EQ(alone.restoreDelay.size(), 3, "ctHO restores every session");
+        NS_TEST_EXPECT_MSG_EQ(alone.restoreDelay.size(), 2, "ctHO restores every session");
         NS_TEST_EXPECT_MSG_LT(worst, aloneWorst, "coordination shortens the worst restore");
 
         // A PLAN that comes after the first handover (PlanLead 100 us, shorter than the
         // 100 us path): each source plans alone, as ctHO, and nothing waits for it.
         const ConvergingOutcome late =
-            RunConverging("ns3::CoordinatedCtHoScheduler", moves, MicroSeconds(100));
+            RunConverging("ns3::CoordinatedCtHoScheduler", exact, MicroSeconds(100));
         // Each request reaches the target after its reply-by time: planned at once, alone.
         NS_TEST_EXPECT_MSG_EQ(late.coordinated.size(), 2, "late: one plan per request");
-        NS_TEST_EXPECT_MSG_EQ(late.restoreDelay.size(), 3, "late: every session restored");
+        NS_TEST_EXPECT_MSG_EQ(late.restoreDelay.size(), 2, "late: every session restored");
         NS_TEST_EXPECT_MSG_EQ(late.gpuBatches.size(), 2, "late: each source's own batch");
         for (const auto& [id, delay] : late.restoreDelay)
         {
@@ -1880,6 +1885,10 @@ class CoordinatedPacketTestCase : public TestCase
                                       "late: session " << id << " as under ctHO");
         }
 
+        // Three UEs: source 1 sends 3,000 and 2,000 tokens at 1.000 and 1.004 s.
+        const std::vector<Inbound> moves{{1, 11, 3000, 1.000},
+                                         {1, 12, 2000, 1.004},
+                                         {2, 21, 1500, 1.002}};
         // A handover that fails before it starts leaves the batch: the source tells the
         // target (BATCH_CLOSE of its part) and the GPU runs the batch with the other two.
         // Session 12 at 0.9 s (its batch closes short), session 21, source 2's only

@@ -203,8 +203,10 @@ class CtHoBruteForceTestCase : public TestCase
  * minimum and its L is the smallest argmin. Every fifth instance has the target's GPU
  * busy until a random time in [1, 1.6] s (SetGpuFreeAt: the batch starts no earlier),
  * every other source a path busy with earlier transfers until [0.99, 1.04] s
- * (backhaulFreeAt: its FIFO starts no earlier). Bad values: NaN GPU and path free times
- * are refused, naming the field.
+ * (backhaulFreeAt: its FIFO starts no earlier); every fourth (seed % 4 = 1) gives each
+ * source its own random packet-level signalling (RandomSignalling: path delay, request and
+ * id wire times, a control backlog, bytes ahead of a request; no close message). Bad values: NaN
+ * GPU and path free times are refused, naming the field.
  */
 class CoordinatedBruteForceTestCase : public TestCase
 {
@@ -259,7 +261,9 @@ class CoordinatedBruteForceTestCase : public TestCase
             {
                 sources[s].sourceCellId = static_cast<uint16_t>(s + 1);
                 sources[s].backhaulTokensPerSecond = 200 + u01(rng) * 19800;
-                sources[s].backhaulFreeAt = (seed + s) % 2 == 0 ? 0.99 + u01(rng) * 0.05 : 0.0;
+                const bool signalling = seed % 4 == 1; // packet level, its own path's
+                sources[s].backhaulFreeAt =
+                    !signalling && (seed + s) % 2 == 0 ? 0.99 + u01(rng) * 0.05 : 0.0;
                 const std::size_t k = 1 + static_cast<std::size_t>(u01(rng) * 4);
                 for (std::size_t i = 0; i < k; ++i)
                 {
@@ -277,10 +281,18 @@ class CoordinatedBruteForceTestCase : public TestCase
                 insts[s].b = b;
                 insts[s].batchPeriod = tc;
                 insts[s].backhaulFreeAt = sources[s].backhaulFreeAt;
+                if (signalling)
+                {
+                    CtHoSignalling sig = edgellmtest::RandomSignalling(seed * 10 + s, insts[s]);
+                    sig.closeSentAt = -1; // announced: no close message
+                    sources[s].signalling = sig;
+                    insts[s].signalling = sig;
+                }
             }
             for (auto& inst : insts)
             {
-                inst.signalling.gpuFreeAt = std::max(last, gpuFreeAt); // one batch, one GPU
+                // One batch, one GPU (a source's own gpuFreeAt counts as well).
+                inst.signalling.gpuFreeAt = std::max({last, gpuFreeAt, inst.signalling.gpuFreeAt});
             }
             double best = std::numeric_limits<double>::infinity();
             uint64_t bestL = 0;

@@ -191,32 +191,43 @@ class KvHeaderRoundTripTestCase : public TestCase
         pr.planningBitRate = 4500000000ULL;
         pr.backhaulFreeAtNs = 1000000000LL;
         pr.bytesPerToken = 57344;
+        pr.pathDelay = 0.5; // 0x3FE0000000000000
+        pr.requestTime = 1e-6;
+        pr.idTimePerToken = 3.2e-8;
+        pr.closeAhead = -2.0; // 0xC000000000000000 (the header carries any double)
         pr.members = {{0x0102030405060708ULL, 1004000000LL, 3000}, {12, 1000000000LL, 2000}};
         Ptr<Packet> prp = Create<Packet>();
         prp->AddHeader(pr);
         NS_TEST_ASSERT_MSG_EQ(prp->GetSize(),
-                              40u + 2 * 20u,
-                              "PLAN_REQUEST size: 40 + 20 per member");
-        uint8_t prraw[80];
-        prp->CopyData(prraw, 80);
+                              72u + 2 * 20u,
+                              "PLAN_REQUEST size: 72 + 20 per member");
+        uint8_t prraw[112];
+        prp->CopyData(prraw, 112);
         NS_TEST_ASSERT_MSG_EQ(+prraw[3], 7, "requestId first, big-endian");
         NS_TEST_ASSERT_MSG_EQ(+prraw[5], 2, "memberCount");
         NS_TEST_ASSERT_MSG_EQ(+prraw[15], 0xFB, "replyByNs -5, two's complement");
-        NS_TEST_ASSERT_MSG_EQ(+prraw[40], 1, "the first member's sessionId at byte 40");
-        NS_TEST_ASSERT_MSG_EQ(+prraw[59], 0xB8, "its context 3000 = 0x0BB8 ends at byte 59");
+        NS_TEST_ASSERT_MSG_EQ(+prraw[40], 0x3F, "pathDelay 0.5: IEEE 754, big-endian");
+        NS_TEST_ASSERT_MSG_EQ(+prraw[41], 0xE0, "pathDelay 0.5, second byte");
+        NS_TEST_ASSERT_MSG_EQ(+prraw[64], 0xC0, "closeAhead -2 at byte 64");
+        NS_TEST_ASSERT_MSG_EQ(+prraw[72], 1, "the first member's sessionId at byte 72");
+        NS_TEST_ASSERT_MSG_EQ(+prraw[91], 0xB8, "its context 3000 = 0x0BB8 ends at byte 91");
         // Fewer bytes than the member count says: nothing read, invalid.
-        Ptr<Packet> cut = prp->CreateFragment(0, 79);
+        Ptr<Packet> cut = prp->CreateFragment(0, 111);
         KvPlanRequestHeader prCut;
         NS_TEST_ASSERT_MSG_EQ(cut->RemoveHeader(prCut), 0u, "a cut PLAN_REQUEST reads nothing");
         NS_TEST_ASSERT_MSG_EQ(prCut.IsValid(), false, "a cut PLAN_REQUEST is invalid");
         KvPlanRequestHeader pr2;
-        NS_TEST_ASSERT_MSG_EQ(prp->RemoveHeader(pr2), 80u, "a whole PLAN_REQUEST is read");
+        NS_TEST_ASSERT_MSG_EQ(prp->RemoveHeader(pr2), 112u, "a whole PLAN_REQUEST is read");
         NS_TEST_ASSERT_MSG_EQ(pr2.IsValid(), true, "valid");
         NS_TEST_ASSERT_MSG_EQ(pr2.requestId, 7u, "requestId");
         NS_TEST_ASSERT_MSG_EQ(pr2.replyByNs, -5, "replyByNs");
         NS_TEST_ASSERT_MSG_EQ(pr2.planningBitRate, pr.planningBitRate, "planningBitRate");
         NS_TEST_ASSERT_MSG_EQ(pr2.backhaulFreeAtNs, pr.backhaulFreeAtNs, "backhaulFreeAtNs");
         NS_TEST_ASSERT_MSG_EQ(pr2.bytesPerToken, 57344u, "bytesPerToken");
+        NS_TEST_ASSERT_MSG_EQ(pr2.pathDelay, 0.5, "pathDelay");
+        NS_TEST_ASSERT_MSG_EQ(pr2.requestTime, 1e-6, "requestTime, bit for bit");
+        NS_TEST_ASSERT_MSG_EQ(pr2.idTimePerToken, 3.2e-8, "idTimePerToken, bit for bit");
+        NS_TEST_ASSERT_MSG_EQ(pr2.closeAhead, -2.0, "closeAhead");
         NS_TEST_ASSERT_MSG_EQ(pr2.members.size(), 2u, "members");
         NS_TEST_ASSERT_MSG_EQ(pr2.members[0].sessionId, pr.members[0].sessionId, "member session");
         NS_TEST_ASSERT_MSG_EQ(pr2.members[0].handoverTimeNs, 1004000000LL, "member tau");
@@ -244,13 +255,13 @@ class KvHeaderRoundTripTestCase : public TestCase
         bad = frame;
         bad.type = KvFrameHeader::PLAN_REQUEST;
         bad.payloadLength = 0;
-        bad.messageLength = 40;
+        bad.messageLength = 72;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), true, "a PLAN_REQUEST of no member");
-        bad.messageLength = 80;
+        bad.messageLength = 112;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), true, "a PLAN_REQUEST of two members");
-        bad.messageLength = 79;
+        bad.messageLength = 111;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "a PLAN_REQUEST of 1.95 members");
-        bad.messageLength = 39;
+        bad.messageLength = 71;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "shorter than a PLAN_REQUEST");
         bad.type = KvFrameHeader::PLAN;
         bad.messageLength = 28;

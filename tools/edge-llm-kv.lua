@@ -61,6 +61,10 @@ local f = {
   group_size = ProtoField.uint16("edgellm.group_size", "Group size"),
   sources = ProtoField.uint16("edgellm.sources", "Sources"),
   batch_start_ns = ProtoField.int64("edgellm.batch_start_ns", "Batch start (ns)"),
+  path_delay = ProtoField.double("edgellm.path_delay", "Path delay (s)"),
+  request_time = ProtoField.double("edgellm.request_time", "Request wire time (s)"),
+  id_time = ProtoField.double("edgellm.id_time", "Token id wire time (s)"),
+  close_ahead = ProtoField.double("edgellm.close_ahead", "Most queued ahead of a request (s)"),
   byte_offset = ProtoField.uint64("edgellm.byte_offset", "Byte offset"),
   total_bytes = ProtoField.uint64("edgellm.total_bytes", "Total bytes"),
   new_target = ProtoField.uint16("edgellm.new_target_cell", "New target cell"),
@@ -113,9 +117,11 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.request_id, tvb(m, 4)); t:add(f.member_count, tvb(m + 4, 2))
     t:add(f.reply_by_ns, tvb(m + 8, 8)); t:add(f.planning_bit_rate, tvb(m + 16, 8))
     t:add(f.backhaul_free_at_ns, tvb(m + 24, 8)); t:add(f.bytes_per_token, tvb(m + 32, 4))
+    t:add(f.path_delay, tvb(m + 40, 8)); t:add(f.request_time, tvb(m + 48, 8))
+    t:add(f.id_time, tvb(m + 56, 8)); t:add(f.close_ahead, tvb(m + 64, 8))
     local n = tvb(m + 4, 2):uint()
     for i = 0, n - 1 do
-      local o = m + 40 + 20 * i
+      local o = m + 72 + 20 * i
       t:add(f.session, tvb(o, 8)); t:add(f.handover_time_ns, tvb(o + 8, 8))
       t:add(f.context_tokens, tvb(o + 16, 4))
     end
