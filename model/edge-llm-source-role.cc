@@ -157,7 +157,7 @@ EdgeLlmSourceRole::ConcurrentTargets(uint16_t target, uint64_t bytes)
     concurrent.insert(target);
     for (const auto& [id, peer] : m_node->m_peers)
     {
-        if (peer.connection->GetBacklogBytes() > 0)
+        if (peer.connection->HasKvBacklog()) // control messages share no KV flow's link
         {
             concurrent.insert(id);
         }

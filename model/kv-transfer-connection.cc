@@ -173,6 +173,21 @@ KvTransferConnection::GetSocketUnsentBytes() const
     return GetSocketBufferedBytes();
 }
 
+bool
+KvTransferConnection::HasKvBacklog() const
+{
+    for (const auto& j : m_jobs)
+    {
+        if (j.job.remainingBytes > 0)
+        {
+            return true;
+        }
+    }
+    // The socket holds the bytes written but not yet acknowledged: if they reach back
+    // past the end of the last KV frame, some of its KV bytes are still there.
+    return (m_pending && m_pendingIsKv) || m_written < m_kvWrittenEnd + GetSocketBufferedBytes();
+}
+
 uint64_t
 KvTransferConnection::GetBacklogBytes() const
 {
@@ -293,10 +308,16 @@ KvTransferConnection::WritePending()
         NS_ABORT_MSG_IF(sent != static_cast<int>(n),
                         "socket accepted " << sent << " of " << n << " bytes it had room for");
         m_pendingOffset += n;
+        m_written += n;
+        if (m_pendingIsKv)
+        {
+            m_kvWrittenEnd = m_written;
+        }
         if (m_pendingOffset == m_pending->GetSize())
         {
             m_pending = nullptr;
             m_pendingOffset = 0;
+            m_pendingIsKv = false;
         }
     }
     return true;
@@ -317,6 +338,7 @@ KvTransferConnection::TrySend()
         if (!m_control.empty())
         {
             m_pending = m_control.front();
+            m_pendingIsKv = false;
             m_control.pop_front();
             continue;
         }
@@ -366,6 +388,7 @@ KvTransferConnection::TrySend()
             seg.sessionId = job.job.sessionId;
             seg.byteOffset = job.offset;
             m_pending = MakeFrame(KvFrameHeader::KV_SEGMENT, seg, static_cast<uint32_t>(wireBytes));
+            m_pendingIsKv = true;
             job.offset += kvBytes;
             job.job.remainingBytes -= kvBytes;
             if (job.job.slotBudget != UINT64_MAX)

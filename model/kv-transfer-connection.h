@@ -159,6 +159,13 @@ class KvTransferConnection : public Object
      *         send buffer
      */
     uint64_t GetBacklogBytes() const;
+
+    /**
+     * \return true while KV bytes to the peer are queued or in the transport: a job with
+     *         bytes left, a KV frame being written, or the socket still holding bytes of
+     *         the last KV frame written (control messages alone do not count)
+     */
+    bool HasKvBacklog() const;
     /**
      * \return bytes still ahead of a new control message (which passes queued KV
      *         bytes): control frames not yet written, the unwritten rest of the frame
@@ -226,6 +233,9 @@ class KvTransferConnection : public Object
     std::vector<Job> m_jobs;            //!< KV transfers with bytes left
     Ptr<Packet> m_pending;              //!< Frame being written, or nullptr
     uint32_t m_pendingOffset{0};        //!< Bytes of m_pending already written
+    bool m_pendingIsKv{false};          //!< m_pending is a KV_SEGMENT frame
+    uint64_t m_written{0};              //!< Bytes handed to the socket so far
+    uint64_t m_kvWrittenEnd{0};         //!< m_written after the last KV frame's last byte
 
     RxState m_rxState{RX_FRAME};     //!< Parser state
     std::vector<uint8_t> m_rxHeader; //!< Bytes of the header being collected

@@ -353,7 +353,11 @@ class KvParserErrorTestCase : public TestCase
  *
  * Jobs queued at t = 0 before the connection is up: A (1 MB, deadline 2 s),
  * B (300 kB, deadline 1 s), C (0 B, deadline 1.5 s). EDF sends B, then C's completion,
- * then A; so when B's last byte arrives none of A's has.
+ * then A; so when B's last byte arrives none of A's has. HasKvBacklog() is true while
+ * jobs are queued, when A's last frame is being written and when it has arrived but is
+ * not yet acknowledged (only the socket holds it then), false
+ * once everything is acknowledged and while only a control message is in the socket
+ * (which GetBacklogBytes() counts).
  */
 class KvConnectionEdfTestCase : public TestCase
 {
@@ -393,6 +397,7 @@ class KvConnectionEdfTestCase : public TestCase
         uint64_t aBytesWhenBDone = UINT64_MAX;
         std::vector<uint8_t> messageOrder;
         std::vector<uint64_t> completionOrder;
+        bool kvWhenLastArrived = false;
         rx->SetKvBytesCallback(
             compat::MakeCallback<void, uint64_t, uint64_t>([&](uint64_t s, uint64_t n) {
                 received[s] += n;
@@ -409,6 +414,12 @@ class KvConnectionEdfTestCase : public TestCase
                     KvTransferCompleteHeader c;
                     m->RemoveHeader(c);
                     doneAt[c.sessionId] = Simulator::Now();
+                    if (c.sessionId == 1)
+                    {
+                        // Everything written, its ACKs a path delay away: A's last KV
+                        // bytes are still unacknowledged in the sender's socket.
+                        kvWhenLastArrived = tx->HasKvBacklog();
+                    }
                     completionOrder.push_back(c.sessionId);
                     NS_TEST_EXPECT_MSG_EQ(c.totalBytes, sizes.at(c.sessionId), "total bytes");
                 }
@@ -436,9 +447,35 @@ class KvConnectionEdfTestCase : public TestCase
             client->Connect(InetSocketAddress(ifs.GetAddress(1), 9001));
             tx->SetSocket(client, false);
         });
+        // HasKvBacklog: KV queued or still in the transport, never control messages alone.
+        const bool kvQueuedAtStart = tx->HasKvBacklog();
+        bool kvWhenLastFramed = false;
+        tx->SetTransferSentCallback(compat::MakeCallback<void, uint64_t>([&](uint64_t s) {
+            if (s == 1)
+            {
+                kvWhenLastFramed = tx->HasKvBacklog(); // its last frame is still unacked
+            }
+        }));
+        bool kvAfterAcked = true;
+        uint64_t controlBacklog = 0;
+        bool kvWithControlOnly = true;
+        Simulator::Schedule(Seconds(3), [&]() {
+            kvAfterAcked = tx->HasKvBacklog();
+            KvTransferRequestHeader late;
+            late.sessionId = 10;
+            tx->SendMessage(KvFrameHeader::TRANSFER_REQUEST, late, 0);
+            controlBacklog = tx->GetBacklogBytes();
+            kvWithControlOnly = tx->HasKvBacklog();
+        });
 
         Simulator::Stop(Seconds(5));
         Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(kvQueuedAtStart, true, "jobs queued: KV backlog");
+        NS_TEST_EXPECT_MSG_EQ(kvWhenLastFramed, true, "last KV frame being written: KV backlog");
+        NS_TEST_EXPECT_MSG_EQ(kvWhenLastArrived, true, "last KV bytes unacknowledged: KV backlog");
+        NS_TEST_EXPECT_MSG_EQ(kvAfterAcked, false, "every KV byte acknowledged: none");
+        NS_TEST_EXPECT_MSG_GT(controlBacklog, 0u, "a control message in the socket is backlog");
+        NS_TEST_EXPECT_MSG_EQ(kvWithControlOnly, false, "but no KV backlog");
 
         NS_TEST_ASSERT_MSG_EQ(received[1], sizes.at(1), "A's bytes all arrive");
         NS_TEST_ASSERT_MSG_EQ(received[2], sizes.at(2), "B's bytes all arrive");

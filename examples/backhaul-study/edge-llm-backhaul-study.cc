@@ -70,11 +70,24 @@ StudySchemes()
         {"ctho", "ns3::CtHoScheduler", ""},
         {"tho", "ns3::ThoScheduler", ""},
         {"cho", "ns3::ChoScheduler", ""},
+        {"tc-ctho", "ns3::CoordinatedCtHoScheduler", ""},
         {"impactho", "ns3::ImpactHoScheduler", "WaterFilling"},
         {"ea", "ns3::ImpactHoScheduler", "Equal"},
         {"wta", "ns3::ImpactHoScheduler", "Wta"},
         {"pf", "ns3::ImpactHoScheduler", "Pf"}};
     return schemes;
+}
+
+/// \return every scheme's name, comma-separated, in StudySchemes() order
+std::string
+SchemeNames()
+{
+    std::string names;
+    for (const StudyScheme& s : StudySchemes())
+    {
+        names += (names.empty() ? "" : ", ") + s.name;
+    }
+    return names;
 }
 
 /// The study's options as parsed and checked (ParseOptions).
@@ -123,8 +136,10 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      "0.9], e.g. 0,0.3,0.6,0.9",
                      loads);
     options.AddValue("schemes",
-                     "Comma-separated: ctho, tho, cho (prefill/transfer split); impactho, ea, "
-                     "wta, pf (ImpactHO: importance-ordered partial transfer in 100 ms slots "
+                     "Comma-separated: ctho, tho, cho (prefill/transfer split); tc-ctho "
+                     "(target-coordinated ctHO: each target plans its sources' batches "
+                     "together); impactho, ea, wta, pf (ImpactHO: importance-ordered partial "
+                     "transfer in 100 ms slots "
                      "within a 500 ms window, the slot shared by water-filling, equally, "
                      "winner-takes-all or proportionally fair)",
                      schemes);
@@ -356,7 +371,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
             if (scheme == known.end())
             {
                 std::cerr << "error: --schemes: unknown scheme '" << s
-                          << "'; valid schemes: ctho, tho, cho, impactho, ea, wta, pf" << std::endl;
+                          << "'; valid schemes: " << SchemeNames() << std::endl;
                 return 2;
             }
             for (const auto& run : runs)
@@ -371,9 +386,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
         }
         if (runs.empty() || schemes.back() == ',')
         {
-            std::cerr << "error: --schemes: give one or more of ctho, tho, cho, impactho, ea, "
-                         "wta, pf"
-                      << std::endl;
+            std::cerr << "error: --schemes: give one or more of " << SchemeNames() << std::endl;
             return 2;
         }
     }

@@ -294,7 +294,7 @@ expect 2 "--loads: '-0.1' must be a number in [0, 0.9]" $study --loads=0,-0.1
 expect 2 "--loads: 'x' must be a number in [0, 0.9]" $study --loads=x
 expect 2 "--loads: 0.5 is listed twice" $study --loads=0.5,0.5
 expect 2 "--loads: give one or more numbers" $study --loads=0.5,
-expect 2 "--schemes: unknown scheme 'best'; valid schemes: ctho, tho, cho, impactho, ea, wta, pf" $study --schemes=ctho,best
+expect 2 "--schemes: unknown scheme 'best'; valid schemes: ctho, tho, cho, tc-ctho, impactho, ea, wta, pf" $study --schemes=ctho,best
 expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribute itself, so the value would be ignored; set per scheme: use --schemes=impactho, ea, wta or pf" \
   $study --ns3::ImpactHoScheduler::Policy=Equal
 expect 2 "--schemes: 'tho' is listed twice" $study --schemes=tho,tho
