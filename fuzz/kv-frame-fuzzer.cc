@@ -38,6 +38,20 @@ ParseDirectly(const uint8_t* data, size_t size)
         __builtin_trap(); // a header must read all of its bytes or none, and say which
     }
 }
+
+/// The variable-length PLAN_REQUEST: all of the bytes its member count says, or none.
+void
+ParsePlanRequest(const uint8_t* data, size_t size)
+{
+    Ptr<Packet> p = Create<Packet>(data, static_cast<uint32_t>(size));
+    KvPlanRequestHeader h;
+    const uint32_t read = p->RemoveHeader(h);
+    const bool ok = h.truncated ? read == 0 : read == h.GetSerializedSize() && read <= size;
+    if (!ok)
+    {
+        __builtin_trap();
+    }
+}
 } // namespace
 
 extern "C" int
@@ -123,7 +137,7 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     ParseDirectly<KvRedirectHeader>(data, size);
     ParseDirectly<KvTransferResponseHeader>(data, size);
     ParseDirectly<KvTransferStatusHeader>(data, size);
-    ParseDirectly<KvPlanRequestHeader>(data, size);
+    ParsePlanRequest(data, size);
     ParseDirectly<KvPlanHeader>(data, size);
 
     Ptr<Packet> datagram = Create<Packet>(data, static_cast<uint32_t>(size));
