@@ -1559,6 +1559,14 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId,
     case KvFrameHeader::PLAN_REQUEST: {
         KvPlanRequestHeader request;
         message->RemoveHeader(request);
+        if (!request.IsValid() || request.GetSerializedSize() != frame.messageLength)
+        {
+            // Its member count disagrees with its length: no plan; the source plans alone.
+            NS_LOG_WARN("cell " << m_cellId << ": malformed PLAN_REQUEST from cell " << peerCellId
+                                << " (" << frame.messageLength << " bytes, member count "
+                                << request.members.size() << "); ignored");
+            break;
+        }
         m_target->OnPlanRequest(peerCellId, request);
         break;
     }

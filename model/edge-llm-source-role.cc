@@ -199,7 +199,9 @@ EdgeLlmSourceRole::OnBatchComplete(uint32_t batchId,
                                    bool online,
                                    const CtHoPlan& plan)
 {
-    if (online && plan.prefillLength > 0)
+    // A coordinated batch's members that did not come left its plan one by one
+    // (LeavePlan): the target needs no close for it.
+    if (online && plan.prefillLength > 0 && !(batchId & KvPlanHeader::GROUP_BIT))
     {
         // The target waits for this before it starts the batch's prefill.
         KvBatchCloseHeader close;
@@ -311,25 +313,59 @@ EdgeLlmSourceRole::ProcessPendingHandovers()
 uint16_t
 EdgeLlmSourceRole::Withdraw(uint64_t sessionId)
 {
-    if (!m_batcher)
+    LeavePlan(sessionId); // a coordinated target no longer counts it
+    return m_batcher ? m_batcher->Withdraw(sessionId) : 0;
+}
+
+void
+EdgeLlmSourceRole::LeavePlan(uint64_t sessionId)
+{
+    const auto of = m_requestOf.find(sessionId);
+    if (of == m_requestOf.end())
     {
-        return 0;
+        return;
     }
-    const uint16_t target = m_batcher->Withdraw(sessionId);
-    const auto it = m_coordination.find(target);
-    if (it != m_coordination.end() && it->second.members.erase(sessionId) > 0)
+    const uint32_t id = of->second;
+    m_requestOf.erase(of);
+    PlanRequest& r = m_planRequests.at(id);
+    r.pending.erase(sessionId);
+    // The target counts this request's members that joined or will: one fewer now.
+    KvBatchCloseHeader close;
+    close.batchId = KvPlanHeader::GROUP_BIT | id;
+    close.batchSize = static_cast<uint16_t>(r.joined + r.pending.size());
+    m_node->m_peers.at(r.target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+    const auto stored = m_coordination.find(r.target);
+    if (stored != m_coordination.end())
     {
-        // The target counts this source's members of its group: one fewer now.
-        KvBatchCloseHeader close;
-        close.batchId = it->second.groupId;
-        close.batchSize = static_cast<uint16_t>(it->second.members.size());
-        m_node->m_peers.at(target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
-        if (it->second.members.empty())
+        stored->second.members.erase(sessionId);
+        if (stored->second.members.empty())
         {
-            m_coordination.erase(it);
+            m_coordination.erase(stored);
         }
     }
-    return target;
+    if (r.pending.empty())
+    {
+        m_planRequests.erase(id);
+    }
+}
+
+void
+EdgeLlmSourceRole::JoinedPlan(uint64_t sessionId)
+{
+    const auto of = m_requestOf.find(sessionId);
+    if (of == m_requestOf.end())
+    {
+        return;
+    }
+    const uint32_t id = of->second;
+    m_requestOf.erase(of);
+    PlanRequest& r = m_planRequests.at(id);
+    r.pending.erase(sessionId);
+    ++r.joined;
+    if (r.pending.empty())
+    {
+        m_planRequests.erase(id);
+    }
 }
 
 void
@@ -359,9 +395,9 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
     Time first = Time::Max();
     for (const auto& [sessionId, when] : GetBatcher().GetExpected(target))
     {
-        if (m_requested.count(sessionId))
+        if (m_requestOf.count(sessionId))
         {
-            continue;
+            continue; // in an earlier request
         }
         const uint64_t context = m_node->PredictContextAt(sessionId, when);
         if (context == 0 || req.members.size() == KvPlanRequestHeader::MAX_MEMBERS)
@@ -396,70 +432,43 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
                         << target << ", " << members.size() << " handovers from "
                         << first.As(Time::S));
     p.Control()->SendMessage(KvFrameHeader::PLAN_REQUEST, req, 0);
-    m_requested.insert(members.begin(), members.end());
-    m_planRequests[req.requestId] = {target, members};
+    for (uint64_t member : members)
+    {
+        m_requestOf[member] = req.requestId;
+    }
+    m_planRequests[req.requestId] = {target, members, 0};
 }
 
 void
 EdgeLlmSourceRole::OnPlan(uint16_t peerCellId, const KvPlanHeader& plan)
 {
     const auto request = m_planRequests.find(plan.requestId);
-    if (request == m_planRequests.end() || request->second.first != peerCellId)
+    if (request == m_planRequests.end() || request->second.target != peerCellId)
     {
-        return;
+        return; // every member joined or left already: nothing to plan
     }
     HandoverBatcher::Coordination co;
     co.groupId = plan.groupId;
     co.groupSize = plan.groupSize;
     co.prefillLength = plan.prefillLength;
     co.batchStart = NanoSeconds(plan.batchStartNs).GetSeconds();
-    std::set<uint64_t> expected;
-    for (const auto& [sessionId, when] : GetBatcher().GetExpected(peerCellId))
-    {
-        expected.insert(sessionId);
-    }
+    // The members still to hand over (those withdrawn since left the plan, LeavePlan).
     bool late = false;
-    for (uint64_t member : request->second.second)
+    for (uint64_t member : request->second.pending)
     {
-        // A member whose handover started before the plan came is in a batch planned
-        // alone; one withdrawn since the request will not come.
+        // A member already in a batch was planned alone (the PLAN came late): it left
+        // the plan with its request, or leaves it with its own.
         late = late || GetBatcher().IsInBatch(member);
-        if (expected.count(member))
-        {
-            co.members.insert(member);
-        }
-    }
-    const std::size_t requested = request->second.second.size();
-    m_planRequests.erase(request);
-    auto stored = m_coordination.find(peerCellId);
-    if (!late && stored != m_coordination.end() && stored->second.groupId == co.groupId)
-    {
-        // A second request in the same group: the target counts both.
-        co.members.insert(stored->second.members.begin(), stored->second.members.end());
-    }
-    else if (stored != m_coordination.end() && !late)
-    {
-        stored = m_coordination.end(); // an older plan, not used yet: this one replaces it
-    }
-    if (late ||
-        co.members.size() <
-            requested + (stored != m_coordination.end() ? stored->second.members.size() : 0))
-    {
-        // The target counts every requested member: say how many will join its batch
-        // (none when the batch was planned alone, the PLAN having come too late).
-        KvBatchCloseHeader close;
-        close.batchId = co.groupId;
-        close.batchSize = late ? 0 : static_cast<uint16_t>(co.members.size());
-        m_node->m_peers.at(peerCellId).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+        co.members.insert(member);
     }
     if (late || co.members.empty())
     {
         NS_LOG_INFO("cell " << m_node->m_cellId << ": PLAN " << plan.requestId << " from cell "
-                            << peerCellId
-                            << (late ? " came after its batch formed" : " has no member left")
-                            << "; not used");
+                            << peerCellId << " came after its batch formed; not used");
         return;
     }
+    // The next batch to this target follows it; the members of a plan it replaces hand
+    // over planned alone and leave their plan then.
     m_coordination[peerCellId] = co;
 }
 
@@ -537,6 +546,25 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     if (d.coordinated)
     {
         req.flags |= KvTransferRequestHeader::COORDINATED;
+        JoinedPlan(sessionId);
+    }
+    else
+    {
+        LeavePlan(sessionId); // planned alone (or to another target): not in the group
+    }
+    const auto unused = m_coordination.find(targetCellId);
+    if (unused != m_coordination.end())
+    {
+        // A batch planned alone took members of an unused plan: they leave it as they
+        // hand over; the plan is not used for them.
+        for (auto m = unused->second.members.begin(); m != unused->second.members.end();)
+        {
+            m = GetBatcher().IsInBatch(*m) ? unused->second.members.erase(m) : std::next(m);
+        }
+        if (unused->second.members.empty())
+        {
+            m_coordination.erase(unused);
+        }
     }
     SendTransferRequest(
         peer,

@@ -151,13 +151,27 @@ class EdgeLlmSourceRole
     void AnnounceBatch(uint16_t target);
 
     /**
-     * \brief Take \p sessionId out of its batch (its handover will not happen); a
-     *        coordinated plan not yet used loses the member and the target is told
-     *        (BATCH_CLOSE with the members left).
+     * \brief Take \p sessionId out of its batch (its handover will not happen) and out of
+     *        its coordinated plan (LeavePlan).
      * \param sessionId the session
      * \return its announced or batch target (0: none)
      */
     uint16_t Withdraw(uint64_t sessionId);
+
+    /**
+     * \brief \p sessionId will not join its PLAN_REQUEST's coordinated batch (withdrawn,
+     *        planned alone, or handed over to another target): the target is told how many
+     *        of that request's members it still counts (BATCH_CLOSE, batchId = the request
+     *        id with KvPlanHeader::GROUP_BIT set). No-op for a session in no request.
+     * \param sessionId the session
+     */
+    void LeavePlan(uint64_t sessionId);
+
+    /**
+     * \brief \p sessionId's request joined its coordinated batch: it stays counted.
+     * \param sessionId the session
+     */
+    void JoinedPlan(uint64_t sessionId);
 
     /**
      * \brief Plan the session in its batch (ctHO: L, n_pf, n_tx, deadline tau_i + g(L) at
@@ -255,10 +269,19 @@ class EdgeLlmSourceRole
     EventId m_slotEvent;                        //!< Next slot of a slot policy
     /// Target-coordinated: the next PLAN_REQUEST to each target
     std::map<uint16_t, EventId> m_announceEvents;
-    /// Target-coordinated: the members of each PLAN_REQUEST sent, by request id
-    std::map<uint32_t, std::pair<uint16_t, std::set<uint64_t>>> m_planRequests;
-    std::set<uint64_t> m_requested; //!< Sessions in a PLAN_REQUEST
-    uint32_t m_nextPlanRequest{1};  //!< Next PLAN_REQUEST id
+
+    /// A PLAN_REQUEST sent, while some of its members have neither joined nor left
+    struct PlanRequest
+    {
+        uint16_t target{0};         //!< Its target
+        std::set<uint64_t> pending; //!< Members not yet handed over nor withdrawn
+        uint32_t joined{0};         //!< Members whose request joined the target's batch
+    };
+
+    /// Target-coordinated: the PLAN_REQUESTs with members pending, by request id
+    std::map<uint32_t, PlanRequest> m_planRequests;
+    std::map<uint64_t, uint32_t> m_requestOf; //!< Pending member -> its request id
+    uint32_t m_nextPlanRequest{1};            //!< Next PLAN_REQUEST id
     /// Target-coordinated: each target's PLAN not yet used by a batch
     std::map<uint16_t, HandoverBatcher::Coordination> m_coordination;
 };

@@ -152,12 +152,15 @@ EdgeLlmTargetRole::OnBatchClose(uint16_t peerCellId, const KvBatchCloseHeader& c
 {
     if (close.batchId & KvPlanHeader::GROUP_BIT)
     {
-        // A source's part of a coordinated batch: the members it will still send.
-        auto it = m_groups.find(close.batchId);
-        if (it != m_groups.end() && it->second.planned && it->second.parts.count(peerCellId))
+        // A PLAN_REQUEST's part of a coordinated batch: its members that joined or will.
+        const std::pair<uint16_t, uint32_t> request{peerCellId,
+                                                    close.batchId & ~KvPlanHeader::GROUP_BIT};
+        const auto group = m_requestGroup.find(request);
+        if (group != m_requestGroup.end())
         {
-            it->second.parts[peerCellId] = close.batchSize;
-            UpdateGroup(close.batchId, false);
+            const uint32_t groupId = group->second;
+            m_groups.at(groupId).parts[request] = close.batchSize;
+            UpdateGroup(groupId, false);
         }
         return;
     }
@@ -168,11 +171,11 @@ uint32_t
 EdgeLlmTargetRole::Group::Size() const
 {
     uint32_t n = 0;
-    for (const auto& [source, members] : parts)
+    for (const auto& [request, members] : parts)
     {
         n += members;
     }
-    return n;
+    return n - std::min(n, refused);
 }
 
 void
@@ -190,6 +193,9 @@ EdgeLlmTargetRole::OnPlanRequest(uint16_t peerCellId, const KvPlanRequestHeader&
     }
     Group& g = m_groups[m_openGroup];
     g.requests.emplace_back(peerCellId, request);
+    const std::pair<uint16_t, uint32_t> key{peerCellId, request.requestId};
+    g.parts[key] = static_cast<uint32_t>(request.members.size());
+    m_requestGroup[key] = m_openGroup;
     // Planned when the first reply is due, so that every PLAN leaves in time.
     const Time closeAt =
         std::max(Simulator::Now(), std::min(g.closeAt, NanoSeconds(request.replyByNs)));
@@ -231,8 +237,6 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
             src.ues.push_back({m.sessionId,
                                std::max(0.0, NanoSeconds(m.handoverTimeNs).GetSeconds()),
                                std::max<uint64_t>(1, m.contextTokens)});
-            g.parts[source] += 1;
-            m_groupOf[m.sessionId] = {groupId, source};
         }
     }
     std::vector<CoordinatedSource> sources;
@@ -254,14 +258,7 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         // every source plans alone.
         NS_LOG_WARN("cell " << m_node->m_cellId << ": group " << groupId
                             << " not planned: " << e.what());
-        for (const auto& [source, req] : g.requests)
-        {
-            for (const KvPlanRequestHeader::Member& m : req.members)
-            {
-                m_groupOf.erase(m.sessionId);
-            }
-        }
-        m_groups.erase(groupId);
+        EraseGroup(groupId);
         return;
     }
     const uint32_t size = g.Size();
@@ -278,21 +275,16 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         KvPlanHeader reply;
         reply.requestId = req.requestId;
         reply.groupId = groupId;
-        reply.groupSize = static_cast<uint16_t>(size);
+        reply.groupSize = static_cast<uint16_t>(std::min<uint32_t>(size, UINT16_MAX));
         reply.sources = static_cast<uint16_t>(sources.size());
         reply.prefillLength = static_cast<uint32_t>(plan.prefillLength);
         reply.batchStartNs = Seconds(plan.batchStart).GetNanoSeconds();
         m_node->m_peers.at(source).Control()->SendMessage(KvFrameHeader::PLAN, reply, 0);
     }
     g.requests.clear();
-    if (plan.prefillLength == 0)
+    if (plan.prefillLength == 0 || size == 0)
     {
-        // No prefill: the members' requests join no GPU batch.
-        for (auto it = m_groupOf.begin(); it != m_groupOf.end();)
-        {
-            it = it->second.first == groupId ? m_groupOf.erase(it) : std::next(it);
-        }
-        m_groups.erase(groupId);
+        EraseGroup(groupId); // no prefill (or no member left): no GPU batch to count
     }
 }
 
@@ -311,14 +303,30 @@ EdgeLlmTargetRole::UpdateGroup(uint32_t groupId, bool joinedNow)
         // The GPU batch is waiting for the members that joined and the rest.
         m_node->m_gpu->Close((uint64_t{m_node->m_cellId} << 32) | groupId, std::max(size, joined));
     }
-    if (joined >= size)
+    if (it->second.planned && joined >= size)
     {
-        for (auto m = m_groupOf.begin(); m != m_groupOf.end();)
-        {
-            m = m->second.first == groupId ? m_groupOf.erase(m) : std::next(m);
-        }
-        m_groups.erase(it); // started (or empty): nothing more to count
+        EraseGroup(groupId); // started (or empty): nothing more to count
     }
+}
+
+void
+EdgeLlmTargetRole::EraseGroup(uint32_t groupId)
+{
+    const auto it = m_groups.find(groupId);
+    if (it == m_groups.end())
+    {
+        return;
+    }
+    for (const auto& [request, members] : it->second.parts)
+    {
+        m_requestGroup.erase(request);
+    }
+    it->second.closeEvent.Cancel();
+    if (m_openGroup == groupId)
+    {
+        m_openGroup = 0;
+    }
+    m_groups.erase(it);
 }
 
 void
@@ -368,6 +376,14 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
                              << m_node->m_profile.BytesPerToken() << "; request refused");
         // REFUSED: its KV bytes still in flight are counted and dropped.
         m_node->m_refusedTrace(req.sessionId, peerCellId, 0);
+        const auto group = (req.flags & KvTransferRequestHeader::COORDINATED)
+                               ? m_groups.find(req.batchId)
+                               : m_groups.end();
+        if (group != m_groups.end() && req.prefillTokens > 0)
+        {
+            ++group->second.refused; // counted by its source, it never joins
+            UpdateGroup(group->first, false);
+        }
         return;
     }
     s.ueAddress = Ipv4Address(req.ueAddress);
@@ -386,24 +402,16 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     s.restoreGeneration = ++m_restoreCounter;
     s.batchPending = req.prefillTokens > 0;
     const bool coordinated = req.flags & KvTransferRequestHeader::COORDINATED;
-    const auto announced = m_groupOf.find(req.sessionId);
     uint32_t batchSize = req.batchSize;
-    uint32_t group = 0; // the coordination group this request changes
-    if (announced != m_groupOf.end() && announced->second.second == peerCellId)
+    const auto group = coordinated ? m_groups.find(req.batchId) : m_groups.end();
+    if (group != m_groups.end() && s.batchPending)
     {
-        group = announced->second.first;
-        m_groupOf.erase(announced);
-        Group& g = m_groups.at(group);
-        if (coordinated && s.batchPending)
-        {
-            ++g.joined;
-            batchSize = g.Size(); // sources may have closed parts since the PLAN
-        }
-        else
-        {
-            // Planned alone (the PLAN came late or not at all): one member fewer.
-            g.parts[peerCellId] -= std::min<uint32_t>(1, g.parts[peerCellId]);
-        }
+        ++group->second.joined;
+        batchSize = group->second.Size(); // the members that joined or will, now
+    }
+    else if (coordinated && s.batchPending)
+    {
+        batchSize = 1; // its group is gone (never planned here): it prefills alone
     }
     if (s.batchPending)
     {
@@ -419,9 +427,9 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
                          s.restoreGeneration,
                          false));
     }
-    if (group != 0)
+    if (group != m_groups.end())
     {
-        UpdateGroup(group, coordinated && s.batchPending);
+        UpdateGroup(group->first, s.batchPending);
     }
     if (m_node->m_statusInterval.IsStrictlyPositive())
     {

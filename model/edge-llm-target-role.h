@@ -224,17 +224,25 @@ class EdgeLlmTargetRole
      */
     void UpdateGroup(uint32_t groupId, bool joinedNow);
 
+    /// Forget a group and its requests (its batch started, or it has none).
+    /// \param groupId the group
+    void EraseGroup(uint32_t groupId);
+
     /// A coordination group: the handovers of several sources planned as one GPU batch.
     struct Group
     {
-        /// The PLAN_REQUESTs gathered: (source, request)
+        /// The PLAN_REQUESTs gathered, until planned: (source, request)
         std::vector<std::pair<uint16_t, KvPlanRequestHeader>> requests;
-        std::map<uint16_t, uint32_t> parts; //!< Members per source, once planned
-        uint32_t joined{0};                 //!< Members whose request joined the GPU batch
-        bool planned{false};                //!< CloseGroup ran
-        Time closeAt;                       //!< When CloseGroup runs
-        EventId closeEvent;                 //!< CloseGroup
-        uint32_t Size() const;              //!< \return the members over every part
+        /// Per request (source, request id): its members that joined or will, as its
+        /// source last said (the request's size, then each BATCH_CLOSE naming it)
+        std::map<std::pair<uint16_t, uint32_t>, uint32_t> parts;
+        uint32_t joined{0};  //!< Members whose request joined the GPU batch
+        uint32_t refused{0}; //!< Members whose request this BS refused
+        bool planned{false}; //!< CloseGroup ran
+        Time closeAt;        //!< When CloseGroup runs
+        EventId closeEvent;  //!< CloseGroup
+        /// \return the members over every part, less those refused
+        uint32_t Size() const;
     };
 
     EdgeLlmNode* m_node;          //!< The BS (owner)
@@ -245,8 +253,8 @@ class EdgeLlmTargetRole
     std::map<uint32_t, Group> m_groups; //!< Coordination groups by id
     uint32_t m_openGroup{0};            //!< The group requests join (0: none open)
     uint32_t m_groupCounter{0};         //!< Numbers the groups
-    /// Announced members not yet joined: session -> (group, source)
-    std::map<uint64_t, std::pair<uint32_t, uint16_t>> m_groupOf;
+    /// The group of each PLAN_REQUEST, (source, request id), while its group lasts
+    std::map<std::pair<uint16_t, uint32_t>, uint32_t> m_requestGroup;
 };
 
 } // namespace ns3

@@ -257,8 +257,9 @@ class KvBatchCloseHeader : public Header
     bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
 
     uint32_t batchId{0};   //!< Batch identifier, as in its TRANSFER_REQUESTs
-    uint16_t batchSize{0}; //!< Members that joined it, >= 1 (a source's part of a
-                           //!< coordinated batch, KvPlanHeader::GROUP_BIT: >= 0)
+    uint16_t batchSize{0}; //!< Members that joined it, >= 1 (batchId with
+                           //!< KvPlanHeader::GROUP_BIT: a PLAN_REQUEST's id; its members
+                           //!< that joined the coordinated batch or will, >= 0)
 };
 
 /**
@@ -471,8 +472,8 @@ class KvPlanHeader : public Header
   public:
     /// Serialized size in bytes.
     static constexpr uint32_t SIZE = 28;
-    /// Set in every groupId (a source's own batch ids are below it), so that a
-    /// BATCH_CLOSE names a coordinated batch or the source's own unambiguously
+    /// Set in every groupId (a source's own batch ids are below it); a BATCH_CLOSE with it
+    /// set names a PLAN_REQUEST (its requestId), not a batch
     static constexpr uint32_t GROUP_BIT = 0x80000000U;
 
     /**

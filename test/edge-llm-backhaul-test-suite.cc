@@ -1638,10 +1638,13 @@ struct ConvergingOutcome
 /// One handover into the target: source site, session, context (tokens), tau (s).
 struct Inbound
 {
-    uint32_t site;    //!< Source site (1 or 2)
-    uint64_t session; //!< Session id
-    uint64_t context; //!< Tokens
-    double tau;       //!< s
+    uint32_t site;               //!< Source site (1 or 2)
+    uint64_t session;            //!< Session id
+    uint64_t context;            //!< Tokens
+    double tau;                  //!< s
+    uint32_t to{0};              //!< The site it hands over to (announced: site 0)
+    double announceAt{0};        //!< When it is announced, s (0: at the start)
+    bool handsOverAnyway{false}; //!< Hands over at tau even after its failure
 };
 
 /**
@@ -1658,7 +1661,8 @@ RunConverging(const std::string& scheduler,
               const std::vector<Inbound>& moves,
               Time planLead = MilliSeconds(200),
               const std::map<uint64_t, double>& failed = {},
-              Time lossFrom2 = Seconds(0))
+              Time lossFrom2 = Seconds(0),
+              uint32_t kvBitsSite1 = 16)
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
@@ -1693,8 +1697,18 @@ RunConverging(const std::string& scheduler,
         edge.SetSchedulerType(scheduler);
     }
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2, 3});
+    apps.Get(1)->SetAttribute("KvBits", UintegerValue(kvBitsSite1));
     edge.ConnectBackhaul(apps, backhaul);
     ConvergingOutcome out;
+    for (uint32_t s = 1; s <= 2; ++s)
+    {
+        DynamicCast<EdgeLlmNode>(apps.Get(s))
+            ->TraceConnectWithoutContext("SessionRestored",
+                                         compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                             [&out](uint64_t id, uint16_t, Time delay) {
+                                                 out.restoreDelay[id] = delay.GetSeconds();
+                                             }));
+    }
     Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(apps.Get(0));
     target->TraceConnectWithoutContext("SessionRestored",
                                        compat::MakeCallback<void, uint64_t, uint16_t, Time>(
@@ -1728,20 +1742,35 @@ RunConverging(const std::string& scheduler,
     {
         Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(m.site));
         source->OpenSession(m.session, m.context, 5);
-        source->ExpectHandover(m.session, 1, Seconds(m.tau));
+        if (m.announceAt > 0)
+        {
+            Simulator::Schedule(Seconds(m.announceAt),
+                                &EdgeLlmNode::ExpectHandover,
+                                source,
+                                m.session,
+                                1,
+                                Seconds(m.tau));
+        }
+        else
+        {
+            source->ExpectHandover(m.session, 1, Seconds(m.tau));
+        }
         if (failed.count(m.session))
         {
             Simulator::Schedule(Seconds(failed.at(m.session)),
                                 &EdgeLlmNode::NotifyHandoverFailure,
                                 source,
                                 m.session);
-            continue;
+            if (!m.handsOverAnyway)
+            {
+                continue;
+            }
         }
         Simulator::Schedule(Seconds(m.tau),
                             &EdgeLlmNode::NotifyHandoverStart,
                             source,
                             m.session,
-                            1);
+                            static_cast<uint16_t>(m.to + 1));
     }
     apps.Start(Seconds(0));
     Simulator::Stop(Seconds(4));
@@ -1933,6 +1962,63 @@ class CoordinatedPacketTestCase : public TestCase
             members += n;
         }
         NS_TEST_EXPECT_MSG_EQ(members, 3, "lost PLAN: each member in one batch");
+
+        // No batch waits for a member that does not come (each case found by review; ctHO
+        // restores the same sessions): a member handing over to another site than
+        // announced; one withdrawn that hands over after all; a source's second request in
+        // the same group losing a member before the PLANs; a plan replaced by a later one
+        // whose member then fails; a source whose requests the target refuses (its model
+        // stores 8-bit KV). Each: the sessions that should be restored are.
+        struct Case
+        {
+            std::string name;                //!< What happens
+            std::vector<Inbound> moves;      //!< The handovers
+            std::map<uint64_t, double> fail; //!< Failures
+            uint32_t kvBits;                 //!< Site 1's KvBits
+            std::set<uint64_t> restored;     //!< Sessions restored
+        };
+
+        const std::vector<Case> cases{
+            {"other target", {{1, 11, 3000, 1.000}, {2, 21, 1500, 1.002, 1}}, {}, 16, {11, 21}},
+            {"withdrawn, then hands over",
+             {{1, 11, 3000, 1.000}, {1, 12, 2000, 1.001, 0, 0, true}, {2, 21, 1500, 1.008}},
+             {{12, 0.95}},
+             16,
+             {11, 12, 21}},
+            {"second request, a member withdrawn",
+             {{1, 11, 3000, 1.000}, {1, 12, 2000, 1.004}, {1, 13, 1000, 1.006, 0, 0.85}},
+             {{12, 0.85}},
+             16,
+             {11, 13}},
+            {"replaced plan, member withdrawn",
+             {{1, 11, 3000, 1.500}, {2, 21, 1500, 1.502}, {1, 12, 1000, 1.450, 0, 1.41}},
+             {{11, 1.46}},
+             16,
+             {12, 21}},
+            {"refused", {{1, 11, 3000, 1.000}, {2, 21, 1500, 1.002}}, {}, 8, {21}},
+        };
+        for (const Case& c : cases)
+        {
+            for (const std::string& scheduler :
+                 {std::string("ns3::CoordinatedCtHoScheduler"), std::string("ns3::CtHoScheduler")})
+            {
+                const ConvergingOutcome o = RunConverging(scheduler,
+                                                          c.moves,
+                                                          MilliSeconds(200),
+                                                          c.fail,
+                                                          Seconds(0),
+                                                          c.kvBits);
+                std::set<uint64_t> restored;
+                for (const auto& [id, delay] : o.restoreDelay)
+                {
+                    restored.insert(id);
+                }
+                NS_TEST_EXPECT_MSG_EQ((restored == c.restored),
+                                      true,
+                                      c.name << " (" << scheduler << "): " << restored.size()
+                                             << " of " << c.restored.size() << " restored");
+            }
+        }
     }
 };
 
