@@ -459,7 +459,7 @@ class KvConnectionEdfTestCase : public TestCase
         bool kvAfterAcked = true;
         uint64_t controlBacklog = 0;
         bool kvWithControlOnly = true;
-        Simulator::Schedule(Seconds(3), [&]() {
+        compat::Schedule(Seconds(3), [&]() {
             kvAfterAcked = tx->HasKvBacklog();
             KvTransferRequestHeader late;
             late.sessionId = 10;
