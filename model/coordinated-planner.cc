@@ -128,66 +128,19 @@ CoordinatedPlanner::PlanOptimal(const std::vector<CoordinatedSource>& sources) c
     }
     std::sort(spans.begin(), spans.end());
     // Elsewhere F(L) = max_s f_s(L) is non-decreasing and G(L) = max_s g_s(L)
-    // non-increasing: the minimum of max(F, G) on a piece [lo, hi) is at their crossing
-    // (the smallest L with F >= G), just left of it, or at hi - 1.
-    auto prefillAtLeastTransfer = [&](uint64_t l) {
-        const CoordinatedPlan p = PlanWithPrefillLength(sources, l);
-        double f = 0;
-        double g = 0;
-        for (const CtHoPlan& s : p.sources)
-        {
-            f = std::max(f, s.prefillDelay);
-            g = std::max(g, s.transferDelay);
-        }
-        return f >= g;
-    };
-    std::vector<uint64_t> candidates{0, cmax};
-    auto crossing = [&](uint64_t lo, uint64_t hi) {
-        if (lo >= hi)
-        {
-            return;
-        }
-        uint64_t a = lo;
-        uint64_t b = hi; // the smallest L in [lo, hi) with F >= G, else hi
-        while (a < b)
-        {
-            const uint64_t mid = a + (b - a) / 2;
-            if (prefillAtLeastTransfer(mid))
+    // non-increasing, as for one source.
+    const std::vector<uint64_t> candidates =
+        CtHoPlanner::CandidateLengths(cmax, spans, [&](uint64_t l) {
+            const CoordinatedPlan p = PlanWithPrefillLength(sources, l);
+            double f = 0;
+            double g = 0;
+            for (const CtHoPlan& s : p.sources)
             {
-                b = mid;
+                f = std::max(f, s.prefillDelay);
+                g = std::max(g, s.transferDelay);
             }
-            else
-            {
-                a = mid + 1;
-            }
-        }
-        if (a < hi)
-        {
-            candidates.push_back(a);
-        }
-        if (a > lo)
-        {
-            candidates.push_back(a - 1);
-        }
-        candidates.push_back(hi - 1);
-    };
-    uint64_t from = 1; // the next L not yet covered
-    for (const auto& [lo, hi] : spans)
-    {
-        if (hi <= from)
-        {
-            continue;
-        }
-        crossing(from, std::max(from, lo));
-        for (uint64_t l = std::max(from, lo); l < hi; ++l)
-        {
-            candidates.push_back(l);
-        }
-        from = hi;
-    }
-    crossing(from, cmax + 1);
-    std::sort(candidates.begin(), candidates.end());
-    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+            return f >= g;
+        });
     CoordinatedPlan best = PlanWithPrefillLength(sources, candidates.front());
     for (std::size_t i = 1; i < candidates.size(); ++i)
     {

@@ -343,26 +343,20 @@ CtHoPlanner::IrregularSpans(const std::vector<CtHoUe>& ues) const
     return merged;
 }
 
-CtHoPlan
-CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
+std::vector<uint64_t>
+CtHoPlanner::CandidateLengths(uint64_t cmax,
+                              const std::vector<std::pair<uint64_t, uint64_t>>& spans,
+                              const std::function<bool(uint64_t)>& prefillAtLeastTransfer)
 {
-    const Batch batch = Prepare(ues);
-    const uint64_t cmax = batch.maxContext;
-    auto value = [&](uint64_t l) {
-        return std::max(PrefillDelay(batch, l), TransferDelay(batch, l));
-    };
     std::vector<uint64_t> candidates{0, cmax};
     // f is non-decreasing and g non-increasing on [lo, hi): the minimum of max(f, g) there
-    // is at their crossing (the smallest L with f >= g), just left of it, or at hi - 1
-    // (ctHO Sec. III-A, the proposition after Prop. 2).
+    // is at their crossing (the smallest L with f >= g), just left of it, or at hi - 1.
     auto crossing = [&](uint64_t lo, uint64_t hi) {
         if (lo >= hi)
         {
             return;
         }
-        const uint64_t l = SmallestL(lo, hi, [&](uint64_t m) {
-            return PrefillDelay(batch, m) >= TransferDelay(batch, m);
-        });
+        const uint64_t l = SmallestL(lo, hi, prefillAtLeastTransfer);
         if (l < hi)
         {
             candidates.push_back(l);
@@ -373,7 +367,6 @@ CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
         }
         candidates.push_back(hi - 1);
     };
-    const std::vector<std::pair<uint64_t, uint64_t>> spans = IrregularSpans(ues);
     uint64_t from = 1; // the next L not yet covered
     for (const auto& [lo, hi] : spans)
     {
@@ -390,6 +383,21 @@ CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
     }
     crossing(from, cmax + 1);
     std::sort(candidates.begin(), candidates.end());
+    candidates.erase(std::unique(candidates.begin(), candidates.end()), candidates.end());
+    return candidates;
+}
+
+CtHoPlan
+CtHoPlanner::PlanOptimal(const std::vector<CtHoUe>& ues) const
+{
+    const Batch batch = Prepare(ues);
+    auto value = [&](uint64_t l) {
+        return std::max(PrefillDelay(batch, l), TransferDelay(batch, l));
+    };
+    const std::vector<uint64_t> candidates =
+        CandidateLengths(batch.maxContext, IrregularSpans(ues), [&](uint64_t m) {
+            return PrefillDelay(batch, m) >= TransferDelay(batch, m);
+        });
     uint64_t best = candidates.front();
     double bestValue = value(best);
     for (uint64_t l : candidates)

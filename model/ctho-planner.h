@@ -164,6 +164,21 @@ class CtHoPlanner
     std::vector<std::pair<uint64_t, uint64_t>> IrregularSpans(const std::vector<CtHoUe>& ues) const;
 
     /**
+     * \brief The prefill lengths among which max(f, g) over {0, ..., C_max} has its
+     *        smallest argmin: 0, C_max, every L in \p spans, and in each piece between
+     *        them the crossing (the smallest L with f >= g), its predecessor and the
+     *        piece's last L (ctHO Sec. III-A, the proposition after Prop. 2).
+     * \param cmax C_max, tokens
+     * \param spans sorted spans [lo, hi) where f may not be monotone (IrregularSpans)
+     * \param prefillAtLeastTransfer f(L) >= g(L); false then true on each piece
+     * \return the candidates, ascending, each once
+     */
+    static std::vector<uint64_t> CandidateLengths(
+        uint64_t cmax,
+        const std::vector<std::pair<uint64_t, uint64_t>>& spans,
+        const std::function<bool(uint64_t)>& prefillAtLeastTransfer);
+
+    /**
      * \brief The plan at a given L: tHO is L = C_max, cHO is L = 0.
      * \param ues as for PlanOptimal()
      * \param prefillLength L, any value >= 0 (L > C_max pads the batch to L)

@@ -200,7 +200,7 @@ EdgeLlmSourceRole::OnBatchComplete(uint32_t batchId,
                                    const CtHoPlan& plan)
 {
     // A coordinated batch's members that did not come left its plan one by one
-    // (LeavePlan): the target needs no close for it.
+    // (ResolvePlanMember): the target needs no close for it.
     if (online && plan.prefillLength > 0 && !(batchId & KvPlanHeader::GROUP_BIT))
     {
         // The target waits for this before it starts the batch's prefill.
@@ -313,12 +313,12 @@ EdgeLlmSourceRole::ProcessPendingHandovers()
 uint16_t
 EdgeLlmSourceRole::Withdraw(uint64_t sessionId)
 {
-    LeavePlan(sessionId); // a coordinated target no longer counts it
+    ResolvePlanMember(sessionId, false); // a coordinated target no longer counts it
     return m_batcher ? m_batcher->Withdraw(sessionId) : 0;
 }
 
 void
-EdgeLlmSourceRole::LeavePlan(uint64_t sessionId)
+EdgeLlmSourceRole::ResolvePlanMember(uint64_t sessionId, bool joined)
 {
     const auto of = m_requestOf.find(sessionId);
     if (of == m_requestOf.end())
@@ -329,39 +329,27 @@ EdgeLlmSourceRole::LeavePlan(uint64_t sessionId)
     m_requestOf.erase(of);
     PlanRequest& r = m_planRequests.at(id);
     r.pending.erase(sessionId);
-    // The target counts this request's members that joined or will: one fewer now.
-    KvBatchCloseHeader close;
-    close.batchId = KvPlanHeader::GROUP_BIT | id;
-    close.batchSize = static_cast<uint16_t>(r.joined + r.pending.size());
-    m_node->m_peers.at(r.target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
-    const auto stored = m_coordination.find(r.target);
-    if (stored != m_coordination.end())
+    if (joined)
     {
-        stored->second.members.erase(sessionId);
-        if (stored->second.members.empty())
+        ++r.joined; // it stays counted
+    }
+    else
+    {
+        // The target counts this request's members that joined or will: one fewer now.
+        KvBatchCloseHeader close;
+        close.batchId = KvPlanHeader::GROUP_BIT | id;
+        close.batchSize = static_cast<uint16_t>(r.joined + r.pending.size());
+        m_node->m_peers.at(r.target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+        const auto stored = m_coordination.find(r.target);
+        if (stored != m_coordination.end())
         {
-            m_coordination.erase(stored);
+            stored->second.members.erase(sessionId);
+            if (stored->second.members.empty())
+            {
+                m_coordination.erase(stored);
+            }
         }
     }
-    if (r.pending.empty())
-    {
-        m_planRequests.erase(id);
-    }
-}
-
-void
-EdgeLlmSourceRole::JoinedPlan(uint64_t sessionId)
-{
-    const auto of = m_requestOf.find(sessionId);
-    if (of == m_requestOf.end())
-    {
-        return;
-    }
-    const uint32_t id = of->second;
-    m_requestOf.erase(of);
-    PlanRequest& r = m_planRequests.at(id);
-    r.pending.erase(sessionId);
-    ++r.joined;
     if (r.pending.empty())
     {
         m_planRequests.erase(id);
@@ -452,7 +440,7 @@ EdgeLlmSourceRole::OnPlan(uint16_t peerCellId, const KvPlanHeader& plan)
     co.groupSize = plan.groupSize;
     co.prefillLength = plan.prefillLength;
     co.batchStart = NanoSeconds(plan.batchStartNs).GetSeconds();
-    // The members still to hand over (those withdrawn since left the plan, LeavePlan).
+    // The members still to hand over (those withdrawn since left the plan, ResolvePlanMember).
     bool late = false;
     for (uint64_t member : request->second.pending)
     {
@@ -546,11 +534,11 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     if (d.coordinated)
     {
         req.flags |= KvTransferRequestHeader::COORDINATED;
-        JoinedPlan(sessionId);
+        ResolvePlanMember(sessionId, true);
     }
     else
     {
-        LeavePlan(sessionId); // planned alone (or to another target): not in the group
+        ResolvePlanMember(sessionId, false); // planned alone (or elsewhere): not in the group
     }
     const auto unused = m_coordination.find(targetCellId);
     if (unused != m_coordination.end())

@@ -152,26 +152,23 @@ class EdgeLlmSourceRole
 
     /**
      * \brief Take \p sessionId out of its batch (its handover will not happen) and out of
-     *        its coordinated plan (LeavePlan).
+     *        its coordinated plan (ResolvePlanMember).
      * \param sessionId the session
      * \return its announced or batch target (0: none)
      */
     uint16_t Withdraw(uint64_t sessionId);
 
     /**
-     * \brief \p sessionId will not join its PLAN_REQUEST's coordinated batch (withdrawn,
-     *        planned alone, or handed over to another target): the target is told how many
-     *        of that request's members it still counts (BATCH_CLOSE, batchId = the request
-     *        id with KvPlanHeader::GROUP_BIT set). No-op for a session in no request.
+     * \brief \p sessionId's part in its PLAN_REQUEST is settled: its request joined the
+     *        coordinated batch (\p joined: it stays counted), or it will not join
+     *        (withdrawn, planned alone, or handed over to another target): the target is
+     *        then told how many of that request's members it still counts (BATCH_CLOSE,
+     *        batchId = the request id with KvPlanHeader::GROUP_BIT set). No-op for a
+     *        session in no request.
      * \param sessionId the session
+     * \param joined true if its request joined the coordinated batch
      */
-    void LeavePlan(uint64_t sessionId);
-
-    /**
-     * \brief \p sessionId's request joined its coordinated batch: it stays counted.
-     * \param sessionId the session
-     */
-    void JoinedPlan(uint64_t sessionId);
+    void ResolvePlanMember(uint64_t sessionId, bool joined);
 
     /**
      * \brief Plan the session in its batch (ctHO: L, n_pf, n_tx, deadline tau_i + g(L) at
