@@ -230,6 +230,12 @@ MultiCellConfig::Validate() const
             "handover script needs mobility road (a scripted handover happens where the "
             "road crosses the boundary); with " +
                 mobility + " use handover A3-RSRP or A2-A4-RSRQ");
+    Require(roads == "cycle" || roads == "random",
+            "roads must be cycle or random, got '" + roads + "'");
+    Require(roads == "cycle" || mobility == "road",
+            "roads random needs mobility road (it chooses the roads the UEs drive), got "
+            "mobility " +
+                mobility);
     Require(std::isfinite(boundaryFraction) && boundaryFraction > 0 && boundaryFraction <= 0.5,
             "boundaryFraction must be in (0, 0.5] (past the midpoint the home site is the "
             "weaker cell), got " +
@@ -459,24 +465,39 @@ MultiCellScenario::SitePositions(const std::string& layout,
     return sites;
 }
 
+std::vector<std::vector<uint32_t>>
+MultiCellScenario::Neighbours(const std::vector<Vector>& positions, double interSiteDistance)
+{
+    const auto n = static_cast<uint32_t>(positions.size());
+    std::vector<std::vector<uint32_t>> neighbours(n);
+    for (uint32_t s = 0; s < n; ++s)
+    {
+        for (uint32_t t = 0; t < n; ++t)
+        {
+            if (t != s && CalculateDistance(positions[s], positions[t]) <= 1.01 * interSiteDistance)
+            {
+                neighbours[s].push_back(t);
+            }
+        }
+    }
+    return neighbours;
+}
+
 std::vector<uint32_t>
 MultiCellScenario::RoadTargets(const std::vector<Vector>& positions, double interSiteDistance)
 {
+    const std::vector<std::vector<uint32_t>> neighbours = Neighbours(positions, interSiteDistance);
     const auto n = static_cast<uint32_t>(positions.size());
     std::vector<uint32_t> targets(n, 0);
     for (uint32_t s = 0; s < n; ++s)
     {
-        targets[s] = s;
-        for (uint32_t step = 1; step < n; ++step)
-        {
-            const uint32_t t = (s + step) % n;
-            if (CalculateDistance(positions[s], positions[t]) <= 1.01 * interSiteDistance)
-            {
-                targets[s] = t;
-                break;
-            }
-        }
-        NS_ABORT_MSG_IF(targets[s] == s, "MultiCellScenario: site " << s << " has no neighbour");
+        NS_ABORT_MSG_IF(neighbours[s].empty(),
+                        "MultiCellScenario: site " << s << " has no neighbour");
+        // The first after s in cyclic order: the smallest (t - s) mod n.
+        targets[s] = *std::min_element(
+            neighbours[s].begin(),
+            neighbours[s].end(),
+            [s, n](uint32_t a, uint32_t b) { return (a + n - s) % n < (b + n - s) % n; });
     }
     return targets;
 }
@@ -552,6 +573,7 @@ MultiCellScenario::BuildSites()
     Ipv4AddressGenerator::Reset();
     m_sites = SitePositions(m_cfg.layout, m_cfg.numSites, m_cfg.interSiteDistance);
     m_roadTarget = RoadTargets(m_sites, m_cfg.interSiteDistance);
+    m_neighbours = Neighbours(m_sites, m_cfg.interSiteDistance);
     if (m_cfg.ran == "lte" && m_cfg.pathlossModel == "ns3::LogDistancePropagationLossModel" &&
         !std::isnan(m_cfg.pathlossReferenceDb))
     {
@@ -622,6 +644,15 @@ MultiCellScenario::BuildUes()
         m_tau[i] = std::round((m_handoverStart + spread * when->GetValue()) * 1e6) / 1e6;
         ue.handoverAt = MicroSeconds(static_cast<int64_t>(std::llround(m_tau[i] * 1e6)));
     }
+    if (m_cfg.roads == "random")
+    {
+        // After every instant: the same prompts and instants as with "cycle".
+        for (uint32_t i = 0; i < n; ++i)
+        {
+            const std::vector<uint32_t>& near = m_neighbours[m_home[i]];
+            m_ues[i].targetSite = near[when->GetInteger(0, static_cast<uint32_t>(near.size()) - 1)];
+        }
+    }
 
     const double z = m_ran->GetUeHeight();
     const double d = m_cfg.interSiteDistance;
@@ -630,7 +661,7 @@ MultiCellScenario::BuildUes()
         for (uint32_t i = 0; i < n; ++i)
         {
             const Vector& a = m_sites[m_home[i]];
-            const Vector& b = m_sites[m_roadTarget[m_home[i]]];
+            const Vector& b = m_sites[m_ues[i].targetSite];
             const double len = CalculateDistance(a, b);
             const Vector dir((b.x - a.x) / len, (b.y - a.y) / len, 0);
             // The road runs ROAD_OFFSET m to the left of the line from a to b; the UE

@@ -167,6 +167,11 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// needs mobility "road"), "A3-RSRP" or "A2-A4-RSRQ" (the RRC's algorithm decides), or
     /// the RAT's handover algorithm TypeId (EdgeLlmRanConfig::handoverAlgorithm)
     std::string handover{"script"};
+    /// Which road each UE drives (mobility "road"): "cycle" (every UE of site s toward s's
+    /// road target, RoadTargets: on the 7-site hexagon each site is the target of one
+    /// source) or "random" (each UE toward a neighbour of its home site drawn uniformly:
+    /// a target receives handovers from several sources at once)
+    std::string roads{"cycle"};
     double boundaryFraction{0.5}; //!< Where on the road a scripted handover happens, (0, 0.5]
     /// Where the arrival predictor expects a handover, m along the road from the home
     /// site, [0, interSiteDistance]; NaN: boundaryFraction x interSiteDistance
@@ -432,7 +437,7 @@ struct MultiCellResult
  *   MultiCellResult r = s.Simulate();    // Simulator::Run, then Simulator::Destroy
  * \endcode
  * Run() does all of them with the config's own UE draw. With your own UEs
- * (BuildUes(ues), a ScenarioUe each) the draw's knobs (mobility, speed, boundaryFraction,
+ * (BuildUes(ues), a ScenarioUe each) the draw's knobs (mobility, roads, speed, boundaryFraction,
  * platoonSpread, promptTime, promptMin/promptMax) are not read: each UE moves at its
  * constant velocity, sends its prompt at promptAt and hands over at handoverAt (only with
  * handover "script"; else the RRC's algorithm decides); no warm-up is planned for you, and
@@ -485,8 +490,17 @@ class MultiCellScenario
                                              double interSiteDistance);
 
     /**
-     * \brief The site each site's road leads to: the first of s + 1, s + 2, ... (cyclic)
-     *        within 1.01 d of s (a neighbour).
+     * \brief Each site's neighbours: the other sites within 1.01 d of it.
+     * \param positions the sites' positions (SitePositions)
+     * \param interSiteDistance d, m
+     * \return per site, its neighbours in ascending order (empty for a lone site)
+     */
+    static std::vector<std::vector<uint32_t>> Neighbours(const std::vector<Vector>& positions,
+                                                         double interSiteDistance);
+
+    /**
+     * \brief The site each site's road leads to with roads "cycle": the first of s + 1,
+     *        s + 2, ... (cyclic) among its Neighbours.
      * \param positions the sites' positions (SitePositions)
      * \param interSiteDistance d, m
      * \return one target site per site
@@ -616,13 +630,14 @@ class MultiCellScenario
     /// Abort with "MultiCellScenario::<part>: <needs>" unless \p done.
     void RequireDone(bool done, const char* part, const char* needs) const;
 
-    MultiCellConfig m_cfg;              //!< Validated knobs
-    std::vector<Vector> m_sites;        //!< Site positions
-    std::vector<uint32_t> m_roadTarget; //!< Road target of each site
-    NodeContainer m_bsNodes;            //!< One per site
-    NodeContainer m_ueNodes;            //!< One per UE, in m_ues' order
-    std::vector<ScenarioUe> m_ues;      //!< The UEs, in node order
-    std::vector<uint32_t> m_home;       //!< Home site per UE
+    MultiCellConfig m_cfg;                           //!< Validated knobs
+    std::vector<Vector> m_sites;                     //!< Site positions
+    std::vector<uint32_t> m_roadTarget;              //!< Road target of each site
+    std::vector<std::vector<uint32_t>> m_neighbours; //!< Neighbours of each site
+    NodeContainer m_bsNodes;                         //!< One per site
+    NodeContainer m_ueNodes;                         //!< One per UE, in m_ues' order
+    std::vector<ScenarioUe> m_ues;                   //!< The UEs, in node order
+    std::vector<uint32_t> m_home;                    //!< Home site per UE
     std::vector<double> m_tau;        //!< The scripted handover times, s (UEs without one left out)
     double m_handoverStart{0};        //!< Platoons start crossing, s
     bool m_drawnUes{false};           //!< BuildUes() drew the UEs (not a preset's)

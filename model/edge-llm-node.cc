@@ -673,6 +673,13 @@ EdgeLlmNode::PlanningBitRate(const Peer& peer) const
 }
 
 double
+EdgeLlmNode::BacklogClearsAt(const Peer& peer, double payloadBitRate) const
+{
+    return Simulator::Now().GetSeconds() +
+           8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / payloadBitRate;
+}
+
+double
 EdgeLlmNode::PayloadShare(const Peer& peer) const
 {
     if (m_planningRate == NOMINAL)

@@ -654,6 +654,9 @@ class EdgeLlmNode : public Application
     /// \return the rate a lone KV flow to \p peer is planned with: LoneFlowBitRate x
     ///         PayloadShare, bit/s
     double PlanningBitRate(const Peer& peer) const;
+    /// \return when the bytes queued now for \p peer (GetBacklogBytes) have left at
+    ///         \p payloadBitRate (bit/s of payload, > 0): the plan's backhaulFreeAt, s
+    double BacklogClearsAt(const Peer& peer, double payloadBitRate) const;
     /// \return PlanningRate's payload share of the path's packets, in (0, 1]
     double PayloadShare(const Peer& peer) const;
     /// \return the wire rate of one KV flow alone on \p peer's path (KvFlowBitRate, k = 1),

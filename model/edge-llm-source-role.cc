@@ -401,14 +401,19 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
         return;
     }
     const Peer& p = peer->second;
-    const double planned = m_node->PlanningBitRate(p);
+    // The share of the path this batch's flow will get, as StartTransfer plans it: the
+    // targets whose transfers overlap it split the links they share with it.
+    uint64_t bytes = 0;
+    for (const KvPlanRequestHeader::Member& m : req.members)
+    {
+        bytes += uint64_t{m.contextTokens} * m_node->m_profile.BytesPerToken();
+    }
+    const double planned =
+        ShareOfPath(target, ConcurrentTargets(target, bytes)).wireBitRate * m_node->PayloadShare(p);
     req.requestId = m_nextPlanRequest++;
     req.replyByNs = (first - m_node->m_scheduler->GetPlanLead() / 2).GetNanoSeconds();
     req.planningBitRate = static_cast<uint64_t>(std::llround(planned));
-    req.backhaulFreeAtNs =
-        (Simulator::Now() +
-         Seconds(8.0 * static_cast<double>(p.connection->GetBacklogBytes()) / planned))
-            .GetNanoSeconds();
+    req.backhaulFreeAtNs = Seconds(m_node->BacklogClearsAt(p, planned)).GetNanoSeconds();
     req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
     // The path's signalling as this source will plan with it (ctHO at packet level).
     const CtHoSignalling sig = m_node->Signalling(p, m_node->LoneFlowBitRate(p));
@@ -440,6 +445,7 @@ EdgeLlmSourceRole::OnPlan(uint16_t peerCellId, const KvPlanHeader& plan)
     co.groupSize = plan.groupSize;
     co.prefillLength = plan.prefillLength;
     co.batchStart = NanoSeconds(plan.batchStartNs).GetSeconds();
+    co.planningBitRate = static_cast<double>(plan.planningBitRate);
     // The members still to hand over (those withdrawn since left the plan, ResolvePlanMember).
     bool late = false;
     for (uint64_t member : request->second.pending)
@@ -481,23 +487,29 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
         // Pace at the lone flow's share of the cross traffic measured now.
         EdgeLlmNode::SetPacing(peer.datagram, m_node->LoneFlowBitRate(peer));
     }
-    const double planned = bitRate * m_node->PayloadShare(peer);
+    double planned = bitRate * m_node->PayloadShare(peer);
+    const auto coordination = m_coordination.find(targetCellId);
+    const bool coordinated = coordination != m_coordination.end() &&
+                             coordination->second.members.count(sessionId) &&
+                             !GetBatcher().IsInBatch(sessionId);
+    if (coordinated && coordination->second.planningBitRate > 0)
+    {
+        // At most the rate the target planned the batch with (paths sharing its link).
+        planned = std::min(planned, coordination->second.planningBitRate);
+    }
     HandoverBatcher::PlanInputs inputs;
     inputs.backhaulTokensPerSecond =
         planned / static_cast<double>(m_node->m_profile.BitsPerToken());
     inputs.prefill = m_node->m_gpu->GetModel();
     inputs.batchPeriod = m_node->m_gpu->GetBatchPeriod().GetSeconds();
-    inputs.backhaulFreeAt = Simulator::Now().GetSeconds() +
-                            8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / planned;
+    inputs.backhaulFreeAt = m_node->BacklogClearsAt(peer, planned);
     inputs.signalling = m_node->Signalling(peer, bitRate);
     Ptr<KvTransferConnection> connection = peer.Control();
     inputs.closeAheadNow = [connection, bitRate]() {
         return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / bitRate;
     };
     m_node->m_backhaulPlannedTrace(targetCellId, planned, share.sharers);
-    const auto coordination = m_coordination.find(targetCellId);
-    if (coordination != m_coordination.end() && coordination->second.members.count(sessionId) &&
-        !GetBatcher().IsInBatch(sessionId))
+    if (coordinated)
     {
         // The first handover of a coordinated batch: the batch follows the target's plan.
         inputs.coordination = coordination->second;

@@ -221,12 +221,13 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
     g.planned = true;
     // One planner source per BS (its requests share its path).
     std::map<uint16_t, CoordinatedSource> bySource;
+    std::map<uint16_t, std::pair<double, uint32_t>> requested; // bit/s, bytes per token
     for (const auto& [source, req] : g.requests)
     {
         CoordinatedSource& src = bySource[source];
         src.sourceCellId = source;
-        src.backhaulTokensPerSecond = static_cast<double>(req.planningBitRate) /
-                                      (8.0 * std::max<uint32_t>(1, req.bytesPerToken));
+        requested[source] = {static_cast<double>(req.planningBitRate),
+                             std::max<uint32_t>(1, req.bytesPerToken)};
         src.backhaulFreeAt = std::max(0.0, NanoSeconds(req.backhaulFreeAtNs).GetSeconds());
         src.signalling.pathDelay = req.pathDelay;
         src.signalling.requestTime = req.requestTime;
@@ -239,9 +240,36 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
                                std::max<uint64_t>(1, m.contextTokens)});
         }
     }
+    // The sources' flows into this BS share the links their paths have in common (on a
+    // star, this BS's own): each is planned at most at its share of them (KvFlowBitRate
+    // with the group's sources as the flows, on this BS's paths to them, the same links).
+    auto flowsOn = [this, &bySource](uint32_t link) {
+        uint32_t flows = 0;
+        for (const auto& [source, src] : bySource)
+        {
+            const auto peer = m_node->m_peers.find(source);
+            flows += peer != m_node->m_peers.end() && std::find(peer->second.links.begin(),
+                                                                peer->second.links.end(),
+                                                                link) != peer->second.links.end()
+                         ? 1
+                         : 0;
+        }
+        return flows;
+    };
+    std::map<uint16_t, double> planningBitRate; // per source, bit/s of KV payload
     std::vector<CoordinatedSource> sources;
     for (auto& [source, src] : bySource)
     {
+        auto [rate, bytesPerToken] = requested.at(source);
+        const auto peer = m_node->m_peers.find(source);
+        if (peer != m_node->m_peers.end())
+        {
+            rate = std::min(rate,
+                            m_node->KvFlowBitRate(peer->second, flowsOn) *
+                                m_node->PayloadShare(peer->second));
+        }
+        planningBitRate[source] = rate;
+        src.backhaulTokensPerSecond = rate / (8.0 * bytesPerToken);
         sources.push_back(std::move(src));
     }
     CoordinatedPlanner planner(m_node->m_gpu->GetModel(),
@@ -279,6 +307,7 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         reply.sources = static_cast<uint16_t>(sources.size());
         reply.prefillLength = static_cast<uint32_t>(plan.prefillLength);
         reply.batchStartNs = Seconds(plan.batchStart).GetNanoSeconds();
+        reply.planningBitRate = static_cast<uint64_t>(std::llround(planningBitRate.at(source)));
         m_node->m_peers.at(source).Control()->SendMessage(KvFrameHeader::PLAN, reply, 0);
     }
     g.requests.clear();

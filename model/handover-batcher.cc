@@ -112,31 +112,23 @@ HandoverBatcher::Plan(Batch& batch, const std::vector<CtHoUe>& planned) const
             std::max(batch.inputs.signalling.gpuFreeAt, busy->second);
     }
     const Coordination& co = batch.inputs.coordination;
+    std::optional<uint64_t> prefillLength;
     if (co.groupId != 0)
     {
-        // The target's batch waits for every source's last handover and its GPU.
+        // The target chose L for every source and its batch waits for every source's
+        // last handover and its GPU: this source's EDF schedule at that L.
         batch.inputs.signalling.gpuFreeAt =
             std::max(batch.inputs.signalling.gpuFreeAt, co.batchStart);
+        prefillLength = co.prefillLength;
     }
     const PlanInputs& in = batch.inputs;
-    CtHoPlan plan;
-    if (co.groupId != 0)
-    {
-        // The target chose L for every source; this source's EDF schedule at that L.
-        CtHoPlanner planner(in.backhaulTokensPerSecond, in.prefill, in.batchPeriod);
-        planner.SetBackhaulFreeAt(in.backhaulFreeAt);
-        planner.SetSignalling(in.signalling);
-        plan = planner.PlanWithPrefillLength(planned, co.prefillLength);
-    }
-    else
-    {
-        plan = m_scheduler->PlanBatch(planned,
-                                      in.backhaulTokensPerSecond,
-                                      in.prefill,
-                                      in.batchPeriod,
-                                      in.backhaulFreeAt,
-                                      in.signalling);
-    }
+    const CtHoPlan plan = m_scheduler->PlanBatch(planned,
+                                                 in.backhaulTokensPerSecond,
+                                                 in.prefill,
+                                                 in.batchPeriod,
+                                                 in.backhaulFreeAt,
+                                                 in.signalling,
+                                                 prefillLength);
     batch.prefillLength = plan.prefillLength;
     batch.transferBound = plan.transferDelay;
     return plan;

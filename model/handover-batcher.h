@@ -80,6 +80,7 @@ class HandoverBatcher
         uint16_t groupSize{0};      //!< Its members over every source
         uint64_t prefillLength{0};  //!< L, tokens, the target's choice
         double batchStart{0};       //!< Its planned start t_s, s
+        double planningBitRate{0};  //!< The rate the target planned this source with, bit/s
         std::set<uint64_t> members; //!< This source's sessions in it, still expected
     };
 

@@ -126,12 +126,13 @@ HandoverScheduler::PlanBatch(const std::vector<CtHoUe>& batch,
                              const PrefillTimeModel& prefill,
                              double batchPeriod,
                              double backhaulFreeAt,
-                             const CtHoSignalling& signalling) const
+                             const CtHoSignalling& signalling,
+                             std::optional<uint64_t> prefillLength) const
 {
     CtHoPlanner planner(backhaulTokensPerSecond, prefill, batchPeriod);
     planner.SetBackhaulFreeAt(backhaulFreeAt);
     planner.SetSignalling(signalling);
-    const uint64_t l = ChoosePrefillLength(planner, batch);
+    const uint64_t l = prefillLength ? *prefillLength : ChoosePrefillLength(planner, batch);
     CtHoPlan plan = planner.PlanWithPrefillLength(batch, l);
     NS_LOG_INFO(GetSchemeName() << ": batch of " << batch.size() << " UEs, L = " << l
                                 << ", predicted worst delay " << plan.worstDelay << " s");

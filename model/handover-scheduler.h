@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -80,7 +81,9 @@ class HandoverScheduler : public Object
      * \param backhaulFreeAt when earlier transfers leave the backhaul, s (0: idle)
      * \param signalling packet level: request, token-id and close wire times and the path
      *        delay (CtHoSignalling; the default, all zero, is the papers' fluid model)
-     * \return the plan at the prefill length chosen by ChoosePrefillLength()
+     * \param prefillLength a prefill length chosen elsewhere, tokens (a target-coordinated
+     *        plan's L, CoordinatedPlanner); empty: ChoosePrefillLength() chooses it
+     * \return the plan at that prefill length: EDF transfers of the rest
      * \throws std::invalid_argument for an empty batch or invalid values
      */
     CtHoPlan PlanBatch(const std::vector<CtHoUe>& batch,
@@ -88,7 +91,8 @@ class HandoverScheduler : public Object
                        const PrefillTimeModel& prefill,
                        double batchPeriod,
                        double backhaulFreeAt = 0,
-                       const CtHoSignalling& signalling = CtHoSignalling()) const;
+                       const CtHoSignalling& signalling = CtHoSignalling(),
+                       std::optional<uint64_t> prefillLength = std::nullopt) const;
 
     /**
      * \brief Which job the backhaul serves next (one at a time, at full rate).

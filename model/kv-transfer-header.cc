@@ -705,6 +705,7 @@ KvPlanHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU32(prefillLength);
     start.WriteHtonU32(0);
     start.WriteHtonU64(static_cast<uint64_t>(batchStartNs));
+    start.WriteHtonU64(planningBitRate);
 }
 
 uint32_t
@@ -723,6 +724,7 @@ KvPlanHeader::Deserialize(Buffer::Iterator start)
     prefillLength = start.ReadNtohU32();
     start.ReadNtohU32();
     batchStartNs = static_cast<int64_t>(start.ReadNtohU64());
+    planningBitRate = start.ReadNtohU64();
     return SIZE;
 }
 
@@ -736,7 +738,8 @@ void
 KvPlanHeader::Print(std::ostream& os) const
 {
     os << "request=" << requestId << " group=" << groupId << " size=" << groupSize
-       << " sources=" << sources << " L=" << prefillLength << " batchStartNs=" << batchStartNs;
+       << " sources=" << sources << " L=" << prefillLength << " batchStartNs=" << batchStartNs
+       << " rate=" << planningBitRate;
 }
 
 } // namespace ns3

@@ -462,16 +462,18 @@ class KvPlanRequestHeader : public Header
  * \brief PLAN (target-coordinated ctHO): the target's answer to a PLAN_REQUEST. Every
  *        member of the request joins the target's GPU batch groupId of groupSize members
  *        over every source and prefills min(C_i, prefillLength) tokens; the batch starts
- *        no earlier than batchStartNs. No payload.
+ *        no earlier than batchStartNs; the target planned this source's transfers at
+ *        planningBitRate (the request's, or less where the sources' paths share a link
+ *        into the target). No payload.
  *
  * Fields (bytes): requestId (4), groupId (4), groupSize (2), sources (2), prefillLength
- * (4, L), reserved (4), batchStartNs (8, signed): 28 bytes.
+ * (4, L), reserved (4), batchStartNs (8, signed), planningBitRate (8): 36 bytes.
  */
 class KvPlanHeader : public Header
 {
   public:
     /// Serialized size in bytes.
-    static constexpr uint32_t SIZE = 28;
+    static constexpr uint32_t SIZE = 36;
     /// Set in every groupId (a source's own batch ids are below it); a BATCH_CLOSE with it
     /// set names a PLAN_REQUEST (its requestId), not a batch
     static constexpr uint32_t GROUP_BIT = 0x80000000U;
@@ -497,6 +499,8 @@ class KvPlanHeader : public Header
     uint16_t sources{0};       //!< Sources planned together
     uint32_t prefillLength{0}; //!< L, tokens
     int64_t batchStartNs{0};   //!< The batch's planned start t_s, ns
+    /// The rate the target planned this source's transfers with, bit/s of KV payload
+    uint64_t planningBitRate{0};
 };
 
 } // namespace ns3

@@ -253,6 +253,16 @@ class ValidateTestCase : public TestCase
               true,
               "mobility");
         Check(with([](C& c) { c.mobility = "brownian"; }), false, "mobility");
+        Check(with([](C& c) { c.roads = "random"; }), true, "roads");
+        Check(with([](C& c) { c.roads = "Random"; }), false, "roads");
+        Check(with([](C& c) { c.roads = ""; }), false, "roads");
+        Check(with([](C& c) {
+                  c.roads = "random";
+                  c.mobility = "random-waypoint";
+                  c.handover = "A3-RSRP";
+              }),
+              false,
+              "roads random needs mobility road");
         Check(with([](C& c) { c.handover = "A4"; }), false, "handover");
         Check(with([](C& c) { c.backhaul = "star"; }), true, "backhaul");
         Check(with([](C& c) { c.backhaul = "ring"; }), true, "backhaul");
@@ -519,6 +529,96 @@ class PresetUesTestCase : public TestCase
         predicted.BuildUes({stay});
         NS_TEST_EXPECT_MSG_EQ(predicted.GetUes().size(), 1, "accepted with a target");
         Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Roads "random" against "cycle" on the 7-site hexagon x 15 UEs: the neighbours by
+ *        hand (the centre has all six ring sites; ring site k has the centre and k +- 1 in
+ *        the ring), every UE's target a neighbour of its home and its road toward it, the
+ *        same prompts and handover instants as "cycle", and targets reached from several
+ *        sources (with "cycle" each target has exactly one).
+ */
+class RoadsTestCase : public TestCase
+{
+  public:
+    RoadsTestCase()
+        : TestCase("roads random: each UE to a neighbour, same draws as cycle, several sources "
+                   "per target")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double d = 500;
+        const std::vector<std::vector<uint32_t>> neighbours =
+            MultiCellScenario::Neighbours(MultiCellScenario::SitePositions("hex", 7, d), d);
+        NS_TEST_ASSERT_MSG_EQ(neighbours.size(), 7, "one list per site");
+        NS_TEST_EXPECT_MSG_EQ((neighbours[0] == std::vector<uint32_t>{1, 2, 3, 4, 5, 6}),
+                              true,
+                              "centre's neighbours");
+        for (uint32_t k = 1; k <= 6; ++k)
+        {
+            // The ring is cyclic: 6 follows 1's predecessor, 1 follows 6.
+            std::vector<uint32_t> expected{0, k == 1 ? 6 : k - 1, k == 6 ? 1 : k + 1};
+            std::sort(expected.begin(), expected.end());
+            NS_TEST_EXPECT_MSG_EQ((neighbours[k] == expected), true, "ring site " << k);
+        }
+        const std::vector<std::vector<uint32_t>> road =
+            MultiCellScenario::Neighbours(MultiCellScenario::SitePositions("road", 3, d), d);
+        NS_TEST_EXPECT_MSG_EQ((road == std::vector<std::vector<uint32_t>>{{1}, {0, 2}, {1}}),
+                              true,
+                              "road neighbours");
+
+        auto draw = [](const std::string& roads) {
+            MultiCellConfig cfg;
+            cfg.uesPerSite = 15;
+            cfg.roads = roads;
+            MultiCellScenario scenario(cfg);
+            scenario.BuildSites();
+            scenario.BuildUes();
+            std::vector<ScenarioUe> ues = scenario.GetUes();
+            Simulator::Destroy();
+            return ues;
+        };
+        const std::vector<ScenarioUe> cycle = draw("cycle");
+        const std::vector<ScenarioUe> random = draw("random");
+        NS_TEST_ASSERT_MSG_EQ(random.size(), 105, "UEs");
+        NS_TEST_ASSERT_MSG_EQ(cycle.size(), 105, "UEs");
+        std::map<uint32_t, std::set<uint32_t>> sourcesOf[2];
+        for (std::size_t i = 0; i < random.size(); ++i)
+        {
+            const ScenarioUe& u = random[i];
+            const std::vector<uint32_t>& near = neighbours[u.homeSite];
+            NS_TEST_EXPECT_MSG_EQ(std::count(near.begin(), near.end(), u.targetSite),
+                                  1,
+                                  "UE " << i << ": target " << u.targetSite
+                                        << " not a neighbour of " << u.homeSite);
+            NS_TEST_EXPECT_MSG_EQ(u.handoverAt, cycle[i].handoverAt, "UE " << i << ": instant");
+            NS_TEST_EXPECT_MSG_EQ(u.promptTokens, cycle[i].promptTokens, "UE " << i);
+            // It drives from its home toward its target.
+            const Vector a = MultiCellScenario::SitePositions("hex", 7, d)[u.homeSite];
+            const Vector b = MultiCellScenario::SitePositions("hex", 7, d)[u.targetSite];
+            const double speed = std::hypot(u.velocity.x, u.velocity.y);
+            const double cosine =
+                (u.velocity.x * (b.x - a.x) + u.velocity.y * (b.y - a.y)) / (speed * d);
+            NS_TEST_EXPECT_MSG_EQ_TOL(cosine, 1, 1e-9, "UE " << i << ": road direction");
+            sourcesOf[0][cycle[i].targetSite].insert(cycle[i].homeSite);
+            sourcesOf[1][u.targetSite].insert(u.homeSite);
+        }
+        std::size_t most[2] = {0, 0};
+        for (int k = 0; k < 2; ++k)
+        {
+            for (const auto& [target, sources] : sourcesOf[k])
+            {
+                most[k] = std::max(most[k], sources.size());
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(most[0], 1, "cycle: one source per target");
+        NS_TEST_EXPECT_MSG_GT(most[1], 1, "random: some target has several sources");
+        NS_TEST_EXPECT_MSG_EQ(sourcesOf[1].size(), 7, "random: every site is some UE's target");
     }
 };
 
@@ -1329,6 +1429,7 @@ class EdgeLlmBackhaulStudyTestSuite : public TestSuite
     {
         AddTestCase(new HexLayoutTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new ValidateTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RoadsTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PresetUesTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PredictionErrorTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new DelaySummaryTestCase(), EDGE_LLM_TEST_QUICK);

@@ -1633,6 +1633,8 @@ struct ConvergingOutcome
     /// CoordinatedBatchPlanned: (sources, members, L)
     std::vector<std::tuple<uint32_t, uint32_t, uint64_t>> coordinated;
     double rate{0}; //!< Each source's planning rate to the target, tokens/s
+    /// BackhaulPlanned toward the target by source site: the rates planned with, bit/s
+    std::map<uint32_t, std::vector<double>> plannedBitRate;
 };
 
 /// One handover into the target: source site, session, context (tokens), tau (s).
@@ -1654,7 +1656,9 @@ struct Inbound
  * 1), announced (ExpectHandover) at 0; \p planLead is the coordinated scheduler's
  * PlanLead; the sessions of \p failed do not hand over: their handover fails at the
  * time given (s), before it starts (NotifyHandoverFailure); \p lossFrom2 > 0: every packet the link
- * from site 0 to site 2 carries in [0.85 s, 0.85 s + lossFrom2) is lost at site 2.
+ * from site 0 to site 2 carries in [0.85 s, 0.85 s + lossFrom2) is lost at site 2;
+ * \p topology "Star" instead: every site to one router, so the inbound paths share the
+ * target's link.
  */
 ConvergingOutcome
 RunConverging(const std::string& scheduler,
@@ -1662,13 +1666,14 @@ RunConverging(const std::string& scheduler,
               Time planLead = MilliSeconds(200),
               const std::map<uint64_t, double>& failed = {},
               Time lossFrom2 = Seconds(0),
-              uint32_t kvBitsSite1 = 16)
+              uint32_t kvBitsSite1 = 16,
+              const std::string& topology = "Mesh")
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
     nodes.Create(3);
     InternetStackHelper().Install(nodes);
-    Ptr<EdgeLlmBackhaul> backhaul = Make("Mesh");
+    Ptr<EdgeLlmBackhaul> backhaul = Make(topology);
     backhaul->Install(nodes, nullptr);
     if (lossFrom2.IsStrictlyPositive())
     {
@@ -1737,6 +1742,15 @@ RunConverging(const std::string& scheduler,
                         out.predictedDelay[id] = delay.GetSeconds();
                         out.prefillTokens[id] = npf;
                     }));
+        DynamicCast<EdgeLlmNode>(apps.Get(s))
+            ->TraceConnectWithoutContext("BackhaulPlanned",
+                                         compat::MakeCallback<void, uint16_t, double, uint32_t>(
+                                             [&out, s](uint16_t target, double bitRate, uint32_t) {
+                                                 if (target == 1)
+                                                 {
+                                                     out.plannedBitRate[s].push_back(bitRate);
+                                                 }
+                                             }));
     }
     for (const Inbound& m : moves)
     {
@@ -1780,6 +1794,65 @@ RunConverging(const std::string& scheduler,
     Simulator::Destroy();
     return out;
 }
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Target-coordinated ctHO on a star (1 Gbit/s links, 100 us, MTU 9000): the two
+ *        inbound paths share the target's link. Sources 1 and 2 send 3,000 and 1,500
+ *        tokens at 1.000 and 1.002 s. The target plans each at its share of its link, two
+ *        flows: half the lone payload rate, 1e9 x 8948 / 9002 / 2 = 497.0 Mbit/s (by hand),
+ *        and each source plans its batch at that rate (BackhaulPlanned), not at the lone
+ *        994.0 Mbit/s its own path offers (mutation-checked: the target taking the larger
+ *        rate fails here). One GPU batch of both; every restore within 5 % + 2 ms of its
+ *        plan.
+ */
+class CoordinatedStarTestCase : public TestCase
+{
+  public:
+    CoordinatedStarTestCase()
+        : TestCase("target-coordinated ctHO on a star: each source at its share of the "
+                   "target's link")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::vector<Inbound> exact{{1, 11, 3000, 1.000}, {2, 21, 1500, 1.002}};
+        const ConvergingOutcome co = RunConverging("ns3::CoordinatedCtHoScheduler",
+                                                   exact,
+                                                   MilliSeconds(200),
+                                                   {},
+                                                   Seconds(0),
+                                                   16,
+                                                   "Star");
+        const double lone = 1e9 * 8948.0 / 9002.0;
+        for (uint32_t s = 1; s <= 2; ++s)
+        {
+            NS_TEST_ASSERT_MSG_EQ(co.plannedBitRate.count(s), 1, "source " << s << " planned");
+            const std::vector<double>& rates = co.plannedBitRate.at(s);
+            NS_TEST_EXPECT_MSG_EQ(rates.size(), 1, "source " << s << ": one batch");
+            NS_TEST_EXPECT_MSG_EQ_TOL(rates.back(),
+                                      lone / 2,
+                                      1,
+                                      "source " << s << " at half the target's link");
+        }
+        NS_TEST_ASSERT_MSG_EQ(co.coordinated.size(), 1, "one coordinated plan");
+        NS_TEST_EXPECT_MSG_EQ(std::get<0>(co.coordinated[0]), 2, "two sources");
+        NS_TEST_ASSERT_MSG_EQ(co.gpuBatches.size(), 1, "the GPU runs one batch");
+        NS_TEST_EXPECT_MSG_EQ(co.gpuBatches[0].second, 2, "with both members");
+        for (const Inbound& m : exact)
+        {
+            NS_TEST_ASSERT_MSG_EQ(co.restoreDelay.count(m.session), 1, "restored");
+            const double plan = co.predictedDelay.at(m.session);
+            const double restore = co.restoreDelay.at(m.session);
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(std::abs(restore - plan),
+                                        0.05 * plan + 0.002,
+                                        "session " << m.session << ": restore " << restore
+                                                   << " s vs plan " << plan << " s");
+        }
+    }
+};
 
 /**
  * \ingroup edge-llm-tests
@@ -2051,6 +2124,7 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new PeerRangeTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new RouterRoutingTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new RouterRoutingRunTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CoordinatedStarTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new CoordinatedPacketTestCase, EDGE_LLM_TEST_QUICK);
     }
 };

@@ -239,11 +239,15 @@ class KvHeaderRoundTripTestCase : public TestCase
         plan.sources = 2;
         plan.prefillLength = 2469;
         plan.batchStartNs = 1010000000LL;
+        plan.planningBitRate = 2250000001ULL; // 0x861C4681
         Ptr<Packet> pp = Create<Packet>();
         pp->AddHeader(plan);
-        NS_TEST_ASSERT_MSG_EQ(pp->GetSize(), 28u, "PLAN size");
-        uint8_t praw[28];
-        pp->CopyData(praw, 28);
+        NS_TEST_ASSERT_MSG_EQ(pp->GetSize(), 36u, "PLAN size");
+        uint8_t praw[36];
+        pp->CopyData(praw, 36);
+        NS_TEST_ASSERT_MSG_EQ(+praw[31], 0, "planningBitRate: 8 bytes, big-endian");
+        NS_TEST_ASSERT_MSG_EQ(+praw[32], 0x86, "planningBitRate's top byte");
+        NS_TEST_ASSERT_MSG_EQ(+praw[35], 0x81, "planningBitRate's low byte");
         NS_TEST_ASSERT_MSG_EQ(+praw[4], 0x80, "groupId has its top bit set");
         NS_TEST_ASSERT_MSG_EQ(+praw[9], 3, "groupSize");
         NS_TEST_ASSERT_MSG_EQ(+praw[11], 2, "sources");
@@ -252,6 +256,7 @@ class KvHeaderRoundTripTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(plan2.groupId, plan.groupId, "groupId");
         NS_TEST_ASSERT_MSG_EQ(plan2.prefillLength, 2469u, "prefillLength");
         NS_TEST_ASSERT_MSG_EQ(plan2.batchStartNs, 1010000000LL, "batchStartNs");
+        NS_TEST_ASSERT_MSG_EQ(plan2.planningBitRate, 2250000001ULL, "planningBitRate");
         bad = frame;
         bad.type = KvFrameHeader::PLAN_REQUEST;
         bad.payloadLength = 0;
@@ -264,10 +269,13 @@ class KvHeaderRoundTripTestCase : public TestCase
         bad.messageLength = 71;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "shorter than a PLAN_REQUEST");
         bad.type = KvFrameHeader::PLAN;
-        bad.messageLength = 28;
+        bad.messageLength = 36;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), true, "a PLAN frame");
         bad.payloadLength = 1;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "PLAN carries no payload");
+        bad.payloadLength = 0;
+        bad.messageLength = 28;
+        NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "a PLAN of the old 28 bytes");
 
         EdgeLlmTokenHeader tok;
         tok.sessionId = 42;

@@ -129,6 +129,7 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.request_id, tvb(m, 4)); t:add(f.group_id, tvb(m + 4, 4))
     t:add(f.group_size, tvb(m + 8, 2)); t:add(f.sources, tvb(m + 10, 2))
     t:add(f.prefill_length, tvb(m + 12, 4)); t:add(f.batch_start_ns, tvb(m + 20, 8))
+    t:add(f.planning_bit_rate, tvb(m + 28, 8))
   end
   pinfo.cols.info:append(" " .. (types[kind] or "unknown"))
   return tvb:len()

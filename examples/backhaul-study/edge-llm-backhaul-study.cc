@@ -208,6 +208,12 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      cfg.interSiteDistance);
     options.AddValue("uesPerSite", "UEs per site", cfg.uesPerSite);
     options.AddValue("speed", "UE speed, m/s", cfg.speed);
+    options.AddValue("roads",
+                     "Which neighbour each UE drives to: cycle (every UE of a site to its "
+                     "road target; on the 7-site hexagon each target has one source) or "
+                     "random (each UE to a neighbour drawn uniformly: several sources per "
+                     "target)",
+                     cfg.roads);
     options.AddValue("platoonSpreadMs",
                      "Spread of one platoon's handover instants, ms",
                      platoonSpreadMs);

@@ -306,6 +306,7 @@ expect 2 "numSites must be 7 or 19 for the hex layout" $study --numSites=8
 expect 2 "numSites must be in [2, 57] for the road layout" $study --layout=road --numSites=58
 expect 2 "uesPerSite must be in [1, 100]" $study --uesPerSite=101
 expect 2 "uesPerSite must be in [1, 100]" $study --uesPerSite=0
+expect 2 "roads must be cycle or random, got 'chain'" $study --roads=chain
 expect 2 "--platoonSpreadMs must be in [0, 60000] ms" $study --platoonSpreadMs=1e300
 expect 2 "--backhaulDelayUs must be in [0, 1e6] us" $study --backhaulDelayUs=1e300
 expect 2 "promptMin and promptMax must satisfy" $study --promptMin=2000 --promptMax=1000
