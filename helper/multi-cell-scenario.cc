@@ -1119,13 +1119,15 @@ MultiCellScenario::InstallArrivalPredictors()
 {
     // Online look-ahead from positions and speeds: a UE is expected to hand over when its
     // road (home site toward targetSite) reaches predictedHandoverDistance, with the
-    // context it will have by then. Each source predicts its own home UEs.
+    // context it will have by then. Each source predicts its own home UEs driving toward
+    // the target asked about.
     struct Road
     {
         Ptr<MobilityModel> mobility; //!< The UE's
         Vector from;                 //!< Its home site
         Vector direction;            //!< Unit vector toward its target site
         double handoverAt;           //!< Distance along the road of the handover, m
+        uint16_t targetCell;         //!< Its target site's cell id
     };
 
     std::map<uint32_t, std::map<uint64_t, Road>> bySite; // site -> IMSI -> road
@@ -1141,15 +1143,20 @@ MultiCellScenario::InstallArrivalPredictors()
             a,
             Vector((b.x - a.x) / len, (b.y - a.y) / len, 0),
             std::isnan(m_cfg.predictedHandoverDistance) ? m_cfg.boundaryFraction * len
-                                                        : m_cfg.predictedHandoverDistance};
+                                                        : m_cfg.predictedHandoverDistance,
+            m_ran->GetCellId(m_ran->GetBsDevices().Get(u.targetSite))};
     }
     for (const auto& [site, roads] : bySite)
     {
         Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(m_bsApps.Get(site));
-        source->SetArrivalPredictor([source, roads](uint16_t, Time now, Time horizon) {
+        source->SetArrivalPredictor([source, roads](uint16_t target, Time now, Time horizon) {
             std::vector<CtHoUe> next;
             for (const auto& [imsi, r] : roads)
             {
+                if (r.targetCell != target)
+                {
+                    continue;
+                }
                 const Vector p = r.mobility->GetPosition();
                 const Vector v = r.mobility->GetVelocity();
                 const double x =

@@ -151,25 +151,38 @@ EdgeLlmSourceRole::ShareOfPath(uint16_t target, const std::set<uint16_t>& concur
 }
 
 std::set<uint16_t>
-EdgeLlmSourceRole::ConcurrentTargets(uint16_t target, uint64_t bytes)
+EdgeLlmSourceRole::ConcurrentTargets(uint16_t target, uint64_t bytes, Time from)
 {
+    const Time now = Simulator::Now();
     std::set<uint16_t> concurrent = m_gatheredTargets;
     concurrent.insert(target);
     for (const auto& [id, peer] : m_node->m_peers)
     {
-        if (peer.connection->HasKvBacklog()) // control messages share no KV flow's link
+        // Control messages share no KV flow's link; a backlog that clears before the
+        // transfer starts shares nothing either.
+        if (peer.connection->HasKvBacklog() &&
+            (from <= now ||
+             m_node->BacklogClearsAt(peer, m_node->PlanningBitRate(peer)) > from.GetSeconds()))
         {
             concurrent.insert(id);
         }
     }
-    const Time alone =
-        Simulator::Now() + Seconds(8.0 * static_cast<double>(bytes) /
-                                   m_node->PlanningBitRate(m_node->m_peers.at(target)));
-    for (const auto& [other, when] : GetBatcher().GetAnnounced())
+    auto aloneFor = [this](uint16_t cell, uint64_t b) {
+        return Seconds(8.0 * static_cast<double>(b) /
+                       m_node->PlanningBitRate(m_node->m_peers.at(cell)));
+    };
+    const Time end = from + aloneFor(target, bytes);
+    for (const HandoverBatcher::Expected& e : GetBatcher().GetAnnounced())
     {
-        if (when < alone)
+        const Time start = std::max(e.when, now);
+        if (start >= end || !m_node->m_peers.count(e.target))
         {
-            concurrent.insert(other);
+            continue;
+        }
+        const uint64_t context = m_node->PredictContextAt(e.sessionId, e.when);
+        if (start + aloneFor(e.target, context * m_node->m_profile.BytesPerToken()) > from)
+        {
+            concurrent.insert(e.target);
         }
     }
     return concurrent;
@@ -401,7 +414,7 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
         return;
     }
     const Peer& p = peer->second;
-    // The share of the path this batch's flow will get, as StartTransfer plans it: the
+    // The share of the path this batch's flow will get from its first handover: the
     // targets whose transfers overlap it split the links they share with it.
     uint64_t bytes = 0;
     for (const KvPlanRequestHeader::Member& m : req.members)
@@ -409,7 +422,8 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
         bytes += uint64_t{m.contextTokens} * m_node->m_profile.BytesPerToken();
     }
     const double planned =
-        ShareOfPath(target, ConcurrentTargets(target, bytes)).wireBitRate * m_node->PayloadShare(p);
+        ShareOfPath(target, ConcurrentTargets(target, bytes, first)).wireBitRate *
+        m_node->PayloadShare(p);
     req.requestId = m_nextPlanRequest++;
     req.replyByNs = (first - m_node->m_scheduler->GetPlanLead() / 2).GetNanoSeconds();
     req.planningBitRate = static_cast<uint64_t>(std::llround(planned));
@@ -479,7 +493,9 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     // split that link (KvFlowBitRate: equally on a FIFO, max-min fair with the cross
     // traffic on a fair queue; the lone rate on dedicated links).
     const std::set<uint16_t> concurrent =
-        ConcurrentTargets(targetCellId, context * m_node->m_profile.BytesPerToken());
+        ConcurrentTargets(targetCellId,
+                          context * m_node->m_profile.BytesPerToken(),
+                          Simulator::Now());
     const PathShare share = ShareOfPath(targetCellId, concurrent);
     const double bitRate = share.wireBitRate;
     if (peer.datagram && m_node->m_planningCross == EdgeLlmNode::MEASURED)
@@ -488,14 +504,19 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
         EdgeLlmNode::SetPacing(peer.datagram, m_node->LoneFlowBitRate(peer));
     }
     double planned = bitRate * m_node->PayloadShare(peer);
+    double wireRate = bitRate;
     const auto coordination = m_coordination.find(targetCellId);
     const bool coordinated = coordination != m_coordination.end() &&
                              coordination->second.members.count(sessionId) &&
                              !GetBatcher().IsInBatch(sessionId);
-    if (coordinated && coordination->second.planningBitRate > 0)
+    // A coordinated batch's members (its first, and those already in it): at most the rate
+    // the target planned the batch with (paths sharing its link), signalling included.
+    const HandoverBatcher::Coordination* co =
+        coordinated ? &coordination->second : GetBatcher().GetCoordination(sessionId);
+    if (co && co->planningBitRate > 0 && co->planningBitRate < planned)
     {
-        // At most the rate the target planned the batch with (paths sharing its link).
-        planned = std::min(planned, coordination->second.planningBitRate);
+        planned = co->planningBitRate;
+        wireRate = planned / m_node->PayloadShare(peer);
     }
     HandoverBatcher::PlanInputs inputs;
     inputs.backhaulTokensPerSecond =
@@ -503,10 +524,10 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     inputs.prefill = m_node->m_gpu->GetModel();
     inputs.batchPeriod = m_node->m_gpu->GetBatchPeriod().GetSeconds();
     inputs.backhaulFreeAt = m_node->BacklogClearsAt(peer, planned);
-    inputs.signalling = m_node->Signalling(peer, bitRate);
+    inputs.signalling = m_node->Signalling(peer, wireRate);
     Ptr<KvTransferConnection> connection = peer.Control();
-    inputs.closeAheadNow = [connection, bitRate]() {
-        return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / bitRate;
+    inputs.closeAheadNow = [connection, wireRate]() {
+        return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / wireRate;
     };
     m_node->m_backhaulPlannedTrace(targetCellId, planned, share.sharers);
     if (coordinated)

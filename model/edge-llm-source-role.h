@@ -245,12 +245,15 @@ class EdgeLlmSourceRole
 
     /**
      * \return the targets whose transfers overlap one to \p target of \p bytes starting
-     *         now: \p target, those with KV bytes queued, those planned in the same
-     *         gathering, and those announced to start before this one would end alone
+     *         at \p from: \p target, those with KV bytes queued still then, those planned
+     *         in the same gathering, and those announced whose transfer (alone, of the
+     *         context predicted at its handover, from its handover or now if later)
+     *         overlaps [from, from + this one's time alone)
      * \param target the target
      * \param bytes the transfer's bytes
+     * \param from when it starts (a PLAN_REQUEST asks ahead of its batch's first handover)
      */
-    std::set<uint16_t> ConcurrentTargets(uint16_t target, uint64_t bytes);
+    std::set<uint16_t> ConcurrentTargets(uint16_t target, uint64_t bytes, Time from);
 
     using Session = EdgeLlmNode::Session; //!< A session at the node
     using Peer = EdgeLlmNode::Peer;       //!< A backhaul peer of the node

@@ -222,11 +222,23 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
     // One planner source per BS (its requests share its path).
     std::map<uint16_t, CoordinatedSource> bySource;
     std::map<uint16_t, std::pair<double, uint32_t>> requested; // bit/s, bytes per token
+    // A request whose members all left before the plan (withdrawn) sends nothing.
+    auto left = [&g](uint16_t source, const KvPlanRequestHeader& req) {
+        const auto part = g.parts.find({source, req.requestId});
+        return part != g.parts.end() && part->second == 0;
+    };
     for (const auto& [source, req] : g.requests)
     {
+        if (left(source, req))
+        {
+            continue;
+        }
         CoordinatedSource& src = bySource[source];
         src.sourceCellId = source;
-        requested[source] = {static_cast<double>(req.planningBitRate),
+        // Several requests of one source share its path: the smallest rate holds for all.
+        const double rate = static_cast<double>(req.planningBitRate);
+        const auto seen = requested.find(source);
+        requested[source] = {seen == requested.end() ? rate : std::min(seen->second.first, rate),
                              std::max<uint32_t>(1, req.bytesPerToken)};
         src.backhaulFreeAt = std::max(0.0, NanoSeconds(req.backhaulFreeAtNs).GetSeconds());
         src.signalling.pathDelay = req.pathDelay;
@@ -272,6 +284,11 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         src.backhaulTokensPerSecond = rate / (8.0 * bytesPerToken);
         sources.push_back(std::move(src));
     }
+    if (sources.empty())
+    {
+        EraseGroup(groupId); // every member left before the plan
+        return;
+    }
     CoordinatedPlanner planner(m_node->m_gpu->GetModel(),
                                m_node->m_gpu->GetBatchPeriod().GetSeconds());
     planner.SetGpuFreeAt(m_node->m_gpu->GetBusyUntil().GetSeconds());
@@ -300,6 +317,10 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
                                Seconds(plan.batchStart));
     for (const auto& [source, req] : g.requests)
     {
+        if (left(source, req))
+        {
+            continue;
+        }
         KvPlanHeader reply;
         reply.requestId = req.requestId;
         reply.groupId = groupId;

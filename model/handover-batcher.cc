@@ -78,15 +78,22 @@ HandoverBatcher::IsInBatch(uint64_t sessionId) const
     return m_memberOf.count(sessionId) || m_started.count(sessionId);
 }
 
-std::vector<std::pair<uint16_t, Time>>
+const HandoverBatcher::Coordination*
+HandoverBatcher::GetCoordination(uint64_t sessionId) const
+{
+    const auto member = m_memberOf.find(sessionId);
+    if (member == m_memberOf.end())
+    {
+        return nullptr;
+    }
+    const Coordination& co = m_batches.at(member->second).inputs.coordination;
+    return co.groupId != 0 ? &co : nullptr;
+}
+
+const std::vector<HandoverBatcher::Expected>&
 HandoverBatcher::GetAnnounced() const
 {
-    std::vector<std::pair<uint16_t, Time>> announced;
-    for (const Expected& e : m_expected)
-    {
-        announced.emplace_back(e.target, e.when);
-    }
-    return announced;
+    return m_expected;
 }
 
 void

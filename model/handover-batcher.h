@@ -45,6 +45,14 @@ namespace ns3
 class HandoverBatcher
 {
   public:
+    /// A handover announced with Expect().
+    struct Expected
+    {
+        uint64_t sessionId{0}; //!< Session
+        uint16_t target{0};    //!< Target cell
+        Time when;             //!< Announced time
+    };
+
     /**
      * \brief Predicts a session's context at a future time.
      * \return tokens, or 0 if the session cannot hand over (unknown, already moved)
@@ -151,9 +159,13 @@ class HandoverBatcher
     /// \return true if \p sessionId has started its handover or is in a batch
     bool IsInBatch(uint64_t sessionId) const;
 
-    /// \return the targets of the handovers announced with Expect() that have not
-    ///         started, with their announced times
-    std::vector<std::pair<uint16_t, Time>> GetAnnounced() const;
+    /// \return the target's plan of the batch \p sessionId waits in, if that batch is
+    ///         coordinated (nullptr: no batch, or one this source planned alone)
+    const Coordination* GetCoordination(uint64_t sessionId) const;
+
+    /// \return the handovers announced with Expect() that have not started (session,
+    ///         target, announced time)
+    const std::vector<Expected>& GetAnnounced() const;
 
     /**
      * \brief A handover starts now.
@@ -190,14 +202,6 @@ class HandoverBatcher
     Ptr<HandoverScheduler> GetScheduler() const;
 
   private:
-    /// A handover announced with Expect().
-    struct Expected
-    {
-        uint64_t sessionId{0}; //!< Session
-        uint16_t target{0};    //!< Target cell
-        Time when;             //!< Announced time
-    };
-
     /// A batch being filled.
     struct Batch
     {

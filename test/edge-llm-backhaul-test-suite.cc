@@ -1633,8 +1633,8 @@ struct ConvergingOutcome
     /// CoordinatedBatchPlanned: (sources, members, L)
     std::vector<std::tuple<uint32_t, uint32_t, uint64_t>> coordinated;
     double rate{0}; //!< Each source's planning rate to the target, tokens/s
-    /// BackhaulPlanned toward the target by source site: the rates planned with, bit/s
-    std::map<uint32_t, std::vector<double>> plannedBitRate;
+    /// BackhaulPlanned by (source site, target cell): the rates planned with, bit/s
+    std::map<std::pair<uint32_t, uint16_t>, std::vector<double>> plannedBitRate;
 };
 
 /// One handover into the target: source site, session, context (tokens), tau (s).
@@ -1647,6 +1647,7 @@ struct Inbound
     uint32_t to{0};              //!< The site it hands over to (announced: site 0)
     double announceAt{0};        //!< When it is announced, s (0: at the start)
     bool handsOverAnyway{false}; //!< Hands over at tau even after its failure
+    uint32_t target{0};          //!< The site it is announced to (set \p to with it)
 };
 
 /**
@@ -1746,10 +1747,7 @@ RunConverging(const std::string& scheduler,
             ->TraceConnectWithoutContext("BackhaulPlanned",
                                          compat::MakeCallback<void, uint16_t, double, uint32_t>(
                                              [&out, s](uint16_t target, double bitRate, uint32_t) {
-                                                 if (target == 1)
-                                                 {
-                                                     out.plannedBitRate[s].push_back(bitRate);
-                                                 }
+                                                 out.plannedBitRate[{s, target}].push_back(bitRate);
                                              }));
     }
     for (const Inbound& m : moves)
@@ -1762,12 +1760,12 @@ RunConverging(const std::string& scheduler,
                                 &EdgeLlmNode::ExpectHandover,
                                 source,
                                 m.session,
-                                1,
+                                static_cast<uint16_t>(m.target + 1),
                                 Seconds(m.tau));
         }
         else
         {
-            source->ExpectHandover(m.session, 1, Seconds(m.tau));
+            source->ExpectHandover(m.session, static_cast<uint16_t>(m.target + 1), Seconds(m.tau));
         }
         if (failed.count(m.session))
         {
@@ -1804,7 +1802,8 @@ RunConverging(const std::string& scheduler,
  *        and each source plans its batch at that rate (BackhaulPlanned), not at the lone
  *        994.0 Mbit/s its own path offers (mutation-checked: the target taking the larger
  *        rate fails here). One GPU batch of both; every restore within 5 % + 2 ms of its
- *        plan.
+ *        plan. Source 2's only member withdrawn after its request but before the group is
+ *        planned: source 1 at the lone rate (a withdrawn request no longer shares).
  */
 class CoordinatedStarTestCase : public TestCase
 {
@@ -1829,8 +1828,8 @@ class CoordinatedStarTestCase : public TestCase
         const double lone = 1e9 * 8948.0 / 9002.0;
         for (uint32_t s = 1; s <= 2; ++s)
         {
-            NS_TEST_ASSERT_MSG_EQ(co.plannedBitRate.count(s), 1, "source " << s << " planned");
-            const std::vector<double>& rates = co.plannedBitRate.at(s);
+            NS_TEST_ASSERT_MSG_EQ(co.plannedBitRate.count({s, 1}), 1, "source " << s << " planned");
+            const std::vector<double>& rates = co.plannedBitRate.at({s, 1});
             NS_TEST_EXPECT_MSG_EQ(rates.size(), 1, "source " << s << ": one batch");
             NS_TEST_EXPECT_MSG_EQ_TOL(rates.back(),
                                       lone / 2,
@@ -1850,6 +1849,70 @@ class CoordinatedStarTestCase : public TestCase
                                         0.05 * plan + 0.002,
                                         "session " << m.session << ": restore " << restore
                                                    << " s vs plan " << plan << " s");
+        }
+        // Session 21 withdrawn at 0.85 s: after source 2's request (0.802 s), before the
+        // group is planned (0.9 s). Source 2 has no member left: source 1 alone on the
+        // target's link, at the lone rate.
+        const ConvergingOutcome alone = RunConverging("ns3::CoordinatedCtHoScheduler",
+                                                      exact,
+                                                      MilliSeconds(200),
+                                                      {{21, 0.85}},
+                                                      Seconds(0),
+                                                      16,
+                                                      "Star");
+        NS_TEST_ASSERT_MSG_EQ(alone.plannedBitRate.count({1, 1}), 1, "withdrawn: source 1");
+        NS_TEST_EXPECT_MSG_EQ_TOL(alone.plannedBitRate.at({1, 1}).back(),
+                                  lone,
+                                  1,
+                                  "withdrawn: source 1 alone on the target's link");
+        NS_TEST_EXPECT_MSG_EQ(alone.plannedBitRate.count({2, 1}), 0, "withdrawn: source 2");
+        NS_TEST_EXPECT_MSG_EQ(alone.restoreDelay.size(), 1, "withdrawn: session 11 restored");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Target-coordinated ctHO, one source to two targets on a star: the PLAN_REQUEST
+ *        gives the share of the source's own link from its batch's first handover on.
+ *        Site 1 hands session 11 (100 tokens, 5.73 MB: 46 ms alone at 994.0 Mbit/s) over to
+ *        site 0 at 1.000 s and session 12 (1,000 tokens) to site 2 at tau. tau = 1.150 s:
+ *        the first transfer is over by then, so session 12 is planned at the lone rate
+ *        1e9 x 8948 / 9002 bit/s (by hand), though its request leaves at 0.950 s, before
+ *        session 11's handover (a request that counted from its own sending time halved
+ *        it); tau = 1.010 s: both overlap on site 1's link, half that rate.
+ */
+class CoordinatedRequestShareTestCase : public TestCase
+{
+  public:
+    CoordinatedRequestShareTestCase()
+        : TestCase("target-coordinated ctHO: a request shares the source's link only with "
+                   "transfers overlapping its batch")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const double lone = 1e9 * 8948.0 / 9002.0;
+        for (const auto& [tau, expected] :
+             std::vector<std::pair<double, double>>{{1.150, lone}, {1.010, lone / 2}})
+        {
+            Inbound second{1, 12, 1000, tau};
+            second.target = 2;
+            second.to = 2;
+            const ConvergingOutcome co = RunConverging("ns3::CoordinatedCtHoScheduler",
+                                                       {{1, 11, 100, 1.000}, second},
+                                                       MilliSeconds(200),
+                                                       {},
+                                                       Seconds(0),
+                                                       16,
+                                                       "Star");
+            NS_TEST_ASSERT_MSG_EQ(co.plannedBitRate.count({1, 3}), 1, "session 12 planned");
+            NS_TEST_EXPECT_MSG_EQ_TOL(co.plannedBitRate.at({1, 3}).back(),
+                                      expected,
+                                      1,
+                                      "tau " << tau << ": session 12's rate");
+            NS_TEST_EXPECT_MSG_EQ(co.restoreDelay.size(), 2, "tau " << tau << ": both restored");
         }
     }
 };
@@ -2125,6 +2188,7 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new RouterRoutingTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new RouterRoutingRunTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CoordinatedStarTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new CoordinatedRequestShareTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new CoordinatedPacketTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
