@@ -441,20 +441,21 @@ class StudyTables
     {
         std::ostringstream scenario;
         scenario << "," << cfg.ran << "," << cfg.layout << "," << cfg.numSites << ","
-                 << cfg.backhaul << "," << cfg.GetKvQueueDisc() << "," << cfg.handover;
+                 << cfg.backhaul << "," << cfg.GetKvQueueDisc() << "," << cfg.handover << ","
+                 << cfg.roads;
         m_scenario = scenario.str();
         m_csv << "load,scheme,ues,restored,mean_delay_s,p95_delay_s,worst_delay_s,"
                  "restored_worst_s,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,"
                  "kv_bytes_sent,kv_bytes_received,kv_bytes_dropped,packets_dropped,complete,"
                  "received_share_mean,accuracy_mean,starved,plan_error_median_s,"
                  "plan_error_p95_s,plan_error_worst_s,plan_latest_s,plan_outside,ran,layout,"
-                 "sites,backhaul,kv_queue_disc,handover\n";
+                 "sites,backhaul,kv_queue_disc,handover,roads\n";
         m_queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,ran,"
-                      "layout,sites,backhaul,kv_queue_disc,handover\n";
+                      "layout,sites,backhaul,kv_queue_disc,handover,roads\n";
         m_ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
                    "context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,restored_s,"
                    "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost,received_fraction,"
-                   "accuracy,starved,ran,layout,sites,backhaul,kv_queue_disc,handover\n";
+                   "accuracy,starved,ran,layout,sites,backhaul,kv_queue_disc,handover,roads\n";
     }
 
     /**
@@ -668,8 +669,17 @@ main(int argc, char* argv[])
               << cfg.model << " q = " << cfg.kvBits << ", prompts U[" << cfg.promptMin << ", "
               << cfg.promptMax << "] tokens"
               << (cfg.prefillPromptsOnGpu ? "" : " cached on arrival (no GPU warm-up)")
-              << ", handovers " << cfg.handover << ", seed " << RngSeedManager::GetSeed() << " run "
-              << RngSeedManager::GetRun() << std::endl;
+              << ", handovers " << cfg.handover << ", roads " << cfg.roads << ", seed "
+              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+    for (const StudyScheme& scheme : o.schemes)
+    {
+        if (scheme.name == "tc-ctho" && cfg.handover != "script")
+        {
+            std::cerr << "note: tc-ctho coordinates announced handovers; with --handover="
+                      << cfg.handover << " nothing is announced and each source plans its "
+                      << "batches alone, as ctho" << std::endl;
+        }
+    }
 
     StudyTables tables(cfg);
     std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "

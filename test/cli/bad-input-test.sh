@@ -307,6 +307,9 @@ expect 2 "numSites must be in [2, 57] for the road layout" $study --layout=road 
 expect 2 "uesPerSite must be in [1, 100]" $study --uesPerSite=101
 expect 2 "uesPerSite must be in [1, 100]" $study --uesPerSite=0
 expect 2 "roads must be cycle or random, got 'chain'" $study --roads=chain
+# Not an error, but said: tc-ctho without announced handovers plans as ctHO.
+expect 0 "note: tc-ctho coordinates announced handovers; with --handover=A3-RSRP" \
+  $study --schemes=tc-ctho --handover=A3-RSRP --uesPerSite=1 --loads=0 --monitorIntervalMs=0
 expect 2 "--platoonSpreadMs must be in [0, 60000] ms" $study --platoonSpreadMs=1e300
 expect 2 "--backhaulDelayUs must be in [0, 1e6] us" $study --backhaulDelayUs=1e300
 expect 2 "promptMin and promptMax must satisfy" $study --promptMin=2000 --promptMax=1000
