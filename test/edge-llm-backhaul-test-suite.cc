@@ -1794,6 +1794,26 @@ RunConverging(const std::string& scheduler,
 }
 
 /**
+ * RunConverging with the target-coordinated scheduler (PlanLead 200 ms) on a star, so
+ * that the inbound paths share the target's link.
+ * \param moves the handovers
+ * \param failed handovers that fail before they start, at the time given (s)
+ * \return what the run traced
+ */
+ConvergingOutcome
+RunCoordinatedOnStar(const std::vector<Inbound>& moves,
+                     const std::map<uint64_t, double>& failed = {})
+{
+    return RunConverging("ns3::CoordinatedCtHoScheduler",
+                         moves,
+                         MilliSeconds(200),
+                         failed,
+                         Seconds(0),
+                         16,
+                         "Star");
+}
+
+/**
  * \ingroup edge-llm-tests
  * \brief Target-coordinated ctHO on a star (1 Gbit/s links, 100 us, MTU 9000): the two
  *        inbound paths share the target's link. Sources 1 and 2 send 3,000 and 1,500
@@ -1818,13 +1838,7 @@ class CoordinatedStarTestCase : public TestCase
     void DoRun() override
     {
         const std::vector<Inbound> exact{{1, 11, 3000, 1.000}, {2, 21, 1500, 1.002}};
-        const ConvergingOutcome co = RunConverging("ns3::CoordinatedCtHoScheduler",
-                                                   exact,
-                                                   MilliSeconds(200),
-                                                   {},
-                                                   Seconds(0),
-                                                   16,
-                                                   "Star");
+        const ConvergingOutcome co = RunCoordinatedOnStar(exact);
         const double lone = 1e9 * 8948.0 / 9002.0;
         for (uint32_t s = 1; s <= 2; ++s)
         {
@@ -1853,13 +1867,7 @@ class CoordinatedStarTestCase : public TestCase
         // Session 21 withdrawn at 0.85 s: after source 2's request (0.802 s), before the
         // group is planned (0.9 s). Source 2 has no member left: source 1 alone on the
         // target's link, at the lone rate.
-        const ConvergingOutcome alone = RunConverging("ns3::CoordinatedCtHoScheduler",
-                                                      exact,
-                                                      MilliSeconds(200),
-                                                      {{21, 0.85}},
-                                                      Seconds(0),
-                                                      16,
-                                                      "Star");
+        const ConvergingOutcome alone = RunCoordinatedOnStar(exact, {{21, 0.85}});
         NS_TEST_ASSERT_MSG_EQ(alone.plannedBitRate.count({1, 1}), 1, "withdrawn: source 1");
         NS_TEST_EXPECT_MSG_EQ_TOL(alone.plannedBitRate.at({1, 1}).back(),
                                   lone,
@@ -1900,13 +1908,7 @@ class CoordinatedRequestShareTestCase : public TestCase
             Inbound second{1, 12, 1000, tau};
             second.target = 2;
             second.to = 2;
-            const ConvergingOutcome co = RunConverging("ns3::CoordinatedCtHoScheduler",
-                                                       {{1, 11, 100, 1.000}, second},
-                                                       MilliSeconds(200),
-                                                       {},
-                                                       Seconds(0),
-                                                       16,
-                                                       "Star");
+            const ConvergingOutcome co = RunCoordinatedOnStar({{1, 11, 100, 1.000}, second});
             NS_TEST_ASSERT_MSG_EQ(co.plannedBitRate.count({1, 3}), 1, "session 12 planned");
             NS_TEST_EXPECT_MSG_EQ_TOL(co.plannedBitRate.at({1, 3}).back(),
                                       expected,
