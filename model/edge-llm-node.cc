@@ -672,6 +672,31 @@ EdgeLlmNode::PlanningBitRate(const Peer& peer) const
     return LoneFlowBitRate(peer) * PayloadShare(peer);
 }
 
+EdgeLlmNode::PathShare
+EdgeLlmNode::ShareOfPath(uint16_t peerCellId, const std::set<uint16_t>& concurrent) const
+{
+    // The KV flows on a link: the concurrent peers with it on their path.
+    auto flowsOn = [this, &concurrent](uint32_t link) {
+        uint32_t users = 0;
+        for (uint16_t other : concurrent)
+        {
+            const auto it = m_peers.find(other);
+            if (it != m_peers.end() &&
+                std::find(it->second.links.begin(), it->second.links.end(), link) !=
+                    it->second.links.end())
+            {
+                ++users;
+            }
+        }
+        return users;
+    };
+    const Peer& peer = m_peers.at(peerCellId);
+    PathShare share;
+    share.sharers = BusiestLinkFlows(peer, flowsOn);
+    share.wireBitRate = KvFlowBitRate(peer, flowsOn);
+    return share;
+}
+
 double
 EdgeLlmNode::BacklogClearsAt(const Peer& peer, double payloadBitRate) const
 {

@@ -681,6 +681,22 @@ class EdgeLlmNode : public Application
     /// \return the cross traffic planned on \p hop (PlanningCrossTraffic; \p configured:
     ///         the installed one), bit/s in [0, rate)
     double CrossBitRate(const PathHop& hop, bool configured) const;
+
+    /// What one KV flow to a peer gets of its path among concurrent flows to other peers.
+    struct PathShare
+    {
+        uint32_t sharers{1};   //!< Of the concurrent peers, those on the path's busiest link
+        double wireBitRate{0}; //!< The flow's wire rate (KvFlowBitRate), bit/s
+    };
+
+    /**
+     * \param peerCellId a peer's cell id
+     * \param concurrent cell ids of the peers with a KV flow at the same time (with \p
+     *        peerCellId): a source's concurrent targets, or a target's inbound sources
+     *        (this BS's paths to them carry the same links)
+     * \return the share of the path to \p peerCellId one KV flow gets among them
+     */
+    PathShare ShareOfPath(uint16_t peerCellId, const std::set<uint16_t>& concurrent) const;
     /// \return the most KV flows (\p flowsOn) on one link of \p peer's path, >= 1
     static uint32_t BusiestLinkFlows(const Peer& peer,
                                      const std::function<uint32_t(uint32_t)>& flowsOn);

@@ -124,32 +124,6 @@ EdgeLlmSourceRole::OnTransferStop(uint16_t peerCellId, const KvTransferCompleteH
     m_node->m_scheduler->RemoveSlotTransfer(stop.sessionId);
 }
 
-EdgeLlmSourceRole::PathShare
-EdgeLlmSourceRole::ShareOfPath(uint16_t target, const std::set<uint16_t>& concurrent) const
-{
-    const auto& peers = m_node->m_peers;
-    // The KV flows of this source on a link: the concurrent targets with it on their path.
-    auto flowsOn = [&peers, &concurrent](uint32_t link) {
-        uint32_t users = 0;
-        for (uint16_t other : concurrent)
-        {
-            const auto it = peers.find(other);
-            if (it != peers.end() &&
-                std::find(it->second.links.begin(), it->second.links.end(), link) !=
-                    it->second.links.end())
-            {
-                ++users;
-            }
-        }
-        return users;
-    };
-    const EdgeLlmNode::Peer& peer = peers.at(target);
-    PathShare share;
-    share.sharers = m_node->BusiestLinkFlows(peer, flowsOn);
-    share.wireBitRate = m_node->KvFlowBitRate(peer, flowsOn);
-    return share;
-}
-
 std::set<uint16_t>
 EdgeLlmSourceRole::ConcurrentTargets(uint16_t target, uint64_t bytes, Time from)
 {
@@ -422,7 +396,7 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
         bytes += uint64_t{m.contextTokens} * m_node->m_profile.BytesPerToken();
     }
     const double planned =
-        ShareOfPath(target, ConcurrentTargets(target, bytes, first)).wireBitRate *
+        m_node->ShareOfPath(target, ConcurrentTargets(target, bytes, first)).wireBitRate *
         m_node->PayloadShare(p);
     req.requestId = m_nextPlanRequest++;
     req.replyByNs = (first - m_node->m_scheduler->GetPlanLead() / 2).GetNanoSeconds();
@@ -496,7 +470,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
         ConcurrentTargets(targetCellId,
                           context * m_node->m_profile.BytesPerToken(),
                           Simulator::Now());
-    const PathShare share = ShareOfPath(targetCellId, concurrent);
+    const EdgeLlmNode::PathShare share = m_node->ShareOfPath(targetCellId, concurrent);
     const double bitRate = share.wireBitRate;
     if (peer.datagram && m_node->m_planningCross == EdgeLlmNode::MEASURED)
     {
@@ -671,7 +645,7 @@ EdgeLlmSourceRole::OnSlot()
     };
     auto budget = [this, dt](uint16_t target, const std::set<uint16_t>& activeTargets) {
         // Targets active in this slot whose paths share a link split it (KvFlowBitRate).
-        const PathShare share = ShareOfPath(target, activeTargets);
+        const EdgeLlmNode::PathShare share = m_node->ShareOfPath(target, activeTargets);
         const double bits =
             share.wireBitRate * m_node->PayloadShare(m_node->m_peers.at(target)) * dt.GetSeconds();
         m_node->m_slotBudgetTrace(target, share.sharers, bits / 8);

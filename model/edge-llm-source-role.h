@@ -229,20 +229,6 @@ class EdgeLlmSourceRole
      */
     void TruncateSlotTransfer(uint64_t sessionId);
 
-    /// What one KV flow to a target gets of its path among the source's concurrent ones.
-    struct PathShare
-    {
-        uint32_t sharers{1};   //!< Of the concurrent targets, those on the path's busiest link
-        double wireBitRate{0}; //!< The flow's wire rate (EdgeLlmNode::KvFlowBitRate), bit/s
-    };
-
-    /**
-     * \param target a target's cell id
-     * \param concurrent cell ids of targets transferring at the same time (with \p target)
-     * \return the share of the path to \p target one KV flow gets among them
-     */
-    PathShare ShareOfPath(uint16_t target, const std::set<uint16_t>& concurrent) const;
-
     /**
      * \return the targets whose transfers overlap one to \p target of \p bytes starting
      *         at \p from: \p target, those with KV bytes queued still then, those planned

@@ -253,21 +253,12 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         }
     }
     // The sources' flows into this BS share the links their paths have in common (on a
-    // star, this BS's own): each is planned at most at its share of them (KvFlowBitRate
-    // with the group's sources as the flows, on this BS's paths to them, the same links).
-    auto flowsOn = [this, &bySource](uint32_t link) {
-        uint32_t flows = 0;
-        for (const auto& [source, src] : bySource)
-        {
-            const auto peer = m_node->m_peers.find(source);
-            flows += peer != m_node->m_peers.end() && std::find(peer->second.links.begin(),
-                                                                peer->second.links.end(),
-                                                                link) != peer->second.links.end()
-                         ? 1
-                         : 0;
-        }
-        return flows;
-    };
+    // star, this BS's own): each is planned at most at its share of them.
+    std::set<uint16_t> inbound;
+    for (const auto& [source, src] : bySource)
+    {
+        inbound.insert(source);
+    }
     std::map<uint16_t, double> planningBitRate; // per source, bit/s of KV payload
     std::vector<CoordinatedSource> sources;
     for (auto& [source, src] : bySource)
@@ -277,7 +268,7 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         if (peer != m_node->m_peers.end())
         {
             rate = std::min(rate,
-                            m_node->KvFlowBitRate(peer->second, flowsOn) *
+                            m_node->ShareOfPath(source, inbound).wireBitRate *
                                 m_node->PayloadShare(peer->second));
         }
         planningBitRate[source] = rate;
