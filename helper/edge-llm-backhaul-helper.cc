@@ -26,6 +26,7 @@
 #include "ns3/pie-queue-disc.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/point-to-point-net-device.h"
+#include "ns3/queue-size.h"
 #include "ns3/red-queue-disc.h"
 #include "ns3/string.h"
 #include "ns3/topology-reader-helper.h"
@@ -58,6 +59,22 @@ constexpr uint16_t CROSS_TRAFFIC_PORT = 9;
 constexpr uint16_t CROSS_TRAFFIC_TCP_PORT = 10;
 /// UDP + IPv4 + PPP header bytes of a cross-traffic packet.
 constexpr uint32_t CROSS_HEADER_BYTES = 30;
+/// RedForLink: ARED's lower bound on the automatic MinTh, packets (RED's own rule)
+constexpr double RED_MIN_THRESHOLD_PACKETS = 5;
+
+/**
+ * \return whether attribute \p name of \p tid still has ns-3's initial value (no
+ *         Config::SetDefault or command-line value replaced it)
+ */
+bool
+IsNs3Default(TypeId tid, const std::string& name)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_UNLESS(tid.LookupAttributeByName(name, &info),
+                        tid.GetName() << " has no attribute " << name);
+    return info.initialValue->SerializeToString(info.checker) ==
+           info.originalInitialValue->SerializeToString(info.checker);
+}
 
 /// The Ipv4 interface of \p device on its node.
 uint32_t
@@ -179,6 +196,17 @@ EdgeLlmBackhaul::GetTypeId()
                           "a RAN, its X2SignallingPriority decides)",
                           BooleanValue(true),
                           MakeBooleanAccessor(&EdgeLlmBackhaul::m_signallingPriority),
+                          MakeBooleanChecker())
+            .AddAttribute("RedForLink",
+                          "true: a RedQueueDisc (QueueDisc) takes its link's rate "
+                          "(LinkBandwidth), one-way delay (LinkDelay) and MTU (MeanPktSize), "
+                          "ARED's automatic thresholds (MinTh = MaxTh = 0: MinTh = max(5, "
+                          "TargetDelay x packets per second / 2), MaxTh = 3 MinTh) and a "
+                          "limit (MaxSize) of 2 MaxTh packets, each only where ns-3's default "
+                          "is in place (a value set with Config::SetDefault or on the command "
+                          "line wins). false: RED as its defaults are",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmBackhaul::m_redForLink),
                           MakeBooleanChecker());
     return tid;
 }
@@ -708,6 +736,7 @@ EdgeLlmBackhaul::InstallQueueDiscs(bool signallingPriority)
                 link.kvQueueDisc[e] = link.rootQueueDisc[e]
                                           ->GetQueueDiscClass(EdgeLlmX2PacketFilter::BAND_BULK)
                                           ->GetQueueDisc();
+                SetRedForLink(link.kvQueueDisc[e], link);
                 continue;
             }
             if (!m_queueDisc.empty())
@@ -722,7 +751,64 @@ EdgeLlmBackhaul::InstallQueueDiscs(bool signallingPriority)
             }
             link.rootQueueDisc[e] = tc->GetRootQueueDiscOnDevice(dev);
             link.kvQueueDisc[e] = link.rootQueueDisc[e];
+            SetRedForLink(link.kvQueueDisc[e], link);
         }
+    }
+}
+
+void
+EdgeLlmBackhaul::SetRedForLink(Ptr<QueueDisc> kvQueueDisc, const Link& link) const
+{
+    Ptr<RedQueueDisc> red = DynamicCast<RedQueueDisc>(kvQueueDisc);
+    if (!m_redForLink || !red)
+    {
+        return;
+    }
+    // ns-3's RED defaults describe a 1.5 Mbit/s link with 20 ms delay, a 25-packet limit and
+    // thresholds of 5 and 15 packets: on a multi-Gbit/s backhaul that limit is a fraction
+    // of a millisecond and RED drops a KV flow's own window. The disc reads these at its
+    // initialization, so setting them here (before the simulation starts) takes effect.
+    const TypeId tid = RedQueueDisc::GetTypeId();
+    if (IsNs3Default(tid, "LinkBandwidth"))
+    {
+        red->SetAttribute("LinkBandwidth", DataRateValue(link.rate));
+    }
+    if (IsNs3Default(tid, "LinkDelay"))
+    {
+        red->SetAttribute("LinkDelay", TimeValue(link.delay));
+    }
+    if (IsNs3Default(tid, "MeanPktSize"))
+    {
+        red->SetAttribute("MeanPktSize", UintegerValue(link.mtu));
+    }
+    const bool automatic = IsNs3Default(tid, "MinTh") && IsNs3Default(tid, "MaxTh");
+    if (automatic)
+    {
+        red->SetAttribute("MinTh", DoubleValue(0));
+        red->SetAttribute("MaxTh", DoubleValue(0));
+    }
+    if (IsNs3Default(tid, "MaxSize"))
+    {
+        // The upper threshold RED will use, in packets: ARED's rule when automatic.
+        DoubleValue maxTh;
+        red->GetAttribute("MaxTh", maxTh);
+        double upper = maxTh.Get();
+        if (automatic)
+        {
+            TimeValue target;
+            red->GetAttribute("TargetDelay", target);
+            UintegerValue meanPacket;
+            red->GetAttribute("MeanPktSize", meanPacket);
+            DataRateValue bandwidth;
+            red->GetAttribute("LinkBandwidth", bandwidth);
+            const double packetsPerSecond = static_cast<double>(bandwidth.Get().GetBitRate()) /
+                                            (8.0 * static_cast<double>(meanPacket.Get()));
+            upper = 3 * std::max(RED_MIN_THRESHOLD_PACKETS,
+                                 target.Get().GetSeconds() * packetsPerSecond / 2);
+        }
+        red->SetAttribute("MaxSize",
+                          QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS,
+                                                   static_cast<uint32_t>(std::ceil(2 * upper)))));
     }
 }
 

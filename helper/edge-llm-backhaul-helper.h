@@ -286,6 +286,9 @@ class EdgeLlmBackhaul : public Object
     /// Refuse links too slow for the RRC timers (see EdgeLlmRan::MinBackhaulBitRate).
     void CheckSignallingRate(const std::string& rat) const;
     void InstallQueueDiscs(bool signallingPriority);
+    /// RedForLink: give a RED KV disc its link's rate, delay and MTU, ARED's automatic
+    /// thresholds and a limit of twice the upper one, where ns-3's default is in place.
+    void SetRedForLink(Ptr<QueueDisc> kvQueueDisc, const Link& link) const;
     void AdoptMeshLinks();
     /// \return whether sites i and j are within PeerRange (true when it is 0)
     bool InRange(uint32_t i, uint32_t j) const;
@@ -300,6 +303,7 @@ class EdgeLlmBackhaul : public Object
     std::string m_topologyFile;                      //!< File: path
     TopologyFormat m_topologyFormat{FORMAT_INET};    //!< File: its format
     bool m_signallingPriority;                       //!< Without a RAN: the X2 priority queue disc
+    bool m_redForLink{true};                         //!< RED KV discs set for their link
     CrossTraffic m_crossTraffic{CROSS_ON_OFF};       //!< What InstallCrossTraffic installs
     RouterRouting m_routerRouting{ROUTING_EDGE_LLM}; //!< The routers' protocol
     double m_peerRange{0}; //!< Pairs at most this far apart, m (0: every pair)

@@ -26,6 +26,8 @@
 #include "ns3/queue.h"
 #include "ns3/spectrum-channel.h"
 #include "ns3/string.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-l4-protocol.h"
 #include "ns3/traffic-control-helper.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/udp-header.h"
@@ -219,18 +221,49 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
 TypeId
 EdgeLlmX2PacketFilter::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::EdgeLlmX2PacketFilter")
-                            .SetParent<Ipv4PacketFilter>()
-                            .SetGroupName("EdgeLlm")
-                            .AddConstructor<EdgeLlmX2PacketFilter>();
+    static TypeId tid =
+        TypeId("ns3::EdgeLlmX2PacketFilter")
+            .SetParent<Ipv4PacketFilter>()
+            .SetGroupName("EdgeLlm")
+            .AddConstructor<EdgeLlmX2PacketFilter>()
+            .AddAttribute("AckPriority",
+                          "true: TCP acknowledgements without payload (not SYN, FIN or "
+                          "RST) go in band 1 with X2-U, ahead of the KV bytes, so that a "
+                          "site's outbound KV queue does not delay its inbound transfers' "
+                          "acknowledgements (safe for connections that carry data one way, "
+                          "as the KV transfer's do). false: they wait in band 2 with the KV "
+                          "bytes",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmX2PacketFilter::m_ackPriority),
+                          MakeBooleanChecker());
     return tid;
 }
+
+EdgeLlmX2PacketFilter::EdgeLlmX2PacketFilter() = default;
 
 int32_t
 EdgeLlmX2PacketFilter::DoClassify(Ptr<QueueDiscItem> item) const
 {
     Ptr<Ipv4QueueDiscItem> ipv4 = DynamicCast<Ipv4QueueDiscItem>(item);
     const Ipv4Header& header = ipv4->GetHeader();
+    if (m_ackPriority && header.GetProtocol() == TcpL4Protocol::PROT_NUMBER &&
+        header.GetFragmentOffset() == 0)
+    {
+        // The queue disc item's packet starts at the TCP header (the IPv4 header is kept
+        // apart); a segment whose packet is its header alone carries no payload. SYN, FIN
+        // and RST stay in order with their connection's data. An acknowledgement must not
+        // overtake a data segment of its own connection: ns-3's TCP drops the data of a
+        // segment whose acknowledgement number is below one already received. The module's
+        // TCP connections carry data one way only (EdgeLlmNode), so theirs never do.
+        TcpHeader tcp;
+        if (item->GetPacket()->GetSize() >= MIN_TCP_HEADER_BYTES &&
+            item->GetPacket()->PeekHeader(tcp) != 0 &&
+            item->GetPacket()->GetSize() == tcp.GetSerializedSize() &&
+            (tcp.GetFlags() & (TcpHeader::SYN | TcpHeader::FIN | TcpHeader::RST)) == 0)
+        {
+            return BAND_X2U;
+        }
+    }
     UdpHeader udp;
     if (header.GetProtocol() != UdpL4Protocol::PROT_NUMBER || header.GetFragmentOffset() != 0 ||
         item->GetPacket()->GetSize() < udp.GetSerializedSize())

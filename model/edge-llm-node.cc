@@ -66,6 +66,13 @@ constexpr double BDP_HEADROOM = 1.25;
 /// of 64 bytes took 1136 s wall for a 59 MB transfer, 59 segments of 8948 bytes 2.2 s).
 /// Also the largest initial window.
 constexpr uint64_t MAX_SEGMENTS_IN_FLIGHT = 1024;
+/// TCP's delayed-acknowledgement timeout on the backhaul connections (ns-3's default is
+/// 200 ms). A connection carries data one way, so a transfer's last odd segment has no
+/// reply to ride on: its acknowledgement waited 200 ms, and the source counted those bytes
+/// as still on the path (HasKvBacklog), halving a later transfer's planned rate. 1 ms is
+/// within any plan's 2 ms margin and above the gap between two 9000-byte segments on a
+/// link of 144 Mbit/s or more (slower links acknowledge every segment).
+constexpr double BACKHAUL_DELAYED_ACK_S = 1e-3;
 /// UDP port of ns-3's X2-C (EpcX2) on every BS node
 constexpr uint16_t X2_C_PORT = 4444;
 /// UDP port of GTP-U on every BS node (X2-U and S1-U)
@@ -118,8 +125,9 @@ EdgeLlmNode::GetTypeId()
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulPort),
                           MakeUintegerChecker<uint16_t>(1))
             .AddAttribute("Transport",
-                          "Backhaul transport of the KV transfer protocol: Tcp (one TCP "
-                          "connection per BS pair, ns-3's default TCP variant) or Udp "
+                          "Backhaul transport of the KV transfer protocol: Tcp (two TCP "
+                          "connections per BS pair, one per direction, ns-3's default TCP "
+                          "variant) or Udp "
                           "(KvDatagramSocket: paced at the link rate, selective-repeat "
                           "retransmission; an RDMA-like transfer without congestion control).",
                           EnumValue(EdgeLlmNode::TCP),
@@ -808,6 +816,7 @@ EdgeLlmNode::MakeBackhaulSocket() const
     socket->SetAttribute("RcvBufSize", UintegerValue(m_bufferInUse));
     const uint32_t mss = BackhaulMss();
     socket->SetAttribute("SegmentSize", UintegerValue(mss));
+    socket->SetAttribute("DelAckTimeout", TimeValue(Seconds(BACKHAUL_DELAYED_ACK_S)));
     // A dedicated link of known rate: start with a window of one bandwidth-delay product
     // (at most MAX_SEGMENTS_IN_FLIGHT segments, never below TCP's own initial window),
     // so that the first transfer is not held back by slow start.
@@ -1015,7 +1024,13 @@ EdgeLlmNode::StartApplication()
     for (auto& [id, peer] : m_peers)
     {
         peer.connection->SetScheduler(m_scheduler);
-        if (m_transport == TCP && m_cellId < peer.cellId) // the lower cell id opens it
+        // One TCP connection per direction: each BS opens the one it sends on and reads
+        // the one its peer opened (HandleNewConnection). A connection then carries data
+        // one way and acknowledgements only the other, so an acknowledgement sent ahead of
+        // queued KV bytes (EdgeLlmX2PacketFilter's AckPriority) never overtakes a data
+        // segment of its own connection (ns-3's TCP drops the data of a segment whose
+        // acknowledgement number is below the one already received).
+        if (m_transport == TCP)
         {
             Ptr<Socket> socket = MakeBackhaulSocket();
             socket->Bind(InetSocketAddress(peer.local, 0));
@@ -1318,7 +1333,7 @@ EdgeLlmNode::HandleNewConnection(Ptr<Socket> socket, const Address& from)
         if (peer.remote == addr)
         {
             NS_LOG_INFO("cell " << m_cellId << ": backhaul connection from cell " << id);
-            peer.connection->SetSocket(socket, true);
+            peer.connection->SetReceiveSocket(socket);
             return;
         }
     }

@@ -83,7 +83,8 @@ class EdgeLlmTargetRole;
  * once, at the BS that gives it up, and counted by GetLostSessions.
  *
  * Limitations (doc/edge-llm.rst, "Scope and Limitations"): a batch waits for every
- * announced member; one backhaul connection per peer; no routing over several links.
+ * announced member; one backhaul connection per peer (over TCP, one stream each way); no
+ * routing over several links.
  */
 class EdgeLlmNode : public Application
 {
@@ -122,7 +123,7 @@ class EdgeLlmNode : public Application
     /// The backhaul transport of the KV transfer protocol (attribute Transport).
     enum Transport
     {
-        TCP, //!< One TCP connection per BS pair (ns-3's TcpSocketFactory, its default variant)
+        TCP, //!< Two TCP connections per BS pair, one per direction (ns-3's default variant)
         UDP, //!< KvDatagramSocket over UDP: paced at the link rate, selective-repeat ARQ
     };
 

@@ -83,10 +83,15 @@ KvTransferConnection::Close()
 {
     NS_LOG_FUNCTION(this);
     Ptr<Socket> socket = m_socket;
+    Ptr<Socket> receive = m_receiveSocket;
     ReleaseSocket();
     if (socket)
     {
         socket->Close();
+    }
+    if (receive)
+    {
+        receive->Close();
     }
 }
 
@@ -101,6 +106,11 @@ KvTransferConnection::ReleaseSocket()
         m_socket->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
         m_socket = nullptr;
     }
+    if (m_receiveSocket)
+    {
+        m_receiveSocket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
+        m_receiveSocket = nullptr;
+    }
 }
 
 void
@@ -114,6 +124,14 @@ KvTransferConnection::SetSocket(Ptr<Socket> socket, bool connected)
     m_socket->SetSendCallback(MakeCallback(&KvTransferConnection::HandleSend, this));
     m_socket->SetRecvCallback(MakeCallback(&KvTransferConnection::HandleRead, this));
     TrySend();
+}
+
+void
+KvTransferConnection::SetReceiveSocket(Ptr<Socket> socket)
+{
+    NS_LOG_FUNCTION(this << socket);
+    m_receiveSocket = socket;
+    m_receiveSocket->SetRecvCallback(MakeCallback(&KvTransferConnection::HandleRead, this));
 }
 
 void

@@ -84,6 +84,18 @@ class KvTransferConnection : public Object
     void SetSocket(Ptr<Socket> socket, bool connected);
 
     /**
+     * \brief Read this connection's incoming frames from \p socket (established): the
+     *        stream the peer opened to this end. Nothing is sent on it, so its segments
+     *        towards the peer are acknowledgements only (EdgeLlmNode opens one TCP
+     *        connection per direction; see EdgeLlmX2PacketFilter's AckPriority).
+     *
+     * The socket given to SetSocket then carries only this end's frames out; the peer
+     * sends nothing on it.
+     * \param socket a stream socket; its receive callback is taken over
+     */
+    void SetReceiveSocket(Ptr<Socket> socket);
+
+    /**
      * \brief Close the transport connection (TCP: a FIN) and stop listening to it.
      *
      * For EdgeLlmNode::StopApplication, while the node's devices still exist. DoDispose()
@@ -225,7 +237,8 @@ class KvTransferConnection : public Object
     /// \return bytes in the socket not yet sent (TCP: less those in flight)
     uint64_t GetSocketUnsentBytes() const;
 
-    Ptr<Socket> m_socket;               //!< The transport
+    Ptr<Socket> m_socket;               //!< The transport (this end's frames out)
+    Ptr<Socket> m_receiveSocket;        //!< The peer's frames in (null: m_socket's)
     bool m_connected{false};            //!< Established?
     Ptr<HandoverScheduler> m_scheduler; //!< Picks the next KV segment
     uint32_t m_segmentBytes;            //!< Max KV payload per frame

@@ -19,6 +19,8 @@
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-header.h"
+#include "ns3/ipv4-l3-protocol.h"
+#include "ns3/ipv4-queue-disc-item.h"
 #include "ns3/ipv4-route.h"
 #include "ns3/ipv4-routing-table-entry.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -33,10 +35,16 @@
 #include "ns3/position-allocator.h"
 #include "ns3/prefill-engine.h"
 #include "ns3/queue-disc.h"
+#include "ns3/queue-size.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-l4-protocol.h"
+#include "ns3/tcp-option-ts.h"
 #include "ns3/test.h"
+#include "ns3/udp-header.h"
+#include "ns3/udp-l4-protocol.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
@@ -101,6 +109,10 @@ struct Outcome
     uint64_t crossReceived{0};                //!< Bytes the cross traffic's sinks got
     uint32_t bufferInUse{0};                  //!< Source's GetBackhaulBufferInUse, bytes
     std::vector<uint64_t> kvDrops[2];         //!< Packets each link's two KV discs dropped
+    /// Packets each link's two devices sent from band 1 (X2-U and, with AckPriority, TCP
+    /// segments without payload) and from the KV band, under the X2 priority root
+    std::vector<uint64_t> x2uBandPackets[2];
+    std::vector<uint64_t> kvBandPackets[2]; //!< (see x2uBandPackets)
 };
 
 /// A handover of session \p session from site 0 to site \p to at \p time.
@@ -212,6 +224,15 @@ RunBackhaul(uint32_t n,
         {
             out.linkBytes[e].push_back(link.rootQueueDisc[e]->GetStats().nTotalSentBytes);
             out.kvDrops[e].push_back(link.kvQueueDisc[e]->GetStats().nTotalDroppedPackets);
+            out.kvBandPackets[e].push_back(link.kvQueueDisc[e]->GetStats().nTotalSentPackets);
+            out.x2uBandPackets[e].push_back(
+                link.rootQueueDisc[e]->GetNQueueDiscClasses() > 1
+                    ? link.rootQueueDisc[e]
+                          ->GetQueueDiscClass(EdgeLlmX2PacketFilter::BAND_X2U)
+                          ->GetQueueDisc()
+                          ->GetStats()
+                          .nTotalSentPackets
+                    : 0);
         }
     }
     const ApplicationContainer sinks = backhaul->GetCrossTrafficSinks();
@@ -1542,6 +1563,250 @@ class PeerRangeTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief AckPriority of EdgeLlmX2PacketFilter: a TCP acknowledgement without payload (with
+ *        or without options) goes in band 1 with X2-U; a segment with payload, a SYN, a FIN
+ *        and a RST in the KV band, UDP by port as before; with AckPriority false the ACK stays in
+ * the KV band. Then a transfer over a 3-site star: every ACK the target sends back leaves its link
+ * from band 1 (at least one per two of the ceil(S / 8948) = 1923 segments of the 17,203,200-byte
+ * context, ns-3's delayed ACK) and the KV band sends only the target's few protocol messages; with
+ * AckPriority false every ACK leaves from the KV band and band 1 sends nothing. Why it matters (a
+ * site's outbound KV queue delayed its inbound transfers' ACKs and capped a window-bound flow below
+ *        its plan) is measured by scripts/plan-holds.sh, not here.
+ */
+class AckPriorityTestCase : public TestCase
+{
+  public:
+    AckPriorityTestCase()
+        : TestCase("X2 priority: TCP segments without payload go ahead of the KV band")
+    {
+    }
+
+  private:
+    /// \return the band \p filter gives a TCP segment with \p payload bytes (and the
+    ///         timestamp option when \p options)
+    static int32_t TcpBand(Ptr<EdgeLlmX2PacketFilter> filter,
+                           uint32_t payload,
+                           bool options,
+                           uint8_t flags = TcpHeader::ACK)
+    {
+        Ptr<Packet> packet = Create<Packet>(payload);
+        TcpHeader tcp;
+        tcp.SetFlags(flags);
+        if (options)
+        {
+            tcp.AppendOption(CreateObject<TcpOptionTS>());
+        }
+        packet->AddHeader(tcp);
+        return filter->Classify(Item(packet, TcpL4Protocol::PROT_NUMBER));
+    }
+
+    /// \return the band \p filter gives a UDP datagram to \p port
+    static int32_t UdpBand(Ptr<EdgeLlmX2PacketFilter> filter, uint16_t port)
+    {
+        Ptr<Packet> packet = Create<Packet>(40);
+        UdpHeader udp;
+        udp.SetDestinationPort(port);
+        packet->AddHeader(udp);
+        return filter->Classify(Item(packet, UdpL4Protocol::PROT_NUMBER));
+    }
+
+    /// \return \p packet (starting at its L4 header) as an IPv4 queue disc item
+    static Ptr<Ipv4QueueDiscItem> Item(Ptr<Packet> packet, uint8_t protocol)
+    {
+        Ipv4Header ip;
+        ip.SetProtocol(protocol);
+        ip.SetPayloadSize(packet->GetSize());
+        return Create<Ipv4QueueDiscItem>(packet, Address(), Ipv4L3Protocol::PROT_NUMBER, ip);
+    }
+
+    void DoRun() override
+    {
+        using F = EdgeLlmX2PacketFilter;
+        Ptr<F> filter = CreateObject<F>();
+        NS_TEST_EXPECT_MSG_EQ(TcpBand(filter, 0, false), F::BAND_X2U, "a bare ACK");
+        NS_TEST_EXPECT_MSG_EQ(TcpBand(filter, 0, true), F::BAND_X2U, "an ACK with options");
+        NS_TEST_EXPECT_MSG_EQ(TcpBand(filter, 1, true), F::BAND_BULK, "one payload byte");
+        NS_TEST_EXPECT_MSG_EQ(TcpBand(filter, 0, true, TcpHeader::ACK | TcpHeader::PSH),
+                              F::BAND_X2U,
+                              "ACK | PSH");
+        NS_TEST_EXPECT_MSG_EQ(TcpBand(filter, 0, true, TcpHeader::SYN), F::BAND_BULK, "SYN");
+        NS_TEST_EXPECT_MSG_EQ(TcpBand(filter, 0, true, TcpHeader::ACK | TcpHeader::FIN),
+                              F::BAND_BULK,
+                              "FIN in order with the data");
+        NS_TEST_EXPECT_MSG_EQ(TcpBand(filter, 0, true, TcpHeader::RST), F::BAND_BULK, "RST");
+        NS_TEST_EXPECT_MSG_EQ(TcpBand(filter, 8948, true), F::BAND_BULK, "a KV segment");
+        NS_TEST_EXPECT_MSG_EQ(UdpBand(filter, F::X2C_PORT), F::BAND_X2C, "X2-C");
+        NS_TEST_EXPECT_MSG_EQ(UdpBand(filter, F::X2U_PORT), F::BAND_X2U, "X2-U");
+        NS_TEST_EXPECT_MSG_EQ(UdpBand(filter, 5000), F::BAND_BULK, "other UDP");
+        filter->SetAttribute("AckPriority", BooleanValue(false));
+        NS_TEST_EXPECT_MSG_EQ(TcpBand(filter, 0, true), F::BAND_BULK, "AckPriority false");
+
+        const uint64_t segments = (ContextBytes() + 8947) / 8948;
+        NS_TEST_ASSERT_MSG_EQ(segments, 1923u, "the hand count of KV segments");
+        for (const bool priority : {true, false})
+        {
+            Config::SetDefault("ns3::EdgeLlmX2PacketFilter::AckPriority", BooleanValue(priority));
+            const Outcome o = RunBackhaul(3, Make("Star"), {{1, 1, 0.2}});
+            NS_TEST_ASSERT_MSG_EQ(o.restoreDelay.count(1), 1u, "restored");
+            // The target's own star link, at the target's end: its ACKs' way out.
+            const uint32_t link = o.paths.at(0).links.back();
+            const uint64_t x2u = o.x2uBandPackets[0].at(link);
+            const uint64_t kv = o.kvBandPackets[0].at(link);
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(priority ? x2u : kv,
+                                        segments / 2,
+                                        "the ACKs, AckPriority " << priority);
+            if (priority)
+            {
+                // Left in the KV band: the target's own protocol messages (payload).
+                NS_TEST_EXPECT_MSG_LT(kv, 10u, "no ACK in the KV band");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_EQ(x2u, 0u, "no ACK ahead of the KV band");
+            }
+        }
+        Config::SetDefault("ns3::EdgeLlmX2PacketFilter::AckPriority", BooleanValue(true));
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief RedForLink: a RED KV band on a 1 Gbit/s, 100 us, MTU 9000 star takes the link's
+ *        rate, delay and packet size, ARED's automatic thresholds (MinTh = MaxTh = 0 until
+ *        RED initializes) and a limit of 2 MaxTh packets; by hand, 1e9 / (8 x 9000) =
+ *        13,888.9 packets/s, x the 5 ms TargetDelay / 2 = 34.72 (> 5) = MinTh, MaxTh =
+ *        104.17, MaxSize = ceil(208.33) = 209 packets. A default the user set wins (MaxTh
+ *        60: thresholds 5 and 60 as given, MaxSize 120p; MaxSize 300p: 300p), and
+ *        RedForLink false leaves ns-3's RED (25 packets, 1.5 Mbit/s). At 4.5 Gbit/s a
+ *        transfer's first window overflows ns-3's 25-packet RED at its site's uplink;
+ *        set for the link, RED drops nothing and the restore is within the physics'
+ *        bounds.
+ */
+class RedForLinkTestCase : public TestCase
+{
+  public:
+    RedForLinkTestCase()
+        : TestCase("RED in the KV band is set for its link (RedForLink)")
+    {
+    }
+
+  private:
+    /// The RED attributes RedForLink sets, as installed (before RED initializes).
+    struct Red
+    {
+        DataRate bandwidth;  //!< LinkBandwidth
+        Time delay;          //!< LinkDelay
+        uint32_t meanPacket; //!< MeanPktSize, bytes
+        double minTh;        //!< MinTh
+        double maxTh;        //!< MaxTh
+        std::string maxSize; //!< MaxSize
+    };
+
+    /// \return link 0's KV disc (site 0's end) on a 3-site star, RED, \p redForLink
+    static Red Install(bool redForLink)
+    {
+        Ipv4AddressGenerator::Reset();
+        NodeContainer nodes;
+        nodes.Create(3);
+        InternetStackHelper().Install(nodes);
+        Ptr<EdgeLlmBackhaul> b = Make("Star");
+        b->SetAttribute("QueueDisc", StringValue("ns3::RedQueueDisc"));
+        b->SetAttribute("RedForLink", BooleanValue(redForLink));
+        b->Install(nodes, nullptr);
+        Ptr<QueueDisc> red = b->GetLinks().at(0).kvQueueDisc[0];
+        DataRateValue bandwidth;
+        red->GetAttribute("LinkBandwidth", bandwidth);
+        TimeValue delay;
+        red->GetAttribute("LinkDelay", delay);
+        UintegerValue meanPacket;
+        red->GetAttribute("MeanPktSize", meanPacket);
+        DoubleValue minTh;
+        red->GetAttribute("MinTh", minTh);
+        DoubleValue maxTh;
+        red->GetAttribute("MaxTh", maxTh);
+        std::ostringstream maxSize;
+        maxSize << red->GetMaxSize();
+        const Red out{bandwidth.Get(),
+                      delay.Get(),
+                      static_cast<uint32_t>(meanPacket.Get()),
+                      minTh.Get(),
+                      maxTh.Get(),
+                      maxSize.str()};
+        Simulator::Destroy();
+        return out;
+    }
+
+    void DoRun() override
+    {
+        const Red set = Install(true);
+        NS_TEST_EXPECT_MSG_EQ(set.bandwidth, DataRate("1Gbps"), "LinkBandwidth");
+        NS_TEST_EXPECT_MSG_EQ(set.delay, MicroSeconds(100), "LinkDelay");
+        NS_TEST_EXPECT_MSG_EQ(set.meanPacket, 9000u, "MeanPktSize");
+        NS_TEST_EXPECT_MSG_EQ(set.minTh, 0.0, "MinTh automatic");
+        NS_TEST_EXPECT_MSG_EQ(set.maxTh, 0.0, "MaxTh automatic");
+        NS_TEST_EXPECT_MSG_EQ(set.maxSize, "209p", "2 x ARED's MaxTh");
+
+        Config::SetDefault("ns3::RedQueueDisc::MaxTh", DoubleValue(60));
+        const Red userMaxTh = Install(true);
+        NS_TEST_EXPECT_MSG_EQ(userMaxTh.minTh, 5.0, "ns-3's MinTh kept");
+        NS_TEST_EXPECT_MSG_EQ(userMaxTh.maxTh, 60.0, "the user's MaxTh");
+        NS_TEST_EXPECT_MSG_EQ(userMaxTh.maxSize, "120p", "2 x the user's MaxTh");
+        Config::SetDefault("ns3::RedQueueDisc::MaxTh", DoubleValue(15));
+        Config::SetDefault("ns3::RedQueueDisc::MaxSize", QueueSizeValue(QueueSize("300p")));
+        const Red userSize = Install(true);
+        NS_TEST_EXPECT_MSG_EQ(userSize.maxSize, "300p", "the user's MaxSize");
+        NS_TEST_EXPECT_MSG_EQ(userSize.minTh, 0.0, "thresholds still automatic");
+        Config::SetDefault("ns3::RedQueueDisc::MaxSize", QueueSizeValue(QueueSize("25p")));
+
+        const Red ns3 = Install(false);
+        NS_TEST_EXPECT_MSG_EQ(ns3.maxSize, "25p", "ns-3's limit");
+        NS_TEST_EXPECT_MSG_EQ(ns3.bandwidth, DataRate("1.5Mbps"), "ns-3's LinkBandwidth");
+        NS_TEST_EXPECT_MSG_EQ(ns3.minTh, 5.0, "ns-3's MinTh");
+
+        for (const bool redForLink : {true, false})
+        {
+            Ptr<EdgeLlmBackhaul> b = Make("Star");
+            b->SetAttribute("LinkDataRate", DataRateValue(DataRate("4.5Gbps")));
+            b->SetAttribute("QueueDisc", StringValue("ns3::RedQueueDisc"));
+            b->SetAttribute("RedForLink", BooleanValue(redForLink));
+            const Outcome o = RunBackhaul(3,
+                                          b,
+                                          {{1, 1, 0.2}},
+                                          0,
+                                          Seconds(0),
+                                          Seconds(3),
+                                          "Nominal",
+                                          true,
+                                          "Installed",
+                                          false,
+                                          7);
+            uint64_t drops = 0;
+            for (uint32_t e = 0; e < 2; ++e)
+            {
+                for (const uint64_t d : o.kvDrops[e])
+                {
+                    drops += d;
+                }
+            }
+            if (redForLink)
+            {
+                NS_TEST_EXPECT_MSG_EQ(drops, 0u, "RED set for the link drops nothing");
+                const double delay = Delay(o, 1);
+                NS_TEST_EXPECT_MSG_GT_OR_EQ(delay, Lower(4.5e9, 2), "no faster than physics");
+                NS_TEST_EXPECT_MSG_LT_OR_EQ(delay,
+                                            Lower(4.5e9, 2) + Slack(4.5e9, 2),
+                                            "at the link's rate");
+            }
+            else
+            {
+                NS_TEST_EXPECT_MSG_GT(drops, 0u, "ns-3's 25-packet RED drops the window");
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief LTE over a star: three eNBs whose only backhaul is a link each to the
  *        aggregation router (LteEdgeLlmRan with SetBackhaul, so no X2 cable). An X2
  *        handover of the one UE from cell 1 to cell 2 at 0.3 s completes (HandoverEndOk at
@@ -2185,6 +2450,8 @@ class EdgeLlmBackhaulTestSuite : public TestSuite
         AddTestCase(new RateEstimatorTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new MeasuredCrossTrafficTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new BadInputTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new AckPriorityTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RedForLinkTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new LteStarTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PeerRangeTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new RouterRoutingTestCase, EDGE_LLM_TEST_QUICK);
