@@ -32,6 +32,10 @@ namespace
 std::string
 ValidValues(Ptr<const AttributeChecker> checker)
 {
+    if (checker->GetUnderlyingTypeInformation() == "bool")
+    {
+        return "true or false (or 1 or 0)"; // the text program options say for a bool
+    }
     const std::string range = checker->GetUnderlyingTypeInformation();
     return range.empty() ? checker->GetValueTypeName() : range;
 }

@@ -48,6 +48,11 @@ expect 2 "--ns3::KvTransferConnection::SegmentBytes=1023: invalid value '1023'; 
 expect 0 "" $main --ns3::KvTransferConnection::SegmentBytes=1024 --PrintHelp
 expect 2 "--ns3::EdgeLlmNode::Transport=Sctp: invalid value 'Sctp'; valid: " \
   $main --ns3::EdgeLlmNode::Transport=Sctp
+# A bool attribute's refusal says what a bool option's does (fresh-clone trial: "valid: bool").
+expect 2 "--ns3::EdgeLlmX2PacketFilter::AckPriority=maybe: invalid value 'maybe'; valid: true or false (or 1 or 0)" \
+  $main --ns3::EdgeLlmX2PacketFilter::AckPriority=maybe
+expect 2 "--ns3::EdgeLlmBackhaul::RedForLink=2: invalid value '2'; valid: true or false (or 1 or 0)" \
+  $main --ns3::EdgeLlmBackhaul::RedForLink=2
 expect 2 "--ns3::EdgeLlmNode::LayerwiseStreaming=maybe: invalid value 'maybe'" \
   $main --ns3::EdgeLlmNode::LayerwiseStreaming=maybe
 expect 2 "no TypeId 'ns3::Foo'" $main --ns3::Foo::Bar=1
