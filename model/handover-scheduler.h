@@ -203,6 +203,9 @@ class HandoverScheduler : public Object
                                              const SlotBudget& budget) const;
 
   protected:
+    /// Plans the rest of a pre-transferred cache with its inner policy's hook
+    friend class PreTransferScheduler;
+
     Time m_lookahead; //!< Online look-ahead for predicted arrivals
     /// The BS bound by BindToBs (UINT32_MAX: none yet)
     uint32_t m_bsNodeId{std::numeric_limits<uint32_t>::max()};

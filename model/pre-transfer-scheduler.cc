@@ -1,0 +1,267 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "pre-transfer-scheduler.h"
+
+#include "edge-llm-compat.h"
+
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
+#include "ns3/object-factory.h"
+#include "ns3/string.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace ns3
+{
+
+NS_OBJECT_ENSURE_REGISTERED(PreTransferScheduler);
+
+namespace
+{
+/// The creatable batch policies an inner policy may be, by TypeId name.
+std::vector<std::string>
+BatchPolicyNames()
+{
+    const TypeId base = HandoverScheduler::GetTypeId();
+    const TypeId self = PreTransferScheduler::GetTypeId();
+    std::vector<std::string> names;
+    for (uint32_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId tid = TypeId::GetRegistered(i);
+        if (tid == base || tid == self || !tid.IsChildOf(base) || !tid.HasConstructor())
+        {
+            continue;
+        }
+        ObjectFactory factory(tid.GetName());
+        if (!factory.Create<HandoverScheduler>()->AllocatesSlots())
+        {
+            names.push_back(tid.GetName());
+        }
+    }
+    std::sort(names.begin(), names.end());
+    return names;
+}
+} // namespace
+
+TypeId
+PreTransferScheduler::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::PreTransferScheduler")
+            .SetParent<HandoverScheduler>()
+            .SetGroupName("EdgeLlm")
+            .AddConstructor<PreTransferScheduler>()
+            .AddAttribute("InnerScheduler",
+                          "The batch policy that plans, at the handover, the part of the cache "
+                          "not sent ahead (a batch HandoverScheduler's TypeId name).",
+                          StringValue("ns3::CtHoScheduler"),
+                          MakeStringAccessor(&PreTransferScheduler::SetInnerScheduler),
+                          MakeStringChecker())
+            .AddAttribute("Trigger",
+                          "What makes a handover likely: A3Entering (the neighbour's RSRP "
+                          "exceeds the serving cell's by A3Offset for TimeToTrigger) or "
+                          "PredictedCrossing (LeadTime before the handover predicted from the "
+                          "UE's position and speed).",
+                          EnumValue(PreTransferScheduler::A3_ENTERING),
+                          compat::MakeEnumAccessor<Trigger>(&PreTransferScheduler::m_trigger),
+                          MakeEnumChecker(PreTransferScheduler::A3_ENTERING,
+                                          "A3Entering",
+                                          PreTransferScheduler::PREDICTED_CROSSING,
+                                          "PredictedCrossing"))
+            .AddAttribute("A3Offset",
+                          "A3Entering: the trigger's offset, dB (negative: before the cells' "
+                          "RSRPs are equal, i.e. ahead of an A3 handover).",
+                          DoubleValue(-3.0),
+                          MakeDoubleAccessor(&PreTransferScheduler::m_a3Offset),
+                          MakeDoubleChecker<double>(-30.0, 30.0))
+            .AddAttribute("TimeToTrigger",
+                          "A3Entering: how long the condition must hold before the "
+                          "pre-transfer starts.",
+                          TimeValue(MilliSeconds(256)),
+                          MakeTimeAccessor(&PreTransferScheduler::m_timeToTrigger),
+                          MakeTimeChecker(Seconds(0), Seconds(3600)))
+            .AddAttribute("LeadTime",
+                          "PredictedCrossing: how long before the predicted handover the "
+                          "pre-transfer starts.",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&PreTransferScheduler::m_leadTime),
+                          MakeTimeChecker(Seconds(0), Seconds(3600)))
+            .AddAttribute("RateShare",
+                          "The most of a backhaul link's rate the pre-transfers on it use "
+                          "together (shared equally), in [0, 1]; 0: nothing is sent ahead.",
+                          DoubleValue(0.5),
+                          MakeDoubleAccessor(&PreTransferScheduler::m_rateShare),
+                          MakeDoubleChecker<double>(0.0, 1.0))
+            .AddAttribute("YieldToHandovers",
+                          "true: pre-transfers pause while a planned handover batch uses the "
+                          "link (idle capacity only); false: they keep their share and the "
+                          "batch is planned on the rest of the link (RateShare < 1 then).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&PreTransferScheduler::m_yield),
+                          MakeBooleanChecker())
+            .AddAttribute("HoldTime",
+                          "How long a cell keeps bytes sent ahead for a UE that did not hand "
+                          "over to it, after the source stopped sending them (then dropped "
+                          "and counted as waste).",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&PreTransferScheduler::m_holdTime),
+                          MakeTimeChecker(Seconds(0), Seconds(3600)));
+    return tid;
+}
+
+PreTransferScheduler::PreTransferScheduler()
+    : m_innerType("ns3::CtHoScheduler"),
+      m_trigger(A3_ENTERING),
+      m_a3Offset(-3.0),
+      m_timeToTrigger(MilliSeconds(256)),
+      m_leadTime(Seconds(1)),
+      m_rateShare(0.5),
+      m_yield(true),
+      m_holdTime(Seconds(1))
+{
+}
+
+PreTransferScheduler::~PreTransferScheduler() = default;
+
+void
+PreTransferScheduler::DoDispose()
+{
+    m_inner = nullptr;
+    HandoverScheduler::DoDispose();
+}
+
+void
+PreTransferScheduler::SetInnerScheduler(std::string typeName)
+{
+    const std::vector<std::string> valid = BatchPolicyNames();
+    if (std::find(valid.begin(), valid.end(), typeName) == valid.end())
+    {
+        std::string list;
+        for (const auto& name : valid)
+        {
+            list += (list.empty() ? "" : ", ") + name;
+        }
+        throw std::invalid_argument("ns3::PreTransferScheduler::InnerScheduler must be a batch "
+                                    "policy (" +
+                                    list + "), got '" + typeName + "'");
+    }
+    m_innerType = typeName;
+    m_inner = ObjectFactory(typeName).Create<HandoverScheduler>();
+}
+
+Ptr<HandoverScheduler>
+PreTransferScheduler::GetInnerScheduler() const
+{
+    if (!m_inner)
+    {
+        const_cast<PreTransferScheduler*>(this)->SetInnerScheduler(m_innerType);
+    }
+    return m_inner;
+}
+
+std::string
+PreTransferScheduler::GetSchemeName() const
+{
+    return "pre-" + GetInnerScheduler()->GetSchemeName();
+}
+
+std::size_t
+PreTransferScheduler::SelectNextTransfer(const std::vector<KvTransferJob>& jobs) const
+{
+    return GetInnerScheduler()->SelectNextTransfer(jobs);
+}
+
+uint64_t
+PreTransferScheduler::ChoosePrefillLength(const CtHoPlanner& planner,
+                                          const std::vector<CtHoUe>& batch) const
+{
+    return GetInnerScheduler()->ChoosePrefillLength(planner, batch);
+}
+
+PreTransferScheduler::Trigger
+PreTransferScheduler::GetTrigger() const
+{
+    return m_trigger;
+}
+
+double
+PreTransferScheduler::GetA3Offset() const
+{
+    return m_a3Offset;
+}
+
+Time
+PreTransferScheduler::GetTimeToTrigger() const
+{
+    return m_timeToTrigger;
+}
+
+Time
+PreTransferScheduler::GetLeadTime() const
+{
+    return m_leadTime;
+}
+
+double
+PreTransferScheduler::GetRateShare() const
+{
+    return m_rateShare;
+}
+
+bool
+PreTransferScheduler::GetYieldToHandovers() const
+{
+    return m_yield;
+}
+
+Time
+PreTransferScheduler::GetHoldTime() const
+{
+    return m_holdTime;
+}
+
+double
+PreTransferScheduler::A3EnteringPosition(double bsDistance,
+                                         double pathlossExponent,
+                                         double offsetDb)
+{
+    if (!std::isfinite(bsDistance) || bsDistance <= 0)
+    {
+        throw std::invalid_argument("bsDistance must be a finite number > 0 m");
+    }
+    if (!std::isfinite(pathlossExponent) || pathlossExponent <= 0)
+    {
+        throw std::invalid_argument("pathlossExponent must be a finite number > 0");
+    }
+    if (!std::isfinite(offsetDb))
+    {
+        throw std::invalid_argument("A3Offset must be a finite number of dB");
+    }
+    const double k = std::pow(10.0, offsetDb / (10.0 * pathlossExponent));
+    return bsDistance * k / (1.0 + k);
+}
+
+double
+PreTransferScheduler::RoadTriggerTime(double startX,
+                                      double speed,
+                                      double handoverTime,
+                                      double bsDistance,
+                                      double pathlossExponent) const
+{
+    if (!std::isfinite(speed) || speed <= 0)
+    {
+        throw std::invalid_argument("speed must be a finite number > 0 m/s");
+    }
+    if (m_trigger == PREDICTED_CROSSING)
+    {
+        return std::max(0.0, handoverTime - m_leadTime.GetSeconds());
+    }
+    const double x = A3EnteringPosition(bsDistance, pathlossExponent, m_a3Offset);
+    return std::max(0.0, (x - startX) / speed) + m_timeToTrigger.GetSeconds();
+}
+
+} // namespace ns3

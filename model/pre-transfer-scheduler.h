@@ -1,0 +1,137 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef PRE_TRANSFER_SCHEDULER_H
+#define PRE_TRANSFER_SCHEDULER_H
+
+#include "handover-scheduler.h"
+
+#include "ns3/nstime.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief Proactive KV pre-transfer (beyond both papers; doc/edge-llm.rst, "Proactive KV
+ *        pre-transfer"): when a UE's handover to a cell becomes likely, its source sends
+ *        the stable prefix of the UE's KV cache (the tokens decoded so far) to that cell
+ *        ahead of the handover; at the handover only the rest is planned, by an inner
+ *        batch policy (ctHO, tHO, cHO).
+ *
+ * The trigger (Trigger attribute) is either an A3 entering condition with its own offset
+ * and time-to-trigger (the neighbour's RSRP exceeds the serving cell's by A3Offset dB for
+ * TimeToTrigger), or a predicted crossing: LeadTime before the handover predicted from
+ * the UE's position and speed. A pre-transfer sends at most RateShare of the link's rate
+ * (shared equally by the pre-transfers on the link); with YieldToHandovers it pauses while
+ * a planned handover batch uses the link (idle capacity only), else it keeps its share and
+ * the batch is planned on the rest of the link. Pre-sent bytes at a cell the UE does not
+ * hand over to (another cell, or none) are dropped HoldTime after the source stops
+ * sending them and counted as waste.
+ *
+ * This object is the policy: its attributes, its trigger, and the inner policy's plan of
+ * the rest (PlanBatch() and SelectNextTransfer() are the inner policy's). The flow-level
+ * engine (PreTransferFluidScenario) moves the bytes.
+ */
+class PreTransferScheduler : public HandoverScheduler
+{
+  public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
+    /// What makes a handover likely (attribute Trigger).
+    enum Trigger
+    {
+        A3_ENTERING,        //!< RSRP_target - RSRP_source > A3Offset for TimeToTrigger
+        PREDICTED_CROSSING, //!< LeadTime before the handover predicted from position, speed
+    };
+
+    PreTransferScheduler();
+    ~PreTransferScheduler() override;
+
+    /// \return "pre-" and the inner policy's name ("pre-ctho", ...)
+    std::string GetSchemeName() const override;
+
+    /// \return the inner policy's choice (earliest deadline first for ctHO, tHO, cHO)
+    std::size_t SelectNextTransfer(const std::vector<KvTransferJob>& jobs) const override;
+
+    /**
+     * \brief Set the inner policy (InnerScheduler attribute).
+     * \param typeName a batch HandoverScheduler's TypeId name, e.g. "ns3::CtHoScheduler"
+     * \throws std::invalid_argument naming InnerScheduler and the valid names for an
+     *         unknown name, a slot policy (ImpactHO family) or a PreTransferScheduler
+     */
+    void SetInnerScheduler(std::string typeName);
+
+    /// \return the inner policy (created from InnerScheduler)
+    Ptr<HandoverScheduler> GetInnerScheduler() const;
+
+    Trigger GetTrigger() const;       //!< \return the Trigger attribute
+    double GetA3Offset() const;       //!< \return A3Offset, dB
+    Time GetTimeToTrigger() const;    //!< \return TimeToTrigger
+    Time GetLeadTime() const;         //!< \return LeadTime
+    double GetRateShare() const;      //!< \return RateShare, in [0, 1]
+    bool GetYieldToHandovers() const; //!< \return YieldToHandovers
+    Time GetHoldTime() const;         //!< \return HoldTime
+
+    /**
+     * \brief Where on a straight road from the source BS (x = 0) to the target BS (x =
+     *        bsDistance) the A3 entering condition starts to hold, under a log-distance
+     *        path loss of exponent n with equal transmit powers: RSRP_t - RSRP_s =
+     *        10 n log10(x / (D - x)) > offset gives x = D k / (1 + k), k = 10^(offset / 10 n).
+     * \param bsDistance D, m, > 0
+     * \param pathlossExponent n, > 0 (2: Friis, LTE's default path loss)
+     * \param offsetDb the A3 offset, dB
+     * \return x, m, in (0, D)
+     * \throws std::invalid_argument naming the field for a non-finite or non-positive value
+     */
+    static double A3EnteringPosition(double bsDistance, double pathlossExponent, double offsetDb);
+
+    /**
+     * \brief When this policy's trigger fires for a UE on the straight road from the source
+     *        (x = 0) to the target (x = bsDistance): A3: the UE reaches
+     *        A3EnteringPosition() (at once if it starts past it), plus TimeToTrigger;
+     *        predicted crossing: max(0, handoverTime - LeadTime).
+     * \param startX the UE's position at time 0, m
+     * \param speed its speed towards the target, m/s, > 0
+     * \param handoverTime its predicted handover time, s, >= 0
+     * \param bsDistance D, m, > 0
+     * \param pathlossExponent n, > 0
+     * \return the trigger time, s, >= 0 (may be after the handover: no pre-transfer)
+     */
+    double RoadTriggerTime(double startX,
+                           double speed,
+                           double handoverTime,
+                           double bsDistance,
+                           double pathlossExponent) const;
+
+  protected:
+    void DoDispose() override;
+
+    /// \return the inner policy's L for the rest of each UE's cache
+    uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
+                                 const std::vector<CtHoUe>& batch) const override;
+
+  private:
+    std::string m_innerType;        //!< InnerScheduler
+    Ptr<HandoverScheduler> m_inner; //!< Created from m_innerType
+    Trigger m_trigger;              //!< Trigger
+    double m_a3Offset;              //!< A3Offset, dB
+    Time m_timeToTrigger;           //!< TimeToTrigger
+    Time m_leadTime;                //!< LeadTime
+    double m_rateShare;             //!< RateShare
+    bool m_yield;                   //!< YieldToHandovers
+    Time m_holdTime;                //!< HoldTime
+};
+
+} // namespace ns3
+
+#endif /* PRE_TRANSFER_SCHEDULER_H */

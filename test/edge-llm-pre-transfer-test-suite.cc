@@ -1,0 +1,547 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "ctho-brute-force.h"
+
+#include "ns3/boolean.h"
+#include "ns3/ctho-scheduler.h"
+#include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
+#include "ns3/enum.h"
+#include "ns3/fluid-handover-scenario.h"
+#include "ns3/kv-pre-transfer-store.h"
+#include "ns3/object-factory.h"
+#include "ns3/pre-transfer-fluid-scenario.h"
+#include "ns3/pre-transfer-scheduler.h"
+#include "ns3/string.h"
+#include "ns3/test.h"
+
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+/// qwen2.5-7b-instruct at 16 bits: 2 (K, V) x 28 layers x 4 KV heads x 128 x 2 bytes.
+constexpr double BYTES_PER_TOKEN = 57344;
+/// 4.5 Gbit/s in bytes/s.
+constexpr double LINK_BYTES_PER_S = 4.5e9 / 8;
+const double NaN = std::numeric_limits<double>::quiet_NaN();
+
+Ptr<PreTransferScheduler>
+PreTransfer(const std::string& inner, double share = 0.5, bool yield = true, double hold = 1.0)
+{
+    Ptr<PreTransferScheduler> s = CreateObject<PreTransferScheduler>();
+    s->SetAttribute("InnerScheduler", StringValue(inner));
+    s->SetAttribute("RateShare", DoubleValue(share));
+    s->SetAttribute("YieldToHandovers", BooleanValue(yield));
+    s->SetAttribute("HoldTime", TimeValue(Seconds(hold)));
+    return s;
+}
+
+PreTransferUe
+Episode(uint64_t id,
+        double trigger,
+        double handover,
+        uint64_t prefix,
+        uint64_t context,
+        uint16_t source = 1,
+        uint16_t predicted = 2,
+        uint16_t target = 2)
+{
+    PreTransferUe e;
+    e.ueId = id;
+    e.source = source;
+    e.triggerTime = trigger;
+    e.predictedTarget = predicted;
+    e.handoverTime = handover;
+    e.target = target;
+    e.prefixTokens = prefix;
+    e.contextTokens = context;
+    return e;
+}
+
+/// ctHO's delay for one UE of \p tokens handing over at \p tau, by brute force over L
+/// (the module's default GPU, T_c = 10 ms, R = 4.5 Gbit/s).
+double
+CtHoAlone(uint64_t tokens, double tau)
+{
+    edgellmtest::CtHoInstance inst;
+    inst.ues = {CtHoUe{0, tau, tokens}};
+    inst.rate = LINK_BYTES_PER_S / BYTES_PER_TOKEN;
+    inst.a = 9.4267e-5;
+    inst.b = 2.4e-3;
+    inst.c = 0;
+    inst.batchPeriod = 0.01;
+    return edgellmtest::BruteForceMinimum(inst);
+}
+
+double
+Conservation(const PreTransferFluidResult& r)
+{
+    double used = 0;
+    for (const auto& u : r.ues)
+    {
+        used += static_cast<double>(u.usedTokens) * BYTES_PER_TOKEN + u.wastedBytes;
+    }
+    return used - r.preSentBytes;
+}
+} // namespace
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A handover predicted right: only the tail crosses at the handover (hand
+ *        calculation), for a complete and a partial pre-transfer, cHO and ctHO inside.
+ */
+class PreTransferTailTestCase : public TestCase
+{
+  public:
+    PreTransferTailTestCase()
+        : TestCase("A right prediction leaves the tail: delay = its transfer (hand calculation)")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        PreTransferFluidConfig cfg;
+        // Complete: 1000 tokens (57.344 MB) at 0.5 x 4.5 Gbit/s take 0.204 s < 1 s; the
+        // tail, 100 tokens, crosses in 100 x 57344 x 8 / 4.5e9 s.
+        PreTransferFluidResult r = PreTransferFluidScenario::Run(cfg,
+                                                                 PreTransfer("ns3::ChoScheduler"),
+                                                                 {Episode(1, 0, 1.0, 1000, 1100)});
+        NS_TEST_ASSERT_MSG_EQ(r.scheme, "pre-cho", "scheme name");
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 1000, "the whole prefix is used");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].preSentBytes, 1000 * BYTES_PER_TOKEN, 1e-3, "sent");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay,
+                                  100 * BYTES_PER_TOKEN / LINK_BYTES_PER_S,
+                                  1e-12,
+                                  "delay = the tail's transfer");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].handoverBytes, 100 * BYTES_PER_TOKEN, 1e-6, "tail");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.wastedBytes, 0.0, 1e-6, "no waste");
+        // ctHO plans the tail: its brute-force optimum for 100 tokens.
+        r = PreTransferFluidScenario::Run(cfg,
+                                          PreTransfer("ns3::CtHoScheduler"),
+                                          {Episode(1, 0, 1.0, 1000, 1100)});
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, CtHoAlone(100, 1.0), 1e-9, "ctHO of the tail");
+        // Partial: triggered 0.1 s before the handover, 0.1 x 281.25 MB/s = 28.125 MB
+        // arrive: 490 whole tokens (28,098,560 B), 26,440 B of a token wasted; the rest
+        // 1100 - 490 = 610 tokens cross at the handover.
+        r = PreTransferFluidScenario::Run(cfg,
+                                          PreTransfer("ns3::ChoScheduler"),
+                                          {Episode(1, 0.9, 1.0, 1000, 1100)});
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 490, "whole tokens used");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].wastedBytes, 26440.0, 1e-3, "partial token wasted");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay,
+                                  610 * BYTES_PER_TOKEN / LINK_BYTES_PER_S,
+                                  1e-12,
+                                  "delay = the rest's transfer");
+        // The whole cache ahead: nothing left, D = 0.
+        r = PreTransferFluidScenario::Run(cfg,
+                                          PreTransfer("ns3::CtHoScheduler"),
+                                          {Episode(1, 0, 1.0, 1100, 1100)});
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, 0.0, 1e-15, "nothing left");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.handoverBytes, 0.0, 1e-15, "nothing at the handover");
+        // The trigger at the handover (or after) sends nothing: ctHO's delay.
+        r = PreTransferFluidScenario::Run(cfg,
+                                          PreTransfer("ns3::CtHoScheduler"),
+                                          {Episode(1, 1.0, 1.0, 1000, 1100)});
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.preSentBytes, 0.0, 1e-15, "trigger at tau: nothing ahead");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, CtHoAlone(1100, 1.0), 1e-9, "ctHO");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A wrong prediction: exactly the pre-sent bytes are waste and the UE gets ctHO's
+ *        delay (brute force, and the plain ctHO through the same engine).
+ */
+class PreTransferWrongTargetTestCase : public TestCase
+{
+  public:
+    PreTransferWrongTargetTestCase()
+        : TestCase("A wrong prediction wastes the pre-sent bytes and gives ctHO's delay")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        PreTransferFluidConfig cfg;
+        const std::vector<PreTransferUe> ues{Episode(1, 0, 1.0, 1000, 1100, 1, 2, 3)};
+        const PreTransferFluidResult r =
+            PreTransferFluidScenario::Run(cfg, PreTransfer("ns3::CtHoScheduler"), ues);
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].predictedRight, false, "predicted 2, went to 3");
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 0, "nothing used at cell 3");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].wastedBytes, 1000 * BYTES_PER_TOKEN, 1e-3, "waste");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, CtHoAlone(1100, 1.0), 1e-9, "ctHO's delay");
+        const PreTransferFluidResult plain =
+            PreTransferFluidScenario::Run(cfg, CreateObject<CtHoScheduler>(), ues);
+        NS_TEST_ASSERT_MSG_EQ_TOL(plain.ues[0].delay, r.ues[0].delay, 1e-12, "plain ctHO");
+        NS_TEST_ASSERT_MSG_EQ_TOL(plain.preSentBytes, 0.0, 1e-15, "plain ctHO sends nothing ahead");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief A full KV memory evicts the oldest entry (store by hand; engine: the evicted UE
+ *        gets ctHO's delay on its whole cache, its bytes are waste); a prefix larger than
+ *        the memory is cut to the whole tokens that fit.
+ */
+class PreTransferMemoryTestCase : public TestCase
+{
+  public:
+    PreTransferMemoryTestCase()
+        : TestCase("A full KV memory evicts the oldest entry; byte accounting by hand")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        KvPreTransferStore store(100);
+        NS_TEST_ASSERT_MSG_EQ(store.Reserve(1, 40).size(), 0, "fits");
+        NS_TEST_ASSERT_MSG_EQ(store.Reserve(2, 40).size(), 0, "fits");
+        std::vector<uint64_t> evicted = store.Reserve(3, 40);
+        NS_TEST_ASSERT_MSG_EQ(evicted.size(), 1, "120 > 100: one eviction");
+        NS_TEST_ASSERT_MSG_EQ(evicted[0], 1, "the oldest");
+        store.Shrink(2, 10); // 10 + 40 held
+        evicted = store.Reserve(4, 60);
+        NS_TEST_ASSERT_MSG_EQ(evicted.size(), 1, "50 free < 60: evict 2 (10 B) -> 60 free");
+        NS_TEST_ASSERT_MSG_EQ(evicted[0], 2, "the oldest");
+        NS_TEST_ASSERT_MSG_EQ(store.GetReserved(), 100, "40 + 60");
+        NS_TEST_ASSERT_MSG_EQ(store.Release(3), 40, "room given back");
+        NS_TEST_ASSERT_MSG_EQ(store.Reserve(5, 40).size(), 0, "exactly full: no eviction");
+        bool threw = false;
+        try
+        {
+            store.Reserve(6, 101);
+        }
+        catch (const std::invalid_argument&)
+        {
+            threw = true;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "more than the capacity");
+        threw = false;
+        try
+        {
+            KvPreTransferStore none(0);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            threw = std::string(e.what()).find("kvMemoryCapacity") != std::string::npos;
+        }
+        NS_TEST_ASSERT_MSG_EQ(threw, true, "capacity 0 named");
+
+        // Engine: room for 1.5 prefixes. UE 1 (0.2 s to send) is evicted by UE 2's trigger
+        // at 0.5 s; UE 1 then hands over with nothing held.
+        PreTransferFluidConfig cfg;
+        cfg.batchSpan = 0;
+        cfg.kvMemoryCapacity = static_cast<uint64_t>(1500 * BYTES_PER_TOKEN);
+        PreTransferFluidResult r = PreTransferFluidScenario::Run(
+            cfg,
+            PreTransfer("ns3::CtHoScheduler"),
+            {Episode(1, 0, 2.0, 1000, 1100), Episode(2, 0.5, 2.5, 1000, 1100)});
+        NS_TEST_ASSERT_MSG_EQ(r.evictions, 1, "one eviction");
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].evicted, true, "the oldest");
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 0, "evicted: nothing held");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].wastedBytes, 1000 * BYTES_PER_TOKEN, 1e-3, "waste");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, CtHoAlone(1100, 2.0), 1e-9, "ctHO");
+        NS_TEST_ASSERT_MSG_EQ(r.ues[1].usedTokens, 1000, "the newer entry is used");
+        NS_TEST_ASSERT_MSG_EQ_TOL(Conservation(r), 0.0, 1e-3, "bytes conserved");
+        // A prefix larger than the memory: cut to 500 whole tokens.
+        cfg.kvMemoryCapacity = static_cast<uint64_t>(500.5 * BYTES_PER_TOKEN);
+        r = PreTransferFluidScenario::Run(cfg,
+                                          PreTransfer("ns3::ChoScheduler"),
+                                          {Episode(1, 0, 2.0, 1000, 1100)});
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 500, "what fits");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay,
+                                  600 * BYTES_PER_TOKEN / LINK_BYTES_PER_S,
+                                  1e-12,
+                                  "600 tokens at the handover");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Ping-pong between two cells: 1 -> 2, back 2 -> 1, then a trigger towards 2 that
+ *        ends without a handover; every byte is used or wasted (hand calculation).
+ */
+class PreTransferPingPongTestCase : public TestCase
+{
+  public:
+    PreTransferPingPongTestCase()
+        : TestCase("Ping-pong between two cells: each handover uses its prefix, the aborted "
+                   "trigger's bytes are waste")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        PreTransferFluidConfig cfg;
+        PreTransferUe back = Episode(7, 1.5, 2.5, 1150, 1200, 2, 1, 1);
+        PreTransferUe again = Episode(7, 3.0, NaN, 1250, 1250, 1, 2, 2);
+        again.triggerEnd = 3.2; // 0.2 s at 281.25 MB/s: 56.25 MB sent, then dropped
+        const PreTransferFluidResult r =
+            PreTransferFluidScenario::Run(cfg,
+                                          PreTransfer("ns3::ChoScheduler"),
+                                          {Episode(7, 0, 1.0, 1000, 1100), back, again});
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 1000, "1 -> 2 uses its prefix");
+        NS_TEST_ASSERT_MSG_EQ(r.ues[1].usedTokens, 1150, "2 -> 1 uses its prefix");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].delay,
+                                  50 * BYTES_PER_TOKEN / LINK_BYTES_PER_S,
+                                  1e-12,
+                                  "back: 50 tokens left");
+        NS_TEST_ASSERT_MSG_EQ(r.ues[2].handedOver, false, "no third handover");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[2].wastedBytes, 0.2 * LINK_BYTES_PER_S / 2, 1e-3, "waste");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.wastedBytes, 0.2 * LINK_BYTES_PER_S / 2, 1e-3, "only that");
+        NS_TEST_ASSERT_MSG_EQ_TOL(Conservation(r), 0.0, 1e-3, "bytes conserved");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Sharing the link: yielding pre-transfers pause while a batch transfers; with
+ *        YieldToHandovers false the batch is planned on (1 - RateShare) R (hand calculation).
+ */
+class PreTransferShareTestCase : public TestCase
+{
+  public:
+    PreTransferShareTestCase()
+        : TestCase("Pre-transfers yield to a batch, or keep their share and halve its rate")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        PreTransferFluidConfig cfg;
+        cfg.batchSpan = 0;
+        // UE 1 hands over at 10 ms with 2000 tokens (cHO: all cross, 114.688 MB); UE 2 sends
+        // 2000 tokens (114.688 MB) ahead from 0 and hands over at 0.3 s, before they are all
+        // sent either way.
+        const std::vector<PreTransferUe> ues{Episode(1, NaN, 0.01, 0, 2000),
+                                             Episode(2, 0, 0.3, 2000, 2100)};
+        const double full = 2000 * BYTES_PER_TOKEN / LINK_BYTES_PER_S; // 0.2039 s
+        PreTransferFluidResult r =
+            PreTransferFluidScenario::Run(cfg, PreTransfer("ns3::ChoScheduler"), ues);
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, full, 1e-12, "the batch at full rate");
+        const double yielded = (0.01 + (0.3 - 0.01 - full)) * LINK_BYTES_PER_S / 2;
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].preSentBytes, yielded, 1e-3, "paused while it ran");
+        r = PreTransferFluidScenario::Run(cfg, PreTransfer("ns3::ChoScheduler", 0.5, false), ues);
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, 2 * full, 1e-12, "the batch on half the link");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].preSentBytes, 0.3 * LINK_BYTES_PER_S / 2, 1e-3, "kept");
+        NS_TEST_ASSERT_MSG_EQ_TOL(Conservation(r), 0.0, 1e-3, "bytes conserved");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The road: triggers by hand (A3 position, predicted crossing), the plain batch
+ *        policies through the engine match the flow-level batch engine, and bytes are
+ *        conserved with stops and a small memory.
+ */
+class PreTransferRoadTestCase : public TestCase
+{
+  public:
+    PreTransferRoadTestCase()
+        : TestCase("Road triggers by hand; plain policies match the flow level; conservation")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // x = D k / (1 + k), k = 10^(offset / 20) (Friis).
+        const double k = std::pow(10.0, -3.0 / 20.0);
+        NS_TEST_ASSERT_MSG_EQ_TOL(PreTransferScheduler::A3EnteringPosition(300, 2, -3),
+                                  300 * k / (1 + k),
+                                  1e-9,
+                                  "A3 at -3 dB");
+        NS_TEST_ASSERT_MSG_EQ_TOL(PreTransferScheduler::A3EnteringPosition(300, 2, 0),
+                                  150.0,
+                                  1e-12,
+                                  "0 dB: midway");
+        NS_TEST_ASSERT_MSG_EQ_TOL(PreTransferScheduler::A3EnteringPosition(300, 2, 20),
+                                  3000.0 / 11,
+                                  1e-9,
+                                  "+20 dB: k = 10");
+        Ptr<PreTransferScheduler> p = PreTransfer("ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ_TOL(p->RoadTriggerTime(120, 20, 1.5, 300, 2),
+                                  (300 * k / (1 + k) - 120) / 20 + 0.256,
+                                  1e-9,
+                                  "reach x, then TimeToTrigger");
+        NS_TEST_ASSERT_MSG_EQ_TOL(p->RoadTriggerTime(130, 20, 1.0, 300, 2),
+                                  0.256,
+                                  1e-12,
+                                  "already past x: TimeToTrigger");
+        p->SetAttribute("Trigger", EnumValue(PreTransferScheduler::PREDICTED_CROSSING));
+        NS_TEST_ASSERT_MSG_EQ_TOL(p->RoadTriggerTime(120, 20, 1.5, 300, 2), 0.5, 1e-12, "lead 1 s");
+        p->SetAttribute("LeadTime", TimeValue(Seconds(2)));
+        NS_TEST_ASSERT_MSG_EQ_TOL(p->RoadTriggerTime(120, 20, 1.5, 300, 2), 0.0, 1e-12, "at 0");
+
+        // Plain policies through this engine (one batch: known times) = the flow level.
+        RoadUeDraw road;
+        road.numUes = 8;
+        PreTransferFluidConfig cfg;
+        const std::vector<PreTransferUe> episodes =
+            PreTransferFluidScenario::RoadEpisodes(road, 3, *p, 300, 2, 100, 0);
+        std::vector<CtHoUe> ues;
+        for (const auto& e : episodes)
+        {
+            ues.push_back(CtHoUe{e.ueId, e.handoverTime, e.contextTokens});
+        }
+        for (const std::string type :
+             {"ns3::CtHoScheduler", "ns3::ThoScheduler", "ns3::ChoScheduler"})
+        {
+            FluidHandoverConfig fluid;
+            fluid.schedulerType = type;
+            const double expected = FluidHandoverScenario::Run(fluid, ues).worstDelay;
+            ObjectFactory factory(type);
+            const double got =
+                PreTransferFluidScenario::Run(cfg, factory.Create<HandoverScheduler>(), episodes)
+                    .worstDelay;
+            // The flow level rounds each event to ns-3's 1 ns time step.
+            NS_TEST_ASSERT_MSG_EQ_TOL(got, expected, 1e-8, type << " equals the flow level");
+        }
+        // Stops and a memory for 1.5 average prefixes: evictions, waste, conservation.
+        cfg.batchSpan = 0;
+        cfg.kvMemoryCapacity = static_cast<uint64_t>(3000 * BYTES_PER_TOKEN);
+        road.numUes = 12;
+        const std::vector<PreTransferUe> stopping =
+            PreTransferFluidScenario::RoadEpisodes(road, 3, *p, 300, 2, 100, 0.5);
+        uint32_t stops = 0;
+        for (const auto& e : stopping)
+        {
+            stops += std::isnan(e.handoverTime) ? 1 : 0;
+        }
+        NS_TEST_ASSERT_MSG_GT(stops, 0, "some UEs stop");
+        NS_TEST_ASSERT_MSG_LT(stops, 12, "some hand over");
+        const PreTransferFluidResult r = PreTransferFluidScenario::Run(cfg, p, stopping);
+        NS_TEST_ASSERT_MSG_GT(r.evictions, 0, "the memory filled");
+        NS_TEST_ASSERT_MSG_GT(r.wastedBytes, 0.0, "waste");
+        NS_TEST_ASSERT_MSG_EQ_TOL(Conservation(r) / r.preSentBytes, 0.0, 1e-12, "conserved");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Bad input names the field: inner policy, RateShare with YieldToHandovers false,
+ *        episodes (each side of every boundary).
+ */
+class PreTransferInputTestCase : public TestCase
+{
+  public:
+    PreTransferInputTestCase()
+        : TestCase("Bad pre-transfer input names the field and the valid range")
+    {
+    }
+
+  private:
+    static std::string Error(const std::function<void()>& f)
+    {
+        try
+        {
+            f();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return e.what();
+        }
+        return "";
+    }
+
+    void DoRun() override
+    {
+        Ptr<PreTransferScheduler> p = CreateObject<PreTransferScheduler>();
+        std::string e = Error([&]() { p->SetInnerScheduler("ns3::ImpactHoScheduler"); });
+        NS_TEST_ASSERT_MSG_NE(e.find("InnerScheduler must be a batch policy"),
+                              std::string::npos,
+                              e);
+        NS_TEST_ASSERT_MSG_NE(e.find("ns3::CtHoScheduler"), std::string::npos, "lists " << e);
+        e = Error([&]() { p->SetInnerScheduler("ns3::PreTransferScheduler"); });
+        NS_TEST_ASSERT_MSG_NE(e, "", "no nesting");
+        e = Error([&]() { p->SetInnerScheduler("ns3::ThoScheduler"); });
+        NS_TEST_ASSERT_MSG_EQ(e, "", "a batch policy");
+        NS_TEST_ASSERT_MSG_EQ(p->GetSchemeName(), "pre-tho", "named after the inner");
+
+        PreTransferFluidConfig cfg;
+        e = Error([&]() {
+            PreTransferFluidScenario::Run(cfg,
+                                          PreTransfer("ns3::CtHoScheduler", 1.0, false),
+                                          {Episode(1, 0, 1, 10, 10)});
+        });
+        NS_TEST_ASSERT_MSG_NE(e.find("RateShare < 1"), std::string::npos, e);
+        e = Error([&]() {
+            PreTransferFluidScenario::Run(cfg,
+                                          PreTransfer("ns3::CtHoScheduler", 0.99, false),
+                                          {Episode(1, 0, 1, 10, 10)});
+        });
+        NS_TEST_ASSERT_MSG_EQ(e, "", "0.99 is valid");
+        auto run = [&](const PreTransferUe& u) {
+            return Error([&]() {
+                PreTransferFluidScenario::Run(cfg, PreTransfer("ns3::CtHoScheduler"), {u});
+            });
+        };
+        NS_TEST_ASSERT_MSG_NE(run(Episode(1, 0, 1, 11, 10)).find("ues[0].prefixTokens"),
+                              std::string::npos,
+                              "prefix above the context");
+        NS_TEST_ASSERT_MSG_EQ(run(Episode(1, 0, 1, 10, 10)), "", "prefix = context is valid");
+        NS_TEST_ASSERT_MSG_NE(run(Episode(1, 0, 1, 0, 0)).find("ues[0].contextTokens"),
+                              std::string::npos,
+                              "no context");
+        NS_TEST_ASSERT_MSG_NE(run(Episode(1, 0, -1e-9, 1, 10)).find("ues[0].handoverTime"),
+                              std::string::npos,
+                              "negative handover time");
+        NS_TEST_ASSERT_MSG_EQ(run(Episode(1, 0, 0, 1, 10)), "", "handover at 0 is valid");
+        NS_TEST_ASSERT_MSG_NE(run(Episode(1, -1e-9, 1, 1, 10)).find("ues[0].triggerTime"),
+                              std::string::npos,
+                              "negative trigger");
+        NS_TEST_ASSERT_MSG_NE(run(Episode(1, 0, 1, 1, 10, 2, 2, 3)).find("predictedTarget"),
+                              std::string::npos,
+                              "predicted = source");
+        NS_TEST_ASSERT_MSG_NE(run(Episode(1, 0, 1, 1, 10, 1, 2, 1)).find("ues[0].target"),
+                              std::string::npos,
+                              "target = source");
+        cfg.kvMemoryCapacity = 0;
+        NS_TEST_ASSERT_MSG_NE(run(Episode(1, 0, 1, 1, 10)).find("kvMemoryCapacity"),
+                              std::string::npos,
+                              "memory 0");
+        cfg.kvMemoryCapacity = 1;
+        NS_TEST_ASSERT_MSG_EQ(run(Episode(1, 0, 1, 1, 10)), "", "1 byte: nothing fits, valid");
+        cfg.batchSpan = -1e-9;
+        NS_TEST_ASSERT_MSG_NE(run(Episode(1, 0, 1, 1, 10)).find("batchSpan"),
+                              std::string::npos,
+                              "negative span");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Proactive KV pre-transfer (flow level).
+ */
+class EdgeLlmPreTransferTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmPreTransferTestSuite()
+        : TestSuite("edge-llm-pre-transfer", EDGE_LLM_TEST_UNIT)
+    {
+        AddTestCase(new PreTransferTailTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferWrongTargetTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferMemoryTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferPingPongTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferShareTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferRoadTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferInputTestCase, EDGE_LLM_TEST_QUICK);
+    }
+};
+
+/// The suite's one instance.
+static EdgeLlmPreTransferTestSuite g_edgeLlmPreTransferTestSuite;
