@@ -40,6 +40,8 @@ cpp_examples = [
         "True",
         "False",
     ),
+    # Proactive KV pre-transfer on the road at flow level: two runs, two offsets.
+    ("edge-llm-pre-transfer --runs=2 --offsets=-6,0", "True", "True"),
     # The same small road over NR (5G-LENA): built only when the nr module is enabled
     # (test.py also skips an example whose program was not built).
     (

@@ -1,0 +1,321 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Proactive KV pre-transfer on the paper's road at flow level (doc/edge-llm.rst,
+ * "Proactive KV pre-transfer"): the worst-user handover delay and the backhaul bytes
+ * wasted on wrong predictions against the A3 trigger's offset, and the delay-vs-bytes
+ * trade-off against ctHO, tHO and cHO on the same handovers.
+ */
+#include "../common/program-options.h"
+
+#include "ns3/core-module.h"
+#include "ns3/ctho-scheduler.h"
+#include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-stats.h"
+#include "ns3/pre-transfer-fluid-scenario.h"
+#include "ns3/pre-transfer-scheduler.h"
+
+#include <cmath>
+#include <cstdint>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+/// The program's options.
+struct Options
+{
+    uint32_t numUes{12};                 //!< K
+    uint32_t runs{20};                   //!< Monte-Carlo runs per point
+    std::string offsets{"-9,-6,-3,0,3"}; //!< A3 offsets swept, dB
+    double stopShare{0.25};              //!< UEs that end their session before the boundary
+    double rateShare{0.5};               //!< PreTransferScheduler RateShare
+    double kvMemoryGb{16};               //!< Per-BS memory for caches sent ahead, GB (1e9 bytes)
+    double backhaulGbps{4.5};            //!< R
+    double decodeRate{100};              //!< tokens/s
+    double startMin{120};                //!< Road start positions, m (the paper's)
+    double startMax{130};                //!< see startMin
+    std::string batching{"known"};       //!< known: one batch (ctHO's setting); online: 2 ms
+    std::string outputDir{"pre-transfer-output"}; //!< Where the files go
+};
+
+/// One point's samples over the runs.
+struct Samples
+{
+    std::vector<double> worst; //!< Worst-user delay, s
+    std::vector<double> waste; //!< Wasted bytes, GB
+    std::vector<double> bytes; //!< Backhaul bytes, GB
+};
+
+std::vector<double>
+ParseOffsets(const std::string& text)
+{
+    std::vector<double> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        std::size_t used = 0;
+        double v = 0;
+        try
+        {
+            v = std::stod(item, &used);
+        }
+        catch (const std::exception&)
+        {
+            used = 0;
+        }
+        if (used != item.size() || item.empty() || !(v >= -15 && v <= 15))
+        {
+            throw std::invalid_argument("--offsets must be a comma-separated list of dB values in "
+                                        "[-15, 15] (ns3::PreTransferScheduler::A3Offset), got '" +
+                                        text + "'");
+        }
+        out.push_back(v);
+    }
+    if (out.empty())
+    {
+        throw std::invalid_argument("--offsets must name at least one offset");
+    }
+    return out;
+}
+
+/// Runs \p scheduler on run \p run's road; adds the point's samples.
+void
+RunPoint(const Options& o,
+         const PreTransferScheduler& trigger,
+         Ptr<HandoverScheduler> scheduler,
+         double batchSpan,
+         uint64_t run,
+         Samples& samples,
+         std::ostringstream& ueCsv,
+         const std::string& label)
+{
+    RoadUeDraw road;
+    road.numUes = o.numUes;
+    road.startMin = o.startMin;
+    road.startMax = o.startMax;
+    road.Validate();
+    const std::vector<PreTransferUe> episodes = PreTransferFluidScenario::RoadEpisodes(road,
+                                                                                       run,
+                                                                                       trigger,
+                                                                                       300,
+                                                                                       2,
+                                                                                       o.decodeRate,
+                                                                                       o.stopShare);
+    PreTransferFluidConfig cfg;
+    cfg.backhaulGbps = o.backhaulGbps;
+    cfg.batchSpan = batchSpan;
+    cfg.kvMemoryCapacity = static_cast<uint64_t>(o.kvMemoryGb * 1e9);
+    const PreTransferFluidResult r = PreTransferFluidScenario::Run(cfg, scheduler, episodes);
+    samples.worst.push_back(r.worstDelay);
+    samples.waste.push_back(r.wastedBytes / 1e9);
+    samples.bytes.push_back(r.backhaulBytes / 1e9);
+    for (const PreTransferUeResult& u : r.ues)
+    {
+        ueCsv << label << ',' << run << ',' << u.ueId << ',' << (u.handedOver ? 1 : 0) << ','
+              << std::setprecision(12) << u.preSentBytes << ',' << u.usedTokens << ','
+              << u.handoverBytes << ',' << u.wastedBytes << ',' << (u.evicted ? 1 : 0) << ','
+              << (u.handedOver ? u.delay : std::nan("")) << '\n';
+    }
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
+    CommandLine cmd(__FILE__);
+    ProgramOptions options(cmd);
+    cmd.Usage("Proactive KV pre-transfer on the road at flow level: worst-user delay and "
+              "backhaul waste against the A3 trigger offset, and the delay-vs-bytes trade-off "
+              "against ctHO, tHO and cHO.");
+    options.AddValue("numUes", "K, UEs on the road per run (1..10000)", o.numUes);
+    options.AddValue("runs", "Monte-Carlo runs per point (>= 1)", o.runs);
+    options.AddValue("offsets",
+                     "A3 offsets swept, dB, comma-separated, each in [-15, 15]",
+                     o.offsets);
+    options.AddValue("stopShare",
+                     "Share of UEs that end their session before the boundary (never hand "
+                     "over), in [0, 1]",
+                     o.stopShare);
+    options.AddValue("rateShare", "ns3::PreTransferScheduler::RateShare, in [0, 1]", o.rateShare);
+    options.AddValue("kvMemoryGb",
+                     "KV memory for caches sent ahead, per BS, GB, > 0",
+                     o.kvMemoryGb);
+    options.AddValue("backhaulGbps", "Backhaul link rate, Gbit/s, > 0", o.backhaulGbps);
+    options.AddValue("decodeRate", "Decoded tokens/s per UE, > 0", o.decodeRate);
+    options.AddValue("startMin", "Road: UEs start at x ~ Unif[startMin, startMax], m", o.startMin);
+    options.AddValue("startMax", "Road: see startMin; < the boundary, 150 m", o.startMax);
+    options.AddValue("batching",
+                     "known: each run's handovers form one batch planned at the first (ctHO's "
+                     "setting, every scheme); online: handovers within 2 ms planned together "
+                     "(pre-ctho only; the baselines keep ctHO's setting)",
+                     o.batching);
+    options.AddValue("outputDir", "Where the CSV, gnuplot and PNG files go", o.outputDir);
+    if (!options.Check(argc, argv, std::cerr))
+    {
+        return 2;
+    }
+    const std::string perPoint = "the program sets it per point";
+    if (!CheckAttributeArguments(argc,
+                                 argv,
+                                 {{"ns3::PreTransferScheduler::A3Offset", "use --offsets"},
+                                  {"ns3::PreTransferScheduler::RateShare", "use --rateShare"},
+                                  {"ns3::PreTransferScheduler::InnerScheduler", perPoint}},
+                                 std::cerr))
+    {
+        return 2;
+    }
+    cmd.Parse(argc, argv);
+    std::vector<double> offsets;
+    try
+    {
+        offsets = ParseOffsets(o.offsets);
+        if (o.batching != "known" && o.batching != "online")
+        {
+            throw std::invalid_argument("--batching must be known or online, got '" + o.batching +
+                                        "'");
+        }
+        if (o.runs < 1)
+        {
+            throw std::invalid_argument("--runs must be >= 1");
+        }
+        if (!(o.rateShare > 0 && o.rateShare <= 1))
+        {
+            throw std::invalid_argument("--rateShare must be in (0, 1]");
+        }
+        if (!(o.kvMemoryGb > 0) || !std::isfinite(o.kvMemoryGb) || o.kvMemoryGb * 1e9 >= 1.8e19)
+        {
+            throw std::invalid_argument("--kvMemoryGb must be a finite number > 0");
+        }
+        CheckOutputDirectory(o.outputDir);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
+
+    const uint64_t firstRun = RngSeedManager::GetRun();
+    std::ostringstream ueCsv;
+    ueCsv << "scheme,run,ue,handed_over,pre_sent_bytes,used_tokens,handover_bytes,wasted_bytes,"
+             "evicted,delay_s\n";
+    std::map<std::string, Samples> baselines;
+    std::map<double, Samples> pre;
+    try
+    {
+        Ptr<PreTransferScheduler> trigger = CreateObject<PreTransferScheduler>();
+        for (uint32_t k = 0; k < o.runs; ++k)
+        {
+            const uint64_t run = firstRun + k;
+            for (const std::string type :
+                 {"ns3::CtHoScheduler", "ns3::ThoScheduler", "ns3::ChoScheduler"})
+            {
+                ObjectFactory factory(type);
+                Ptr<HandoverScheduler> s = factory.Create<HandoverScheduler>();
+                // ctHO's setting: the handover times are known, one batch.
+                RunPoint(o,
+                         *trigger,
+                         s,
+                         std::numeric_limits<double>::infinity(),
+                         run,
+                         baselines[s->GetSchemeName()],
+                         ueCsv,
+                         s->GetSchemeName());
+            }
+            for (double offset : offsets)
+            {
+                Ptr<PreTransferScheduler> p = CreateObject<PreTransferScheduler>();
+                p->SetAttribute("A3Offset", DoubleValue(offset));
+                p->SetAttribute("RateShare", DoubleValue(o.rateShare));
+                std::ostringstream label;
+                label << "pre-ctho@" << offset << "dB";
+                // Known: pre-transfers stop at the batch's plan (its first handover);
+                // online: each handover is planned when it happens (2 ms gathering), so every
+                // UE sends ahead until its own.
+                const double span =
+                    o.batching == "online" ? 0.002 : std::numeric_limits<double>::infinity();
+                RunPoint(o, *p, p, span, run, pre[offset], ueCsv, label.str());
+            }
+        }
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
+
+    std::ostringstream csv;
+    csv << "scheme,a3_offset_db,worst_delay_s,worst_delay_ci95,wasted_gb,wasted_ci95,backhaul_gb,"
+           "backhaul_ci95,runs\n";
+    std::vector<FigurePoint> delayPoints;
+    std::vector<FigurePoint> wastePoints;
+    std::vector<FigurePoint> tradeoff;
+    std::cout << "Pre-transfer on the road (flow level): K = " << o.numUes << ", " << o.runs
+              << " runs, stopShare " << o.stopShare << ", RateShare " << o.rateShare << "\n";
+    auto report = [&](const std::string& scheme, double offset, const Samples& s) {
+        const SampleSummary w = SummarizeSamples(s.worst);
+        const SampleSummary x = SummarizeSamples(s.waste);
+        const SampleSummary b = SummarizeSamples(s.bytes);
+        csv << scheme << ',' << (std::isnan(offset) ? std::string() : std::to_string(offset)) << ','
+            << std::setprecision(9) << w.mean << ',' << w.ci95 << ',' << x.mean << ',' << x.ci95
+            << ',' << b.mean << ',' << b.ci95 << ',' << w.n << '\n';
+        std::cout << "  " << std::left << std::setw(18)
+                  << (std::isnan(offset)
+                          ? scheme
+                          : scheme + " @ " + std::to_string(offset).substr(0, 5) + " dB")
+                  << std::right << std::fixed << std::setprecision(4) << " worst delay " << w.mean
+                  << " s, backhaul " << std::setprecision(3) << b.mean << " GB, waste " << x.mean
+                  << " GB\n";
+        std::cout.unsetf(std::ios::fixed);
+        tradeoff.push_back(FigurePoint{b.mean, scheme, w.mean, w.ci95, true});
+    };
+    for (const auto& [scheme, s] : baselines)
+    {
+        report(scheme, std::nan(""), s);
+        for (double offset : offsets)
+        {
+            const SampleSummary w = SummarizeSamples(s.worst);
+            delayPoints.push_back(FigurePoint{offset, scheme, w.mean, w.ci95, false});
+        }
+    }
+    for (const auto& [offset, s] : pre)
+    {
+        report("pre-ctho", offset, s);
+        const SampleSummary w = SummarizeSamples(s.worst);
+        const SampleSummary x = SummarizeSamples(s.waste);
+        delayPoints.push_back(FigurePoint{offset, "pre-ctho", w.mean, w.ci95, false});
+        wastePoints.push_back(FigurePoint{offset, "pre-ctho", x.mean, x.ci95, false});
+    }
+    const std::string dir = o.outputDir + "/";
+    const bool ok = WriteFigure(dir + "pre-transfer-delay",
+                                csv.str(),
+                                "Worst-user handover delay vs pre-transfer trigger offset",
+                                "A3 trigger offset (dB)",
+                                "worst-user delay (s)",
+                                delayPoints,
+                                {"set logscale y"}) &&
+                    WriteFigure(dir + "pre-transfer-waste",
+                                csv.str(),
+                                "Backhaul bytes wasted on wrong predictions",
+                                "A3 trigger offset (dB)",
+                                "wasted bytes (GB)",
+                                wastePoints) &&
+                    WriteFigure(dir + "pre-transfer-tradeoff",
+                                csv.str(),
+                                "Delay vs backhaul bytes",
+                                "backhaul bytes per run (GB)",
+                                "worst-user delay (s)",
+                                tradeoff,
+                                {"set logscale y"}) &&
+                    WriteFileAtomically(dir + "pre-transfer-ues.csv", ueCsv.str());
+    return ok ? 0 : 1;
+}
