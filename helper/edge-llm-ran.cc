@@ -427,6 +427,20 @@ EdgeLlmRan::GetPgwNode() const
     return m_pgwNode;
 }
 
+Ptr<NetDevice>
+EdgeLlmRan::BsDeviceOf(Ptr<Node> bsNode) const
+{
+    for (uint32_t i = 0; i < m_bsDevices.GetN(); ++i)
+    {
+        if (m_bsDevices.Get(i)->GetNode() == bsNode)
+        {
+            return m_bsDevices.Get(i);
+        }
+    }
+    NS_ABORT_MSG(RanLabel() << ": node " << bsNode->GetId() << " has no BS device of this RAN");
+    return nullptr;
+}
+
 std::string
 EdgeLlmRan::RanLabel() const
 {

@@ -7,6 +7,7 @@
 #include "edge-llm-backhaul-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/edge-llm-compat.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/ipv4-packet-filter.h"
 #include "ns3/net-device-container.h"
@@ -17,6 +18,8 @@
 #include "ns3/object.h"
 #include "ns3/queue-disc.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -312,6 +315,25 @@ class EdgeLlmRan : public Object
      */
     virtual std::string GetUeRrcName() const = 0;
 
+    /// Called with (IMSI, neighbour cell id) when a pre-transfer trigger fires.
+    using LikelyHandoverCallback = std::function<void(uint64_t imsi, uint16_t cellId)>;
+
+    /**
+     * \brief Proactive pre-transfer's A3 trigger (PreTransferScheduler A3Entering): the RRC
+     *        of \p bsNode's BS device measures its UEs with an A3 event of its own (offset
+     *        \p offsetDb in 0.5 dB steps, no hysteresis, \p timeToTrigger, RSRP, reports
+     *        every 240 ms while it holds), and each such report calls \p likely with the UE's
+     *        IMSI and the reported neighbour with the best RSRP. Before the simulation starts.
+     * \param bsNode a BS node of this RAN (after Install())
+     * \param offsetDb the A3 offset, dB, in [-15, 15]
+     * \param timeToTrigger the time-to-trigger, in [0, 65535] ms
+     * \param likely the BS's sink (EdgeLlmNode::NotifyHandoverLikely)
+     */
+    virtual void AddPreTransferTrigger(Ptr<Node> bsNode,
+                                       double offsetDb,
+                                       Time timeToTrigger,
+                                       LikelyHandoverCallback likely) = 0;
+
     /// \return the EPC's SGW node (after Configure(); aborts before)
     Ptr<Node> GetSgwNode() const;
     /// \return the EPC's PGW node (after Configure(); aborts before)
@@ -457,6 +479,79 @@ class EdgeLlmRan : public Object
 
     /// \return "LTE RAN" or "NR RAN" (the RAT's name in capitals), for messages
     std::string RanLabel() const;
+
+    /// \return \p bsNode's BS device (of m_bsDevices); aborts if it has none
+    Ptr<NetDevice> BsDeviceOf(Ptr<Node> bsNode) const;
+
+    /**
+     * \brief AddPreTransferTrigger for either RAT: LTE's LteEnbRrc and LteRrcSap, NR's
+     *        NrGnbRrc and NrRrcSap share the A3 report configuration and the
+     *        RecvMeasurementReport trace (imsi, cellId, rnti, report).
+     * \tparam Sap LteRrcSap or NrRrcSap
+     * \tparam Rrc LteEnbRrc or NrGnbRrc
+     */
+    template <class Sap, class Rrc>
+    static void ConnectA3Trigger(Ptr<Rrc> rrc,
+                                 double offsetDb,
+                                 Time timeToTrigger,
+                                 LikelyHandoverCallback likely)
+    {
+        NS_ABORT_MSG_IF(!(offsetDb >= -15 && offsetDb <= 15),
+                        "pre-transfer A3 offset must be in [-15, 15] dB, got " << offsetDb);
+        NS_ABORT_MSG_IF(timeToTrigger.IsStrictlyNegative() || timeToTrigger > MilliSeconds(65535),
+                        "pre-transfer time-to-trigger must be in [0, 65535] ms");
+        typename Sap::ReportConfigEutra config;
+        config.eventId = Sap::ReportConfigEutra::EVENT_A3;
+        config.a3Offset = static_cast<int8_t>(std::lround(2 * offsetDb));
+        config.hysteresis = 0;
+        config.timeToTrigger = static_cast<uint16_t>(timeToTrigger.GetMilliSeconds());
+        config.reportOnLeave = false;
+        config.triggerQuantity = Sap::ReportConfigEutra::RSRP;
+        config.reportInterval = Sap::ReportConfigEutra::MS240;
+        const std::vector<uint8_t> ids = MeasIds(rrc->AddUeMeasReportConfig(config));
+        auto sink = [ids, likely](uint64_t imsi,
+                                  uint16_t /* cellId */,
+                                  uint16_t /* rnti */,
+                                  typename Sap::MeasurementReport report) {
+            const auto& results = report.measResults;
+            if (std::find(ids.begin(), ids.end(), results.measId) == ids.end() ||
+                !results.haveMeasResultNeighCells)
+            {
+                return;
+            }
+            uint16_t best = 0;
+            int bestRsrp = -1;
+            for (const auto& cell : results.measResultListEutra)
+            {
+                if (cell.haveRsrpResult && cell.rsrpResult > bestRsrp)
+                {
+                    bestRsrp = cell.rsrpResult;
+                    best = cell.physCellId;
+                }
+            }
+            if (best != 0)
+            {
+                likely(imsi, best); // the physical cell id is the cell id in ns-3
+            }
+        };
+        rrc->TraceConnectWithoutContext(
+            "RecvMeasurementReport",
+            compat::
+                MakeCallback<void, uint64_t, uint16_t, uint16_t, typename Sap::MeasurementReport>(
+                    sink));
+    }
+
+    /// \return AddUeMeasReportConfig's measIds (one before ns-3.36, a list after)
+    static std::vector<uint8_t> MeasIds(uint8_t id)
+    {
+        return {id};
+    }
+
+    /// \copydoc MeasIds(uint8_t)
+    static std::vector<uint8_t> MeasIds(const std::vector<uint8_t>& ids)
+    {
+        return ids;
+    }
 
     /**
      * \brief Run \p during with integer attribute defaults set, each restored to its value

@@ -282,6 +282,27 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
                                                self->OnAfterDecoding(n, id, target);
                                            }));
         bs->TraceConnectWithoutContext(
+            "PreTransferUsed",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [self, n](uint64_t id, uint16_t source, uint64_t tokens) {
+                    self->OnPreUsed(n, id, source, tokens);
+                }));
+        bs->TraceConnectWithoutContext("PreTransferWasted",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [self](uint64_t id, uint16_t, uint64_t bytes) {
+                                               self->m_preWasted[id] += bytes;
+                                               self->m_pre.wastedBytes += bytes;
+                                               self->m_pre.sentBytes += bytes;
+                                           }));
+        bs->TraceConnectWithoutContext(
+            "PreTransferEvicted",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [self](uint64_t, uint16_t, uint64_t) { ++self->m_pre.evictions; }));
+        bs->TraceConnectWithoutContext(
+            "PreTransferLost",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [self](uint64_t, uint16_t, uint64_t) { ++self->m_pre.lost; }));
+        bs->TraceConnectWithoutContext(
             "SessionLost",
             compat::MakeCallback<void, uint64_t, uint16_t, EdgeLlmNode::LossReason>(
                 [self, n](uint64_t id, uint16_t cell, EdgeLlmNode::LossReason) {
@@ -420,6 +441,32 @@ EdgeLlmSessionStats::OnKvReceived(EdgeLlmNode* node, uint64_t id, uint16_t sourc
         r->kvBytesReceived = bytes;
         r->transferDoneAt = Simulator::Now();
     }
+}
+
+void
+EdgeLlmSessionStats::OnPreUsed(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t tokens)
+{
+    const uint64_t bytes = tokens * node->GetModelProfile().BytesPerToken();
+    m_pre.usedTokens += tokens;
+    m_pre.usedBytes += bytes;
+    m_pre.sentBytes += bytes;
+    if (EdgeLlmHandoverRecord* r = Find(id, source, node->GetCellId()))
+    {
+        r->preSentTokens = tokens;
+    }
+}
+
+EdgeLlmSessionStats::PreTransferTotals
+EdgeLlmSessionStats::GetPreTransferTotals() const
+{
+    return m_pre;
+}
+
+uint64_t
+EdgeLlmSessionStats::GetPreWastedBytes(uint64_t sessionId) const
+{
+    auto it = m_preWasted.find(sessionId);
+    return it == m_preWasted.end() ? 0 : it->second;
 }
 
 void

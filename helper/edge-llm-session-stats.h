@@ -152,7 +152,10 @@ struct EdgeLlmHandoverRecord
     /// The target replanned the transfer (TransferReplanned: behind its plan, it stopped
     /// the source and re-prefilled the missing tokens, reprefillTokens)
     bool replanned{false};
-    uint64_t reprefillTokens{0};      //!< Tokens the target re-prefilled (timeout or replan)
+    uint64_t reprefillTokens{0}; //!< Tokens the target re-prefilled (timeout or replan)
+    /// Tokens of the cache the target held from a pre-transfer and used (PreTransferUsed;
+    /// the split n_pf, n_tx is of the rest)
+    uint64_t preSentTokens{0};
     bool started{false};              //!< HandoverStarted was traced (else context is unknown)
     Outcome outcome{PENDING};         //!< How it ended
     Time transferDoneAt{Time::Max()}; //!< When every KV byte was in (Max: never)
@@ -234,6 +237,23 @@ class EdgeLlmSessionStats : public Object
     /// \return restored vs predicted delay over the records that have both
     EdgeLlmPredictionError SummarizePredictionError() const;
 
+    /// What proactive pre-transfers moved (PreTransferScheduler), over every BS.
+    struct PreTransferTotals
+    {
+        uint64_t sentBytes{0};   //!< Bytes that reached a target ahead (used + wasted)
+        uint64_t usedTokens{0};  //!< Tokens of them the handovers used
+        uint64_t usedBytes{0};   //!< usedTokens x bytes per token of the target's model
+        uint64_t wastedBytes{0}; //!< PreTransferWasted: dropped, evicted, late, partial
+        uint32_t evictions{0};   //!< PreTransferEvicted
+        uint32_t lost{0};        //!< PreTransferLost
+    };
+
+    /// \return the run's pre-transfer totals (all zero without a PreTransferScheduler)
+    PreTransferTotals GetPreTransferTotals() const;
+
+    /// \return bytes sent ahead for \p sessionId and wasted (PreTransferWasted), bytes
+    uint64_t GetPreWastedBytes(uint64_t sessionId) const;
+
     /**
      * \return the CSV text WriteCsv writes: a header and one line per record; an unknown
      *         value is an empty field
@@ -276,6 +296,10 @@ class EdgeLlmSessionStats : public Object
     void OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell);
     void OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t target);
     void OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess);
+    void OnPreUsed(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t tokens);
+
+    PreTransferTotals m_pre;                  //!< Pre-transfer totals
+    std::map<uint64_t, uint64_t> m_preWasted; //!< Per session, bytes
 
     std::vector<EdgeLlmHandoverRecord> m_records;             //!< In start order
     std::map<uint64_t, std::vector<std::size_t>> m_bySession; //!< Record indices per session

@@ -233,4 +233,14 @@ LteEdgeLlmRan::DoDispose()
     EdgeLlmRan::DoDispose();
 }
 
+void
+LteEdgeLlmRan::AddPreTransferTrigger(Ptr<Node> bsNode,
+                                     double offsetDb,
+                                     Time timeToTrigger,
+                                     LikelyHandoverCallback likely)
+{
+    Ptr<LteEnbNetDevice> bs = DeviceAs<LteEnbNetDevice>(BsDeviceOf(bsNode), "LteEnbNetDevice");
+    ConnectA3Trigger<LteRrcSap>(bs->GetRrc(), offsetDb, timeToTrigger, likely);
+}
+
 } // namespace ns3

@@ -56,6 +56,10 @@ class LteEdgeLlmRan : public EdgeLlmRan
     uint64_t GetImsi(Ptr<NetDevice> ueDevice) const override;
     std::string GetRrcName() const override;
     std::string GetUeRrcName() const override;
+    void AddPreTransferTrigger(Ptr<Node> bsNode,
+                               double offsetDb,
+                               Time timeToTrigger,
+                               LikelyHandoverCallback likely) override;
 
     /// \return the LteHelper (after Configure()), for what the seam does not cover
     Ptr<LteHelper> GetLteHelper() const;

@@ -1401,6 +1401,8 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     {
         EdgeLlmUeResult& r = c.ues.at(ueId);
         FillFromRecord(*rec, r);
+        r.preSentTokens = rec->preSentTokens;
+        r.preWastedBytes = m_stats->GetPreWastedBytes(ueId);
         result.restoredSessions += std::isnan(r.restoredDelay) ? 0 : 1;
     }
     for (uint32_t i = 0; i < m_ueApps.GetN(); ++i)
@@ -1469,6 +1471,7 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     }
     result.handoverCsv = m_stats->GetCsv();
     result.ueDelay = m_stats->SummarizeUeDelay();
+    result.preTransfer = m_stats->GetPreTransferTotals();
     if (m_monitor)
     {
         result.monitorCsv = m_monitor->GetCsv();

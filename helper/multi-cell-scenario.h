@@ -341,6 +341,11 @@ struct EdgeLlmUeResult
     bool lost{false};             //!< A BS reported SessionLost for it
     double streamStart{UNKNOWN};  //!< Road: handover (no-HO: boundary crossing) time, s
     double streamDelay{UNKNOWN};  //!< Road: time from streamStart to the G-th token after it, s
+    /// Tokens of its cache a pre-transfer had put at the target of its handover (the split
+    /// n_pf, n_tx is of the rest; 0 without a PreTransferScheduler)
+    uint64_t preSentTokens{0};
+    /// Bytes sent ahead for it that served nothing (wrong target, evicted, partial token)
+    uint64_t preWastedBytes{0};
 };
 
 /**
@@ -413,6 +418,8 @@ struct MultiCellResult
     /// Restored vs planned delay over the UEs that have both (EdgeLlmUeResult's
     /// restoredDelay - predictedDelay; ImpactHO's have no plan)
     EdgeLlmPredictionError predictionError;
+    /// Proactive pre-transfers over every BS (all zero without a PreTransferScheduler)
+    EdgeLlmSessionStats::PreTransferTotals preTransfer;
     /// Handovers whose target replanned the transfer (EdgeLlmHandoverRecord::replanned)
     uint32_t replannedTransfers{0};
     std::string monitorCsv;       //!< BackhaulMonitor::GetCsv() ("" without a monitor)

@@ -285,4 +285,14 @@ NrEdgeLlmRan::DoDispose()
     EdgeLlmRan::DoDispose();
 }
 
+void
+NrEdgeLlmRan::AddPreTransferTrigger(Ptr<Node> bsNode,
+                                    double offsetDb,
+                                    Time timeToTrigger,
+                                    LikelyHandoverCallback likely)
+{
+    Ptr<NrGnbNetDevice> bs = DeviceAs<NrGnbNetDevice>(BsDeviceOf(bsNode), "NrGnbNetDevice");
+    ConnectA3Trigger<NrRrcSap>(bs->GetRrc(), offsetDb, timeToTrigger, likely);
+}
+
 } // namespace ns3

@@ -73,6 +73,10 @@ class NrEdgeLlmRan : public EdgeLlmRan
     uint64_t GetImsi(Ptr<NetDevice> ueDevice) const override;
     std::string GetRrcName() const override;
     std::string GetUeRrcName() const override;
+    void AddPreTransferTrigger(Ptr<Node> bsNode,
+                               double offsetDb,
+                               Time timeToTrigger,
+                               LikelyHandoverCallback likely) override;
     double GetBsHeight() const override;
     double GetUeHeight() const override;
 

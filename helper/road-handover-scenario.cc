@@ -718,6 +718,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
         // The engine's per-UE results (from the session records), with the road's draw
         // and stream; the road's totals.
         result.simulatedSeconds = run.simulatedSeconds;
+        result.preTransfer = run.preTransfer;
         result.complete = cfg.streamTokens > 0 ? streamed == k : resumedUes.size() == k;
         result.lostSessions = source->GetLostSessions() + target->GetLostSessions();
         result.handoverFailures = static_cast<uint32_t>(failedUes.size());

@@ -175,6 +175,8 @@ struct RoadHandoverResult
     double streamWorst{0};        //!< max_i streamDelay, s (NaN if one is missing)
     /// Restored vs planned delay over the UEs that have both (EdgeLlmPredictionError)
     EdgeLlmPredictionError predictionError;
+    /// Proactive pre-transfers (PreTransferScheduler; all zero otherwise)
+    EdgeLlmSessionStats::PreTransferTotals preTransfer;
     /// Flow level on the actual handover times and contexts, all known in advance:
     /// ctHO's clairvoyant plan (the yardstick of online ctHO)
     double clairvoyantWorst{0};

@@ -4,6 +4,7 @@
 #include "edge-llm-node.h"
 
 #include "edge-llm-compat.h"
+#include "edge-llm-pre-transfer-role.h"
 #include "edge-llm-source-role.h"
 #include "edge-llm-target-role.h"
 #include "token-stream-header.h"
@@ -172,6 +173,12 @@ EdgeLlmNode::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulSegmentSize),
                           MakeUintegerChecker<uint32_t>())
+            .AddAttribute("KvMemoryCapacity",
+                          "Target: memory for KV caches sent ahead of a handover "
+                          "(PreTransferScheduler), bytes; a full memory evicts the oldest.",
+                          UintegerValue(DEFAULT_KV_MEMORY_CAPACITY),
+                          MakeUintegerAccessor(&EdgeLlmNode::m_kvMemoryCapacity),
+                          MakeUintegerChecker<uint64_t>(1))
             .AddAttribute("TransferTimeout",
                           "Target: if a session's KV bytes have not all arrived this long after "
                           "its handover, the source is told to stop (TRANSFER_STOP) and the "
@@ -419,6 +426,33 @@ EdgeLlmNode::GetTypeId()
                             "target had been sent).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_failedTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PreTransferStarted",
+                            "Source: a pre-transfer of a session's KV cache to the cell its "
+                            "handover is likely to (sessionId, target cell, tokens).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preStartedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PreTransferUsed",
+                            "Target: the UE handed over here; tokens of its cache sent ahead "
+                            "are used (sessionId, source cell, tokens).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preUsedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PreTransferWasted",
+                            "Target: bytes sent ahead that serve nothing: dropped after the hold "
+                            "time, evicted, arriving after either, or a partial token "
+                            "(sessionId, source cell or 0, bytes).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preWastedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PreTransferEvicted",
+                            "Target: a pre-transfer's room was taken by a newer one (or it "
+                            "exceeds the whole KvMemoryCapacity: 0 bytes) (sessionId, source "
+                            "cell, bytes that had arrived).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preEvictedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PreTransferLost",
+                            "Target: a PRE_TRANSFER_COMMIT for bytes evicted before it came "
+                            "(sessionId, source cell, bytes committed).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preLostTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("TransferCancelled",
                             "A transfer was cancelled because the UE came back (ping-pong): at "
                             "the target when it sends TRANSFER_CANCEL, at the source when it "
@@ -482,8 +516,10 @@ EdgeLlmNode::EdgeLlmNode()
       m_backhaulBuffer(0),
       m_backhaulSegmentSize(0),
       m_gatherTime(MilliSeconds(2)),
+      m_kvMemoryCapacity(DEFAULT_KV_MEMORY_CAPACITY),
       m_source(std::make_unique<EdgeLlmSourceRole>(this)),
-      m_target(std::make_unique<EdgeLlmTargetRole>(this))
+      m_target(std::make_unique<EdgeLlmTargetRole>(this)),
+      m_preTransfer(std::make_unique<EdgeLlmPreTransferRole>(this))
 {
     NS_LOG_FUNCTION(this);
     m_gpu = CreateObject<PrefillEngine>();
@@ -605,10 +641,8 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId,
     peer.connection = CreateObject<KvTransferConnection>();
     peer.connection->SetMessageCallback(
         compat::Bind(MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this), peerCellId, false));
-    peer.connection->SetKvBytesCallback(
-        MakeCallback(&EdgeLlmTargetRole::OnKvBytes, m_target.get()));
-    peer.connection->SetTransferSentCallback(
-        MakeCallback(&EdgeLlmSourceRole::OnTransferSent, m_source.get()));
+    peer.connection->SetKvBytesCallback(MakeCallback(&EdgeLlmNode::OnKvBytes, this));
+    peer.connection->SetTransferSentCallback(MakeCallback(&EdgeLlmNode::OnTransferSent, this));
     m_peers[peerCellId] = peer;
 }
 
@@ -1523,6 +1557,35 @@ EdgeLlmNode::NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId)
 }
 
 void
+EdgeLlmNode::NotifyHandoverLikely(uint64_t sessionId, uint16_t targetCellId)
+{
+    NS_LOG_FUNCTION(this << sessionId << targetCellId);
+    m_preTransfer->OnHandoverLikely(sessionId, targetCellId);
+}
+
+void
+EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
+{
+    if (sessionId & KvFrameHeader::PRE_TRANSFER_BIT)
+    {
+        m_preTransfer->OnKvBytes(sessionId & ~KvFrameHeader::PRE_TRANSFER_BIT, bytes);
+        return;
+    }
+    m_target->OnKvBytes(sessionId, bytes);
+}
+
+void
+EdgeLlmNode::OnTransferSent(uint64_t sessionId)
+{
+    if (sessionId & KvFrameHeader::PRE_TRANSFER_BIT)
+    {
+        m_preTransfer->OnSent(sessionId & ~KvFrameHeader::PRE_TRANSFER_BIT);
+        return;
+    }
+    m_source->OnTransferSent(sessionId);
+}
+
+void
 EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens, uint32_t newTokens)
 {
     NS_ABORT_MSG_IF(contextTokens < 1 || contextTokens > UINT32_MAX,
@@ -1621,6 +1684,30 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId,
         KvPlanHeader plan;
         message->RemoveHeader(plan);
         m_source->OnPlan(peerCellId, plan);
+        break;
+    }
+    case KvFrameHeader::PRE_TRANSFER_START:
+    case KvFrameHeader::PRE_TRANSFER_COMMIT:
+    case KvFrameHeader::PRE_TRANSFER_END:
+    case KvFrameHeader::PRE_TRANSFER_EVICTED: {
+        KvTransferCompleteHeader m;
+        message->RemoveHeader(m);
+        if (frame.type == KvFrameHeader::PRE_TRANSFER_START)
+        {
+            m_preTransfer->OnStart(peerCellId, m);
+        }
+        else if (frame.type == KvFrameHeader::PRE_TRANSFER_COMMIT)
+        {
+            m_preTransfer->OnCommit(peerCellId, m);
+        }
+        else if (frame.type == KvFrameHeader::PRE_TRANSFER_END)
+        {
+            m_preTransfer->OnEnd(peerCellId, m);
+        }
+        else
+        {
+            m_preTransfer->OnEvicted(peerCellId, m);
+        }
         break;
     }
     default:

@@ -34,6 +34,7 @@ namespace ns3
 
 class EdgeLlmSourceRole;
 class EdgeLlmTargetRole;
+class EdgeLlmPreTransferRole;
 
 /**
  * \ingroup edge-llm
@@ -114,6 +115,9 @@ class EdgeLlmNode : public Application
 
     /// Default of the BackhaulPort attribute: TCP/UDP port of the KV transfer
     static constexpr uint16_t DEFAULT_BACKHAUL_PORT = 9001;
+    /// Default of the KvMemoryCapacity attribute, bytes (16 GB: what an 80 GB GPU serving an
+    /// 8B model in 16 bits keeps beside the weights and its own sessions' caches)
+    static constexpr uint64_t DEFAULT_KV_MEMORY_CAPACITY = 16000000000ULL;
     /// Default of the ControlPort attribute: X2AP's SCTP port (3GPP TS 36.412), here UDP
     static constexpr uint16_t DEFAULT_CONTROL_PORT = 36422;
 
@@ -417,6 +421,15 @@ class EdgeLlmNode : public Application
     void NotifyHandoverStart(uint64_t sessionId, uint16_t targetCellId);
 
     /**
+     * \brief A handover of \p sessionId to \p targetCellId has become likely (a
+     *        PreTransferScheduler's trigger: an A3 entering report of the RRC, or a predicted
+     *        crossing): with a PreTransferScheduler, start sending its KV cache there ahead
+     *        of the handover (EdgeLlmPreTransferRole). Ignored otherwise, or for a session
+     *        not decoding here.
+     */
+    void NotifyHandoverLikely(uint64_t sessionId, uint16_t targetCellId);
+
+    /**
      * \brief Sink for the HandoverStart trace of LteEnbRrc and NrGnbRrc
      *        (imsi, cellId, rnti, targetCellId); the session id is the IMSI.
      */
@@ -560,6 +573,9 @@ class EdgeLlmNode : public Application
         Time requestArrivedAt;            //!< When its TRANSFER_REQUEST came
         uint64_t sourceBytesAtRequest{0}; //!< The source's KV bytes received here by then
                                           //!< (all its sessions: they share one connection)
+        /// Source side: tokens of the cache the target holds from a pre-transfer (the plan
+        /// of this handover leaves them out)
+        uint64_t preSentTokens{0};
 
         /// \return true once every prefill the restore needs has finished
         bool PrefillDone() const
@@ -772,27 +788,41 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;   //!< SessionLost
     /// StateTransition
     TracedCallback<uint64_t, uint16_t, SessionState, SessionState> m_stateTrace;
-    uint64_t m_lostSessions{0};                                 //!< SessionLost count
-    Time m_statusInterval;                                      //!< 0: no PROGRESS
-    Time m_transferTimeout;                                     //!< 0: none
-    bool m_lossAwareReplanning{true};                           //!< LossAwareReplanning
-    Time m_replanMargin;                                        //!< ReplanMargin
-    Time m_replanInterval;                                      //!< ReplanInterval
-    bool m_layerwise{false};                                    //!< LayerwiseStreaming
-    bool m_promptsOnGpu{true};                                  //!< PrefillPromptsOnGpu
-    Time m_warmDecodeStart;                                     //!< WarmDecodeStart
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace; //!< HandoverFailed
-    Transport m_transport{TCP};                                 //!< Transport
-    PlanningRate m_planningRate{PAYLOAD};                       //!< PlanningRate
-    bool m_planningFairQueue{true};                             //!< PlanningFairQueue
-    PlanningCrossTraffic m_planningCross{INSTALLED};            //!< PlanningCrossTraffic
-    ControlChannel m_controlChannel{SHARED};                    //!< ControlChannel
-    uint16_t m_controlPort{DEFAULT_CONTROL_PORT};               //!< ControlPort
+    uint64_t m_lostSessions{0};                                     //!< SessionLost count
+    Time m_statusInterval;                                          //!< 0: no PROGRESS
+    Time m_transferTimeout;                                         //!< 0: none
+    bool m_lossAwareReplanning{true};                               //!< LossAwareReplanning
+    Time m_replanMargin;                                            //!< ReplanMargin
+    Time m_replanInterval;                                          //!< ReplanInterval
+    bool m_layerwise{false};                                        //!< LayerwiseStreaming
+    bool m_promptsOnGpu{true};                                      //!< PrefillPromptsOnGpu
+    Time m_warmDecodeStart;                                         //!< WarmDecodeStart
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace;     //!< HandoverFailed
+    uint64_t m_kvMemoryCapacity;                                    //!< KvMemoryCapacity, bytes
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preStartedTrace; //!< PreTransferStarted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preUsedTrace;    //!< PreTransferUsed
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preWastedTrace;  //!< PreTransferWasted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preEvictedTrace; //!< PreTransferEvicted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preLostTrace;    //!< PreTransferLost
+    Transport m_transport{TCP};                                     //!< Transport
+    PlanningRate m_planningRate{PAYLOAD};                           //!< PlanningRate
+    bool m_planningFairQueue{true};                                 //!< PlanningFairQueue
+    PlanningCrossTraffic m_planningCross{INSTALLED};                //!< PlanningCrossTraffic
+    ControlChannel m_controlChannel{SHARED};                        //!< ControlChannel
+    uint16_t m_controlPort{DEFAULT_CONTROL_PORT};                   //!< ControlPort
 
     friend class EdgeLlmSourceRole;
     friend class EdgeLlmTargetRole;
+    friend class EdgeLlmPreTransferRole;
     std::unique_ptr<EdgeLlmSourceRole> m_source; //!< Source session role
     std::unique_ptr<EdgeLlmTargetRole> m_target; //!< Target session role
+    /// Proactive pre-transfer, both sides
+    std::unique_ptr<EdgeLlmPreTransferRole> m_preTransfer;
+
+    /// KV bytes from a peer: a pre-transfer's (PRE_TRANSFER_BIT) or a session's
+    void OnKvBytes(uint64_t sessionId, uint64_t bytes);
+    /// A job's last KV byte went to a peer's transport: a pre-transfer's or a session's
+    void OnTransferSent(uint64_t sessionId);
 };
 
 } // namespace ns3

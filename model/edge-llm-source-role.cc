@@ -4,6 +4,7 @@
 #include "edge-llm-source-role.h"
 
 #include "edge-llm-compat.h"
+#include "edge-llm-pre-transfer-role.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -250,6 +251,8 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
     s.targetCellId = targetCellId;
     const uint64_t context = s.promptTokens + s.generated;
     m_node->m_handoverStartedTrace(sessionId, targetCellId, context);
+    // Tokens a pre-transfer already put at the target: the plan is of the rest.
+    s.preSentTokens = m_node->m_preTransfer->OnHandover(s, targetCellId);
     if (m_node->m_scheduler->AllocatesSlots())
     {
         StartSlotTransfer(sessionId, targetCellId, context);
@@ -463,13 +466,13 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     Session& s = m_node->m_sessions.at(sessionId);
     const Time now = handoverTime; // tau: the plan and the target count from it
     Peer& peer = m_node->m_peers.at(targetCellId);
+    // The target holds the first preSentTokens already (a pre-transfer): plan the rest.
+    const uint64_t rest = context - std::min(context, s.preSentTokens);
     // Targets whose paths share a link with this one and whose transfers overlap it
     // split that link (KvFlowBitRate: equally on a FIFO, max-min fair with the cross
     // traffic on a fair queue; the lone rate on dedicated links).
     const std::set<uint16_t> concurrent =
-        ConcurrentTargets(targetCellId,
-                          context * m_node->m_profile.BytesPerToken(),
-                          Simulator::Now());
+        ConcurrentTargets(targetCellId, rest * m_node->m_profile.BytesPerToken(), Simulator::Now());
     const EdgeLlmNode::PathShare share = m_node->ShareOfPath(targetCellId, concurrent);
     const double bitRate = share.wireBitRate;
     if (peer.datagram && m_node->m_planningCross == EdgeLlmNode::MEASURED)
@@ -510,13 +513,31 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
         inputs.coordination = coordination->second;
         m_coordination.erase(coordination);
     }
-    const HandoverBatcher::Decision d = GetBatcher().Start(
-        sessionId,
-        targetCellId,
-        context,
-        now,
-        inputs,
-        [this](uint64_t id, Time when) { return m_node->PredictContextAt(id, when); });
+    HandoverBatcher::Decision d;
+    if (rest == 0)
+    {
+        // A pre-transfer put the whole cache at the target: no batch, no KV bytes; the
+        // request alone (and the committed bytes before it) restores the session.
+        Withdraw(sessionId); // an announced batch must not wait for it
+        d.deadline = now;
+        const double requestAt = std::max(now.GetSeconds(), inputs.signalling.controlFreeAt);
+        m_node->m_plannedTrace(sessionId,
+                               0,
+                               0,
+                               Seconds(requestAt - now.GetSeconds() +
+                                       inputs.signalling.requestTime +
+                                       inputs.signalling.pathDelay));
+    }
+    else
+    {
+        d = GetBatcher().Start(
+            sessionId,
+            targetCellId,
+            rest,
+            now,
+            inputs,
+            [this](uint64_t id, Time when) { return m_node->PredictContextAt(id, when); });
+    }
 
     KvTransferRequestHeader req;
     req.sessionId = sessionId;

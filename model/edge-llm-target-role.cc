@@ -5,6 +5,7 @@
 
 #include "coordinated-planner.h"
 #include "edge-llm-compat.h"
+#include "edge-llm-pre-transfer-role.h"
 #include "edge-llm-source-role.h"
 
 #include "ns3/log.h"
@@ -730,12 +731,22 @@ EdgeLlmTargetRole::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation,
 }
 
 void
+EdgeLlmTargetRole::ResumeIfRestored(uint64_t sessionId)
+{
+    auto it = m_node->m_sessions.find(sessionId);
+    if (it != m_node->m_sessions.end())
+    {
+        MaybeResume(it->second);
+    }
+}
+
+void
 EdgeLlmTargetRole::MaybeResume(Session& s)
 {
     if (s.GetState() != EdgeLlmNode::RESTORING || !s.PrefillDone() ||
-        s.ReceivedKvBytes() < s.expectedKvBytes)
+        s.ReceivedKvBytes() < s.expectedKvBytes || m_node->m_preTransfer->IsPending(s.id))
     {
-        return;
+        return; // (a pre-transfer's committed bytes still on the way count too)
     }
     if (s.relayTarget != 0)
     {

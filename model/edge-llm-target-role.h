@@ -136,6 +136,13 @@ class EdgeLlmTargetRole
      */
     void SendStatus(uint64_t sessionId, uint8_t state);
 
+    /**
+     * \brief The last committed byte of \p sessionId's pre-transfer arrived
+     *        (EdgeLlmPreTransferRole): resume it if its prefill and KV bytes are in too.
+     * \param sessionId the session (ignored if not restoring here)
+     */
+    void ResumeIfRestored(uint64_t sessionId);
+
   private:
     using Session = EdgeLlmNode::Session; //!< A session at the node
 

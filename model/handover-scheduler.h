@@ -39,6 +39,11 @@ struct KvTransferJob
     /// 0: plain KV bytes; else the job sends importance-ordered entries of this many KV
     /// bytes, each with its 3-byte (layer, head, token) coordinate (ImpactHO Sec. VI-E)
     uint32_t entryBytes{0};
+    /// A background job (a proactive pre-transfer, PreTransferScheduler) sends only when no
+    /// other job may: it is not counted in the backlog ahead of a new transfer
+    /// (KvTransferConnection::GetBacklogBytes, HasKvBacklog), and its end sends no
+    /// TRANSFER_COMPLETE (its receiver was told its size)
+    bool background{false};
 };
 
 /**

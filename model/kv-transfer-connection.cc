@@ -196,7 +196,7 @@ KvTransferConnection::HasKvBacklog() const
 {
     for (const auto& j : m_jobs)
     {
-        if (j.job.remainingBytes > 0)
+        if (j.job.remainingBytes > 0 && !j.job.background)
         {
             return true;
         }
@@ -212,7 +212,7 @@ KvTransferConnection::GetBacklogBytes() const
     uint64_t bytes = GetSocketBufferedBytes();
     for (const auto& j : m_jobs)
     {
-        bytes += j.job.remainingBytes;
+        bytes += j.job.background ? 0 : j.job.remainingBytes; // background yields
     }
     if (m_pending)
     {
@@ -327,7 +327,7 @@ KvTransferConnection::WritePending()
                         "socket accepted " << sent << " of " << n << " bytes it had room for");
         m_pendingOffset += n;
         m_written += n;
-        if (m_pendingIsKv)
+        if (m_pendingIsKv && !m_pendingIsBackground)
         {
             m_kvWrittenEnd = m_written;
         }
@@ -360,14 +360,23 @@ KvTransferConnection::TrySend()
             m_control.pop_front();
             continue;
         }
-        // Jobs that may send now: bytes left and slot budget left (or done: complete).
+        // Jobs that may send now: bytes left and slot budget left (or done: complete); a
+        // background job only when no other job may.
         std::vector<std::size_t> eligible;
-        for (std::size_t i = 0; i < m_jobs.size(); ++i)
+        for (bool background : {false, true})
         {
-            const KvTransferJob& j = m_jobs[i].job;
-            if (j.remainingBytes == 0 || j.slotBudget >= std::max<uint64_t>(j.entryBytes, 1))
+            if (!eligible.empty())
             {
-                eligible.push_back(i);
+                break;
+            }
+            for (std::size_t i = 0; i < m_jobs.size(); ++i)
+            {
+                const KvTransferJob& j = m_jobs[i].job;
+                if (j.background == background &&
+                    (j.remainingBytes == 0 || j.slotBudget >= std::max<uint64_t>(j.entryBytes, 1)))
+                {
+                    eligible.push_back(i);
+                }
             }
         }
         if (eligible.empty())
@@ -407,6 +416,7 @@ KvTransferConnection::TrySend()
             seg.byteOffset = job.offset;
             m_pending = MakeFrame(KvFrameHeader::KV_SEGMENT, seg, static_cast<uint32_t>(wireBytes));
             m_pendingIsKv = true;
+            m_pendingIsBackground = job.job.background;
             job.offset += kvBytes;
             job.job.remainingBytes -= kvBytes;
             if (job.job.slotBudget != UINT64_MAX)
@@ -433,10 +443,13 @@ KvTransferConnection::Finish(std::size_t index, bool truncated)
     KvTransferCompleteHeader done;
     done.sessionId = m_jobs[index].job.sessionId;
     done.totalBytes = m_jobs[index].offset;
-    m_control.push_back(
-        MakeFrame(truncated ? KvFrameHeader::TRANSFER_TRUNCATE : KvFrameHeader::TRANSFER_COMPLETE,
-                  done,
-                  0));
+    if (!m_jobs[index].job.background) // the receiver knows a background job's size
+    {
+        m_control.push_back(MakeFrame(truncated ? KvFrameHeader::TRANSFER_TRUNCATE
+                                                : KvFrameHeader::TRANSFER_COMPLETE,
+                                      done,
+                                      0));
+    }
     const uint64_t session = done.sessionId;
     m_jobs.erase(m_jobs.begin() + static_cast<std::ptrdiff_t>(index));
     if (!m_transferSentCallback.IsNull())

@@ -247,6 +247,7 @@ class KvTransferConnection : public Object
     Ptr<Packet> m_pending;              //!< Frame being written, or nullptr
     uint32_t m_pendingOffset{0};        //!< Bytes of m_pending already written
     bool m_pendingIsKv{false};          //!< m_pending is a KV_SEGMENT frame
+    bool m_pendingIsBackground{false};  //!< ... of a background job
     uint64_t m_written{0};              //!< Bytes handed to the socket so far
     uint64_t m_kvWrittenEnd{0};         //!< m_written after the last KV frame's last byte
 

@@ -88,6 +88,10 @@ KvFrameHeader::IsValid() const
     case TRANSFER_TRUNCATE:
     case TRANSFER_CANCEL:
     case TRANSFER_STOP:
+    case PRE_TRANSFER_START:
+    case PRE_TRANSFER_COMMIT:
+    case PRE_TRANSFER_END:
+    case PRE_TRANSFER_EVICTED:
         return messageLength == KvTransferCompleteHeader::SIZE && payloadLength == 0;
     case BATCH_CLOSE:
         return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;

@@ -65,7 +65,24 @@ class KvFrameHeader : public Header
         PLAN_REQUEST = 12, //!< source -> target: announced handovers to plan together with
                            //!< other sources' (target-coordinated ctHO; KvPlanRequestHeader)
         PLAN = 13,         //!< target -> source: the coordinated plan (KvPlanHeader)
+        /// source -> target: a handover of the session to you is likely; totalBytes of its
+        /// KV prefix follow as KV_SEGMENTs of session sessionId | PRE_TRANSFER_BIT
+        /// (proactive pre-transfer; KvTransferCompleteHeader)
+        PRE_TRANSFER_START = 14,
+        /// source -> target: the UE hands over to you; the first totalBytes bytes sent ahead
+        /// are its cache's prefix (whole tokens of them are used; KvTransferCompleteHeader)
+        PRE_TRANSFER_COMMIT = 15,
+        /// source -> target: no handover to you; totalBytes were sent ahead: drop them after
+        /// your hold time (KvTransferCompleteHeader)
+        PRE_TRANSFER_END = 16,
+        /// target -> source: the bytes sent ahead were evicted (memory full); stop sending
+        /// them (KvTransferCompleteHeader, totalBytes received)
+        PRE_TRANSFER_EVICTED = 17,
     };
+
+    /// Set in the session id of a pre-transfer's KV_SEGMENTs (a session id is the UE's
+    /// IMSI, far below 2^63)
+    static constexpr uint64_t PRE_TRANSFER_BIT = uint64_t{1} << 63;
 
     /**
      * \brief Get the type ID.

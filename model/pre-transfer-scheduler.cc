@@ -73,11 +73,12 @@ PreTransferScheduler::GetTypeId()
                                           PreTransferScheduler::PREDICTED_CROSSING,
                                           "PredictedCrossing"))
             .AddAttribute("A3Offset",
-                          "A3Entering: the trigger's offset, dB (negative: before the cells' "
+                          "A3Entering: the trigger's offset, dB, in [-15, 15] (3GPP's a3-Offset "
+                          "range; the RRC rounds it to 0.5 dB; negative: before the cells' "
                           "RSRPs are equal, i.e. ahead of an A3 handover).",
                           DoubleValue(-3.0),
                           MakeDoubleAccessor(&PreTransferScheduler::m_a3Offset),
-                          MakeDoubleChecker<double>(-30.0, 30.0))
+                          MakeDoubleChecker<double>(-15.0, 15.0))
             .AddAttribute("TimeToTrigger",
                           "A3Entering: how long the condition must hold before the "
                           "pre-transfer starts.",
@@ -109,7 +110,14 @@ PreTransferScheduler::GetTypeId()
                           "and counted as waste).",
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&PreTransferScheduler::m_holdTime),
-                          MakeTimeChecker(Seconds(0), Seconds(3600)));
+                          MakeTimeChecker(Seconds(0), Seconds(3600)))
+            .AddAttribute("PacingInterval",
+                          "Packet level: how often a source refills its pre-transfers' budgets "
+                          "(RateShare of the path's planning rate times this, shared by the "
+                          "pre-transfers on the path).",
+                          TimeValue(MilliSeconds(10)),
+                          MakeTimeAccessor(&PreTransferScheduler::m_pacingInterval),
+                          MakeTimeChecker(MicroSeconds(100), Seconds(10)));
     return tid;
 }
 
@@ -121,7 +129,8 @@ PreTransferScheduler::PreTransferScheduler()
       m_leadTime(Seconds(1)),
       m_rateShare(0.5),
       m_yield(true),
-      m_holdTime(Seconds(1))
+      m_holdTime(Seconds(1)),
+      m_pacingInterval(MilliSeconds(10))
 {
 }
 
@@ -222,6 +231,12 @@ Time
 PreTransferScheduler::GetHoldTime() const
 {
     return m_holdTime;
+}
+
+Time
+PreTransferScheduler::GetPacingInterval() const
+{
+    return m_pacingInterval;
 }
 
 double

@@ -81,6 +81,7 @@ class PreTransferScheduler : public HandoverScheduler
     double GetRateShare() const;      //!< \return RateShare, in [0, 1]
     bool GetYieldToHandovers() const; //!< \return YieldToHandovers
     Time GetHoldTime() const;         //!< \return HoldTime
+    Time GetPacingInterval() const;   //!< \return PacingInterval
 
     /**
      * \brief Where on a straight road from the source BS (x = 0) to the target BS (x =
@@ -130,6 +131,7 @@ class PreTransferScheduler : public HandoverScheduler
     double m_rateShare;             //!< RateShare
     bool m_yield;                   //!< YieldToHandovers
     Time m_holdTime;                //!< HoldTime
+    Time m_pacingInterval;          //!< PacingInterval
 };
 
 } // namespace ns3

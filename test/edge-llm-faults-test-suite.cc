@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "edge-llm-mesh-fixture.h"
+
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
@@ -259,40 +261,12 @@ RunTwoBs(const std::string& scheduler,
     return out;
 }
 
-/// \p n BSs (cells 1..n), every pair joined by a link of \p rate, 100 us, MTU 9000.
+/// \p n BSs (cells 1..n), every pair joined by a link of \p rate, 100 us, MTU 9000, over
+/// the transport under test.
 ApplicationContainer
 MakeMesh(uint32_t n, const std::string& scheduler, const std::string& rate)
 {
-    Ipv4AddressGenerator::Reset();
-    NodeContainer nodes;
-    nodes.Create(n);
-    InternetStackHelper internet;
-    internet.Install(nodes);
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", StringValue(rate));
-    p2p.SetDeviceAttribute("Mtu", UintegerValue(9000));
-    p2p.SetChannelAttribute("Delay", StringValue("100us"));
-    Ipv4AddressHelper addr("10.20.0.0", "255.255.255.252");
-    for (uint32_t a = 0; a < n; ++a)
-    {
-        for (uint32_t b = a + 1; b < n; ++b)
-        {
-            addr.Assign(p2p.Install(nodes.Get(a), nodes.Get(b)));
-            addr.NewNetwork();
-        }
-    }
-    EdgeLlmHelper edge;
-    edge.SetSchedulerType(scheduler);
-    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
-    edge.SetNodeAttribute("Transport", StringValue(g_transport));
-    std::vector<uint16_t> cells;
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        cells.push_back(static_cast<uint16_t>(i + 1));
-    }
-    ApplicationContainer apps = edge.InstallBs(nodes, cells);
-    edge.ConnectBackhaul(apps);
-    return apps;
+    return edgellmtest::MakeMesh(n, scheduler, rate, g_transport);
 }
 
 } // namespace

@@ -2,24 +2,29 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ctho-brute-force.h"
+#include "edge-llm-mesh-fixture.h"
 
 #include "ns3/boolean.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-node.h"
 #include "ns3/enum.h"
 #include "ns3/fluid-handover-scenario.h"
 #include "ns3/kv-pre-transfer-store.h"
 #include "ns3/object-factory.h"
 #include "ns3/pre-transfer-fluid-scenario.h"
 #include "ns3/pre-transfer-scheduler.h"
+#include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
+#include "ns3/uinteger.h"
 
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -523,9 +528,260 @@ class PreTransferInputTestCase : public TestCase
     }
 };
 
+namespace
+{
+/// What one packet-level pre-transfer run traced, per session.
+struct PacketRun
+{
+    std::map<uint64_t, uint64_t> used;     //!< PreTransferUsed tokens
+    std::map<uint64_t, uint64_t> wasted;   //!< PreTransferWasted bytes, any BS
+    std::map<uint64_t, double> wastedAt;   //!< When the last waste was traced, s
+    std::map<uint64_t, uint64_t> evicted;  //!< PreTransferEvicted bytes
+    std::map<uint64_t, uint64_t> npf;      //!< HandoverPlanned n_pf
+    std::map<uint64_t, uint64_t> ntx;      //!< HandoverPlanned n_tx
+    std::map<uint64_t, double> predicted;  //!< HandoverPlanned delay, s
+    std::map<uint64_t, double> restored;   //!< SessionRestored delay, s
+    std::map<uint16_t, uint64_t> received; //!< Per cell: KV bytes from cell 1
+    uint32_t lost{0};                      //!< PreTransferLost
+};
+
+/// A test's steps on the mesh's BSs (cells 1..n), before it runs.
+using PacketScript = std::function<void(const std::vector<Ptr<EdgeLlmNode>>&)>;
+
+/**
+ * \p cells BSs over 1 Gbit/s, 1 ms links; every BS's scheduler \p scheduler (a
+ * PreTransferScheduler gets InnerScheduler ns3::ChoScheduler, RateShare 0.5, HoldTime 1 s);
+ * \p script opens sessions at cell 1 and schedules triggers and handovers; runs to 10 s.
+ */
+PacketRun
+RunPacket(const std::string& scheduler,
+          uint32_t cells,
+          const std::string& transport,
+          uint64_t memoryBytes,
+          const PacketScript& script)
+{
+    ApplicationContainer apps = edgellmtest::MakeMesh(cells, scheduler, "1Gbps", transport, "1ms");
+    std::vector<Ptr<EdgeLlmNode>> bs;
+    PacketRun out;
+    for (uint32_t i = 0; i < apps.GetN(); ++i)
+    {
+        Ptr<EdgeLlmNode> n = DynamicCast<EdgeLlmNode>(apps.Get(i));
+        bs.push_back(n);
+        n->SetAttribute("KvMemoryCapacity", UintegerValue(memoryBytes));
+        if (Ptr<PreTransferScheduler> p = DynamicCast<PreTransferScheduler>(n->GetScheduler()))
+        {
+            p->SetAttribute("InnerScheduler", StringValue("ns3::ChoScheduler"));
+            p->SetAttribute("RateShare", DoubleValue(0.5));
+            p->SetAttribute("HoldTime", TimeValue(Seconds(1)));
+        }
+        auto sink = [&out](std::map<uint64_t, uint64_t>* m, bool add) {
+            return compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [m, add](uint64_t id, uint16_t, uint64_t v) { (*m)[id] = add ? (*m)[id] + v : v; });
+        };
+        n->TraceConnectWithoutContext("PreTransferUsed", sink(&out.used, false));
+        n->TraceConnectWithoutContext("PreTransferEvicted", sink(&out.evicted, true));
+        n->TraceConnectWithoutContext("PreTransferWasted",
+                                      compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                          [&out](uint64_t id, uint16_t, uint64_t bytes) {
+                                              out.wasted[id] += bytes;
+                                              out.wastedAt[id] = Simulator::Now().GetSeconds();
+                                          }));
+        n->TraceConnectWithoutContext("PreTransferLost",
+                                      compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                          [&out](uint64_t, uint16_t, uint64_t) { ++out.lost; }));
+        n->TraceConnectWithoutContext(
+            "HandoverPlanned",
+            compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
+                [&out](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
+                    out.npf[id] = npf;
+                    out.ntx[id] = ntx;
+                    out.predicted[id] = predicted.GetSeconds();
+                }));
+        n->TraceConnectWithoutContext("SessionRestored",
+                                      compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                          [&out](uint64_t id, uint16_t, Time delay) {
+                                              out.restored[id] = delay.GetSeconds();
+                                          }));
+    }
+    script(bs);
+    Simulator::Stop(Seconds(10));
+    Simulator::Run();
+    for (uint32_t i = 1; i < bs.size(); ++i)
+    {
+        out.received[bs[i]->GetCellId()] = bs[i]->GetConnection(1)->GetKvBytesReceived();
+    }
+    Simulator::Destroy();
+    return out;
+}
+
+/// Cell 1's session \p id of \p tokens: likely to \p likely at \p at, hands over to \p to at
+/// \p handover.
+void
+Plan(const std::vector<Ptr<EdgeLlmNode>>& bs,
+     uint64_t id,
+     uint64_t tokens,
+     uint16_t likely,
+     double at,
+     uint16_t to,
+     double handover)
+{
+    bs[0]->OpenSession(id, tokens, 5);
+    Simulator::Schedule(Seconds(at), &EdgeLlmNode::NotifyHandoverLikely, bs[0], id, likely);
+    Simulator::Schedule(Seconds(handover), &EdgeLlmNode::NotifyHandoverStart, bs[0], id, to);
+}
+} // namespace
+
 /**
  * \ingroup edge-llm-tests
- * \brief Proactive KV pre-transfer (flow level).
+ * \brief Packet level, both transports: a right prediction commits the tokens sent ahead
+ *        and the rest crosses at the handover (cHO inside: n_tx = C - P); every byte that
+ *        reached the target is used, wasted or part of the rest; the restore follows the
+ *        plan of the rest; a handover with nothing left restores at once.
+ */
+class PreTransferPacketTestCase : public TestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit PreTransferPacketTestCase(const std::string& transport)
+        : TestCase("Packet level: the prefix sent ahead is committed, the rest follows the "
+                   "plan; bytes conserved [" +
+                   transport + "]"),
+          m_transport(transport)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Session 1 (1000 tokens, 57.344 MB) is sent ahead from 10 ms at 0.5 x ~1 Gbit/s:
+        // complete in about 0.93 s, before its handover at 1.5 s. Session 2 (also 1000)
+        // hands over at 0.5 s, its pre-transfer half done.
+        const PacketRun r = RunPacket("ns3::PreTransferScheduler",
+                                      2,
+                                      m_transport,
+                                      EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+                                      [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+                                          Plan(bs, 1, 1000, 2, 0.01, 2, 1.5);
+                                          Plan(bs, 2, 1000, 2, 0.2, 2, 0.5);
+                                      });
+        NS_TEST_ASSERT_MSG_EQ(r.used.at(1), 1000, "the whole cache was sent ahead");
+        NS_TEST_ASSERT_MSG_EQ(r.ntx.at(1) + r.npf.at(1), 0, "nothing left at the handover");
+        NS_TEST_ASSERT_MSG_LT(r.restored.at(1), 0.005, "restored on the request's arrival");
+        const uint64_t p = r.used.at(2);
+        NS_TEST_ASSERT_MSG_GT(p, 100, "0.3 s of a half link sent ahead");
+        NS_TEST_ASSERT_MSG_LT(p, 900, "not all of it");
+        NS_TEST_ASSERT_MSG_EQ(r.ntx.at(2), 1000 - p, "cHO: the rest crosses, n_tx = C - P");
+        NS_TEST_ASSERT_MSG_EQ(r.npf.at(2), 0, "cHO prefills nothing");
+        // The rest at ~1 Gbit/s: the plan and the restore agree (5 % + 2 ms).
+        const double rest = static_cast<double>(1000 - p) * BYTES_PER_TOKEN * 8 / 1e9;
+        NS_TEST_ASSERT_MSG_GT(r.restored.at(2), rest, "at least the rest's wire time");
+        NS_TEST_ASSERT_MSG_LT(std::abs(r.restored.at(2) - r.predicted.at(2)),
+                              0.05 * r.predicted.at(2) + 0.002,
+                              "the plan of the rest holds");
+        // Conservation at the target: sent ahead (used + wasted) plus the rests.
+        const double wasted = static_cast<double>(r.wasted.count(2) ? r.wasted.at(2) : 0) +
+                              static_cast<double>(r.wasted.count(1) ? r.wasted.at(1) : 0);
+        const double expected =
+            static_cast<double>(1000 + p + r.ntx.at(2)) * BYTES_PER_TOKEN + wasted;
+        NS_TEST_ASSERT_MSG_EQ_TOL(static_cast<double>(r.received.at(2)),
+                                  expected,
+                                  0.5,
+                                  "every byte received is used, wasted or the rest");
+        NS_TEST_ASSERT_MSG_LT(wasted, BYTES_PER_TOKEN, "only a partial token is wasted");
+        NS_TEST_ASSERT_MSG_EQ(r.lost, 0, "no commit for evicted bytes");
+    }
+
+    std::string m_transport; //!< The transport under test
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Packet level: a wrong prediction (sent ahead to cell 2, hands over to cell 3)
+ *        wastes exactly what reached cell 2, dropped HoldTime after the handover, and the
+ *        UE gets the plain policy's delay at cell 3.
+ */
+class PreTransferPacketWrongTestCase : public TestCase
+{
+  public:
+    PreTransferPacketWrongTestCase()
+        : TestCase("Packet level: a wrong prediction wastes what reached the other cell and "
+                   "gives the plain delay")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        auto script = [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+            Plan(bs, 1, 1000, 2, 0.01, 3, 1.5);
+        };
+        const PacketRun r = RunPacket("ns3::PreTransferScheduler",
+                                      3,
+                                      "Tcp",
+                                      EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+                                      script);
+        NS_TEST_ASSERT_MSG_EQ(r.used.count(1), 0, "nothing used at cell 3");
+        NS_TEST_ASSERT_MSG_EQ(r.received.at(2), 1000 * BYTES_PER_TOKEN, "all of it reached 2");
+        NS_TEST_ASSERT_MSG_EQ(r.wasted.at(1), r.received.at(2), "and all of it is waste");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.wastedAt.at(1), 2.5, 0.01, "dropped HoldTime after tau");
+        NS_TEST_ASSERT_MSG_EQ(r.ntx.at(1), 1000, "cHO: the whole cache crosses to 3");
+        const PacketRun plain = RunPacket(
+            "ns3::ChoScheduler",
+            3,
+            "Tcp",
+            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+                bs[0]->OpenSession(1, 1000, 5);
+                Simulator::Schedule(Seconds(1.5), &EdgeLlmNode::NotifyHandoverStart, bs[0], 1, 3);
+            });
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.restored.at(1),
+                                  plain.restored.at(1),
+                                  0.001,
+                                  "the plain policy's delay");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Packet level: a full KV memory evicts the oldest pre-sent cache (traced with the
+ *        bytes that had arrived, all waste); its source stops counting on it, so its
+ *        handover moves the whole cache; the newer one is used.
+ */
+class PreTransferPacketEvictionTestCase : public TestCase
+{
+  public:
+    PreTransferPacketEvictionTestCase()
+        : TestCase("Packet level: a full KV memory evicts the oldest; its UE moves its whole "
+                   "cache")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Room for 1.5 caches: session 2's reservation at 1.2 s evicts session 1's (sent
+        // completely by then).
+        const PacketRun r = RunPacket("ns3::PreTransferScheduler",
+                                      2,
+                                      "Tcp",
+                                      static_cast<uint64_t>(1500 * BYTES_PER_TOKEN),
+                                      [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+                                          Plan(bs, 1, 1000, 2, 0.01, 2, 2.5);
+                                          Plan(bs, 2, 1000, 2, 1.2, 2, 3.5);
+                                      });
+        NS_TEST_ASSERT_MSG_EQ(r.evicted.at(1), 1000 * BYTES_PER_TOKEN, "evicted, all arrived");
+        NS_TEST_ASSERT_MSG_EQ(r.wasted.at(1), 1000 * BYTES_PER_TOKEN, "all of it waste");
+        NS_TEST_ASSERT_MSG_EQ(r.used.count(1), 0, "nothing of it used");
+        NS_TEST_ASSERT_MSG_EQ(r.ntx.at(1), 1000, "its handover moves the whole cache");
+        NS_TEST_ASSERT_MSG_EQ(r.used.at(2), 1000, "the newer one is used");
+        NS_TEST_ASSERT_MSG_EQ(r.ntx.at(2), 0, "nothing left of it");
+        NS_TEST_ASSERT_MSG_EQ(r.lost, 0, "no commit for evicted bytes");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Proactive KV pre-transfer: flow level and packet level.
  */
 class EdgeLlmPreTransferTestSuite : public TestSuite
 {
@@ -540,6 +796,10 @@ class EdgeLlmPreTransferTestSuite : public TestSuite
         AddTestCase(new PreTransferShareTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferRoadTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferInputTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferPacketTestCase("Tcp"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferPacketTestCase("Udp"), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferPacketWrongTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferPacketEvictionTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

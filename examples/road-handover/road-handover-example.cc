@@ -190,7 +190,8 @@ ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::st
         {"ctho", "ns3::CtHoScheduler"},
         {"tho", "ns3::ThoScheduler"},
         {"cho", "ns3::ChoScheduler"},
-        {"impactho", "ns3::ImpactHoScheduler"}};
+        {"impactho", "ns3::ImpactHoScheduler"},
+        {"pre-ctho", "ns3::PreTransferScheduler"}};
     std::istringstream words(list);
     std::string s;
     while (std::getline(words, s, ','))
@@ -209,7 +210,7 @@ ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::st
         if (it == known.end())
         {
             std::cerr << "error: --schemes: unknown scheme '" << s
-                      << "'; valid schemes: ctho, tho, cho, impactho" << std::endl;
+                      << "'; valid schemes: ctho, tho, cho, impactho, pre-ctho" << std::endl;
             return false;
         }
         runs.push_back(*it);
@@ -405,6 +406,18 @@ PrintRunTotals(const std::string& name, const std::string& type, const RoadHando
                           : std::string("no handover was planned"))
                   << ")\n";
     }
+    if (type == "ns3::PreTransferScheduler")
+    {
+        // Proactive pre-transfer: what was sent ahead, used and wasted (the table's prefill
+        // and transfer columns are the split of the rest).
+        const auto& pre = r.preTransfer;
+        std::cout << "  pre-transfer: " << pre.sentBytes << " KV bytes sent ahead, "
+                  << pre.usedTokens << " tokens (" << pre.usedBytes
+                  << " bytes) used at the handovers, " << pre.wastedBytes
+                  << " bytes wasted (wrong target, evicted, partial token), " << pre.evictions
+                  << " evictions" << (pre.lost > 0 ? ", COMMITS FOR EVICTED BYTES " : "")
+                  << (pre.lost > 0 ? std::to_string(pre.lost) : std::string()) << "\n";
+    }
     for (const auto& batch : r.batches)
     {
         std::cout << "  batch planned at " << std::fixed << std::setprecision(4) << batch.plannedAt
@@ -420,11 +433,13 @@ PrintRunTotals(const std::string& name, const std::string& type, const RoadHando
 /**
  * \brief Print one run's per-UE table (delays and what bounded each).
  * \param r the run's result
+ * \param ahead add the tokens a pre-transfer put at the target (pre-ctho)
  */
 void
-PrintUeTable(const RoadHandoverResult& r)
+PrintUeTable(const RoadHandoverResult& r, bool ahead)
 {
-    std::cout << "  ue  handover_s  context  prefill  transfer  predicted_s  restored_s  "
+    std::cout << "  ue  handover_s  context" << (ahead ? "    ahead" : "")
+              << "  prefill  transfer  predicted_s  restored_s  "
                  "stall_s  measured_s  bound\n";
     for (const auto& ue : r.ues)
     {
@@ -441,11 +456,15 @@ PrintUeTable(const RoadHandoverResult& r)
                   << " % of the cache, accuracy " << std::setprecision(4) << ue.accuracy << ")";
         }
         std::cout << "  " << std::setw(2) << ue.ueId << "  " << TableCell(ue.handoverTime, 10)
-                  << "  " << std::setw(7) << ue.contextTokens << "  " << std::setw(7)
-                  << ue.prefillTokens << "  " << std::setw(8) << ue.transferTokens << "  "
-                  << TableCell(ue.predictedDelay, 11) << "  " << TableCell(ue.restoredDelay, 10)
-                  << "  " << TableCell(ue.stall, 7) << "  " << TableCell(ue.measuredDelay, 10)
-                  << "  " << bound.str() << "\n";
+                  << "  " << std::setw(7) << ue.contextTokens;
+        if (ahead)
+        {
+            std::cout << "  " << std::setw(7) << ue.preSentTokens;
+        }
+        std::cout << "  " << std::setw(7) << ue.prefillTokens << "  " << std::setw(8)
+                  << ue.transferTokens << "  " << TableCell(ue.predictedDelay, 11) << "  "
+                  << TableCell(ue.restoredDelay, 10) << "  " << TableCell(ue.stall, 7) << "  "
+                  << TableCell(ue.measuredDelay, 10) << "  " << bound.str() << "\n";
     }
 }
 
@@ -528,14 +547,18 @@ class RoadTables
   public:
     /**
      * \brief The CSV's header.
-     * \param protocol the protocol options (every row's last two columns)
+     * \param protocol the protocol options (every row's transport and layerwise columns)
+     * \param preTransfer a pre-transfer scheme runs: two more columns, the tokens sent
+     *        ahead and used, and the bytes sent ahead and wasted
      */
-    explicit RoadTables(Protocol protocol)
-        : m_protocol(std::move(protocol))
+    RoadTables(Protocol protocol, bool preTransfer)
+        : m_protocol(std::move(protocol)),
+          m_preTransfer(preTransfer)
     {
         m_csv << "scheme,ue_id,handover_s,context_tokens,prefill_tokens,transfer_tokens,"
                  "predicted_delay_s,restored_s,stall_s,measured_delay_s,bound,batch_start_s,"
-                 "received_fraction,accuracy,transport,layerwise\n";
+                 "received_fraction,accuracy,transport,layerwise"
+              << (preTransfer ? ",pre_sent_tokens,pre_wasted_bytes" : "") << "\n";
         m_csv << std::setprecision(9);
     }
 
@@ -555,7 +578,12 @@ class RoadTables
                   << "," << EdgeLlmCsvField(ue.stall) << "," << EdgeLlmCsvField(ue.measuredDelay)
                   << "," << ue.bound << "," << EdgeLlmCsvField(ue.batchStart) << ","
                   << EdgeLlmCsvField(ue.receivedFraction) << "," << EdgeLlmCsvField(ue.accuracy)
-                  << "," << m_protocol.transport << "," << (m_protocol.layerwise ? 1 : 0) << "\n";
+                  << "," << m_protocol.transport << "," << (m_protocol.layerwise ? 1 : 0);
+            if (m_preTransfer)
+            {
+                m_csv << "," << ue.preSentTokens << "," << ue.preWastedBytes;
+            }
+            m_csv << "\n";
             m_points.push_back({static_cast<double>(ue.ueId), name, ue.measuredDelay, 0, true});
         }
     }
@@ -592,6 +620,7 @@ class RoadTables
 
   private:
     Protocol m_protocol;               //!< Every row's transport and layer-wise columns
+    bool m_preTransfer;                //!< The two pre-transfer columns
     std::ostringstream m_csv;          //!< handover-delays.csv
     std::vector<FigurePoint> m_points; //!< handover-delays.png
 };
@@ -619,7 +648,10 @@ RunRoadHandoverExample(int argc,
               << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, seed "
               << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
 
-    RoadTables tables(protocol);
+    const bool anyPre = std::any_of(o.schemes.begin(), o.schemes.end(), [](const auto& s) {
+        return s.second == "ns3::PreTransferScheduler";
+    });
+    RoadTables tables(protocol, anyPre);
     std::vector<RoadHandoverResult> results;
     for (const auto& [scheme, type] : o.schemes)
     {
@@ -637,7 +669,7 @@ RunRoadHandoverExample(int argc,
         }
         const RoadHandoverResult& r = results.back();
         PrintRunTotals(scheme, type, r);
-        PrintUeTable(r);
+        PrintUeTable(r, type == "ns3::PreTransferScheduler");
         PrintWorstUser(scheme, r);
         tables.Add(scheme, r);
     }

@@ -1,0 +1,359 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "edge-llm-pre-transfer-role.h"
+
+#include "edge-llm-target-role.h"
+
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("EdgeLlmPreTransferRole");
+
+bool
+EdgeLlmPreTransferRole::Servable(const EdgeLlmNode::Session& s)
+{
+    return s.GetState() == EdgeLlmNode::DECODING ||
+           (s.GetState() == EdgeLlmNode::FINISHED && s.ueAddress == Ipv4Address());
+}
+
+EdgeLlmPreTransferRole::EdgeLlmPreTransferRole(EdgeLlmNode* node)
+    : m_node(node)
+{
+}
+
+Ptr<PreTransferScheduler>
+EdgeLlmPreTransferRole::GetPolicy() const
+{
+    return DynamicCast<PreTransferScheduler>(m_node->m_scheduler);
+}
+
+KvPreTransferStore&
+EdgeLlmPreTransferRole::Store()
+{
+    if (!m_store)
+    {
+        m_store = std::make_unique<KvPreTransferStore>(m_node->m_kvMemoryCapacity);
+    }
+    return *m_store;
+}
+
+uint64_t
+EdgeLlmPreTransferRole::GetReservedBytes() const
+{
+    return m_store ? m_store->GetReserved() : 0;
+}
+
+void
+EdgeLlmPreTransferRole::Send(uint16_t peerCellId,
+                             KvFrameHeader::MessageType type,
+                             uint64_t sessionId,
+                             uint64_t bytes)
+{
+    auto peer = m_node->m_peers.find(peerCellId);
+    if (peer == m_node->m_peers.end())
+    {
+        return;
+    }
+    KvTransferCompleteHeader m;
+    m.sessionId = sessionId;
+    m.totalBytes = bytes;
+    peer->second.Control()->SendMessage(type, m, 0);
+}
+
+// ---------------------------------------------------------------------------
+// Source
+
+void
+EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCellId)
+{
+    Ptr<PreTransferScheduler> policy = GetPolicy();
+    if (!policy || policy->GetRateShare() <= 0)
+    {
+        return;
+    }
+    NS_ABORT_MSG_IF(!policy->GetYieldToHandovers(),
+                    "ns3::PreTransferScheduler::YieldToHandovers false is modelled at flow level "
+                    "only (PreTransferFluidScenario); at packet level a pre-transfer uses idle "
+                    "capacity (true)");
+    auto sit = m_node->m_sessions.find(sessionId);
+    if (sit == m_node->m_sessions.end() || !Servable(sit->second) ||
+        targetCellId == m_node->m_cellId || !m_node->m_peers.count(targetCellId))
+    {
+        return;
+    }
+    auto out = m_out.find(sessionId);
+    if (out != m_out.end() && out->second.target == targetCellId)
+    {
+        return; // the trigger repeats while its condition holds
+    }
+    if (out != m_out.end())
+    {
+        End(sessionId); // the likely target changed
+    }
+    const EdgeLlmNode::Session& s = sit->second;
+    Outgoing o;
+    o.target = targetCellId;
+    o.tokens = uint64_t{s.promptTokens} + s.generated;
+    o.bytes = o.tokens * m_node->m_profile.BytesPerToken();
+    if (o.bytes == 0)
+    {
+        return;
+    }
+    m_out[sessionId] = o;
+    Send(targetCellId, KvFrameHeader::PRE_TRANSFER_START, sessionId, o.bytes);
+    KvTransferJob job;
+    job.sessionId = sessionId | KvFrameHeader::PRE_TRANSFER_BIT;
+    job.handoverTime = Simulator::Now();
+    job.deadline = Time::Max();
+    job.remainingBytes = o.bytes;
+    job.slotBudget = 0; // Pace() gives the budget
+    job.background = true;
+    m_node->m_peers.at(targetCellId).connection->AddTransfer(job);
+    m_node->m_preStartedTrace(sessionId, targetCellId, o.tokens);
+    NS_LOG_INFO("cell " << m_node->m_cellId << ": pre-transfer of session " << sessionId << " ("
+                        << o.tokens << " tokens) to cell " << targetCellId);
+    m_pacing.Cancel();
+    Pace();
+}
+
+void
+EdgeLlmPreTransferRole::Pace()
+{
+    Ptr<PreTransferScheduler> policy = GetPolicy();
+    // A session that ended here without a handover (all decoded, lost) ends its pre-transfer.
+    std::vector<uint64_t> gone;
+    for (const auto& [id, o] : m_out)
+    {
+        auto sit = m_node->m_sessions.find(id);
+        if (sit == m_node->m_sessions.end() || !Servable(sit->second))
+        {
+            gone.push_back(id);
+        }
+    }
+    for (uint64_t id : gone)
+    {
+        End(id);
+    }
+    std::map<uint16_t, uint32_t> sending;
+    for (const auto& [id, o] : m_out)
+    {
+        sending[o.target] += o.sent ? 0 : 1;
+    }
+    const Time interval = policy->GetPacingInterval();
+    bool any = false;
+    for (const auto& [id, o] : m_out)
+    {
+        if (o.sent)
+        {
+            continue;
+        }
+        any = true;
+        const double bytes = policy->GetRateShare() * m_node->GetPlanningBitRate(o.target) / 8.0 *
+                             interval.GetSeconds() / sending[o.target];
+        m_node->m_peers.at(o.target).connection->SetSlotBudget(
+            id | KvFrameHeader::PRE_TRANSFER_BIT,
+            static_cast<uint64_t>(std::max(1.0, bytes)));
+    }
+    if (any)
+    {
+        m_pacing = Simulator::Schedule(interval, &EdgeLlmPreTransferRole::Pace, this);
+    }
+}
+
+uint64_t
+EdgeLlmPreTransferRole::Stop(uint64_t sessionId)
+{
+    const Outgoing& o = m_out.at(sessionId);
+    if (o.sent)
+    {
+        return o.bytes;
+    }
+    return m_node->m_peers.at(o.target).connection->Cancel(sessionId |
+                                                           KvFrameHeader::PRE_TRANSFER_BIT);
+}
+
+void
+EdgeLlmPreTransferRole::End(uint64_t sessionId)
+{
+    const uint16_t target = m_out.at(sessionId).target;
+    const uint64_t sent = Stop(sessionId);
+    m_out.erase(sessionId);
+    Send(target, KvFrameHeader::PRE_TRANSFER_END, sessionId, sent);
+}
+
+uint64_t
+EdgeLlmPreTransferRole::OnHandover(const EdgeLlmNode::Session& s, uint16_t targetCellId)
+{
+    auto out = m_out.find(s.id);
+    if (out == m_out.end())
+    {
+        return 0;
+    }
+    if (out->second.target != targetCellId)
+    {
+        End(s.id); // a wrong prediction: the target drops the bytes after its hold time
+        return 0;
+    }
+    const uint64_t sent = Stop(s.id);
+    const uint64_t tokens = std::min(out->second.tokens, sent / m_node->m_profile.BytesPerToken());
+    m_out.erase(out);
+    // Ahead of the TRANSFER_REQUEST on the same control stream.
+    Send(targetCellId, KvFrameHeader::PRE_TRANSFER_COMMIT, s.id, sent);
+    return tokens;
+}
+
+void
+EdgeLlmPreTransferRole::OnSent(uint64_t sessionId)
+{
+    auto out = m_out.find(sessionId);
+    if (out != m_out.end())
+    {
+        out->second.sent = true;
+    }
+}
+
+void
+EdgeLlmPreTransferRole::OnEvicted(uint16_t peerCellId, const KvTransferCompleteHeader& m)
+{
+    auto out = m_out.find(m.sessionId);
+    if (out == m_out.end() || out->second.target != peerCellId)
+    {
+        return; // ended or handed over meanwhile
+    }
+    Stop(m.sessionId);
+    m_out.erase(out);
+}
+
+// ---------------------------------------------------------------------------
+// Target
+
+void
+EdgeLlmPreTransferRole::OnStart(uint16_t peerCellId, const KvTransferCompleteHeader& m)
+{
+    if (m_in.count(m.sessionId))
+    {
+        Drop(m.sessionId); // an older one of the same session (another source)
+    }
+    if (m.totalBytes > Store().GetCapacity())
+    {
+        // Larger than the whole memory: refused, as an eviction.
+        NS_LOG_INFO("cell " << m_node->m_cellId << ": pre-transfer of session " << m.sessionId
+                            << " (" << m.totalBytes << " B) exceeds KvMemoryCapacity");
+        Send(peerCellId, KvFrameHeader::PRE_TRANSFER_EVICTED, m.sessionId, 0);
+        m_node->m_preEvictedTrace(m.sessionId, peerCellId, 0);
+        return;
+    }
+    for (uint64_t evicted : Store().Reserve(m.sessionId, m.totalBytes))
+    {
+        auto it = m_in.find(evicted);
+        const uint64_t arrived = it->second.arrived;
+        const uint16_t source = it->second.source;
+        it->second.hold.Cancel();
+        m_in.erase(it);
+        m_node->m_preEvictedTrace(evicted, source, arrived);
+        m_node->m_preWastedTrace(evicted, source, arrived);
+        Send(source, KvFrameHeader::PRE_TRANSFER_EVICTED, evicted, arrived);
+    }
+    Incoming in;
+    in.source = peerCellId;
+    m_in[m.sessionId] = in;
+}
+
+void
+EdgeLlmPreTransferRole::OnKvBytes(uint64_t sessionId, uint64_t bytes)
+{
+    auto it = m_in.find(sessionId);
+    if (it == m_in.end())
+    {
+        // Evicted or dropped: what still arrives is waste too.
+        m_node->m_preWastedTrace(sessionId, 0, bytes);
+        return;
+    }
+    it->second.arrived += bytes;
+    if (it->second.committed && it->second.arrived >= it->second.committedBytes)
+    {
+        Use(sessionId);
+    }
+}
+
+void
+EdgeLlmPreTransferRole::OnCommit(uint16_t peerCellId, const KvTransferCompleteHeader& m)
+{
+    auto it = m_in.find(m.sessionId);
+    if (it == m_in.end() || it->second.source != peerCellId)
+    {
+        // Evicted while the commit was on its way: the source counted tokens this BS no
+        // longer holds. The restore cannot be completed from them; traced, not hidden.
+        NS_LOG_WARN("cell " << m_node->m_cellId << ": PRE_TRANSFER_COMMIT of session "
+                            << m.sessionId << " from cell " << peerCellId
+                            << " for bytes no longer held");
+        m_node->m_preLostTrace(m.sessionId, peerCellId, m.totalBytes);
+        return;
+    }
+    it->second.committed = true;
+    it->second.committedBytes = m.totalBytes;
+    it->second.hold.Cancel();
+    Store().Release(m.sessionId); // the session's cache now, not a pre-sent one
+    if (it->second.arrived >= m.totalBytes)
+    {
+        Use(m.sessionId);
+    }
+}
+
+void
+EdgeLlmPreTransferRole::Use(uint64_t sessionId)
+{
+    const Incoming in = m_in.at(sessionId);
+    m_in.erase(sessionId);
+    const uint64_t perToken = m_node->m_profile.BytesPerToken();
+    const uint64_t tokens = in.committedBytes / perToken;
+    m_node->m_preUsedTrace(sessionId, in.source, tokens);
+    const uint64_t waste = in.arrived - tokens * perToken;
+    if (waste > 0)
+    {
+        m_node->m_preWastedTrace(sessionId, in.source, waste); // a partial token
+    }
+    m_node->m_target->ResumeIfRestored(sessionId);
+}
+
+bool
+EdgeLlmPreTransferRole::IsPending(uint64_t sessionId) const
+{
+    auto it = m_in.find(sessionId);
+    return it != m_in.end() && it->second.committed;
+}
+
+void
+EdgeLlmPreTransferRole::OnEnd(uint16_t peerCellId, const KvTransferCompleteHeader& m)
+{
+    auto it = m_in.find(m.sessionId);
+    if (it == m_in.end() || it->second.source != peerCellId || it->second.committed)
+    {
+        return;
+    }
+    Ptr<PreTransferScheduler> policy = GetPolicy();
+    const Time hold = policy ? policy->GetHoldTime() : Seconds(0);
+    it->second.hold = Simulator::Schedule(hold, &EdgeLlmPreTransferRole::Drop, this, m.sessionId);
+}
+
+void
+EdgeLlmPreTransferRole::Drop(uint64_t sessionId)
+{
+    auto it = m_in.find(sessionId);
+    if (it == m_in.end() || it->second.committed)
+    {
+        return;
+    }
+    const Incoming in = it->second;
+    m_in.erase(it);
+    Store().Release(sessionId);
+    m_node->m_preWastedTrace(sessionId, in.source, in.arrived);
+}
+
+} // namespace ns3

@@ -1,0 +1,144 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef EDGE_LLM_PRE_TRANSFER_ROLE_H
+#define EDGE_LLM_PRE_TRANSFER_ROLE_H
+
+#include "edge-llm-node.h"
+#include "kv-pre-transfer-store.h"
+#include "pre-transfer-scheduler.h"
+
+#include "ns3/event-id.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+namespace ns3
+{
+
+/**
+ * \ingroup edge-llm
+ * \brief Proactive KV pre-transfer at one BS, both sides (EdgeLlmNode owns one, beside its
+ *        source and target roles; doc/edge-llm.rst, "Proactive KV pre-transfer").
+ *
+ * Source (the node's Scheduler is a PreTransferScheduler): a likely handover of a decoding
+ * session (EdgeLlmNode::NotifyHandoverLikely) sends PRE_TRANSFER_START with the size of the
+ * session's KV cache so far, then the cache as a background job on the backhaul connection
+ * (session id | KvFrameHeader::PRE_TRANSFER_BIT): it sends only when no handover transfer
+ * may, at most RateShare of the path's planning rate, refilled every PacingInterval and
+ * shared by the pre-transfers on that path. At the handover (OnHandover) the job stops:
+ * to the predicted cell, PRE_TRANSFER_COMMIT with the bytes sent, whose whole tokens the
+ * plan of the rest leaves out; to another cell (or when the session ends first),
+ * PRE_TRANSFER_END.
+ *
+ * Target: PRE_TRANSFER_START reserves room in the BS's KV memory (KvMemoryCapacity,
+ * KvPreTransferStore: the oldest entries are evicted, PRE_TRANSFER_EVICTED tells their
+ * sources; a cache larger than the whole memory is refused the same way); the bytes are
+ * counted as they arrive; a COMMIT hands them to the session the TRANSFER_REQUEST then
+ * creates (its restore waits until every committed byte is in); an END drops them after
+ * the local PreTransferScheduler's HoldTime. Bytes sent ahead and not used are waste
+ * (PreTransferWasted).
+ */
+class EdgeLlmPreTransferRole
+{
+  public:
+    /**
+     * \param node the BS (owns this role and outlives it)
+     */
+    explicit EdgeLlmPreTransferRole(EdgeLlmNode* node);
+
+    /// \return the node's scheduler as a pre-transfer policy (null: none)
+    Ptr<PreTransferScheduler> GetPolicy() const;
+
+    /**
+     * \brief Source: a handover of \p sessionId to \p targetCellId is likely (the policy's
+     *        trigger fired): start sending its KV cache there. Ignored without a
+     *        PreTransferScheduler, with RateShare 0, for a session not decoding here (nor
+     *        opened without a UE stream, EdgeLlmNode::OpenSession), a
+     *        target without a backhaul link, or a pre-transfer to that target already on
+     *        (one to another target ends first).
+     * Aborts (NS_ABORT_MSG) for YieldToHandovers false (flow level only).
+     */
+    void OnHandoverLikely(uint64_t sessionId, uint16_t targetCellId);
+
+    /**
+     * \brief Source: \p s hands over to \p targetCellId now; its pre-transfer stops.
+     * \return the whole tokens of its cache the target holds from it (committed: the plan
+     *         leaves them out), 0 if none or another target
+     */
+    uint64_t OnHandover(const EdgeLlmNode::Session& s, uint16_t targetCellId);
+
+    /// Source: a pre-transfer's last byte went to the transport (KvTransferConnection).
+    void OnSent(uint64_t sessionId);
+
+    /// \param peerCellId the target \param m PRE_TRANSFER_EVICTED
+    void OnEvicted(uint16_t peerCellId, const KvTransferCompleteHeader& m);
+    /// \param peerCellId the source \param m PRE_TRANSFER_START
+    void OnStart(uint16_t peerCellId, const KvTransferCompleteHeader& m);
+    /// \param peerCellId the source \param m PRE_TRANSFER_COMMIT
+    void OnCommit(uint16_t peerCellId, const KvTransferCompleteHeader& m);
+    /// \param peerCellId the source \param m PRE_TRANSFER_END
+    void OnEnd(uint16_t peerCellId, const KvTransferCompleteHeader& m);
+
+    /// Target: KV bytes of \p sessionId's pre-transfer arrived.
+    void OnKvBytes(uint64_t sessionId, uint64_t bytes);
+
+    /// \return true while committed pre-sent bytes of \p sessionId are still on the way
+    bool IsPending(uint64_t sessionId) const;
+
+    /// \return the bytes of this node's memory reserved by pre-transfers
+    uint64_t GetReservedBytes() const;
+
+  private:
+    /// A pre-transfer this BS sends.
+    struct Outgoing
+    {
+        uint16_t target{0}; //!< Predicted target
+        uint64_t tokens{0}; //!< Tokens of the prefix
+        uint64_t bytes{0};  //!< Its bytes
+        bool sent{false};   //!< Every byte went to the transport
+    };
+
+    /// A pre-transfer this BS receives.
+    struct Incoming
+    {
+        uint16_t source{0};         //!< Its source
+        uint64_t arrived{0};        //!< Bytes so far
+        bool committed{false};      //!< The UE handed over here
+        uint64_t committedBytes{0}; //!< Bytes the source sent (COMMIT)
+        EventId hold;               //!< Drops it (END)
+    };
+
+    /// \return whether \p s is served here and its cache may be sent ahead: decoding, or a
+    /// context opened without a UE stream (EdgeLlmNode::OpenSession)
+    static bool Servable(const EdgeLlmNode::Session& s);
+    /// Source: stop sending \p sessionId's prefix; \return the bytes it sent
+    uint64_t Stop(uint64_t sessionId);
+    /// Source: END to the target of \p sessionId's pre-transfer
+    void End(uint64_t sessionId);
+    /// Source: the budgets of the next PacingInterval, and ends for sessions gone
+    void Pace();
+    /// Target: drop \p sessionId's bytes (waste: the hold time after an END, or a newer
+    /// pre-transfer of the session)
+    void Drop(uint64_t sessionId);
+    /// Target: every committed byte of \p sessionId is in: the restore may go on
+    void Use(uint64_t sessionId);
+    /// Target: send \p type for \p sessionId to \p peerCellId
+    void Send(uint16_t peerCellId,
+              KvFrameHeader::MessageType type,
+              uint64_t sessionId,
+              uint64_t bytes);
+    /// \return the node's KV memory, created on first use
+    KvPreTransferStore& Store();
+
+    EdgeLlmNode* m_node;                         //!< The BS (owner)
+    std::map<uint64_t, Outgoing> m_out;          //!< By session
+    std::map<uint64_t, Incoming> m_in;           //!< By session
+    std::unique_ptr<KvPreTransferStore> m_store; //!< KV memory for pre-sent caches
+    EventId m_pacing;                            //!< Next budget refill
+};
+
+} // namespace ns3
+
+#endif /* EDGE_LLM_PRE_TRANSFER_ROLE_H */
