@@ -82,7 +82,11 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             case KvFrameHeader::TRANSFER_COMPLETE:
             case KvFrameHeader::TRANSFER_TRUNCATE:
             case KvFrameHeader::TRANSFER_CANCEL:
-            case KvFrameHeader::TRANSFER_STOP: {
+            case KvFrameHeader::TRANSFER_STOP:
+            case KvFrameHeader::PRE_TRANSFER_START:
+            case KvFrameHeader::PRE_TRANSFER_COMMIT:
+            case KvFrameHeader::PRE_TRANSFER_END:
+            case KvFrameHeader::PRE_TRANSFER_EVICTED: {
                 KvTransferCompleteHeader h;
                 message->RemoveHeader(h);
                 break;

@@ -68,6 +68,9 @@ ImpactHoFluidConfig::Validate() const
     {
         anchors->Validate();
     }
+    require(!preTransfer || preTransfer->GetTrigger() == PreTransferScheduler::PREDICTED_CROSSING,
+            "preTransfer needs ns3::PreTransferScheduler::Trigger PredictedCrossing (Poisson "
+            "arrivals have no position: the LeadTime is the prediction)");
 }
 
 AccuracyUtility
@@ -149,6 +152,7 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
         double x{0};
         double reach99{1};
         double latency99{std::numeric_limits<double>::quiet_NaN()};
+        double preSent{0}; //!< Share sent ahead
     };
 
     std::vector<User> users;
@@ -167,6 +171,8 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
     const double dt = cfg.slot.GetSeconds();
     const double window = cfg.window.GetSeconds();
     const double budget = cfg.backhaulGbps * 1e9 * dt;
+    const double lead = cfg.preTransfer ? cfg.preTransfer->GetLeadTime().GetSeconds() : 0.0;
+    const double preShare = cfg.preTransfer ? cfg.preTransfer->GetRateShare() : 0.0;
     std::size_t first = 0; // users before it are done (window closed or full)
     for (uint64_t k = 0;; ++k)
     {
@@ -192,24 +198,62 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
                 index.push_back(i);
             }
         }
-        if (active.empty())
+        // Pre-transfer: users arriving after this slot's start, within LeadTime, get the
+        // budget the active users leave, at most RateShare of it, in importance order.
+        std::vector<std::size_t> ahead;
+        for (std::size_t i = first; preShare > 0 && i < users.size(); ++i)
+        {
+            if (users[i].arrival > t && users[i].arrival - lead <= t && users[i].x < 1.0)
+            {
+                ahead.push_back(i);
+            }
+            if (users[i].arrival - lead > t)
+            {
+                break; // arrivals are in time order
+            }
+        }
+        if (active.empty() && ahead.empty())
         {
             continue;
         }
-        const SlotAllocation a = scheduler->AllocateSlot(active, budget);
-        ++result.slots;
-        result.fallbackSlots += a.regime == SlotAllocation::FALLBACK ? 1 : 0;
-        for (std::size_t n = 0; n < index.size(); ++n)
+        double used = 0;
+        if (!active.empty())
         {
-            User& u = users[index[n]];
-            // Sent at a constant rate over the slot; the window may cut it short.
-            const double share = std::clamp((u.arrival + window - t) / dt, 0.0, 1.0);
-            const double y = u.x + (a.target[n] - u.x) * share;
-            if (std::isnan(u.latency99) && y >= u.reach99 && a.target[n] > u.x)
+            const SlotAllocation a = scheduler->AllocateSlot(active, budget);
+            ++result.slots;
+            result.fallbackSlots += a.regime == SlotAllocation::FALLBACK ? 1 : 0;
+            for (std::size_t n = 0; n < index.size(); ++n)
             {
-                u.latency99 = t + dt * (u.reach99 - u.x) / (a.target[n] - u.x) - u.arrival;
+                User& u = users[index[n]];
+                // Sent at a constant rate over the slot; the window may cut it short.
+                const double share = std::clamp((u.arrival + window - t) / dt, 0.0, 1.0);
+                const double y = u.x + (a.target[n] - u.x) * share;
+                if (std::isnan(u.latency99) && y >= u.reach99 && a.target[n] > u.x)
+                {
+                    u.latency99 = t + dt * (u.reach99 - u.x) / (a.target[n] - u.x) - u.arrival;
+                }
+                used += (std::min(1.0, y) - u.x) * u.bits;
+                u.x = std::min(1.0, y);
             }
-            u.x = std::min(1.0, y);
+        }
+        // Shared equally, a user's leftover going to the others (water-filling on bits).
+        double spare = std::min(budget - used, preShare * budget);
+        std::sort(ahead.begin(), ahead.end(), [&users](std::size_t a, std::size_t b) {
+            return (1.0 - users[a].x) * users[a].bits < (1.0 - users[b].x) * users[b].bits;
+        });
+        for (std::size_t n = 0; n < ahead.size(); ++n)
+        {
+            User& u = users[ahead[n]];
+            const double bits =
+                std::min(spare / static_cast<double>(ahead.size() - n), (1.0 - u.x) * u.bits);
+            spare -= bits;
+            result.preSentBits += bits;
+            u.x = std::min(1.0, u.x + bits / u.bits);
+            u.preSent = u.x;
+            if (std::isnan(u.latency99) && u.x >= u.reach99)
+            {
+                u.latency99 = 0; // it arrives with 99 % of its accuracy
+            }
         }
     }
     double accSum = 0;
@@ -227,6 +271,7 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
         r.latency99 = u.latency99;
         r.cacheBits = u.bits;
         r.utility = u.utility;
+        r.preSent = u.preSent;
         accSum += r.accuracy;
         fullSum += r.fullAccuracy;
         starved += r.starved ? 1 : 0;

@@ -6,6 +6,8 @@
 
 #include "ns3/accuracy-utility.h"
 #include "ns3/nstime.h"
+#include "ns3/pre-transfer-scheduler.h"
+#include "ns3/ptr.h"
 
 #include <cstdint>
 #include <limits>
@@ -43,6 +45,12 @@ struct ImpactHoFluidConfig
     /// Explicit importance-order anchors instead of the calibration's (flow level only:
     /// the calibration fit evaluates its candidates this way)
     std::optional<AccuracyUtility::Anchors> anchors;
+    /// Proactive pre-transfer (null: none): a PreTransferScheduler with Trigger
+    /// PredictedCrossing. Each user's cache is sent in importance order from its LeadTime
+    /// before its arrival, in the slots before it, with the part of each slot's budget the
+    /// active users leave, at most its RateShare, shared equally; it arrives holding that
+    /// share of its cache (doc/edge-llm.rst, "Proactive KV pre-transfer")
+    Ptr<PreTransferScheduler> preTransfer;
 
     /**
      * \brief The utility of a user with \p contextTokens under these knobs (the
@@ -72,6 +80,7 @@ struct ImpactHoUserResult
     /// Time from arrival to 99 % of full accuracy, s (NaN: never)
     double latency99{std::numeric_limits<double>::quiet_NaN()};
     double cacheBits{0};     //!< L_i, bits (flow level; 0 at packet level)
+    double preSent{0};       //!< Share of the cache sent ahead (pre-transfer; 0: none)
     AccuracyUtility utility; //!< A_i the run used (flow level; the preset at packet level)
 };
 
@@ -87,6 +96,7 @@ struct ImpactHoFluidResult
     double starvationRate{0};              //!< Share of starved users
     uint32_t fallbackSlots{0};             //!< Slots decided by the admission fallback
     uint32_t slots{0};                     //!< Slots with active users
+    double preSentBits{0};                 //!< Bits sent ahead (pre-transfer), all used
 };
 
 /**

@@ -30,6 +30,7 @@
 #include "ns3/pointer.h"
 #include "ns3/position-allocator.h"
 #include "ns3/ppp-header.h"
+#include "ns3/pre-transfer-scheduler.h"
 #include "ns3/prefill-time-model.h"
 #include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
@@ -1096,6 +1097,18 @@ MultiCellScenario::ScheduleHandovers()
         Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(m_bsApps.Get(u.homeSite));
         const uint64_t imsi = m_ran->GetImsi(ue.Get(i));
         source->ExpectHandover(imsi, m_ran->GetCellId(bs.Get(u.targetSite)), u.handoverAt);
+        // Proactive pre-transfer with a predicted crossing: the scripted handover is the
+        // crossing predicted from the UE's position and speed, LeadTime ahead.
+        Ptr<PreTransferScheduler> pre = DynamicCast<PreTransferScheduler>(source->GetScheduler());
+        if (pre && pre->GetTrigger() == PreTransferScheduler::PREDICTED_CROSSING)
+        {
+            const Time at = std::max(Simulator::Now(), u.handoverAt - pre->GetLeadTime());
+            Simulator::Schedule(at - Simulator::Now(),
+                                &EdgeLlmNode::NotifyHandoverLikely,
+                                source,
+                                imsi,
+                                m_ran->GetCellId(bs.Get(u.targetSite)));
+        }
         // ns-3's RRCs (LTE and nr) take a target's HANDOVER PREPARATION FAILURE (no SRS
         // index left, AdmitHandoverRequest false) back to CONNECTED_NORMALLY without a
         // trace, and wait for ever for an answer that was lost: without HandoverStart by

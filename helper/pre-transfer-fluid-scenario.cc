@@ -247,10 +247,11 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
             return;
         }
         KvPreTransferStore& mem = store(u.predictedTarget);
-        const uint64_t fit = mem.GetCapacity() / profile.BytesPerToken();
-        const uint64_t tokens = std::min(u.prefixTokens, fit);
-        if (tokens == 0)
+        const uint64_t tokens = u.prefixTokens;
+        if (tokens * profile.BytesPerToken() > mem.GetCapacity())
         {
+            ++result.evictions; // larger than the whole memory: refused, as an eviction
+            result.ues[i].evicted = true;
             return;
         }
         for (uint64_t j : mem.Reserve(i, tokens * profile.BytesPerToken()))

@@ -4,6 +4,7 @@
 #ifndef PRE_TRANSFER_FLUID_SCENARIO_H
 #define PRE_TRANSFER_FLUID_SCENARIO_H
 
+#include "ns3/edge-llm-node.h"
 #include "ns3/handover-scheduler.h"
 #include "ns3/nstime.h"
 #include "ns3/prefill-time-model.h"
@@ -37,8 +38,8 @@ struct PreTransferFluidConfig
     /// 0: each alone), >= 0
     double batchSpan{std::numeric_limits<double>::infinity()};
     /// Memory for KV caches sent ahead, per target BS, bytes, >= 1 (the packet level's
-    /// EdgeLlmNode KV memory when it models pre-transfer)
-    uint64_t kvMemoryCapacity{16000000000ULL};
+    /// EdgeLlmNode KvMemoryCapacity, whose default it takes)
+    uint64_t kvMemoryCapacity{EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY};
 
     /**
      * \brief Check every knob.
@@ -117,7 +118,7 @@ struct PreTransferFluidResult
  *
  * Pre-transfer (a PreTransferScheduler): at its trigger an episode reserves room for its
  * prefix at the predicted target (evicting the oldest entries when full; a prefix larger
- * than the memory is cut to whole tokens that fit) and sends it at its share of
+ * than the whole memory is refused, counted as an eviction) and sends it at its share of
  * RateShare x R (pausing while a planned batch uses the link if YieldToHandovers). A
  * batch is planned at its first handover: every member stops sending ahead; a member
  * whose target holds its entry uses P = floor(arrived bytes / bytes per token) tokens of

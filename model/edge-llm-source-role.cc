@@ -530,13 +530,10 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     }
     else
     {
-        d = GetBatcher().Start(
-            sessionId,
-            targetCellId,
-            rest,
-            now,
-            inputs,
-            [this](uint64_t id, Time when) { return m_node->PredictContextAt(id, when); });
+        d = GetBatcher()
+                .Start(sessionId, targetCellId, rest, now, inputs, [this](uint64_t id, Time when) {
+                    return m_node->PredictContextAt(id, when);
+                });
     }
 
     KvTransferRequestHeader req;

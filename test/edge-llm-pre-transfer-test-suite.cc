@@ -11,6 +11,7 @@
 #include "ns3/edge-llm-node.h"
 #include "ns3/enum.h"
 #include "ns3/fluid-handover-scenario.h"
+#include "ns3/impactho-fluid-scenario.h"
 #include "ns3/kv-pre-transfer-store.h"
 #include "ns3/object-factory.h"
 #include "ns3/pre-transfer-fluid-scenario.h"
@@ -260,16 +261,29 @@ class PreTransferMemoryTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, CtHoAlone(1100, 2.0), 1e-9, "ctHO");
         NS_TEST_ASSERT_MSG_EQ(r.ues[1].usedTokens, 1000, "the newer entry is used");
         NS_TEST_ASSERT_MSG_EQ_TOL(Conservation(r), 0.0, 1e-3, "bytes conserved");
-        // A prefix larger than the memory: cut to 500 whole tokens.
-        cfg.kvMemoryCapacity = static_cast<uint64_t>(500.5 * BYTES_PER_TOKEN);
+        // A prefix larger than the whole memory is refused (as the packet level's target
+        // does): nothing sent ahead, the whole cache at the handover; one byte less than
+        // the prefix refuses it, exactly the prefix takes it.
+        cfg.kvMemoryCapacity = static_cast<uint64_t>(1000 * BYTES_PER_TOKEN) - 1;
         r = PreTransferFluidScenario::Run(cfg,
                                           PreTransfer("ns3::ChoScheduler"),
                                           {Episode(1, 0, 2.0, 1000, 1100)});
-        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 500, "what fits");
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 0, "refused");
+        NS_TEST_ASSERT_MSG_EQ(r.evictions, 1, "counted as an eviction");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.preSentBytes, 0.0, 1e-15, "nothing sent ahead");
         NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay,
-                                  600 * BYTES_PER_TOKEN / LINK_BYTES_PER_S,
+                                  1100 * BYTES_PER_TOKEN / LINK_BYTES_PER_S,
                                   1e-12,
-                                  "600 tokens at the handover");
+                                  "the whole cache at the handover");
+        cfg.kvMemoryCapacity = static_cast<uint64_t>(1000 * BYTES_PER_TOKEN);
+        r = PreTransferFluidScenario::Run(cfg,
+                                          PreTransfer("ns3::ChoScheduler"),
+                                          {Episode(1, 0, 2.0, 1000, 1100)});
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 1000, "exactly the memory: taken");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay,
+                                  100 * BYTES_PER_TOKEN / LINK_BYTES_PER_S,
+                                  1e-12,
+                                  "the tail at the handover");
     }
 };
 
@@ -416,9 +430,9 @@ class PreTransferRoadTestCase : public TestCase
             // The flow level rounds each event to ns-3's 1 ns time step.
             NS_TEST_ASSERT_MSG_EQ_TOL(got, expected, 1e-8, type << " equals the flow level");
         }
-        // Stops and a memory for 1.5 average prefixes: evictions, waste, conservation.
+        // Stops and a memory for two average prefixes: evictions, waste, conservation.
         cfg.batchSpan = 0;
-        cfg.kvMemoryCapacity = static_cast<uint64_t>(3000 * BYTES_PER_TOKEN);
+        cfg.kvMemoryCapacity = static_cast<uint64_t>(5000 * BYTES_PER_TOKEN);
         road.numUes = 12;
         const std::vector<PreTransferUe> stopping =
             PreTransferFluidScenario::RoadEpisodes(road, 3, *p, 300, 2, 100, 0.5);
@@ -525,6 +539,74 @@ class PreTransferInputTestCase : public TestCase
         NS_TEST_ASSERT_MSG_NE(run(Episode(1, 0, 1, 1, 10)).find("batchSpan"),
                               std::string::npos,
                               "negative span");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief ImpactHO with pre-transfer (flow level): the most important entries are sent in
+ *        the slots before each arrival with the idle budget (hand calculation: one slot
+ *        ahead at RateShare 0.5 of 20 Gbit/s x 100 ms = 1 Gbit); a whole cache sent ahead
+ *        gives the full accuracy; bits are conserved; a trigger other than a predicted
+ *        crossing is refused.
+ */
+class PreTransferImpactHoTestCase : public TestCase
+{
+  public:
+    PreTransferImpactHoTestCase()
+        : TestCase("ImpactHO with pre-transfer: important entries ahead, idle budget only")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        ImpactHoFluidConfig cfg;
+        cfg.arrivalRate = 1;
+        cfg.simTime = Seconds(20);
+        cfg.contexts = {4096}; // 4096 x 1,179,648 bit (qwen3-8b) = 4.832 Gbit
+        const ImpactHoFluidResult plain = ImpactHoFluidScenario::Run(cfg, 1);
+        Ptr<PreTransferScheduler> p = PreTransfer("ns3::CtHoScheduler");
+        p->SetAttribute("Trigger", EnumValue(PreTransferScheduler::PREDICTED_CROSSING));
+        p->SetAttribute("LeadTime", TimeValue(MilliSeconds(100)));
+        cfg.preTransfer = p;
+        const ImpactHoFluidResult one = ImpactHoFluidScenario::Run(cfg, 1);
+        const double cache = 4096.0 * 1179648.0;
+        uint32_t exact = 0;
+        double sent = 0;
+        for (std::size_t i = 0; i < one.users.size(); ++i)
+        {
+            const double x = one.users[i].preSent;
+            sent += x * one.users[i].cacheBits;
+            NS_TEST_ASSERT_MSG_LT_OR_EQ(x, 1e9 / cache + 1e-12, "at most one slot's half");
+            exact += std::abs(x - 1e9 / cache) < 1e-12 ? 1 : 0;
+            NS_TEST_ASSERT_MSG_GT_OR_EQ(one.users[i].accuracy + 1e-12,
+                                        plain.users[i].accuracy,
+                                        "never less accurate");
+        }
+        NS_TEST_ASSERT_MSG_GT(exact, one.users.size() / 2, "most get exactly 1 Gbit ahead");
+        NS_TEST_ASSERT_MSG_EQ_TOL(sent / one.preSentBits, 1.0, 1e-12, "bits conserved");
+        // A second ahead at the whole idle budget: every cache arrives whole.
+        p->SetAttribute("LeadTime", TimeValue(Seconds(1)));
+        p->SetAttribute("RateShare", DoubleValue(1.0));
+        const ImpactHoFluidResult whole = ImpactHoFluidScenario::Run(cfg, 1);
+        for (const auto& u : whole.users)
+        {
+            NS_TEST_ASSERT_MSG_EQ_TOL(u.preSent, 1.0, 1e-12, "sent ahead whole");
+            NS_TEST_ASSERT_MSG_EQ_TOL(u.accuracy, u.utility.Value(1.0), 1e-12, "the whole cache's");
+            NS_TEST_ASSERT_MSG_EQ_TOL(u.latency99, 0.0, 1e-15, "at once");
+        }
+        p->SetAttribute("Trigger", EnumValue(PreTransferScheduler::A3_ENTERING));
+        bool refused = false;
+        try
+        {
+            ImpactHoFluidScenario::Run(cfg, 1);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            refused = std::string(e.what()).find("PredictedCrossing") != std::string::npos;
+        }
+        NS_TEST_ASSERT_MSG_EQ(refused, true, "A3 has no meaning for Poisson arrivals");
     }
 };
 
@@ -796,6 +878,7 @@ class EdgeLlmPreTransferTestSuite : public TestSuite
         AddTestCase(new PreTransferShareTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferRoadTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferInputTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferImpactHoTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketTestCase("Tcp"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketTestCase("Udp"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketWrongTestCase, EDGE_LLM_TEST_QUICK);

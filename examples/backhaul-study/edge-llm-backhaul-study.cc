@@ -71,6 +71,7 @@ StudySchemes()
         {"tho", "ns3::ThoScheduler", ""},
         {"cho", "ns3::ChoScheduler", ""},
         {"tc-ctho", "ns3::CoordinatedCtHoScheduler", ""},
+        {"pre-ctho", "ns3::PreTransferScheduler", ""},
         {"impactho", "ns3::ImpactHoScheduler", "WaterFilling"},
         {"ea", "ns3::ImpactHoScheduler", "Equal"},
         {"wta", "ns3::ImpactHoScheduler", "Wta"},
@@ -138,7 +139,10 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     options.AddValue("schemes",
                      "Comma-separated: ctho, tho, cho (prefill/transfer split); tc-ctho "
                      "(target-coordinated ctHO: each target plans its sources' batches "
-                     "together); impactho, ea, wta, pf (ImpactHO: importance-ordered partial "
+                     "together); pre-ctho (proactive pre-transfer: the cache sent ahead "
+                     "on the RRC's own A3 event, the rest planned by ctHO; "
+                     "--ns3::PreTransferScheduler::*); impactho, ea, wta, pf (ImpactHO: "
+                     "importance-ordered partial "
                      "transfer in 100 ms slots "
                      "within a 500 ms window, the slot shared by water-filling, equally, "
                      "winner-takes-all or proportionally fair)",
@@ -436,8 +440,10 @@ class StudyTables
     /**
      * \brief The CSVs' headers.
      * \param cfg the scenario (every row's last columns say which it was)
+     * \param tradeoff also write backhaul-tradeoff.{csv,png} (a pre-transfer scheme runs)
      */
-    explicit StudyTables(const MultiCellConfig& cfg)
+    StudyTables(const MultiCellConfig& cfg, bool tradeoff)
+        : m_tradeoff(tradeoff)
     {
         std::ostringstream scenario;
         scenario << "," << cfg.ran << "," << cfg.layout << "," << cfg.numSites << ","
@@ -450,6 +456,9 @@ class StudyTables
                  "received_share_mean,accuracy_mean,starved,plan_error_median_s,"
                  "plan_error_p95_s,plan_error_worst_s,plan_latest_s,plan_outside,ran,layout,"
                  "sites,backhaul,kv_queue_disc,handover,roads\n";
+        m_tradeoffCsv << "load,scheme,worst_delay_s,mean_delay_s,kv_bytes_sent,pre_sent_bytes,"
+                         "pre_used_bytes,pre_wasted_bytes,pre_evictions"
+                      << ",ran,layout,sites,backhaul,kv_queue_disc,handover,roads\n";
         m_queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,ran,"
                       "layout,sites,backhaul,kv_queue_disc,handover,roads\n";
         m_ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
@@ -490,13 +499,16 @@ class StudyTables
     }
 
   private:
-    std::string m_scenario;                 //!< Every row's last columns
-    std::ostringstream m_csv;               //!< backhaul-study.csv
-    std::ostringstream m_queueCsv;          //!< queue-delay.csv
-    std::ostringstream m_ueCsv;             //!< ue-delays.csv
-    std::vector<FigurePoint> m_delayPoints; //!< backhaul-study.png
-    std::vector<FigurePoint> m_queuePoints; //!< queue-delay.png
-    bool m_complete{true};                  //!< Every run complete
+    std::string m_scenario;                    //!< Every row's last columns
+    std::ostringstream m_csv;                  //!< backhaul-study.csv
+    std::ostringstream m_queueCsv;             //!< queue-delay.csv
+    std::ostringstream m_ueCsv;                //!< ue-delays.csv
+    std::vector<FigurePoint> m_delayPoints;    //!< backhaul-study.png
+    std::vector<FigurePoint> m_queuePoints;    //!< queue-delay.png
+    bool m_tradeoff;                           //!< Write backhaul-tradeoff.{csv,png}
+    std::ostringstream m_tradeoffCsv;          //!< backhaul-tradeoff.csv
+    std::vector<FigurePoint> m_tradeoffPoints; //!< backhaul-tradeoff.png
+    bool m_complete{true};                     //!< Every run complete
 };
 
 void
@@ -576,6 +588,29 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
     {
         m_queuePoints.push_back({load, name, r.queueDelay.mean * 1e3, 0, false});
     }
+    // The delay-vs-backhaul-bytes trade-off: every byte the run put on the backhaul (sent
+    // ahead, wasted or not, and at the handovers) against the worst UE-side delay.
+    const auto& pre = r.preTransfer;
+    m_tradeoffCsv << load << "," << name << "," << EdgeLlmCsvField(r.measured.worst) << ","
+                  << EdgeLlmCsvField(r.measured.mean) << "," << r.kvBytesSent << ","
+                  << pre.sentBytes << "," << pre.usedBytes << "," << pre.wastedBytes << ","
+                  << pre.evictions << m_scenario << "\n";
+    if (r.measured.count > 0)
+    {
+        std::ostringstream series;
+        series << name << " (load " << load << ")";
+        m_tradeoffPoints.push_back(
+            {static_cast<double>(r.kvBytesSent) / 1e9, series.str(), r.measured.worst, 0, true});
+    }
+    if (pre.sentBytes > 0 || pre.evictions > 0)
+    {
+        std::cout << "        " << name << " pre-transfer: " << pre.sentBytes
+                  << " KV bytes sent ahead, " << pre.usedBytes << " used at the handovers, "
+                  << pre.wastedBytes << " wasted, " << pre.evictions << " evictions"
+                  << (pre.lost > 0 ? ", " + std::to_string(pre.lost) + " commits for evicted bytes"
+                                   : std::string())
+                  << "\n";
+    }
     if (r.predictionError.absolute.count > 0)
     {
         std::cout << "        " << name << " " << r.predictionError.Describe()
@@ -645,7 +680,16 @@ StudyTables::Write(const MultiCellConfig& cfg, const std::string& outputDir) con
     {
         return false;
     }
-    return true;
+    return !m_tradeoff ||
+           WriteFigure(outputDir + "/backhaul-tradeoff",
+                       m_tradeoffCsv.str(),
+                       "edge-llm-backhaul-study: worst UE-side delay vs KV bytes on the "
+                       "backhaul\\n" +
+                           cfg.Describe(),
+                       "KV bytes sent over the backhaul per run (GB)",
+                       "Worst handover delay at the UE (s)",
+                       m_tradeoffPoints,
+                       {"set logscale y", "set key outside"});
 }
 
 } // namespace
@@ -681,7 +725,11 @@ main(int argc, char* argv[])
         }
     }
 
-    StudyTables tables(cfg);
+    const bool preTransfer =
+        std::any_of(o.schemes.begin(), o.schemes.end(), [](const StudyScheme& s) {
+            return s.type == "ns3::PreTransferScheduler";
+        });
+    StudyTables tables(cfg, preTransfer);
     std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "
                  "queue_p95_s  KV sent (B)   KV received (B)  KV dropped (B)  sim_s  cpu_s\n";
     for (double load : o.loads)
@@ -744,7 +792,9 @@ main(int argc, char* argv[])
     std::cout << "\nwrote " << outputDir << "/backhaul-study.{csv,png}, " << outputDir
               << (tables.HasQueueDelay() ? "/queue-delay.{csv,png} and "
                                          : "/queue-delay.csv (no queue measured: no PNG) and ")
-              << outputDir << "/ue-delays.csv; per run handovers-<run>.csv"
+              << outputDir << "/ue-delays.csv"
+              << (preTransfer ? ", " + outputDir + "/backhaul-tradeoff.{csv,png}" : std::string())
+              << "; per run handovers-<run>.csv"
               << (cfg.monitorInterval.IsStrictlyPositive()
                       ? " and backhaul-<run>.csv, -totals.csv, -utilization.png, -queue.png"
                       : "")
