@@ -15,6 +15,7 @@
 #include "ns3/pre-transfer-fluid-scenario.h"
 #include "ns3/pre-transfer-scheduler.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <iomanip>
@@ -302,13 +303,20 @@ main(int argc, char* argv[])
         wastePoints.push_back(FigurePoint{offset, "pre-ctho", x.mean, x.ci95, false});
     }
     const std::string dir = o.outputDir + "/";
+    // Delays span two decades (tHO against pre-ctho): a log axis, unless a delay is 0 (a
+    // run without handovers, --stopShare=1).
+    const bool positive = std::all_of(delayPoints.begin(),
+                                      delayPoints.end(),
+                                      [](const FigurePoint& p) { return p.mean > 0; });
+    const std::vector<std::string> logY =
+        positive ? std::vector<std::string>{"set logscale y"} : std::vector<std::string>{};
     const bool ok = WriteFigure(dir + "pre-transfer-delay",
                                 csv.str(),
                                 "Worst-user handover delay vs pre-transfer trigger offset",
                                 "A3 trigger offset (dB)",
                                 "worst-user delay (s)",
                                 delayPoints,
-                                {"set logscale y"}) &&
+                                logY) &&
                     WriteFigure(dir + "pre-transfer-waste",
                                 csv.str(),
                                 "Backhaul bytes wasted on wrong predictions",
@@ -321,7 +329,7 @@ main(int argc, char* argv[])
                                 "backhaul bytes per run (GB)",
                                 "worst-user delay (s)",
                                 tradeoff,
-                                {"set logscale y"}) &&
+                                logY) &&
                     WriteFileAtomically(dir + "pre-transfer-ues.csv", ueCsv.str());
     return ok ? 0 : 1;
 }

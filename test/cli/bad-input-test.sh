@@ -299,7 +299,7 @@ expect 2 "--loads: '-0.1' must be a number in [0, 0.9]" $study --loads=0,-0.1
 expect 2 "--loads: 'x' must be a number in [0, 0.9]" $study --loads=x
 expect 2 "--loads: 0.5 is listed twice" $study --loads=0.5,0.5
 expect 2 "--loads: give one or more numbers" $study --loads=0.5,
-expect 2 "--schemes: unknown scheme 'best'; valid schemes: ctho, tho, cho, tc-ctho, impactho, ea, wta, pf" $study --schemes=ctho,best
+expect 2 "--schemes: unknown scheme 'best'; valid schemes: ctho, tho, cho, tc-ctho, pre-ctho, impactho, ea, wta, pf" $study --schemes=ctho,best
 expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribute itself, so the value would be ignored; set per scheme: use --schemes=impactho, ea, wta or pf" \
   $study --ns3::ImpactHoScheduler::Policy=Equal
 expect 2 "--schemes: 'tho' is listed twice" $study --schemes=tho,tho
@@ -339,5 +339,40 @@ else
   echo "FAIL: ctho-figures --outputDir='$tmp/a b/c' did not write '$tmp/a b/c/fig3a.csv'"
 fi
 expect 2 "unknown scheme 'ctho tho'" $main "--schemes=ctho tho"
+# edge-llm-pre-transfer (flow level): each knob on both sides of its boundary; an accepted
+# value runs one tiny point (1 UE, 1 run) and writes nothing for a refused one.
+pre="$bin/edge-llm-pre-transfer --numUes=1 --runs=1"
+expect 2 "--offsets must be a comma-separated list of dB values in [-15, 15]" \
+  $pre --offsets=-15.5 --outputDir="$tmp/pre1"
+expect 2 "--offsets must be a comma-separated list of dB values in [-15, 15]" \
+  $pre --offsets=15.01 --outputDir="$tmp/pre1"
+expect 0 "" $pre --offsets=-15,15 --outputDir="$tmp/pre0"
+for bad in abc "-6,,0" "-6,x" "1e999" "nan"; do
+  expect 2 "--offsets must be a comma-separated list" $pre "--offsets=$bad" --outputDir="$tmp/pre1"
+done
+expect 2 "--runs must be >= 1" $pre --runs=0 --outputDir="$tmp/pre1"
+expect 2 "--rateShare must be in (0, 1]" $pre --rateShare=0 --outputDir="$tmp/pre1"
+expect 2 "--rateShare must be in (0, 1]" $pre --rateShare=1.01 --outputDir="$tmp/pre1"
+expect 0 "" $pre --rateShare=1 --outputDir="$tmp/pre0"
+expect 2 "--kvMemoryGb must be a finite number > 0" $pre --kvMemoryGb=0 --outputDir="$tmp/pre1"
+expect 0 "" $pre --kvMemoryGb=1e-9 --outputDir="$tmp/pre0"
+expect 2 "--batching must be known or online, got 'sometimes'" $pre --batching=sometimes \
+  --outputDir="$tmp/pre1"
+expect 2 "stopShare must be in [0, 1]" $pre --stopShare=1.01 --outputDir="$tmp/pre1"
+expect 0 "" $pre --stopShare=1 --outputDir="$tmp/pre0"
+expect 2 "decodeRate must be a finite number > 0 tokens/s" $pre --decodeRate=0 --outputDir="$tmp/pre1"
+expect 2 "start positions need 0 <= startMin <= startMax < boundary (m)" \
+  $pre --startMin=140 --startMax=130 --outputDir="$tmp/pre1"
+expect 2 "start positions need 0 <= startMin <= startMax < boundary (m)" \
+  $pre --startMax=150 --outputDir="$tmp/pre1"
+expect 2 "backhaulGbps must be a finite number > 0" $pre --backhaulGbps=0 --outputDir="$tmp/pre1"
+expect 2 "use --offsets" $pre --ns3::PreTransferScheduler::A3Offset=-6 --outputDir="$tmp/pre1"
+expect 2 "ns3::PreTransferScheduler::HoldTime" $pre --ns3::PreTransferScheduler::HoldTime=-1s \
+  --outputDir="$tmp/pre1"
+[ ! -e "$tmp/pre1/pre-transfer-delay.csv" ] ||
+  { echo "FAIL: edge-llm-pre-transfer wrote a CSV for a refused run"; fail=$((fail + 1)); }
+[ -s "$tmp/pre0/pre-transfer-ues.csv" ] ||
+  { echo "FAIL: edge-llm-pre-transfer wrote no CSV for an accepted run"; fail=$((fail + 1)); }
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]
