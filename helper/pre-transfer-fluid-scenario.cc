@@ -68,7 +68,10 @@ struct EpisodeState
 {
     Phase phase{IDLE};
     double arrived{0};    //!< Bytes at the predicted target
-    double goal{0};       //!< Bytes it sends ahead (its prefix, cut to the memory)
+    double goal{0};       //!< Bytes it sends ahead in all (FollowDecoding: the context's)
+    double goal0{0};      //!< Bytes decoded at the trigger (the prefix's)
+    double growth{0};     //!< Bytes decoded per s after it (FollowDecoding; else 0)
+    double since{0};      //!< The trigger's time, s
     bool handled{false};  //!< Its batch was planned
     double completion{0}; //!< When SENDING ends at the current rate, s
 };
@@ -128,6 +131,7 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
                                     "RateShare < 1 (the handovers' part of the link)");
     }
     const double hold = pre ? pre->GetHoldTime().GetSeconds() : 0.0;
+    const bool follow = pre && pre->GetFollowDecoding();
     for (std::size_t i = 0; i < ues.size(); ++i)
     {
         const PreTransferUe& u = ues[i];
@@ -157,7 +161,12 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
         {
             throw std::invalid_argument(at + "predictedTarget must differ from source");
         }
-        if (handover && u.prefixTokens > u.contextTokens)
+        if (!(u.decodeRate >= 0) || !std::isfinite(u.decodeRate))
+        {
+            throw std::invalid_argument(at + "decodeRate must be a finite number >= 0 tokens/s");
+        }
+        if ((handover || (follow && !std::isnan(u.triggerTime))) &&
+            u.prefixTokens > u.contextTokens)
         {
             throw std::invalid_argument(at + "prefixTokens must be <= contextTokens");
         }
@@ -247,7 +256,9 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
             return;
         }
         KvPreTransferStore& mem = store(u.predictedTarget);
-        const uint64_t tokens = u.prefixTokens;
+        // FollowDecoding: the tokens decoded after the trigger follow, up to the context at
+        // the handover; the room for all of them is reserved at once (flow level).
+        const uint64_t tokens = follow ? u.contextTokens : u.prefixTokens;
         if (tokens * profile.BytesPerToken() > mem.GetCapacity())
         {
             ++result.evictions; // larger than the whole memory: refused, as an eviction
@@ -263,6 +274,9 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
             ++result.evictions;
         }
         state[i].goal = static_cast<double>(tokens) * bytesPerToken;
+        state[i].goal0 = static_cast<double>(u.prefixTokens) * bytesPerToken;
+        state[i].growth = follow ? u.decodeRate * bytesPerToken : 0.0;
+        state[i].since = ues[i].triggerTime;
         state[i].phase = SENDING;
     };
     auto plan = [&](const std::vector<std::size_t>& members, double now) {
@@ -281,9 +295,10 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
             r.preSentBytes = state[i].arrived;
             if (state[i].phase == HELD && r.predictedRight)
             {
-                r.usedTokens =
-                    std::min(ues[i].contextTokens,
-                             static_cast<uint64_t>(std::floor(state[i].arrived / bytesPerToken)));
+                // (A token whose bytes all arrived, up to rounding in the sum of rates.)
+                r.usedTokens = std::min(
+                    ues[i].contextTokens,
+                    static_cast<uint64_t>(std::floor(state[i].arrived / bytesPerToken + 1e-9)));
                 r.wastedBytes +=
                     state[i].arrived - static_cast<double>(r.usedTokens) * bytesPerToken;
                 store(target).Release(i);
@@ -348,14 +363,33 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
     double now = 0;
     while (true)
     {
-        // Each sending episode's rate now: RateShare x R shared by its link's senders, none
-        // while a batch uses the link if they yield.
-        std::map<uint32_t, uint32_t> senders;
+        // Each sending episode's rate now, none while a batch uses the link if they yield:
+        // one that has caught up with the decoding (FollowDecoding) follows it; the others
+        // share equally what RateShare x R leaves.
+        auto goalAt = [&state](std::size_t i, double t) {
+            const EpisodeState& e = state[i];
+            return std::min(e.goal, e.goal0 + e.growth * (t - e.since));
+        };
+        auto following = [&](std::size_t i) {
+            const double g = goalAt(i, now);
+            return state[i].growth > 0 && g < state[i].goal &&
+                   state[i].arrived >= g - 1e-9 * state[i].goal;
+        };
+        std::map<uint32_t, uint32_t> catching;
+        std::map<uint32_t, double> followed;
         for (std::size_t i = 0; i < ues.size(); ++i)
         {
             if (state[i].phase == SENDING)
             {
-                ++senders[LinkKey(ues[i].source, ues[i].predictedTarget)];
+                const uint32_t link = LinkKey(ues[i].source, ues[i].predictedTarget);
+                if (following(i))
+                {
+                    followed[link] += state[i].growth;
+                }
+                else
+                {
+                    ++catching[link];
+                }
             }
         }
         std::vector<double> rate(ues.size(), 0.0);
@@ -367,13 +401,37 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
                 continue;
             }
             const uint32_t link = LinkKey(ues[i].source, ues[i].predictedTarget);
-            const bool busy = yield && now < linkBusy[link];
-            rate[i] = busy ? 0.0 : share * linkBytesPerSecond / senders[link];
-            if (rate[i] > 0)
+            const double allowed = share * linkBytesPerSecond;
+            if (yield && now < linkBusy[link])
             {
-                state[i].completion = now + (state[i].goal - state[i].arrived) / rate[i];
-                next = std::min(next, state[i].completion);
+                continue;
             }
+            const EpisodeState& e = state[i];
+            const double g = goalAt(i, now);
+            double t = std::numeric_limits<double>::infinity();
+            if (following(i))
+            {
+                rate[i] = e.growth * std::min(1.0, allowed / followed[link]);
+                t = (e.goal - g) / e.growth; // the decoding reaches the context
+            }
+            else
+            {
+                rate[i] = std::max(0.0, allowed - followed[link]) / catching[link];
+                if (rate[i] > 0)
+                {
+                    t = (e.goal - e.arrived) / rate[i]; // all sent (if the goal is whole)
+                }
+                if (e.growth > 0 && g < e.goal)
+                {
+                    t = std::min(t, (e.goal - g) / e.growth); // the goal becomes whole
+                    if (rate[i] > e.growth)
+                    {
+                        t = std::min(t, (g - e.arrived) / (rate[i] - e.growth)); // caught up
+                    }
+                }
+            }
+            state[i].completion = now + t;
+            next = std::min(next, state[i].completion);
         }
         if (!std::isfinite(next))
         {
@@ -383,8 +441,10 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
         {
             if (rate[i] > 0)
             {
-                state[i].arrived += rate[i] * (next - now);
-                if (state[i].completion <= next)
+                // Never ahead of the decoding.
+                state[i].arrived =
+                    std::min(state[i].arrived + rate[i] * (next - now), goalAt(i, next));
+                if (state[i].arrived >= state[i].goal * (1 - 1e-12))
                 {
                     state[i].arrived = state[i].goal;
                     state[i].phase = HELD;
@@ -489,6 +549,7 @@ PreTransferFluidScenario::RoadEpisodes(const RoadUeDraw& road,
         e.target = 2;
         e.contextTokens = ue.contextTokens;
         e.handoverTime = ue.handoverTime;
+        e.decodeRate = decodeRate;
         const double stopDraw = stops->GetValue();
         const double stopAt = ue.handoverTime * where->GetValue(); // x ~ Unif[x(0), boundary)
         if (stopDraw < stopShare)

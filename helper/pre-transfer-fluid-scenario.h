@@ -69,6 +69,9 @@ struct PreTransferUe
     uint16_t target{2};        //!< The cell the UE hands over to, != source
     uint64_t prefixTokens{0};  //!< Tokens decoded by the trigger: the prefix sent ahead
     uint64_t contextTokens{0}; //!< C, tokens decoded by the handover, >= prefixTokens
+    /// Tokens decoded per s after the trigger (the PreTransferScheduler's FollowDecoding
+    /// sends them ahead too, up to contextTokens), >= 0
+    double decodeRate{0};
 };
 
 /**

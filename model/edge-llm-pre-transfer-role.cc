@@ -107,14 +107,7 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
     }
     m_out[sessionId] = o;
     Send(targetCellId, KvFrameHeader::PRE_TRANSFER_START, sessionId, o.bytes);
-    KvTransferJob job;
-    job.sessionId = sessionId | KvFrameHeader::PRE_TRANSFER_BIT;
-    job.handoverTime = Simulator::Now();
-    job.deadline = Time::Max();
-    job.remainingBytes = o.bytes;
-    job.slotBudget = 0; // Pace() gives the budget
-    job.background = true;
-    m_node->m_peers.at(targetCellId).connection->AddTransfer(job);
+    Queue(sessionId, targetCellId, o.bytes);
     m_node->m_preStartedTrace(sessionId, targetCellId, o.tokens);
     NS_LOG_INFO("cell " << m_node->m_cellId << ": pre-transfer of session " << sessionId << " ("
                         << o.tokens << " tokens) to cell " << targetCellId);
@@ -140,30 +133,69 @@ EdgeLlmPreTransferRole::Pace()
     {
         End(id);
     }
+    if (policy->GetFollowDecoding())
+    {
+        // The tokens decoded since follow: the target grows the room (a START of the new
+        // size), the job grows (or a new one starts if every byte had gone).
+        for (auto& [id, o] : m_out)
+        {
+            const EdgeLlmNode::Session& s = m_node->m_sessions.at(id);
+            const uint64_t tokens = uint64_t{s.promptTokens} + s.generated;
+            if (tokens <= o.tokens)
+            {
+                continue;
+            }
+            const uint64_t more = (tokens - o.tokens) * m_node->m_profile.BytesPerToken();
+            o.tokens = tokens;
+            o.bytes += more;
+            o.sent = false;
+            Send(o.target, KvFrameHeader::PRE_TRANSFER_START, id, o.bytes);
+            Queue(id, o.target, more);
+        }
+    }
     std::map<uint16_t, uint32_t> sending;
     for (const auto& [id, o] : m_out)
     {
         sending[o.target] += o.sent ? 0 : 1;
     }
     const Time interval = policy->GetPacingInterval();
-    bool any = false;
     for (const auto& [id, o] : m_out)
     {
         if (o.sent)
         {
             continue;
         }
-        any = true;
         const double bytes = policy->GetRateShare() * m_node->GetPlanningBitRate(o.target) / 8.0 *
                              interval.GetSeconds() / sending[o.target];
         m_node->m_peers.at(o.target).connection->SetSlotBudget(
             id | KvFrameHeader::PRE_TRANSFER_BIT,
             static_cast<uint64_t>(std::max(1.0, bytes)));
     }
-    if (any)
+    if (!m_out.empty())
     {
+        // Also while every byte has gone: the decoding to follow, or a session that ends
+        // here without a handover (its pre-transfer then ends).
         m_pacing = Simulator::Schedule(interval, &EdgeLlmPreTransferRole::Pace, this);
     }
+}
+
+void
+EdgeLlmPreTransferRole::Queue(uint64_t sessionId, uint16_t targetCellId, uint64_t bytes)
+{
+    Ptr<KvTransferConnection> connection = m_node->m_peers.at(targetCellId).connection;
+    const uint64_t id = sessionId | KvFrameHeader::PRE_TRANSFER_BIT;
+    if (connection->Extend(id, bytes))
+    {
+        return;
+    }
+    KvTransferJob job;
+    job.sessionId = id;
+    job.handoverTime = Simulator::Now();
+    job.deadline = Time::Max();
+    job.remainingBytes = bytes;
+    job.slotBudget = 0; // Pace() gives the budget
+    job.background = true;
+    connection->AddTransfer(job);
 }
 
 uint64_t
@@ -174,8 +206,9 @@ EdgeLlmPreTransferRole::Stop(uint64_t sessionId)
     {
         return o.bytes;
     }
-    return m_node->m_peers.at(o.target).connection->Cancel(sessionId |
-                                                           KvFrameHeader::PRE_TRANSFER_BIT);
+    // The queued job holds the bytes announced since the last time every byte was sent.
+    return o.sentBefore + m_node->m_peers.at(o.target).connection->Cancel(
+                              sessionId | KvFrameHeader::PRE_TRANSFER_BIT);
 }
 
 void
@@ -215,6 +248,7 @@ EdgeLlmPreTransferRole::OnSent(uint64_t sessionId)
     if (out != m_out.end())
     {
         out->second.sent = true;
+        out->second.sentBefore = out->second.bytes;
     }
 }
 
@@ -236,6 +270,23 @@ EdgeLlmPreTransferRole::OnEvicted(uint16_t peerCellId, const KvTransferCompleteH
 void
 EdgeLlmPreTransferRole::OnStart(uint16_t peerCellId, const KvTransferCompleteHeader& m)
 {
+    auto grow = m_in.find(m.sessionId);
+    if (grow != m_in.end() && grow->second.source == peerCellId && !grow->second.committed &&
+        Store().Holds(m.sessionId))
+    {
+        // The same pre-transfer following the decoding: more room, or none if it no longer
+        // fits the whole memory.
+        if (m.totalBytes > Store().GetCapacity())
+        {
+            const uint64_t arrived = grow->second.arrived;
+            Drop(m.sessionId);
+            m_node->m_preEvictedTrace(m.sessionId, peerCellId, arrived);
+            Send(peerCellId, KvFrameHeader::PRE_TRANSFER_EVICTED, m.sessionId, arrived);
+            return;
+        }
+        Evict(Store().Grow(m.sessionId, m.totalBytes));
+        return;
+    }
     if (m_in.count(m.sessionId))
     {
         Drop(m.sessionId); // an older one of the same session (another source)
@@ -249,20 +300,26 @@ EdgeLlmPreTransferRole::OnStart(uint16_t peerCellId, const KvTransferCompleteHea
         m_node->m_preEvictedTrace(m.sessionId, peerCellId, 0);
         return;
     }
-    for (uint64_t evicted : Store().Reserve(m.sessionId, m.totalBytes))
+    Evict(Store().Reserve(m.sessionId, m.totalBytes));
+    Incoming in;
+    in.source = peerCellId;
+    m_in[m.sessionId] = in;
+}
+
+void
+EdgeLlmPreTransferRole::Evict(const std::vector<uint64_t>& evicted)
+{
+    for (uint64_t key : evicted)
     {
-        auto it = m_in.find(evicted);
+        auto it = m_in.find(key);
         const uint64_t arrived = it->second.arrived;
         const uint16_t source = it->second.source;
         it->second.hold.Cancel();
         m_in.erase(it);
-        m_node->m_preEvictedTrace(evicted, source, arrived);
-        m_node->m_preWastedTrace(evicted, source, arrived);
-        Send(source, KvFrameHeader::PRE_TRANSFER_EVICTED, evicted, arrived);
+        m_node->m_preEvictedTrace(key, source, arrived);
+        m_node->m_preWastedTrace(key, source, arrived);
+        Send(source, KvFrameHeader::PRE_TRANSFER_EVICTED, key, arrived);
     }
-    Incoming in;
-    in.source = peerCellId;
-    m_in[m.sessionId] = in;
 }
 
 void

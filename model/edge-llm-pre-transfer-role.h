@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <vector>
 
 namespace ns3
 {
@@ -94,10 +95,11 @@ class EdgeLlmPreTransferRole
     /// A pre-transfer this BS sends.
     struct Outgoing
     {
-        uint16_t target{0}; //!< Predicted target
-        uint64_t tokens{0}; //!< Tokens of the prefix
-        uint64_t bytes{0};  //!< Its bytes
-        bool sent{false};   //!< Every byte went to the transport
+        uint16_t target{0};     //!< Predicted target
+        uint64_t tokens{0};     //!< Tokens of the prefix
+        uint64_t bytes{0};      //!< Its bytes
+        bool sent{false};       //!< Every byte went to the transport
+        uint64_t sentBefore{0}; //!< Bytes sent when the last job finished (FollowDecoding)
     };
 
     /// A pre-transfer this BS receives.
@@ -113,6 +115,11 @@ class EdgeLlmPreTransferRole
     /// \return whether \p s is served here and its cache may be sent ahead: decoding, or a
     /// context opened without a UE stream (EdgeLlmNode::OpenSession)
     static bool Servable(const EdgeLlmNode::Session& s);
+    /// Source: queue \p bytes more of \p sessionId's cache to \p targetCellId (a new
+    /// background job, or the queued one grows)
+    void Queue(uint64_t sessionId, uint16_t targetCellId, uint64_t bytes);
+    /// Target: the entries a reservation evicted: traced, waste, their sources told
+    void Evict(const std::vector<uint64_t>& evicted);
     /// Source: stop sending \p sessionId's prefix; \return the bytes it sent
     uint64_t Stop(uint64_t sessionId);
     /// Source: END to the target of \p sessionId's pre-transfer

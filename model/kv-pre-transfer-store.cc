@@ -4,6 +4,7 @@
 #include "kv-pre-transfer-store.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +44,28 @@ KvPreTransferStore::Reserve(uint64_t key, uint64_t bytes)
     m_order.push_back(key);
     m_room[key] = bytes;
     m_reserved += bytes;
+    return evicted;
+}
+
+std::vector<uint64_t>
+KvPreTransferStore::Grow(uint64_t key, uint64_t bytes)
+{
+    auto it = m_room.find(key);
+    if (it == m_room.end() || bytes < it->second || bytes > m_capacity)
+    {
+        throw std::invalid_argument(
+            "Grow needs a held pre-transfer and a room between its own and the capacity");
+    }
+    std::vector<uint64_t> evicted;
+    while (m_capacity - m_reserved < bytes - m_room.at(key))
+    {
+        const uint64_t oldest =
+            m_order.front() == key ? *std::next(m_order.begin()) : m_order.front();
+        evicted.push_back(oldest);
+        Release(oldest);
+    }
+    m_reserved += bytes - m_room.at(key);
+    m_room.at(key) = bytes;
     return evicted;
 }
 

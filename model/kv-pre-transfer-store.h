@@ -46,6 +46,17 @@ class KvPreTransferStore
     std::vector<uint64_t> Reserve(uint64_t key, uint64_t bytes);
 
     /**
+     * \brief Enlarge an entry's room to \p bytes (its source follows the decoding),
+     *        evicting the oldest other entries until it fits.
+     * \param key a held entry
+     * \param bytes the new room, bytes, in [its room, capacity]
+     * \return the keys evicted, oldest first
+     * \throws std::invalid_argument for a key not held, a smaller room or one above the
+     *         capacity
+     */
+    std::vector<uint64_t> Grow(uint64_t key, uint64_t bytes);
+
+    /**
      * \brief Reduce an entry's room to \p bytes (its source stopped early).
      * \param key a held entry
      * \param bytes the new room, bytes, <= the current one

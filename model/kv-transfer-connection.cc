@@ -458,6 +458,21 @@ KvTransferConnection::Finish(std::size_t index, bool truncated)
     }
 }
 
+bool
+KvTransferConnection::Extend(uint64_t sessionId, uint64_t bytes)
+{
+    for (auto& j : m_jobs)
+    {
+        if (j.job.sessionId == sessionId)
+        {
+            j.job.remainingBytes += bytes;
+            TrySend();
+            return true;
+        }
+    }
+    return false;
+}
+
 void
 KvTransferConnection::SetSlotBudget(uint64_t sessionId, uint64_t bytes)
 {

@@ -132,6 +132,12 @@ class KvTransferConnection : public Object
     void AddTransfer(const KvTransferJob& job);
 
     /**
+     * \brief Add \p bytes to a queued job's (a pre-transfer following the decoding).
+     * \return false if no job of \p sessionId is queued (it finished: add a new one)
+     */
+    bool Extend(uint64_t sessionId, uint64_t bytes);
+
+    /**
      * \brief ImpactHO: how many KV bytes a session may still send in the current slot
      *        (its share of B dt); replaces what was left of the previous slot's.
      */

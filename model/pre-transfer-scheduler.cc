@@ -111,6 +111,14 @@ PreTransferScheduler::GetTypeId()
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&PreTransferScheduler::m_holdTime),
                           MakeTimeChecker(Seconds(0), Seconds(3600)))
+            .AddAttribute("FollowDecoding",
+                          "false: the cache decoded by the trigger is sent ahead, the tokens "
+                          "decoded after it at the handover; true: the tokens decoded after "
+                          "the trigger follow (packet level: each PacingInterval), so that at "
+                          "the handover only the last few are left.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&PreTransferScheduler::m_follow),
+                          MakeBooleanChecker())
             .AddAttribute("PacingInterval",
                           "Packet level: how often a source refills its pre-transfers' budgets "
                           "(RateShare of the path's planning rate times this, shared by the "
@@ -130,6 +138,7 @@ PreTransferScheduler::PreTransferScheduler()
       m_rateShare(0.5),
       m_yield(true),
       m_holdTime(Seconds(1)),
+      m_follow(false),
       m_pacingInterval(MilliSeconds(10))
 {
 }
@@ -231,6 +240,12 @@ Time
 PreTransferScheduler::GetHoldTime() const
 {
     return m_holdTime;
+}
+
+bool
+PreTransferScheduler::GetFollowDecoding() const
+{
+    return m_follow;
 }
 
 Time

@@ -81,6 +81,7 @@ class PreTransferScheduler : public HandoverScheduler
     double GetRateShare() const;      //!< \return RateShare, in [0, 1]
     bool GetYieldToHandovers() const; //!< \return YieldToHandovers
     Time GetHoldTime() const;         //!< \return HoldTime
+    bool GetFollowDecoding() const;   //!< \return FollowDecoding
     Time GetPacingInterval() const;   //!< \return PacingInterval
 
     /**
@@ -131,6 +132,7 @@ class PreTransferScheduler : public HandoverScheduler
     double m_rateShare;             //!< RateShare
     bool m_yield;                   //!< YieldToHandovers
     Time m_holdTime;                //!< HoldTime
+    bool m_follow;                  //!< FollowDecoding
     Time m_pacingInterval;          //!< PacingInterval
 };
 

@@ -154,6 +154,24 @@ class PreTransferTailTestCase : public TestCase
                                           {Episode(1, 0, 1.0, 1100, 1100)});
         NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, 0.0, 1e-15, "nothing left");
         NS_TEST_ASSERT_MSG_EQ_TOL(r.handoverBytes, 0.0, 1e-15, "nothing at the handover");
+        // FollowDecoding: the 100 tokens decoded after the trigger (100 tokens/s for 1 s)
+        // follow once the prefix is in (0.204 s): all 1100 are at the target at the
+        // handover, D = 0; without it the same episode leaves them (10.19 ms above).
+        Ptr<PreTransferScheduler> follow = PreTransfer("ns3::ChoScheduler");
+        follow->SetAttribute("FollowDecoding", BooleanValue(true));
+        PreTransferUe decoding = Episode(1, 0, 1.0, 1000, 1100);
+        decoding.decodeRate = 100;
+        r = PreTransferFluidScenario::Run(cfg, follow, {decoding});
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 1100, "the decoding followed");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, 0.0, 1e-15, "nothing left");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.preSentBytes, 1100 * BYTES_PER_TOKEN, 1e-3, "sent ahead");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.wastedBytes, 0.0, 1e-3, "no waste");
+        // Triggered 0.1 s before: 28.125 MB by the handover, not caught up (57.344 MB +
+        // 5.7 MB/s of decoding): as without following.
+        decoding.triggerTime = 0.9;
+        decoding.prefixTokens = 1090;
+        r = PreTransferFluidScenario::Run(cfg, follow, {decoding});
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 490, "whole tokens of 28.125 MB");
         // The trigger at the handover (or after) sends nothing: ctHO's delay.
         r = PreTransferFluidScenario::Run(cfg,
                                           PreTransfer("ns3::CtHoScheduler"),
@@ -224,6 +242,13 @@ class PreTransferMemoryTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(store.GetReserved(), 100, "40 + 60");
         NS_TEST_ASSERT_MSG_EQ(store.Release(3), 40, "room given back");
         NS_TEST_ASSERT_MSG_EQ(store.Reserve(5, 40).size(), 0, "exactly full: no eviction");
+        // Grow (a pre-transfer following the decoding): 5 from 40 to 50 B in a full memory
+        // evicts the oldest other entry (4, 60 B), never itself.
+        evicted = store.Grow(5, 50);
+        NS_TEST_ASSERT_MSG_EQ(evicted.size(), 1, "one eviction");
+        NS_TEST_ASSERT_MSG_EQ(evicted[0], 4, "the other, older entry");
+        NS_TEST_ASSERT_MSG_EQ(store.GetReserved(), 50, "only 5, grown");
+        NS_TEST_ASSERT_MSG_EQ(store.Grow(5, 100).size(), 0, "alone, up to the capacity");
         bool threw = false;
         try
         {
