@@ -7,6 +7,7 @@
 #include "edge-llm-pre-transfer-role.h"
 #include "edge-llm-source-role.h"
 #include "edge-llm-target-role.h"
+#include "pre-transfer-scheduler.h"
 #include "token-stream-header.h"
 
 #include "ns3/boolean.h"
@@ -886,6 +887,14 @@ EdgeLlmNode::CheckConfiguration() const
     {
         error << "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_cellId
               << "); use EdgeLlmHelper";
+        return error.str();
+    }
+    Ptr<PreTransferScheduler> pre = DynamicCast<PreTransferScheduler>(m_scheduler);
+    if (pre && !pre->GetYieldToHandovers())
+    {
+        error << "ns3::PreTransferScheduler::YieldToHandovers false is modelled at flow level "
+                 "only (PreTransferFluidScenario); at packet level a pre-transfer uses idle "
+                 "capacity: set it true";
         return error.str();
     }
     if (m_kvBits == 16 && m_kvAccuracyLoss > 0)

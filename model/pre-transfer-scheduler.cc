@@ -155,6 +155,14 @@ PreTransferScheduler::DoDispose()
 void
 PreTransferScheduler::SetInnerScheduler(std::string typeName)
 {
+    CheckInnerScheduler(typeName);
+    m_innerType = typeName;
+    m_inner = ObjectFactory(typeName).Create<HandoverScheduler>();
+}
+
+void
+PreTransferScheduler::CheckInnerScheduler(const std::string& typeName)
+{
     const std::vector<std::string> valid = BatchPolicyNames();
     if (std::find(valid.begin(), valid.end(), typeName) == valid.end())
     {
@@ -167,8 +175,6 @@ PreTransferScheduler::SetInnerScheduler(std::string typeName)
                                     "policy (" +
                                     list + "), got '" + typeName + "'");
     }
-    m_innerType = typeName;
-    m_inner = ObjectFactory(typeName).Create<HandoverScheduler>();
 }
 
 Ptr<HandoverScheduler>

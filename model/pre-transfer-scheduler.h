@@ -71,6 +71,14 @@ class PreTransferScheduler : public HandoverScheduler
      */
     void SetInnerScheduler(std::string typeName);
 
+    /**
+     * \brief The InnerScheduler check alone (programs check their arguments with it before
+     *        anything is built).
+     * \param typeName a TypeId name
+     * \throws std::invalid_argument as SetInnerScheduler
+     */
+    static void CheckInnerScheduler(const std::string& typeName);
+
     /// \return the inner policy (created from InnerScheduler)
     Ptr<HandoverScheduler> GetInnerScheduler() const;
 

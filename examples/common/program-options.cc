@@ -5,6 +5,7 @@
 
 #include "ns3/edge-llm-helper.h"
 #include "ns3/global-value.h"
+#include "ns3/pre-transfer-scheduler.h"
 #include "ns3/string.h"
 
 #include <cerrno>
@@ -153,6 +154,18 @@ AttributeArgumentProblem(const std::string& name,
         if (!AcceptsValue(info.checker, value))
         {
             return "invalid value '" + value + "'; valid: " + ValidValues(info.checker);
+        }
+        if (tidName == "ns3::PreTransferScheduler" && attribute == "InnerScheduler")
+        {
+            // A string the checker takes; the setter wants a batch policy's TypeId name.
+            try
+            {
+                PreTransferScheduler::CheckInnerScheduler(value);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                return e.what();
+            }
         }
         return "";
     }

@@ -369,6 +369,15 @@ expect 2 "backhaulGbps must be a finite number > 0" $pre --backhaulGbps=0 --outp
 expect 2 "use --offsets" $pre --ns3::PreTransferScheduler::A3Offset=-6 --outputDir="$tmp/pre1"
 expect 2 "ns3::PreTransferScheduler::HoldTime" $pre --ns3::PreTransferScheduler::HoldTime=-1s \
   --outputDir="$tmp/pre1"
+# The main job's pre-ctho: an inner policy that is no batch policy, and the flow-level-only
+# YieldToHandovers false, refused before anything runs.
+expect 2 "ns3::PreTransferScheduler::InnerScheduler must be a batch policy (ns3::ChoScheduler" \
+  $main --schemes=pre-ctho --ns3::PreTransferScheduler::InnerScheduler=ns3::ImpactHoScheduler
+expect 2 "InnerScheduler must be a batch policy" \
+  $main --schemes=pre-ctho --ns3::PreTransferScheduler::InnerScheduler=ns3::Foo
+expect 0 "" $main --ns3::PreTransferScheduler::InnerScheduler=ns3::ThoScheduler --PrintHelp
+expect 2 "YieldToHandovers false is modelled at flow level only" \
+  $main --numUes=1 --schemes=pre-ctho --ns3::PreTransferScheduler::YieldToHandovers=false
 [ ! -e "$tmp/pre1/pre-transfer-delay.csv" ] ||
   { echo "FAIL: edge-llm-pre-transfer wrote a CSV for a refused run"; fail=$((fail + 1)); }
 [ -s "$tmp/pre0/pre-transfer-ues.csv" ] ||
