@@ -92,6 +92,11 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
     {
         return; // the trigger repeats while its condition holds
     }
+    auto refused = m_refused.find(sessionId);
+    if (refused != m_refused.end() && refused->second == targetCellId)
+    {
+        return; // that cell evicted or refused it: the handover moves the whole cache
+    }
     if (out != m_out.end())
     {
         End(sessionId); // the likely target changed
@@ -223,6 +228,7 @@ EdgeLlmPreTransferRole::End(uint64_t sessionId)
 uint64_t
 EdgeLlmPreTransferRole::OnHandover(const EdgeLlmNode::Session& s, uint16_t targetCellId)
 {
+    m_refused.erase(s.id); // a later likely handover may try again
     auto out = m_out.find(s.id);
     if (out == m_out.end())
     {
@@ -262,6 +268,8 @@ EdgeLlmPreTransferRole::OnEvicted(uint16_t peerCellId, const KvTransferCompleteH
     }
     Stop(m.sessionId);
     m_out.erase(out);
+    // Not again to that cell before this handover: its memory has no room for it.
+    m_refused[m.sessionId] = peerCellId;
 }
 
 // ---------------------------------------------------------------------------

@@ -139,9 +139,12 @@ class EdgeLlmPreTransferRole
     /// \return the node's KV memory, created on first use
     KvPreTransferStore& Store();
 
-    EdgeLlmNode* m_node;                         //!< The BS (owner)
-    std::map<uint64_t, Outgoing> m_out;          //!< By session
-    std::map<uint64_t, Incoming> m_in;           //!< By session
+    EdgeLlmNode* m_node;                //!< The BS (owner)
+    std::map<uint64_t, Outgoing> m_out; //!< By session
+    std::map<uint64_t, Incoming> m_in;  //!< By session
+    /// Session -> the cell that evicted (or refused) its pre-transfer: not sent there again
+    /// before the session's next handover
+    std::map<uint64_t, uint16_t> m_refused;
     std::unique_ptr<KvPreTransferStore> m_store; //!< KV memory for pre-sent caches
     EventId m_pacing;                            //!< Next budget refill
 };

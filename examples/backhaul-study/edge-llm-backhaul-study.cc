@@ -267,6 +267,8 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     std::map<std::string, std::string> attributesSet = MultiCellScenario::GetAttributesSet();
     attributesSet["ns3::ImpactHoScheduler::Policy"] =
         "set per scheme: use --schemes=impactho, ea, wta or pf";
+    attributesSet["ns3::PreTransferScheduler::InnerScheduler"] =
+        "the scheme names it: pre-ctho plans the rest with ctHO";
     if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {
         return 2;
@@ -683,9 +685,7 @@ StudyTables::Write(const MultiCellConfig& cfg, const std::string& outputDir) con
     return !m_tradeoff ||
            WriteFigure(outputDir + "/backhaul-tradeoff",
                        m_tradeoffCsv.str(),
-                       "edge-llm-backhaul-study: worst UE-side delay vs KV bytes on the "
-                       "backhaul\\n" +
-                           cfg.Describe(),
+                       "Worst UE-side delay vs KV bytes on the backhaul\\n" + cfg.Describe(),
                        "KV bytes sent over the backhaul per run (GB)",
                        "Worst handover delay at the UE (s)",
                        m_tradeoffPoints,
@@ -715,6 +715,15 @@ main(int argc, char* argv[])
               << (cfg.prefillPromptsOnGpu ? "" : " cached on arrival (no GPU warm-up)")
               << ", handovers " << cfg.handover << ", roads " << cfg.roads << ", seed "
               << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+    std::vector<std::string> types;
+    for (const StudyScheme& scheme : o.schemes)
+    {
+        types.push_back(scheme.type);
+    }
+    if (!CheckPacketPreTransfer(types, cfg.handover == "script", std::cerr))
+    {
+        return 2;
+    }
     for (const StudyScheme& scheme : o.schemes)
     {
         if (scheme.name == "tc-ctho" && cfg.handover != "script")

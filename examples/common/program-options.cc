@@ -8,6 +8,7 @@
 #include "ns3/pre-transfer-scheduler.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstddef>
@@ -155,18 +156,6 @@ AttributeArgumentProblem(const std::string& name,
         {
             return "invalid value '" + value + "'; valid: " + ValidValues(info.checker);
         }
-        if (tidName == "ns3::PreTransferScheduler" && attribute == "InnerScheduler")
-        {
-            // A string the checker takes; the setter wants a batch policy's TypeId name.
-            try
-            {
-                PreTransferScheduler::CheckInnerScheduler(value);
-            }
-            catch (const std::invalid_argument& e)
-            {
-                return e.what();
-            }
-        }
         return "";
     }
     // Config::SetDefault sets only the TypeId's own attributes: name the parent's.
@@ -251,6 +240,33 @@ CheckAttributeArguments(int argc,
             err << "error: " << argv[i] << ": " << problem << std::endl;
             return false;
         }
+    }
+    return true;
+}
+
+bool
+CheckPacketPreTransfer(const std::vector<std::string>& types, bool scripted, std::ostream& err)
+{
+    if (std::find(types.begin(), types.end(), "ns3::PreTransferScheduler") == types.end())
+    {
+        return true;
+    }
+    Ptr<PreTransferScheduler> policy = CreateObject<PreTransferScheduler>();
+    if (!policy->GetYieldToHandovers())
+    {
+        err << "error: --ns3::PreTransferScheduler::YieldToHandovers=false is modelled at flow "
+               "level only (edge-llm-pre-transfer); at packet level a pre-transfer uses idle "
+               "capacity (true)"
+            << std::endl;
+        return false;
+    }
+    if (policy->GetTrigger() == PreTransferScheduler::PREDICTED_CROSSING && !scripted)
+    {
+        err << "error: --ns3::PreTransferScheduler::Trigger=PredictedCrossing needs scripted "
+               "handovers (their crossings are the predicted ones); with an automatic handover "
+               "algorithm use A3Entering"
+            << std::endl;
+        return false;
     }
     return true;
 }

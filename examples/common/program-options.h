@@ -18,9 +18,26 @@
 #include <ostream>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 namespace ns3
 {
+
+/**
+ * \ingroup edge-llm
+ * \brief Refuse, before anything runs, the PreTransferScheduler settings (as the command
+ *        line left its defaults) a packet-level run cannot use: YieldToHandovers false
+ *        (flow level only) and Trigger PredictedCrossing without scripted handovers (the
+ *        only predicted crossings there are).
+ * \param types the scheduler TypeIds of the schemes the program runs (nothing is checked
+ *        without ns3::PreTransferScheduler among them)
+ * \param scripted the handovers are scripted
+ * \param err where the one-line "error: ..." goes
+ * \return false after writing it
+ */
+bool CheckPacketPreTransfer(const std::vector<std::string>& types,
+                            bool scripted,
+                            std::ostream& err);
 
 /**
  * \ingroup edge-llm

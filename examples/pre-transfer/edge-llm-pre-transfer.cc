@@ -73,7 +73,7 @@ ParseOffsets(const std::string& text)
         {
             used = 0;
         }
-        if (used != item.size() || item.empty() || !(v >= -15 && v <= 15))
+        if (used != item.size() || item.empty() || !(v >= -15 && v <= 15) || text.back() == ',')
         {
             throw std::invalid_argument("--offsets must be a comma-separated list of dB values in "
                                         "[-15, 15] (ns3::PreTransferScheduler::A3Offset), got '" +
@@ -147,7 +147,10 @@ main(int argc, char* argv[])
                      "Share of UEs that end their session before the boundary (never hand "
                      "over), in [0, 1]",
                      o.stopShare);
-    options.AddValue("rateShare", "ns3::PreTransferScheduler::RateShare, in [0, 1]", o.rateShare);
+    options.AddValue("rateShare",
+                     "ns3::PreTransferScheduler::RateShare, in (0, 1] (0 would send nothing "
+                     "ahead)",
+                     o.rateShare);
     options.AddValue("kvMemoryGb",
                      "KV memory for caches sent ahead, per BS, GB, > 0",
                      o.kvMemoryGb);
@@ -169,12 +172,14 @@ main(int argc, char* argv[])
         return 2;
     }
     const std::string perPoint = "the program sets it per point";
-    if (!CheckAttributeArguments(argc,
-                                 argv,
-                                 {{"ns3::PreTransferScheduler::A3Offset", "use --offsets"},
-                                  {"ns3::PreTransferScheduler::RateShare", "use --rateShare"},
-                                  {"ns3::PreTransferScheduler::InnerScheduler", perPoint}},
-                                 std::cerr))
+    if (!CheckAttributeArguments(
+            argc,
+            argv,
+            {{"ns3::PreTransferScheduler::A3Offset", "use --offsets"},
+             {"ns3::PreTransferScheduler::RateShare", "use --rateShare"},
+             {"ns3::PreTransferScheduler::InnerScheduler", perPoint},
+             {"ns3::PreTransferScheduler::Trigger", "the program sweeps the A3 trigger's offset"}},
+            std::cerr))
     {
         return 2;
     }
@@ -283,7 +288,13 @@ main(int argc, char* argv[])
                   << " s, backhaul " << std::setprecision(3) << b.mean << " GB, waste " << x.mean
                   << " GB\n";
         std::cout.unsetf(std::ios::fixed);
-        tradeoff.push_back(FigurePoint{b.mean, scheme, w.mean, w.ci95, true});
+        std::ostringstream series; // each offset its own point in the key
+        series << scheme;
+        if (!std::isnan(offset))
+        {
+            series << " " << offset << " dB";
+        }
+        tradeoff.push_back(FigurePoint{b.mean, series.str(), w.mean, w.ci95, true});
     };
     for (const auto& [scheme, s] : baselines)
     {

@@ -114,7 +114,8 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
 {
     RoadHandoverConfig& cfg = o.cfg;
     options.AddValue("schemes",
-                     "Comma-separated: ctho, tho, cho, impactho (importance-ordered partial "
+                     "Comma-separated: ctho, tho, cho, pre-ctho (proactive pre-transfer, the "
+                     "rest planned by ctHO), impactho (importance-ordered partial "
                      "transfer, 100 ms slots, 500 ms window)",
                      raw.schemes);
     options.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
@@ -305,7 +306,7 @@ ParseOptions(int argc,
     AddOptions(options, text, o, raw);
     // Attribute defaults and global values first: a bad one, or one this program would
     // overwrite, is refused naming it and its valid range (exit 2).
-    const std::map<std::string, std::string> attributesSet =
+    std::map<std::string, std::string> attributesSet =
         RoadHandoverScenario::GetAttributesSet({{"model", "model"},
                                                 {"kvBits", "kvBits"},
                                                 {"decodeRate", "decodeRate"},
@@ -324,6 +325,8 @@ ParseOptions(int argc,
                                                 {"srsPeriodicity", "srsPeriodicity"},
                                                 {"amcModel", "amcModel"},
                                                 {"warmupOnGpu", "warmupOnGpu"}});
+    attributesSet["ns3::PreTransferScheduler::InnerScheduler"] =
+        "the scheme names it: pre-ctho plans the rest with ctHO";
     if (!options.Check(argc, argv, std::cerr) ||
         !CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {
@@ -331,6 +334,15 @@ ParseOptions(int argc,
     }
     cmd.Parse(argc, argv);
     if (!CheckRawOptions(raw, o.cfg) || !ParseSchemes(raw.schemes, o.schemes))
+    {
+        return 2;
+    }
+    std::vector<std::string> types;
+    for (const auto& scheme : o.schemes)
+    {
+        types.push_back(scheme.second);
+    }
+    if (!CheckPacketPreTransfer(types, o.cfg.handoverAlgorithm.empty(), std::cerr))
     {
         return 2;
     }
@@ -502,7 +514,8 @@ PrintWorstUser(const std::string& name, const RoadHandoverResult& r)
         }
         std::cout << "\n  " << r.predictionError.Describe() << "\n";
     }
-    std::cout << "  flow level on these handovers: this policy "
+    std::cout << "  flow level on these handovers: this policy"
+              << (name.rfind("pre-", 0) == 0 ? " (without pre-transfer) " : " ")
               << (std::isnan(r.fluidWorst) ? std::string("n/a (no flow-level model)")
                                            : TableCell(r.fluidWorst, 0) + " s")
               << ", one-batch clairvoyant ctHO (every time known, one L) " << r.clairvoyantWorst

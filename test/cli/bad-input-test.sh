@@ -371,13 +371,22 @@ expect 2 "ns3::PreTransferScheduler::HoldTime" $pre --ns3::PreTransferScheduler:
   --outputDir="$tmp/pre1"
 # The main job's pre-ctho: an inner policy that is no batch policy, and the flow-level-only
 # YieldToHandovers false, refused before anything runs.
-expect 2 "ns3::PreTransferScheduler::InnerScheduler must be a batch policy (ns3::ChoScheduler" \
-  $main --schemes=pre-ctho --ns3::PreTransferScheduler::InnerScheduler=ns3::ImpactHoScheduler
-expect 2 "InnerScheduler must be a batch policy" \
-  $main --schemes=pre-ctho --ns3::PreTransferScheduler::InnerScheduler=ns3::Foo
-expect 0 "" $main --ns3::PreTransferScheduler::InnerScheduler=ns3::ThoScheduler --PrintHelp
-expect 2 "YieldToHandovers false is modelled at flow level only" \
-  $main --numUes=1 --schemes=pre-ctho --ns3::PreTransferScheduler::YieldToHandovers=false
+expect 2 "the scheme names it: pre-ctho plans the rest with ctHO" \
+  $main --schemes=pre-ctho --ns3::PreTransferScheduler::InnerScheduler=ns3::ThoScheduler
+expect 2 "YieldToHandovers=false is modelled at flow level only" \
+  $main --numUes=1 --schemes=ctho,pre-ctho --ns3::PreTransferScheduler::YieldToHandovers=false
+expect 2 "Trigger=PredictedCrossing needs scripted handovers" \
+  $main --numUes=1 --schemes=pre-ctho --handoverAlgorithm=ns3::A3RsrpHandoverAlgorithm \
+  --ns3::PreTransferScheduler::Trigger=PredictedCrossing
+expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
+  --ns3::PreTransferScheduler::Trigger=PredictedCrossing
+expect 2 "the scheme names it" $study --schemes=pre-ctho \
+  --ns3::PreTransferScheduler::InnerScheduler=ns3::ChoScheduler
+expect 2 "Trigger=PredictedCrossing needs scripted handovers" $study --schemes=pre-ctho \
+  --handover=A3-RSRP --ns3::PreTransferScheduler::Trigger=PredictedCrossing
+expect 2 "the program sweeps the A3 trigger's offset" $pre \
+  --ns3::PreTransferScheduler::Trigger=PredictedCrossing --outputDir="$tmp/pre1"
+expect 2 "--offsets must be a comma-separated list" $pre "--offsets=-3," --outputDir="$tmp/pre1"
 [ ! -e "$tmp/pre1/pre-transfer-delay.csv" ] ||
   { echo "FAIL: edge-llm-pre-transfer wrote a CSV for a refused run"; fail=$((fail + 1)); }
 [ -s "$tmp/pre0/pre-transfer-ues.csv" ] ||
