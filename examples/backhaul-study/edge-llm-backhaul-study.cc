@@ -402,6 +402,15 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
             return 2;
         }
     }
+    std::vector<std::string> types;
+    for (const StudyScheme& scheme : runs)
+    {
+        types.push_back(scheme.type);
+    }
+    if (!CheckPacketPreTransfer(types, cfg.handover == "script", std::cerr))
+    {
+        return 2;
+    }
     try
     {
         cfg.Validate();
@@ -715,15 +724,6 @@ main(int argc, char* argv[])
               << (cfg.prefillPromptsOnGpu ? "" : " cached on arrival (no GPU warm-up)")
               << ", handovers " << cfg.handover << ", roads " << cfg.roads << ", seed "
               << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
-    std::vector<std::string> types;
-    for (const StudyScheme& scheme : o.schemes)
-    {
-        types.push_back(scheme.type);
-    }
-    if (!CheckPacketPreTransfer(types, cfg.handover == "script", std::cerr))
-    {
-        return 2;
-    }
     for (const StudyScheme& scheme : o.schemes)
     {
         if (scheme.name == "tc-ctho" && cfg.handover != "script")

@@ -88,6 +88,15 @@ ParseOffsets(const std::string& text)
     return out;
 }
 
+/// \return \p offset as --offsets would give it ("-6", "-3.25")
+std::string
+OffsetText(double offset)
+{
+    std::ostringstream text;
+    text << offset;
+    return text.str();
+}
+
 /// Runs \p scheduler on run \p run's road; adds the point's samples.
 void
 RunPoint(const Options& o,
@@ -280,10 +289,8 @@ main(int argc, char* argv[])
         csv << scheme << ',' << (std::isnan(offset) ? std::string() : std::to_string(offset)) << ','
             << std::setprecision(9) << w.mean << ',' << w.ci95 << ',' << x.mean << ',' << x.ci95
             << ',' << b.mean << ',' << b.ci95 << ',' << w.n << '\n';
-        std::cout << "  " << std::left << std::setw(18)
-                  << (std::isnan(offset)
-                          ? scheme
-                          : scheme + " @ " + std::to_string(offset).substr(0, 5) + " dB")
+        std::cout << "  " << std::left << std::setw(20)
+                  << (std::isnan(offset) ? scheme : scheme + " @ " + OffsetText(offset) + " dB")
                   << std::right << std::fixed << std::setprecision(4) << " worst delay " << w.mean
                   << " s, backhaul " << std::setprecision(3) << b.mean << " GB, waste " << x.mean
                   << " GB\n";
