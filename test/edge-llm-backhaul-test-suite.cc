@@ -3,6 +3,7 @@
  */
 #include "ctho-brute-force.h"
 #include "edge-llm-study-checks.h"
+#include "edge-llm-test-util.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -1167,15 +1168,7 @@ class BadInputTestCase : public TestCase
     /// \return the message of what \p f throws ("" if nothing)
     static std::string Error(const std::function<void()>& f)
     {
-        try
-        {
-            f();
-        }
-        catch (const std::invalid_argument& e)
-        {
-            return e.what();
-        }
-        return "";
+        return edgellmtest::ErrorOf(f);
     }
 
     void DoRun() override

@@ -3,6 +3,7 @@
  */
 #include "ctho-brute-force.h"
 #include "edge-llm-mesh-fixture.h"
+#include "edge-llm-test-util.h"
 
 #include "ns3/boolean.h"
 #include "ns3/ctho-scheduler.h"
@@ -489,17 +490,10 @@ class PreTransferInputTestCase : public TestCase
     }
 
   private:
+    /// \return the message of what \p f throws ("" if nothing)
     static std::string Error(const std::function<void()>& f)
     {
-        try
-        {
-            f();
-        }
-        catch (const std::invalid_argument& e)
-        {
-            return e.what();
-        }
-        return "";
+        return edgellmtest::ErrorOf(f);
     }
 
     void DoRun() override
