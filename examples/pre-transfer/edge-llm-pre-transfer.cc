@@ -61,7 +61,9 @@ ParseOffsets(const std::string& text)
     std::vector<double> out;
     std::stringstream in(text);
     std::string item;
-    while (std::getline(in, item, ','))
+    // getline drops an empty last item: a trailing comma is refused here.
+    const bool trailing = !text.empty() && text.back() == ',';
+    while (!trailing && std::getline(in, item, ','))
     {
         std::size_t used = 0;
         double v = 0;
@@ -73,13 +75,24 @@ ParseOffsets(const std::string& text)
         {
             used = 0;
         }
-        if (used != item.size() || item.empty() || !(v >= -15 && v <= 15) || text.back() == ',')
+        if (used != item.size() || item.empty() || !(v >= -15 && v <= 15))
         {
             throw std::invalid_argument("--offsets must be a comma-separated list of dB values in "
                                         "[-15, 15] (ns3::PreTransferScheduler::A3Offset), got '" +
                                         text + "'");
         }
+        if (std::find(out.begin(), out.end(), v) != out.end())
+        {
+            // One point per offset: a repeat would pool its runs twice into one mean.
+            throw std::invalid_argument("--offsets: " + item + " is listed twice");
+        }
         out.push_back(v);
+    }
+    if (trailing)
+    {
+        throw std::invalid_argument("--offsets must be a comma-separated list of dB values in "
+                                    "[-15, 15] (ns3::PreTransferScheduler::A3Offset), got '" +
+                                    text + "'");
     }
     if (out.empty())
     {

@@ -387,6 +387,8 @@ expect 2 "Trigger=PredictedCrossing needs scripted handovers" $study --schemes=p
 expect 2 "the program sweeps the A3 trigger's offset" $pre \
   --ns3::PreTransferScheduler::Trigger=PredictedCrossing --outputDir="$tmp/pre1"
 expect 2 "--offsets must be a comma-separated list" $pre "--offsets=-3," --outputDir="$tmp/pre1"
+expect 2 "--offsets: -6 is listed twice" $pre "--offsets=-6,0,-6" --outputDir="$tmp/pre1"
+expect 2 "--offsets: -6.0 is listed twice" $pre "--offsets=-6,-6.0" --outputDir="$tmp/pre1"
 [ ! -e "$tmp/pre1/pre-transfer-delay.csv" ] ||
   { echo "FAIL: edge-llm-pre-transfer wrote a CSV for a refused run"; fail=$((fail + 1)); }
 [ -s "$tmp/pre0/pre-transfer-ues.csv" ] ||
