@@ -1577,7 +1577,11 @@ EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
 {
     if (sessionId & KvFrameHeader::PRE_TRANSFER_BIT)
     {
-        m_preTransfer->OnKvBytes(sessionId & ~KvFrameHeader::PRE_TRANSFER_BIT, bytes);
+        const bool entries = sessionId & KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT;
+        m_preTransfer->OnKvBytes(sessionId & ~(KvFrameHeader::PRE_TRANSFER_BIT |
+                                               KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT),
+                                 bytes,
+                                 entries);
         return;
     }
     m_target->OnKvBytes(sessionId, bytes);
@@ -1588,7 +1592,8 @@ EdgeLlmNode::OnTransferSent(uint64_t sessionId)
 {
     if (sessionId & KvFrameHeader::PRE_TRANSFER_BIT)
     {
-        m_preTransfer->OnSent(sessionId & ~KvFrameHeader::PRE_TRANSFER_BIT);
+        m_preTransfer->OnSent(sessionId & ~(KvFrameHeader::PRE_TRANSFER_BIT |
+                                            KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT));
         return;
     }
     m_source->OnTransferSent(sessionId);

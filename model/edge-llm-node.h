@@ -560,6 +560,7 @@ class EdgeLlmNode : public Application
         uint64_t reprefillTokens{0};      //!< Timed out: tokens to re-prefill (0: none)
         bool reprefillRunning{false};     //!< That re-prefill is on the GPU
         uint32_t entryBytes{0};           //!< ImpactHO: KV bytes per entry (0: plain bytes)
+        bool transferClosed{false};       //!< ImpactHO: TRANSFER_COMPLETE or TRUNCATE came
         uint32_t restoreGeneration{0};    //!< Tells a stale timeout from the current restore
         bool layerMajor{false};           //!< KV bytes arrive layer-major (layer-wise streaming)
         std::vector<Time> layerReady;     //!< Layer-major: when each KV layer completed
@@ -576,6 +577,9 @@ class EdgeLlmNode : public Application
         /// Source side: tokens of the cache the target holds from a pre-transfer (the plan
         /// of this handover leaves them out)
         uint64_t preSentTokens{0};
+        /// Target side, importance-ordered: KV bytes of the first entries a pre-transfer
+        /// committed (counted in ReceivedKvBytes())
+        uint64_t preSentKvBytes{0};
 
         /// \return true once every prefill the restore needs has finished
         bool PrefillDone() const
@@ -583,11 +587,16 @@ class EdgeLlmNode : public Application
             return !batchPending && reprefillTokens == 0 && !reprefillRunning;
         }
 
-        /// KV bytes received (ImpactHO segments carry a 3-byte coordinate per entry)
+        /// KV bytes received (ImpactHO segments carry a 3-byte coordinate per entry; the
+        /// entries a pre-transfer committed count)
         uint64_t ReceivedKvBytes() const
         {
-            return entryBytes == 0 ? receivedKvBytes
-                                   : receivedKvBytes / (entryBytes + 3) * entryBytes;
+            return entryBytes == 0
+                       ? receivedKvBytes
+                       : receivedKvBytes /
+                                 (entryBytes + KvTransferConnection::ENTRY_COORDINATE_BYTES) *
+                                 entryBytes +
+                             preSentKvBytes;
         }
 
       private:

@@ -49,6 +49,26 @@ EdgeLlmPreTransferRole::GetReservedBytes() const
     return m_store ? m_store->GetReserved() : 0;
 }
 
+uint64_t
+EdgeLlmPreTransferRole::JobId(uint64_t sessionId) const
+{
+    Ptr<PreTransferScheduler> policy = GetPolicy();
+    const bool entries = policy && policy->AllocatesSlots();
+    return sessionId | KvFrameHeader::PRE_TRANSFER_BIT |
+           (entries ? KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT : 0);
+}
+
+uint64_t
+EdgeLlmPreTransferRole::KvBytes(const Incoming& in) const
+{
+    if (!in.entries)
+    {
+        return in.arrived;
+    }
+    const uint64_t entry = m_node->m_profile.BitsPerEntry() / 8;
+    return in.arrived / (entry + KvTransferConnection::ENTRY_COORDINATE_BYTES) * entry;
+}
+
 void
 EdgeLlmPreTransferRole::Send(uint16_t peerCellId,
                              KvFrameHeader::MessageType type,
@@ -173,7 +193,7 @@ EdgeLlmPreTransferRole::Pace()
         const double bytes = policy->GetRateShare() * m_node->GetPlanningBitRate(o.target) / 8.0 *
                              interval.GetSeconds() / sending[o.target];
         m_node->m_peers.at(o.target).connection->SetSlotBudget(
-            id | KvFrameHeader::PRE_TRANSFER_BIT,
+            JobId(id),
             static_cast<uint64_t>(std::max(1.0, bytes)));
     }
     if (!m_out.empty())
@@ -188,7 +208,7 @@ void
 EdgeLlmPreTransferRole::Queue(uint64_t sessionId, uint16_t targetCellId, uint64_t bytes)
 {
     Ptr<KvTransferConnection> connection = m_node->m_peers.at(targetCellId).connection;
-    const uint64_t id = sessionId | KvFrameHeader::PRE_TRANSFER_BIT;
+    const uint64_t id = JobId(sessionId);
     if (connection->Extend(id, bytes))
     {
         return;
@@ -200,6 +220,11 @@ EdgeLlmPreTransferRole::Queue(uint64_t sessionId, uint16_t targetCellId, uint64_
     job.remainingBytes = bytes;
     job.slotBudget = 0; // Pace() gives the budget
     job.background = true;
+    if (id & KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT)
+    {
+        // Importance order, as the slot policy inside sends the rest (ImpactHO Sec. VI-E).
+        job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BitsPerEntry() / 8);
+    }
     connection->AddTransfer(job);
 }
 
@@ -212,8 +237,7 @@ EdgeLlmPreTransferRole::Stop(uint64_t sessionId)
         return o.bytes;
     }
     // The queued job holds the bytes announced since the last time every byte was sent.
-    return o.sentBefore + m_node->m_peers.at(o.target).connection->Cancel(
-                              sessionId | KvFrameHeader::PRE_TRANSFER_BIT);
+    return o.sentBefore + m_node->m_peers.at(o.target).connection->Cancel(JobId(sessionId));
 }
 
 void
@@ -240,11 +264,10 @@ EdgeLlmPreTransferRole::OnHandover(const EdgeLlmNode::Session& s, uint16_t targe
         return 0;
     }
     const uint64_t sent = Stop(s.id);
-    const uint64_t tokens = std::min(out->second.tokens, sent / m_node->m_profile.BytesPerToken());
     m_out.erase(out);
     // Ahead of the TRANSFER_REQUEST on the same control stream.
     Send(targetCellId, KvFrameHeader::PRE_TRANSFER_COMMIT, s.id, sent);
-    return tokens;
+    return sent;
 }
 
 void
@@ -331,7 +354,7 @@ EdgeLlmPreTransferRole::Evict(const std::vector<uint64_t>& evicted)
 }
 
 void
-EdgeLlmPreTransferRole::OnKvBytes(uint64_t sessionId, uint64_t bytes)
+EdgeLlmPreTransferRole::OnKvBytes(uint64_t sessionId, uint64_t bytes, bool entries)
 {
     auto it = m_in.find(sessionId);
     if (it == m_in.end())
@@ -341,7 +364,8 @@ EdgeLlmPreTransferRole::OnKvBytes(uint64_t sessionId, uint64_t bytes)
         return;
     }
     it->second.arrived += bytes;
-    if (it->second.committed && it->second.arrived >= it->second.committedBytes)
+    it->second.entries = entries;
+    if (it->second.committed && KvBytes(it->second) >= it->second.committedBytes)
     {
         Use(sessionId);
     }
@@ -364,8 +388,9 @@ EdgeLlmPreTransferRole::OnCommit(uint16_t peerCellId, const KvTransferCompleteHe
     it->second.committed = true;
     it->second.committedBytes = m.totalBytes;
     it->second.hold.Cancel();
+    m_committed[m.sessionId] = m.totalBytes;
     Store().Release(m.sessionId); // the session's cache now, not a pre-sent one
-    if (it->second.arrived >= m.totalBytes)
+    if (KvBytes(it->second) >= m.totalBytes)
     {
         Use(m.sessionId);
     }
@@ -379,12 +404,26 @@ EdgeLlmPreTransferRole::Use(uint64_t sessionId)
     const uint64_t perToken = m_node->m_profile.BytesPerToken();
     const uint64_t tokens = in.committedBytes / perToken;
     m_node->m_preUsedTrace(sessionId, in.source, tokens);
-    const uint64_t waste = in.arrived - tokens * perToken;
+    // Entries: every one is used (the importance order goes on after them).
+    const uint64_t waste = in.entries ? 0 : in.arrived - tokens * perToken;
     if (waste > 0)
     {
         m_node->m_preWastedTrace(sessionId, in.source, waste); // a partial token
     }
     m_node->m_target->ResumeIfRestored(sessionId);
+}
+
+uint64_t
+EdgeLlmPreTransferRole::TakeCommittedBytes(uint64_t sessionId)
+{
+    auto it = m_committed.find(sessionId);
+    if (it == m_committed.end())
+    {
+        return 0;
+    }
+    const uint64_t bytes = it->second;
+    m_committed.erase(it);
+    return bytes;
 }
 
 bool

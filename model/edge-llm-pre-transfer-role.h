@@ -28,9 +28,12 @@ namespace ns3
  * session's KV cache so far, then the cache as a background job on the backhaul connection
  * (session id | KvFrameHeader::PRE_TRANSFER_BIT): it sends only when no handover transfer
  * may, at most RateShare of the path's planning rate, refilled every PacingInterval and
- * shared by the pre-transfers on that path. At the handover (OnHandover) the job stops:
- * to the predicted cell, PRE_TRANSFER_COMMIT with the bytes sent, whose whole tokens the
- * plan of the rest leaves out; to another cell (or when the session ends first),
+ * shared by the pre-transfers on that path. With a slot policy inside the
+ * PreTransferScheduler (ImpactHO's family) the cache goes in importance order, as entries
+ * with their 3-byte coordinates (KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT). At the handover
+ * (OnHandover) the job stops: to the predicted cell, PRE_TRANSFER_COMMIT with the KV bytes
+ * sent, whose whole tokens the plan of the rest leaves out (a slot policy: the importance
+ * order goes on after them); to another cell (or when the session ends first),
  * PRE_TRANSFER_END.
  *
  * Target: PRE_TRANSFER_START reserves room in the BS's KV memory (KvMemoryCapacity,
@@ -39,7 +42,8 @@ namespace ns3
  * counted as they arrive; a COMMIT hands them to the session the TRANSFER_REQUEST then
  * creates (its restore waits until every committed byte is in); an END drops them after
  * the local PreTransferScheduler's HoldTime. Bytes sent ahead and not used are waste
- * (PreTransferWasted).
+ * (PreTransferWasted). The target counts bytes as they crossed the backhaul (entries'
+ * coordinates included: arrivals, evictions, waste); START, COMMIT and END carry KV bytes.
  */
 class EdgeLlmPreTransferRole
 {
@@ -65,8 +69,9 @@ class EdgeLlmPreTransferRole
 
     /**
      * \brief Source: \p s hands over to \p targetCellId now; its pre-transfer stops.
-     * \return the whole tokens of its cache the target holds from it (committed: the plan
-     *         leaves them out), 0 if none or another target
+     * \return the KV bytes of its cache the target holds from it (committed: a batch
+     *         policy's plan leaves out their whole tokens, a slot policy counts them as
+     *         sent), 0 if none or another target
      */
     uint64_t OnHandover(const EdgeLlmNode::Session& s, uint16_t targetCellId);
 
@@ -82,8 +87,22 @@ class EdgeLlmPreTransferRole
     /// \param peerCellId the source \param m PRE_TRANSFER_END
     void OnEnd(uint16_t peerCellId, const KvTransferCompleteHeader& m);
 
-    /// Target: KV bytes of \p sessionId's pre-transfer arrived.
-    void OnKvBytes(uint64_t sessionId, uint64_t bytes);
+    /**
+     * \brief Target: bytes of \p sessionId's pre-transfer arrived.
+     * \param sessionId the session
+     * \param bytes bytes of its KV_SEGMENTs
+     * \param entries they are importance-ordered entries with 3-byte coordinates
+     *        (PRE_TRANSFER_ENTRIES_BIT)
+     */
+    void OnKvBytes(uint64_t sessionId, uint64_t bytes, bool entries);
+
+    /**
+     * \brief Target: the KV bytes a PRE_TRANSFER_COMMIT of \p sessionId committed, once (the
+     *        TRANSFER_REQUEST that follows it takes them: an importance-ordered restore
+     *        counts them as received).
+     * \return the bytes, 0 if no commit of it is waiting
+     */
+    uint64_t TakeCommittedBytes(uint64_t sessionId);
 
     /// \return true while committed pre-sent bytes of \p sessionId are still on the way
     bool IsPending(uint64_t sessionId) const;
@@ -106,7 +125,8 @@ class EdgeLlmPreTransferRole
     struct Incoming
     {
         uint16_t source{0};         //!< Its source
-        uint64_t arrived{0};        //!< Bytes so far
+        uint64_t arrived{0};        //!< Bytes so far, as on the wire
+        bool entries{false};        //!< Importance-ordered entries with coordinates
         bool committed{false};      //!< The UE handed over here
         uint64_t committedBytes{0}; //!< Bytes the source sent (COMMIT)
         EventId hold;               //!< Drops it (END)
@@ -131,6 +151,11 @@ class EdgeLlmPreTransferRole
     void Drop(uint64_t sessionId);
     /// Target: every committed byte of \p sessionId is in: the restore may go on
     void Use(uint64_t sessionId);
+    /// Source: the background job id of \p sessionId's pre-transfer (PRE_TRANSFER_BIT, and
+    /// PRE_TRANSFER_ENTRIES_BIT with a slot policy inside)
+    uint64_t JobId(uint64_t sessionId) const;
+    /// Target: the KV bytes of \p in's arrivals (its coordinates not counted)
+    uint64_t KvBytes(const Incoming& in) const;
     /// Target: send \p type for \p sessionId to \p peerCellId
     void Send(uint16_t peerCellId,
               KvFrameHeader::MessageType type,
@@ -145,6 +170,8 @@ class EdgeLlmPreTransferRole
     /// Session -> the cell that evicted (or refused) its pre-transfer: not sent there again
     /// before the session's next handover
     std::map<uint64_t, uint16_t> m_refused;
+    /// Target: session -> KV bytes committed, until its TRANSFER_REQUEST takes them
+    std::map<uint64_t, uint64_t> m_committed;
     std::unique_ptr<KvPreTransferStore> m_store; //!< KV memory for pre-sent caches
     EventId m_pacing;                            //!< Next budget refill
 };

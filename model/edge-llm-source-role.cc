@@ -251,11 +251,12 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
     s.targetCellId = targetCellId;
     const uint64_t context = s.promptTokens + s.generated;
     m_node->m_handoverStartedTrace(sessionId, targetCellId, context);
-    // Tokens a pre-transfer already put at the target: the plan is of the rest.
-    s.preSentTokens = m_node->m_preTransfer->OnHandover(s, targetCellId);
+    // What a pre-transfer already put at the target: the plan is of the rest.
+    const uint64_t ahead = m_node->m_preTransfer->OnHandover(s, targetCellId);
+    s.preSentTokens = ahead / m_node->m_profile.BytesPerToken();
     if (m_node->m_scheduler->AllocatesSlots())
     {
-        StartSlotTransfer(sessionId, targetCellId, context);
+        StartSlotTransfer(sessionId, targetCellId, context, ahead);
         return;
     }
     if (GetBatcher().IsAnnounced(sessionId, targetCellId) || m_node->m_gatherTime.IsZero())
@@ -604,7 +605,10 @@ EdgeLlmSourceRole::SendTransferRequest(const EdgeLlmNode::Peer& peer,
 }
 
 void
-EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId, uint16_t targetCellId, uint64_t context)
+EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId,
+                                     uint16_t targetCellId,
+                                     uint64_t context,
+                                     uint64_t aheadBytes)
 {
     Ptr<HandoverScheduler> scheduler = m_node->m_scheduler;
     const Time now = Simulator::Now();
@@ -623,19 +627,30 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId, uint16_t targetCellId, 
     req.maxNewTokens = s.maxNewTokens;
     req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
     SendTransferRequest(peer, req, 0);
+    const uint64_t cacheBytes = context * m_node->m_profile.BytesPerToken();
+    // The first entries of the importance order went ahead (a pre-transfer): the rest.
+    aheadBytes = std::min(aheadBytes, cacheBytes);
     KvTransferJob job;
     job.sessionId = sessionId;
     job.handoverTime = now;
     job.deadline = now + scheduler->GetTransferWindow();
-    job.remainingBytes = context * m_node->m_profile.BytesPerToken();
+    job.remainingBytes = cacheBytes - aheadBytes;
     job.slotBudget = 0; // it waits for the next slot
     job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BitsPerEntry() / 8);
-    peer.connection->AddTransfer(job);
+    peer.connection->AddTransfer(job); // nothing left: its TRANSFER_COMPLETE at once
+    if (job.remainingBytes == 0)
+    {
+        return;
+    }
+    if (aheadBytes > 0)
+    {
+        m_node->m_preTransfer->GetPolicy()->SetBytesSentAhead(sessionId, aheadBytes);
+    }
 
     scheduler->AddSlotTransfer(sessionId,
                                targetCellId,
                                now,
-                               job.remainingBytes,
+                               cacheBytes,
                                AccuracyUtility::Preset(context,
                                                        m_node->m_importanceOrder,
                                                        m_node->m_kvAccuracyLoss,

@@ -203,11 +203,18 @@ class EdgeLlmSourceRole
      * \brief A slot policy (ImpactHO): send the whole cache in importance order, limited
      *        per slot, within the transfer window (ImpactHO Sec. III, utility Eq. (6));
      *        the policy keeps the transfer's state (HandoverScheduler::AddSlotTransfer).
+     *        A pre-transfer's committed bytes are the first of the importance order: the
+     *        rest is sent, the policy counts them as sent (PreTransferScheduler::
+     *        SetBytesSentAhead); nothing left: the request and TRANSFER_COMPLETE alone.
      * \param sessionId the session
      * \param targetCellId the target
      * \param context the context, tokens
+     * \param aheadBytes KV bytes its pre-transfer committed to this target (0: none)
      */
-    void StartSlotTransfer(uint64_t sessionId, uint16_t targetCellId, uint64_t context);
+    void StartSlotTransfer(uint64_t sessionId,
+                           uint16_t targetCellId,
+                           uint64_t context,
+                           uint64_t aheadBytes);
 
     /**
      * \brief Send \p req to \p peer: on its control connection with \p tokenIdBytes of

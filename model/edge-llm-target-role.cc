@@ -113,11 +113,13 @@ EdgeLlmTargetRole::OnTransferComplete(const KvTransferCompleteHeader& done)
                                                            static_cast<double>(t.expectedKvBytes)
                                                      : 1.0);
         t.expectedKvBytes = kv;
+        t.transferClosed = true;
         MaybeResume(t);
     }
     else if (t.entryBytes > 0 && t.GetState() == EdgeLlmNode::REDIRECTING)
     {
         t.expectedKvBytes = t.ReceivedKvBytes(); // the prefix to relay if refused
+        t.transferClosed = true;
     }
     else if (t.ReceivedKvBytes() != done.totalBytes)
     {
@@ -410,6 +412,8 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     s = Session(accepted ? EdgeLlmNode::RESTORING : EdgeLlmNode::REFUSED);
     s.id = req.sessionId;
     s.sourceCellId = peerCellId;
+    // A pre-transfer's COMMIT came first on the control stream (its bytes may be on the way).
+    const uint64_t committed = m_node->m_preTransfer->TakeCommittedBytes(req.sessionId);
     if (!accepted)
     {
         NS_LOG_ERROR("cell " << m_node->m_cellId << ": session " << req.sessionId << " from cell "
@@ -438,6 +442,9 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     if (req.flags & KvTransferRequestHeader::IMPORTANCE_ORDERED)
     {
         s.entryBytes = static_cast<uint32_t>(m_node->m_profile.BitsPerEntry() / 8);
+        // The first entries of the importance order were sent ahead: received (the restore
+        // waits until they are all in, EdgeLlmPreTransferRole::IsPending).
+        s.preSentKvBytes = std::min(committed, s.expectedKvBytes);
     }
     s.layerMajor = (req.flags & KvTransferRequestHeader::LAYER_MAJOR) && s.entryBytes == 0 &&
                    s.expectedKvBytes > 0;
@@ -481,9 +488,9 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
                                             s.id,
                                             s.restoreGeneration);
     }
-    if (s.expectedKvBytes == 0)
+    if (s.expectedKvBytes == 0 || (s.entryBytes > 0 && s.ReceivedKvBytes() == s.expectedKvBytes))
     {
-        m_node->m_kvReceivedTrace(s.id, s.sourceCellId, 0);
+        m_node->m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
     }
     else if (s.entryBytes == 0)
     {
@@ -744,9 +751,12 @@ void
 EdgeLlmTargetRole::MaybeResume(Session& s)
 {
     if (s.GetState() != EdgeLlmNode::RESTORING || !s.PrefillDone() ||
-        s.ReceivedKvBytes() < s.expectedKvBytes || m_node->m_preTransfer->IsPending(s.id))
+        s.ReceivedKvBytes() < s.expectedKvBytes || m_node->m_preTransfer->IsPending(s.id) ||
+        (s.entryBytes > 0 && !s.transferClosed))
     {
-        return; // (a pre-transfer's committed bytes still on the way count too)
+        // (A pre-transfer's committed bytes still on the way count too; ImpactHO sessions
+        // resume on their TRANSFER_COMPLETE or TRUNCATE, on what they have then.)
+        return;
     }
     if (s.relayTarget != 0)
     {

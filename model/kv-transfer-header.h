@@ -70,7 +70,9 @@ class KvFrameHeader : public Header
         /// (proactive pre-transfer; KvTransferCompleteHeader)
         PRE_TRANSFER_START = 14,
         /// source -> target: the UE hands over to you; the first totalBytes bytes sent ahead
-        /// are its cache's prefix (whole tokens of them are used; KvTransferCompleteHeader)
+        /// are its cache's prefix (whole tokens of them are used), or, sent as entries
+        /// (PRE_TRANSFER_ENTRIES_BIT), the first totalBytes KV bytes of its importance
+        /// order (all used; KvTransferCompleteHeader)
         PRE_TRANSFER_COMMIT = 15,
         /// source -> target: no handover to you; totalBytes were sent ahead: drop them after
         /// your hold time (KvTransferCompleteHeader)
@@ -83,6 +85,10 @@ class KvFrameHeader : public Header
     /// Set in the session id of a pre-transfer's KV_SEGMENTs (a session id is the UE's
     /// IMSI, far below 2^63)
     static constexpr uint64_t PRE_TRANSFER_BIT = uint64_t{1} << 63;
+    /// Set, with PRE_TRANSFER_BIT, in the session id of a pre-transfer's KV_SEGMENTs that
+    /// carry importance-ordered entries, each with its 3-byte coordinate (a
+    /// PreTransferScheduler with a slot policy inside); the receiver counts their KV bytes
+    static constexpr uint64_t PRE_TRANSFER_ENTRIES_BIT = uint64_t{1} << 62;
 
     /**
      * \brief Get the type ID.

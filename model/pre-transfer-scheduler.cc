@@ -22,9 +22,9 @@ NS_OBJECT_ENSURE_REGISTERED(PreTransferScheduler);
 
 namespace
 {
-/// The creatable batch policies an inner policy may be, by TypeId name.
+/// The creatable policies an inner policy may be, by TypeId name (batch and slot).
 std::vector<std::string>
-BatchPolicyNames()
+InnerPolicyNames()
 {
     const TypeId base = HandoverScheduler::GetTypeId();
     const TypeId self = PreTransferScheduler::GetTypeId();
@@ -36,11 +36,7 @@ BatchPolicyNames()
         {
             continue;
         }
-        ObjectFactory factory(tid.GetName());
-        if (!factory.Create<HandoverScheduler>()->AllocatesSlots())
-        {
-            names.push_back(tid.GetName());
-        }
+        names.push_back(tid.GetName());
     }
     std::sort(names.begin(), names.end());
     return names;
@@ -56,8 +52,11 @@ PreTransferScheduler::GetTypeId()
             .SetGroupName("EdgeLlm")
             .AddConstructor<PreTransferScheduler>()
             .AddAttribute("InnerScheduler",
-                          "The batch policy that plans, at the handover, the part of the cache "
-                          "not sent ahead (a batch HandoverScheduler's TypeId name).",
+                          "The policy that plans, at the handover, the part of the cache not "
+                          "sent ahead (a HandoverScheduler's TypeId name): a batch policy (ctHO, "
+                          "tHO, cHO) splits it into prefill and transfer; a slot policy "
+                          "(ImpactHO's family) sends the cache in importance order, ahead and "
+                          "after the handover.",
                           StringValue("ns3::CtHoScheduler"),
                           MakeStringAccessor(&PreTransferScheduler::SetInnerScheduler),
                           MakeStringChecker())
@@ -149,6 +148,7 @@ void
 PreTransferScheduler::DoDispose()
 {
     m_inner = nullptr;
+    m_sentAhead.clear();
     HandoverScheduler::DoDispose();
 }
 
@@ -163,7 +163,7 @@ PreTransferScheduler::SetInnerScheduler(std::string typeName)
 void
 PreTransferScheduler::CheckInnerScheduler(const std::string& typeName)
 {
-    const std::vector<std::string> valid = BatchPolicyNames();
+    const std::vector<std::string> valid = InnerPolicyNames();
     if (std::find(valid.begin(), valid.end(), typeName) == valid.end())
     {
         std::string list;
@@ -171,9 +171,8 @@ PreTransferScheduler::CheckInnerScheduler(const std::string& typeName)
         {
             list += (list.empty() ? "" : ", ") + name;
         }
-        throw std::invalid_argument("ns3::PreTransferScheduler::InnerScheduler must be a batch "
-                                    "policy (" +
-                                    list + "), got '" + typeName + "'");
+        throw std::invalid_argument("ns3::PreTransferScheduler::InnerScheduler must be one of " +
+                                    list + ", got '" + typeName + "'");
     }
 }
 
@@ -197,6 +196,73 @@ std::size_t
 PreTransferScheduler::SelectNextTransfer(const std::vector<KvTransferJob>& jobs) const
 {
     return GetInnerScheduler()->SelectNextTransfer(jobs);
+}
+
+bool
+PreTransferScheduler::AllocatesSlots() const
+{
+    return GetInnerScheduler()->AllocatesSlots();
+}
+
+Time
+PreTransferScheduler::GetSlotLength() const
+{
+    return GetInnerScheduler()->GetSlotLength();
+}
+
+Time
+PreTransferScheduler::GetTransferWindow() const
+{
+    return GetInnerScheduler()->GetTransferWindow();
+}
+
+void
+PreTransferScheduler::AddSlotTransfer(uint64_t sessionId,
+                                      uint16_t target,
+                                      Time arrival,
+                                      uint64_t bytes,
+                                      const AccuracyUtility& utility)
+{
+    GetInnerScheduler()->AddSlotTransfer(sessionId, target, arrival, bytes, utility);
+}
+
+uint16_t
+PreTransferScheduler::RemoveSlotTransfer(uint64_t sessionId)
+{
+    m_sentAhead.erase(sessionId);
+    return GetInnerScheduler()->RemoveSlotTransfer(sessionId);
+}
+
+bool
+PreTransferScheduler::HasSlotTransfers() const
+{
+    return GetInnerScheduler()->HasSlotTransfers();
+}
+
+std::vector<HandoverScheduler::SlotShare>
+PreTransferScheduler::ShareSlot(Time now, const SentBytes& sent, const SlotBudget& budget) const
+{
+    if (m_sentAhead.empty())
+    {
+        return GetInnerScheduler()->ShareSlot(now, sent, budget);
+    }
+    // The entries sent ahead are the first of the importance order: sent, for the share.
+    const SentBytes withAhead = [this, &sent](uint16_t target, uint64_t sessionId) {
+        const auto ahead = m_sentAhead.find(sessionId);
+        return sent(target, sessionId) + (ahead == m_sentAhead.end() ? 0 : ahead->second);
+    };
+    return GetInnerScheduler()->ShareSlot(now, withAhead, budget);
+}
+
+void
+PreTransferScheduler::SetBytesSentAhead(uint64_t sessionId, uint64_t bytes)
+{
+    if (bytes == 0)
+    {
+        m_sentAhead.erase(sessionId);
+        return;
+    }
+    m_sentAhead[sessionId] = bytes;
 }
 
 uint64_t

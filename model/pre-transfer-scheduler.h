@@ -10,6 +10,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,7 +23,9 @@ namespace ns3
  *        pre-transfer"): when a UE's handover to a cell becomes likely, its source sends
  *        the stable prefix of the UE's KV cache (the tokens decoded so far) to that cell
  *        ahead of the handover; at the handover only the rest is planned, by an inner
- *        batch policy (ctHO, tHO, cHO).
+ *        policy: a batch policy (ctHO, tHO, cHO) splits the rest into prefill and
+ *        transfer; a slot policy (ImpactHO and its baselines) sends the rest in importance
+ *        order, counting the entries sent ahead as received.
  *
  * The trigger (Trigger attribute) is either an A3 entering condition with its own offset
  * and time-to-trigger (the neighbour's RSRP exceeds the serving cell's by A3Offset dB for
@@ -35,8 +38,12 @@ namespace ns3
  * sending them and counted as waste.
  *
  * This object is the policy: its attributes, its trigger, and the inner policy's plan of
- * the rest (PlanBatch() and SelectNextTransfer() are the inner policy's). The flow-level
- * engine (PreTransferFluidScenario) moves the bytes.
+ * the rest (PlanBatch(), SelectNextTransfer() and every slot hook are the inner policy's).
+ * With a slot policy inside, the cache is sent ahead in importance order (the most
+ * important entries first, each with its 3-byte coordinate) and the bytes sent ahead
+ * count in the share the inner policy sees (SetBytesSentAhead()). The flow-level engines
+ * (PreTransferFluidScenario, and ImpactHoFluidScenario with ImpactHoFluidConfig::
+ * preTransfer) move the bytes at flow level, EdgeLlmNode at packet level.
  */
 class PreTransferScheduler : public HandoverScheduler
 {
@@ -63,11 +70,52 @@ class PreTransferScheduler : public HandoverScheduler
     /// \return the inner policy's choice (earliest deadline first for ctHO, tHO, cHO)
     std::size_t SelectNextTransfer(const std::vector<KvTransferJob>& jobs) const override;
 
+    /// \return the inner policy's: true for ImpactHO's family (importance order)
+    bool AllocatesSlots() const override;
+    /// \return the inner policy's slot length (0 for a batch policy)
+    Time GetSlotLength() const override;
+    /// \return the inner policy's transfer window (0 for a batch policy)
+    Time GetTransferWindow() const override;
+
+    /**
+     * \brief The inner slot policy's new transfer (HandoverScheduler::AddSlotTransfer): the
+     *        whole cache; the bytes SetBytesSentAhead() gave count as sent.
+     * Aborts as the inner policy's (a batch policy, a session already transferring).
+     */
+    void AddSlotTransfer(uint64_t sessionId,
+                         uint16_t target,
+                         Time arrival,
+                         uint64_t bytes,
+                         const AccuracyUtility& utility) override;
+    /// \return the inner policy's answer; the session's bytes sent ahead are forgotten
+    uint16_t RemoveSlotTransfer(uint64_t sessionId) override;
+    /// \return the inner policy's answer
+    bool HasSlotTransfers() const override;
+
+    /**
+     * \brief The inner slot policy's slot, each session's sent bytes counting the bytes
+     *        sent ahead of its handover (the first entries of its importance order).
+     */
+    std::vector<SlotShare> ShareSlot(Time now,
+                                     const SentBytes& sent,
+                                     const SlotBudget& budget) const override;
+
+    /**
+     * \brief With a slot policy inside: the first \p bytes of \p sessionId's cache in
+     *        importance order are at its target already (committed by its pre-transfer);
+     *        ShareSlot() counts them as sent. Call before AddSlotTransfer(); forgotten by
+     *        RemoveSlotTransfer().
+     * \param sessionId the session
+     * \param bytes KV bytes (coordinates not counted), <= the cache's bytes
+     */
+    void SetBytesSentAhead(uint64_t sessionId, uint64_t bytes);
+
     /**
      * \brief Set the inner policy (InnerScheduler attribute).
-     * \param typeName a batch HandoverScheduler's TypeId name, e.g. "ns3::CtHoScheduler"
+     * \param typeName a HandoverScheduler's TypeId name, e.g. "ns3::CtHoScheduler" or
+     *        "ns3::ImpactHoScheduler"
      * \throws std::invalid_argument naming InnerScheduler and the valid names for an
-     *         unknown name, a slot policy (ImpactHO family) or a PreTransferScheduler
+     *         unknown name or a PreTransferScheduler
      */
     void SetInnerScheduler(std::string typeName);
 
@@ -133,15 +181,17 @@ class PreTransferScheduler : public HandoverScheduler
   private:
     std::string m_innerType;        //!< InnerScheduler
     Ptr<HandoverScheduler> m_inner; //!< Created from m_innerType
-    Trigger m_trigger;              //!< Trigger
-    double m_a3Offset;              //!< A3Offset, dB
-    Time m_timeToTrigger;           //!< TimeToTrigger
-    Time m_leadTime;                //!< LeadTime
-    double m_rateShare;             //!< RateShare
-    bool m_yield;                   //!< YieldToHandovers
-    Time m_holdTime;                //!< HoldTime
-    bool m_follow;                  //!< FollowDecoding
-    Time m_pacingInterval;          //!< PacingInterval
+    /// Slot policy inside: session -> KV bytes its pre-transfer committed
+    std::map<uint64_t, uint64_t> m_sentAhead;
+    Trigger m_trigger;     //!< Trigger
+    double m_a3Offset;     //!< A3Offset, dB
+    Time m_timeToTrigger;  //!< TimeToTrigger
+    Time m_leadTime;       //!< LeadTime
+    double m_rateShare;    //!< RateShare
+    bool m_yield;          //!< YieldToHandovers
+    Time m_holdTime;       //!< HoldTime
+    bool m_follow;         //!< FollowDecoding
+    Time m_pacingInterval; //!< PacingInterval
 };
 
 } // namespace ns3

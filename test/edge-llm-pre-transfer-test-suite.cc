@@ -5,6 +5,7 @@
 #include "edge-llm-mesh-fixture.h"
 #include "edge-llm-test-util.h"
 
+#include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/double.h"
@@ -27,6 +28,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -499,16 +501,42 @@ class PreTransferInputTestCase : public TestCase
     void DoRun() override
     {
         Ptr<PreTransferScheduler> p = CreateObject<PreTransferScheduler>();
-        std::string e = Error([&]() { p->SetInnerScheduler("ns3::ImpactHoScheduler"); });
-        NS_TEST_ASSERT_MSG_NE(e.find("InnerScheduler must be a batch policy"),
-                              std::string::npos,
-                              e);
+        std::string e = Error([&]() { p->SetInnerScheduler("ns3::NoSuchScheduler"); });
+        NS_TEST_ASSERT_MSG_NE(e.find("InnerScheduler must be one of"), std::string::npos, e);
         NS_TEST_ASSERT_MSG_NE(e.find("ns3::CtHoScheduler"), std::string::npos, "lists " << e);
+        NS_TEST_ASSERT_MSG_NE(e.find("ns3::ImpactHoScheduler"), std::string::npos, "lists " << e);
+        NS_TEST_ASSERT_MSG_EQ(e.find("ns3::PreTransferScheduler,"), std::string::npos, e);
         e = Error([&]() { p->SetInnerScheduler("ns3::PreTransferScheduler"); });
         NS_TEST_ASSERT_MSG_NE(e, "", "no nesting");
         e = Error([&]() { p->SetInnerScheduler("ns3::ThoScheduler"); });
         NS_TEST_ASSERT_MSG_EQ(e, "", "a batch policy");
+        NS_TEST_ASSERT_MSG_EQ(p->ShareSlot(Seconds(0), nullptr, nullptr).size(), 0, "no slots");
         NS_TEST_ASSERT_MSG_EQ(p->GetSchemeName(), "pre-tho", "named after the inner");
+        NS_TEST_ASSERT_MSG_EQ(p->AllocatesSlots(), false, "a batch policy inside");
+        NS_TEST_ASSERT_MSG_EQ(p->GetTransferWindow(), Time(0), "no window");
+        e = Error([&]() { p->SetInnerScheduler("ns3::ImpactHoScheduler"); });
+        NS_TEST_ASSERT_MSG_EQ(e, "", "a slot policy");
+        NS_TEST_ASSERT_MSG_EQ(p->GetSchemeName(), "pre-impactho", "named after the inner");
+        NS_TEST_ASSERT_MSG_EQ(p->AllocatesSlots(), true, "the inner's slots");
+        NS_TEST_ASSERT_MSG_EQ(p->GetSlotLength(), MilliSeconds(100), "ImpactHO's dt");
+        NS_TEST_ASSERT_MSG_EQ(p->GetTransferWindow(), MilliSeconds(500), "ImpactHO's T_max");
+        // One user of a 1000-byte cache alone with a budget of the whole cache: ImpactHO
+        // fills it (x = 1). 600 bytes sent ahead and 100 since: its grant is the 300 left.
+        const AccuracyUtility u = AccuracyUtility::Preset(1000, true, 0, AccuracyUtility::HEADLINE);
+        const auto sent = [](uint16_t, uint64_t) { return uint64_t{100}; };
+        const auto budget = [](uint16_t, const std::set<uint16_t>&) { return 8000.0; };
+        auto grant = [&]() {
+            const auto shares = p->ShareSlot(Seconds(0), sent, budget);
+            return shares.size() == 1 && shares[0].grants.size() == 1 ? shares[0].grants[0].second
+                                                                      : uint64_t{0};
+        };
+        p->SetBytesSentAhead(7, 600);
+        p->AddSlotTransfer(7, 2, Seconds(0), 1000, u);
+        NS_TEST_ASSERT_MSG_EQ(grant(), 300, "1000 - 600 ahead - 100 sent");
+        NS_TEST_ASSERT_MSG_EQ(p->RemoveSlotTransfer(7), 2, "the inner's transfer, to cell 2");
+        NS_TEST_ASSERT_MSG_EQ(p->HasSlotTransfers(), false, "none left");
+        p->AddSlotTransfer(7, 2, Seconds(0), 1000, u);
+        NS_TEST_ASSERT_MSG_EQ(grant(), 900, "the bytes ahead were forgotten with it");
 
         PreTransferFluidConfig cfg;
         e = Error([&]() {
@@ -643,6 +671,7 @@ struct PacketRun
     std::map<uint64_t, double> predicted;  //!< HandoverPlanned delay, s
     std::map<uint64_t, double> restored;   //!< SessionRestored delay, s
     std::map<uint16_t, uint64_t> received; //!< Per cell: KV bytes from cell 1
+    std::map<uint64_t, double> fraction;   //!< PartialRestored fraction (slot policies)
     uint32_t lost{0};                      //!< PreTransferLost
 };
 
@@ -651,7 +680,7 @@ using PacketScript = std::function<void(const std::vector<Ptr<EdgeLlmNode>>&)>;
 
 /**
  * \p cells BSs over 1 Gbit/s, 1 ms links; every BS's scheduler \p scheduler (a
- * PreTransferScheduler gets InnerScheduler ns3::ChoScheduler, RateShare 0.5, HoldTime 1 s);
+ * PreTransferScheduler gets InnerScheduler \p inner, RateShare 0.5, HoldTime 1 s);
  * \p script opens sessions at cell 1 and schedules triggers and handovers; runs to 10 s.
  */
 PacketRun
@@ -659,7 +688,8 @@ RunPacket(const std::string& scheduler,
           uint32_t cells,
           const std::string& transport,
           uint64_t memoryBytes,
-          const PacketScript& script)
+          const PacketScript& script,
+          const std::string& inner = "ns3::ChoScheduler")
 {
     ApplicationContainer apps = edgellmtest::MakeMesh(cells, scheduler, "1Gbps", transport, "1ms");
     std::vector<Ptr<EdgeLlmNode>> bs;
@@ -671,7 +701,7 @@ RunPacket(const std::string& scheduler,
         n->SetAttribute("KvMemoryCapacity", UintegerValue(memoryBytes));
         if (Ptr<PreTransferScheduler> p = DynamicCast<PreTransferScheduler>(n->GetScheduler()))
         {
-            p->SetAttribute("InnerScheduler", StringValue("ns3::ChoScheduler"));
+            p->SetAttribute("InnerScheduler", StringValue(inner));
             p->SetAttribute("RateShare", DoubleValue(0.5));
             p->SetAttribute("HoldTime", TimeValue(Seconds(1)));
         }
@@ -703,6 +733,10 @@ RunPacket(const std::string& scheduler,
                                           [&out](uint64_t id, uint16_t, Time delay) {
                                               out.restored[id] = delay.GetSeconds();
                                           }));
+        n->TraceConnectWithoutContext(
+            "PartialRestored",
+            compat::MakeCallback<void, uint64_t, uint16_t, double>(
+                [&out](uint64_t id, uint16_t, double fraction) { out.fraction[id] = fraction; }));
     }
     script(bs);
     Simulator::Stop(Seconds(10));
@@ -886,6 +920,81 @@ class PreTransferPacketEvictionTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Packet level with ImpactHO inside: the cache goes ahead in importance order (512-byte
+ *        entries, each with its 3-byte coordinate), the entries committed count as received
+ *        (a whole cache sent ahead resumes at once with all of it), the rest follows in
+ *        ImpactHO's slots and takes the pre-sent bytes' wire time off the plain ImpactHO
+ *        delay; a wrong prediction wastes exactly what crossed; wire bytes conserved.
+ */
+class PreTransferPacketImpactHoTestCase : public TestCase
+{
+  public:
+    PreTransferPacketImpactHoTestCase()
+        : TestCase("Packet level, ImpactHO inside: entries sent ahead count as received; the rest "
+                   "in slots; waste and wire bytes by hand")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // An entry: K and V of one (layer, head, token), 2 x 128 x 2 bytes; 112 per token.
+        constexpr double ENTRY = 512;
+        constexpr double WIRE_PER_TOKEN = BYTES_PER_TOKEN * (ENTRY + 3) / ENTRY; // 57,680 B
+        // Session 1 (1000 tokens) goes ahead from 10 ms, complete before its handover at
+        // 1.5 s; session 2 (1000) hands over at 0.5 s, part of it ahead; session 3 (500) is
+        // sent ahead to cell 3 but hands over to cell 2 at 2 s.
+        auto script = [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+            Plan(bs, 1, 1000, 2, 0.01, 2, 1.5);
+            Plan(bs, 2, 1000, 2, 0.2, 2, 0.5);
+            Plan(bs, 3, 500, 3, 0.01, 2, 2.0);
+        };
+        const PacketRun r = RunPacket("ns3::PreTransferScheduler",
+                                      3,
+                                      "Tcp",
+                                      EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+                                      script,
+                                      "ns3::ImpactHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.used.at(1), 1000, "the whole cache went ahead");
+        NS_TEST_ASSERT_MSG_EQ(r.fraction.at(1), 1.0, "all of it counts as received");
+        NS_TEST_ASSERT_MSG_LT(r.restored.at(1), 0.005, "restored on the request's arrival");
+        const uint64_t p = r.used.at(2); // whole tokens' worth of entries ahead
+        NS_TEST_ASSERT_MSG_GT(p, 50, "0.3 s of a quarter link went ahead");
+        NS_TEST_ASSERT_MSG_LT(p, 900, "not all of it");
+        NS_TEST_ASSERT_MSG_EQ(r.fraction.at(2), 1.0, "ahead + the rest in the window = all");
+        // The rest, C - P (P in [p, p + 1) tokens), at ~1 Gbit/s in ImpactHO's 100 ms slots
+        // from the handover (at a slot boundary).
+        const double restLow = (1000.0 - p - 1) * WIRE_PER_TOKEN * 8 / 1e9;
+        const double restHigh = (1000.0 - p) * WIRE_PER_TOKEN * 8 / 1e9 / 0.95;
+        NS_TEST_ASSERT_MSG_GT(r.restored.at(2), restLow, "at least the rest's wire time");
+        NS_TEST_ASSERT_MSG_LT(r.restored.at(2), restHigh + 0.005, "about the rest's wire time");
+        // Plain ImpactHO on the same handovers: the whole cache crosses after the handover.
+        const PacketRun plain = RunPacket(
+            "ns3::ImpactHoScheduler",
+            3,
+            "Tcp",
+            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+                bs[0]->OpenSession(2, 1000, 5);
+                Simulator::Schedule(Seconds(0.5), &EdgeLlmNode::NotifyHandoverStart, bs[0], 2, 2);
+            });
+        NS_TEST_ASSERT_MSG_GT(plain.restored.at(2) - r.restored.at(2),
+                              0.9 * static_cast<double>(p) * WIRE_PER_TOKEN * 8 / 1e9,
+                              "the entries ahead take their wire time off the delay");
+        // Session 3: everything that reached cell 3 is waste, bytes as they crossed.
+        NS_TEST_ASSERT_MSG_EQ(r.received.at(3), 500 * WIRE_PER_TOKEN, "all of it reached 3");
+        NS_TEST_ASSERT_MSG_EQ(r.wasted.at(3), r.received.at(3), "and all of it is waste");
+        NS_TEST_ASSERT_MSG_EQ(r.fraction.at(3), 1.0, "its whole cache crossed to 2");
+        NS_TEST_ASSERT_MSG_EQ(r.used.count(3), 0, "nothing of it used");
+        // Cell 2: the three caches once each (ahead or after), nothing wasted there.
+        NS_TEST_ASSERT_MSG_EQ(r.received.at(2), 2500 * WIRE_PER_TOKEN, "each entry once");
+        NS_TEST_ASSERT_MSG_EQ(r.wasted.count(1) + r.wasted.count(2), 0, "no partial token");
+        NS_TEST_ASSERT_MSG_EQ(r.lost, 0, "no commit for evicted bytes");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Proactive KV pre-transfer: flow level and packet level.
  */
 class EdgeLlmPreTransferTestSuite : public TestSuite
@@ -906,6 +1015,7 @@ class EdgeLlmPreTransferTestSuite : public TestSuite
         AddTestCase(new PreTransferPacketTestCase("Udp"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketWrongTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketEvictionTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferPacketImpactHoTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -60,6 +60,7 @@ struct StudyScheme
     std::string name;   //!< As in --schemes
     std::string type;   //!< Scheduler TypeId
     std::string policy; //!< ImpactHoScheduler Policy ("": not ImpactHO's family)
+    std::string inner;  //!< PreTransferScheduler InnerScheduler ("": no pre-transfer)
 };
 
 /// Every scheme the study runs, in --schemes' names.
@@ -67,15 +68,16 @@ const std::vector<StudyScheme>&
 StudySchemes()
 {
     static const std::vector<StudyScheme> schemes{
-        {"ctho", "ns3::CtHoScheduler", ""},
-        {"tho", "ns3::ThoScheduler", ""},
-        {"cho", "ns3::ChoScheduler", ""},
-        {"tc-ctho", "ns3::CoordinatedCtHoScheduler", ""},
-        {"pre-ctho", "ns3::PreTransferScheduler", ""},
-        {"impactho", "ns3::ImpactHoScheduler", "WaterFilling"},
-        {"ea", "ns3::ImpactHoScheduler", "Equal"},
-        {"wta", "ns3::ImpactHoScheduler", "Wta"},
-        {"pf", "ns3::ImpactHoScheduler", "Pf"}};
+        {"ctho", "ns3::CtHoScheduler", "", ""},
+        {"tho", "ns3::ThoScheduler", "", ""},
+        {"cho", "ns3::ChoScheduler", "", ""},
+        {"tc-ctho", "ns3::CoordinatedCtHoScheduler", "", ""},
+        {"pre-ctho", "ns3::PreTransferScheduler", "", "ns3::CtHoScheduler"},
+        {"impactho", "ns3::ImpactHoScheduler", "WaterFilling", ""},
+        {"ea", "ns3::ImpactHoScheduler", "Equal", ""},
+        {"wta", "ns3::ImpactHoScheduler", "Wta", ""},
+        {"pf", "ns3::ImpactHoScheduler", "Pf", ""},
+        {"pre-impactho", "ns3::PreTransferScheduler", "WaterFilling", "ns3::ImpactHoScheduler"}};
     return schemes;
 }
 
@@ -145,7 +147,8 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      "importance-ordered partial "
                      "transfer in 100 ms slots "
                      "within a 500 ms window, the slot shared by water-filling, equally, "
-                     "winner-takes-all or proportionally fair)",
+                     "winner-takes-all or proportionally fair); pre-impactho (pre-transfer in "
+                     "importance order, the rest sent by ImpactHO)",
                      schemes);
     options.AddValue("aggregationGbps",
                      "Backhaul rate, Gbit/s: each site's link to the aggregation router (star; "
@@ -268,7 +271,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     attributesSet["ns3::ImpactHoScheduler::Policy"] =
         "set per scheme: use --schemes=impactho, ea, wta or pf";
     attributesSet["ns3::PreTransferScheduler::InnerScheduler"] =
-        "the scheme names it: pre-ctho plans the rest with ctHO";
+        "the scheme names it: pre-ctho plans the rest with ctHO, pre-impactho with ImpactHO";
     if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {
         return 2;
@@ -744,7 +747,7 @@ main(int argc, char* argv[])
     for (double load : o.loads)
     {
         cfg.crossTrafficLoad = load;
-        for (const auto& [name, type, policy] : o.schemes)
+        for (const auto& [name, type, policy, inner] : o.schemes)
         {
             MultiCellResult r;
             std::ostringstream tagText;
@@ -754,6 +757,10 @@ main(int argc, char* argv[])
             {
                 // ImpactHO's family: one scheduler, the slot shared by this policy.
                 Config::SetDefault("ns3::ImpactHoScheduler::Policy", StringValue(policy));
+            }
+            if (!inner.empty())
+            {
+                Config::SetDefault("ns3::PreTransferScheduler::InnerScheduler", StringValue(inner));
             }
             const std::clock_t cpuStart = std::clock();
             try

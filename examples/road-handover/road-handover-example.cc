@@ -8,11 +8,13 @@
 
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
+#include "ns3/config.h"
 #include "ns3/edge-llm-csv.h"
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/road-handover-scenario.h"
+#include "ns3/string.h"
 
 #include <algorithm>
 #include <cmath>
@@ -86,7 +88,7 @@ AttributeText(Ptr<Object> object, const std::string& attribute)
 struct RoadOptions
 {
     RoadHandoverConfig cfg; //!< The scenario (pcapPrefix set per scheme)
-    /// Schemes in the order given: name (ctho, tho, cho, impactho) and scheduler TypeId
+    /// Schemes in the order given: name (KnownSchemes()) and scheduler TypeId
     std::vector<std::pair<std::string, std::string>> schemes;
     std::string outputDir; //!< Where handover-delays.{csv,png} go
     bool pcap{false};      //!< Write pcap of the BSs' point-to-point links
@@ -116,7 +118,8 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
     options.AddValue("schemes",
                      "Comma-separated: ctho, tho, cho, pre-ctho (proactive pre-transfer, the "
                      "rest planned by ctHO), impactho (importance-ordered partial "
-                     "transfer, 100 ms slots, 500 ms window)",
+                     "transfer, 100 ms slots, 500 ms window), pre-impactho (proactive "
+                     "pre-transfer in importance order, the rest sent by ImpactHO)",
                      raw.schemes);
     options.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
     options.AddValue("bsDistance", text.bsDistance, cfg.bsDistance);
@@ -179,6 +182,45 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
 }
 
 /**
+ * \return every scheme: name and scheduler TypeId; "pre-X" is a PreTransferScheduler whose
+ *         InnerScheduler is X's (PreTransferInner)
+ */
+const std::vector<std::pair<std::string, std::string>>&
+KnownSchemes()
+{
+    static const std::vector<std::pair<std::string, std::string>> known{
+        {"ctho", "ns3::CtHoScheduler"},
+        {"tho", "ns3::ThoScheduler"},
+        {"cho", "ns3::ChoScheduler"},
+        {"impactho", "ns3::ImpactHoScheduler"},
+        {"pre-ctho", "ns3::PreTransferScheduler"},
+        {"pre-impactho", "ns3::PreTransferScheduler"}};
+    return known;
+}
+
+/**
+ * \param scheme a scheme's name
+ * \return for "pre-X", X's scheduler TypeId (the PreTransferScheduler's InnerScheduler);
+ *         "" for any other scheme
+ */
+std::string
+PreTransferInner(const std::string& scheme)
+{
+    if (scheme.rfind("pre-", 0) != 0)
+    {
+        return "";
+    }
+    for (const auto& [name, type] : KnownSchemes())
+    {
+        if (name == scheme.substr(4))
+        {
+            return type;
+        }
+    }
+    return "";
+}
+
+/**
  * \brief Turn --schemes into the runs, each scheme once.
  * \param list the comma-separated schemes
  * \param runs the schemes' names and scheduler TypeIds, filled in the order given
@@ -187,12 +229,7 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
 bool
 ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::string>>& runs)
 {
-    static const std::vector<std::pair<std::string, std::string>> known{
-        {"ctho", "ns3::CtHoScheduler"},
-        {"tho", "ns3::ThoScheduler"},
-        {"cho", "ns3::ChoScheduler"},
-        {"impactho", "ns3::ImpactHoScheduler"},
-        {"pre-ctho", "ns3::PreTransferScheduler"}};
+    const std::vector<std::pair<std::string, std::string>>& known = KnownSchemes();
     std::istringstream words(list);
     std::string s;
     while (std::getline(words, s, ','))
@@ -211,7 +248,8 @@ ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::st
         if (it == known.end())
         {
             std::cerr << "error: --schemes: unknown scheme '" << s
-                      << "'; valid schemes: ctho, tho, cho, impactho, pre-ctho" << std::endl;
+                      << "'; valid schemes: ctho, tho, cho, impactho, pre-ctho, pre-impactho"
+                      << std::endl;
             return false;
         }
         runs.push_back(*it);
@@ -326,7 +364,7 @@ ParseOptions(int argc,
                                                 {"amcModel", "amcModel"},
                                                 {"warmupOnGpu", "warmupOnGpu"}});
     attributesSet["ns3::PreTransferScheduler::InnerScheduler"] =
-        "the scheme names it: pre-ctho plans the rest with ctHO";
+        "the scheme names it: pre-ctho plans the rest with ctHO, pre-impactho with ImpactHO";
     if (!options.Check(argc, argv, std::cerr) ||
         !CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {
@@ -412,7 +450,8 @@ PrintRunTotals(const std::string& name, const std::string& type, const RoadHando
     if (r.batches.empty())
     {
         std::cout << "  batches: none ("
-                  << (type == "ns3::ImpactHoScheduler"
+                  << (type == "ns3::ImpactHoScheduler" ||
+                              PreTransferInner(name) == "ns3::ImpactHoScheduler"
                           ? name + " plans no prefill/transfer split: the cache goes over "
                                    "the backhaul in importance order, slot by slot"
                           : std::string("no handover was planned"))
@@ -669,6 +708,11 @@ RunRoadHandoverExample(int argc,
     for (const auto& [scheme, type] : o.schemes)
     {
         cfg.pcapPrefix = o.pcap ? o.outputDir + "/" + scheme : "";
+        if (const std::string inner = PreTransferInner(scheme); !inner.empty())
+        {
+            // The program owns this attribute (refused on the command line): per scheme.
+            Config::SetDefault("ns3::PreTransferScheduler::InnerScheduler", StringValue(inner));
+        }
         try
         {
             results.push_back(RoadHandoverScenario::Run(cfg, type));

@@ -299,7 +299,7 @@ expect 2 "--loads: '-0.1' must be a number in [0, 0.9]" $study --loads=0,-0.1
 expect 2 "--loads: 'x' must be a number in [0, 0.9]" $study --loads=x
 expect 2 "--loads: 0.5 is listed twice" $study --loads=0.5,0.5
 expect 2 "--loads: give one or more numbers" $study --loads=0.5,
-expect 2 "--schemes: unknown scheme 'best'; valid schemes: ctho, tho, cho, tc-ctho, pre-ctho, impactho, ea, wta, pf" $study --schemes=ctho,best
+expect 2 "--schemes: unknown scheme 'best'; valid schemes: ctho, tho, cho, tc-ctho, pre-ctho, impactho, ea, wta, pf, pre-impactho" $study --schemes=ctho,best
 expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribute itself, so the value would be ignored; set per scheme: use --schemes=impactho, ea, wta or pf" \
   $study --ns3::ImpactHoScheduler::Policy=Equal
 expect 2 "--schemes: 'tho' is listed twice" $study --schemes=tho,tho
@@ -380,6 +380,12 @@ expect 2 "Trigger=PredictedCrossing needs scripted handovers" \
   --ns3::PreTransferScheduler::Trigger=PredictedCrossing
 expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
   --ns3::PreTransferScheduler::Trigger=PredictedCrossing
+# pre-X exists for the main job's X = ctho and impactho only.
+expect 2 "unknown scheme 'pre-tho'; valid schemes: ctho, tho, cho, impactho, pre-ctho, pre-impactho" \
+  $main --schemes=pre-tho
+expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-impactho
+expect 2 "the scheme names it: pre-ctho plans the rest with ctHO, pre-impactho with ImpactHO" \
+  $main --schemes=pre-impactho --ns3::PreTransferScheduler::InnerScheduler=ns3::ImpactHoScheduler
 expect 2 "the scheme names it" $study --schemes=pre-ctho \
   --ns3::PreTransferScheduler::InnerScheduler=ns3::ChoScheduler
 expect 2 "Trigger=PredictedCrossing needs scripted handovers" $study --schemes=pre-ctho \
