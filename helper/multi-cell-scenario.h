@@ -410,7 +410,9 @@ struct MultiCellResult
     uint32_t handoversNotStarted{0};
     double handoverStart{0};    //!< First scripted handover instant, s
     double simulatedSeconds{0}; //!< Simulated time at the end
-    bool complete{false};       //!< Every UE handed over and its session was restored
+    /// Every UE handed over, its session was restored, and every handover transfer's byte
+    /// arrived (pre-transfers may still be sending when the run stops)
+    bool complete{false};
     /// EdgeLlmSessionStats::GetCsv(): one record per handover (every BS and UE traced)
     std::string handoverCsv;
     /// EdgeLlmSessionStats::SummarizeUeDelay() (a NaN if a handover has none)

@@ -19,12 +19,6 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("KvTransferConnection");
 
-namespace
-{
-/// Bytes of an entry's (layer, kv-head, token) coordinate (ImpactHO Sec. VI-E).
-constexpr uint64_t ENTRY_COORDINATE_BYTES = 3;
-} // namespace
-
 NS_OBJECT_ENSURE_REGISTERED(KvTransferConnection);
 
 TypeId
@@ -248,6 +242,18 @@ KvTransferConnection::GetKvBytesReceived() const
     return m_kvBytesReceived;
 }
 
+uint64_t
+KvTransferConnection::GetBackgroundBytesSent() const
+{
+    return m_backgroundBytesSent;
+}
+
+uint64_t
+KvTransferConnection::GetBackgroundBytesReceived() const
+{
+    return m_backgroundBytesReceived;
+}
+
 uint32_t
 KvTransferConnection::GetProtocolErrors() const
 {
@@ -424,6 +430,7 @@ KvTransferConnection::TrySend()
                 job.job.slotBudget -= std::min(job.job.slotBudget, kvBytes);
             }
             m_kvBytesSent += wireBytes; // as the receiver counts: coordinates included
+            m_backgroundBytesSent += job.job.background ? wireBytes : 0;
             m_kvSegmentSentTrace(seg.sessionId, static_cast<uint32_t>(kvBytes));
         }
         if (job.job.remainingBytes == 0)
@@ -565,6 +572,8 @@ KvTransferConnection::Consume(Ptr<Packet> packet)
             if (m_rxFrame.type == KvFrameHeader::KV_SEGMENT && n > 0)
             {
                 m_kvBytesReceived += n;
+                m_backgroundBytesReceived +=
+                    (m_rxSession & KvFrameHeader::PRE_TRANSFER_BIT) ? n : 0;
                 if (!m_kvBytesCallback.IsNull())
                 {
                     m_kvBytesCallback(m_rxSession, n);

@@ -54,6 +54,10 @@ class KvTransferConnection : public Object
      */
     static TypeId GetTypeId();
 
+    /// Bytes of an importance-ordered entry's (layer, kv-head, token) coordinate, sent
+    /// before its KV bytes (ImpactHO Sec. VI-E)
+    static constexpr uint64_t ENTRY_COORDINATE_BYTES = 3;
+
     KvTransferConnection();
     ~KvTransferConnection() override;
 
@@ -195,6 +199,12 @@ class KvTransferConnection : public Object
     uint32_t GetSegmentBytes() const;
     /// \return KV payload bytes received so far
     uint64_t GetKvBytesReceived() const;
+    /// \return the part of GetKvBytesSent() that background jobs sent (proactive
+    ///         pre-transfers, KvTransferJob::background)
+    uint64_t GetBackgroundBytesSent() const;
+    /// \return the part of GetKvBytesReceived() in pre-transfer segments (session id with
+    ///         KvFrameHeader::PRE_TRANSFER_BIT)
+    uint64_t GetBackgroundBytesReceived() const;
     /// \return frames whose header failed validation (the connection then stops parsing)
     uint32_t GetProtocolErrors() const;
 
@@ -264,9 +274,11 @@ class KvTransferConnection : public Object
     uint32_t m_rxPayloadLeft{0};     //!< Payload bytes still to come
     Ptr<Packet> m_rxMessage;         //!< Message header of the current frame
 
-    uint64_t m_kvBytesSent{0};     //!< Counter
-    uint64_t m_kvBytesReceived{0}; //!< Counter
-    uint32_t m_protocolErrors{0};  //!< Counter
+    uint64_t m_kvBytesSent{0};             //!< Counter
+    uint64_t m_kvBytesReceived{0};         //!< Counter
+    uint64_t m_backgroundBytesSent{0};     //!< Counter (background jobs)
+    uint64_t m_backgroundBytesReceived{0}; //!< Counter (pre-transfer segments)
+    uint32_t m_protocolErrors{0};          //!< Counter
 
     MessageCallback m_messageCallback;           //!< Receive side
     KvBytesCallback m_kvBytesCallback;           //!< Receive side
