@@ -86,7 +86,8 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             case KvFrameHeader::PRE_TRANSFER_START:
             case KvFrameHeader::PRE_TRANSFER_COMMIT:
             case KvFrameHeader::PRE_TRANSFER_END:
-            case KvFrameHeader::PRE_TRANSFER_EVICTED: {
+            case KvFrameHeader::PRE_TRANSFER_EVICTED:
+            case KvFrameHeader::PRE_TRANSFER_PAUSE: {
                 KvTransferCompleteHeader h;
                 message->RemoveHeader(h);
                 break;

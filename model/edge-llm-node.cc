@@ -1703,7 +1703,8 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId,
     case KvFrameHeader::PRE_TRANSFER_START:
     case KvFrameHeader::PRE_TRANSFER_COMMIT:
     case KvFrameHeader::PRE_TRANSFER_END:
-    case KvFrameHeader::PRE_TRANSFER_EVICTED: {
+    case KvFrameHeader::PRE_TRANSFER_EVICTED:
+    case KvFrameHeader::PRE_TRANSFER_PAUSE: {
         KvTransferCompleteHeader m;
         message->RemoveHeader(m);
         if (frame.type == KvFrameHeader::PRE_TRANSFER_START)
@@ -1717,6 +1718,10 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId,
         else if (frame.type == KvFrameHeader::PRE_TRANSFER_END)
         {
             m_preTransfer->OnEnd(peerCellId, m);
+        }
+        else if (frame.type == KvFrameHeader::PRE_TRANSFER_PAUSE)
+        {
+            m_preTransfer->OnPause(peerCellId, m);
         }
         else
         {

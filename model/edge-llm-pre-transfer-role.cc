@@ -3,12 +3,14 @@
  */
 #include "edge-llm-pre-transfer-role.h"
 
+#include "edge-llm-compat.h"
 #include "edge-llm-target-role.h"
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <set>
 
 namespace ns3
 {
@@ -47,6 +49,136 @@ uint64_t
 EdgeLlmPreTransferRole::GetReservedBytes() const
 {
     return m_store ? m_store->GetReserved() : 0;
+}
+
+Time
+EdgeLlmPreTransferRole::Interval() const
+{
+    Ptr<PreTransferScheduler> policy = GetPolicy();
+    return policy ? policy->GetPacingInterval() : MilliSeconds(10);
+}
+
+bool
+EdgeLlmPreTransferRole::SharesLink(uint16_t a, uint16_t b) const
+{
+    const auto pa = m_node->m_peers.find(a);
+    const auto pb = m_node->m_peers.find(b);
+    if (pa == m_node->m_peers.end() || pb == m_node->m_peers.end())
+    {
+        return false;
+    }
+    for (uint32_t link : pa->second.links)
+    {
+        if (std::find(pb->second.links.begin(), pb->second.links.end(), link) !=
+            pb->second.links.end())
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+bool
+EdgeLlmPreTransferRole::Paused(uint16_t target) const
+{
+    const auto until = m_pausedUntil.find(target);
+    if (until != m_pausedUntil.end() && until->second > Simulator::Now())
+    {
+        return true; // its target asked
+    }
+    // This BS's own handover transfers on paths sharing a link (on the same path the
+    // connection already sends the background job last).
+    for (const auto& [cell, peer] : m_node->m_peers)
+    {
+        if (cell != target && peer.connection && peer.connection->HasHandoverJobs() &&
+            SharesLink(cell, target))
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+EdgeLlmPreTransferRole::Gate()
+{
+    for (const auto& [id, o] : m_out)
+    {
+        if (!o.sent && Paused(o.target))
+        {
+            m_node->m_peers.at(o.target).connection->SetSlotBudget(JobId(id), 0);
+        }
+    }
+}
+
+void
+EdgeLlmPreTransferRole::OnHandoverTransfer()
+{
+    Gate();
+}
+
+void
+EdgeLlmPreTransferRole::OnPause(uint16_t peerCellId, const KvTransferCompleteHeader& m)
+{
+    const Time until =
+        Simulator::Now() +
+        NanoSeconds(static_cast<int64_t>(std::min<uint64_t>(m.totalBytes, INT64_MAX / 2)));
+    Time& current = m_pausedUntil[peerCellId];
+    current = std::max(current, until);
+    Gate();
+}
+
+void
+EdgeLlmPreTransferRole::OnInboundTransfer()
+{
+    if (!m_in.empty() && !compat::IsPending(m_guard))
+    {
+        Guard();
+    }
+}
+
+void
+EdgeLlmPreTransferRole::Guard()
+{
+    // Sources of handover transfers into this BS with KV bytes still to come.
+    std::set<uint16_t> inbound;
+    for (const auto& [id, s] : m_node->m_sessions)
+    {
+        if (s.GetState() == EdgeLlmNode::RESTORING && s.ReceivedKvBytes() < s.expectedKvBytes)
+        {
+            inbound.insert(s.sourceCellId);
+        }
+    }
+    // Sources still sending ahead to this BS (their caches not committed).
+    std::set<uint16_t> ahead;
+    for (const auto& [id, in] : m_in)
+    {
+        if (!in.committed)
+        {
+            ahead.insert(in.source);
+        }
+    }
+    if (inbound.empty() || ahead.empty())
+    {
+        return; // the next inbound transfer or pre-transfer starts the rounds again
+    }
+    const Time interval = Interval();
+    for (uint16_t source : ahead)
+    {
+        for (uint16_t other : inbound)
+        {
+            if (other != source && SharesLink(source, other))
+            {
+                // Two intervals: one lost or late PAUSE does not let the bytes through.
+                Send(source,
+                     KvFrameHeader::PRE_TRANSFER_PAUSE,
+                     0,
+                     static_cast<uint64_t>((2 * interval).GetNanoSeconds()));
+                break;
+            }
+        }
+    }
+    m_guard = Simulator::Schedule(interval, &EdgeLlmPreTransferRole::Guard, this);
 }
 
 uint64_t
@@ -194,7 +326,7 @@ EdgeLlmPreTransferRole::Pace()
                              interval.GetSeconds() / sending[o.target];
         m_node->m_peers.at(o.target).connection->SetSlotBudget(
             JobId(id),
-            static_cast<uint64_t>(std::max(1.0, bytes)));
+            Paused(o.target) ? 0 : static_cast<uint64_t>(std::max(1.0, bytes)));
     }
     if (!m_out.empty())
     {
@@ -335,6 +467,7 @@ EdgeLlmPreTransferRole::OnStart(uint16_t peerCellId, const KvTransferCompleteHea
     Incoming in;
     in.source = peerCellId;
     m_in[m.sessionId] = in;
+    OnInboundTransfer(); // handover transfers into this BS may be running already
 }
 
 void

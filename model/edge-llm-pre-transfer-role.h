@@ -28,7 +28,12 @@ namespace ns3
  * session's KV cache so far, then the cache as a background job on the backhaul connection
  * (session id | KvFrameHeader::PRE_TRANSFER_BIT): it sends only when no handover transfer
  * may, at most RateShare of the path's planning rate, refilled every PacingInterval and
- * shared by the pre-transfers on that path. With a slot policy inside the
+ * shared by the pre-transfers on that path. It yields to handover transfers on every link
+ * of its path, not only on its own connection: it pauses while this BS has a handover
+ * transfer on a path sharing a link with it (OnHandoverTransfer, and at each refill), and
+ * while its target asks (PRE_TRANSFER_PAUSE: the target sends it, every PacingInterval,
+ * to each source whose path shares a link with a path that other sources' handover
+ * transfers into it are using; OnInboundTransfer). With a slot policy inside the
  * PreTransferScheduler (ImpactHO's family) the cache goes in importance order, as entries
  * with their 3-byte coordinates (KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT). At the handover
  * (OnHandover) the job stops: to the predicted cell, PRE_TRANSFER_COMMIT with the KV bytes
@@ -80,6 +85,16 @@ class EdgeLlmPreTransferRole
 
     /// \param peerCellId the target \param m PRE_TRANSFER_EVICTED
     void OnEvicted(uint16_t peerCellId, const KvTransferCompleteHeader& m);
+    /// \param peerCellId the target \param m PRE_TRANSFER_PAUSE (totalBytes: ns)
+    void OnPause(uint16_t peerCellId, const KvTransferCompleteHeader& m);
+
+    /// Source: a handover transfer was queued: pre-transfers whose paths share a link with
+    /// its path stop sending now (until no handover transfer is left on such a path).
+    void OnHandoverTransfer();
+
+    /// Target: a handover transfer into this BS began: while such transfers run, sources
+    /// of pre-transfers to this BS over a shared link are told to pause.
+    void OnInboundTransfer();
     /// \param peerCellId the source \param m PRE_TRANSFER_START
     void OnStart(uint16_t peerCellId, const KvTransferCompleteHeader& m);
     /// \param peerCellId the source \param m PRE_TRANSFER_COMMIT
@@ -151,6 +166,17 @@ class EdgeLlmPreTransferRole
     void Drop(uint64_t sessionId);
     /// Target: every committed byte of \p sessionId is in: the restore may go on
     void Use(uint64_t sessionId);
+    /// \return whether this BS's paths to cells \p a and \p b share a backhaul link (their
+    ///         PeerPath links; false without paths)
+    bool SharesLink(uint16_t a, uint16_t b) const;
+    /// Source: whether the pre-transfer to \p target must not send now
+    bool Paused(uint16_t target) const;
+    /// Source: zero the budgets of paused pre-transfers
+    void Gate();
+    /// Target: PRE_TRANSFER_PAUSE to the sources that must yield, again each interval
+    void Guard();
+    /// \return the local policy's PacingInterval (10 ms without one)
+    Time Interval() const;
     /// Source: the background job id of \p sessionId's pre-transfer (PRE_TRANSFER_BIT, and
     /// PRE_TRANSFER_ENTRIES_BIT with a slot policy inside)
     uint64_t JobId(uint64_t sessionId) const;
@@ -174,6 +200,8 @@ class EdgeLlmPreTransferRole
     std::map<uint64_t, uint64_t> m_committed;
     std::unique_ptr<KvPreTransferStore> m_store; //!< KV memory for pre-sent caches
     EventId m_pacing;                            //!< Next budget refill
+    std::map<uint16_t, Time> m_pausedUntil;      //!< Source: target -> its pause's end
+    EventId m_guard;                             //!< Target: next PRE_TRANSFER_PAUSE round
 };
 
 } // namespace ns3

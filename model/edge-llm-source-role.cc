@@ -590,6 +590,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     job.deadline = d.deadline;
     job.remainingBytes = d.transferTokens * m_node->m_profile.BytesPerToken();
     peer.connection->AddTransfer(job);
+    m_node->m_preTransfer->OnHandoverTransfer(); // pre-transfers on shared links pause
 }
 
 void
@@ -642,6 +643,7 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId,
     {
         return;
     }
+    m_node->m_preTransfer->OnHandoverTransfer(); // pre-transfers on shared links pause
     if (aheadBytes > 0)
     {
         m_node->m_preTransfer->GetPolicy()->SetBytesSentAhead(sessionId, aheadBytes);

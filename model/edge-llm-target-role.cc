@@ -517,6 +517,7 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
                                 s.restoreGeneration);
         }
     }
+    m_node->m_preTransfer->OnInboundTransfer(); // other sources' pre-transfers to me pause
     MaybeResume(s);
 }
 

@@ -200,6 +200,14 @@ KvTransferConnection::HasKvBacklog() const
     return (m_pending && m_pendingIsKv) || m_written < m_kvWrittenEnd + GetSocketBufferedBytes();
 }
 
+bool
+KvTransferConnection::HasHandoverJobs() const
+{
+    return std::any_of(m_jobs.begin(), m_jobs.end(), [](const Job& j) {
+        return j.job.remainingBytes > 0 && !j.job.background;
+    });
+}
+
 uint64_t
 KvTransferConnection::GetBacklogBytes() const
 {

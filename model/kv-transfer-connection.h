@@ -188,6 +188,10 @@ class KvTransferConnection : public Object
      *         the last KV frame written (control messages alone do not count)
      */
     bool HasKvBacklog() const;
+
+    /// \return true while a handover transfer (a job that is not background) has bytes
+    ///         left to hand to the transport
+    bool HasHandoverJobs() const;
     /**
      * \return bytes still ahead of a new control message (which passes queued KV
      *         bytes): control frames not yet written, the unwritten rest of the frame

@@ -92,6 +92,7 @@ KvFrameHeader::IsValid() const
     case PRE_TRANSFER_COMMIT:
     case PRE_TRANSFER_END:
     case PRE_TRANSFER_EVICTED:
+    case PRE_TRANSFER_PAUSE:
         return messageLength == KvTransferCompleteHeader::SIZE && payloadLength == 0;
     case BATCH_CLOSE:
         return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;

@@ -80,6 +80,10 @@ class KvFrameHeader : public Header
         /// target -> source: the bytes sent ahead were evicted (memory full); stop sending
         /// them (KvTransferCompleteHeader, totalBytes received)
         PRE_TRANSFER_EVICTED = 17,
+        /// target -> source: handover transfers into me from other sources cross a link of
+        /// your path to me: send nothing ahead to me for totalBytes ns (sessionId 0; sent
+        /// again every pacing interval while they run; KvTransferCompleteHeader)
+        PRE_TRANSFER_PAUSE = 18,
     };
 
     /// Set in the session id of a pre-transfer's KV_SEGMENTs (a session id is the UE's

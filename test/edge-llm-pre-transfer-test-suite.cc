@@ -8,12 +8,16 @@
 #include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
 #include "ns3/ctho-scheduler.h"
+#include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/enum.h"
 #include "ns3/fluid-handover-scenario.h"
 #include "ns3/impactho-fluid-scenario.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-address-generator.h"
 #include "ns3/kv-pre-transfer-store.h"
 #include "ns3/object-factory.h"
 #include "ns3/pre-transfer-fluid-scenario.h"
@@ -672,11 +676,46 @@ struct PacketRun
     std::map<uint64_t, double> restored;   //!< SessionRestored delay, s
     std::map<uint16_t, uint64_t> received; //!< Per cell: KV bytes from cell 1
     std::map<uint64_t, double> fraction;   //!< PartialRestored fraction (slot policies)
-    uint32_t lost{0};                      //!< PreTransferLost
+    /// Every PreTransferUsed (cell, tokens) and SessionRestored (cell, delay), in order
+    std::map<uint64_t, std::vector<std::pair<uint16_t, double>>> usedAll;
+    std::map<uint64_t, std::vector<std::pair<uint16_t, double>>> restoredAll;
+    uint32_t lost{0}; //!< PreTransferLost
 };
 
 /// A test's steps on the mesh's BSs (cells 1..n), before it runs.
 using PacketScript = std::function<void(const std::vector<Ptr<EdgeLlmNode>>&)>;
+
+/**
+ * \p n BSs (cells 1..n) on a star: each site's 1 Gbit/s, 100 us, MTU 9000 link to one
+ * aggregation router (every path two hops, every site's link shared by its paths), with
+ * \p scheduler, GatherTime 0; \p backhaul keeps the topology.
+ */
+ApplicationContainer
+MakeStar(uint32_t n, const std::string& scheduler, Ptr<EdgeLlmBackhaul>& backhaul)
+{
+    Ipv4AddressGenerator::Reset();
+    NodeContainer nodes;
+    nodes.Create(n);
+    InternetStackHelper internet;
+    internet.Install(nodes);
+    backhaul = CreateObject<EdgeLlmBackhaul>();
+    backhaul->SetAttribute("Topology", StringValue("Star"));
+    backhaul->SetAttribute("LinkDataRate", DataRateValue(DataRate("1Gbps")));
+    backhaul->SetAttribute("LinkDelay", TimeValue(MicroSeconds(100)));
+    backhaul->SetAttribute("LinkMtu", UintegerValue(9000));
+    backhaul->Install(nodes, nullptr);
+    EdgeLlmHelper edge;
+    edge.SetSchedulerType(scheduler);
+    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    std::vector<uint16_t> cells;
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        cells.push_back(static_cast<uint16_t>(i + 1));
+    }
+    ApplicationContainer apps = edge.InstallBs(nodes, cells);
+    edge.ConnectBackhaul(apps, backhaul);
+    return apps;
+}
 
 /**
  * \p cells BSs over 1 Gbit/s, 1 ms links; every BS's scheduler \p scheduler (a
@@ -689,9 +728,13 @@ RunPacket(const std::string& scheduler,
           const std::string& transport,
           uint64_t memoryBytes,
           const PacketScript& script,
-          const std::string& inner = "ns3::ChoScheduler")
+          const std::string& inner = "ns3::ChoScheduler",
+          bool star = false)
 {
-    ApplicationContainer apps = edgellmtest::MakeMesh(cells, scheduler, "1Gbps", transport, "1ms");
+    Ptr<EdgeLlmBackhaul> backhaul;
+    ApplicationContainer apps =
+        star ? MakeStar(cells, scheduler, backhaul)
+             : edgellmtest::MakeMesh(cells, scheduler, "1Gbps", transport, "1ms");
     std::vector<Ptr<EdgeLlmNode>> bs;
     PacketRun out;
     for (uint32_t i = 0; i < apps.GetN(); ++i)
@@ -732,6 +775,18 @@ RunPacket(const std::string& scheduler,
                                       compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                                           [&out](uint64_t id, uint16_t, Time delay) {
                                               out.restored[id] = delay.GetSeconds();
+                                          }));
+        const uint16_t cell = n->GetCellId();
+        n->TraceConnectWithoutContext("PreTransferUsed",
+                                      compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                          [&out, cell](uint64_t id, uint16_t, uint64_t tokens) {
+                                              out.usedAll[id].emplace_back(cell, tokens);
+                                          }));
+        n->TraceConnectWithoutContext("SessionRestored",
+                                      compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                          [&out, cell](uint64_t id, uint16_t, Time delay) {
+                                              out.restoredAll[id].emplace_back(cell,
+                                                                               delay.GetSeconds());
                                           }));
         n->TraceConnectWithoutContext(
             "PartialRestored",
@@ -920,6 +975,64 @@ class PreTransferPacketEvictionTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Packet level ping-pong between two cells: 1 -> 2 -> 1, each handover predicted and
+ *        its whole cache sent ahead (the second from cell 2, of the session cell 2 restored):
+ *        both restore on the request's arrival, the cache crosses once each way, nothing
+ *        is wasted; a third trigger back to 2 that no handover follows sends the cache
+ *        there again, held (not waste while cell 1 serves the session).
+ */
+class PreTransferPacketPingPongTestCase : public TestCase
+{
+  public:
+    PreTransferPacketPingPongTestCase()
+        : TestCase("Packet level: ping-pong 1 -> 2 -> 1 uses both prefixes; bytes by hand")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::map<uint16_t, uint64_t> back; // cell 1's KV bytes from cell 2
+        const PacketRun r = RunPacket(
+            "ns3::PreTransferScheduler",
+            2,
+            "Tcp",
+            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            [&back](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+                Plan(bs, 7, 1000, 2, 0.01, 2, 1.5);
+                Simulator::Schedule(Seconds(1.6), &EdgeLlmNode::NotifyHandoverLikely, bs[1], 7, 1);
+                Simulator::Schedule(Seconds(3.5), &EdgeLlmNode::NotifyHandoverStart, bs[1], 7, 1);
+                Simulator::Schedule(Seconds(3.6), &EdgeLlmNode::NotifyHandoverLikely, bs[0], 7, 2);
+                Simulator::Schedule(Seconds(9.9), [&back, bs]() {
+                    back[1] = bs[0]->GetConnection(2)->GetKvBytesReceived();
+                });
+            });
+        const auto& used = r.usedAll.at(7);
+        NS_TEST_ASSERT_MSG_EQ(used.size(), 2, "two handovers used bytes sent ahead");
+        NS_TEST_ASSERT_MSG_EQ(used.at(0).first, 2, "first at cell 2");
+        NS_TEST_ASSERT_MSG_EQ(used.at(0).second, 1000, "the whole cache");
+        NS_TEST_ASSERT_MSG_EQ(used.at(1).first, 1, "then back at cell 1");
+        NS_TEST_ASSERT_MSG_EQ(used.at(1).second, 1005, "its 1000 tokens and the 5 cell 2 decoded");
+        const auto& restored = r.restoredAll.at(7);
+        NS_TEST_ASSERT_MSG_EQ(restored.size(), 2, "restored twice");
+        for (const auto& [cell, delay] : restored)
+        {
+            NS_TEST_ASSERT_MSG_LT(delay, 0.005, "at cell " << cell << ": nothing left");
+        }
+        // Cell 2 -> 1 carried the second cache once; cell 1 -> 2 the first and the third
+        // trigger's, which no handover used.
+        const double second = used.at(1).second * BYTES_PER_TOKEN;
+        NS_TEST_ASSERT_MSG_EQ(back.at(1), second, "2 -> 1: the cache once");
+        NS_TEST_ASSERT_MSG_EQ(r.wasted.count(7), 0, "nothing wasted while cell 1 serves it");
+        NS_TEST_ASSERT_MSG_EQ(r.received.at(2),
+                              1000 * BYTES_PER_TOKEN + second,
+                              "1 -> 2: the first cache, and the third trigger's (held at 2)");
+        NS_TEST_ASSERT_MSG_EQ(r.lost, 0, "no commit for evicted bytes");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Packet level with ImpactHO inside: the cache goes ahead in importance order (512-byte
  *        entries, each with its 3-byte coordinate), the entries committed count as received
  *        (a whole cache sent ahead resumes at once with all of it), the rest follows in
@@ -995,6 +1108,78 @@ class PreTransferPacketImpactHoTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Packet level on a star (every path two hops over shared site links): a
+ *        pre-transfer yields to handover transfers on every link of its path, not only on
+ *        its own connection: to another source's transfer into its target (the target's
+ *        PRE_TRANSFER_PAUSE) and to its own source's transfer to another target (the
+ *        source's uplink). Either way the handover's plan at the full 1 Gbit/s holds (5 % +
+ *        3 ms), where a pre-transfer yielding on its own connection only makes it 57 ms
+ *        (12 %) late (checked by disabling the pause), and the pre-transfer still completes
+ *        before its own handover.
+ */
+class PreTransferPacketStarTestCase : public TestCase
+{
+  public:
+    PreTransferPacketStarTestCase()
+        : TestCase("Packet level, star: pre-transfers pause for handover transfers on any link "
+                   "of their path")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // Another source: cell 2 sends session 20 ahead to cell 3 from 10 ms; cell 1 moves
+        // session 10 (57.3 MB, cHO: the whole cache, about 0.46 s at 1 Gbit/s) to cell 3 at
+        // 0.3 s, into cell 3's link.
+        const PacketRun other = RunPacket(
+            "ns3::PreTransferScheduler",
+            3,
+            "Tcp",
+            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+                bs[1]->OpenSession(20, 1000, 5);
+                Simulator::Schedule(Seconds(0.01),
+                                    &EdgeLlmNode::NotifyHandoverLikely,
+                                    bs[1],
+                                    20,
+                                    3);
+                Simulator::Schedule(Seconds(2.5), &EdgeLlmNode::NotifyHandoverStart, bs[1], 20, 3);
+                bs[0]->OpenSession(10, 1000, 5);
+                Simulator::Schedule(Seconds(0.3), &EdgeLlmNode::NotifyHandoverStart, bs[0], 10, 3);
+            },
+            "ns3::ChoScheduler",
+            true);
+        const double planned = other.predicted.at(10);
+        NS_TEST_ASSERT_MSG_GT(planned, 0.45, "the whole cache at about 1 Gbit/s");
+        NS_TEST_ASSERT_MSG_LT(std::abs(other.restored.at(10) - planned),
+                              0.05 * planned + 0.003,
+                              "the plan holds: cell 2's bytes ahead paused (target's PAUSE)");
+        NS_TEST_ASSERT_MSG_EQ(other.used.at(20), 1000, "cell 2's pre-transfer completes later");
+        // Its own source: cell 1 sends session 11 ahead to cell 2 and moves session 12 to
+        // cell 3 at 0.3 s, both through cell 1's link.
+        const PacketRun own = RunPacket(
+            "ns3::PreTransferScheduler",
+            3,
+            "Tcp",
+            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+                Plan(bs, 11, 1000, 2, 0.01, 2, 2.5);
+                bs[0]->OpenSession(12, 1000, 5);
+                Simulator::Schedule(Seconds(0.3), &EdgeLlmNode::NotifyHandoverStart, bs[0], 12, 3);
+            },
+            "ns3::ChoScheduler",
+            true);
+        NS_TEST_ASSERT_MSG_LT(std::abs(own.restored.at(12) - own.predicted.at(12)),
+                              0.05 * own.predicted.at(12) + 0.003,
+                              "the plan holds: the source's own bytes ahead paused");
+        NS_TEST_ASSERT_MSG_EQ(own.used.at(11), 1000, "its pre-transfer completes later");
+        NS_TEST_ASSERT_MSG_EQ(own.lost + other.lost, 0, "no commit for evicted bytes");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Proactive KV pre-transfer: flow level and packet level.
  */
 class EdgeLlmPreTransferTestSuite : public TestSuite
@@ -1015,7 +1200,9 @@ class EdgeLlmPreTransferTestSuite : public TestSuite
         AddTestCase(new PreTransferPacketTestCase("Udp"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketWrongTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketEvictionTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferPacketPingPongTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketImpactHoTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferPacketStarTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 
