@@ -675,6 +675,7 @@ struct PacketRun
     std::map<uint64_t, double> predicted;  //!< HandoverPlanned delay, s
     std::map<uint64_t, double> restored;   //!< SessionRestored delay, s
     std::map<uint16_t, uint64_t> received; //!< Per cell: KV bytes from cell 1
+    uint64_t receivedAt1{0};               //!< Cell 1's KV bytes from cell 2
     std::map<uint64_t, double> fraction;   //!< PartialRestored fraction (slot policies)
     /// Every PreTransferUsed (cell, tokens) and SessionRestored (cell, delay), in order
     std::map<uint64_t, std::vector<std::pair<uint16_t, double>>> usedAll;
@@ -800,6 +801,7 @@ RunPacket(const std::string& scheduler,
     {
         out.received[bs[i]->GetCellId()] = bs[i]->GetConnection(1)->GetKvBytesReceived();
     }
+    out.receivedAt1 = bs[0]->GetConnection(2)->GetKvBytesReceived();
     Simulator::Destroy();
     return out;
 }
@@ -992,20 +994,16 @@ class PreTransferPacketPingPongTestCase : public TestCase
   private:
     void DoRun() override
     {
-        std::map<uint16_t, uint64_t> back; // cell 1's KV bytes from cell 2
         const PacketRun r = RunPacket(
             "ns3::PreTransferScheduler",
             2,
             "Tcp",
             EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
-            [&back](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+            [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
                 Plan(bs, 7, 1000, 2, 0.01, 2, 1.5);
                 Simulator::Schedule(Seconds(1.6), &EdgeLlmNode::NotifyHandoverLikely, bs[1], 7, 1);
                 Simulator::Schedule(Seconds(3.5), &EdgeLlmNode::NotifyHandoverStart, bs[1], 7, 1);
                 Simulator::Schedule(Seconds(3.6), &EdgeLlmNode::NotifyHandoverLikely, bs[0], 7, 2);
-                Simulator::Schedule(Seconds(9.9), [&back, bs]() {
-                    back[1] = bs[0]->GetConnection(2)->GetKvBytesReceived();
-                });
             });
         const auto& used = r.usedAll.at(7);
         NS_TEST_ASSERT_MSG_EQ(used.size(), 2, "two handovers used bytes sent ahead");
@@ -1022,7 +1020,7 @@ class PreTransferPacketPingPongTestCase : public TestCase
         // Cell 2 -> 1 carried the second cache once; cell 1 -> 2 the first and the third
         // trigger's, which no handover used.
         const double second = used.at(1).second * BYTES_PER_TOKEN;
-        NS_TEST_ASSERT_MSG_EQ(back.at(1), second, "2 -> 1: the cache once");
+        NS_TEST_ASSERT_MSG_EQ(r.receivedAt1, second, "2 -> 1: the cache once");
         NS_TEST_ASSERT_MSG_EQ(r.wasted.count(7), 0, "nothing wasted while cell 1 serves it");
         NS_TEST_ASSERT_MSG_EQ(r.received.at(2),
                               1000 * BYTES_PER_TOKEN + second,
