@@ -179,7 +179,9 @@ EdgeLlmNode::GetTypeId()
                           "(PreTransferScheduler), bytes; a full memory evicts the oldest.",
                           UintegerValue(DEFAULT_KV_MEMORY_CAPACITY),
                           MakeUintegerAccessor(&EdgeLlmNode::m_kvMemoryCapacity),
-                          MakeUintegerChecker<uint64_t>(1))
+                          // At most 1 PB: a larger value is a typo, or a negative one
+                          // wrapped by the unsigned parser (-1 reads as 2^64 - 1).
+                          MakeUintegerChecker<uint64_t>(1, MAX_KV_MEMORY_CAPACITY))
             .AddAttribute("TransferTimeout",
                           "Target: if a session's KV bytes have not all arrived this long after "
                           "its handover, the source is told to stop (TRANSFER_STOP) and the "
@@ -1465,6 +1467,7 @@ EdgeLlmNode::StartDecoding(Session& session, Time firstToken)
                                               &EdgeLlmNode::DecodeToken,
                                               this,
                                               session.id);
+    m_preTransfer->OnSessionReady(session.id); // a likely handover noted before
 }
 
 void
@@ -1609,6 +1612,7 @@ EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens, uint32_t ne
     s.promptTokens = static_cast<uint32_t>(contextTokens);
     s.maxNewTokens = newTokens; // decoded after a handover (none generated here)
     m_sessions[sessionId] = s;
+    m_preTransfer->OnSessionReady(sessionId); // a likely handover noted before
 }
 
 // ---------------------------------------------------------------------------

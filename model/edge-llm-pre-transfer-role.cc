@@ -233,9 +233,18 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
                     "ns3::PreTransferScheduler::YieldToHandovers false is modelled at flow level "
                     "only (PreTransferFluidScenario); at packet level a pre-transfer uses idle "
                     "capacity (true)");
+    if (targetCellId == m_node->m_cellId || !m_node->m_peers.count(targetCellId))
+    {
+        return;
+    }
     auto sit = m_node->m_sessions.find(sessionId);
-    if (sit == m_node->m_sessions.end() || !Servable(sit->second) ||
-        targetCellId == m_node->m_cellId || !m_node->m_peers.count(targetCellId))
+    if (sit == m_node->m_sessions.end() || sit->second.GetState() == EdgeLlmNode::PREFILLING)
+    {
+        // Its prompt has not reached this BS yet, or is being prefilled: once it decodes.
+        m_waiting[sessionId] = targetCellId;
+        return;
+    }
+    if (!Servable(sit->second))
     {
         return;
     }
@@ -385,6 +394,7 @@ uint64_t
 EdgeLlmPreTransferRole::OnHandover(const EdgeLlmNode::Session& s, uint16_t targetCellId)
 {
     m_refused.erase(s.id); // a later likely handover may try again
+    m_waiting.erase(s.id); // noticed, but it handed over before decoding here
     auto out = m_out.find(s.id);
     if (out == m_out.end())
     {
@@ -400,6 +410,19 @@ EdgeLlmPreTransferRole::OnHandover(const EdgeLlmNode::Session& s, uint16_t targe
     // Ahead of the TRANSFER_REQUEST on the same control stream.
     Send(targetCellId, KvFrameHeader::PRE_TRANSFER_COMMIT, s.id, sent);
     return sent;
+}
+
+void
+EdgeLlmPreTransferRole::OnSessionReady(uint64_t sessionId)
+{
+    auto w = m_waiting.find(sessionId);
+    if (w == m_waiting.end())
+    {
+        return;
+    }
+    const uint16_t target = w->second;
+    m_waiting.erase(w);
+    OnHandoverLikely(sessionId, target);
 }
 
 void

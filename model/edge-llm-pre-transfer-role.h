@@ -64,10 +64,10 @@ class EdgeLlmPreTransferRole
     /**
      * \brief Source: a handover of \p sessionId to \p targetCellId is likely (the policy's
      *        trigger fired): start sending its KV cache there. Ignored without a
-     *        PreTransferScheduler, with RateShare 0, for a session not decoding here (nor
-     *        opened without a UE stream, EdgeLlmNode::OpenSession), a
-     *        target without a backhaul link, or a pre-transfer to that target already on
-     *        (one to another target ends first).
+     *        PreTransferScheduler, with RateShare 0, for a target without a backhaul link,
+     *        or a pre-transfer to that target already on (one to another target ends
+     *        first); for a session not decoding here yet (unknown, or prefilling its
+     *        prompt) it waits until the session decodes (OnSessionReady).
      * Aborts (NS_ABORT_MSG) for YieldToHandovers false (flow level only).
      */
     void OnHandoverLikely(uint64_t sessionId, uint16_t targetCellId);
@@ -82,6 +82,15 @@ class EdgeLlmPreTransferRole
 
     /// Source: a pre-transfer's last byte went to the transport (KvTransferConnection).
     void OnSent(uint64_t sessionId);
+
+    /**
+     * \brief Source: \p sessionId's cache can be sent from here now (it started decoding,
+     *        EdgeLlmNode::StartDecoding, or OpenSession built it). A likely handover
+     *        noticed before (the session unknown or still prefilling its prompt: a
+     *        predicted crossing fires once, at max(0, tau - LeadTime)) starts its
+     *        pre-transfer now.
+     */
+    void OnSessionReady(uint64_t sessionId);
 
     /// \param peerCellId the target \param m PRE_TRANSFER_EVICTED
     void OnEvicted(uint16_t peerCellId, const KvTransferCompleteHeader& m);
@@ -196,6 +205,8 @@ class EdgeLlmPreTransferRole
     /// Session -> the cell that evicted (or refused) its pre-transfer: not sent there again
     /// before the session's next handover
     std::map<uint64_t, uint16_t> m_refused;
+    /// Source: session -> the likely target noticed before it decoded here
+    std::map<uint64_t, uint16_t> m_waiting;
     /// Target: session -> KV bytes committed, until its TRANSFER_REQUEST takes them
     std::map<uint64_t, uint64_t> m_committed;
     std::unique_ptr<KvPreTransferStore> m_store; //!< KV memory for pre-sent caches

@@ -80,10 +80,11 @@ PreTransferScheduler::GetTypeId()
                           MakeDoubleChecker<double>(-15.0, 15.0))
             .AddAttribute("TimeToTrigger",
                           "A3Entering: how long the condition must hold before the "
-                          "pre-transfer starts.",
+                          "pre-transfer starts, in [0, 65535] ms (the RRC's 16-bit field; "
+                          "the packet level's RRC counts whole ms: a fraction is dropped).",
                           TimeValue(MilliSeconds(256)),
                           MakeTimeAccessor(&PreTransferScheduler::m_timeToTrigger),
-                          MakeTimeChecker(Seconds(0), Seconds(3600)))
+                          MakeTimeChecker(Seconds(0), MilliSeconds(65535)))
             .AddAttribute("LeadTime",
                           "PredictedCrossing: how long before the predicted handover the "
                           "pre-transfer starts.",

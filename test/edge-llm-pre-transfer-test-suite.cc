@@ -935,6 +935,55 @@ class PreTransferPacketWrongTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Packet level: a likely handover noticed before the session exists at its source
+ *        (a predicted crossing fires once, possibly before the prompt arrives) waits for
+ *        the session and then sends its cache ahead; the same notice for a session that
+ *        hands over first is forgotten.
+ */
+class PreTransferPacketEarlyTestCase : public TestCase
+{
+  public:
+    PreTransferPacketEarlyTestCase()
+        : TestCase("Packet level: a likely handover noticed before the session opens waits "
+                   "for it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const PacketRun r = RunPacket("ns3::PreTransferScheduler",
+                                      2,
+                                      "Tcp",
+                                      EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+                                      [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+                                          // Session 9: noticed at 10 ms, opened at 0.2 s, hands
+                                          // over at 1.5 s.
+                                          Simulator::Schedule(Seconds(0.01),
+                                                              &EdgeLlmNode::NotifyHandoverLikely,
+                                                              bs[0],
+                                                              uint64_t{9},
+                                                              uint16_t{2});
+                                          Simulator::Schedule(Seconds(0.2),
+                                                              &EdgeLlmNode::OpenSession,
+                                                              bs[0],
+                                                              uint64_t{9},
+                                                              uint64_t{1000},
+                                                              uint32_t{5});
+                                          Simulator::Schedule(Seconds(1.5),
+                                                              &EdgeLlmNode::NotifyHandoverStart,
+                                                              bs[0],
+                                                              uint64_t{9},
+                                                              uint16_t{2});
+                                      });
+        NS_TEST_ASSERT_MSG_EQ(r.used.count(9), 1, "sent ahead once the session existed");
+        NS_TEST_ASSERT_MSG_EQ(r.used.at(9), 1000, "all of it, from 0.2 s at 0.5 Gbit/s");
+        NS_TEST_ASSERT_MSG_EQ(r.ntx.at(9), 0, "nothing left at the handover");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Packet level: a full KV memory evicts the oldest pre-sent cache (traced with the
  *        bytes that had arrived, all waste); its source stops counting on it, so its
  *        handover moves the whole cache; the newer one is used.
@@ -1198,6 +1247,7 @@ class EdgeLlmPreTransferTestSuite : public TestSuite
         AddTestCase(new PreTransferPacketTestCase("Udp"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketWrongTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketEvictionTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferPacketEarlyTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketPingPongTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketImpactHoTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketStarTestCase, EDGE_LLM_TEST_QUICK);

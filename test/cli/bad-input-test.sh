@@ -384,6 +384,17 @@ expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
 expect 2 "unknown scheme 'pre-tho'; valid schemes: ctho, tho, cho, impactho, pre-ctho, pre-impactho" \
   $main --schemes=pre-tho
 expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-impactho
+# The RRC's time-to-trigger is 16 bits of ms; a negative memory must not wrap to 2^64 - 1.
+expect 2 "ns3::PreTransferScheduler::TimeToTrigger" $main --numUes=1 --schemes=pre-ctho \
+  --ns3::PreTransferScheduler::TimeToTrigger=65536ms
+expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
+  --ns3::PreTransferScheduler::TimeToTrigger=65535ms
+expect 2 "ns3::EdgeLlmNode::KvMemoryCapacity" $main --numUes=1 --schemes=pre-ctho \
+  --ns3::EdgeLlmNode::KvMemoryCapacity=-1
+expect 2 "ns3::EdgeLlmNode::KvMemoryCapacity" $main --numUes=1 --schemes=pre-ctho \
+  --ns3::EdgeLlmNode::KvMemoryCapacity=1000000000000001
+expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
+  --ns3::EdgeLlmNode::KvMemoryCapacity=1000000000000000
 expect 2 "the scheme names it: pre-ctho plans the rest with ctHO, pre-impactho with ImpactHO" \
   $main --schemes=pre-impactho --ns3::PreTransferScheduler::InnerScheduler=ns3::ImpactHoScheduler
 expect 2 "the scheme names it" $study --schemes=pre-ctho \
