@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "../examples/road-handover/road-handover-example.h"
+#include "edge-llm-test-util.h"
 
 #include "ns3/boolean.h"
 #include "ns3/config.h"
@@ -319,9 +320,7 @@ class MainJobOutputTestCase : public TestCase
     {
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
-        const std::string dir =
-            (std::filesystem::temp_directory_path() / "edge-llm-main-job-output-test").string();
-        std::filesystem::remove_all(dir);
+        const std::string dir = edgellmtest::FreshTempDir("main-job-output-test");
         std::vector<std::string> args = {"edge-llm-lte-handover",
                                          "--outputDir=" + dir,
                                          "--numUes=2",

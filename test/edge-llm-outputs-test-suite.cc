@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "edge-llm-test-util.h"
+
 #include "ns3/backhaul-monitor.h"
 #include "ns3/config.h"
 #include "ns3/edge-llm-compat.h"
@@ -214,10 +216,7 @@ Fields(const std::string& line)
 std::string
 TempDir(const std::string& name)
 {
-    const auto dir = std::filesystem::temp_directory_path() / ("edge-llm-outputs-" + name);
-    std::filesystem::remove_all(dir);
-    std::filesystem::create_directories(dir);
-    return dir.string();
+    return edgellmtest::FreshTempDir("outputs-" + name);
 }
 
 /// What RunUeHandovers saw.

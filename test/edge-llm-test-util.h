@@ -6,9 +6,11 @@
 #ifndef EDGE_LLM_TEST_UTIL_H
 #define EDGE_LLM_TEST_UTIL_H
 
+#include <filesystem>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <unistd.h>
 
 namespace ns3
 {
@@ -28,6 +30,21 @@ ErrorOf(const std::function<void()>& f)
         return e.what();
     }
     return "";
+}
+
+/**
+ * \return a fresh empty directory for \p name under the system's temporary directory, one
+ *         per process: suites of several ns-3 trees (or a standalone run beside them) run
+ *         at once on one machine and must not remove each other's files
+ */
+inline std::string
+FreshTempDir(const std::string& name)
+{
+    const auto dir = std::filesystem::temp_directory_path() /
+                     ("edge-llm-" + name + "-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    return dir.string();
 }
 
 } // namespace edgellmtest
