@@ -1581,10 +1581,7 @@ EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
     if (sessionId & KvFrameHeader::PRE_TRANSFER_BIT)
     {
         const bool entries = sessionId & KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT;
-        m_preTransfer->OnKvBytes(sessionId & ~(KvFrameHeader::PRE_TRANSFER_BIT |
-                                               KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT),
-                                 bytes,
-                                 entries);
+        m_preTransfer->OnKvBytes(sessionId & ~KvFrameHeader::PRE_TRANSFER_FLAGS, bytes, entries);
         return;
     }
     m_target->OnKvBytes(sessionId, bytes);
@@ -1595,8 +1592,7 @@ EdgeLlmNode::OnTransferSent(uint64_t sessionId)
 {
     if (sessionId & KvFrameHeader::PRE_TRANSFER_BIT)
     {
-        m_preTransfer->OnSent(sessionId & ~(KvFrameHeader::PRE_TRANSFER_BIT |
-                                            KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT));
+        m_preTransfer->OnSent(sessionId & ~KvFrameHeader::PRE_TRANSFER_FLAGS);
         return;
     }
     m_source->OnTransferSent(sessionId);

@@ -595,9 +595,7 @@ class EdgeLlmNode : public Application
         {
             return entryBytes == 0
                        ? receivedKvBytes
-                       : receivedKvBytes /
-                                 (entryBytes + KvTransferConnection::ENTRY_COORDINATE_BYTES) *
-                                 entryBytes +
+                       : KvTransferConnection::EntryKvBytes(receivedKvBytes, entryBytes) +
                              preSentKvBytes;
         }
 

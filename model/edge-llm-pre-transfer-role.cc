@@ -197,8 +197,7 @@ EdgeLlmPreTransferRole::KvBytes(const Incoming& in) const
     {
         return in.arrived;
     }
-    const uint64_t entry = m_node->m_profile.BitsPerEntry() / 8;
-    return in.arrived / (entry + KvTransferConnection::ENTRY_COORDINATE_BYTES) * entry;
+    return KvTransferConnection::EntryKvBytes(in.arrived, m_node->m_profile.BitsPerEntry() / 8);
 }
 
 void

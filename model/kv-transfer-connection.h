@@ -58,6 +58,17 @@ class KvTransferConnection : public Object
     /// before its KV bytes (ImpactHO Sec. VI-E)
     static constexpr uint64_t ENTRY_COORDINATE_BYTES = 3;
 
+    /**
+     * \param wireBytes bytes of importance-ordered KV segments received (each entry's
+     *        coordinate before its KV bytes)
+     * \param entryBytes KV bytes of one entry, > 0
+     * \return the KV bytes of the whole entries among them (coordinates not counted)
+     */
+    static uint64_t EntryKvBytes(uint64_t wireBytes, uint64_t entryBytes)
+    {
+        return wireBytes / (entryBytes + ENTRY_COORDINATE_BYTES) * entryBytes;
+    }
+
     KvTransferConnection();
     ~KvTransferConnection() override;
 

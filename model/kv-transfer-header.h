@@ -93,6 +93,8 @@ class KvFrameHeader : public Header
     /// carry importance-ordered entries, each with its 3-byte coordinate (a
     /// PreTransferScheduler with a slot policy inside); the receiver counts their KV bytes
     static constexpr uint64_t PRE_TRANSFER_ENTRIES_BIT = uint64_t{1} << 62;
+    /// Both pre-transfer bits: a segment's session id without them is the session's
+    static constexpr uint64_t PRE_TRANSFER_FLAGS = PRE_TRANSFER_BIT | PRE_TRANSFER_ENTRIES_BIT;
 
     /**
      * \brief Get the type ID.
