@@ -215,6 +215,7 @@ EdgeLlmSessionStats::DoDispose()
 {
     m_records.clear();
     m_bySession.clear();
+    m_bs.clear();
     Object::DoDispose();
 }
 
@@ -231,6 +232,11 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
                            << i << " is not an ns3::EdgeLlmNode");
         }
         EdgeLlmNode* n = PeekPointer(bs); // the sinks live in n's own traces
+        if (m_bs.empty())
+        {
+            Simulator::ScheduleDestroy(&EdgeLlmSessionStats::ReleaseBs, self);
+        }
+        m_bs.push_back(bs);
         bs->TraceConnectWithoutContext(
             "HandoverStarted",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
@@ -459,7 +465,49 @@ EdgeLlmSessionStats::OnPreUsed(EdgeLlmNode* node, uint64_t id, uint16_t source, 
 EdgeLlmSessionStats::PreTransferTotals
 EdgeLlmSessionStats::GetPreTransferTotals() const
 {
-    return m_pre;
+    // Used and wasted bytes come from the traces; what is still held or on the way, from
+    // the BSs now (after Simulator::Destroy: as it was then). Every byte a source sent
+    // ahead is in one of the four (used entries count their KV bytes, not coordinates).
+    PreTransferTotals totals = m_pre;
+    if (!m_bs.empty())
+    {
+        uint64_t sent = 0;
+        uint64_t received = 0;
+        totals.heldBytes = 0;
+        for (const Ptr<EdgeLlmNode>& bs : m_bs)
+        {
+            totals.heldBytes += bs->GetPreTransferHeldBytes();
+            sent += bs->GetPreTransferBytesSent();
+            received += bs->GetPreTransferBytesReceived();
+        }
+        totals.inFlightBytes = sent > received ? sent - received : 0;
+    }
+    totals.sentBytes += totals.heldBytes;
+    return totals;
+}
+
+std::string
+EdgeLlmSessionStats::PreTransferTotals::Describe() const
+{
+    std::ostringstream s;
+    s << sentBytes << " KV bytes reached targets ahead: " << usedBytes << " (" << usedTokens
+      << " tokens) used at the handovers, " << wastedBytes
+      << " wasted (wrong target, evicted, partial token), " << heldBytes << " held at the stop; "
+      << inFlightBytes << " on the way at the stop; " << evictions << " evictions";
+    if (lost > 0)
+    {
+        s << ", " << lost << " COMMITS FOR EVICTED BYTES";
+    }
+    return s.str();
+}
+
+void
+EdgeLlmSessionStats::ReleaseBs()
+{
+    const PreTransferTotals last = GetPreTransferTotals();
+    m_pre.heldBytes = last.heldBytes;
+    m_pre.inFlightBytes = last.inFlightBytes;
+    m_bs.clear(); // the BSs' traces hold this object: no cycle past the run
 }
 
 uint64_t

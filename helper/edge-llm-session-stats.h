@@ -240,12 +240,27 @@ class EdgeLlmSessionStats : public Object
     /// What proactive pre-transfers moved (PreTransferScheduler), over every BS.
     struct PreTransferTotals
     {
-        uint64_t sentBytes{0};   //!< Bytes that reached a target ahead (used + wasted)
+        /// Bytes that reached a target ahead: used + wasted + held
+        uint64_t sentBytes{0};
         uint64_t usedTokens{0};  //!< Tokens of them the handovers used
         uint64_t usedBytes{0};   //!< usedTokens x bytes per token of the target's model
         uint64_t wastedBytes{0}; //!< PreTransferWasted: dropped, evicted, late, partial
         uint32_t evictions{0};   //!< PreTransferEvicted
         uint32_t lost{0};        //!< PreTransferLost
+        /// Bytes that reached a target ahead and were neither used nor dropped when the
+        /// totals were taken (held, as on the wire: e.g. sent for a handover after the stop)
+        uint64_t heldBytes{0};
+        /// Bytes sent ahead that had not reached their target when the totals were taken
+        /// (in flight or queued in a transport, as on the wire)
+        uint64_t inFlightBytes{0};
+
+        /**
+         * \return one line for a program's summary: "S KV bytes reached targets ahead: U
+         *         (T tokens) used at the handovers, W wasted (...), H held at the stop; F
+         *         on the way at the stop; E evictions" (and the commits for evicted bytes,
+         *         if any)
+         */
+        std::string Describe() const;
     };
 
     /// \return the run's pre-transfer totals (all zero without a PreTransferScheduler)
@@ -297,8 +312,12 @@ class EdgeLlmSessionStats : public Object
     void OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t target);
     void OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess);
     void OnPreUsed(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t tokens);
+    /// At Simulator::Destroy: keep the held and in-flight bytes, let the BSs go
+    void ReleaseBs();
 
-    PreTransferTotals m_pre;                  //!< Pre-transfer totals
+    PreTransferTotals m_pre; //!< Pre-transfer totals
+    /// The BSs installed on (held and in-flight bytes), until Simulator::Destroy
+    std::vector<Ptr<EdgeLlmNode>> m_bs;
     std::map<uint64_t, uint64_t> m_preWasted; //!< Per session, bytes
 
     std::vector<EdgeLlmHandoverRecord> m_records;             //!< In start order

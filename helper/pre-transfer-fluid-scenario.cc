@@ -131,6 +131,7 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
                                     "RateShare < 1 (the handovers' part of the link)");
     }
     const double hold = pre ? pre->GetHoldTime().GetSeconds() : 0.0;
+    const double pingPong = pre ? pre->GetPingPongTime().GetSeconds() : 0.0;
     const bool follow = pre && pre->GetFollowDecoding();
     for (std::size_t i = 0; i < ues.size(); ++i)
     {
@@ -249,9 +250,27 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
             state[i].phase = GONE;
         }
     };
+    // An episode whose UE's last handover by its trigger came from the predicted target
+    // into its source less than PingPongTime before: no pre-transfer back (as at packet
+    // level, EdgeLlmPreTransferRole).
+    auto pingPongGuarded = [&](const PreTransferUe& u) {
+        const PreTransferUe* last = nullptr;
+        for (const PreTransferUe& e : ues)
+        {
+            if (e.ueId == u.ueId && !std::isnan(e.handoverTime) &&
+                e.handoverTime <= u.triggerTime &&
+                (last == nullptr || e.handoverTime >= last->handoverTime))
+            {
+                last = &e;
+            }
+        }
+        return last != nullptr && last->target == u.source && last->source == u.predictedTarget &&
+               u.triggerTime < last->handoverTime + pingPong;
+    };
     auto trigger = [&](std::size_t i) {
         const PreTransferUe& u = ues[i];
-        if (state[i].phase != IDLE || state[i].handled || share <= 0 || u.prefixTokens == 0)
+        if (state[i].phase != IDLE || state[i].handled || share <= 0 || u.prefixTokens == 0 ||
+            pingPongGuarded(u))
         {
             return;
         }

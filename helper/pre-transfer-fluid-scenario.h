@@ -130,7 +130,10 @@ struct PreTransferFluidResult
  * RateShare) while other pre-transfers keep their share) and a member with nothing left
  * has D = 0. Bytes a member does not use, or an episode without a handover to its
  * predicted target leaves there, are waste: dropped HoldTime after the source stopped
- * (the handover elsewhere, triggerEnd, or the run's end), or at once when evicted.
+ * (the handover elsewhere, triggerEnd, or the run's end), or at once when evicted. A
+ * trigger towards the cell the UE's last handover (of an earlier episode of the same
+ * ueId, at or before the trigger) came from, less than PingPongTime after it, is ignored
+ * (as at packet level).
  */
 class PreTransferFluidScenario
 {

@@ -190,6 +190,15 @@ EdgeLlmNode::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&EdgeLlmNode::m_transferTimeout),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("WindowGrace",
+                          "Target, ImpactHO: the source closes a transfer at its handover "
+                          "time + the transfer window (TRANSFER_TRUNCATE); if that message "
+                          "has not come this long after it (a loss holds the stream for a "
+                          "retransmission timeout), the session resumes on the KV bytes in "
+                          "(TransferWindowClosed), in [0, 3600] s.",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&EdgeLlmNode::m_windowGrace),
+                          MakeTimeChecker(Seconds(0), Seconds(3600)))
             .AddAttribute("LossAwareReplanning",
                           "Target, ctHO, tHO and cHO: when a session's KV bytes are not all in "
                           "ReplanMargin after the plan's deadline (tau + g(L), carried by the "
@@ -414,6 +423,12 @@ EdgeLlmNode::GetTypeId()
                             "tokens are re-prefilled here (sessionId, sourceCellId, tokens).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_timeoutTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("TransferWindowClosed",
+                            "Target, ImpactHO: the source's TRANSFER_COMPLETE or TRUNCATE had "
+                            "not come WindowGrace after the transfer window's end; the session "
+                            "resumes on the KV bytes in (sessionId, sourceCellId, bytes).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_windowTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("TransferReplanned",
                             "Target: a KV transfer fell behind its plan and re-prefilling "
                             "the rest is sooner (LossAwareReplanning): the source is stopped, "
@@ -583,6 +598,34 @@ uint64_t
 EdgeLlmNode::GetLostSessions() const
 {
     return m_lostSessions;
+}
+
+uint64_t
+EdgeLlmNode::GetPreTransferHeldBytes() const
+{
+    return m_preTransfer ? m_preTransfer->GetHeldBytes() : 0;
+}
+
+uint64_t
+EdgeLlmNode::GetPreTransferBytesSent() const
+{
+    uint64_t sent = 0;
+    for (const auto& [cell, peer] : m_peers)
+    {
+        sent += peer.connection ? peer.connection->GetBackgroundBytesSent() : 0;
+    }
+    return sent;
+}
+
+uint64_t
+EdgeLlmNode::GetPreTransferBytesReceived() const
+{
+    uint64_t received = 0;
+    for (const auto& [cell, peer] : m_peers)
+    {
+        received += peer.connection ? peer.connection->GetBackgroundBytesReceived() : 0;
+    }
+    return received;
 }
 
 LlmModelProfile

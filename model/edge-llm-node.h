@@ -464,6 +464,22 @@ class EdgeLlmNode : public Application
      *         session is counted once, at one BS, so the run's total is the sum over BSs
      */
     uint64_t GetLostSessions() const;
+    /**
+     * \return bytes sent ahead to this BS (PreTransferScheduler) that arrived and are
+     *         neither used by a handover nor dropped yet, as on the wire (each entry with
+     *         its coordinate); 0 without pre-transfers
+     */
+    uint64_t GetPreTransferHeldBytes() const;
+    /**
+     * \return pre-transfer bytes this BS sent to all its peers so far, as on the wire
+     *         (KvTransferConnection::GetBackgroundBytesSent summed)
+     */
+    uint64_t GetPreTransferBytesSent() const;
+    /**
+     * \return pre-transfer bytes this BS received from all its peers so far, as on the
+     *         wire (KvTransferConnection::GetBackgroundBytesReceived summed)
+     */
+    uint64_t GetPreTransferBytesReceived() const;
     /// \return the LLM's KV geometry
     LlmModelProfile GetModelProfile() const;
     /// \return the handover policy
@@ -563,6 +579,7 @@ class EdgeLlmNode : public Application
         bool reprefillRunning{false};     //!< That re-prefill is on the GPU
         uint32_t entryBytes{0};           //!< ImpactHO: KV bytes per entry (0: plain bytes)
         bool transferClosed{false};       //!< ImpactHO: TRANSFER_COMPLETE or TRUNCATE came
+        bool closedAtWindowEnd{false};    //!< ImpactHO: the target closed it (WindowGrace)
         uint32_t restoreGeneration{0};    //!< Tells a stale timeout from the current restore
         bool layerMajor{false};           //!< KV bytes arrive layer-major (layer-wise streaming)
         std::vector<Time> layerReady;     //!< Layer-major: when each KV layer completed
@@ -787,6 +804,7 @@ class EdgeLlmNode : public Application
         m_requestReceivedTrace;                                    //!< TransferRequestReceived
     TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace; //!< TransferCancelled
     TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;   //!< TransferTimedOut
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_windowTrace;    //!< TransferWindowClosed
     /// TransferReplanned
     TracedCallback<uint64_t, uint16_t, uint64_t, Time, Time> m_replannedTrace;
     TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;    //!< KvLayerReceived
@@ -800,6 +818,7 @@ class EdgeLlmNode : public Application
     uint64_t m_lostSessions{0};                                     //!< SessionLost count
     Time m_statusInterval;                                          //!< 0: no PROGRESS
     Time m_transferTimeout;                                         //!< 0: none
+    Time m_windowGrace;                                             //!< WindowGrace
     bool m_lossAwareReplanning{true};                               //!< LossAwareReplanning
     Time m_replanMargin;                                            //!< ReplanMargin
     Time m_replanInterval;                                          //!< ReplanInterval

@@ -51,6 +51,17 @@ EdgeLlmPreTransferRole::GetReservedBytes() const
     return m_store ? m_store->GetReserved() : 0;
 }
 
+uint64_t
+EdgeLlmPreTransferRole::GetHeldBytes() const
+{
+    uint64_t held = 0;
+    for (const auto& [id, in] : m_in)
+    {
+        held += in.arrived;
+    }
+    return held;
+}
+
 Time
 EdgeLlmPreTransferRole::Interval() const
 {
@@ -197,7 +208,7 @@ EdgeLlmPreTransferRole::KvBytes(const Incoming& in) const
     {
         return in.arrived;
     }
-    return KvTransferConnection::EntryKvBytes(in.arrived, m_node->m_profile.BitsPerEntry() / 8);
+    return KvTransferConnection::EntryKvBytes(in.arrived, m_node->m_profile.BytesPerEntry());
 }
 
 void
@@ -245,6 +256,15 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
     }
     if (!Servable(sit->second))
     {
+        return;
+    }
+    if (sit->second.sourceCellId == targetCellId &&
+        Simulator::Now() < sit->second.handoverTime + policy->GetPingPongTime())
+    {
+        // Back to the cell it just left (PingPongTime): an A3 trigger with a negative
+        // offset holds there right after the handover; a later report starts it.
+        NS_LOG_INFO("cell " << m_node->m_cellId << ": no pre-transfer of session " << sessionId
+                            << " back to cell " << targetCellId << " within PingPongTime");
         return;
     }
     auto out = m_out.find(sessionId);
@@ -363,7 +383,7 @@ EdgeLlmPreTransferRole::Queue(uint64_t sessionId, uint16_t targetCellId, uint64_
     if (id & KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT)
     {
         // Importance order, as the slot policy inside sends the rest (ImpactHO Sec. VI-E).
-        job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BitsPerEntry() / 8);
+        job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BytesPerEntry());
     }
     connection->AddTransfer(job);
 }
@@ -586,6 +606,18 @@ EdgeLlmPreTransferRole::IsPending(uint64_t sessionId) const
 {
     auto it = m_in.find(sessionId);
     return it != m_in.end() && it->second.committed;
+}
+
+uint64_t
+EdgeLlmPreTransferRole::GetPendingKvBytes(uint64_t sessionId) const
+{
+    auto it = m_in.find(sessionId);
+    if (it == m_in.end() || !it->second.committed)
+    {
+        return 0;
+    }
+    const uint64_t in = KvBytes(it->second);
+    return it->second.committedBytes > in ? it->second.committedBytes - in : 0;
 }
 
 void

@@ -131,8 +131,15 @@ class EdgeLlmPreTransferRole
     /// \return true while committed pre-sent bytes of \p sessionId are still on the way
     bool IsPending(uint64_t sessionId) const;
 
+    /// \return the KV bytes of \p sessionId committed and not arrived yet (0: none)
+    uint64_t GetPendingKvBytes(uint64_t sessionId) const;
+
     /// \return the bytes of this node's memory reserved by pre-transfers
     uint64_t GetReservedBytes() const;
+
+    /// \return bytes sent ahead to this BS that arrived and are neither used by a handover
+    ///         nor dropped yet (as on the wire)
+    uint64_t GetHeldBytes() const;
 
   private:
     /// A pre-transfer this BS sends.

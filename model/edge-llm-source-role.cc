@@ -637,7 +637,7 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId,
     job.deadline = now + scheduler->GetTransferWindow();
     job.remainingBytes = cacheBytes - aheadBytes;
     job.slotBudget = 0; // it waits for the next slot
-    job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BitsPerEntry() / 8);
+    job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BytesPerEntry());
     peer.connection->AddTransfer(job); // nothing left: its TRANSFER_COMPLETE at once
     if (job.remainingBytes == 0)
     {

@@ -102,6 +102,10 @@ EdgeLlmTargetRole::OnTransferComplete(const KvTransferCompleteHeader& done)
         return;
     }
     Session& t = it->second;
+    if (t.closedAtWindowEnd)
+    {
+        return; // late: the target closed the window itself (WindowGrace)
+    }
     if (t.entryBytes > 0 && t.GetState() == EdgeLlmNode::RESTORING)
     {
         // ImpactHO: complete or truncated, the target resumes on the prefix it has
@@ -441,7 +445,7 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     s.expectedKvBytes = uint64_t{req.transferTokens} * req.bytesPerToken;
     if (req.flags & KvTransferRequestHeader::IMPORTANCE_ORDERED)
     {
-        s.entryBytes = static_cast<uint32_t>(m_node->m_profile.BitsPerEntry() / 8);
+        s.entryBytes = static_cast<uint32_t>(m_node->m_profile.BytesPerEntry());
         // The first entries of the importance order were sent ahead: received (the restore
         // waits until they are all in, EdgeLlmPreTransferRole::IsPending).
         s.preSentKvBytes = std::min(committed, s.expectedKvBytes);
@@ -517,6 +521,16 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
                                 s.restoreGeneration);
         }
     }
+    const Time window = m_node->m_scheduler->GetTransferWindow();
+    if (s.entryBytes > 0 && window.IsStrictlyPositive())
+    {
+        const Time at = std::max(s.handoverTime + window + m_node->m_windowGrace, Simulator::Now());
+        Simulator::Schedule(at - Simulator::Now(),
+                            &EdgeLlmTargetRole::OnWindowEnd,
+                            this,
+                            s.id,
+                            s.restoreGeneration);
+    }
     m_node->m_preTransfer->OnInboundTransfer(); // other sources' pre-transfers to me pause
     MaybeResume(s);
 }
@@ -533,9 +547,10 @@ EdgeLlmTargetRole::OnKvBytes(uint64_t sessionId, uint64_t bytes)
     }
     if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING)
     {
-        if (it == m_node->m_sessions.end() || (it->second.GetState() != EdgeLlmNode::CANCELLED &&
-                                               it->second.GetState() != EdgeLlmNode::REFUSED &&
-                                               it->second.GetState() != EdgeLlmNode::LOST))
+        if (it == m_node->m_sessions.end() ||
+            (it->second.GetState() != EdgeLlmNode::CANCELLED &&
+             it->second.GetState() != EdgeLlmNode::REFUSED &&
+             it->second.GetState() != EdgeLlmNode::LOST && !it->second.closedAtWindowEnd))
         {
             NS_LOG_WARN("cell " << m_node->m_cellId << ": " << bytes << " KV bytes for session "
                                 << sessionId << " that is not being restored here");
@@ -594,6 +609,34 @@ EdgeLlmTargetRole::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
     }
     const uint64_t missing = StopTransfer(s);
     m_node->m_timeoutTrace(sessionId, s.sourceCellId, missing);
+}
+
+void
+EdgeLlmTargetRole::OnWindowEnd(uint64_t sessionId, uint32_t generation)
+{
+    auto it = m_node->m_sessions.find(sessionId);
+    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING ||
+        it->second.restoreGeneration != generation || it->second.transferClosed)
+    {
+        return; // closed by the source, resumed, cancelled, or a later restore
+    }
+    Session& s = it->second;
+    // Committed entries still on the way are not in; neither is the rest in flight.
+    const uint64_t missing = m_node->m_preTransfer->GetPendingKvBytes(s.id);
+    const uint64_t kv = s.ReceivedKvBytes() > missing ? s.ReceivedKvBytes() - missing : 0;
+    NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << s.id << " from cell "
+                        << s.sourceCellId << ": no TRANSFER_COMPLETE/TRUNCATE by the window's "
+                        << "end + WindowGrace; resumes on " << kv << " KV bytes");
+    m_node->m_windowTrace(s.id, s.sourceCellId, kv);
+    m_node->m_partialTrace(s.id,
+                           s.sourceCellId,
+                           s.expectedKvBytes > 0
+                               ? static_cast<double>(kv) / static_cast<double>(s.expectedKvBytes)
+                               : 1.0);
+    s.expectedKvBytes = kv;
+    s.transferClosed = true;
+    s.closedAtWindowEnd = true;
+    MaybeResume(s);
 }
 
 uint64_t
@@ -752,7 +795,8 @@ void
 EdgeLlmTargetRole::MaybeResume(Session& s)
 {
     if (s.GetState() != EdgeLlmNode::RESTORING || !s.PrefillDone() ||
-        s.ReceivedKvBytes() < s.expectedKvBytes || m_node->m_preTransfer->IsPending(s.id) ||
+        s.ReceivedKvBytes() < s.expectedKvBytes ||
+        (m_node->m_preTransfer->IsPending(s.id) && !s.closedAtWindowEnd) ||
         (s.entryBytes > 0 && !s.transferClosed))
     {
         // (A pre-transfer's committed bytes still on the way count too; ImpactHO sessions

@@ -154,6 +154,15 @@ class EdgeLlmTargetRole
     void OnTransferTimeout(uint64_t sessionId, uint32_t generation);
 
     /**
+     * \brief ImpactHO: WindowGrace after the transfer window's end, the source's
+     *        TRANSFER_COMPLETE or TRUNCATE has not come: resume on the KV bytes in (the
+     *        committed pre-sent entries only as far as they arrived).
+     * \param sessionId the session
+     * \param generation its restore's generation (a later restore ignores this one)
+     */
+    void OnWindowEnd(uint64_t sessionId, uint32_t generation);
+
+    /**
      * \brief Loss-aware replanning's check (LossAwareReplanning): if the session's KV
      *        bytes are still missing and its batch prefill is done, re-prefill the missing
      *        tokens when that ends sooner than receiving them at the rate measured since

@@ -49,6 +49,12 @@ LlmModelProfile::BitsPerEntry() const
 }
 
 uint64_t
+LlmModelProfile::BytesPerEntry() const
+{
+    return BitsPerEntry() / 8;
+}
+
+uint64_t
 LlmModelProfile::EntriesPerToken() const
 {
     return static_cast<uint64_t>(numLayers) * numKvHeads;

@@ -46,6 +46,12 @@ struct LlmModelProfile
     uint64_t BitsPerEntry() const;
 
     /**
+     * \return KV bytes of one entry, `d_head * q / 4` (exact for q in {4, 8, 16}): the unit
+     *         of an importance-ordered transfer (ImpactHO, and entries sent ahead)
+     */
+    uint64_t BytesPerEntry() const;
+
+    /**
      * \return Entries per token, `N_layers * N_kv_heads`.
      */
     uint64_t EntriesPerToken() const;

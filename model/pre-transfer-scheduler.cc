@@ -111,6 +111,15 @@ PreTransferScheduler::GetTypeId()
                           TimeValue(Seconds(1)),
                           MakeTimeAccessor(&PreTransferScheduler::m_holdTime),
                           MakeTimeChecker(Seconds(0), Seconds(3600)))
+            .AddAttribute("PingPongTime",
+                          "How long after a UE's handover into a cell its cache is not sent "
+                          "ahead back to the cell it came from, in [0, 3600] s (a return "
+                          "within it would be a ping-pong: 3GPP TR 36.839 counts one within "
+                          "1 s). Triggers towards that cell inside it are ignored (an A3 "
+                          "trigger repeats while its condition holds). 0: no guard.",
+                          TimeValue(Seconds(1)),
+                          MakeTimeAccessor(&PreTransferScheduler::m_pingPongTime),
+                          MakeTimeChecker(Seconds(0), Seconds(3600)))
             .AddAttribute("FollowDecoding",
                           "false: the cache decoded by the trigger is sent ahead, the tokens "
                           "decoded after it at the handover; true: the tokens decoded after "
@@ -138,6 +147,7 @@ PreTransferScheduler::PreTransferScheduler()
       m_rateShare(0.5),
       m_yield(true),
       m_holdTime(Seconds(1)),
+      m_pingPongTime(Seconds(1)),
       m_follow(false),
       m_pacingInterval(MilliSeconds(10))
 {
@@ -313,6 +323,12 @@ Time
 PreTransferScheduler::GetHoldTime() const
 {
     return m_holdTime;
+}
+
+Time
+PreTransferScheduler::GetPingPongTime() const
+{
+    return m_pingPongTime;
 }
 
 bool

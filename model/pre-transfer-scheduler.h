@@ -137,6 +137,7 @@ class PreTransferScheduler : public HandoverScheduler
     double GetRateShare() const;      //!< \return RateShare, in [0, 1]
     bool GetYieldToHandovers() const; //!< \return YieldToHandovers
     Time GetHoldTime() const;         //!< \return HoldTime
+    Time GetPingPongTime() const;     //!< \return PingPongTime
     bool GetFollowDecoding() const;   //!< \return FollowDecoding
     Time GetPacingInterval() const;   //!< \return PacingInterval
 
@@ -190,6 +191,7 @@ class PreTransferScheduler : public HandoverScheduler
     double m_rateShare;    //!< RateShare
     bool m_yield;          //!< YieldToHandovers
     Time m_holdTime;       //!< HoldTime
+    Time m_pingPongTime;   //!< PingPongTime
     bool m_follow;         //!< FollowDecoding
     Time m_pacingInterval; //!< PacingInterval
 };

@@ -564,6 +564,110 @@ class BackhaulOutageTestCase : public FaultTestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief ImpactHO, WindowGrace: the backhaul is down across the window's end, so the
+ *        source's TRANSFER_TRUNCATE (sent at tau + 500 ms) is held by the transport.
+ *        With WindowGrace 100 ms the target resumes at tau + 600 ms exactly, on the KV
+ *        bytes in by the outage (TransferWindowClosed, PartialRestored with that share),
+ *        and once (the late TRUNCATE and bytes are ignored); with 10 s it waits for the
+ *        TRUNCATE, after the outage.
+ */
+class WindowGraceTestCase : public FaultTestCase
+{
+  public:
+    /// \param transport "Tcp" or "Udp"
+    explicit WindowGraceTestCase(const std::string& transport)
+        : FaultTestCase("ImpactHO: the target resumes at the window's end + WindowGrace when "
+                        "the truncate is held",
+                        transport)
+    {
+    }
+
+  private:
+    /// What the target traced.
+    struct Traced
+    {
+        uint32_t closed{0};       //!< TransferWindowClosed
+        uint64_t closedBytes{0};  //!< Its KV bytes
+        double fraction{-1};      //!< PartialRestored's last share
+        uint32_t restores{0};     //!< SessionRestored
+        double restoredDelay{-1}; //!< Its delay, s
+        uint64_t kvAtOutage{0};   //!< KV bytes the target had at the outage's start
+    };
+
+    void DoRun() override
+    {
+        const double cache =
+            3000.0 * static_cast<double>(LlmModelProfile::FromPreset("qwen2.5-7b-instruct")
+                                             .BytesPerToken()); // 172 MB: 1.4 s at 1 Gbit/s
+        auto run = [](Time grace, Traced& t) {
+            // One session of 3000 tokens hands over at tau = 10 ms; the target's interface
+            // is down in [400, 800) ms, across the window's end at 510 ms.
+            return RunTwoBs("ns3::ImpactHoScheduler",
+                            0,
+                            1,
+                            3000,
+                            Seconds(0.4),
+                            Seconds(0.8),
+                            [grace, &t](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                                target->SetAttribute("WindowGrace", TimeValue(grace));
+                                target->TraceConnectWithoutContext(
+                                    "TransferWindowClosed",
+                                    compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                        [&t](uint64_t, uint16_t, uint64_t bytes) {
+                                            ++t.closed;
+                                            t.closedBytes = bytes;
+                                        }));
+                                target->TraceConnectWithoutContext(
+                                    "PartialRestored",
+                                    compat::MakeCallback<void, uint64_t, uint16_t, double>(
+                                        [&t](uint64_t, uint16_t, double f) { t.fraction = f; }));
+                                target->TraceConnectWithoutContext(
+                                    "SessionRestored",
+                                    compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                        [&t](uint64_t, uint16_t, Time delay) {
+                                            ++t.restores;
+                                            t.restoredDelay = delay.GetSeconds();
+                                        }));
+                                Simulator::Schedule(Seconds(0.4),
+                                                    &WindowGraceTestCase::Probe,
+                                                    target,
+                                                    &t.kvAtOutage);
+                            });
+        };
+        Traced t;
+        const TwoBsOutcome o = run(MilliSeconds(100), t);
+        NS_TEST_ASSERT_MSG_GT(o.dropped, 0u, "the outage dropped packets");
+        NS_TEST_ASSERT_MSG_EQ(t.closed, 1u, "the target closed the window itself");
+        NS_TEST_ASSERT_MSG_EQ(t.restores, 1u, "resumed once, the late TRUNCATE ignored");
+        NS_TEST_ASSERT_MSG_EQ_TOL(t.restoredDelay, 0.6, 1e-9, "window 500 ms + grace 100 ms");
+        // The whole entries in by the outage: 512 KV bytes each (K and V of 128 16-bit
+        // values), 515 on the wire with their coordinate.
+        NS_TEST_ASSERT_MSG_EQ(t.closedBytes,
+                              t.kvAtOutage / 515 * 512,
+                              "on the entries in by the outage");
+        NS_TEST_ASSERT_MSG_GT(t.closedBytes, 0u, "some of the cache");
+        NS_TEST_ASSERT_MSG_EQ_TOL(t.fraction,
+                                  static_cast<double>(t.closedBytes) / cache,
+                                  1e-12,
+                                  "PartialRestored: that share");
+        NS_TEST_ASSERT_MSG_LT(t.fraction, 0.3, "less than 0.3 s of transfer");
+        Traced wait;
+        run(Seconds(10), wait);
+        NS_TEST_ASSERT_MSG_EQ(wait.closed, 0u, "grace 10 s: the TRUNCATE came first");
+        NS_TEST_ASSERT_MSG_EQ(wait.restores, 1u, "resumed once");
+        NS_TEST_ASSERT_MSG_GT(wait.restoredDelay, 0.79, "after the outage");
+        NS_TEST_ASSERT_MSG_LT(wait.restoredDelay, 10.0, "on the TRUNCATE, before the grace");
+    }
+
+    /// Store the target's KV bytes received from cell 1 into \p into.
+    static void Probe(Ptr<EdgeLlmNode> target, uint64_t* into)
+    {
+        *into = target->GetConnection(1)->GetKvBytesReceived();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief An outage longer than the target's TransferTimeout (300 ms): the target tells
  *        the source to stop (TRANSFER_STOP), re-prefills the missing tokens and resumes
  *        long before its interface comes back up; every byte sent is still delivered once
@@ -1505,6 +1609,7 @@ class EdgeLlmFaultsTestSuite : public TestSuite
             AddTestCase(new TransferStatusTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new PlanningRateTestCase(transport), EDGE_LLM_TEST_QUICK);
             AddTestCase(new ControlChannelTestCase(transport), EDGE_LLM_TEST_QUICK);
+            AddTestCase(new WindowGraceTestCase(transport), EDGE_LLM_TEST_QUICK);
         }
         AddTestCase(new LayerwiseStreamingTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new LayerwiseTimeoutTestCase, EDGE_LLM_TEST_QUICK);

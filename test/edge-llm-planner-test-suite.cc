@@ -46,6 +46,10 @@ class KvCacheSizeTestCase : public TestCase
         const auto qwen3 = LlmModelProfile::FromPreset("qwen3-8b");
         NS_TEST_ASSERT_MSG_EQ(qwen3.BitsPerToken(), 1179648ULL, "s_KV of Qwen3-8B");
         NS_TEST_ASSERT_MSG_EQ(qwen3.BitsPerEntry() / 8, 512ULL, "Qwen3-8B entry = 512 B");
+        NS_TEST_ASSERT_MSG_EQ(qwen3.BytesPerEntry(), 512ULL, "2 x 128 values x 2 bytes");
+        NS_TEST_ASSERT_MSG_EQ(LlmModelProfile::FromPreset("qwen3-8b", 4).BytesPerEntry(),
+                              128ULL,
+                              "2 x 128 values x 0.5 byte");
         NS_TEST_ASSERT_MSG_EQ(LlmModelProfile::FromPreset("qwen3-14b").BitsPerToken(),
                               1310720ULL,
                               "s_KV of Qwen3-14B");

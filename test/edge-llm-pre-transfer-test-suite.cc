@@ -13,6 +13,7 @@
 #include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-node.h"
+#include "ns3/edge-llm-session-stats.h"
 #include "ns3/enum.h"
 #include "ns3/fluid-handover-scenario.h"
 #include "ns3/impactho-fluid-scenario.h"
@@ -322,7 +323,9 @@ class PreTransferMemoryTestCase : public TestCase
 /**
  * \ingroup edge-llm-tests
  * \brief Ping-pong between two cells: 1 -> 2, back 2 -> 1, then a trigger towards 2 that
- *        ends without a handover; every byte is used or wasted (hand calculation).
+ *        ends without a handover; every byte is used or wasted (hand calculation). A
+ *        trigger back to the cell the UE left less than PingPongTime (1 s) before is
+ *        ignored (both sides of the boundary), unless PingPongTime is 0.
  */
 class PreTransferPingPongTestCase : public TestCase
 {
@@ -337,13 +340,15 @@ class PreTransferPingPongTestCase : public TestCase
     void DoRun() override
     {
         PreTransferFluidConfig cfg;
-        PreTransferUe back = Episode(7, 1.5, 2.5, 1150, 1200, 2, 1, 1);
-        PreTransferUe again = Episode(7, 3.0, NaN, 1250, 1250, 1, 2, 2);
-        again.triggerEnd = 3.2; // 0.2 s at 281.25 MB/s: 56.25 MB sent, then dropped
+        // Each trigger back comes PingPongTime (1 s) or more after the handover it undoes.
+        PreTransferUe back = Episode(7, 2.05, 2.5, 1150, 1200, 2, 1, 1);
+        PreTransferUe again = Episode(7, 3.6, NaN, 1250, 1250, 1, 2, 2);
+        again.triggerEnd = 3.8; // 0.2 s at 281.25 MB/s: 56.25 MB sent, then dropped
+        const PreTransferUe first = Episode(7, 0, 1.0, 1000, 1100);
         const PreTransferFluidResult r =
             PreTransferFluidScenario::Run(cfg,
                                           PreTransfer("ns3::ChoScheduler"),
-                                          {Episode(7, 0, 1.0, 1000, 1100), back, again});
+                                          {first, back, again});
         NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 1000, "1 -> 2 uses its prefix");
         NS_TEST_ASSERT_MSG_EQ(r.ues[1].usedTokens, 1150, "2 -> 1 uses its prefix");
         NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].delay,
@@ -354,6 +359,26 @@ class PreTransferPingPongTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[2].wastedBytes, 0.2 * LINK_BYTES_PER_S / 2, 1e-3, "waste");
         NS_TEST_ASSERT_MSG_EQ_TOL(r.wastedBytes, 0.2 * LINK_BYTES_PER_S / 2, 1e-3, "only that");
         NS_TEST_ASSERT_MSG_EQ_TOL(Conservation(r), 0.0, 1e-3, "bytes conserved");
+
+        // Back at 1.99 s, 0.99 s after the handover 1 -> 2: ignored, the whole cache of
+        // 1200 tokens crosses at the handover (cHO); at 2.0 s (1 s after) it goes ahead.
+        back.triggerTime = 1.99;
+        PreTransferFluidResult g =
+            PreTransferFluidScenario::Run(cfg, PreTransfer("ns3::ChoScheduler"), {first, back});
+        NS_TEST_ASSERT_MSG_EQ(g.ues[1].preSentBytes, 0.0, "inside PingPongTime: nothing ahead");
+        NS_TEST_ASSERT_MSG_EQ(g.ues[1].usedTokens, 0, "nothing used");
+        NS_TEST_ASSERT_MSG_EQ_TOL(g.ues[1].delay,
+                                  1200 * BYTES_PER_TOKEN / LINK_BYTES_PER_S,
+                                  1e-12,
+                                  "the whole cache at the handover");
+        back.triggerTime = 2.0;
+        g = PreTransferFluidScenario::Run(cfg, PreTransfer("ns3::ChoScheduler"), {first, back});
+        NS_TEST_ASSERT_MSG_EQ(g.ues[1].usedTokens, 1150, "at the boundary: ahead");
+        back.triggerTime = 1.5;
+        Ptr<PreTransferScheduler> noGuard = PreTransfer("ns3::ChoScheduler");
+        noGuard->SetAttribute("PingPongTime", TimeValue(Seconds(0)));
+        g = PreTransferFluidScenario::Run(cfg, noGuard, {first, back});
+        NS_TEST_ASSERT_MSG_EQ(g.ues[1].usedTokens, 1150, "PingPongTime 0: no guard");
     }
 };
 
@@ -681,6 +706,9 @@ struct PacketRun
     std::map<uint64_t, std::vector<std::pair<uint16_t, double>>> usedAll;
     std::map<uint64_t, std::vector<std::pair<uint16_t, double>>> restoredAll;
     uint32_t lost{0}; //!< PreTransferLost
+    /// EdgeLlmSessionStats' totals at the stop, and after Simulator::Destroy
+    EdgeLlmSessionStats::PreTransferTotals totals;
+    EdgeLlmSessionStats::PreTransferTotals totalsAfterDestroy; //!< (kept by the stats)
 };
 
 /// A test's steps on the mesh's BSs (cells 1..n), before it runs.
@@ -794,16 +822,27 @@ RunPacket(const std::string& scheduler,
             compat::MakeCallback<void, uint64_t, uint16_t, double>(
                 [&out](uint64_t id, uint16_t, double fraction) { out.fraction[id] = fraction; }));
     }
+    Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
+    stats->Install(apps, ApplicationContainer());
     script(bs);
     Simulator::Stop(Seconds(10));
     Simulator::Run();
+    out.totals = stats->GetPreTransferTotals();
     for (uint32_t i = 1; i < bs.size(); ++i)
     {
         out.received[bs[i]->GetCellId()] = bs[i]->GetConnection(1)->GetKvBytesReceived();
     }
     out.receivedAt1 = bs[0]->GetConnection(2)->GetKvBytesReceived();
     Simulator::Destroy();
+    out.totalsAfterDestroy = stats->GetPreTransferTotals();
     return out;
+}
+
+/// Store into \p into the KV bytes \p bs has received from \p peer so far.
+void
+ProbeKvReceived(Ptr<EdgeLlmNode> bs, uint16_t peer, uint64_t* into)
+{
+    *into = bs->GetConnection(peer)->GetKvBytesReceived();
 }
 
 /// Cell 1's session \p id of \p tokens: likely to \p likely at \p at, hands over to \p to at
@@ -1030,7 +1069,8 @@ class PreTransferPacketEvictionTestCase : public TestCase
  *        its whole cache sent ahead (the second from cell 2, of the session cell 2 restored):
  *        both restore on the request's arrival, the cache crosses once each way, nothing
  *        is wasted; a third trigger back to 2 that no handover follows sends the cache
- *        there again, held (not waste while cell 1 serves the session).
+ *        there again, held (not waste while cell 1 serves the session). Triggers back to
+ *        the cell just left less than PingPongTime (1 s) after the handover send nothing.
  */
 class PreTransferPacketPingPongTestCase : public TestCase
 {
@@ -1043,17 +1083,31 @@ class PreTransferPacketPingPongTestCase : public TestCase
   private:
     void DoRun() override
     {
+        uint64_t probe[2]{1, 1};
         const PacketRun r = RunPacket(
             "ns3::PreTransferScheduler",
             2,
             "Tcp",
             EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
-            [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
+            [&probe](const std::vector<Ptr<EdgeLlmNode>>& bs) {
                 Plan(bs, 7, 1000, 2, 0.01, 2, 1.5);
-                Simulator::Schedule(Seconds(1.6), &EdgeLlmNode::NotifyHandoverLikely, bs[1], 7, 1);
-                Simulator::Schedule(Seconds(3.5), &EdgeLlmNode::NotifyHandoverStart, bs[1], 7, 1);
-                Simulator::Schedule(Seconds(3.6), &EdgeLlmNode::NotifyHandoverLikely, bs[0], 7, 2);
+                // Back to 1 at 0.1 s and 0.99 s after the handover at 1.5 s: ignored.
+                for (double at : {1.6, 2.49, 2.52})
+                {
+                    Simulator::Schedule(Seconds(at),
+                                        &EdgeLlmNode::NotifyHandoverLikely,
+                                        bs[1],
+                                        7,
+                                        1);
+                }
+                Simulator::Schedule(Seconds(2.51), &ProbeKvReceived, bs[0], uint16_t{2}, &probe[0]);
+                Simulator::Schedule(Seconds(4.0), &EdgeLlmNode::NotifyHandoverStart, bs[1], 7, 1);
+                Simulator::Schedule(Seconds(4.1), &EdgeLlmNode::NotifyHandoverLikely, bs[0], 7, 2);
+                Simulator::Schedule(Seconds(5.0), &ProbeKvReceived, bs[1], uint16_t{1}, &probe[1]);
+                Simulator::Schedule(Seconds(5.1), &EdgeLlmNode::NotifyHandoverLikely, bs[0], 7, 2);
             });
+        NS_TEST_ASSERT_MSG_EQ(probe[0], 0, "2 -> 1: nothing before PingPongTime ended");
+        NS_TEST_ASSERT_MSG_EQ(probe[1], 1000 * BYTES_PER_TOKEN, "1 -> 2: only the first cache");
         const auto& used = r.usedAll.at(7);
         NS_TEST_ASSERT_MSG_EQ(used.size(), 2, "two handovers used bytes sent ahead");
         NS_TEST_ASSERT_MSG_EQ(used.at(0).first, 2, "first at cell 2");
@@ -1075,6 +1129,15 @@ class PreTransferPacketPingPongTestCase : public TestCase
                               1000 * BYTES_PER_TOKEN + second,
                               "1 -> 2: the first cache, and the third trigger's (held at 2)");
         NS_TEST_ASSERT_MSG_EQ(r.lost, 0, "no commit for evicted bytes");
+        // The run's totals: every byte sent ahead used or still held at the stop.
+        for (const auto& t : {r.totals, r.totalsAfterDestroy})
+        {
+            NS_TEST_ASSERT_MSG_EQ(t.usedBytes, 1000 * BYTES_PER_TOKEN + second, "both used");
+            NS_TEST_ASSERT_MSG_EQ(t.heldBytes, second, "the third held at cell 2");
+            NS_TEST_ASSERT_MSG_EQ(t.wastedBytes, 0, "none wasted");
+            NS_TEST_ASSERT_MSG_EQ(t.inFlightBytes, 0, "none on the way");
+            NS_TEST_ASSERT_MSG_EQ(t.sentBytes, t.usedBytes + t.heldBytes, "sent = used + held");
+        }
     }
 };
 

@@ -269,7 +269,8 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     }
     std::map<std::string, std::string> attributesSet = MultiCellScenario::GetAttributesSet();
     attributesSet["ns3::ImpactHoScheduler::Policy"] =
-        "set per scheme: use --schemes=impactho, ea, wta or pf";
+        "set per scheme: use --schemes=impactho (WaterFilling), ea (Equal), wta (Wta) or pf "
+        "(Pf); pre-impactho is WaterFilling only";
     attributesSet["ns3::PreTransferScheduler::InnerScheduler"] =
         "the scheme names it: pre-ctho plans the rest with ctHO, pre-impactho with ImpactHO";
     if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
@@ -471,14 +472,17 @@ class StudyTables
                  "plan_error_p95_s,plan_error_worst_s,plan_latest_s,plan_outside,ran,layout,"
                  "sites,backhaul,kv_queue_disc,handover,roads\n";
         m_tradeoffCsv << "load,scheme,worst_delay_s,mean_delay_s,kv_bytes_sent,pre_sent_bytes,"
-                         "pre_used_bytes,pre_wasted_bytes,pre_evictions"
+                         "pre_used_bytes,pre_wasted_bytes,pre_held_bytes,pre_in_flight_bytes,"
+                         "pre_evictions"
                       << ",ran,layout,sites,backhaul,kv_queue_disc,handover,roads\n";
         m_queueCsv << "load,scheme,queue_delay_mean_s,queue_delay_p95_s,queue_delay_max_s,ran,"
                       "layout,sites,backhaul,kv_queue_disc,handover,roads\n";
         m_ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
                    "context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,restored_s,"
                    "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost,received_fraction,"
-                   "accuracy,starved,ran,layout,sites,backhaul,kv_queue_disc,handover,roads\n";
+                   "accuracy,starved"
+                << (tradeoff ? ",pre_sent_tokens,pre_wasted_bytes" : "")
+                << ",ran,layout,sites,backhaul,kv_queue_disc,handover,roads\n";
     }
 
     /**
@@ -588,8 +592,12 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
                 << ","
                 << (std::isnan(ue.receivedFraction) ? ""
                     : ue.starved                    ? "1"
-                                                    : "0")
-                << m_scenario << "\n";
+                                                    : "0");
+        if (m_tradeoff)
+        {
+            m_ueCsv << "," << ue.preSentTokens << "," << ue.preWastedBytes;
+        }
+        m_ueCsv << m_scenario << "\n";
     }
     // A run with nothing measured (no UE restored) has no point to plot.
     if (r.measured.count > 0)
@@ -608,7 +616,8 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
     m_tradeoffCsv << load << "," << name << "," << EdgeLlmCsvField(r.measured.worst) << ","
                   << EdgeLlmCsvField(r.measured.mean) << "," << r.kvBytesSent << ","
                   << pre.sentBytes << "," << pre.usedBytes << "," << pre.wastedBytes << ","
-                  << pre.evictions << m_scenario << "\n";
+                  << pre.heldBytes << "," << pre.inFlightBytes << "," << pre.evictions << m_scenario
+                  << "\n";
     if (r.measured.count > 0)
     {
         std::ostringstream series;
@@ -616,14 +625,9 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
         m_tradeoffPoints.push_back(
             {static_cast<double>(r.kvBytesSent) / 1e9, series.str(), r.measured.worst, 0, true});
     }
-    if (pre.sentBytes > 0 || pre.evictions > 0)
+    if (pre.sentBytes > 0 || pre.inFlightBytes > 0 || pre.evictions > 0)
     {
-        std::cout << "        " << name << " pre-transfer: " << pre.sentBytes
-                  << " KV bytes sent ahead, " << pre.usedBytes << " used at the handovers, "
-                  << pre.wastedBytes << " wasted, " << pre.evictions << " evictions"
-                  << (pre.lost > 0 ? ", " + std::to_string(pre.lost) + " commits for evicted bytes"
-                                   : std::string())
-                  << "\n";
+        std::cout << "        " << name << " pre-transfer: " << pre.Describe() << "\n";
     }
     if (r.predictionError.absolute.count > 0)
     {

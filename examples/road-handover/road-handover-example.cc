@@ -224,7 +224,8 @@ PreTransferInner(const std::string& scheme)
  * \brief Turn --schemes into the runs, each scheme once.
  * \param list the comma-separated schemes
  * \param runs the schemes' names and scheduler TypeIds, filled in the order given
- * \return false (after printing the error) for an unknown or repeated scheme
+ * \return false (after printing the error) for an unknown or repeated scheme, an empty
+ *         list or a trailing comma
  */
 bool
 ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::string>>& runs)
@@ -253,6 +254,13 @@ ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::st
             return false;
         }
         runs.push_back(*it);
+    }
+    if (runs.empty() || list.back() == ',')
+    {
+        std::cerr << "error: --schemes: give one or more of ctho, tho, cho, impactho, pre-ctho, "
+                     "pre-impactho, comma-separated"
+                  << std::endl;
+        return false;
     }
     return true;
 }
@@ -461,13 +469,7 @@ PrintRunTotals(const std::string& name, const std::string& type, const RoadHando
     {
         // Proactive pre-transfer: what was sent ahead, used and wasted (the table's prefill
         // and transfer columns are the split of the rest).
-        const auto& pre = r.preTransfer;
-        std::cout << "  pre-transfer: " << pre.sentBytes << " KV bytes sent ahead, "
-                  << pre.usedTokens << " tokens (" << pre.usedBytes
-                  << " bytes) used at the handovers, " << pre.wastedBytes
-                  << " bytes wasted (wrong target, evicted, partial token), " << pre.evictions
-                  << " evictions" << (pre.lost > 0 ? ", COMMITS FOR EVICTED BYTES " : "")
-                  << (pre.lost > 0 ? std::to_string(pre.lost) : std::string()) << "\n";
+        std::cout << "  pre-transfer: " << r.preTransfer.Describe() << "\n";
     }
     for (const auto& batch : r.batches)
     {

@@ -300,7 +300,7 @@ expect 2 "--loads: 'x' must be a number in [0, 0.9]" $study --loads=x
 expect 2 "--loads: 0.5 is listed twice" $study --loads=0.5,0.5
 expect 2 "--loads: give one or more numbers" $study --loads=0.5,
 expect 2 "--schemes: unknown scheme 'best'; valid schemes: ctho, tho, cho, tc-ctho, pre-ctho, impactho, ea, wta, pf, pre-impactho" $study --schemes=ctho,best
-expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribute itself, so the value would be ignored; set per scheme: use --schemes=impactho, ea, wta or pf" \
+expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribute itself, so the value would be ignored; set per scheme: use --schemes=impactho (WaterFilling), ea (Equal), wta (Wta) or pf (Pf); pre-impactho is WaterFilling only" \
   $study --ns3::ImpactHoScheduler::Policy=Equal
 expect 2 "--schemes: 'tho' is listed twice" $study --schemes=tho,tho
 expect 2 "must name a queue disc (leave the option out for the FIFO default); valid as the KV band: " $study --queueDisc=
@@ -384,6 +384,23 @@ expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
 expect 2 "unknown scheme 'pre-tho'; valid schemes: ctho, tho, cho, impactho, pre-ctho, pre-impactho" \
   $main --schemes=pre-tho
 expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-impactho
+# A trailing comma or an empty name is refused, not ignored (main job and study alike).
+expect 2 "--schemes: give one or more of ctho, tho, cho, impactho, pre-ctho, pre-impactho" \
+  $main --schemes=pre-impactho,
+expect 2 "--schemes: unknown scheme ''" $main --schemes=ctho,,tho
+expect 2 "--schemes: give one or more of" $study --schemes=pre-impactho,
+# WindowGrace and PingPongTime: [0, 3600] s, both ends valid.
+expect 2 "ns3::EdgeLlmNode::WindowGrace" $main --numUes=1 --schemes=impactho \
+  --ns3::EdgeLlmNode::WindowGrace=-1ns
+expect 2 "ns3::EdgeLlmNode::WindowGrace" $main --numUes=1 --schemes=impactho \
+  --ns3::EdgeLlmNode::WindowGrace=3601s
+expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=impactho --ns3::EdgeLlmNode::WindowGrace=0s
+expect 2 "ns3::PreTransferScheduler::PingPongTime" $main --numUes=1 --schemes=pre-ctho \
+  --ns3::PreTransferScheduler::PingPongTime=-1ns
+expect 2 "ns3::PreTransferScheduler::PingPongTime" $main --numUes=1 --schemes=pre-ctho \
+  --ns3::PreTransferScheduler::PingPongTime=3601s
+expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
+  --ns3::PreTransferScheduler::PingPongTime=3600s
 # The RRC's time-to-trigger is 16 bits of ms; a negative memory must not wrap to 2^64 - 1.
 expect 2 "ns3::PreTransferScheduler::TimeToTrigger" $main --numUes=1 --schemes=pre-ctho \
   --ns3::PreTransferScheduler::TimeToTrigger=65536ms
