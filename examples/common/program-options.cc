@@ -30,7 +30,27 @@ namespace ns3
 namespace
 {
 
-/// The checker's description of the valid values, e.g. "uint32_t 1024:16777216", "Tcp|Udp".
+/**
+ * \param bound one end of ns-3's Time checker range, e.g. "+3.6e+12ns"
+ * \param[out] seconds its value in seconds
+ * \return false if it is not a number of ns
+ */
+bool
+NanoSecondsText(const std::string& bound, double& seconds)
+{
+    const char* begin = bound.c_str();
+    char* end = nullptr;
+    const double ns = std::strtod(begin, &end);
+    if (end == begin || std::string(end) != "ns" || !std::isfinite(ns))
+    {
+        return false;
+    }
+    seconds = ns * 1e-9;
+    return true;
+}
+
+/// The checker's description of the valid values, e.g. "uint32_t 1024:16777216", "Tcp|Udp",
+/// "a time in [0, 3600] s".
 std::string
 ValidValues(Ptr<const AttributeChecker> checker)
 {
@@ -39,6 +59,19 @@ ValidValues(Ptr<const AttributeChecker> checker)
         return "true or false (or 1 or 0)"; // the text program options say for a bool
     }
     const std::string range = checker->GetUnderlyingTypeInformation();
+    // ns-3 states a Time range in ns ("Time +0ns:+3.6e+12ns"): say it in seconds.
+    const std::string timePrefix = "Time ";
+    const std::string::size_type colon = range.find(':');
+    double low = 0;
+    double high = 0;
+    if (range.rfind(timePrefix, 0) == 0 && colon != std::string::npos &&
+        NanoSecondsText(range.substr(timePrefix.size(), colon - timePrefix.size()), low) &&
+        NanoSecondsText(range.substr(colon + 1), high))
+    {
+        std::ostringstream text;
+        text << "a time in [" << low << ", " << high << "] s (e.g. 250ms, 1.5s)";
+        return text.str();
+    }
     return range.empty() ? checker->GetValueTypeName() : range;
 }
 

@@ -108,7 +108,7 @@ expect 2 "BackhaulBuffer is 16383 bytes; it must be 0 (automatic: from the links
 expect 0 "" $quick --ns3::EdgeLlmNode::StatusInterval=1ms
 # Loss-aware replanning's interval: 100 us is the boundary (the attribute's own range).
 expect 0 "" $quick --ns3::EdgeLlmNode::ReplanInterval=100us
-expect 2 "--ns3::EdgeLlmNode::ReplanInterval=99us: invalid value '99us'; valid: Time +100000ns:" \
+expect 2 "--ns3::EdgeLlmNode::ReplanInterval=99us: invalid value '99us'; valid: a time in [0.0001, " \
   $quick --ns3::EdgeLlmNode::ReplanInterval=99us
 expect 2 "StatusInterval is +999us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
   $quick --ns3::EdgeLlmNode::StatusInterval=999us
