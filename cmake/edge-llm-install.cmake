@@ -9,7 +9,7 @@
 #   include/ns3/*.h                    the public headers, #include "ns3/edge-llm-helper.h"
 #                                      as in ns-3, and the module header edge-llm-module.h
 #   bin/edge-llm-plan, ctho-figures, impactho-figures, edge-llm-lte-handover,
-#   edge-llm-backhaul-study, edge-llm-campaign
+#   edge-llm-backhaul-study, edge-llm-campaign, edge-llm-pre-transfer
 #   lib/cmake/edge-llm/                the CMake package: imported target edge-llm::edge-llm
 #
 # so that a user's own CMakeLists.txt needs only
@@ -121,8 +121,14 @@ install(
   PATTERN "*.h")
 
 # The user-facing programs of examples/ (not the test, benchmark and fuzz programs).
-set(EDGE_LLM_INSTALLED_PROGRAMS edge-llm-plan ctho-figures impactho-figures
-                                edge-llm-lte-handover edge-llm-backhaul-study edge-llm-campaign)
+set(EDGE_LLM_INSTALLED_PROGRAMS
+    edge-llm-plan
+    ctho-figures
+    impactho-figures
+    edge-llm-lte-handover
+    edge-llm-backhaul-study
+    edge-llm-campaign
+    edge-llm-pre-transfer)
 foreach(program ${EDGE_LLM_INSTALLED_PROGRAMS})
   if(NOT TARGET ${program})
     message(FATAL_ERROR "edge-llm-install.cmake: program target '${program}' does not exist")

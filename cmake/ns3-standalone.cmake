@@ -125,7 +125,9 @@ function(build_lib)
         add_test(NAME ns3-${suite}
                  COMMAND ${BLIB_LIBNAME}-test-runner --suite=${suite} --fullness=QUICK
                  WORKING_DIRECTORY ${CMAKE_BINARY_DIR})
-        set_tests_properties(ns3-${suite} PROPERTIES LABELS "quick;ns3" TIMEOUT 300)
+        # 150 s alone for the slowest suite (edge-llm-backhaul-study); more than twice that
+        # when other builds share the machine's cores.
+        set_tests_properties(ns3-${suite} PROPERTIES LABELS "quick;ns3" TIMEOUT 900)
         if(extensive)
           add_test(NAME ns3-${suite}-extensive
                    COMMAND ${BLIB_LIBNAME}-test-runner --suite=${suite} --fullness=EXTENSIVE

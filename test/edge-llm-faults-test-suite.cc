@@ -608,7 +608,7 @@ class WindowGraceTestCase : public FaultTestCase
                             3000,
                             Seconds(0.4),
                             Seconds(0.8),
-                            [grace, &t](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                            [grace, &t](Ptr<EdgeLlmNode> /* source */, Ptr<EdgeLlmNode> target) {
                                 target->SetAttribute("WindowGrace", TimeValue(grace));
                                 target->TraceConnectWithoutContext(
                                     "TransferWindowClosed",

@@ -11,6 +11,7 @@
 #include "ns3/core-module.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/pre-transfer-fluid-scenario.h"
 #include "ns3/pre-transfer-scheduler.h"
@@ -44,7 +45,7 @@ struct Options
     double startMin{0};                    //!< Road start positions, m (the paper's: 120)
     double startMax{130};                  //!< see startMin (the paper's: 130)
     std::string batching{"online"};        //!< online: 2 ms gathering; known: one batch
-    std::string outputDir{"pre-transfer-output"}; //!< Where the files go
+    std::string outputDir{"results/edge-llm-pre-transfer"}; //!< Where the files go
 };
 
 /// One point's samples over the runs.
@@ -174,7 +175,8 @@ main(int argc, char* argv[])
                      "ahead)",
                      o.rateShare);
     options.AddValue("kvMemoryGb",
-                     "KV memory for caches sent ahead, per BS, GB, > 0",
+                     "KV memory for caches sent ahead, per BS, GB, in [1e-9, 1e6] (1 byte to "
+                     "10^15 bytes, as ns3::EdgeLlmNode::KvMemoryCapacity)",
                      o.kvMemoryGb);
     options.AddValue("backhaulGbps", "Backhaul link rate, Gbit/s, > 0", o.backhaulGbps);
     options.AddValue("decodeRate", "Decoded tokens/s per UE, > 0", o.decodeRate);
@@ -217,15 +219,20 @@ main(int argc, char* argv[])
         }
         if (o.runs < 1)
         {
-            throw std::invalid_argument("--runs must be >= 1");
+            throw std::invalid_argument("--runs must be in [1, 4294967295], got 0");
         }
         if (!(o.rateShare > 0 && o.rateShare <= 1))
         {
             throw std::invalid_argument("--rateShare must be in (0, 1]");
         }
-        if (!(o.kvMemoryGb > 0) || !std::isfinite(o.kvMemoryGb) || o.kvMemoryGb * 1e9 >= 1.8e19)
+        // Whole bytes from 1 to KvMemoryCapacity's largest (a GB is 1e9 bytes).
+        const double maxGb = static_cast<double>(EdgeLlmNode::MAX_KV_MEMORY_CAPACITY) / 1e9;
+        if (!(o.kvMemoryGb * 1e9 >= 1 && o.kvMemoryGb <= maxGb))
         {
-            throw std::invalid_argument("--kvMemoryGb must be a finite number > 0");
+            std::ostringstream what;
+            what << "--kvMemoryGb must be in [1e-9, " << maxGb
+                 << "] GB (1 byte to 10^15 bytes), got " << o.kvMemoryGb;
+            throw std::invalid_argument(what.str());
         }
         CheckOutputDirectory(o.outputDir);
     }

@@ -350,12 +350,18 @@ expect 0 "" $pre --offsets=-15,15 --outputDir="$tmp/pre0"
 for bad in abc "-6,,0" "-6,x" "1e999" "nan"; do
   expect 2 "--offsets must be a comma-separated list" $pre "--offsets=$bad" --outputDir="$tmp/pre1"
 done
-expect 2 "--runs must be >= 1" $pre --runs=0 --outputDir="$tmp/pre1"
+expect 2 "--runs must be in [1, 4294967295], got 0" $pre --runs=0 --outputDir="$tmp/pre1"
 expect 2 "--rateShare must be in (0, 1]" $pre --rateShare=0 --outputDir="$tmp/pre1"
 expect 2 "--rateShare must be in (0, 1]" $pre --rateShare=1.01 --outputDir="$tmp/pre1"
 expect 0 "" $pre --rateShare=1 --outputDir="$tmp/pre0"
-expect 2 "--kvMemoryGb must be a finite number > 0" $pre --kvMemoryGb=0 --outputDir="$tmp/pre1"
+expect 2 "--kvMemoryGb must be in [1e-9, 1e+06] GB (1 byte to 10^15 bytes), got 0" $pre --kvMemoryGb=0 --outputDir="$tmp/pre1"
 expect 0 "" $pre --kvMemoryGb=1e-9 --outputDir="$tmp/pre0"
+# The byte boundaries: below 1 byte, above 10^15 bytes (KvMemoryCapacity's range); nan, inf.
+expect 2 "--kvMemoryGb must be in [1e-9, 1e+06] GB" $pre --kvMemoryGb=1e-12 --outputDir="$tmp/pre1"
+expect 2 "--kvMemoryGb must be in [1e-9, 1e+06] GB" $pre --kvMemoryGb=1e7 --outputDir="$tmp/pre1"
+expect 2 "--kvMemoryGb must be in [1e-9, 1e+06] GB" $pre --kvMemoryGb=1e300 --outputDir="$tmp/pre1"
+expect 2 "kvMemoryGb" $pre --kvMemoryGb=nan --outputDir="$tmp/pre1"
+expect 0 "" $pre --kvMemoryGb=1e6 --runs=1 --outputDir="$tmp/pre0"
 expect 2 "--batching must be known or online, got 'sometimes'" $pre --batching=sometimes \
   --outputDir="$tmp/pre1"
 expect 2 "stopShare must be in [0, 1]" $pre --stopShare=1.01 --outputDir="$tmp/pre1"
