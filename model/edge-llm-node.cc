@@ -44,6 +44,23 @@ NS_OBJECT_ENSURE_REGISTERED(EdgeLlmNode);
 
 namespace
 {
+/**
+ * \param peers a BS's peers (cell id -> its Peer)
+ * \param counter a KvTransferConnection byte counter
+ * \return the counter summed over the peers' KV connections
+ */
+template <class Peers>
+uint64_t
+SumOverConnections(const Peers& peers, uint64_t (KvTransferConnection::*counter)() const)
+{
+    uint64_t sum = 0;
+    for (const auto& [cell, peer] : peers)
+    {
+        sum += peer.connection ? ((*peer.connection).*counter)() : 0;
+    }
+    return sum;
+}
+
 /// IPv4 + TCP (with timestamps) header bytes: MSS = MTU - 52.
 constexpr uint32_t TCP_IP_OVERHEAD = 52;
 /// IPv4 (20) + UDP (8) header bytes.
@@ -609,23 +626,13 @@ EdgeLlmNode::GetPreTransferHeldBytes() const
 uint64_t
 EdgeLlmNode::GetPreTransferBytesSent() const
 {
-    uint64_t sent = 0;
-    for (const auto& [cell, peer] : m_peers)
-    {
-        sent += peer.connection ? peer.connection->GetBackgroundBytesSent() : 0;
-    }
-    return sent;
+    return SumOverConnections(m_peers, &KvTransferConnection::GetBackgroundBytesSent);
 }
 
 uint64_t
 EdgeLlmNode::GetPreTransferBytesReceived() const
 {
-    uint64_t received = 0;
-    for (const auto& [cell, peer] : m_peers)
-    {
-        received += peer.connection ? peer.connection->GetBackgroundBytesReceived() : 0;
-    }
-    return received;
+    return SumOverConnections(m_peers, &KvTransferConnection::GetBackgroundBytesReceived);
 }
 
 LlmModelProfile
