@@ -380,6 +380,10 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
         std::string s;
         while (std::getline(list, s, ','))
         {
+            if (s.empty())
+            {
+                break; // an empty name: refused below with the list of schemes
+            }
             const auto& known = StudySchemes();
             const auto scheme = std::find_if(known.begin(), known.end(), [&s](const auto& k) {
                 return k.name == s;
@@ -400,7 +404,8 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
             }
             runs.push_back(*scheme);
         }
-        if (runs.empty() || schemes.back() == ',')
+        if (runs.empty() || schemes.back() == ',' || schemes.find(",,") != std::string::npos ||
+            schemes.front() == ',')
         {
             std::cerr << "error: --schemes: give one or more of " << SchemeNames() << std::endl;
             return 2;

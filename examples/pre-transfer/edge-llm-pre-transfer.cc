@@ -300,8 +300,9 @@ main(int argc, char* argv[])
     std::vector<FigurePoint> wastePoints;
     std::vector<FigurePoint> tradeoff;
     std::cout << "Pre-transfer on the road (flow level): K = " << o.numUes << ", " << o.runs
-              << " runs, start U[" << o.startMin << ", " << o.startMax << "] m, " << o.batching
-              << " batches, stopShare " << o.stopShare << ", RateShare " << o.rateShare << "\n";
+              << (o.runs == 1 ? " run" : " runs") << ", start U[" << o.startMin << ", "
+              << o.startMax << "] m, " << o.batching << " batches, stopShare " << o.stopShare
+              << ", RateShare " << o.rateShare << "\n";
     auto report = [&](const std::string& scheme, double offset, const Samples& s) {
         const SampleSummary w = SummarizeSamples(s.worst);
         const SampleSummary x = SummarizeSamples(s.waste);
@@ -369,5 +370,10 @@ main(int argc, char* argv[])
                                 tradeoff,
                                 logY) &&
                     WriteFileAtomically(dir + "pre-transfer-ues.csv", ueCsv.str());
+    if (ok)
+    {
+        std::cout << "\nwrote " << dir << "pre-transfer-{delay,waste,tradeoff}.{csv,plt,png} and "
+                  << dir << "pre-transfer-ues.csv" << std::endl;
+    }
     return ok ? 0 : 1;
 }

@@ -235,6 +235,10 @@ ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::st
     std::string s;
     while (std::getline(words, s, ','))
     {
+        if (s.empty())
+        {
+            break; // an empty name: refused below with the list of schemes
+        }
         for (const auto& run : runs)
         {
             if (run.first == s)
@@ -255,7 +259,8 @@ ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::st
         }
         runs.push_back(*it);
     }
-    if (runs.empty() || list.back() == ',')
+    if (runs.empty() || list.back() == ',' || list.find(",,") != std::string::npos ||
+        list.front() == ',')
     {
         std::cerr << "error: --schemes: give one or more of ctho, tho, cho, impactho, pre-ctho, "
                      "pre-impactho, comma-separated"

@@ -393,7 +393,10 @@ expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-impactho
 # A trailing comma or an empty name is refused, not ignored (main job and study alike).
 expect 2 "--schemes: give one or more of ctho, tho, cho, impactho, pre-ctho, pre-impactho" \
   $main --schemes=pre-impactho,
-expect 2 "--schemes: unknown scheme ''" $main --schemes=ctho,,tho
+expect 2 "--schemes: give one or more of ctho, tho, cho" $main --schemes=ctho,,tho
+expect 2 "--schemes: give one or more of ctho, tho, cho" $main --schemes=,pre-ctho
+expect 2 "--schemes: give one or more of" $study --schemes=,pre-ctho
+expect 2 "--schemes: give one or more of" $study --schemes=ctho,,tho
 expect 2 "--schemes: give one or more of" $study --schemes=pre-impactho,
 # WindowGrace and PingPongTime: [0, 3600] s, both ends valid.
 expect 2 "ns3::EdgeLlmNode::WindowGrace" $main --numUes=1 --schemes=impactho \
