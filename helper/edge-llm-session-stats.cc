@@ -467,7 +467,9 @@ EdgeLlmSessionStats::GetPreTransferTotals() const
 {
     // Used and wasted bytes come from the traces; what is still held or on the way, from
     // the BSs now (after Simulator::Destroy: as it was then). Every byte a source sent
-    // ahead is in one of the four (used entries count their KV bytes, not coordinates).
+    // ahead is in one of the four, except for importance-ordered entries: used counts
+    // whole tokens, so used entries' coordinates and the entries past a used cache's last
+    // whole token are in none (doc: Bytes).
     PreTransferTotals totals = m_pre;
     if (!m_bs.empty())
     {
