@@ -110,15 +110,7 @@ EdgeLlmTargetRole::OnTransferComplete(const KvTransferCompleteHeader& done)
     {
         // ImpactHO: complete or truncated, the target resumes on the prefix it has
         // (anytime inference); the fraction counts the entries that arrived.
-        const uint64_t kv = t.ReceivedKvBytes();
-        m_node->m_partialTrace(t.id,
-                               t.sourceCellId,
-                               t.expectedKvBytes > 0 ? static_cast<double>(kv) /
-                                                           static_cast<double>(t.expectedKvBytes)
-                                                     : 1.0);
-        t.expectedKvBytes = kv;
-        t.transferClosed = true;
-        MaybeResume(t);
+        ResumePartial(t, t.ReceivedKvBytes());
     }
     else if (t.entryBytes > 0 && t.GetState() == EdgeLlmNode::REDIRECTING)
     {
@@ -628,6 +620,13 @@ EdgeLlmTargetRole::OnWindowEnd(uint64_t sessionId, uint32_t generation)
                         << s.sourceCellId << ": no TRANSFER_COMPLETE/TRUNCATE by the window's "
                         << "end + WindowGrace; resumes on " << kv << " KV bytes");
     m_node->m_windowTrace(s.id, s.sourceCellId, kv);
+    s.closedAtWindowEnd = true;
+    ResumePartial(s, kv);
+}
+
+void
+EdgeLlmTargetRole::ResumePartial(Session& s, uint64_t kv)
+{
     m_node->m_partialTrace(s.id,
                            s.sourceCellId,
                            s.expectedKvBytes > 0
@@ -635,7 +634,6 @@ EdgeLlmTargetRole::OnWindowEnd(uint64_t sessionId, uint32_t generation)
                                : 1.0);
     s.expectedKvBytes = kv;
     s.transferClosed = true;
-    s.closedAtWindowEnd = true;
     MaybeResume(s);
 }
 

@@ -163,6 +163,14 @@ class EdgeLlmTargetRole
     void OnWindowEnd(uint64_t sessionId, uint32_t generation);
 
     /**
+     * \brief ImpactHO: close a session's transfer on \p kv KV bytes (PartialRestored with
+     *        kv / the expected bytes) and resume once the rest of the restore is done.
+     * \param s the session, RESTORING
+     * \param kv the KV bytes it resumes on
+     */
+    void ResumePartial(Session& s, uint64_t kv);
+
+    /**
      * \brief Loss-aware replanning's check (LossAwareReplanning): if the session's KV
      *        bytes are still missing and its batch prefill is done, re-prefill the missing
      *        tokens when that ends sooner than receiving them at the rate measured since
