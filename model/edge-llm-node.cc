@@ -62,9 +62,9 @@ SumOverConnections(const Peers& peers, uint64_t (KvTransferConnection::*counter)
 }
 
 /// IPv4 + TCP (with timestamps) header bytes: MSS = MTU - 52.
-constexpr uint32_t TCP_IP_OVERHEAD = 52;
+constexpr uint32_t TCP_IP_OVERHEAD = EdgeLlmPeer::TCP_IP_OVERHEAD;
 /// IPv4 (20) + UDP (8) header bytes.
-constexpr uint32_t UDP_IP_OVERHEAD = 28;
+constexpr uint32_t UDP_IP_OVERHEAD = EdgeLlmPeer::UDP_IP_OVERHEAD;
 /// Smallest backhaul MTU accepted: IPv4's minimum datagram every host must take.
 constexpr uint32_t MIN_BACKHAUL_MTU = 576;
 /// Smallest BackhaulSegmentSize accepted, bytes.
@@ -75,9 +75,6 @@ constexpr uint32_t MIN_BACKHAUL_BUFFER = 16384;
 constexpr uint64_t MIN_AUTO_BUFFER = 512 * 1024;
 /// Automatic BackhaulBuffer: at most TCP's largest window (window scale 14), bytes.
 constexpr uint64_t MAX_AUTO_BUFFER = uint64_t{1} << 30;
-/// PlanningCrossTraffic=Measured: a hop's measured cross traffic is taken as at most this
-/// share of its rate.
-constexpr double MAX_MEASURED_CROSS_SHARE = 0.999;
 /// Automatic BackhaulBuffer: bandwidth-delay product x this.
 constexpr double BDP_HEADROOM = 1.25;
 /// TCP segments one backhaul buffer may hold: ns-3's TCP sender walks the segments in
@@ -691,6 +688,7 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId,
     peer.local = localAddress;
     peer.remote = peerAddress;
     peer.rate = linkRate;
+    peer.node = GetNode(); // a peer without a PeerPath reads its link's MTU and delay there
     peer.connection = CreateObject<KvTransferConnection>();
     peer.connection->SetMessageCallback(
         compat::Bind(MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this), peerCellId, false));
@@ -735,13 +733,25 @@ EdgeLlmNode::GetPlanningBitRate(uint16_t peerCellId) const
 {
     const auto it = m_peers.find(peerCellId);
     NS_ABORT_MSG_IF(it == m_peers.end(), "EdgeLlmNode::GetPlanningBitRate: no peer " << peerCellId);
-    return PlanningBitRate(it->second);
+    return it->second.PlanningBitRate(PathPlanning());
 }
 
 EdgeLlmNode::PlanningCrossTraffic
 EdgeLlmNode::GetPlanningCrossTraffic() const
 {
     return m_planningCross;
+}
+
+EdgeLlmPathPlanning
+EdgeLlmNode::PathPlanning() const
+{
+    EdgeLlmPathPlanning planning;
+    planning.payloadRate = m_planningRate == PAYLOAD;
+    planning.udp = m_transport == UDP;
+    planning.segmentSize = m_backhaulSegmentSize;
+    planning.fairQueue = m_planningFairQueue;
+    planning.measuredCross = m_planningCross == MEASURED;
+    return planning;
 }
 
 void
@@ -753,18 +763,6 @@ EdgeLlmNode::ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when
     {
         m_source->ScheduleAnnouncement(targetCellId, when); // target-coordinated ctHO
     }
-}
-
-double
-EdgeLlmNode::BackhaulTokensPerSecond(const Peer& peer) const
-{
-    return PlanningBitRate(peer) / static_cast<double>(m_profile.BitsPerToken());
-}
-
-double
-EdgeLlmNode::PlanningBitRate(const Peer& peer) const
-{
-    return LoneFlowBitRate(peer) * PayloadShare(peer);
 }
 
 EdgeLlmNode::PathShare
@@ -787,49 +785,9 @@ EdgeLlmNode::ShareOfPath(uint16_t peerCellId, const std::set<uint16_t>& concurre
     };
     const Peer& peer = m_peers.at(peerCellId);
     PathShare share;
-    share.sharers = BusiestLinkFlows(peer, flowsOn);
-    share.wireBitRate = KvFlowBitRate(peer, flowsOn);
+    share.sharers = peer.BusiestLinkFlows(flowsOn);
+    share.wireBitRate = peer.KvFlowBitRate(flowsOn, PathPlanning());
     return share;
-}
-
-double
-EdgeLlmNode::BacklogClearsAt(const Peer& peer, double payloadBitRate) const
-{
-    return Simulator::Now().GetSeconds() +
-           8.0 * static_cast<double>(peer.connection->GetBacklogBytes()) / payloadBitRate;
-}
-
-double
-EdgeLlmNode::PayloadShare(const Peer& peer) const
-{
-    if (m_planningRate == NOMINAL)
-    {
-        return 1;
-    }
-    // The payload share of each packet on a point-to-point link (PPP: 2 B per frame).
-    const double mtu = PeerMtu(peer);
-    constexpr double PPP_BYTES = 2;
-    if (m_transport == UDP)
-    {
-        return (mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE) / (mtu + PPP_BYTES);
-    }
-    const double mss = m_backhaulSegmentSize != 0 ? m_backhaulSegmentSize : mtu - TCP_IP_OVERHEAD;
-    return mss / (mss + TCP_IP_OVERHEAD + PPP_BYTES);
-}
-
-double
-EdgeLlmNode::LoneFlowBitRate(const Peer& peer) const
-{
-    return KvFlowBitRate(peer, [](uint32_t) { return 1U; });
-}
-
-double
-EdgeLlmNode::ConfiguredLoneFlowBitRate(const Peer& peer) const
-{
-    return KvFlowBitRate(
-        peer,
-        [](uint32_t) { return 1U; },
-        true);
 }
 
 double
@@ -838,45 +796,7 @@ EdgeLlmNode::KvFlowBitRate(uint16_t peerCellId,
 {
     const auto it = m_peers.find(peerCellId);
     NS_ABORT_MSG_IF(it == m_peers.end(), "EdgeLlmNode::KvFlowBitRate: no peer " << peerCellId);
-    return KvFlowBitRate(it->second, flowsOn);
-}
-
-double
-EdgeLlmNode::KvFlowBitRate(const Peer& peer,
-                           const std::function<uint32_t(uint32_t)>& flowsOn,
-                           bool configured) const
-{
-    if (peer.hops.empty())
-    {
-        // The path's rate, split by the busiest link's flows.
-        return static_cast<double>(peer.rate.GetBitRate()) / BusiestLinkFlows(peer, flowsOn);
-    }
-    double rate = std::numeric_limits<double>::infinity();
-    for (std::size_t i = 0; i < peer.hops.size(); ++i)
-    {
-        const PathHop& hop = peer.hops[i];
-        const double k = std::max<uint32_t>(1, flowsOn(peer.links[i]));
-        const double link = static_cast<double>(hop.rate.GetBitRate());
-        const double fair = link / (k + 1); // max-min share of k KV flows and the cross flow
-        const double cross = CrossBitRate(hop, configured);
-        const double share =
-            m_planningFairQueue && hop.fairQueue && cross > fair ? fair : (link - cross) / k;
-        rate = std::min(rate, share);
-    }
-    return rate;
-}
-
-double
-EdgeLlmNode::CrossBitRate(const PathHop& hop, bool configured) const
-{
-    if (configured || m_planningCross == INSTALLED)
-    {
-        return hop.crossBitRate;
-    }
-    // A measured rate at or above the link's would leave the KV flow nothing: the
-    // estimate ripples above a saturated link's rate by about a packet per time constant.
-    const double link = static_cast<double>(hop.rate.GetBitRate());
-    return std::min(hop.measuredCrossBitRate(), MAX_MEASURED_CROSS_SHARE * link);
+    return it->second.KvFlowBitRate(flowsOn, PathPlanning());
 }
 
 uint32_t
@@ -890,7 +810,7 @@ EdgeLlmNode::BackhaulMss() const
     uint32_t mtu = std::numeric_limits<uint32_t>::max();
     for (const auto& [id, peer] : m_peers)
     {
-        mtu = std::min(mtu, PeerMtu(peer));
+        mtu = std::min(mtu, peer.Mtu());
     }
     return mtu == std::numeric_limits<uint32_t>::max() ? 536 : mtu - TCP_IP_OVERHEAD;
 }
@@ -911,8 +831,8 @@ EdgeLlmNode::MakeBackhaulSocket() const
     for (const auto& [id, peer] : m_peers)
     {
         bdp = std::max(bdp,
-                       static_cast<uint64_t>(
-                           std::ceil(ConfiguredLoneFlowBitRate(peer) * PeerRttSeconds(peer) / 8)));
+                       static_cast<uint64_t>(std::ceil(peer.LoneFlowBitRate(PathPlanning(), true) *
+                                                       peer.RttSeconds(PathPlanning()) / 8)));
     }
     UintegerValue initial;
     socket->GetAttribute("InitialCwnd", initial);
@@ -924,6 +844,23 @@ EdgeLlmNode::MakeBackhaulSocket() const
 
 std::string
 EdgeLlmNode::CheckConfiguration() const
+{
+    for (auto check : {&EdgeLlmNode::CheckModelAndPolicy,
+                       &EdgeLlmNode::CheckPorts,
+                       &EdgeLlmNode::CheckPeers,
+                       &EdgeLlmNode::CheckBuffers})
+    {
+        const std::string error = (this->*check)();
+        if (!error.empty())
+        {
+            return error;
+        }
+    }
+    return "";
+}
+
+std::string
+EdgeLlmNode::CheckModelAndPolicy() const
 {
     std::ostringstream error;
     try
@@ -955,6 +892,13 @@ EdgeLlmNode::CheckConfiguration() const
               << "; it must be 0 at KvBits 16 (it is the loss of a lower precision)";
         return error.str();
     }
+    return "";
+}
+
+std::string
+EdgeLlmNode::CheckPorts() const
+{
+    std::ostringstream error;
     // ns-3's EPC binds UDP 4444 (X2-C) and 2152 (X2-U, S1-U GTP-U) on the BS's node: a
     // UDP socket of ours there cannot bind, and a TCP one would share X2's numbers.
     std::vector<std::pair<const char*, uint16_t>> ports{{"UePort", m_uePort},
@@ -997,6 +941,13 @@ EdgeLlmNode::CheckConfiguration() const
               << "; it must be 0 (no PROGRESS reports) or >= 1 ms (cell " << m_cellId << ")";
         return error.str();
     }
+    return "";
+}
+
+std::string
+EdgeLlmNode::CheckPeers() const
+{
+    std::ostringstream error;
     for (const auto& [id, peer] : m_peers)
     {
         if (m_planningCross == MEASURED &&
@@ -1015,7 +966,7 @@ EdgeLlmNode::CheckConfiguration() const
                      "backhaul), after setting it)";
             return error.str();
         }
-        const uint32_t mtu = PeerMtu(peer);
+        const uint32_t mtu = peer.Mtu();
         if (mtu < MIN_BACKHAUL_MTU)
         {
             error << "EdgeLlmNode (cell " << m_cellId << "): the backhaul link to cell " << id
@@ -1033,6 +984,13 @@ EdgeLlmNode::CheckConfiguration() const
             return error.str();
         }
     }
+    return "";
+}
+
+std::string
+EdgeLlmNode::CheckBuffers() const
+{
+    std::ostringstream error;
     if (m_backhaulBuffer > MAX_AUTO_BUFFER)
     {
         error << "ns3::EdgeLlmNode::BackhaulBuffer is " << m_backhaulBuffer
@@ -1174,65 +1132,12 @@ EdgeLlmNode::StopApplication()
     }
 }
 
-uint32_t
-EdgeLlmNode::PeerMtu(const Peer& peer) const
-{
-    if (peer.hasPath)
-    {
-        return peer.pathMtu;
-    }
-    Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
-    const int32_t itf = ipv4->GetInterfaceForAddress(peer.local);
-    NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << peer.local);
-    return ipv4->GetMtu(itf);
-}
-
-double
-EdgeLlmNode::PeerDelaySeconds(const Peer& peer) const
-{
-    if (peer.hasPath)
-    {
-        return peer.pathDelay.GetSeconds(); // the sum over the path's links
-    }
-    Ptr<Ipv4> ipv4 = GetNode()->GetObject<Ipv4>();
-    const int32_t itf = ipv4->GetInterfaceForAddress(peer.local);
-    NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << peer.local);
-    Ptr<NetDevice> device = ipv4->GetNetDevice(itf);
-    TimeValue d;
-    if (device && device->GetChannel() && device->GetChannel()->GetAttributeFailSafe("Delay", d))
-    {
-        return d.Get().GetSeconds();
-    }
-    return 0; // a channel without a Delay attribute: serialisation only
-}
-
-double
-EdgeLlmNode::PeerRttSeconds(const Peer& peer) const
-{
-    // Propagation both ways plus four full frames (PPP: MTU + 2 bytes) at the link rate:
-    // the segment itself, the one a delayed ACK waits for, and the ACK's slot.
-    constexpr double PPP_BYTES = 2;
-    const double rate = ConfiguredLoneFlowBitRate(peer);
-    return 2 * PeerDelaySeconds(peer) + 4 * (PeerMtu(peer) + PPP_BYTES) * 8 / rate;
-}
-
-uint32_t
-EdgeLlmNode::BusiestLinkFlows(const Peer& peer, const std::function<uint32_t(uint32_t)>& flowsOn)
-{
-    uint32_t most = 1;
-    for (uint32_t link : peer.links)
-    {
-        most = std::max(most, flowsOn(link));
-    }
-    return most;
-}
-
 CtHoSignalling
 EdgeLlmNode::Signalling(const Peer& peer, double bitRate) const
 {
     // Per packet: payload room and header bytes (PPP 2 B on a point-to-point link).
-    constexpr double PPP_BYTES = 2;
-    const double mtu = PeerMtu(peer);
+    constexpr double PPP_BYTES = EdgeLlmPeer::PPP_BYTES;
+    const double mtu = peer.Mtu();
     double room = 0;
     double headers = 0;
     // The control messages' transport: the KV connection's, or the separate channel's
@@ -1251,7 +1156,7 @@ EdgeLlmNode::Signalling(const Peer& peer, double bitRate) const
     // packet of them carries.
     auto wire = [&](double bytes) { return 8 * (bytes + headers) / bitRate; };
     CtHoSignalling sig;
-    sig.pathDelay = PeerDelaySeconds(peer);
+    sig.pathDelay = peer.DelaySeconds();
     sig.controlFreeAt =
         Simulator::Now().GetSeconds() +
         8.0 * static_cast<double>(peer.Control()->GetBytesAheadOfControl()) / bitRate;
@@ -1277,7 +1182,8 @@ EdgeLlmNode::Signalling(const Peer& peer, double bitRate) const
 uint64_t
 EdgeLlmNode::AutoBufferBytes(const Peer& peer) const
 {
-    const double bdp = ConfiguredLoneFlowBitRate(peer) * PeerRttSeconds(peer) / 8;
+    const double bdp =
+        peer.LoneFlowBitRate(PathPlanning(), true) * peer.RttSeconds(PathPlanning()) / 8;
     const double bytes = std::ceil(BDP_HEADROOM * bdp);
     if (bytes >= static_cast<double>(MAX_AUTO_BUFFER))
     {
@@ -1310,8 +1216,8 @@ EdgeLlmNode::SizeBackhaulBuffers()
     // link rate the planner assumes (an explicit buffer, or 1 GiB on a huge link).
     for (const auto& [id, peer] : m_peers)
     {
-        const double rtt = PeerRttSeconds(peer);
-        const double rate = ConfiguredLoneFlowBitRate(peer);
+        const double rtt = peer.RttSeconds(PathPlanning());
+        const double rate = peer.LoneFlowBitRate(PathPlanning(), true);
         const double reachable = 8.0 * static_cast<double>(m_bufferInUse) / rtt;
         if (reachable < rate)
         {
@@ -1352,11 +1258,11 @@ EdgeLlmNode::StartDatagramStreams(uint16_t port, bool control)
                 MakeCallback(&EdgeLlmNode::HandleBackhaulDatagram, this).Bind(control));
             m_udpSockets.push_back(udp);
         }
-        const uint32_t mtu = PeerMtu(peer); // >= MIN_BACKHAUL_MTU: checked at start
+        const uint32_t mtu = peer.Mtu(); // >= MIN_BACKHAUL_MTU: checked at start
         Ptr<KvDatagramSocket> stream = CreateObject<KvDatagramSocket>();
         stream->SetNode(GetNode());
         // Paced at what the flow gets alone (above the FIFO rate on a fair queue).
-        SetPacing(stream, ConfiguredLoneFlowBitRate(peer));
+        SetPacing(stream, peer.LoneFlowBitRate(PathPlanning(), true));
         stream->SetAttribute("DatagramPayload",
                              UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));
         stream->SetAttribute("SndBufSize", UintegerValue(m_bufferInUse));

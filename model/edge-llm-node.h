@@ -5,6 +5,7 @@
 #define EDGE_LLM_NODE_H
 
 #include "accuracy-utility.h"
+#include "edge-llm-peer.h"
 #include "edge-llm-session.h"
 #include "handover-batcher.h"
 #include "handover-scheduler.h"
@@ -275,34 +276,10 @@ class EdgeLlmNode : public Application
                  Ipv4Address peerAddress,
                  DataRate linkRate);
 
-    /// One link of a backhaul path as the planner sees it (PlanningFairQueue).
-    struct PathHop
-    {
-        DataRate rate;          //!< The link's bit rate (> 0)
-        double crossBitRate{0}; //!< CBR cross traffic installed on it, each way, bit/s on
-                                //!< the wire, in [0, rate)
-        /// A flow-fair queue disc (FqCoDel, FqCobalt, FqPie) serves its KV band: each
-        /// flow gets an equal share of the link, the cross traffic being one flow
-        bool fairQueue{false};
-        /// The cross traffic measured on it now, bit/s on the wire, in the direction
-        /// towards the peer (a CrossTrafficMeter; null: not measured). Read instead of
-        /// crossBitRate when PlanningCrossTraffic is Measured
-        Callback<double> measuredCrossBitRate;
-    };
-
-    /// A backhaul path to a peer, possibly over several links (EdgeLlmBackhaul::Path).
-    struct PeerPath
-    {
-        Ipv4Address local;  //!< This BS's address for the peer
-        Ipv4Address remote; //!< The peer's address for this BS
-        /// What the KV flow can get on a FIFO: the path's bottleneck minus CBR cross traffic
-        DataRate rate;
-        Time delay;                  //!< One-way propagation delay, sum over the links
-        uint32_t mtu{0};             //!< Path MTU (the smallest link MTU), bytes
-        std::vector<uint32_t> links; //!< Ids of the path's links (shared-link planning)
-        /// Per link of \p links, same order; empty: every link is a FIFO of \p rate
-        std::vector<PathHop> hops;
-    };
+    /// One link of a backhaul path as the planner sees it (PlanningFairQueue)
+    using PathHop = EdgeLlmPathHop;
+    /// A backhaul path to a peer, possibly over several links (EdgeLlmBackhaul::Path)
+    using PeerPath = EdgeLlmPeerPath;
 
     /**
      * \brief Declare a backhaul peer reachable over a path of one or more links. The
@@ -545,29 +522,11 @@ class EdgeLlmNode : public Application
      */
     Session& CreateSession(uint64_t sessionId, SessionState initial);
 
-    /// A backhaul peer.
-    struct Peer
-    {
-        uint16_t cellId{0};                   //!< Peer cell
-        Ipv4Address local;                    //!< Our link address
-        Ipv4Address remote;                   //!< Peer link address
-        DataRate rate;                        //!< Link rate
-        bool hasPath{false};                  //!< Added with a PeerPath
-        Time pathDelay;                       //!< PeerPath's one-way delay
-        uint32_t pathMtu{0};                  //!< PeerPath's MTU
-        std::vector<uint32_t> links;          //!< PeerPath's links
-        std::vector<PathHop> hops;            //!< PeerPath's hops (empty: FIFO at rate)
-        Ptr<KvTransferConnection> connection; //!< The connection (KV; control if SHARED)
-        Ptr<KvDatagramSocket> datagram;       //!< UDP transport's stream to this peer
-        Ptr<KvTransferConnection> control;    //!< ControlChannel=Separate: control messages
-        Ptr<KvDatagramSocket> controlStream;  //!< ... and the stream under it
+    /// A backhaul peer: its path, connections and the rates a KV flow gets on it
+    using Peer = EdgeLlmPeer;
 
-        /// \return the connection that carries control messages: control, else connection
-        Ptr<KvTransferConnection> Control() const
-        {
-            return control ? control : connection;
-        }
-    };
+    /// \return the planning settings of the KV flows on this BS's paths (its attributes)
+    EdgeLlmPathPlanning PathPlanning() const;
 
     void HandleUeRead(Ptr<Socket> socket);
     bool HandleAccept(Ptr<Socket> socket, const Address& from);
@@ -588,6 +547,18 @@ class EdgeLlmNode : public Application
                            Ptr<Packet> message);
     /// End \p session here: SessionLost traced once, LOST to its source if restoring.
     void LoseSession(Session& session, uint16_t cellId, LossReason reason);
+    /// CheckConfiguration's part: Model at KvBits, a Scheduler, its pre-transfer's
+    /// YieldToHandovers, KvAccuracyLoss at KvBits 16 (\return "" or the first error)
+    std::string CheckModelAndPolicy() const;
+    /// CheckConfiguration's part: UePort, BackhaulPort, ControlPort (not X2's, distinct where
+    /// both are UDP) and StatusInterval (\return "" or the first error)
+    std::string CheckPorts() const;
+    /// CheckConfiguration's part, per peer: a CrossTrafficMeter on every hop with
+    /// PlanningCrossTraffic=Measured, MTU, BackhaulSegmentSize (\return "" or the first error)
+    std::string CheckPeers() const;
+    /// CheckConfiguration's part: BackhaulBuffer, and TCP's segments in flight with an
+    /// explicit BackhaulSegmentSize (\return "" or the first error)
+    std::string CheckBuffers() const;
     Ptr<Socket> MakeBackhaulSocket() const;
     /// \return the backhaul TCP segment size: BackhaulSegmentSize, or link MTU - 52
     uint32_t BackhaulMss() const;
@@ -599,47 +570,14 @@ class EdgeLlmNode : public Application
     void StartDatagramStreams(uint16_t port, bool control);
     /// A datagram on a UDP socket of StartDatagramStreams: to the stream of its sender.
     void HandleBackhaulDatagram(bool control, Ptr<Socket> socket);
-    uint32_t PeerMtu(const Peer& peer) const;
-    /// \return the peer link's round-trip time estimate: 2 d + 4 (MTU + 2) x 8 / R, s (R:
-    ///         ConfiguredLoneFlowBitRate)
-    double PeerRttSeconds(const Peer& peer) const;
     /// \return the buffer that lets one connection reach the peer link's rate, bytes
     uint64_t AutoBufferBytes(const Peer& peer) const;
     /// \return BackhaulBuffer if set, else the largest AutoBufferBytes over the peers
     uint64_t BackhaulBufferBytes() const;
     /// Choose m_bufferInUse and warn where it caps a link below its rate.
     void SizeBackhaulBuffers();
-    double BackhaulTokensPerSecond(const Peer& peer) const;
-    /// \return the rate a lone KV flow to \p peer is planned with: LoneFlowBitRate x
-    ///         PayloadShare, bit/s
-    double PlanningBitRate(const Peer& peer) const;
-    /// \return when the bytes queued now for \p peer (GetBacklogBytes) have left at
-    ///         \p payloadBitRate (bit/s of payload, > 0): the plan's backhaulFreeAt, s
-    double BacklogClearsAt(const Peer& peer, double payloadBitRate) const;
-    /// \return PlanningRate's payload share of the path's packets, in (0, 1]
-    double PayloadShare(const Peer& peer) const;
-    /// \return the wire rate of one KV flow alone on \p peer's path (KvFlowBitRate, k = 1),
-    ///         with the cross traffic PlanningCrossTraffic says (measured now, or installed)
-    double LoneFlowBitRate(const Peer& peer) const;
-    /// \return LoneFlowBitRate with the installed cross traffic whatever
-    ///         PlanningCrossTraffic says: what sizes buffers, TCP's initial window and the
-    ///         round-trip estimate at start, before any cross traffic could be measured
-    double ConfiguredLoneFlowBitRate(const Peer& peer) const;
     /// Pace \p stream at \p bitRate (bit/s, > 0), rounded down to a whole bit/s.
     static void SetPacing(Ptr<KvDatagramSocket> stream, double bitRate);
-    /**
-     * KvFlowBitRate on a peer entry.
-     * \param peer the peer
-     * \param flowsOn KV flows of this source on a link id
-     * \param configured true: the installed cross traffic whatever PlanningCrossTraffic says
-     * \return bit/s
-     */
-    double KvFlowBitRate(const Peer& peer,
-                         const std::function<uint32_t(uint32_t)>& flowsOn,
-                         bool configured = false) const;
-    /// \return the cross traffic planned on \p hop (PlanningCrossTraffic; \p configured:
-    ///         the installed one), bit/s in [0, rate)
-    double CrossBitRate(const PathHop& hop, bool configured) const;
 
     /// What one KV flow to a peer gets of its path among concurrent flows to other peers.
     struct PathShare
@@ -656,15 +594,6 @@ class EdgeLlmNode : public Application
      * \return the share of the path to \p peerCellId one KV flow gets among them
      */
     PathShare ShareOfPath(uint16_t peerCellId, const std::set<uint16_t>& concurrent) const;
-    /// \return the most KV flows (\p flowsOn) on one link of \p peer's path, >= 1
-    static uint32_t BusiestLinkFlows(const Peer& peer,
-                                     const std::function<uint32_t(uint32_t)>& flowsOn);
-    /**
-     * \param peer a backhaul peer
-     * \return its path's one-way propagation delay (the sum over a PeerPath's links, else
-     *         the link channel's Delay attribute, else 0), s
-     */
-    double PeerDelaySeconds(const Peer& peer) const;
     /**
      * \brief What the packet level adds to the plan toward \p peer (CtHoSignalling).
      * \param peer the target's peer entry

@@ -135,15 +135,15 @@ EdgeLlmSourceRole::ConcurrentTargets(uint16_t target, uint64_t bytes, Time from)
         // Control messages share no KV flow's link; a backlog that clears before the
         // transfer starts shares nothing either.
         if (peer.connection->HasKvBacklog() &&
-            (from <= now ||
-             m_node->BacklogClearsAt(peer, m_node->PlanningBitRate(peer)) > from.GetSeconds()))
+            (from <= now || peer.BacklogClearsAt(peer.PlanningBitRate(m_node->PathPlanning())) >
+                                from.GetSeconds()))
         {
             concurrent.insert(id);
         }
     }
     auto aloneFor = [this](uint16_t cell, uint64_t b) {
         return Seconds(8.0 * static_cast<double>(b) /
-                       m_node->PlanningBitRate(m_node->m_peers.at(cell)));
+                       m_node->m_peers.at(cell).PlanningBitRate(m_node->PathPlanning()));
     };
     const Time end = from + aloneFor(target, bytes);
     for (const HandoverBatcher::Expected& e : GetBatcher().GetAnnounced())
@@ -400,14 +400,14 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
     }
     const double planned =
         m_node->ShareOfPath(target, ConcurrentTargets(target, bytes, first)).wireBitRate *
-        m_node->PayloadShare(p);
+        p.PayloadShare(m_node->PathPlanning());
     req.requestId = m_nextPlanRequest++;
     req.replyByNs = (first - m_node->m_scheduler->GetPlanLead() / 2).GetNanoSeconds();
     req.planningBitRate = static_cast<uint64_t>(std::llround(planned));
-    req.backhaulFreeAtNs = Seconds(m_node->BacklogClearsAt(p, planned)).GetNanoSeconds();
+    req.backhaulFreeAtNs = Seconds(p.BacklogClearsAt(planned)).GetNanoSeconds();
     req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
     // The path's signalling as this source will plan with it (ctHO at packet level).
-    const CtHoSignalling sig = m_node->Signalling(p, m_node->LoneFlowBitRate(p));
+    const CtHoSignalling sig = m_node->Signalling(p, p.LoneFlowBitRate(m_node->PathPlanning()));
     req.pathDelay = sig.pathDelay;
     req.requestTime = sig.requestTime;
     req.idTimePerToken = sig.idTimePerToken;
@@ -478,9 +478,9 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     if (peer.datagram && m_node->m_planningCross == EdgeLlmNode::MEASURED)
     {
         // Pace at the lone flow's share of the cross traffic measured now.
-        EdgeLlmNode::SetPacing(peer.datagram, m_node->LoneFlowBitRate(peer));
+        EdgeLlmNode::SetPacing(peer.datagram, peer.LoneFlowBitRate(m_node->PathPlanning()));
     }
-    double planned = bitRate * m_node->PayloadShare(peer);
+    double planned = bitRate * peer.PayloadShare(m_node->PathPlanning());
     double wireRate = bitRate;
     const auto coordination = m_coordination.find(targetCellId);
     const bool coordinated = coordination != m_coordination.end() &&
@@ -493,14 +493,14 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     if (co && co->planningBitRate > 0 && co->planningBitRate < planned)
     {
         planned = co->planningBitRate;
-        wireRate = planned / m_node->PayloadShare(peer);
+        wireRate = planned / peer.PayloadShare(m_node->PathPlanning());
     }
     HandoverBatcher::PlanInputs inputs;
     inputs.backhaulTokensPerSecond =
         planned / static_cast<double>(m_node->m_profile.BitsPerToken());
     inputs.prefill = m_node->m_gpu->GetModel();
     inputs.batchPeriod = m_node->m_gpu->GetBatchPeriod().GetSeconds();
-    inputs.backhaulFreeAt = m_node->BacklogClearsAt(peer, planned);
+    inputs.backhaulFreeAt = peer.BacklogClearsAt(planned);
     inputs.signalling = m_node->Signalling(peer, wireRate);
     Ptr<KvTransferConnection> connection = peer.Control();
     inputs.closeAheadNow = [connection, wireRate]() {
@@ -680,8 +680,9 @@ EdgeLlmSourceRole::OnSlot()
     auto budget = [this, dt](uint16_t target, const std::set<uint16_t>& activeTargets) {
         // Targets active in this slot whose paths share a link split it (KvFlowBitRate).
         const EdgeLlmNode::PathShare share = m_node->ShareOfPath(target, activeTargets);
-        const double bits =
-            share.wireBitRate * m_node->PayloadShare(m_node->m_peers.at(target)) * dt.GetSeconds();
+        const double bits = share.wireBitRate *
+                            m_node->m_peers.at(target).PayloadShare(m_node->PathPlanning()) *
+                            dt.GetSeconds();
         m_node->m_slotBudgetTrace(target, share.sharers, bits / 8);
         return bits;
     };
