@@ -268,7 +268,7 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         {
             rate = std::min(rate,
                             m_node->ShareOfPath(source, inbound).wireBitRate *
-                                m_node->PayloadShare(peer->second));
+                                peer->second.PayloadShare(m_node->PathPlanning()));
         }
         planningBitRate[source] = rate;
         src.backhaulTokensPerSecond = rate / (8.0 * bytesPerToken);
@@ -375,21 +375,9 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
                                      bool controlCopy)
 {
     NS_LOG_FUNCTION(this << peerCellId << req.sessionId << controlCopy);
-    if (m_node->m_controlChannel == EdgeLlmNode::SEPARATE)
+    if (!IsFirstCopy(peerCellId, req, controlCopy))
     {
-        // Two copies of every request: the first acts (normally the control channel's;
-        // the KV stream's when the control copy was lost and is being retransmitted).
-        const std::tuple<uint16_t, uint64_t, int64_t> key{peerCellId,
-                                                          req.sessionId,
-                                                          req.handoverTimeNs};
-        if (m_halfReceived.erase(key) > 0)
-        {
-            return;
-        }
-        m_halfReceived.insert(key);
-        NS_LOG_INFO("cell " << m_node->m_cellId << ": request of session " << req.sessionId
-                            << " came first on the " << (controlCopy ? "control" : "KV")
-                            << " channel");
+        return;
     }
     // Every request is answered; a KV format this BS's model cannot use is refused.
     const bool accepted = req.bytesPerToken == m_node->m_profile.BytesPerToken();
@@ -444,6 +432,41 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     s.layerMajor = (req.flags & KvTransferRequestHeader::LAYER_MAJOR) && s.entryBytes == 0 &&
                    s.expectedKvBytes > 0;
     s.restoreGeneration = ++m_restoreCounter;
+    JoinRestorePrefill(s, peerCellId, req);
+    ScheduleRestoreTimers(s, peerCellId, req);
+    m_node->m_preTransfer->OnInboundTransfer(); // other sources' pre-transfers to me pause
+    MaybeResume(s);
+}
+
+bool
+EdgeLlmTargetRole::IsFirstCopy(uint16_t peerCellId,
+                               const KvTransferRequestHeader& req,
+                               bool controlCopy)
+{
+    if (m_node->m_controlChannel != EdgeLlmNode::SEPARATE)
+    {
+        return true;
+    }
+    // Two copies of every request: the first acts (normally the control channel's; the KV
+    // stream's when the control copy was lost and is being retransmitted).
+    const std::tuple<uint16_t, uint64_t, int64_t> key{peerCellId,
+                                                      req.sessionId,
+                                                      req.handoverTimeNs};
+    if (m_halfReceived.erase(key) > 0)
+    {
+        return false;
+    }
+    m_halfReceived.insert(key);
+    NS_LOG_INFO("cell " << m_node->m_cellId << ": request of session " << req.sessionId
+                        << " came first on the " << (controlCopy ? "control" : "KV") << " channel");
+    return true;
+}
+
+void
+EdgeLlmTargetRole::JoinRestorePrefill(Session& s,
+                                      uint16_t peerCellId,
+                                      const KvTransferRequestHeader& req)
+{
     s.batchPending = req.prefillTokens > 0;
     const bool coordinated = req.flags & KvTransferRequestHeader::COORDINATED;
     uint32_t batchSize = req.batchSize;
@@ -475,6 +498,13 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     {
         UpdateGroup(group->first, s.batchPending);
     }
+}
+
+void
+EdgeLlmTargetRole::ScheduleRestoreTimers(Session& s,
+                                         uint16_t peerCellId,
+                                         const KvTransferRequestHeader& req)
+{
     if (m_node->m_statusInterval.IsStrictlyPositive())
     {
         s.statusEvent = Simulator::Schedule(m_node->m_statusInterval,
@@ -522,8 +552,6 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
                             s.id,
                             s.restoreGeneration);
     }
-    m_node->m_preTransfer->OnInboundTransfer(); // other sources' pre-transfers to me pause
-    MaybeResume(s);
 }
 
 void

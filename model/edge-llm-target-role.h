@@ -147,6 +147,36 @@ class EdgeLlmTargetRole
     using Session = EdgeLlmNode::Session; //!< A session at the node
 
     /**
+     * \brief With ControlChannel=Separate every request comes twice (control channel and
+     *        KV stream): whether this copy is the first, which acts.
+     * \param peerCellId the source
+     * \param req the request
+     * \param controlCopy it came on the control channel
+     * \return true for the first copy (always true with a shared channel)
+     */
+
+    bool IsFirstCopy(uint16_t peerCellId, const KvTransferRequestHeader& req, bool controlCopy);
+
+    /**
+     * \brief An accepted request's n_pf tokens join their GPU batch (the source's batch, or a
+     *        coordinated group's at this target).
+     * \param s the new session
+     * \param peerCellId the source
+     * \param req its request
+     */
+    void JoinRestorePrefill(Session& s, uint16_t peerCellId, const KvTransferRequestHeader& req);
+
+    /**
+     * \brief An accepted request's timers: PROGRESS reports (StatusInterval), the
+     *        TransferTimeout, loss-aware replanning's check and ImpactHO's window end
+     *        (WindowGrace); a cache already complete is traced as received.
+     * \param s the new session
+     * \param peerCellId the source
+     * \param req its request
+     */
+    void ScheduleRestoreTimers(Session& s, uint16_t peerCellId, const KvTransferRequestHeader& req);
+
+    /**
      * \brief TransferTimeout expired: stop the source and re-prefill the missing tokens.
      * \param sessionId the session
      * \param generation the restore it was armed for (a stale one is ignored)
