@@ -21,6 +21,7 @@ MODULE_SOURCES = [
     'model/kv-datagram-socket.cc',
     'model/prefill-engine.cc',
     'model/fluid-backhaul.cc',
+    'model/fluid-handover-engine.cc',
     'model/streaming-radio-model.cc',
     'model/accuracy-utility.cc',
     'model/slot-allocator.cc',

