@@ -556,26 +556,23 @@ SolvePrice(const std::vector<SlotUser>& users,
 }
 
 /**
- * No admission (SlotAllocator::NO_ADMISSION, an infeasible slot): plain water-filling on
- * the users' utilities, with no tau floor (doc/edge-llm.rst, ImpactHO slot allocation).
- * At price lambda every user takes a first-order (KKT) point of A_i(y) - lambda L_i y on
- * [x_i, 1]: a user below tau stays at x_i while its marginal accuracy there is below the
- * price, A_i'(x_i) <= lambda L_i (its jump price), and below that price takes
- * y_i = clip((A_i')^{-1}(lambda L_i), w_i, 1) on its concave branch, w_i = the point of
- * that branch with the slope A_i'(x_i); a user at or above tau follows its branch from
- * x_i. The price is the largest jump price at which the users on fit, or the root of the
- * continuous demand between two jump prices; the users whose jump price it is (the
- * marginal ones) then take what the others leave one after the other, in the caller's
- * order, each up to w_i. A rounding remainder tops up the first users with room.
+ * \brief No admission's jump prices: a user below its inflection tau stays at x_i until the
+ *        price falls to its marginal accuracy there, ln(A_i'(x_i) / L_i); at or above tau it
+ *        has none (infinity).
+ * \param users the slot's users
+ * \param lower filled: per user, w_i (the concave branch's point with the slope A_i'(x_i))
+ *        below tau, else x_i
+ * \param jump filled: per user, its ln jump price (infinity: none; -infinity: a slope that
+ *        underflows, never on)
+ * \return the distinct finite ln jump prices, ascending
  */
-void
-NoAdmission(const std::vector<SlotUser>& users, double budgetBits, SlotAllocation& a)
+std::vector<double>
+JumpPrices(const std::vector<SlotUser>& users,
+           std::vector<double>& lower,
+           std::vector<double>& jump)
 {
-    const std::size_t n = users.size();
-    std::vector<double> lower(n);
-    std::vector<double> jump(n, std::numeric_limits<double>::infinity()); // ln price
     std::vector<double> jumps;
-    for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t i = 0; i < users.size(); ++i)
     {
         const SlotUser& u = users[i];
         if (u.received >= u.utility.inflection)
@@ -594,6 +591,52 @@ NoAdmission(const std::vector<SlotUser>& users, double budgetBits, SlotAllocatio
     }
     std::sort(jumps.begin(), jumps.end());
     jumps.erase(std::unique(jumps.begin(), jumps.end()), jumps.end());
+    return jumps;
+}
+
+/**
+ * \brief What a slot's targets leave of its budget (rounding, or slopes that underflow)
+ *        tops up the first users with room, in the caller's order.
+ * \param users the slot's users
+ * \param budgetBits the slot's budget, bits
+ * \param target the users' targets y_i, raised in place (at most 1)
+ */
+void
+TopUp(const std::vector<SlotUser>& users, double budgetBits, std::vector<double>& target)
+{
+    double left = budgetBits - Used(users, target);
+    for (std::size_t i = 0; i < users.size() && left > 0; ++i)
+    {
+        const double room = users[i].cacheBits * (1 - target[i]);
+        if (room > 0)
+        {
+            const double bits = std::min(left, room);
+            target[i] = bits >= room ? 1.0 : target[i] + bits / users[i].cacheBits;
+            left -= bits;
+        }
+    }
+}
+
+/**
+ * No admission (SlotAllocator::NO_ADMISSION, an infeasible slot): plain water-filling on
+ * the users' utilities, with no tau floor (doc/edge-llm.rst, ImpactHO slot allocation).
+ * At price lambda every user takes a first-order (KKT) point of A_i(y) - lambda L_i y on
+ * [x_i, 1]: a user below tau stays at x_i while its marginal accuracy there is below the
+ * price, A_i'(x_i) <= lambda L_i (its jump price), and below that price takes
+ * y_i = clip((A_i')^{-1}(lambda L_i), w_i, 1) on its concave branch, w_i = the point of
+ * that branch with the slope A_i'(x_i); a user at or above tau follows its branch from
+ * x_i. The price is the largest jump price at which the users on fit, or the root of the
+ * continuous demand between two jump prices; the users whose jump price it is (the
+ * marginal ones) then take what the others leave one after the other, in the caller's
+ * order, each up to w_i. A rounding remainder tops up the first users with room.
+ */
+void
+NoAdmission(const std::vector<SlotUser>& users, double budgetBits, SlotAllocation& a)
+{
+    const std::size_t n = users.size();
+    std::vector<double> lower(n);
+    std::vector<double> jump(n, std::numeric_limits<double>::infinity()); // ln price
+    const std::vector<double> jumps = JumpPrices(users, lower, jump);
 
     // The users on just above (strict) or at (inclusive) ln price s.
     auto onSet = [&](double s, bool inclusive) {
@@ -685,18 +728,7 @@ NoAdmission(const std::vector<SlotUser>& users, double budgetBits, SlotAllocatio
         }
         a.price = part.price;
     }
-    // What is left (rounding, or slopes that underflow) tops up the first users with room.
-    double left = budgetBits - Used(users, a.target);
-    for (std::size_t i = 0; i < n && left > 0; ++i)
-    {
-        const double room = users[i].cacheBits * (1 - a.target[i]);
-        if (room > 0)
-        {
-            const double bits = std::min(left, room);
-            a.target[i] = bits >= room ? 1.0 : a.target[i] + bits / users[i].cacheBits;
-            left -= bits;
-        }
-    }
+    TopUp(users, budgetBits, a.target);
 }
 
 } // namespace
