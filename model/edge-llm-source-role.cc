@@ -536,8 +536,38 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
                 });
     }
 
+    KvTransferRequestHeader req = MakeRequest(s, context, now, d);
+    if (d.coordinated)
+    {
+        req.flags |= KvTransferRequestHeader::COORDINATED;
+        ResolvePlanMember(sessionId, true);
+    }
+    else
+    {
+        ResolvePlanMember(sessionId, false); // planned alone (or elsewhere): not in the group
+    }
+    LeaveUnusedPlan(targetCellId);
+    SendTransferRequest(
+        peer,
+        req,
+        static_cast<uint32_t>(d.prefillTokens * KvTransferRequestHeader::TOKEN_ID_BYTES));
+    KvTransferJob job;
+    job.sessionId = sessionId;
+    job.handoverTime = now;
+    job.deadline = d.deadline;
+    job.remainingBytes = d.transferTokens * m_node->m_profile.BytesPerToken();
+    peer.connection->AddTransfer(job);
+    m_node->m_preTransfer->OnHandoverTransfer(); // pre-transfers on shared links pause
+}
+
+KvTransferRequestHeader
+EdgeLlmSourceRole::MakeRequest(const Session& s,
+                               uint64_t context,
+                               Time now,
+                               const HandoverBatcher::Decision& d) const
+{
     KvTransferRequestHeader req;
-    req.sessionId = sessionId;
+    req.sessionId = s.id;
     req.ueAddress = s.ueAddress.Get();
     req.uePort = s.uePort;
     req.sourceCellId = m_node->m_cellId;
@@ -556,15 +586,12 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     {
         req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
     }
-    if (d.coordinated)
-    {
-        req.flags |= KvTransferRequestHeader::COORDINATED;
-        ResolvePlanMember(sessionId, true);
-    }
-    else
-    {
-        ResolvePlanMember(sessionId, false); // planned alone (or elsewhere): not in the group
-    }
+    return req;
+}
+
+void
+EdgeLlmSourceRole::LeaveUnusedPlan(uint16_t targetCellId)
+{
     const auto unused = m_coordination.find(targetCellId);
     if (unused != m_coordination.end())
     {
@@ -579,17 +606,6 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
             m_coordination.erase(unused);
         }
     }
-    SendTransferRequest(
-        peer,
-        req,
-        static_cast<uint32_t>(d.prefillTokens * KvTransferRequestHeader::TOKEN_ID_BYTES));
-    KvTransferJob job;
-    job.sessionId = sessionId;
-    job.handoverTime = now;
-    job.deadline = d.deadline;
-    job.remainingBytes = d.transferTokens * m_node->m_profile.BytesPerToken();
-    peer.connection->AddTransfer(job);
-    m_node->m_preTransfer->OnHandoverTransfer(); // pre-transfers on shared links pause
 }
 
 void

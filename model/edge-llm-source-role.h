@@ -251,6 +251,25 @@ class EdgeLlmSourceRole
     using Session = EdgeLlmNode::Session; //!< A session at the node
     using Peer = EdgeLlmNode::Peer;       //!< A backhaul peer of the node
 
+    /**
+     * \brief The TRANSFER_REQUEST of a handover as planned (StartTransfer).
+     * \param s the session
+     * \param context its context at the handover, tokens
+     * \param now the handover time tau
+     * \param d the batch's decision for it (split, batch, deadline)
+     * \return the request, without the COORDINATED flag (set by the caller)
+     */
+    KvTransferRequestHeader MakeRequest(const Session& s,
+                                        uint64_t context,
+                                        Time now,
+                                        const HandoverBatcher::Decision& d) const;
+    /**
+     * \brief Members of a coordinated plan to \p targetCellId that a batch planned alone
+     *        took leave the plan (it is not used for them); an emptied plan is dropped.
+     * \param targetCellId the target
+     */
+    void LeaveUnusedPlan(uint16_t targetCellId);
+
     EdgeLlmNode* m_node;                           //!< The BS (owner)
     HandoverBatcher::ArrivalPredictor m_predictor; //!< Online arrivals
     /// Online handovers gathered for one plan: (session, tau, context)
