@@ -159,6 +159,15 @@ struct MultiCellScenario::Counters
 void
 MultiCellConfig::Validate() const
 {
+    ValidateSitesAndBackhaul();
+    ValidateUesAndHandovers();
+    ValidateLlmAndRadio();
+    ValidateRanCoupling();
+}
+
+void
+MultiCellConfig::ValidateSitesAndBackhaul() const
+{
     Require(ran == "lte" || ran == "nr", "ran must be lte or nr, got '" + ran + "'");
     Require(EdgeLlmRan::IsAvailable(ran),
             "ran '" + ran + "' needs ns-3's nr module, which this build lacks; valid here: lte");
@@ -216,6 +225,11 @@ MultiCellConfig::Validate() const
                 "] (a share of the link rate; above it the KV transfer gets under 10 % of "
                 "the link), got " +
                 edgellm::FormatNumber(crossTrafficLoad));
+}
+
+void
+MultiCellConfig::ValidateUesAndHandovers() const
+{
     Require(uesPerSite >= 1 && uesPerSite <= MAX_UES_PER_SITE,
             "uesPerSite must be in [1, " + std::to_string(MAX_UES_PER_SITE) + "], got " +
                 std::to_string(uesPerSite));
@@ -262,6 +276,11 @@ MultiCellConfig::Validate() const
             "[0, interSiteDistance] = [0, " +
                 edgellm::FormatNumber(interSiteDistance) + "] m, got " +
                 edgellm::FormatNumber(predictedHandoverDistance));
+}
+
+void
+MultiCellConfig::ValidateLlmAndRadio() const
+{
     Require(tokenBytes <= EdgeLlmNode::MAX_TOKEN_BYTES,
             "tokenBytes must be in [0, " + std::to_string(EdgeLlmNode::MAX_TOKEN_BYTES) +
                 "] (EdgeLlmNode TokenBytes), got " + std::to_string(tokenBytes));
@@ -303,6 +322,11 @@ MultiCellConfig::Validate() const
                  pathlossReferenceDb <= 100),
             "pathlossReferenceDb must be NaN (the model's defaults) or in [0, 100] dB, got " +
                 edgellm::FormatNumber(pathlossReferenceDb));
+}
+
+void
+MultiCellConfig::ValidateRanCoupling() const
+{
     // The backhaul against the RAN's handover timers, the TypeIds, the radio's ranges.
     GetRanConfig().Validate(ran);
     if (ran == "lte")
@@ -1356,8 +1380,29 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
                             const std::function<void(const MultiCellResult&)>& beforeDestroy)
 {
     RequireDone(m_outputsConnected, "Simulate", "call ConnectOutputs first");
+    RunToStop();
+    MultiCellResult result;
+    result.scheme = DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetScheduler()->GetSchemeName();
+    result.simulatedSeconds = Simulator::Now().GetSeconds();
+    result.handoverStart = m_handoverStart;
+    CollectUes(result);
+    CollectTotals(result);
+    CollectOutputs(result, monitorPlotStem);
+    if (beforeDestroy)
+    {
+        beforeDestroy(result);
+    }
+    m_counters->stopWhenDrained = nullptr;
+    m_stats = nullptr;
+    m_monitor = nullptr;
+    Simulator::Destroy();
+    return result;
+}
+
+void
+MultiCellScenario::RunToStop()
+{
     Counters& c = *m_counters;
-    const auto pairs = EdgeLlmHelper::GetConnectionPairs(m_bsApps);
     // Every UE resumed: stop drainGrace after the backhaul has delivered every KV byte
     // sent (the scenarios' stop rule); a preset may decide when its UEs are done itself.
     if (m_cfg.stopWhenAllResumed)
@@ -1382,11 +1427,12 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
                std::to_string(c.rrcFailures) + " RRC handover failures";
     });
     Simulator::Run();
+}
 
-    MultiCellResult result;
-    result.scheme = DynamicCast<EdgeLlmNode>(m_bsApps.Get(0))->GetScheduler()->GetSchemeName();
-    result.simulatedSeconds = Simulator::Now().GetSeconds();
-    result.handoverStart = m_handoverStart;
+void
+MultiCellScenario::CollectUes(MultiCellResult& result)
+{
+    Counters& c = *m_counters;
     // Each UE's handover from its session records: the first it started that was not
     // cancelled (an RRC that aborted a handover and retried it gives the retry), else the
     // first it started.
@@ -1434,6 +1480,13 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     {
         result.handoversNotStarted += c.started.count(imsi) ? 0 : 1;
     }
+}
+
+void
+MultiCellScenario::CollectTotals(MultiCellResult& result) const
+{
+    const Counters& c = *m_counters;
+    const auto pairs = EdgeLlmHelper::GetConnectionPairs(m_bsApps);
     // Pre-transfers may still be sending when the run stops (the UEs' next likely
     // handovers): only the handovers' own bytes must all have arrived.
     uint64_t handoverSent = 0;
@@ -1490,6 +1543,11 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     {
         result.replannedTransfers += rec.replanned ? 1 : 0;
     }
+}
+
+void
+MultiCellScenario::CollectOutputs(MultiCellResult& result, const std::string& monitorPlotStem)
+{
     result.handoverCsv = m_stats->GetCsv();
     result.ueDelay = m_stats->SummarizeUeDelay();
     result.preTransfer = m_stats->GetPreTransferTotals();
@@ -1506,15 +1564,6 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
             m_monitor->WritePlots(monitorPlotStem); // throws std::runtime_error
         }
     }
-    if (beforeDestroy)
-    {
-        beforeDestroy(result);
-    }
-    c.stopWhenDrained = nullptr;
-    m_stats = nullptr;
-    m_monitor = nullptr;
-    Simulator::Destroy();
-    return result;
 }
 
 void

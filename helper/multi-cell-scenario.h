@@ -225,6 +225,20 @@ struct MultiCellConfig : ScenarioCommonConfig
      */
     void Validate() const;
 
+    /// Validate's part: ran, layout, sites, backhaul (topology, file, queue disc, rate,
+    /// cross traffic). \throws std::invalid_argument as Validate
+    void ValidateSitesAndBackhaul() const;
+    /// Validate's part: UEs, mobility, speed, handovers, roads, platoons, timers.
+    /// \throws std::invalid_argument as Validate
+    void ValidateUesAndHandovers() const;
+    /// Validate's part: token size, times, the prefill model, batching, decoding, prompts,
+    /// the monitor and the path loss. \throws std::invalid_argument as Validate
+    void ValidateLlmAndRadio() const;
+    /// Validate's part: the RAN's own config, LTE's SRS periods for the UEs of a cell, TBF
+    /// as the root against the backhaul rate, the model preset.
+    /// \throws std::invalid_argument as Validate
+    void ValidateRanCoupling() const;
+
     /**
      * \brief The RAN's configuration (the one place a scenario builds it): backhaul rate,
      *        delay and MTU, handover algorithm (from handover), radio, RACH and SRS (LTE),
@@ -620,6 +634,18 @@ class MultiCellScenario
      * \param r the UE's result
      */
     static void FillFromRecord(const EdgeLlmHandoverRecord& rec, EdgeLlmUeResult& r);
+    /// Simulate's first step: the stop rule (every UE resumed, or GetStopTime()), the
+    /// progress line, Simulator::Run()
+    void RunToStop();
+    /// Simulate's step: each UE's handover (its chosen record), its UE app's counts and the
+    /// RAN's failures into \p result
+    void CollectUes(MultiCellResult& result);
+    /// Simulate's step: KV bytes (complete when the handovers' own bytes all arrived), lost
+    /// sessions, delay summaries, ImpactHO's accuracy, queue delays, links, replans
+    void CollectTotals(MultiCellResult& result) const;
+    /// Simulate's step: the collector's CSV and summaries, the monitor's series and plots
+    /// (\p monitorPlotStem: "" for none; throws std::runtime_error if a plot fails)
+    void CollectOutputs(MultiCellResult& result, const std::string& monitorPlotStem);
 
     /**
      * \brief What bounded a restored UE's delay, in detail: ImpactHO's accuracy on the share
