@@ -19,7 +19,6 @@
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
-#include "ns3/pre-transfer-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
@@ -29,6 +28,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -462,14 +462,15 @@ EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::stri
             MakeCallback(&EdgeLlmNode::RrcHandoverStart, app));
         NS_ABORT_MSG_IF(!ok, "EdgeLlmHelper::ConnectHandoverTrace: no trace at " << path.str());
         // Proactive pre-transfer: the RRC's own A3 event for the policy's trigger.
-        Ptr<PreTransferScheduler> pre = DynamicCast<PreTransferScheduler>(app->GetScheduler());
-        if (pre && pre->GetTrigger() == PreTransferScheduler::A3_ENTERING)
+        const std::optional<PreTransferSettings> pre =
+            app->GetScheduler() ? app->GetScheduler()->GetPreTransfer() : std::nullopt;
+        if (pre && pre->trigger == PreTransferSettings::A3_ENTERING)
         {
             EdgeLlmNode* bs = PeekPointer(app); // the app outlives its node's RRC traces
             GetRan()->AddPreTransferTrigger(
                 app->GetNode(),
-                pre->GetA3Offset(),
-                pre->GetTimeToTrigger(),
+                pre->a3OffsetDb,
+                pre->timeToTrigger,
                 [bs](uint64_t imsi, uint16_t cellId) { bs->NotifyHandoverLikely(imsi, cellId); });
         }
 #if EDGE_LLM_HAVE_LTE_HANDOVER_FAILURE_TRACES

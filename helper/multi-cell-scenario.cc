@@ -31,7 +31,6 @@
 #include "ns3/pointer.h"
 #include "ns3/position-allocator.h"
 #include "ns3/ppp-header.h"
-#include "ns3/pre-transfer-scheduler.h"
 #include "ns3/prefill-time-model.h"
 #include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
@@ -45,6 +44,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -1103,10 +1103,11 @@ MultiCellScenario::ScheduleHandovers()
         source->ExpectHandover(imsi, m_ran->GetCellId(bs.Get(u.targetSite)), u.handoverAt);
         // Proactive pre-transfer with a predicted crossing: the scripted handover is the
         // crossing predicted from the UE's position and speed, LeadTime ahead.
-        Ptr<PreTransferScheduler> pre = DynamicCast<PreTransferScheduler>(source->GetScheduler());
-        if (pre && pre->GetTrigger() == PreTransferScheduler::PREDICTED_CROSSING)
+        const std::optional<PreTransferSettings> pre =
+            source->GetScheduler() ? source->GetScheduler()->GetPreTransfer() : std::nullopt;
+        if (pre && pre->trigger == PreTransferSettings::PREDICTED_CROSSING)
         {
-            const Time at = std::max(Simulator::Now(), u.handoverAt - pre->GetLeadTime());
+            const Time at = std::max(Simulator::Now(), u.handoverAt - pre->leadTime);
             Simulator::Schedule(at - Simulator::Now(),
                                 &EdgeLlmNode::NotifyHandoverLikely,
                                 source,

@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <queue>
 #include <stdexcept>
 #include <string>
@@ -122,17 +123,17 @@ PreTransferFluidScenario::Run(const PreTransferFluidConfig& config,
         throw std::invalid_argument("the pre-transfer engine needs a PreTransferScheduler or a "
                                     "batch policy (ctHO, tHO, cHO), not a slot policy");
     }
-    Ptr<PreTransferScheduler> pre = DynamicCast<PreTransferScheduler>(scheduler);
-    const double share = pre ? pre->GetRateShare() : 0.0;
-    const bool yield = pre ? pre->GetYieldToHandovers() : true;
+    const std::optional<PreTransferSettings> pre = scheduler->GetPreTransfer();
+    const double share = pre ? pre->rateShare : 0.0;
+    const bool yield = pre ? pre->yieldToHandovers : true;
     if (pre && !yield && share >= 1)
     {
         throw std::invalid_argument("ns3::PreTransferScheduler::YieldToHandovers false needs "
                                     "RateShare < 1 (the handovers' part of the link)");
     }
-    const double hold = pre ? pre->GetHoldTime().GetSeconds() : 0.0;
-    const double pingPong = pre ? pre->GetPingPongTime().GetSeconds() : 0.0;
-    const bool follow = pre && pre->GetFollowDecoding();
+    const double hold = pre ? pre->holdTime.GetSeconds() : 0.0;
+    const double pingPong = pre ? pre->pingPongTime.GetSeconds() : 0.0;
+    const bool follow = pre && pre->followDecoding;
     for (std::size_t i = 0; i < ues.size(); ++i)
     {
         const PreTransferUe& u = ues[i];

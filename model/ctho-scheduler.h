@@ -28,8 +28,6 @@ class CtHoScheduler : public HandoverScheduler
      */
     static TypeId GetTypeId();
     std::string GetSchemeName() const override;
-
-  protected:
     uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
                                  const std::vector<CtHoUe>& batch) const override;
 };
@@ -47,8 +45,6 @@ class ThoScheduler : public HandoverScheduler
      */
     static TypeId GetTypeId();
     std::string GetSchemeName() const override;
-
-  protected:
     uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
                                  const std::vector<CtHoUe>& batch) const override;
 };
@@ -66,8 +62,6 @@ class ChoScheduler : public HandoverScheduler
      */
     static TypeId GetTypeId();
     std::string GetSchemeName() const override;
-
-  protected:
     uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
                                  const std::vector<CtHoUe>& batch) const override;
 };

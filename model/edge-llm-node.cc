@@ -7,7 +7,6 @@
 #include "edge-llm-pre-transfer-role.h"
 #include "edge-llm-source-role.h"
 #include "edge-llm-target-role.h"
-#include "pre-transfer-scheduler.h"
 #include "token-stream-header.h"
 
 #include "ns3/boolean.h"
@@ -31,6 +30,7 @@
 #include <cstdint>
 #include <iostream>
 #include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -941,8 +941,8 @@ EdgeLlmNode::CheckConfiguration() const
               << "); use EdgeLlmHelper";
         return error.str();
     }
-    Ptr<PreTransferScheduler> pre = DynamicCast<PreTransferScheduler>(m_scheduler);
-    if (pre && !pre->GetYieldToHandovers())
+    const std::optional<PreTransferSettings> pre = m_scheduler->GetPreTransfer();
+    if (pre && !pre->yieldToHandovers)
     {
         error << "ns3::PreTransferScheduler::YieldToHandovers false is modelled at flow level "
                  "only (PreTransferFluidScenario); at packet level a pre-transfer uses idle "

@@ -10,6 +10,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 
 namespace ns3
@@ -29,10 +30,10 @@ EdgeLlmPreTransferRole::EdgeLlmPreTransferRole(EdgeLlmNode* node)
 {
 }
 
-Ptr<PreTransferScheduler>
-EdgeLlmPreTransferRole::GetPolicy() const
+std::optional<PreTransferSettings>
+EdgeLlmPreTransferRole::GetSettings() const
 {
-    return DynamicCast<PreTransferScheduler>(m_node->m_scheduler);
+    return m_node->m_scheduler ? m_node->m_scheduler->GetPreTransfer() : std::nullopt;
 }
 
 KvPreTransferStore&
@@ -65,8 +66,8 @@ EdgeLlmPreTransferRole::GetHeldBytes() const
 Time
 EdgeLlmPreTransferRole::Interval() const
 {
-    Ptr<PreTransferScheduler> policy = GetPolicy();
-    return policy ? policy->GetPacingInterval() : MilliSeconds(10);
+    const std::optional<PreTransferSettings> policy = GetSettings();
+    return policy ? policy->pacingInterval : MilliSeconds(10);
 }
 
 bool
@@ -195,8 +196,8 @@ EdgeLlmPreTransferRole::Guard()
 uint64_t
 EdgeLlmPreTransferRole::JobId(uint64_t sessionId) const
 {
-    Ptr<PreTransferScheduler> policy = GetPolicy();
-    const bool entries = policy && policy->AllocatesSlots();
+    const std::optional<PreTransferSettings> policy = GetSettings();
+    const bool entries = policy && m_node->m_scheduler->AllocatesSlots();
     return sessionId | KvFrameHeader::PRE_TRANSFER_BIT |
            (entries ? KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT : 0);
 }
@@ -234,12 +235,12 @@ EdgeLlmPreTransferRole::Send(uint16_t peerCellId,
 void
 EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCellId)
 {
-    Ptr<PreTransferScheduler> policy = GetPolicy();
-    if (!policy || policy->GetRateShare() <= 0)
+    const std::optional<PreTransferSettings> policy = GetSettings();
+    if (!policy || policy->rateShare <= 0)
     {
         return;
     }
-    NS_ABORT_MSG_IF(!policy->GetYieldToHandovers(),
+    NS_ABORT_MSG_IF(!policy->yieldToHandovers,
                     "ns3::PreTransferScheduler::YieldToHandovers false is modelled at flow level "
                     "only (PreTransferFluidScenario); at packet level a pre-transfer uses idle "
                     "capacity (true)");
@@ -259,7 +260,7 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
         return;
     }
     if (sit->second.sourceCellId == targetCellId &&
-        Simulator::Now() < sit->second.handoverTime + policy->GetPingPongTime())
+        Simulator::Now() < sit->second.handoverTime + policy->pingPongTime)
     {
         // Back to the cell it just left (PingPongTime): an A3 trigger with a negative
         // offset holds there right after the handover; a later report starts it.
@@ -303,7 +304,7 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
 void
 EdgeLlmPreTransferRole::Pace()
 {
-    Ptr<PreTransferScheduler> policy = GetPolicy();
+    const std::optional<PreTransferSettings> policy = GetSettings();
     // A session that ended here without a handover (all decoded, lost) ends its pre-transfer.
     std::vector<uint64_t> gone;
     for (const auto& [id, o] : m_out)
@@ -318,7 +319,7 @@ EdgeLlmPreTransferRole::Pace()
     {
         End(id);
     }
-    if (policy->GetFollowDecoding())
+    if (policy->followDecoding)
     {
         // The tokens decoded since follow: the target grows the room (a START of the new
         // size), the job grows (or a new one starts if every byte had gone).
@@ -343,14 +344,14 @@ EdgeLlmPreTransferRole::Pace()
     {
         sending[o.target] += o.sent ? 0 : 1;
     }
-    const Time interval = policy->GetPacingInterval();
+    const Time interval = policy->pacingInterval;
     for (const auto& [id, o] : m_out)
     {
         if (o.sent)
         {
             continue;
         }
-        const double bytes = policy->GetRateShare() * m_node->GetPlanningBitRate(o.target) / 8.0 *
+        const double bytes = policy->rateShare * m_node->GetPlanningBitRate(o.target) / 8.0 *
                              interval.GetSeconds() / sending[o.target];
         m_node->m_peers.at(o.target).connection->SetSlotBudget(
             JobId(id),
@@ -628,8 +629,8 @@ EdgeLlmPreTransferRole::OnEnd(uint16_t peerCellId, const KvTransferCompleteHeade
     {
         return;
     }
-    Ptr<PreTransferScheduler> policy = GetPolicy();
-    const Time hold = policy ? policy->GetHoldTime() : Seconds(0);
+    const std::optional<PreTransferSettings> policy = GetSettings();
+    const Time hold = policy ? policy->holdTime : Seconds(0);
     it->second.hold = Simulator::Schedule(hold, &EdgeLlmPreTransferRole::Drop, this, m.sessionId);
 }
 

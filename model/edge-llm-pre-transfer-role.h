@@ -5,8 +5,8 @@
 #define EDGE_LLM_PRE_TRANSFER_ROLE_H
 
 #include "edge-llm-node.h"
+#include "handover-scheduler.h"
 #include "kv-pre-transfer-store.h"
-#include "pre-transfer-scheduler.h"
 
 #include "ns3/event-id.h"
 
@@ -58,8 +58,8 @@ class EdgeLlmPreTransferRole
      */
     explicit EdgeLlmPreTransferRole(EdgeLlmNode* node);
 
-    /// \return the node's scheduler as a pre-transfer policy (null: none)
-    Ptr<PreTransferScheduler> GetPolicy() const;
+    /// \return the node's scheduler's pre-transfer settings (empty: it sends nothing ahead)
+    std::optional<PreTransferSettings> GetSettings() const;
 
     /**
      * \brief Source: a handover of \p sessionId to \p targetCellId is likely (the policy's

@@ -646,7 +646,7 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId,
     m_node->m_preTransfer->OnHandoverTransfer(); // pre-transfers on shared links pause
     if (aheadBytes > 0)
     {
-        m_node->m_preTransfer->GetPolicy()->SetBytesSentAhead(sessionId, aheadBytes);
+        scheduler->SetBytesSentAhead(sessionId, aheadBytes);
     }
 
     scheduler->AddSlotTransfer(sessionId,

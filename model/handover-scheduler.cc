@@ -111,6 +111,20 @@ HandoverScheduler::ShareSlot(Time /* now */,
     return {};
 }
 
+std::optional<PreTransferSettings>
+HandoverScheduler::GetPreTransfer() const
+{
+    return std::nullopt;
+}
+
+void
+HandoverScheduler::SetBytesSentAhead(uint64_t sessionId, uint64_t bytes)
+{
+    NS_FATAL_ERROR(GetSchemeName()
+                   << " sends nothing ahead (GetPreTransfer() is empty): " << bytes
+                   << " bytes of session " << sessionId << " cannot have been sent ahead");
+}
+
 uint64_t
 HandoverScheduler::ChoosePrefillLength(const CtHoPlanner& /* planner */,
                                        const std::vector<CtHoUe>& /* batch */) const

@@ -48,6 +48,33 @@ struct KvTransferJob
 
 /**
  * \ingroup edge-llm
+ * \brief What a proactive pre-transfer adds to a handover policy (PreTransferScheduler's
+ *        attributes; doc/edge-llm.rst, "Proactive KV pre-transfer"), read by the engines
+ *        through HandoverScheduler::GetPreTransfer() without knowing the policy's class.
+ */
+struct PreTransferSettings
+{
+    /// What makes a handover likely (PreTransferScheduler's Trigger attribute).
+    enum Trigger
+    {
+        A3_ENTERING,        //!< RSRP_target - RSRP_source > A3Offset for TimeToTrigger
+        PREDICTED_CROSSING, //!< LeadTime before the handover predicted from position, speed
+    };
+
+    Trigger trigger{A3_ENTERING}; //!< Trigger
+    double a3OffsetDb{-3.0};      //!< A3Entering: the trigger's offset, dB, in [-15, 15]
+    Time timeToTrigger;           //!< A3Entering: how long the condition must hold
+    Time leadTime;                //!< PredictedCrossing: how long before the handover
+    double rateShare{0.5};        //!< Most of a link's rate the pre-transfers use, in [0, 1]
+    bool yieldToHandovers{true};  //!< Pause while a planned handover batch uses the link
+    Time holdTime;                //!< How long a cell keeps bytes for a UE that did not come
+    Time pingPongTime;            //!< No pre-transfer back to the cell left within this time
+    bool followDecoding{false};   //!< The tokens decoded after the trigger follow
+    Time pacingInterval;          //!< Packet level: how often the budgets are refilled
+};
+
+/**
+ * \ingroup edge-llm
  * \brief Base of every edge-LLM handover policy: decides how many tokens the target
  *        prefills for a batch of handovers and which session the backhaul serves next.
  *
@@ -207,16 +234,9 @@ class HandoverScheduler : public Object
                                              const SentBytes& sent,
                                              const SlotBudget& budget) const;
 
-  protected:
-    /// Plans the rest of a pre-transferred cache with its inner policy's hook
-    friend class PreTransferScheduler;
-
-    Time m_lookahead; //!< Online look-ahead for predicted arrivals
-    /// The BS bound by BindToBs (UINT32_MAX: none yet)
-    uint32_t m_bsNodeId{std::numeric_limits<uint32_t>::max()};
-
     /**
-     * \brief A batch policy's hook: the batch prefill length L.
+     * \brief A batch policy's hook: the batch prefill length L (PlanBatch() calls it; a
+     *        policy that wraps another, as PreTransferScheduler, asks the inner one).
      * \param planner a planner for this batch's R, p and T_c
      * \param batch the batch's UEs (non-empty, validated)
      * \return L in tokens, 0 <= L <= C_max
@@ -224,6 +244,29 @@ class HandoverScheduler : public Object
      */
     virtual uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
                                          const std::vector<CtHoUe>& batch) const;
+
+    /**
+     * \brief Whether this policy sends caches ahead of their handovers, and how (as
+     *        TcpSocketBase asks TcpCongestionOps::HasCongControl(): engines ask, never cast).
+     * \return the pre-transfer settings of a policy that sends ahead (PreTransferScheduler);
+     *         empty (the default) for one that does not
+     */
+    virtual std::optional<PreTransferSettings> GetPreTransfer() const;
+
+    /**
+     * \brief With a slot policy inside a pre-transfer: the first \p bytes of \p sessionId's
+     *        cache in importance order are at its target already; ShareSlot() counts them as
+     *        sent. Call before AddSlotTransfer(); forgotten by RemoveSlotTransfer().
+     * \param sessionId the session
+     * \param bytes KV bytes (coordinates not counted), <= the cache's bytes
+     * Aborts (NS_FATAL_ERROR, naming the scheme) on a policy without GetPreTransfer().
+     */
+    virtual void SetBytesSentAhead(uint64_t sessionId, uint64_t bytes);
+
+  protected:
+    Time m_lookahead; //!< Online look-ahead for predicted arrivals
+    /// The BS bound by BindToBs (UINT32_MAX: none yet)
+    uint32_t m_bsNodeId{std::numeric_limits<uint32_t>::max()};
 };
 
 } // namespace ns3

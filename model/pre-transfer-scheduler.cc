@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -41,6 +42,87 @@ InnerPolicyNames()
     std::sort(names.begin(), names.end());
     return names;
 }
+
+/// \return the items joined by ", "
+std::string
+JoinNames(const std::vector<std::string>& items)
+{
+    std::string list;
+    for (const auto& item : items)
+    {
+        list += (list.empty() ? "" : ", ") + item;
+    }
+    return list;
+}
+
+/**
+ * \brief An inner policy's factory from "Type" or "Type[Name=Value|Name=Value]" (ns-3's
+ *        ObjectFactory form, checked here so that a bad spec is an exception, not an abort).
+ * \param spec the InnerScheduler value
+ * \return the factory, its type and attributes set
+ * \throws std::invalid_argument naming InnerScheduler and what is valid
+ */
+ObjectFactory
+InnerPolicyFactory(const std::string& spec)
+{
+    const std::string field = "ns3::PreTransferScheduler::InnerScheduler";
+    const std::size_t open = spec.find('[');
+    const std::string type = spec.substr(0, open);
+    const std::vector<std::string> valid = InnerPolicyNames();
+    if (std::find(valid.begin(), valid.end(), type) == valid.end())
+    {
+        throw std::invalid_argument(field + " must be one of " + JoinNames(valid) +
+                                    " (optionally with attributes, Type[Name=Value|...]), got '" +
+                                    spec + "'");
+    }
+    ObjectFactory factory(type);
+    if (open == std::string::npos)
+    {
+        return factory;
+    }
+    if (spec.back() != ']' || spec.find(']') != spec.size() - 1 || open + 2 > spec.size() - 1)
+    {
+        throw std::invalid_argument(field + " '" + spec +
+                                    "': attributes go in one pair of brackets at the end, "
+                                    "Type[Name=Value|Name=Value]");
+    }
+    const TypeId tid = TypeId::LookupByName(type);
+    std::istringstream items(spec.substr(open + 1, spec.size() - open - 2));
+    std::string item;
+    while (std::getline(items, item, '|'))
+    {
+        const std::size_t eq = item.find('=');
+        const std::string name = item.substr(0, eq);
+        TypeId::AttributeInformation info;
+        if (eq == std::string::npos || !tid.LookupAttributeByName(name, &info))
+        {
+            std::vector<std::string> attributes;
+            for (TypeId t = tid; t != Object::GetTypeId(); t = t.GetParent())
+            {
+                for (std::size_t i = 0; i < t.GetAttributeN(); ++i)
+                {
+                    attributes.push_back(t.GetAttribute(i).name);
+                }
+            }
+            throw std::invalid_argument(field + " '" + spec + "': '" + item +
+                                        "' is not Name=Value with an attribute of " + type + " (" +
+                                        JoinNames(attributes) + ")");
+        }
+        Ptr<AttributeValue> value = info.checker->Create();
+        if (!value->DeserializeFromString(item.substr(eq + 1), info.checker) ||
+            !info.checker->Check(*value))
+        {
+            const std::string valid =
+                info.checker->HasUnderlyingTypeInformation()
+                    ? " (" + info.checker->GetUnderlyingTypeInformation() + ")"
+                    : "";
+            throw std::invalid_argument(field + " '" + spec + "': '" + item.substr(eq + 1) +
+                                        "' is not a valid value of " + type + "::" + name + valid);
+        }
+        factory.Set(name, *value);
+    }
+    return factory;
+}
 } // namespace
 
 TypeId
@@ -53,8 +135,10 @@ PreTransferScheduler::GetTypeId()
             .AddConstructor<PreTransferScheduler>()
             .AddAttribute("InnerScheduler",
                           "The policy that plans, at the handover, the part of the cache not "
-                          "sent ahead (a HandoverScheduler's TypeId name): a batch policy (ctHO, "
-                          "tHO, cHO) splits it into prefill and transfer; a slot policy "
+                          "sent ahead (a HandoverScheduler's TypeId name, optionally with its "
+                          "attributes, e.g. ns3::ImpactHoScheduler[Policy=WaterFilling]): a "
+                          "batch policy (ctHO, tHO, cHO) splits it into prefill and transfer; "
+                          "a slot policy "
                           "(ImpactHO's family) sends the cache in importance order, ahead and "
                           "after the handover.",
                           StringValue("ns3::CtHoScheduler"),
@@ -164,27 +248,16 @@ PreTransferScheduler::DoDispose()
 }
 
 void
-PreTransferScheduler::SetInnerScheduler(std::string typeName)
+PreTransferScheduler::SetInnerScheduler(std::string spec)
 {
-    CheckInnerScheduler(typeName);
-    m_innerType = typeName;
-    m_inner = ObjectFactory(typeName).Create<HandoverScheduler>();
+    m_inner = InnerPolicyFactory(spec).Create<HandoverScheduler>();
+    m_innerType = spec;
 }
 
 void
-PreTransferScheduler::CheckInnerScheduler(const std::string& typeName)
+PreTransferScheduler::CheckInnerScheduler(const std::string& spec)
 {
-    const std::vector<std::string> valid = InnerPolicyNames();
-    if (std::find(valid.begin(), valid.end(), typeName) == valid.end())
-    {
-        std::string list;
-        for (const auto& name : valid)
-        {
-            list += (list.empty() ? "" : ", ") + name;
-        }
-        throw std::invalid_argument("ns3::PreTransferScheduler::InnerScheduler must be one of " +
-                                    list + ", got '" + typeName + "'");
-    }
+    InnerPolicyFactory(spec);
 }
 
 Ptr<HandoverScheduler>
@@ -263,6 +336,23 @@ PreTransferScheduler::ShareSlot(Time now, const SentBytes& sent, const SlotBudge
         return sent(target, sessionId) + (ahead == m_sentAhead.end() ? 0 : ahead->second);
     };
     return GetInnerScheduler()->ShareSlot(now, withAhead, budget);
+}
+
+std::optional<PreTransferSettings>
+PreTransferScheduler::GetPreTransfer() const
+{
+    PreTransferSettings settings;
+    settings.trigger = m_trigger;
+    settings.a3OffsetDb = m_a3Offset;
+    settings.timeToTrigger = m_timeToTrigger;
+    settings.leadTime = m_leadTime;
+    settings.rateShare = m_rateShare;
+    settings.yieldToHandovers = m_yield;
+    settings.holdTime = m_holdTime;
+    settings.pingPongTime = m_pingPongTime;
+    settings.followDecoding = m_follow;
+    settings.pacingInterval = m_pacingInterval;
+    return settings;
 }
 
 void

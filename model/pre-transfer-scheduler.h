@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,11 +56,11 @@ class PreTransferScheduler : public HandoverScheduler
     static TypeId GetTypeId();
 
     /// What makes a handover likely (attribute Trigger).
-    enum Trigger
-    {
-        A3_ENTERING,        //!< RSRP_target - RSRP_source > A3Offset for TimeToTrigger
-        PREDICTED_CROSSING, //!< LeadTime before the handover predicted from position, speed
-    };
+    using Trigger = PreTransferSettings::Trigger;
+    /// RSRP_target - RSRP_source > A3Offset for TimeToTrigger
+    static constexpr Trigger A3_ENTERING = PreTransferSettings::A3_ENTERING;
+    /// LeadTime before the handover predicted from position, speed
+    static constexpr Trigger PREDICTED_CROSSING = PreTransferSettings::PREDICTED_CROSSING;
 
     PreTransferScheduler();
     ~PreTransferScheduler() override;
@@ -108,24 +109,34 @@ class PreTransferScheduler : public HandoverScheduler
      * \param sessionId the session
      * \param bytes KV bytes (coordinates not counted), <= the cache's bytes
      */
-    void SetBytesSentAhead(uint64_t sessionId, uint64_t bytes);
+    void SetBytesSentAhead(uint64_t sessionId, uint64_t bytes) override;
+
+    /// \return this policy's attributes (HandoverScheduler::GetPreTransfer)
+    std::optional<PreTransferSettings> GetPreTransfer() const override;
+
+    /// \return the inner policy's L for the rest of each UE's cache
+    uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
+                                 const std::vector<CtHoUe>& batch) const override;
 
     /**
      * \brief Set the inner policy (InnerScheduler attribute).
-     * \param typeName a HandoverScheduler's TypeId name, e.g. "ns3::CtHoScheduler" or
-     *        "ns3::ImpactHoScheduler"
+     * \param spec a HandoverScheduler's TypeId name, optionally with attributes of that
+     *        type in ns-3's ObjectFactory form, e.g. "ns3::CtHoScheduler" or
+     *        "ns3::ImpactHoScheduler[Policy=WaterFilling]" ("Type[Name=Value|Name=Value]";
+     *        attributes not given take their defaults)
      * \throws std::invalid_argument naming InnerScheduler and the valid names for an
-     *         unknown name or a PreTransferScheduler
+     *         unknown type or a PreTransferScheduler, and the type's attributes for an
+     *         unknown attribute, a bad value or a malformed list
      */
-    void SetInnerScheduler(std::string typeName);
+    void SetInnerScheduler(std::string spec);
 
     /**
      * \brief The InnerScheduler check alone (programs check their arguments with it before
      *        anything is built).
-     * \param typeName a TypeId name
+     * \param spec a TypeId name, optionally with attributes (as SetInnerScheduler)
      * \throws std::invalid_argument as SetInnerScheduler
      */
-    static void CheckInnerScheduler(const std::string& typeName);
+    static void CheckInnerScheduler(const std::string& spec);
 
     /// \return the inner policy (created from InnerScheduler)
     Ptr<HandoverScheduler> GetInnerScheduler() const;
@@ -174,10 +185,6 @@ class PreTransferScheduler : public HandoverScheduler
 
   protected:
     void DoDispose() override;
-
-    /// \return the inner policy's L for the rest of each UE's cache
-    uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
-                                 const std::vector<CtHoUe>& batch) const override;
 
   private:
     std::string m_innerType;        //!< InnerScheduler

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Builds doc/edge-llm.rst as a chapter of ns-3's model library, with ns-3's own Sphinx
+# Builds doc/edge-llm.rst as a chapter of ns-3's model library, with the three files its
+# toctree includes (doc/edge-llm-design.rst, -user.rst, -testing.rst, as ns-3's lte.rst
+# includes lte-design.rst, lte-user.rst, lte-testing.rst), with ns-3's own Sphinx
 # configuration (doc/models/source/conf.py, its html theme and replace.txt) and with
 # warnings as errors (-W --keep-going, as ns-3's doc/models Makefile does).
 #
@@ -93,7 +95,9 @@ EOF
   printf '.. |ns3| replace:: *ns-3*\n\n.. |ns2| replace:: *ns-2*\n' >"$src/replace.txt"
 fi
 mkdir -p "$src/_static"
-cp "$module_dir/doc/edge-llm.rst" "$src/"
+# Every doc/*.rst: a file that the chapter's toctree leaves out is a Sphinx warning
+# ("document isn't included in any toctree"), so none is forgotten.
+cp "$module_dir"/doc/*.rst "$src/"
 cat >"$src/index.rst" <<'EOF'
 Model Library
 =============
@@ -132,9 +136,9 @@ else
 fi
 
 if sphinx-build "${options[@]}" "$src" "$work/html" >"$work/log" 2>&1; then
-  echo "check-doc: doc/edge-llm.rst builds without warnings"
+  echo "check-doc: doc/ ($(cd "$module_dir/doc" && echo *.rst)) builds without warnings"
 else
   sed "s|$src/||" "$work/log" >&2
-  echo "check-doc: doc/edge-llm.rst has Sphinx warnings or errors (above)" >&2
+  echo "check-doc: doc/*.rst have Sphinx warnings or errors (above)" >&2
   exit 1
 fi

@@ -620,6 +620,100 @@ class PreTransferInputTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Engines ask a policy what it sends ahead, never cast it: GetPreTransfer() is empty
+ *        for the plain policies and carries every PreTransferScheduler attribute as set;
+ *        InnerScheduler takes the inner policy's attributes in ns-3's ObjectFactory form,
+ *        and a bad form names the field and what is valid, leaving the inner policy as it
+ *        was.
+ */
+class PreTransferAskedTestCase : public TestCase
+{
+  public:
+    PreTransferAskedTestCase()
+        : TestCase("Pre-transfer asked through the base class; InnerScheduler with attributes")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        for (const char* plain : {"ns3::CtHoScheduler",
+                                  "ns3::ThoScheduler",
+                                  "ns3::ChoScheduler",
+                                  "ns3::CoordinatedCtHoScheduler",
+                                  "ns3::ImpactHoScheduler"})
+        {
+            Ptr<HandoverScheduler> s = ObjectFactory(plain).Create<HandoverScheduler>();
+            NS_TEST_ASSERT_MSG_EQ(s->GetPreTransfer().has_value(), false, plain);
+        }
+        Ptr<HandoverScheduler> p = CreateObject<PreTransferScheduler>();
+        p->SetAttribute("Trigger", EnumValue(PreTransferScheduler::PREDICTED_CROSSING));
+        p->SetAttribute("A3Offset", DoubleValue(1.5));
+        p->SetAttribute("TimeToTrigger", TimeValue(MilliSeconds(40)));
+        p->SetAttribute("LeadTime", TimeValue(Seconds(2)));
+        p->SetAttribute("RateShare", DoubleValue(0.25));
+        p->SetAttribute("YieldToHandovers", BooleanValue(false));
+        p->SetAttribute("HoldTime", TimeValue(Seconds(3)));
+        p->SetAttribute("PingPongTime", TimeValue(MilliSeconds(500)));
+        p->SetAttribute("FollowDecoding", BooleanValue(true));
+        p->SetAttribute("PacingInterval", TimeValue(MilliSeconds(20)));
+        const std::optional<PreTransferSettings> s = p->GetPreTransfer();
+        NS_TEST_ASSERT_MSG_EQ(s.has_value(), true, "a pre-transfer policy says so");
+        NS_TEST_ASSERT_MSG_EQ(s->trigger, PreTransferSettings::PREDICTED_CROSSING, "trigger");
+        NS_TEST_ASSERT_MSG_EQ(s->a3OffsetDb, 1.5, "A3Offset");
+        NS_TEST_ASSERT_MSG_EQ(s->timeToTrigger, MilliSeconds(40), "TimeToTrigger");
+        NS_TEST_ASSERT_MSG_EQ(s->leadTime, Seconds(2), "LeadTime");
+        NS_TEST_ASSERT_MSG_EQ(s->rateShare, 0.25, "RateShare");
+        NS_TEST_ASSERT_MSG_EQ(s->yieldToHandovers, false, "YieldToHandovers");
+        NS_TEST_ASSERT_MSG_EQ(s->holdTime, Seconds(3), "HoldTime");
+        NS_TEST_ASSERT_MSG_EQ(s->pingPongTime, MilliSeconds(500), "PingPongTime");
+        NS_TEST_ASSERT_MSG_EQ(s->followDecoding, true, "FollowDecoding");
+        NS_TEST_ASSERT_MSG_EQ(s->pacingInterval, MilliSeconds(20), "PacingInterval");
+
+        // The inner policy's attributes ride on InnerScheduler (EA: Policy Equal).
+        Ptr<PreTransferScheduler> pre = CreateObject<PreTransferScheduler>();
+        auto set = [&pre](const std::string& spec) {
+            return edgellmtest::ErrorOf([&]() { pre->SetInnerScheduler(spec); });
+        };
+        NS_TEST_ASSERT_MSG_EQ(set("ns3::ImpactHoScheduler[Policy=Equal]"), "", "one attribute");
+        NS_TEST_ASSERT_MSG_EQ(pre->GetSchemeName(), "pre-ea", "the inner is EA");
+        NS_TEST_ASSERT_MSG_EQ(set("ns3::ImpactHoScheduler[Policy=Pf|SlotLength=200ms]"),
+                              "",
+                              "two attributes");
+        NS_TEST_ASSERT_MSG_EQ(pre->GetSchemeName(), "pre-pf", "the inner is PF");
+        NS_TEST_ASSERT_MSG_EQ(pre->GetSlotLength(), MilliSeconds(200), "its slot length");
+        NS_TEST_ASSERT_MSG_EQ(set("ns3::ImpactHoScheduler"), "", "defaults again");
+        NS_TEST_ASSERT_MSG_EQ(pre->GetSchemeName(), "pre-impactho", "water-filling by default");
+        NS_TEST_ASSERT_MSG_EQ(pre->GetSlotLength(), MilliSeconds(100), "default slot length");
+        const std::string bad[][2] = {
+            {"ns3::ImpactHoScheduler[NoSuch=1]", "attribute of ns3::ImpactHoScheduler (Policy"},
+            {"ns3::ImpactHoScheduler[Policy]", "not Name=Value"},
+            {"ns3::ImpactHoScheduler[Policy=Bogus]",
+             "valid value of ns3::ImpactHoScheduler::Policy"},
+            {"ns3::ImpactHoScheduler[SlotLength=0s]", "ns3::ImpactHoScheduler::SlotLength"},
+            {"ns3::ImpactHoScheduler[Policy=Equal", "one pair of brackets at the end"},
+            {"ns3::ImpactHoScheduler[]", "one pair of brackets at the end"},
+            {"ns3::ImpactHoScheduler[Policy=Equal]]", "one pair of brackets at the end"},
+            {"ns3::ImpactHoScheduler[Policy=Equal]x", "one pair of brackets at the end"},
+            {"ns3::NoSuch[Policy=Equal]", "InnerScheduler must be one of"},
+            {"ns3::PreTransferScheduler[RateShare=1]", "InnerScheduler must be one of"}};
+        for (const auto& [spec, expected] : bad)
+        {
+            const std::string e = set(spec);
+            NS_TEST_ASSERT_MSG_NE(e.find(expected), std::string::npos, spec << ": " << e);
+            NS_TEST_ASSERT_MSG_NE(e.find("ns3::PreTransferScheduler::InnerScheduler"),
+                                  std::string::npos,
+                                  "names the field: " << e);
+            NS_TEST_ASSERT_MSG_EQ(pre->GetSchemeName(), "pre-impactho", "unchanged by " << spec);
+        }
+        // SlotLength's valid range starts at 1 us: the boundary's other side is accepted.
+        NS_TEST_ASSERT_MSG_EQ(set("ns3::ImpactHoScheduler[SlotLength=1us]"), "", "1 us");
+        NS_TEST_ASSERT_MSG_EQ(pre->GetSlotLength(), MicroSeconds(1), "1 us slots");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief ImpactHO with pre-transfer (flow level): the most important entries are sent in
  *        the slots before each arrival with the idle budget (hand calculation: one slot
  *        ahead at RateShare 0.5 of 20 Gbit/s x 100 ms = 1 Gbit); a whole cache sent ahead
@@ -1305,6 +1399,7 @@ class EdgeLlmPreTransferTestSuite : public TestSuite
         AddTestCase(new PreTransferShareTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferRoadTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferInputTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PreTransferAskedTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferImpactHoTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketTestCase("Tcp"), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PreTransferPacketTestCase("Udp"), EDGE_LLM_TEST_QUICK);
