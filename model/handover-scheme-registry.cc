@@ -52,19 +52,30 @@ SlotScheme(const std::string& name, const std::string& policy, const std::string
     return s;
 }
 
-/// \return a PreTransferScheduler entry around \p inner's policy (an ObjectFactory string)
+/**
+ * \param name the scheme's name ("pre-" and \p inner's, as GetSchemeName() says)
+ * \param inner the scheme whose policy plans the rest
+ * \param description the one-line description
+ * \return a PreTransferScheduler entry around \p inner's policy: its InnerScheduler is
+ *         \p inner's type with \p inner's attributes in ns-3's ObjectFactory form
+ *         ("ns3::ImpactHoScheduler[Policy=WaterFilling]")
+ */
 HandoverScheme
 PreTransferScheme(const std::string& name,
-                  const std::string& inner,
-                  bool slotPolicy,
+                  const HandoverScheme& inner,
                   const std::string& description)
 {
+    std::string spec;
+    for (const auto& [attribute, value] : inner.attributes)
+    {
+        spec += (spec.empty() ? "[" : "|") + attribute + "=" + value;
+    }
     HandoverScheme s;
     s.name = name;
     s.typeId = "ns3::PreTransferScheduler";
-    s.attributes = {{"InnerScheduler", inner}};
-    s.batchPlan = !slotPolicy;
-    s.slotPolicy = slotPolicy;
+    s.attributes = {{"InnerScheduler", inner.typeId + spec + (spec.empty() ? "" : "]")}};
+    s.batchPlan = inner.batchPlan;
+    s.slotPolicy = inner.slotPolicy;
     s.wrapsInner = true;
     s.description = description;
     return s;
@@ -84,11 +95,15 @@ FormulaScheme(const std::string& name, const std::string& description)
 std::vector<HandoverScheme>
 MakeSchemes()
 {
-    HandoverScheme tcCtho =
+    const HandoverScheme ctHo =
+        BatchScheme("ctho",
+                    "ns3::CtHoScheduler",
+                    "ctHO: the batch's prefill/transfer split that minimises the worst delay");
+    HandoverScheme tcCtHo =
         BatchScheme("tc-ctho",
                     "ns3::CoordinatedCtHoScheduler",
                     "target-coordinated ctHO: each target plans its sources' batches together");
-    tcCtho.targetCoordinated = true;
+    tcCtHo.targetCoordinated = true;
     HandoverScheme impactHo = SlotScheme("impactho",
                                          "WaterFilling",
                                          "ImpactHO: importance-ordered partial transfer in 100 ms "
@@ -97,15 +112,12 @@ MakeSchemes()
     impactHo.admissionFallback = true;
     impactHo.label = "ours"; // ImpactHO's figures
     return {
-        BatchScheme("ctho",
-                    "ns3::CtHoScheduler",
-                    "ctHO: the batch's prefill/transfer split that minimises the worst delay"),
+        ctHo,
         BatchScheme("tho", "ns3::ThoScheduler", "tHO: the whole cache over the backhaul"),
         BatchScheme("cho", "ns3::ChoScheduler", "cHO: the whole context prefilled at the target"),
-        tcCtho,
+        tcCtHo,
         PreTransferScheme("pre-ctho",
-                          "ns3::CtHoScheduler",
-                          false,
+                          ctHo,
                           "proactive pre-transfer: the cache sent ahead on an A3 event, the "
                           "rest planned by ctHO; --ns3::PreTransferScheduler::* tune it"),
         impactHo,
@@ -113,8 +125,7 @@ MakeSchemes()
         SlotScheme("wta", "Wta", "WTA: ImpactHO's slots, winner takes all"),
         SlotScheme("pf", "Pf", "PF: ImpactHO's slots shared proportionally fair"),
         PreTransferScheme("pre-impactho",
-                          "ns3::ImpactHoScheduler",
-                          true,
+                          impactHo,
                           "pre-transfer in importance order, the rest sent by ImpactHO"),
         FormulaScheme("re-prefill",
                       "ImpactHO Table II: the user's context re-prefilled on its own GPU "

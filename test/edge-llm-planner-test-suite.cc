@@ -521,9 +521,9 @@ class SchemeRegistryTestCase : public TestCase
             NS_TEST_EXPECT_MSG_EQ(object->GetPlanLead().IsStrictlyPositive(),
                                   s.targetCoordinated,
                                   s.name << ": target-coordinated");
-            const bool preTransfer =
-                object->GetInstanceTypeId().GetName() == "ns3::PreTransferScheduler";
-            NS_TEST_EXPECT_MSG_EQ(preTransfer, s.wrapsInner, s.name << ": wraps an inner policy");
+            NS_TEST_EXPECT_MSG_EQ(object->GetPreTransfer().has_value(),
+                                  s.wrapsInner,
+                                  s.name << ": wraps an inner policy");
         }
         ExpectRefused([] { HandoverSchemeRegistry::Find("best"); },
                       "unknown scheme 'best'; valid schemes: " + HandoverSchemeRegistry::Names());
