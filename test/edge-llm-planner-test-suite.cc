@@ -530,11 +530,14 @@ class SchemeRegistryTestCase : public TestCase
         ExpectRefused([] { HandoverSchemeRegistry::ParseList("ctho,ctho"); },
                       "'ctho' is listed twice");
         ExpectRefused([] { HandoverSchemeRegistry::ParseList("ctho,"); }, "give one or more of");
-        ExpectRefused(
-            [] {
-                HandoverSchemeRegistry::ParseList("ea", [](const auto& s) { return s.batchPlan; });
-            },
-            "unknown scheme 'ea'; valid schemes: ctho, tho, cho, tc-ctho, pre-ctho");
+        // A program's filter: only its schemes are valid, and the message lists those.
+        const HandoverSchemeRegistry::Filter batch = [](const auto& s) { return s.batchPlan; };
+        ExpectRefused([&batch] { HandoverSchemeRegistry::ParseList("ea", batch); },
+                      "unknown scheme 'ea'; valid schemes: " +
+                          HandoverSchemeRegistry::Names(", ", batch));
+        NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::ParseList("tho,ctho", batch).size(),
+                              2,
+                              "the filter's schemes accepted");
         ExpectRefused([] { HandoverSchemeRegistry::Create("hybrid"); }, "has no scheduler");
         const std::vector<HandoverScheme> parsed = HandoverSchemeRegistry::ParseList("pf,ctho");
         NS_TEST_ASSERT_MSG_EQ(parsed.size(), 2, "two schemes");
