@@ -338,12 +338,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
         std::cerr << "error: --schemes: " << e.what() << std::endl;
         return 2;
     }
-    std::vector<std::string> types;
-    for (const HandoverScheme& scheme : runs)
-    {
-        types.push_back(scheme.typeId);
-    }
-    if (!CheckPacketPreTransfer(types, cfg.handover == "script", std::cerr))
+    if (!CheckPacketPreTransfer(runs, cfg.handover == "script", std::cerr))
     {
         return 2;
     }

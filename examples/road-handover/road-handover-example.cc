@@ -310,12 +310,7 @@ ParseOptions(int argc,
         std::cerr << "error: --schemes: " << e.what() << std::endl;
         return 2;
     }
-    std::vector<std::string> types;
-    for (const HandoverScheme& scheme : o.schemes)
-    {
-        types.push_back(scheme.typeId);
-    }
-    if (!CheckPacketPreTransfer(types, o.cfg.handoverAlgorithm.empty(), std::cerr))
+    if (!CheckPacketPreTransfer(o.schemes, o.cfg.handoverAlgorithm.empty(), std::cerr))
     {
         return 2;
     }
