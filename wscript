@@ -28,6 +28,7 @@ MODULE_SOURCES = [
     'model/impactho-scheduler.cc',
     'model/clairvoyant-bound.cc',
     'model/token-stream-header.cc',
+    'model/edge-llm-session.cc',
     'model/edge-llm-node.cc',
     'model/edge-llm-source-role.cc',
     'model/edge-llm-target-role.cc',

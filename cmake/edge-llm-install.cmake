@@ -7,6 +7,7 @@
 #   lib/libns3-edge-llm.so.X.Y         usual symlinks (one ABI per minor release, as ns-3's
 #   lib/libns3-edge-llm.so             libraries are one ABI per release)
 #   include/ns3/*.h                    the public headers, #include "ns3/edge-llm-helper.h"
+#                                      (the internal ones, CMakeLists.txt's private_header_files, not)
 #                                      as in ns-3, and the module header edge-llm-module.h
 #   bin/edge-llm-plan, ctho-figures, impactho-figures, edge-llm-lte-handover,
 #   edge-llm-backhaul-study, edge-llm-campaign, edge-llm-pre-transfer
@@ -112,13 +113,9 @@ install(
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-# Every header build_lib() copied to build/include/ns3 (the module's public headers and
-# the generated edge-llm-module.h), nothing else.
-install(
-  DIRECTORY ${EDGE_LLM_INCLUDE_DIR}/ns3
-  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
-  FILES_MATCHING
-  PATTERN "*.h")
+# The module's public headers and the generated edge-llm-module.h (build_lib() copied them
+# to build/include/ns3 beside the internal ones, which are not installed).
+install(FILES ${EDGE_LLM_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/ns3)
 
 # The user-facing programs of examples/ (not the test, benchmark and fuzz programs).
 set(EDGE_LLM_INSTALLED_PROGRAMS

@@ -78,8 +78,9 @@ set(EDGE_LLM_INCLUDE_DIR ${CMAKE_BINARY_DIR}/include)
 file(MAKE_DIRECTORY ${EDGE_LLM_INCLUDE_DIR}/ns3)
 
 function(build_lib)
-  cmake_parse_arguments(BLIB "" "LIBNAME"
-                        "SOURCE_FILES;HEADER_FILES;LIBRARIES_TO_LINK;TEST_SOURCES" ${ARGN})
+  cmake_parse_arguments(
+    BLIB "" "LIBNAME"
+    "SOURCE_FILES;HEADER_FILES;PRIVATE_HEADER_FILES;LIBRARIES_TO_LINK;TEST_SOURCES" ${ARGN})
   set(target ns3-${BLIB_LIBNAME})
   set(module_header ${EDGE_LLM_INCLUDE_DIR}/ns3/${BLIB_LIBNAME}-module.h)
   set(module_text "// Generated: includes every public header of the ${BLIB_LIBNAME} module.\n")
@@ -91,8 +92,22 @@ function(build_lib)
   endforeach()
   file(WRITE ${module_header}.tmp "${module_text}")
   configure_file(${module_header}.tmp ${module_header} COPYONLY)
-  # Every public header compiles alone (include-what-you-use discipline).
-  set(self_contained ${BLIB_HEADER_FILES})
+  # Internal headers: beside the public ones for the module's sources and tests, but
+  # neither in the module header nor installed (EDGE_LLM_PUBLIC_HEADERS is what
+  # cmake/edge-llm-install.cmake installs).
+  set(public_headers ${module_header})
+  foreach(header ${BLIB_HEADER_FILES})
+    get_filename_component(name ${header} NAME)
+    list(APPEND public_headers ${EDGE_LLM_INCLUDE_DIR}/ns3/${name})
+  endforeach()
+  set(EDGE_LLM_PUBLIC_HEADERS ${public_headers} PARENT_SCOPE)
+  foreach(header ${BLIB_PRIVATE_HEADER_FILES})
+    get_filename_component(name ${header} NAME)
+    configure_file(${CMAKE_CURRENT_SOURCE_DIR}/${header} ${EDGE_LLM_INCLUDE_DIR}/ns3/${name}
+                   COPYONLY)
+  endforeach()
+  # Every header compiles alone (include-what-you-use discipline).
+  set(self_contained ${BLIB_HEADER_FILES} ${BLIB_PRIVATE_HEADER_FILES})
   list(TRANSFORM self_contained PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/)
   add_test(NAME header-self-contained
            COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/test/cli/header-self-contained-test.sh

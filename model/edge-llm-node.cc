@@ -1466,18 +1466,16 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
                                 << " again, ignored");
             continue;
         }
-        Session s;
-        s.id = prompt.sessionId;
+        Session& s = CreateSession(prompt.sessionId, PREFILLING);
         s.ueAddress = InetSocketAddress::ConvertFrom(from).GetIpv4();
         s.uePort = prompt.replyPort;
         s.promptTokens = prompt.promptTokens;
         s.maxNewTokens = prompt.maxNewTokens;
-        m_sessions[s.id] = s;
         m_sessionStartedTrace(s.id, m_cellId, s.promptTokens);
         if (!m_promptsOnGpu)
         {
             // Warm-up shortcut: the context exists now, without GPU time.
-            StartDecoding(m_sessions[s.id],
+            StartDecoding(s,
                           std::max(Simulator::Now(), m_warmDecodeStart) +
                               Seconds(1.0 / m_decodeRate));
             continue;
@@ -1508,10 +1506,10 @@ EdgeLlmNode::StartDecoding(Session& session, Time firstToken)
 {
     if (session.generated >= session.maxNewTokens)
     {
-        SwitchToState(session, FINISHED);
+        session.SwitchToState(FINISHED);
         return;
     }
-    SwitchToState(session, DECODING);
+    session.SwitchToState(DECODING);
     session.nextToken = firstToken;
     session.decodeEvent = Simulator::Schedule(session.nextToken - Simulator::Now(),
                                               &EdgeLlmNode::DecodeToken,
@@ -1538,7 +1536,7 @@ EdgeLlmNode::DecodeToken(uint64_t sessionId)
     }
     if (s.generated >= s.maxNewTokens)
     {
-        SwitchToState(s, FINISHED);
+        s.SwitchToState(FINISHED);
         return;
     }
     s.nextToken += Seconds(1.0 / m_decodeRate);
@@ -1653,11 +1651,9 @@ EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens, uint32_t ne
 {
     NS_ABORT_MSG_IF(contextTokens < 1 || contextTokens > UINT32_MAX,
                     "EdgeLlmNode::OpenSession: context must be in [1, 2^32 - 1] tokens");
-    Session s(FINISHED); // its context is built; no UE stream attached
-    s.id = sessionId;
+    Session& s = CreateSession(sessionId, FINISHED); // its context is built; no UE stream
     s.promptTokens = static_cast<uint32_t>(contextTokens);
-    s.maxNewTokens = newTokens; // decoded after a handover (none generated here)
-    m_sessions[sessionId] = s;
+    s.maxNewTokens = newTokens;               // decoded after a handover (none generated here)
     m_preTransfer->OnSessionReady(sessionId); // a likely handover noted before
 }
 
@@ -1802,44 +1798,16 @@ EdgeLlmNode::CheckDecodeRate(const std::string& field, double tokensPerSecond)
 std::string
 EdgeLlmNode::ToString(SessionState state)
 {
-    switch (state)
-    {
-    case PREFILLING:
-        return "PREFILLING";
-    case DECODING:
-        return "DECODING";
-    case FINISHED:
-        return "FINISHED";
-    case HANDED_OVER:
-        return "HANDED_OVER";
-    case RESTORING:
-        return "RESTORING";
-    case CANCELLED:
-        return "CANCELLED";
-    case REFUSED:
-        return "REFUSED";
-    case REDIRECTING:
-        return "REDIRECTING";
-    case LOST:
-        return "LOST";
-    }
-    return "UNKNOWN";
+    return EdgeLlmSession::ToString(state);
 }
 
-void
-EdgeLlmNode::SwitchToState(Session& session, SessionState state)
+EdgeLlmNode::Session&
+EdgeLlmNode::CreateSession(uint64_t sessionId, SessionState initial)
 {
-    const SessionState old = session.m_state;
-    if (old == state)
-    {
-        return;
-    }
-    NS_ABORT_MSG_IF(old == REFUSED || old == LOST,
-                    "EdgeLlmNode::SwitchToState: cell "
-                        << m_cellId << ", session " << session.id << " is " << ToString(old)
-                        << " (final), cannot become " << ToString(state));
-    session.m_state = state;
-    m_stateTrace(session.id, m_cellId, old, state);
+    auto [it, added] =
+        m_sessions.insert_or_assign(sessionId,
+                                    EdgeLlmSession(sessionId, m_cellId, &m_stateTrace, initial));
+    return it->second;
 }
 
 void
@@ -1852,7 +1820,7 @@ EdgeLlmNode::LoseSession(Session& s, uint16_t cellId, LossReason reason)
     {
         m_target->SendStatus(s.id, KvTransferStatusHeader::LOST); // the source forgets its copy
     }
-    SwitchToState(s, LOST);
+    s.SwitchToState(LOST);
     ++m_lostSessions;
     m_lostTrace(s.id, cellId, reason);
 }

@@ -5,6 +5,7 @@
 #define EDGE_LLM_NODE_H
 
 #include "accuracy-utility.h"
+#include "edge-llm-session.h"
 #include "handover-batcher.h"
 #include "handover-scheduler.h"
 #include "kv-datagram-socket.h"
@@ -150,34 +151,21 @@ class EdgeLlmNode : public Application
                                //!< REFUSED_KV_FORMAT: another model or KvBits)
     };
 
-    /**
-     * \brief Life of a session at this BS: one state machine for both sides of a handover
-     *        (as LTE's UeManager). Every change goes through SwitchToState(), the one door,
-     *        which traces StateTransition; a role reads the state, never writes it.
-     *
-     * Source: PREFILLING -> DECODING -> FINISHED (all tokens decoded) or HANDED_OVER (the
-     * UE left; back to DECODING if its handover fails or it returns, FINISHED after a
-     * redirect, REFUSED if the target refuses the cache). Target: created RESTORING (or
-     * REFUSED), then DECODING (restored), CANCELLED (the UE went back), REDIRECTING (the UE
-     * moved on; back to RESTORING to relay) or LOST. REFUSED and LOST are final.
-     */
-    enum SessionState
-    {
-        PREFILLING,  //!< Prompt prefill running
-        DECODING,    //!< Streaming tokens
-        FINISHED,    //!< All tokens decoded
-        HANDED_OVER, //!< Moved to another BS (source side)
-        RESTORING,   //!< Waiting for prefill and KV bytes (target side)
-        CANCELLED,   //!< The UE went back before the restore (target side, ping-pong)
-        REFUSED,     //!< The target cannot use the source's KV cache (both sides; final)
-        REDIRECTING, //!< Restoring, the UE moved on: TRANSFER_REDIRECT sent, the source's
-                     //!< answer awaited (target side)
-        LOST,        //!< No BS can serve it (SessionLost traced here; final)
-    };
+    /// Life of a session at this BS (EdgeLlmSession::State: its values and transitions)
+    using SessionState = EdgeLlmSession::State;
+    static constexpr SessionState PREFILLING = EdgeLlmSession::PREFILLING;   //!< See State
+    static constexpr SessionState DECODING = EdgeLlmSession::DECODING;       //!< See State
+    static constexpr SessionState FINISHED = EdgeLlmSession::FINISHED;       //!< See State
+    static constexpr SessionState HANDED_OVER = EdgeLlmSession::HANDED_OVER; //!< See State
+    static constexpr SessionState RESTORING = EdgeLlmSession::RESTORING;     //!< See State
+    static constexpr SessionState CANCELLED = EdgeLlmSession::CANCELLED;     //!< See State
+    static constexpr SessionState REFUSED = EdgeLlmSession::REFUSED;         //!< See State
+    static constexpr SessionState REDIRECTING = EdgeLlmSession::REDIRECTING; //!< See State
+    static constexpr SessionState LOST = EdgeLlmSession::LOST;               //!< See State
 
     /**
      * \param state a session state
-     * \return its name as in the enum ("PREFILLING", ...)
+     * \return its name as in the enum ("PREFILLING", ...; EdgeLlmSession::ToString)
      */
     static std::string ToString(SessionState state);
 
@@ -545,89 +533,17 @@ class EdgeLlmNode : public Application
     void StartApplication() override;
     void StopApplication() override;
 
-    /// One LLM session.
-    struct Session
-    {
-        /// \param initial the state it is created in (no transition traced)
-        explicit Session(SessionState initial = PREFILLING)
-            : m_state(initial)
-        {
-        }
-
-        /// \return its state (changed only by EdgeLlmNode::SwitchToState)
-        SessionState GetState() const
-        {
-            return m_state;
-        }
-
-        uint64_t id{0};           //!< Session id
-        Ipv4Address ueAddress;    //!< Where tokens go
-        uint16_t uePort{0};       //!< UE UDP port
-        uint32_t promptTokens{0}; //!< Prompt length
-        uint32_t maxNewTokens{0}; //!< Tokens to decode in total
-        uint32_t generated{0};    //!< Tokens decoded so far
-        Time nextToken;           //!< When the next token is decoded
-        EventId decodeEvent;      //!< Pending decode
-        // Target side:
-        uint16_t sourceCellId{0};         //!< Source BS
-        uint16_t targetCellId{0};         //!< Target BS (source side, once handed over)
-        Time handoverTime;                //!< tau_i
-        uint64_t expectedKvBytes{0};      //!< n_tx * bytes per token
-        uint64_t receivedKvBytes{0};      //!< Counted so far
-        bool batchPending{false};         //!< The n_pf batch prefill has not finished
-        uint64_t reprefillTokens{0};      //!< Timed out: tokens to re-prefill (0: none)
-        bool reprefillRunning{false};     //!< That re-prefill is on the GPU
-        uint32_t entryBytes{0};           //!< ImpactHO: KV bytes per entry (0: plain bytes)
-        bool transferClosed{false};       //!< ImpactHO: TRANSFER_COMPLETE or TRUNCATE came
-        bool closedAtWindowEnd{false};    //!< ImpactHO: the target closed it (WindowGrace)
-        uint32_t restoreGeneration{0};    //!< Tells a stale timeout from the current restore
-        bool layerMajor{false};           //!< KV bytes arrive layer-major (layer-wise streaming)
-        std::vector<Time> layerReady;     //!< Layer-major: when each KV layer completed
-        Time prefillDoneAt;               //!< When the last prefill of the restore ended (0: none)
-        uint16_t relayTarget{0};          //!< Hand the restored session on to this cell (0: none)
-        Time relayTime;                   //!< When the UE handed over to relayTarget
-        bool timeoutSkipped{false};       //!< TransferTimeout expired while REDIRECTING
-        bool kvDoneAtRedirect{false};     //!< Every KV byte was in (and traced) at the redirect
-        EventId statusEvent;              //!< Next PROGRESS report
-        Time kvDeadline;                  //!< The plan has every KV byte here by (0: no plan)
-        Time requestArrivedAt;            //!< When its TRANSFER_REQUEST came
-        uint64_t sourceBytesAtRequest{0}; //!< The source's KV bytes received here by then
-                                          //!< (all its sessions: they share one connection)
-        /// Source side: tokens of the cache the target holds from a pre-transfer (the plan
-        /// of this handover leaves them out)
-        uint64_t preSentTokens{0};
-        /// Target side, importance-ordered: KV bytes of the first entries a pre-transfer
-        /// committed (counted in ReceivedKvBytes())
-        uint64_t preSentKvBytes{0};
-
-        /// \return true once every prefill the restore needs has finished
-        bool PrefillDone() const
-        {
-            return !batchPending && reprefillTokens == 0 && !reprefillRunning;
-        }
-
-        /// KV bytes received (ImpactHO segments carry a 3-byte coordinate per entry; the
-        /// entries a pre-transfer committed count)
-        uint64_t ReceivedKvBytes() const
-        {
-            return entryBytes == 0
-                       ? receivedKvBytes
-                       : KvTransferConnection::EntryKvBytes(receivedKvBytes, entryBytes) +
-                             preSentKvBytes;
-        }
-
-      private:
-        friend class EdgeLlmNode;
-        SessionState m_state; //!< State (SwitchToState)
-    };
+    /// One LLM session (its fields, state and StateTransition trace)
+    using Session = EdgeLlmSession;
 
     /**
-     * \brief The one door of a session's state: set it and trace StateTransition.
-     * \param session the session
-     * \param state its new state (no trace if unchanged)
-     * Aborts (NS_ABORT_MSG) on leaving a final state (REFUSED, LOST).
+     * \brief Create session \p sessionId here in its first state (no transition traced),
+     *        replacing a stale one of the same id (e.g. from an earlier visit of the UE).
+     * \param sessionId the session
+     * \param initial its first state
+     * \return the session, kept by id until this BS is disposed
      */
-    void SwitchToState(Session& session, SessionState state);
+    Session& CreateSession(uint64_t sessionId, SessionState initial);
 
     /// A backhaul peer.
     struct Peer

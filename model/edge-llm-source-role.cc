@@ -112,8 +112,7 @@ EdgeLlmSourceRole::OnTransferRedirect(uint16_t peerCellId, const KvRedirectHeade
     }
     m_node->m_peers.at(peerCellId).connection->Cancel(redirect.sessionId);
     m_node->m_scheduler->RemoveSlotTransfer(redirect.sessionId);
-    m_node->SwitchToState(it->second,
-                          EdgeLlmNode::FINISHED); // servable again, decoding stays stopped
+    it->second.SwitchToState(EdgeLlmNode::FINISHED); // servable again, decoding stays stopped
     m_node->NotifyHandoverStart(redirect.sessionId, redirect.newTargetCellId);
 }
 
@@ -247,7 +246,7 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         m_node->LoseSession(s, targetCellId, EdgeLlmNode::NO_BACKHAUL_PATH);
         return;
     }
-    m_node->SwitchToState(s, EdgeLlmNode::HANDED_OVER);
+    s.SwitchToState(EdgeLlmNode::HANDED_OVER);
     s.targetCellId = targetCellId;
     const uint64_t context = s.promptTokens + s.generated;
     m_node->m_handoverStartedTrace(sessionId, targetCellId, context);
@@ -739,7 +738,7 @@ EdgeLlmSourceRole::OnTransferResponse(uint16_t peerCellId, const KvTransferRespo
                          << " KV bytes/token, this BS's " << m_node->m_profile.BytesPerToken());
     const uint64_t sent = m_node->m_peers.at(peerCellId).connection->Cancel(response.sessionId);
     m_node->m_scheduler->RemoveSlotTransfer(response.sessionId);
-    m_node->SwitchToState(it->second, EdgeLlmNode::REFUSED);
+    it->second.SwitchToState(EdgeLlmNode::REFUSED);
     m_node->m_refusedTrace(response.sessionId, peerCellId, sent);
     // No other BS holds the session now: it ends here, lost, counted once (the target
     // only traces TransferRefused).

@@ -46,7 +46,7 @@ EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
             .Control()
             ->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
         m_node->m_cancelledTrace(sessionId, targetCellId, s.ReceivedKvBytes());
-        m_node->SwitchToState(s, EdgeLlmNode::CANCELLED);
+        s.SwitchToState(EdgeLlmNode::CANCELLED);
         return true;
     }
     if (sit != m_node->m_sessions.end() && sit->second.GetState() == EdgeLlmNode::RESTORING &&
@@ -65,7 +65,7 @@ EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
             .Control()
             ->SendMessage(KvFrameHeader::TRANSFER_REDIRECT, redirect, 0);
         m_node->m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
-        m_node->SwitchToState(s, EdgeLlmNode::REDIRECTING);
+        s.SwitchToState(EdgeLlmNode::REDIRECTING);
         s.relayTarget = targetCellId;
         s.relayTime = Simulator::Now();
         s.kvDoneAtRedirect = s.ReceivedKvBytes() >= s.expectedKvBytes;
@@ -89,7 +89,7 @@ EdgeLlmTargetRole::OnHandoverFailure(Session& s)
         .Control()
         ->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
     m_node->m_cancelledTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
-    m_node->SwitchToState(s, EdgeLlmNode::CANCELLED);
+    s.SwitchToState(EdgeLlmNode::CANCELLED);
     return true;
 }
 
@@ -133,14 +133,14 @@ EdgeLlmTargetRole::OnTransferCancel(uint16_t peerCellId, const KvTransferComplet
     {
         // The source reports the handover failed; drop the restore.
         m_node->m_cancelledTrace(cancel.sessionId, peerCellId, it->second.ReceivedKvBytes());
-        m_node->SwitchToState(it->second, EdgeLlmNode::CANCELLED);
+        it->second.SwitchToState(EdgeLlmNode::CANCELLED);
         return true;
     }
     if (it != m_node->m_sessions.end() && it->second.GetState() == EdgeLlmNode::REDIRECTING)
     {
         // The source serves the session again (its handover failed): nothing to relay.
         // TransferCancelled was traced when the redirect left.
-        m_node->SwitchToState(it->second, EdgeLlmNode::CANCELLED);
+        it->second.SwitchToState(EdgeLlmNode::CANCELLED);
         return true;
     }
     return false;
@@ -402,11 +402,10 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     m_node->m_peers.at(peerCellId)
         .Control()
         ->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
-    Session& s = m_node->m_sessions[req.sessionId];
     // A new session here, created in its first state (a stale one of the same id, e.g.
     // from an earlier visit of the UE, is replaced).
-    s = Session(accepted ? EdgeLlmNode::RESTORING : EdgeLlmNode::REFUSED);
-    s.id = req.sessionId;
+    Session& s = m_node->CreateSession(req.sessionId,
+                                       accepted ? EdgeLlmNode::RESTORING : EdgeLlmNode::REFUSED);
     s.sourceCellId = peerCellId;
     // A pre-transfer's COMMIT came first on the control stream (its bytes may be on the way).
     const uint64_t committed = m_node->m_preTransfer->TakeCommittedBytes(req.sessionId);
@@ -877,7 +876,7 @@ EdgeLlmTargetRole::OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader
     // on to the UE's cell, from the time the UE got there.
     NS_LOG_INFO("cell " << m_node->m_cellId << ": relays session " << s.id << " from cell "
                         << peerCellId << " to cell " << s.relayTarget);
-    m_node->SwitchToState(s, EdgeLlmNode::RESTORING);
+    s.SwitchToState(EdgeLlmNode::RESTORING);
     if (!s.kvDoneAtRedirect && s.entryBytes == 0 && s.ReceivedKvBytes() == s.expectedKvBytes)
     {
         m_node->m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes()); // completed meanwhile
@@ -909,7 +908,7 @@ EdgeLlmTargetRole::RelaySession(Session& s)
     SendStatus(s.id, KvTransferStatusHeader::RESTORED);
     const uint16_t target = s.relayTarget;
     s.relayTarget = 0;
-    m_node->SwitchToState(s, EdgeLlmNode::FINISHED); // servable from here; decoding stays stopped
+    s.SwitchToState(EdgeLlmNode::FINISHED); // servable from here; decoding stays stopped
     m_node->m_source->BeginHandover(s.id, target, s.relayTime);
 }
 

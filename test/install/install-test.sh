@@ -41,6 +41,20 @@ soname=$(readelf -d "$lib" 2>/dev/null | sed -n 's/.*Library soname: \[\(.*\)\]/
 for header in edge-llm-helper.h ctho-planner.h edge-llm-module.h; do
   [ -f "$prefix/include/ns3/$header" ] || bad "header include/ns3/$header not installed"
 done
+# Internal headers stay out (CMakeLists.txt's private_header_files), and every installed
+# header's own includes of the module's headers are installed too.
+for header in edge-llm-source-role.h edge-llm-target-role.h kv-pre-transfer-store.h; do
+  [ ! -e "$prefix/include/ns3/$header" ] || bad "internal header include/ns3/$header installed"
+done
+for header in "$prefix"/include/ns3/*.h; do
+  for included in $(sed -n 's/^#include "\(ns3\/\)\{0,1\}\([^"/]*\.h\)"$/\2/p' "$header"); do
+    if [ -e "$src/../../model/$included" ] || [ -e "$src/../../helper/$included" ]; then
+      [ -e "$prefix/include/ns3/$included" ] \
+        || bad "$(basename "$header") includes $included, which is not installed"
+    fi
+  done
+done
+echo "installed headers: $(find "$prefix/include/ns3" -name '*.h' | wc -l)"
 if find "$prefix/include" -type f ! -name '*.h' | grep -q .; then
   bad "non-header files under include/: $(find "$prefix/include" -type f ! -name '*.h')"
 fi
