@@ -14,6 +14,7 @@ MODULE_SOURCES = [
     'model/handover-batcher.cc',
     'model/ctho-scheduler.cc',
     'model/pre-transfer-scheduler.cc',
+    'model/handover-scheme-registry.cc',
     'model/kv-pre-transfer-store.cc',
     'model/kv-transfer-header.cc',
     'model/kv-transfer-connection.cc',

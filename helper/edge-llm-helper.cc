@@ -174,6 +174,13 @@ EdgeLlmHelper::EdgeLlmHelper()
 }
 
 void
+EdgeLlmHelper::SetScheduler(const ObjectFactory& factory)
+{
+    CheckSchedulerType(factory.GetTypeId().GetName());
+    m_schedulerFactory = factory;
+}
+
+void
 EdgeLlmHelper::CheckSchedulerType(const std::string& type)
 {
     std::string problem;

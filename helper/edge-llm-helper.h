@@ -63,6 +63,14 @@ class EdgeLlmHelper
     void SetSchedulerType(const std::string& type, Args&&... args);
 
     /**
+     * \brief The scheduler each EdgeLlmNode gets its own instance of, as a factory with its
+     *        attributes (e.g. HandoverSchemeRegistry::GetFactory(), a scheme's).
+     * \param factory a factory of a HandoverScheduler subclass; aborts as SetSchedulerType
+     *        for another type
+     */
+    void SetScheduler(const ObjectFactory& factory);
+
+    /**
      * \brief The RAN whose devices InstallOnEnbs() and InstallUe() read (cell ids, IMSIs)
      *        and whose RRC ConnectHandoverTrace() hooks.
      * \param ran an LteEdgeLlmRan or NrEdgeLlmRan (EdgeLlmRan::Create); null: LTE

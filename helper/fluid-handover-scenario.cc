@@ -10,6 +10,7 @@
 #include "ns3/event-id.h"
 #include "ns3/fluid-backhaul.h"
 #include "ns3/handover-batcher.h"
+#include "ns3/handover-scheme-registry.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/prefill-engine.h"
@@ -82,6 +83,7 @@ CreateScheduler(const FluidHandoverConfig& config)
     RequireTypeId("schedulerType", config.schedulerType, "ns3::HandoverScheduler");
     ObjectFactory schedulerFactory(config.schedulerType);
     schedulerFactory.Set("Lookahead", TimeValue(config.lookahead));
+    HandoverSchemeRegistry::SetAttributes(schedulerFactory, config.schedulerAttributes);
     return schedulerFactory.Create<HandoverScheduler>();
 }
 

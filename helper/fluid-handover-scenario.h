@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -35,6 +36,9 @@ struct FluidHandoverConfig
     /// Online: handovers within this time of the first are planned together (as
     /// EdgeLlmNode's GatherTime does at packet level)
     Time gatherTime{MilliSeconds(2)};
+    /// Attributes of the scheduler, name and value, set on it after Lookahead (a
+    /// scheme's, HandoverScheme::attributes); Run refuses one the type does not have
+    std::vector<std::pair<std::string, std::string>> schedulerAttributes;
 };
 
 /**

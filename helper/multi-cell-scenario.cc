@@ -16,6 +16,7 @@
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
+#include "ns3/handover-scheme-registry.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-header.h"
@@ -1034,7 +1035,10 @@ MultiCellScenario::InstallApps(const std::string& schedulerType)
     // the warm-up and the GPU.
     EdgeLlmHelper edge;
     edge.SetRan(m_ran);
-    edge.SetSchedulerType(schedulerType, "Lookahead", TimeValue(m_cfg.lookahead));
+    ObjectFactory scheduler(schedulerType);
+    scheduler.Set("Lookahead", TimeValue(m_cfg.lookahead));
+    HandoverSchemeRegistry::SetAttributes(scheduler, m_cfg.schedulerAttributes);
+    edge.SetScheduler(scheduler);
     edge.SetNodeAttribute("Model", StringValue(m_cfg.model));
     edge.SetNodeAttribute("KvBits", UintegerValue(m_cfg.kvBits));
     edge.SetNodeAttribute("DecodeRate", DoubleValue(m_cfg.decodeRate));

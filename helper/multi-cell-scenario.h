@@ -22,6 +22,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -89,6 +90,10 @@ struct ScenarioCommonConfig
     uint32_t tokenBytes{4}; //!< Radio payload per streamed token, bytes (EdgeLlmNode TokenBytes)
     // The planner
     Time lookahead{Seconds(0)}; //!< HandoverScheduler Lookahead (online batches), >= 0
+    /// Attributes of every BS's scheduler, name and value, set on the object after
+    /// Lookahead: a scheme's (HandoverScheme::attributes, e.g. ImpactHoScheduler Policy
+    /// Equal for "ea"); InstallApps refuses one the scheduler type does not have
+    std::vector<std::pair<std::string, std::string>> schedulerAttributes;
     /// Online handovers: the sources plan with arrivals predicted from each UE's position
     /// and velocity along its road (HandoverScheduler Lookahead sets how far ahead)
     bool predictArrivals{false};

@@ -12,6 +12,7 @@
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/handover-scheduler.h"
+#include "ns3/handover-scheme-registry.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/prefill-time-model.h"
@@ -439,13 +440,15 @@ ReplayFlowLevel(const RoadHandoverConfig& cfg,
     }
     // The ctHO-family flow level has no slot policy (ImpactHO: slots, partial caches): no
     // replay.
-    const bool impactHo =
-        ObjectFactory(schedulerType).Create<HandoverScheduler>()->AllocatesSlots();
+    ObjectFactory scheduler(schedulerType);
+    HandoverSchemeRegistry::SetAttributes(scheduler, cfg.schedulerAttributes);
+    const bool impactHo = scheduler.Create<HandoverScheduler>()->AllocatesSlots();
     result.fluidWorst = std::numeric_limits<double>::quiet_NaN();
     if (!actual.empty())
     {
         FluidHandoverConfig fluid;
         fluid.schedulerType = schedulerType;
+        fluid.schedulerAttributes = cfg.schedulerAttributes;
         fluid.model = cfg.model;
         fluid.kvBits = cfg.kvBits;
         fluid.backhaulGbps = cfg.backhaulGbps;
@@ -453,6 +456,7 @@ ReplayFlowLevel(const RoadHandoverConfig& cfg,
         fluid.batchPeriod = cfg.batchPeriod;
         FluidHandoverConfig clairvoyant = fluid;
         clairvoyant.schedulerType = "ns3::CtHoScheduler";
+        clairvoyant.schedulerAttributes.clear();
         result.clairvoyantWorst = FluidHandoverScenario::Run(clairvoyant, actual).worstDelay;
         fluid.knownHandoverTimes = !automatic;
         fluid.lookahead = cfg.lookahead;

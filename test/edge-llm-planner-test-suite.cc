@@ -7,15 +7,20 @@
 #include "ns3/ctho-planner.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/handover-scheme-registry.h"
 #include "ns3/llm-model-profile.h"
+#include "ns3/string.h"
 #include "ns3/test.h"
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
+#include <set>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 using namespace ns3;
@@ -465,6 +470,106 @@ class CtHoSignallingTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief HandoverSchemeRegistry (issue 44): names unique; every entry's TypeId a
+ *        HandoverScheduler that accepts each of its attributes; the created object reports
+ *        the entry's name (the literal in its class, an independent check) and capabilities;
+ *        an unknown name, a repeated or empty list refused naming the valid names.
+ */
+class SchemeRegistryTestCase : public TestCase
+{
+  public:
+    SchemeRegistryTestCase()
+        : TestCase("Scheme registry: one entry per scheme, its TypeId, attributes and name")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        std::set<std::string> names;
+        const TypeId base = TypeId::LookupByName("ns3::HandoverScheduler");
+        for (const HandoverScheme& s : HandoverSchemeRegistry::GetAll())
+        {
+            NS_TEST_EXPECT_MSG_EQ(names.insert(s.name).second, true, s.name << " listed twice");
+            NS_TEST_EXPECT_MSG_EQ(s.description.empty(), false, s.name << ": a description");
+            if (!s.HasScheduler())
+            {
+                NS_TEST_EXPECT_MSG_EQ(s.batchPlan || s.slotPolicy || !s.attributes.empty(),
+                                      false,
+                                      s.name << ": a formula has no scheduler capabilities");
+                continue;
+            }
+            TypeId tid;
+            NS_TEST_ASSERT_MSG_EQ(TypeId::LookupByNameFailSafe(s.typeId, &tid),
+                                  true,
+                                  s.name << ": " << s.typeId << " registered");
+            NS_TEST_EXPECT_MSG_EQ(tid.IsChildOf(base), true, s.name << ": a HandoverScheduler");
+            for (const auto& [attribute, value] : s.attributes)
+            {
+                TypeId::AttributeInformation info;
+                NS_TEST_ASSERT_MSG_EQ(tid.LookupAttributeByName(attribute, &info),
+                                      true,
+                                      s.name << ": " << s.typeId << "::" << attribute);
+                NS_TEST_EXPECT_MSG_EQ(bool(info.checker->CreateValidValue(StringValue(value))),
+                                      true,
+                                      s.name << ": " << attribute << "=" << value);
+            }
+            Ptr<HandoverScheduler> object = HandoverSchemeRegistry::Create(s.name);
+            NS_TEST_EXPECT_MSG_EQ(object->GetSchemeName(), s.name, "the object's own name");
+            NS_TEST_EXPECT_MSG_EQ(object->AllocatesSlots(), s.slotPolicy, s.name << ": slots");
+            NS_TEST_EXPECT_MSG_EQ(s.batchPlan, !s.slotPolicy, s.name << ": batch or slot");
+            NS_TEST_EXPECT_MSG_EQ(object->GetPlanLead().IsStrictlyPositive(),
+                                  s.targetCoordinated,
+                                  s.name << ": target-coordinated");
+            NS_TEST_EXPECT_MSG_EQ(object->GetPreTransfer().has_value(),
+                                  s.wrapsInner,
+                                  s.name << ": wraps an inner policy");
+        }
+        ExpectRefused([] { HandoverSchemeRegistry::Find("best"); },
+                      "unknown scheme 'best'; valid schemes: " + HandoverSchemeRegistry::Names());
+        ExpectRefused([] { HandoverSchemeRegistry::ParseList("ctho,ctho"); },
+                      "'ctho' is listed twice");
+        ExpectRefused([] { HandoverSchemeRegistry::ParseList("ctho,"); }, "give one or more of");
+        // A program's filter: only its schemes are valid, and the message lists those.
+        const HandoverSchemeRegistry::Filter batch = [](const auto& s) { return s.batchPlan; };
+        ExpectRefused([&batch] { HandoverSchemeRegistry::ParseList("ea", batch); },
+                      "unknown scheme 'ea'; valid schemes: " +
+                          HandoverSchemeRegistry::Names(", ", batch));
+        NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::ParseList("tho,ctho", batch).size(),
+                              2,
+                              "the filter's schemes accepted");
+        ExpectRefused([] { HandoverSchemeRegistry::Create("hybrid"); }, "has no scheduler");
+        const std::vector<HandoverScheme> parsed = HandoverSchemeRegistry::ParseList("pf,ctho");
+        NS_TEST_ASSERT_MSG_EQ(parsed.size(), 2, "two schemes");
+        NS_TEST_EXPECT_MSG_EQ(parsed[0].name + parsed[1].name, "pfctho", "in the order given");
+        NS_TEST_EXPECT_MSG_EQ(
+            HandoverSchemeRegistry::AttributesSet().at("ns3::ImpactHoScheduler::Policy"),
+            "set per scheme: impactho (WaterFilling), ea (Equal), wta (Wta), pf (Pf)",
+            "the attributes the schemes set, by the TypeId that declares them");
+    }
+
+    /**
+     * \brief Expect \p call to throw std::invalid_argument whose message contains \p text.
+     * \param call the call
+     * \param text the expected part of the message
+     */
+    void ExpectRefused(const std::function<void()>& call, const std::string& text)
+    {
+        std::string what;
+        try
+        {
+            call();
+        }
+        catch (const std::invalid_argument& e)
+        {
+            what = e.what();
+        }
+        NS_TEST_EXPECT_MSG_NE(what.find(text), std::string::npos, "message: " << what);
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The planner's math (UNIT).
  */
 class EdgeLlmPlannerTestSuite : public TestSuite
@@ -480,6 +585,7 @@ class EdgeLlmPlannerTestSuite : public TestSuite
         AddTestCase(new CtHoSignallingTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CoordinatedBruteForceTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new CtHoBruteForceTestCase(true), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new SchemeRegistryTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

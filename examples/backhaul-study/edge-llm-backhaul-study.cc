@@ -33,6 +33,7 @@
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
+#include "ns3/handover-scheme-registry.h"
 #include "ns3/multi-cell-scenario.h"
 
 #include <algorithm>
@@ -53,54 +54,20 @@ NS_LOG_COMPONENT_DEFINE("EdgeLlmBackhaulStudy");
 namespace
 {
 
-/// A scheme of the study: ctHO and its baselines, or ImpactHO and its baselines (one
-/// ImpactHoScheduler, its Policy attribute naming the way a slot's budget is shared).
-struct StudyScheme
+/// \return whether the study offers \p scheme: every scheme with a scheduler
+bool
+InTheStudy(const HandoverScheme& scheme)
 {
-    std::string name;   //!< As in --schemes
-    std::string type;   //!< Scheduler TypeId
-    std::string policy; //!< ImpactHoScheduler Policy ("": not ImpactHO's family)
-    std::string inner;  //!< PreTransferScheduler InnerScheduler ("": no pre-transfer)
-};
-
-/// Every scheme the study runs, in --schemes' names.
-const std::vector<StudyScheme>&
-StudySchemes()
-{
-    static const std::vector<StudyScheme> schemes{
-        {"ctho", "ns3::CtHoScheduler", "", ""},
-        {"tho", "ns3::ThoScheduler", "", ""},
-        {"cho", "ns3::ChoScheduler", "", ""},
-        {"tc-ctho", "ns3::CoordinatedCtHoScheduler", "", ""},
-        {"pre-ctho", "ns3::PreTransferScheduler", "", "ns3::CtHoScheduler"},
-        {"impactho", "ns3::ImpactHoScheduler", "WaterFilling", ""},
-        {"ea", "ns3::ImpactHoScheduler", "Equal", ""},
-        {"wta", "ns3::ImpactHoScheduler", "Wta", ""},
-        {"pf", "ns3::ImpactHoScheduler", "Pf", ""},
-        {"pre-impactho", "ns3::PreTransferScheduler", "WaterFilling", "ns3::ImpactHoScheduler"}};
-    return schemes;
-}
-
-/// \return every scheme's name, comma-separated, in StudySchemes() order
-std::string
-SchemeNames()
-{
-    std::string names;
-    for (const StudyScheme& s : StudySchemes())
-    {
-        names += (names.empty() ? "" : ", ") + s.name;
-    }
-    return names;
+    return scheme.HasScheduler();
 }
 
 /// The study's options as parsed and checked (ParseOptions).
 struct StudyOptions
 {
-    MultiCellConfig cfg;       //!< The scenario (crossTrafficLoad set per load)
-    std::vector<double> loads; //!< Cross-traffic loads, in the order given
-    /// Schemes in the order given (StudyScheme)
-    std::vector<StudyScheme> schemes;
-    std::string outputDir; //!< Where the files go
+    MultiCellConfig cfg;                 //!< The scenario (crossTrafficLoad set per load)
+    std::vector<double> loads;           //!< Cross-traffic loads, in the order given
+    std::vector<HandoverScheme> schemes; //!< In the order given (HandoverSchemeRegistry)
+    std::string outputDir;               //!< Where the files go
 };
 
 /**
@@ -139,16 +106,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      "0.9], e.g. 0,0.3,0.6,0.9",
                      loads);
     options.AddValue("schemes",
-                     "Comma-separated: ctho, tho, cho (prefill/transfer split); tc-ctho "
-                     "(target-coordinated ctHO: each target plans its sources' batches "
-                     "together); pre-ctho (proactive pre-transfer: the cache sent ahead "
-                     "on the RRC's own A3 event, the rest planned by ctHO; "
-                     "--ns3::PreTransferScheduler::*); impactho, ea, wta, pf (ImpactHO: "
-                     "importance-ordered partial "
-                     "transfer in 100 ms slots "
-                     "within a 500 ms window, the slot shared by water-filling, equally, "
-                     "winner-takes-all or proportionally fair); pre-impactho (pre-transfer in "
-                     "importance order, the rest sent by ImpactHO)",
+                     "Comma-separated: " + HandoverSchemeRegistry::Describe(InTheStudy),
                      schemes);
     options.AddValue("aggregationGbps",
                      "Backhaul rate, Gbit/s: each site's link to the aggregation router (star; "
@@ -268,11 +226,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
         return 2;
     }
     std::map<std::string, std::string> attributesSet = MultiCellScenario::GetAttributesSet();
-    attributesSet["ns3::ImpactHoScheduler::Policy"] =
-        "set per scheme: use --schemes=impactho (WaterFilling), ea (Equal), wta (Wta) or pf "
-        "(Pf); pre-impactho is WaterFilling only";
-    attributesSet["ns3::PreTransferScheduler::InnerScheduler"] =
-        "the scheme names it: pre-ctho plans the rest with ctHO, pre-impactho with ImpactHO";
+    attributesSet.merge(HandoverSchemeRegistry::AttributesSet(InTheStudy));
     if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {
         return 2;
@@ -374,49 +328,17 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
             return 2;
         }
     }
-    std::vector<StudyScheme> runs;
+    std::vector<HandoverScheme> runs;
+    try
     {
-        std::istringstream list(schemes);
-        std::string s;
-        while (std::getline(list, s, ','))
-        {
-            if (s.empty())
-            {
-                break; // an empty name: refused below with the list of schemes
-            }
-            const auto& known = StudySchemes();
-            const auto scheme = std::find_if(known.begin(), known.end(), [&s](const auto& k) {
-                return k.name == s;
-            });
-            if (scheme == known.end())
-            {
-                std::cerr << "error: --schemes: unknown scheme '" << s
-                          << "'; valid schemes: " << SchemeNames() << std::endl;
-                return 2;
-            }
-            for (const auto& run : runs)
-            {
-                if (run.name == s)
-                {
-                    std::cerr << "error: --schemes: '" << s << "' is listed twice" << std::endl;
-                    return 2;
-                }
-            }
-            runs.push_back(*scheme);
-        }
-        if (runs.empty() || schemes.back() == ',' || schemes.find(",,") != std::string::npos ||
-            schemes.front() == ',')
-        {
-            std::cerr << "error: --schemes: give one or more of " << SchemeNames() << std::endl;
-            return 2;
-        }
+        runs = HandoverSchemeRegistry::ParseList(schemes, InTheStudy);
     }
-    std::vector<std::string> types;
-    for (const StudyScheme& scheme : runs)
+    catch (const std::invalid_argument& e)
     {
-        types.push_back(scheme.type);
+        std::cerr << "error: --schemes: " << e.what() << std::endl;
+        return 2;
     }
-    if (!CheckPacketPreTransfer(types, cfg.handover == "script", std::cerr))
+    if (!CheckPacketPreTransfer(runs, cfg.handover == "script", std::cerr))
     {
         return 2;
     }
@@ -736,46 +658,39 @@ main(int argc, char* argv[])
               << (cfg.prefillPromptsOnGpu ? "" : " cached on arrival (no GPU warm-up)")
               << ", handovers " << cfg.handover << ", roads " << cfg.roads << ", seed "
               << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
-    for (const StudyScheme& scheme : o.schemes)
+    for (const HandoverScheme& scheme : o.schemes)
     {
-        if (scheme.name == "tc-ctho" && cfg.handover != "script")
+        if (scheme.targetCoordinated && cfg.handover != "script")
         {
-            std::cerr << "note: tc-ctho coordinates announced handovers; with --handover="
-                      << cfg.handover << " nothing is announced and each source plans its "
+            std::cerr << "note: " << scheme.name
+                      << " coordinates announced handovers; with --handover=" << cfg.handover
+                      << " nothing is announced and each source plans its "
                       << "batches alone, as ctho" << std::endl;
         }
     }
 
-    const bool preTransfer =
-        std::any_of(o.schemes.begin(), o.schemes.end(), [](const StudyScheme& s) {
-            return s.type == "ns3::PreTransferScheduler";
-        });
+    const bool preTransfer = std::any_of(o.schemes.begin(),
+                                         o.schemes.end(),
+                                         [](const HandoverScheme& s) { return s.wrapsInner; });
     StudyTables tables(cfg, preTransfer);
     std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "
                  "queue_p95_s  KV sent (B)   KV received (B)  KV dropped (B)  sim_s  cpu_s\n";
     for (double load : o.loads)
     {
         cfg.crossTrafficLoad = load;
-        for (const auto& [name, type, policy, inner] : o.schemes)
+        for (const HandoverScheme& scheme : o.schemes)
         {
+            const std::string& name = scheme.name;
             MultiCellResult r;
             std::ostringstream tagText;
             tagText << "load" << load << "-" << name;
             const std::string tag = tagText.str();
-            if (!policy.empty())
-            {
-                // ImpactHO's family: one scheduler, the slot shared by this policy.
-                Config::SetDefault("ns3::ImpactHoScheduler::Policy", StringValue(policy));
-            }
-            if (!inner.empty())
-            {
-                Config::SetDefault("ns3::PreTransferScheduler::InnerScheduler", StringValue(inner));
-            }
+            cfg.schedulerAttributes = scheme.attributes; // set on each BS's scheduler
             const std::clock_t cpuStart = std::clock();
             try
             {
                 r = MultiCellScenario::Run(cfg,
-                                           type,
+                                           scheme.typeId,
                                            cfg.monitorInterval.IsStrictlyPositive()
                                                ? outputDir + "/backhaul-" + tag
                                                : std::string());

@@ -5,7 +5,6 @@
 
 #include "ns3/edge-llm-helper.h"
 #include "ns3/global-value.h"
-#include "ns3/pre-transfer-scheduler.h"
 #include "ns3/string.h"
 
 #include <algorithm>
@@ -17,6 +16,7 @@
 #include <fcntl.h>
 #include <iomanip>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 #include <stdexcept>
@@ -249,6 +249,35 @@ GlobalArgumentProblem(const std::string& name, const std::string& value)
     return "";
 }
 
+/**
+ * \brief CheckPacketPreTransfer() for one policy's pre-transfer settings.
+ * \param pre the settings (HandoverScheduler::GetPreTransfer())
+ * \param scripted the handovers are scripted
+ * \param err where the one-line "error: ..." goes
+ * \return false after writing it
+ */
+bool
+CheckPreTransferSettings(const PreTransferSettings& pre, bool scripted, std::ostream& err)
+{
+    if (!pre.yieldToHandovers)
+    {
+        err << "error: --ns3::PreTransferScheduler::YieldToHandovers=false is modelled at flow "
+               "level only (edge-llm-pre-transfer); at packet level a pre-transfer uses idle "
+               "capacity (true)"
+            << std::endl;
+        return false;
+    }
+    if (pre.trigger == PreTransferSettings::PREDICTED_CROSSING && !scripted)
+    {
+        err << "error: --ns3::PreTransferScheduler::Trigger=PredictedCrossing needs scripted "
+               "handovers (their crossings are the predicted ones); with an automatic handover "
+               "algorithm use A3Entering"
+            << std::endl;
+        return false;
+    }
+    return true;
+}
+
 } // namespace
 
 bool
@@ -278,28 +307,16 @@ CheckAttributeArguments(int argc,
 }
 
 bool
-CheckPacketPreTransfer(const std::vector<std::string>& types, bool scripted, std::ostream& err)
+CheckPacketPreTransfer(const std::vector<HandoverScheme>& schemes, bool scripted, std::ostream& err)
 {
-    if (std::find(types.begin(), types.end(), "ns3::PreTransferScheduler") == types.end())
+    for (const HandoverScheme& scheme : schemes)
     {
-        return true;
-    }
-    Ptr<PreTransferScheduler> policy = CreateObject<PreTransferScheduler>();
-    if (!policy->GetYieldToHandovers())
-    {
-        err << "error: --ns3::PreTransferScheduler::YieldToHandovers=false is modelled at flow "
-               "level only (edge-llm-pre-transfer); at packet level a pre-transfer uses idle "
-               "capacity (true)"
-            << std::endl;
-        return false;
-    }
-    if (policy->GetTrigger() == PreTransferScheduler::PREDICTED_CROSSING && !scripted)
-    {
-        err << "error: --ns3::PreTransferScheduler::Trigger=PredictedCrossing needs scripted "
-               "handovers (their crossings are the predicted ones); with an automatic handover "
-               "algorithm use A3Entering"
-            << std::endl;
-        return false;
+        const std::optional<PreTransferSettings> pre =
+            HandoverSchemeRegistry::Create(scheme.name)->GetPreTransfer();
+        if (pre && !CheckPreTransferSettings(*pre, scripted, err))
+        {
+            return false;
+        }
     }
     return true;
 }

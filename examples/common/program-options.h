@@ -11,6 +11,7 @@
 
 #include "ns3/command-line.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/handover-scheme-registry.h"
 
 #include <functional>
 #include <limits>
@@ -29,13 +30,15 @@ namespace ns3
  *        line left its defaults) a packet-level run cannot use: YieldToHandovers false
  *        (flow level only) and Trigger PredictedCrossing without scripted handovers (the
  *        only predicted crossings there are).
- * \param types the scheduler TypeIds of the schemes the program runs (nothing is checked
- *        without ns3::PreTransferScheduler among them)
+ *        Each scheme's own scheduler (HandoverSchemeRegistry::Create) is asked for its
+ *        pre-transfer (HandoverScheduler::GetPreTransfer()); a scheme without one is not
+ *        checked.
+ * \param schemes the schemes the program runs
  * \param scripted the handovers are scripted
  * \param err where the one-line "error: ..." goes
  * \return false after writing it
  */
-bool CheckPacketPreTransfer(const std::vector<std::string>& types,
+bool CheckPacketPreTransfer(const std::vector<HandoverScheme>& schemes,
                             bool scripted,
                             std::ostream& err);
 

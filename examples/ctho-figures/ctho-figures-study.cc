@@ -159,22 +159,24 @@ CtHoFigures::Schemes(const std::string& figure)
     return {"ctho", "tho", "cho"};
 }
 
-std::string
-CtHoFigures::SchedulerType(const std::string& scheme)
+const HandoverScheme&
+CtHoFigures::Scheme(const std::string& curve)
 {
-    if (scheme == "ctho" || scheme == "ctho-online")
+    if (curve == "no-ho")
     {
-        return "ns3::CtHoScheduler";
+        throw std::invalid_argument("no scheduler for scheme '" + curve + "'");
     }
-    if (scheme == "tho")
-    {
-        return "ns3::ThoScheduler";
-    }
-    if (scheme == "cho")
-    {
-        return "ns3::ChoScheduler";
-    }
-    throw std::invalid_argument("no scheduler for scheme '" + scheme + "'");
+    return HandoverSchemeRegistry::Find(curve == "ctho-online" ? "ctho" : curve);
+}
+
+FluidHandoverConfig
+CtHoFigures::FluidConfig(const CtHoFigureSettings& settings, const std::string& curve)
+{
+    FluidHandoverConfig cfg = settings.fluid;
+    const HandoverScheme& scheme = Scheme(curve);
+    cfg.schedulerType = scheme.typeId;
+    cfg.schedulerAttributes = scheme.attributes;
+    return cfg;
 }
 
 CtHoFigureSettings
@@ -226,8 +228,7 @@ CtHoFigures::FlowLevelRun(const std::string& figure,
     const std::vector<CtHoUe> ues = settings.road.Draw(run);
     if (figure != "4")
     {
-        FluidHandoverConfig cfg = settings.fluid;
-        cfg.schedulerType = SchedulerType(scheme);
+        FluidHandoverConfig cfg = FluidConfig(settings, scheme);
         // "ctho-online": nobody announces the handovers (online ctHO); "ctho" knows them.
         cfg.knownHandoverTimes = scheme != "ctho-online";
         return FluidHandoverScenario::Run(cfg, ues).worstDelay;
@@ -243,8 +244,7 @@ CtHoFigures::FlowLevelRun(const std::string& figure,
         // Every UE is at the boundary at its handover time and streams from the source.
         return settings.radio.StreamTime(bits, settings.road.boundary, v, 0.0);
     }
-    FluidHandoverConfig cfg = settings.fluid;
-    cfg.schedulerType = SchedulerType(scheme);
+    const FluidHandoverConfig cfg = FluidConfig(settings, scheme);
     const FluidHandoverResult r = FluidHandoverScenario::Run(cfg, ues);
     for (const auto& u : r.ues)
     {

@@ -5,6 +5,7 @@
 #define CTHO_FIGURES_H
 
 #include "ns3/fluid-handover-scenario.h"
+#include "ns3/handover-scheme-registry.h"
 #include "ns3/road-ue-draw.h"
 #include "ns3/streaming-radio-model.h"
 
@@ -133,8 +134,23 @@ class CtHoFigures
                              const CtHoFigureSettings& base,
                              uint32_t packetRuns);
 
-    /// \return the HandoverScheduler TypeId name of a scheme ("ctho" -> ns3::CtHoScheduler)
-    static std::string SchedulerType(const std::string& scheme);
+    /**
+     * \param curve a curve with a scheduler: a scheme's name, or "ctho-online" (ctHO with
+     *        its handovers not announced)
+     * \return the registry's scheme the curve runs (HandoverSchemeRegistry)
+     * \throws std::invalid_argument for a curve without one ("no-ho")
+     */
+    static const HandoverScheme& Scheme(const std::string& curve);
+
+    /**
+     * \param settings a point's settings
+     * \param curve as for Scheme()
+     * \return the point's flow-level config running the curve's scheme (its scheduler type
+     *         and attributes)
+     * \throws std::invalid_argument as Scheme()
+     */
+    static FluidHandoverConfig FluidConfig(const CtHoFigureSettings& settings,
+                                           const std::string& curve);
 };
 
 } // namespace ns3

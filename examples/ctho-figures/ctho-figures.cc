@@ -44,6 +44,20 @@ using namespace ns3;
 namespace
 {
 
+/**
+ * \brief One packet-level run of a curve's scheme (its scheduler type and attributes).
+ * \param cfg the run's road
+ * \param curve the curve (CtHoFigures::Scheme())
+ * \return the run's result
+ */
+RoadHandoverResult
+RunPacket(RoadHandoverConfig cfg, const std::string& curve)
+{
+    const HandoverScheme& scheme = CtHoFigures::Scheme(curve);
+    cfg.schedulerAttributes = scheme.attributes;
+    return RoadHandoverScenario::Run(cfg, scheme.typeId);
+}
+
 /// The packet-level road scenario for a figure point.
 RoadHandoverConfig
 PacketConfig(const CtHoFigureSettings& s)
@@ -291,8 +305,7 @@ AddPacketPointsFig4(const FigureOptions& o, std::vector<CtHoFigurePoint>& points
                 cfg.pathlossExponent = 3.5;
                 cfg.bandwidthRbs = 6;
                 cfg.bsTxPowerDbm = 10;
-                const RoadHandoverResult res =
-                    RoadHandoverScenario::Run(cfg, CtHoFigures::SchedulerType("ctho"));
+                const RoadHandoverResult res = RunPacket(cfg, "ctho");
                 packet.push_back(res.streamWorst);
             }
             const SampleSummary ps = SummarizeSamples(packet);
@@ -324,8 +337,7 @@ AddPacketPointsSweep(const FigureOptions& o, std::vector<CtHoFigurePoint>& point
             for (uint32_t r = 1; r <= o.packetRuns; ++r)
             {
                 RngSeedManager::SetRun(r);
-                const RoadHandoverResult res =
-                    RoadHandoverScenario::Run(PacketConfig(s), CtHoFigures::SchedulerType(scheme));
+                const RoadHandoverResult res = RunPacket(PacketConfig(s), scheme);
                 double worst = 0;
                 for (const auto& ue : res.ues)
                 {

@@ -23,6 +23,7 @@
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-stats.h"
+#include "ns3/handover-scheme-registry.h"
 #include "ns3/impactho-bound-scenario.h"
 #include "ns3/impactho-calibration.h"
 #include "ns3/impactho-fluid-scenario.h"
@@ -61,6 +62,24 @@ void
 SetPolicy(ImpactHoFluidConfig& c, const std::string& policy)
 {
     c.policy = policy;
+}
+
+/**
+ * \param scheme an ImpactHoScheduler scheme of the registry
+ * \return the ImpactHoScheduler Policy it sets (the flow level's ImpactHoFluidConfig::policy)
+ */
+std::string
+PolicyOf(const HandoverScheme& scheme)
+{
+    for (const auto& [name, value] : scheme.attributes)
+    {
+        if (name == "Policy")
+        {
+            return value;
+        }
+    }
+    NS_ABORT_MSG(scheme.name << " sets no ImpactHoScheduler Policy");
+    return "";
 }
 
 /// A number without trailing zeros (4, 0.5, 20).
@@ -193,15 +212,14 @@ SweptFigures()
     auto bw = [](ImpactHoFluidConfig& c, double x) { c.backhaulGbps = x; };
     auto dt = [](ImpactHoFluidConfig& c, double x) { c.slot = MilliSeconds(x); };
     auto tmax = [](ImpactHoFluidConfig& c, double x) { c.window = MilliSeconds(x); };
+    // Ours and its baselines: every slot policy of the registry on its own, by its legend.
     auto baselines = [](std::function<void(ImpactHoFluidConfig&, double)> sweep) {
         std::vector<Curve> curves;
-        for (const auto& [name, policy] :
-             std::vector<std::pair<std::string, std::string>>{{"ours", "WaterFilling"},
-                                                              {"ea", "Equal"},
-                                                              {"wta", "Wta"},
-                                                              {"pf", "Pf"}})
+        for (const HandoverScheme& s : HandoverSchemeRegistry::Select(
+                 [](const HandoverScheme& e) { return e.slotPolicy && !e.wrapsInner; }))
         {
-            curves.push_back({name, [sweep, policy = policy](ImpactHoFluidConfig& c, double x) {
+            const std::string policy = PolicyOf(s);
+            curves.push_back({s.GetLabel(), [sweep, policy](ImpactHoFluidConfig& c, double x) {
                                   sweep(c, x);
                                   SetPolicy(c, policy);
                               }});

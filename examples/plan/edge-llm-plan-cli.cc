@@ -7,11 +7,13 @@
 
 #include "ns3/accuracy-utility.h"
 #include "ns3/command-line.h"
-#include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-csv.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
+#include "ns3/enum.h"
+#include "ns3/handover-scheme-registry.h"
+#include "ns3/impactho-scheduler.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/prefill-time-model.h"
 #include "ns3/slot-allocator.h"
@@ -59,26 +61,73 @@ OptionDouble(const std::string& name, const std::string& text, double min, bool 
     return v;
 }
 
-Ptr<HandoverScheduler>
-MakeScheduler(const std::string& scheme)
+/// \return whether --scheme=<name> plans a batch of \p s (a batch policy on its own)
+bool
+PlansBatch(const HandoverScheme& s)
 {
-    if (scheme == "ctho")
+    return s.batchPlan && !s.wrapsInner && !s.targetCoordinated;
+}
+
+/// \return whether --scheme=<name>-slot shares one slot by \p s (a slot policy on its own)
+bool
+SharesSlot(const HandoverScheme& s)
+{
+    return s.slotPolicy && !s.wrapsInner;
+}
+
+/// \return the --scheme name of \p s: a batch policy's name, a slot policy's with "-slot"
+std::string
+CliName(const HandoverScheme& s)
+{
+    return s.name + (SharesSlot(s) ? "-slot" : "");
+}
+
+/**
+ * \param filter the schemes wanted (PlansBatch, SharesSlot or a narrower one)
+ * \param separator what goes between two names
+ * \param describe add each one's description in parentheses
+ * \return their --scheme names (CliName())
+ */
+std::string
+CliNames(const HandoverSchemeRegistry::Filter& filter,
+         const std::string& separator = ", ",
+         bool describe = false)
+{
+    std::string names;
+    for (const HandoverScheme& s : HandoverSchemeRegistry::Select(filter))
     {
-        return CreateObject<CtHoScheduler>();
+        names += (names.empty() ? "" : separator) + CliName(s) +
+                 (describe ? " (" + s.description + ")" : std::string());
     }
-    if (scheme == "tho")
+    return names;
+}
+
+/// \return whether the CLI offers \p s at all
+bool
+OnTheCli(const HandoverScheme& s)
+{
+    return PlansBatch(s) || SharesSlot(s);
+}
+
+/**
+ * \param cliName a --scheme value
+ * \return the registry's scheme it names
+ * \throws OptionError for a missing or unknown name, listing the valid ones
+ */
+const HandoverScheme&
+FindCliScheme(const std::string& cliName)
+{
+    for (const HandoverScheme& s : HandoverSchemeRegistry::GetAll())
     {
-        return CreateObject<ThoScheduler>();
+        if (OnTheCli(s) && cliName == CliName(s))
+        {
+            return s;
+        }
     }
-    if (scheme == "cho")
-    {
-        return CreateObject<ChoScheduler>();
-    }
-    const std::string valid =
-        "valid schemes: ctho, tho, cho, impactho-slot, ea-slot, wta-slot, pf-slot";
+    const std::string valid = "valid schemes: " + CliNames(OnTheCli);
     throw OptionError("scheme",
-                      scheme.empty() ? "missing; " + valid
-                                     : "unknown scheme '" + scheme + "'; " + valid);
+                      cliName.empty() ? "missing; " + valid
+                                      : "unknown scheme '" + cliName + "'; " + valid);
 }
 
 /// Reject options CommandLine does not know, before it exits with its own code.
@@ -270,23 +319,12 @@ SlotCli(const std::string& scheme,
         users.push_back(u);
     }
     const double budget = gbps * 1e9 * dt;
-    SlotAllocation a;
-    if (scheme == "impactho-slot")
-    {
-        a = SlotAllocator::WaterFilling(users, budget, fb);
-    }
-    else if (scheme == "ea-slot")
-    {
-        a = SlotAllocator::EqualAllocation(users, budget);
-    }
-    else if (scheme == "wta-slot")
-    {
-        a = SlotAllocator::CascadingWta(users, budget);
-    }
-    else
-    {
-        a = SlotAllocator::ProportionalFair(users, budget);
-    }
+    // The scheme's policy (its Policy attribute, HandoverSchemeRegistry) shares the slot.
+    Ptr<ImpactHoScheduler> policy =
+        DynamicCast<ImpactHoScheduler>(HandoverSchemeRegistry::Create(FindCliScheme(scheme).name));
+    NS_ABORT_MSG_UNLESS(policy, scheme << ": a slot scheme's scheduler is an ImpactHoScheduler");
+    policy->SetAttribute("Fallback", EnumValue(fb));
+    const SlotAllocation a = policy->AllocateSlot(users, budget);
     nlohmann::ordered_json j;
     j["scheme"] = scheme;
     j["regime"] = a.regime == SlotAllocation::FALLBACK ? "fallback" : "water-filling";
@@ -366,10 +404,10 @@ ParseOptions(int argc, char** argv, PlanOptions& o)
         [&cmd](const std::string& name, const std::string& help, std::string& value) {
             compat::AddStringValue(cmd, name, help, value);
         };
-    cmd.Usage("Plans a batch of edge-LLM handovers (ctHO, tHO, cHO), one ImpactHO backhaul "
-              "slot (impactho-slot, ea-slot, wta-slot, pf-slot), or fits an accuracy "
-              "sigmoid (--fit), and prints JSON.");
-    addValue("scheme", "ctho | tho | cho | impactho-slot | ea-slot | wta-slot | pf-slot", o.scheme);
+    cmd.Usage("Plans a batch of edge-LLM handovers (" + CliNames(PlansBatch) +
+              "), one ImpactHO backhaul slot (" + CliNames(SharesSlot) +
+              "), or fits an accuracy sigmoid (--fit), and prints JSON.");
+    addValue("scheme", CliNames(OnTheCli, " | ") + "; " + CliNames(OnTheCli, "; ", true), o.scheme);
     addValue("ues", "ctHO: CSV file ue_id,handover_time_s,context_tokens", o.uesFile);
     addValue("users",
              "ImpactHO slot: CSV file user_id,context_tokens,received_fraction,M,k,tau",
@@ -400,14 +438,6 @@ ParseOptions(int argc, char** argv, PlanOptions& o)
     cmd.Parse(argc, argv);
 }
 
-/// \return whether \p scheme is one of ImpactHO's slot schemes
-bool
-IsSlotScheme(const std::string& scheme)
-{
-    return scheme == "impactho-slot" || scheme == "ea-slot" || scheme == "wta-slot" ||
-           scheme == "pf-slot";
-}
-
 /**
  * \brief Refuse an option that does not apply to the chosen scheme (given, it would be
  *        ignored without a word). --fit's own pair (--fit with --scheme, --family without
@@ -420,14 +450,16 @@ IsSlotScheme(const std::string& scheme)
 void
 CheckSchemeOptions(int argc, char** argv, const PlanOptions& o)
 {
-    const bool slotScheme = IsSlotScheme(o.scheme);
+    const HandoverScheme& scheme = FindCliScheme(o.scheme);
+    const bool slotScheme = SharesSlot(scheme);
+    const std::string batchNames = CliNames(PlansBatch);
     if (slotScheme && !o.uesFile.empty())
     {
-        throw OptionError("ues", "is for ctho, tho, cho; slot schemes take --users");
+        throw OptionError("ues", "is for " + batchNames + "; slot schemes take --users");
     }
     if (!slotScheme && !o.usersFile.empty())
     {
-        throw OptionError("users", "is for the slot schemes; ctho, tho, cho take --ues");
+        throw OptionError("users", "is for the slot schemes; " + batchNames + " take --ues");
     }
     const auto given = [argc, argv](const std::string& name) {
         return ProgramOptions::Given(argc, argv, name);
@@ -436,22 +468,23 @@ CheckSchemeOptions(int argc, char** argv, const PlanOptions& o)
     {
         if (!slotScheme && given(name))
         {
-            throw OptionError(name,
-                              "is for the slot schemes only (impactho-slot, ea-slot, "
-                              "wta-slot, pf-slot)");
+            throw OptionError(name, "is for the slot schemes only (" + CliNames(SharesSlot) + ")");
         }
     }
-    if (slotScheme && o.scheme != "impactho-slot" && given("fallback"))
+    if (slotScheme && !scheme.admissionFallback && given("fallback"))
     {
         throw OptionError("fallback",
-                          "is ImpactHO's admission fallback; for impactho-slot only (" + o.scheme +
-                              " has no admission)");
+                          "is ImpactHO's admission fallback; for " +
+                              CliNames([](const HandoverScheme& s) {
+                                  return SharesSlot(s) && s.admissionFallback;
+                              }) +
+                              " only (" + o.scheme + " has no admission)");
     }
     for (const char* name : {"prefillA", "prefillB", "prefillC", "batchPeriod"})
     {
         if (slotScheme && given(name))
         {
-            throw OptionError(name, "is for ctho, tho, cho only (a slot plans no prefill)");
+            throw OptionError(name, "is for " + batchNames + " only (a slot plans no prefill)");
         }
     }
 }
@@ -494,7 +527,7 @@ ReadUes(const std::string& file)
 int
 BatchCli(const PlanOptions& o, std::ostream& out)
 {
-    Ptr<HandoverScheduler> scheduler = MakeScheduler(o.scheme);
+    Ptr<HandoverScheduler> scheduler = HandoverSchemeRegistry::Create(FindCliScheme(o.scheme).name);
     uint64_t q = 0;
     if (!EdgeLlmParseUnsigned(o.kvBits, q) || (q != 16 && q != 8 && q != 4))
     {
@@ -574,7 +607,7 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
             return FitCli(o.fitFile, o.family.empty() ? "algebraic" : o.family, out);
         }
         CheckSchemeOptions(argc, argv, o);
-        const bool slotScheme = IsSlotScheme(o.scheme);
+        const bool slotScheme = SharesSlot(FindCliScheme(o.scheme));
         if (o.model.empty())
         {
             o.model = slotScheme ? "qwen3-8b" : "qwen2.5-7b-instruct";

@@ -13,6 +13,7 @@
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-stats.h"
+#include "ns3/handover-scheme-registry.h"
 #include "ns3/pre-transfer-fluid-scenario.h"
 #include "ns3/pre-transfer-scheduler.h"
 
@@ -100,6 +101,24 @@ ParseOffsets(const std::string& text)
         throw std::invalid_argument("--offsets must name at least one offset");
     }
     return out;
+}
+
+/// \return whether \p scheme is a baseline of the pre-transfer: a batch policy on its own
+bool
+IsBaseline(const HandoverScheme& scheme)
+{
+    return scheme.batchPlan && !scheme.wrapsInner && !scheme.targetCoordinated;
+}
+
+/// \return the pre-transfer scheme the flow level models: the registry's first around a
+///         batch policy (pre-ctho); its baselines are IsBaseline()'s
+std::string
+PreTransferSchemeName()
+{
+    return HandoverSchemeRegistry::Select(
+               [](const HandoverScheme& s) { return s.wrapsInner && s.batchPlan; })
+        .front()
+        .name;
 }
 
 /// \return \p offset as --offsets would give it ("-6", "-3.25")
@@ -248,6 +267,7 @@ main(int argc, char* argv[])
              "evicted,delay_s\n";
     std::map<std::string, Samples> baselines;
     std::map<double, Samples> pre;
+    const std::string preScheme = PreTransferSchemeName();
     try
     {
         Ptr<PreTransferScheduler> trigger = CreateObject<PreTransferScheduler>();
@@ -258,11 +278,9 @@ main(int argc, char* argv[])
         for (uint32_t k = 0; k < o.runs; ++k)
         {
             const uint64_t run = firstRun + k;
-            for (const std::string type :
-                 {"ns3::CtHoScheduler", "ns3::ThoScheduler", "ns3::ChoScheduler"})
+            for (const HandoverScheme& baseline : HandoverSchemeRegistry::Select(IsBaseline))
             {
-                ObjectFactory factory(type);
-                Ptr<HandoverScheduler> s = factory.Create<HandoverScheduler>();
+                Ptr<HandoverScheduler> s = HandoverSchemeRegistry::Create(baseline.name);
                 // The same batching as pre-ctho: only the pre-transfer differs.
                 RunPoint(o,
                          *trigger,
@@ -275,11 +293,12 @@ main(int argc, char* argv[])
             }
             for (double offset : offsets)
             {
-                Ptr<PreTransferScheduler> p = CreateObject<PreTransferScheduler>();
-                p->SetAttribute("A3Offset", DoubleValue(offset));
-                p->SetAttribute("RateShare", DoubleValue(o.rateShare));
+                ObjectFactory factory = HandoverSchemeRegistry::GetFactory(preScheme);
+                factory.Set("A3Offset", DoubleValue(offset));
+                factory.Set("RateShare", DoubleValue(o.rateShare));
+                Ptr<PreTransferScheduler> p = factory.Create<PreTransferScheduler>();
                 std::ostringstream label;
-                label << "pre-ctho@" << offset << "dB";
+                label << preScheme << "@" << offset << "dB";
                 // Known: pre-transfers stop at the batch's plan (its first handover);
                 // online: each handover is planned when it happens (2 ms gathering), so every
                 // UE sends ahead until its own.
@@ -335,11 +354,11 @@ main(int argc, char* argv[])
     }
     for (const auto& [offset, s] : pre)
     {
-        report("pre-ctho", offset, s);
+        report(preScheme, offset, s);
         const SampleSummary w = SummarizeSamples(s.worst);
         const SampleSummary x = SummarizeSamples(s.waste);
-        delayPoints.push_back(FigurePoint{offset, "pre-ctho", w.mean, w.ci95, false});
-        wastePoints.push_back(FigurePoint{offset, "pre-ctho", x.mean, x.ci95, false});
+        delayPoints.push_back(FigurePoint{offset, preScheme, w.mean, w.ci95, false});
+        wastePoints.push_back(FigurePoint{offset, preScheme, x.mean, x.ci95, false});
     }
     const std::string dir = o.outputDir + "/";
     // Delays span two decades (tHO against pre-ctho): a log axis, unless a delay is 0 (a

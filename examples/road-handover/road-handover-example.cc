@@ -8,13 +8,12 @@
 
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
-#include "ns3/config.h"
 #include "ns3/edge-llm-csv.h"
 #include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-node.h"
+#include "ns3/handover-scheme-registry.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/road-handover-scenario.h"
-#include "ns3/string.h"
 
 #include <algorithm>
 #include <cmath>
@@ -84,14 +83,21 @@ AttributeText(Ptr<Object> object, const std::string& attribute)
     return value->SerializeToString(info.checker);
 }
 
+/// \return whether the road offers \p scheme: every scheme with a scheduler but a
+///         target-coordinated one (the road has one source: nothing to coordinate)
+bool
+OnTheRoad(const HandoverScheme& scheme)
+{
+    return scheme.HasScheduler() && !scheme.targetCoordinated;
+}
+
 /// The program's options as parsed and checked (ParseOptions).
 struct RoadOptions
 {
-    RoadHandoverConfig cfg; //!< The scenario (pcapPrefix set per scheme)
-    /// Schemes in the order given: name (KnownSchemes()) and scheduler TypeId
-    std::vector<std::pair<std::string, std::string>> schemes;
-    std::string outputDir; //!< Where handover-delays.{csv,png} go
-    bool pcap{false};      //!< Write pcap of the BSs' point-to-point links
+    RoadHandoverConfig cfg;              //!< The scenario (pcapPrefix set per scheme)
+    std::vector<HandoverScheme> schemes; //!< In the order given (HandoverSchemeRegistry)
+    std::string outputDir;               //!< Where handover-delays.{csv,png} go
+    bool pcap{false};                    //!< Write pcap of the BSs' point-to-point links
 };
 
 /// The options in the units a user types them, before they become RoadHandoverConfig's.
@@ -116,10 +122,7 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
 {
     RoadHandoverConfig& cfg = o.cfg;
     options.AddValue("schemes",
-                     "Comma-separated: ctho, tho, cho, pre-ctho (proactive pre-transfer, the "
-                     "rest planned by ctHO), impactho (importance-ordered partial "
-                     "transfer, 100 ms slots, 500 ms window), pre-impactho (proactive "
-                     "pre-transfer in importance order, the rest sent by ImpactHO)",
+                     "Comma-separated: " + HandoverSchemeRegistry::Describe(OnTheRoad),
                      raw.schemes);
     options.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
     options.AddValue("bsDistance", text.bsDistance, cfg.bsDistance);
@@ -179,95 +182,6 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
                      cfg.warmupOnGpu);
     options.AddValue("outputDir", "Where handover-delays.csv goes", o.outputDir);
     options.AddValue("pcap", text.pcap, o.pcap);
-}
-
-/**
- * \return every scheme: name and scheduler TypeId; "pre-X" is a PreTransferScheduler whose
- *         InnerScheduler is X's (PreTransferInner)
- */
-const std::vector<std::pair<std::string, std::string>>&
-KnownSchemes()
-{
-    static const std::vector<std::pair<std::string, std::string>> known{
-        {"ctho", "ns3::CtHoScheduler"},
-        {"tho", "ns3::ThoScheduler"},
-        {"cho", "ns3::ChoScheduler"},
-        {"impactho", "ns3::ImpactHoScheduler"},
-        {"pre-ctho", "ns3::PreTransferScheduler"},
-        {"pre-impactho", "ns3::PreTransferScheduler"}};
-    return known;
-}
-
-/**
- * \param scheme a scheme's name
- * \return for "pre-X", X's scheduler TypeId (the PreTransferScheduler's InnerScheduler);
- *         "" for any other scheme
- */
-std::string
-PreTransferInner(const std::string& scheme)
-{
-    if (scheme.rfind("pre-", 0) != 0)
-    {
-        return "";
-    }
-    for (const auto& [name, type] : KnownSchemes())
-    {
-        if (name == scheme.substr(4))
-        {
-            return type;
-        }
-    }
-    return "";
-}
-
-/**
- * \brief Turn --schemes into the runs, each scheme once.
- * \param list the comma-separated schemes
- * \param runs the schemes' names and scheduler TypeIds, filled in the order given
- * \return false (after printing the error) for an unknown or repeated scheme, an empty
- *         list or a trailing comma
- */
-bool
-ParseSchemes(const std::string& list, std::vector<std::pair<std::string, std::string>>& runs)
-{
-    const std::vector<std::pair<std::string, std::string>>& known = KnownSchemes();
-    std::istringstream words(list);
-    std::string s;
-    while (std::getline(words, s, ','))
-    {
-        if (s.empty())
-        {
-            break; // an empty name: refused below with the list of schemes
-        }
-        for (const auto& run : runs)
-        {
-            if (run.first == s)
-            {
-                std::cerr << "error: --schemes: '" << s << "' is listed twice" << std::endl;
-                return false;
-            }
-        }
-        auto it = std::find_if(known.begin(), known.end(), [&s](const auto& scheme) {
-            return scheme.first == s;
-        });
-        if (it == known.end())
-        {
-            std::cerr << "error: --schemes: unknown scheme '" << s
-                      << "'; valid schemes: ctho, tho, cho, impactho, pre-ctho, pre-impactho"
-                      << std::endl;
-            return false;
-        }
-        runs.push_back(*it);
-    }
-    if (runs.empty() || list.back() == ',' || list.find(",,") != std::string::npos ||
-        list.front() == ',')
-    {
-        std::cerr << "error: --schemes: give one or more of ctho, tho, cho, impactho, pre-ctho, "
-                     "pre-impactho, comma-separated"
-                  << std::endl;
-        return false;
-    }
-    return true;
 }
 
 /**
@@ -376,24 +290,27 @@ ParseOptions(int argc,
                                                 {"srsPeriodicity", "srsPeriodicity"},
                                                 {"amcModel", "amcModel"},
                                                 {"warmupOnGpu", "warmupOnGpu"}});
-    attributesSet["ns3::PreTransferScheduler::InnerScheduler"] =
-        "the scheme names it: pre-ctho plans the rest with ctHO, pre-impactho with ImpactHO";
+    attributesSet.merge(HandoverSchemeRegistry::AttributesSet(OnTheRoad));
     if (!options.Check(argc, argv, std::cerr) ||
         !CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {
         return 2;
     }
     cmd.Parse(argc, argv);
-    if (!CheckRawOptions(raw, o.cfg) || !ParseSchemes(raw.schemes, o.schemes))
+    if (!CheckRawOptions(raw, o.cfg))
     {
         return 2;
     }
-    std::vector<std::string> types;
-    for (const auto& scheme : o.schemes)
+    try
     {
-        types.push_back(scheme.second);
+        o.schemes = HandoverSchemeRegistry::ParseList(raw.schemes, OnTheRoad);
     }
-    if (!CheckPacketPreTransfer(types, o.cfg.handoverAlgorithm.empty(), std::cerr))
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: --schemes: " << e.what() << std::endl;
+        return 2;
+    }
+    if (!CheckPacketPreTransfer(o.schemes, o.cfg.handoverAlgorithm.empty(), std::cerr))
     {
         return 2;
     }
@@ -430,13 +347,13 @@ ReadProtocol()
 
 /**
  * \brief Print one run's totals line and its planned batches (every batch's L).
- * \param name the scheme
- * \param type the scheme's scheduler TypeId
+ * \param scheme the scheme
  * \param r the run's result
  */
 void
-PrintRunTotals(const std::string& name, const std::string& type, const RoadHandoverResult& r)
+PrintRunTotals(const HandoverScheme& scheme, const RoadHandoverResult& r)
 {
+    const std::string& name = scheme.name;
     std::cout << "\n"
               << name << ": KV bytes sent " << r.kvBytesSent << ", received " << r.kvBytesReceived
               << (r.kvBytesSent > r.kvBytesReceived
@@ -463,14 +380,13 @@ PrintRunTotals(const std::string& name, const std::string& type, const RoadHando
     if (r.batches.empty())
     {
         std::cout << "  batches: none ("
-                  << (type == "ns3::ImpactHoScheduler" ||
-                              PreTransferInner(name) == "ns3::ImpactHoScheduler"
+                  << (scheme.slotPolicy
                           ? name + " plans no prefill/transfer split: the cache goes over "
                                    "the backhaul in importance order, slot by slot"
                           : std::string("no handover was planned"))
                   << ")\n";
     }
-    if (type == "ns3::PreTransferScheduler")
+    if (scheme.wrapsInner)
     {
         // Proactive pre-transfer: what was sent ahead, used and wasted (the table's prefill
         // and transfer columns are the split of the rest).
@@ -529,12 +445,13 @@ PrintUeTable(const RoadHandoverResult& r, bool ahead)
 /**
  * \brief Print one run's worst-user delays: planned vs measured, and the flow level on the
  *        same handovers.
- * \param name the scheme
+ * \param scheme the scheme
  * \param r the run's result
  */
 void
-PrintWorstUser(const std::string& name, const RoadHandoverResult& r)
+PrintWorstUser(const HandoverScheme& scheme, const RoadHandoverResult& r)
 {
+    const std::string& name = scheme.name;
     std::cout << std::fixed << std::setprecision(4);
     if (std::isnan(r.predictedWorst))
     {
@@ -561,7 +478,7 @@ PrintWorstUser(const std::string& name, const RoadHandoverResult& r)
         std::cout << "\n  " << r.predictionError.Describe() << "\n";
     }
     std::cout << "  flow level on these handovers: this policy"
-              << (name.rfind("pre-", 0) == 0 ? " (without pre-transfer) " : " ")
+              << (scheme.wrapsInner ? " (without pre-transfer) " : " ")
               << (std::isnan(r.fluidWorst) ? std::string("n/a (no flow-level model)")
                                            : TableCell(r.fluidWorst, 0) + " s")
               << ", one-batch clairvoyant ctHO (every time known, one L) " << r.clairvoyantWorst
@@ -592,7 +509,7 @@ PrintComparison(const RoadOptions& o, const std::vector<RoadHandoverResult>& res
         {
             sum += ue.measuredDelay;
         }
-        std::cout << "  " << o.schemes[i].first << " " << TableCell(r.measuredWorst, 0) << " / "
+        std::cout << "  " << o.schemes[i].name << " " << TableCell(r.measuredWorst, 0) << " / "
                   << TableCell(sum / static_cast<double>(r.ues.size()), 0) << " s";
     }
     std::cout << std::endl;
@@ -707,22 +624,17 @@ RunRoadHandoverExample(int argc,
               << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, seed "
               << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
 
-    const bool anyPre = std::any_of(o.schemes.begin(), o.schemes.end(), [](const auto& s) {
-        return s.second == "ns3::PreTransferScheduler";
-    });
+    const bool anyPre =
+        std::any_of(o.schemes.begin(), o.schemes.end(), [](const auto& s) { return s.wrapsInner; });
     RoadTables tables(protocol, anyPre);
     std::vector<RoadHandoverResult> results;
-    for (const auto& [scheme, type] : o.schemes)
+    for (const HandoverScheme& scheme : o.schemes)
     {
-        cfg.pcapPrefix = o.pcap ? o.outputDir + "/" + scheme : "";
-        if (const std::string inner = PreTransferInner(scheme); !inner.empty())
-        {
-            // The program owns this attribute (refused on the command line): per scheme.
-            Config::SetDefault("ns3::PreTransferScheduler::InnerScheduler", StringValue(inner));
-        }
+        cfg.pcapPrefix = o.pcap ? o.outputDir + "/" + scheme.name : "";
+        cfg.schedulerAttributes = scheme.attributes; // set on each BS's scheduler
         try
         {
-            results.push_back(RoadHandoverScenario::Run(cfg, type));
+            results.push_back(RoadHandoverScenario::Run(cfg, scheme.typeId));
         }
         catch (const std::invalid_argument& e)
         {
@@ -732,10 +644,10 @@ RunRoadHandoverExample(int argc,
             return 2;
         }
         const RoadHandoverResult& r = results.back();
-        PrintRunTotals(scheme, type, r);
-        PrintUeTable(r, type == "ns3::PreTransferScheduler");
+        PrintRunTotals(scheme, r);
+        PrintUeTable(r, scheme.wrapsInner);
         PrintWorstUser(scheme, r);
-        tables.Add(scheme, r);
+        tables.Add(scheme.name, r);
     }
     PrintComparison(o, results);
 

@@ -300,7 +300,7 @@ expect 2 "--loads: 'x' must be a number in [0, 0.9]" $study --loads=x
 expect 2 "--loads: 0.5 is listed twice" $study --loads=0.5,0.5
 expect 2 "--loads: give one or more numbers" $study --loads=0.5,
 expect 2 "--schemes: unknown scheme 'best'; valid schemes: ctho, tho, cho, tc-ctho, pre-ctho, impactho, ea, wta, pf, pre-impactho" $study --schemes=ctho,best
-expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribute itself, so the value would be ignored; set per scheme: use --schemes=impactho (WaterFilling), ea (Equal), wta (Wta) or pf (Pf); pre-impactho is WaterFilling only" \
+expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribute itself, so the value would be ignored; set per scheme: impactho (WaterFilling), ea (Equal), wta (Wta), pf (Pf)" \
   $study --ns3::ImpactHoScheduler::Policy=Equal
 expect 2 "--schemes: 'tho' is listed twice" $study --schemes=tho,tho
 expect 2 "must name a queue disc (leave the option out for the FIFO default); valid as the KV band: " $study --queueDisc=
@@ -377,7 +377,7 @@ expect 2 "ns3::PreTransferScheduler::HoldTime" $pre --ns3::PreTransferScheduler:
   --outputDir="$tmp/pre1"
 # The main job's pre-ctho: an inner policy that is no batch policy, and the flow-level-only
 # YieldToHandovers false, refused before anything runs.
-expect 2 "the scheme names it: pre-ctho plans the rest with ctHO" \
+expect 2 "set per scheme: pre-ctho (ns3::CtHoScheduler)" \
   $main --schemes=pre-ctho --ns3::PreTransferScheduler::InnerScheduler=ns3::ThoScheduler
 expect 2 "YieldToHandovers=false is modelled at flow level only" \
   $main --numUes=1 --schemes=ctho,pre-ctho --ns3::PreTransferScheduler::YieldToHandovers=false
@@ -387,11 +387,11 @@ expect 2 "Trigger=PredictedCrossing needs scripted handovers" \
 expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
   --ns3::PreTransferScheduler::Trigger=PredictedCrossing
 # pre-X exists for the main job's X = ctho and impactho only.
-expect 2 "unknown scheme 'pre-tho'; valid schemes: ctho, tho, cho, impactho, pre-ctho, pre-impactho" \
+expect 2 "unknown scheme 'pre-tho'; valid schemes: ctho, tho, cho, pre-ctho, impactho, ea, wta, pf, pre-impactho" \
   $main --schemes=pre-tho
 expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-impactho
 # A trailing comma or an empty name is refused, not ignored (main job and study alike).
-expect 2 "--schemes: give one or more of ctho, tho, cho, impactho, pre-ctho, pre-impactho" \
+expect 2 "--schemes: give one or more of ctho, tho, cho, pre-ctho, impactho, ea, wta, pf, pre-impactho" \
   $main --schemes=pre-impactho,
 expect 2 "--schemes: give one or more of ctho, tho, cho" $main --schemes=ctho,,tho
 expect 2 "--schemes: give one or more of ctho, tho, cho" $main --schemes=,pre-ctho
@@ -421,9 +421,9 @@ expect 2 "ns3::EdgeLlmNode::KvMemoryCapacity" $main --numUes=1 --schemes=pre-cth
   --ns3::EdgeLlmNode::KvMemoryCapacity=1000000000000001
 expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
   --ns3::EdgeLlmNode::KvMemoryCapacity=1000000000000000
-expect 2 "the scheme names it: pre-ctho plans the rest with ctHO, pre-impactho with ImpactHO" \
+expect 2 "set per scheme: pre-ctho (ns3::CtHoScheduler), pre-impactho (ns3::ImpactHoScheduler" \
   $main --schemes=pre-impactho --ns3::PreTransferScheduler::InnerScheduler=ns3::ImpactHoScheduler
-expect 2 "the scheme names it" $study --schemes=pre-ctho \
+expect 2 "set per scheme: pre-ctho (ns3::CtHoScheduler)" $study --schemes=pre-ctho \
   --ns3::PreTransferScheduler::InnerScheduler=ns3::ChoScheduler
 expect 2 "Trigger=PredictedCrossing needs scripted handovers" $study --schemes=pre-ctho \
   --handover=A3-RSRP --ns3::PreTransferScheduler::Trigger=PredictedCrossing
