@@ -555,6 +555,226 @@ MakeEngineUes(const RoadHandoverConfig& cfg, const WarmupPlan& plan)
 
 } // namespace
 
+/**
+ * \brief What the road adds to the engine's run (MultiCellScenario): each UE's stream
+ *        after the handover (the time to its G-th token), the planned batches, and its stop
+ *        rule (every UE streams again, or streamed G, or had its handover aborted).
+ */
+class RoadStreams
+{
+  public:
+    /**
+     * \param cfg the road (outlives this object)
+     * \param engine the engine running it (outlives this object)
+     * \param numUes K
+     */
+    RoadStreams(const RoadHandoverConfig& cfg, MultiCellScenario& engine, uint32_t numUes)
+        : m_cfg(cfg),
+          m_engine(engine),
+          m_k(numUes)
+    {
+    }
+
+    /**
+     * \brief Connect the source's and the UEs' traces (before Simulate).
+     * \param source the source BS
+     * \param ueApps the UEs' applications, in draw order
+     * \param plan the warm-up plan (prompts)
+     * \param warmup the warm-up's length (road time 0)
+     * \param result filled with the planned batches and the largest L
+     */
+    void Connect(Ptr<EdgeLlmNode> source,
+                 const ApplicationContainer& ueApps,
+                 const WarmupPlan& plan,
+                 Time warmup,
+                 RoadHandoverResult& result);
+
+    /**
+     * \brief The road's result from the engine's (Simulate's beforeDestroy).
+     * \param run the engine's result
+     * \param source the source BS
+     * \param target the target BS
+     * \param ueApps the UEs' applications, in draw order
+     * \param plan the warm-up plan (draws, prompt times)
+     * \param result filled: per UE the engine's result with the draw and the stream; totals
+     */
+    void Collect(const MultiCellResult& run,
+                 Ptr<EdgeLlmNode> source,
+                 Ptr<EdgeLlmNode> target,
+                 const ApplicationContainer& ueApps,
+                 const WarmupPlan& plan,
+                 RoadHandoverResult& result) const;
+
+  private:
+    /// One UE's stream after the handover.
+    struct Stream
+    {
+        uint32_t promptTokens{0};               //!< The UE's prompt
+        double start{EdgeLlmUeResult::UNKNOWN}; //!< Handover (no-HO: crossing) time, s
+        uint64_t target{0};    //!< Token index that completes the G tokens (0: unset)
+        bool targetSet{false}; //!< target is set
+        double delay{EdgeLlmUeResult::UNKNOWN}; //!< From start to the G-th token, s
+    };
+
+    /// Every UE streams again (or streamed G): the engine's stop rule (1 ms after the
+    /// backhaul has delivered every KV byte sent).
+    void MaybeStop();
+
+    const RoadHandoverConfig& m_cfg;      //!< The road
+    MultiCellScenario& m_engine;          //!< The engine
+    uint32_t m_k;                         //!< K
+    std::map<uint64_t, Stream> m_streams; //!< By IMSI
+    std::set<uint64_t> m_resumed;         //!< UEs whose first stall was measured
+    std::set<uint64_t> m_failed;          //!< UEs whose handover the RRC aborted (source serves)
+    uint32_t m_streamed{0};               //!< UEs that received their G-th token
+};
+
+void
+RoadStreams::MaybeStop()
+{
+    const auto done = m_cfg.streamTokens > 0 ? m_streamed : static_cast<uint32_t>(m_resumed.size());
+    if (done + m_failed.size() == m_k)
+    {
+        m_engine.Stop();
+    }
+}
+
+void
+RoadStreams::Connect(Ptr<EdgeLlmNode> source,
+                     const ApplicationContainer& ueApps,
+                     const WarmupPlan& plan,
+                     Time warmup,
+                     RoadHandoverResult& result)
+{
+    const std::vector<CtHoUe>& drawn = plan.drawn;
+    for (uint32_t i = 0; i < m_k; ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
+        const uint64_t imsi = app->GetSessionId();
+        m_streams[imsi].promptTokens = plan.prompts[i];
+        if (m_cfg.handoverDisabled)
+        {
+            // No-HO: streaming is measured from the boundary crossing, from the source.
+            const Time tau = warmup + Seconds(drawn[i].handoverTime);
+            compat::Schedule(tau, [this, source, imsi, tau]() {
+                Stream& u = m_streams[imsi];
+                u.start = tau.GetSeconds();
+                u.target =
+                    source->PredictContextAt(imsi, tau) - u.promptTokens + m_cfg.streamTokens;
+                u.targetSet = true;
+            });
+        }
+    }
+
+    source->TraceConnectWithoutContext("HandoverFailed",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [this](uint64_t id, uint16_t, uint64_t) {
+                                               if (m_failed.insert(id).second)
+                                               {
+                                                   MaybeStop();
+                                               }
+                                           }));
+    // Each handover's record (times, split, prediction, KV bytes, restore, stall, what
+    // bounded it, the RRC's side) is the engine's (its one collector); the road adds what
+    // is its own: the stream after the handover, the batches, its stop rule.
+    source->TraceConnectWithoutContext("HandoverStarted",
+                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                           [this](uint64_t id, uint16_t, uint64_t c) {
+                                               Stream& u = m_streams[id];
+                                               u.start = Simulator::Now().GetSeconds();
+                                               u.target = c - u.promptTokens + m_cfg.streamTokens;
+                                               u.targetSet = true;
+                                           }));
+    source->TraceConnectWithoutContext(
+        "HandoverPlanned",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
+            [&result](uint64_t id, uint64_t npf, uint64_t, Time) {
+                result.prefillLength = std::max(result.prefillLength, npf);
+                // A batch's members are planned at one instant, one call each.
+                const double now = Simulator::Now().GetSeconds();
+                if (result.batches.empty() || result.batches.back().plannedAt != now)
+                {
+                    result.batches.push_back({now, 0, {}});
+                }
+                result.batches.back().prefillLength =
+                    std::max(result.batches.back().prefillLength, npf);
+                result.batches.back().ues.push_back(id);
+            }));
+    for (uint32_t i = 0; i < m_k; ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
+        const uint64_t imsi = app->GetSessionId();
+        app->TraceConnectWithoutContext(
+            "Stall",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
+                [this, imsi](uint64_t, uint16_t, uint16_t, Time, Time) {
+                    if (m_resumed.insert(imsi).second)
+                    {
+                        MaybeStop();
+                    }
+                }));
+        if (m_cfg.streamTokens > 0)
+        {
+            app->TraceConnectWithoutContext(
+                "TokenReceived",
+                compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
+                    [this, imsi](uint64_t, uint32_t index, uint16_t) {
+                        Stream& u = m_streams[imsi];
+                        if (u.targetSet && index >= u.target && std::isnan(u.delay))
+                        {
+                            u.delay = Simulator::Now().GetSeconds() - u.start;
+                            ++m_streamed;
+                            MaybeStop();
+                        }
+                    }));
+        }
+    }
+}
+
+void
+RoadStreams::Collect(const MultiCellResult& run,
+                     Ptr<EdgeLlmNode> source,
+                     Ptr<EdgeLlmNode> target,
+                     const ApplicationContainer& ueApps,
+                     const WarmupPlan& plan,
+                     RoadHandoverResult& result) const
+{
+    const std::vector<CtHoUe>& drawn = plan.drawn;
+    // The engine's per-UE results (from the session records), with the road's draw
+    // and stream; the road's totals.
+    result.simulatedSeconds = run.simulatedSeconds;
+    result.preTransfer = run.preTransfer;
+    result.complete = m_cfg.streamTokens > 0 ? m_streamed == m_k : m_resumed.size() == m_k;
+    result.lostSessions = source->GetLostSessions() + target->GetLostSessions();
+    result.handoverFailures = static_cast<uint32_t>(m_failed.size());
+    result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
+    result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
+    for (const EdgeLlmHandoverRecord& rec : m_engine.GetSessionStats()->GetRecords())
+    {
+        // TransferTimedOut at the target, as the road counted it.
+        result.timedOut += rec.timedOut && rec.targetCellId == target->GetCellId() ? 1 : 0;
+    }
+    std::map<uint64_t, const EdgeLlmUeResult*> byId;
+    for (const EdgeLlmUeResult& ue : run.ues)
+    {
+        byId[ue.ueId] = &ue;
+    }
+    for (uint32_t i = 0; i < m_k; ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
+        EdgeLlmUeResult r = *byId.at(app->GetSessionId());
+        if (app->GetPromptTime() > plan.PromptAt(i))
+        {
+            ++result.latePrompts; // attached after promptTime: its context falls short
+        }
+        r.drawnContext = drawn[i].contextTokens;
+        const Stream& stream = m_streams.at(r.ueId);
+        r.streamStart = stream.start;
+        r.streamDelay = stream.delay;
+        result.ues.push_back(r);
+    }
+}
+
 RoadHandoverResult
 RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& schedulerType)
 {
@@ -601,111 +821,8 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     result.sourceCellId = source->GetCellId();
     result.targetCellId = target->GetCellId();
 
-    // What the road adds to the engine's per-UE results: the stream after the handover.
-    struct Stream
-    {
-        uint32_t promptTokens{0};               //!< The UE's prompt
-        double start{EdgeLlmUeResult::UNKNOWN}; //!< Handover (no-HO: crossing) time, s
-        uint64_t target{0};    //!< Token index that completes the G tokens (0: unset)
-        bool targetSet{false}; //!< target is set
-        double delay{EdgeLlmUeResult::UNKNOWN}; //!< From start to the G-th token, s
-    };
-
-    std::map<uint64_t, Stream> streams;
-    std::set<uint64_t> resumedUes; // UEs whose first stall was measured
-    std::set<uint64_t> failedUes;  // UEs whose handover the RRC aborted (served by the source)
-    uint32_t streamed = 0;
-    // Every UE streams again (or streamed G): the engine's stop rule (1 ms after the
-    // backhaul has delivered every KV byte sent).
-    auto maybeStop = [&]() {
-        const auto done =
-            cfg.streamTokens > 0 ? streamed : static_cast<uint32_t>(resumedUes.size());
-        if (done + failedUes.size() == k)
-        {
-            engine.Stop();
-        }
-    };
-    for (uint32_t i = 0; i < k; ++i)
-    {
-        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
-        const uint64_t imsi = app->GetSessionId();
-        streams[imsi].promptTokens = plan.prompts[i];
-        if (cfg.handoverDisabled)
-        {
-            // No-HO: streaming is measured from the boundary crossing, from the source.
-            const Time tau = warmup + Seconds(drawn[i].handoverTime);
-            compat::Schedule(tau, [&, imsi, tau]() {
-                Stream& u = streams[imsi];
-                u.start = tau.GetSeconds();
-                u.target = source->PredictContextAt(imsi, tau) - u.promptTokens + cfg.streamTokens;
-                u.targetSet = true;
-            });
-        }
-    }
-
-    source->TraceConnectWithoutContext("HandoverFailed",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [&](uint64_t id, uint16_t, uint64_t) {
-                                               if (failedUes.insert(id).second)
-                                               {
-                                                   maybeStop();
-                                               }
-                                           }));
-    // Each handover's record (times, split, prediction, KV bytes, restore, stall, what
-    // bounded it, the RRC's side) is the engine's (its one collector); the road adds what
-    // is its own: the stream after the handover, the batches, its stop rule.
-    source->TraceConnectWithoutContext("HandoverStarted",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [&](uint64_t id, uint16_t, uint64_t c) {
-                                               Stream& u = streams[id];
-                                               u.start = Simulator::Now().GetSeconds();
-                                               u.target = c - u.promptTokens + cfg.streamTokens;
-                                               u.targetSet = true;
-                                           }));
-    source->TraceConnectWithoutContext(
-        "HandoverPlanned",
-        compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
-            [&](uint64_t id, uint64_t npf, uint64_t, Time) {
-                result.prefillLength = std::max(result.prefillLength, npf);
-                // A batch's members are planned at one instant, one call each.
-                const double now = Simulator::Now().GetSeconds();
-                if (result.batches.empty() || result.batches.back().plannedAt != now)
-                {
-                    result.batches.push_back({now, 0, {}});
-                }
-                result.batches.back().prefillLength =
-                    std::max(result.batches.back().prefillLength, npf);
-                result.batches.back().ues.push_back(id);
-            }));
-    for (uint32_t i = 0; i < k; ++i)
-    {
-        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
-        const uint64_t imsi = app->GetSessionId();
-        app->TraceConnectWithoutContext(
-            "Stall",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
-                [&, imsi](uint64_t, uint16_t, uint16_t, Time, Time) {
-                    if (resumedUes.insert(imsi).second)
-                    {
-                        maybeStop();
-                    }
-                }));
-        if (cfg.streamTokens > 0)
-        {
-            app->TraceConnectWithoutContext(
-                "TokenReceived",
-                compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
-                    [&, imsi](uint64_t, uint32_t index, uint16_t) {
-                        Stream& u = streams[imsi];
-                        if (u.targetSet && index >= u.target && std::isnan(u.delay))
-                        {
-                            u.delay = Simulator::Now().GetSeconds() - u.start;
-                            ++streamed;
-                            maybeStop();
-                        }
-                    }));
-        }
-    }
+    RoadStreams road(cfg, engine, k);
+    road.Connect(source, ueApps, plan, warmup, result);
 
     // A slow backhaul can make the run simulate many minutes of LTE (about as many minutes
     // of wall time): say so up front, and report progress (wall time and ETA) rather than
@@ -719,39 +836,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
                   << " s); a progress line every 10 s of wall time" << std::endl;
     }
     engine.Simulate("", [&](const MultiCellResult& run) {
-        // The engine's per-UE results (from the session records), with the road's draw
-        // and stream; the road's totals.
-        result.simulatedSeconds = run.simulatedSeconds;
-        result.preTransfer = run.preTransfer;
-        result.complete = cfg.streamTokens > 0 ? streamed == k : resumedUes.size() == k;
-        result.lostSessions = source->GetLostSessions() + target->GetLostSessions();
-        result.handoverFailures = static_cast<uint32_t>(failedUes.size());
-        result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
-        result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
-        for (const EdgeLlmHandoverRecord& rec : engine.GetSessionStats()->GetRecords())
-        {
-            // TransferTimedOut at the target, as the road counted it.
-            result.timedOut += rec.timedOut && rec.targetCellId == target->GetCellId() ? 1 : 0;
-        }
-        std::map<uint64_t, const EdgeLlmUeResult*> byId;
-        for (const EdgeLlmUeResult& ue : run.ues)
-        {
-            byId[ue.ueId] = &ue;
-        }
-        for (uint32_t i = 0; i < k; ++i)
-        {
-            Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
-            EdgeLlmUeResult r = *byId.at(app->GetSessionId());
-            if (app->GetPromptTime() > plan.PromptAt(i))
-            {
-                ++result.latePrompts; // attached after promptTime: its context falls short
-            }
-            r.drawnContext = drawn[i].contextTokens;
-            const Stream& stream = streams[r.ueId];
-            r.streamStart = stream.start;
-            r.streamDelay = stream.delay;
-            result.ues.push_back(r);
-        }
+        road.Collect(run, source, target, ueApps, plan, result);
     });
     // The worst cases (EdgeLlmDelaySummary: a missing value makes one unknown, never
     // silently smaller).
