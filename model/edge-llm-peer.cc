@@ -23,6 +23,19 @@ EdgeLlmPeer::Control() const
     return control ? control : connection;
 }
 
+Ptr<Ipv4>
+EdgeLlmPeer::LinkInterface(int32_t& itf) const
+{
+    NS_ABORT_MSG_IF(!node,
+                    "EdgeLlmNode::AddPeer: cell " << cellId
+                                                  << " was added without a path before the "
+                                                     "application was on a node");
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    itf = ipv4->GetInterfaceForAddress(local);
+    NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << local);
+    return ipv4;
+}
+
 uint32_t
 EdgeLlmPeer::Mtu() const
 {
@@ -30,13 +43,8 @@ EdgeLlmPeer::Mtu() const
     {
         return pathMtu;
     }
-    NS_ABORT_MSG_IF(!node,
-                    "EdgeLlmNode::AddPeer: cell " << cellId
-                                                  << " was added without a path before the "
-                                                     "application was on a node");
-    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
-    const int32_t itf = ipv4->GetInterfaceForAddress(local);
-    NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << local);
+    int32_t itf = 0;
+    Ptr<Ipv4> ipv4 = LinkInterface(itf);
     return ipv4->GetMtu(itf);
 }
 
@@ -47,13 +55,8 @@ EdgeLlmPeer::DelaySeconds() const
     {
         return pathDelay.GetSeconds(); // the sum over the path's links
     }
-    NS_ABORT_MSG_IF(!node,
-                    "EdgeLlmNode::AddPeer: cell " << cellId
-                                                  << " was added without a path before the "
-                                                     "application was on a node");
-    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
-    const int32_t itf = ipv4->GetInterfaceForAddress(local);
-    NS_ABORT_MSG_IF(itf < 0, "EdgeLlmNode: no interface has backhaul address " << local);
+    int32_t itf = 0;
+    Ptr<Ipv4> ipv4 = LinkInterface(itf);
     Ptr<NetDevice> device = ipv4->GetNetDevice(itf);
     TimeValue d;
     if (device && device->GetChannel() && device->GetChannel()->GetAttributeFailSafe("Delay", d))

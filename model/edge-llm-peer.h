@@ -10,6 +10,7 @@
 #include "ns3/callback.h"
 #include "ns3/data-rate.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/ipv4.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 
@@ -154,6 +155,14 @@ class EdgeLlmPeer
     double BacklogClearsAt(double payloadBitRate) const;
 
   private:
+    /**
+     * \brief The node's interface on this peer's link (a peer added without a path).
+     * \param itf set to the interface index of address local
+     * \return the node's Ipv4; aborts, naming AddPeer, if the application was on no node
+     *         when the peer was added or no interface has that address
+     */
+    Ptr<Ipv4> LinkInterface(int32_t& itf) const;
+
     /// \return the cross traffic planned on \p hop, bit/s in [0, rate)
     static double CrossBitRate(const EdgeLlmPathHop& hop,
                                const EdgeLlmPathPlanning& planning,
