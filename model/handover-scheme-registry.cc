@@ -113,8 +113,8 @@ MakeSchemes()
     impactHo.label = "ours"; // ImpactHO's figures
     return {
         ctHo,
-        BatchScheme("tho", "ns3::ThoScheduler", "tHO: the whole cache over the backhaul"),
-        BatchScheme("cho", "ns3::ChoScheduler", "cHO: the whole context prefilled at the target"),
+        BatchScheme("tho", "ns3::ThoScheduler", "tHO: the whole context prefilled at the target"),
+        BatchScheme("cho", "ns3::ChoScheduler", "cHO: the whole cache over the backhaul"),
         tcCtHo,
         PreTransferScheme("pre-ctho",
                           ctHo,
@@ -214,8 +214,12 @@ HandoverSchemeRegistry::ParseList(const std::string& list, const Filter& filter)
         });
         if (it == offered.end())
         {
-            throw std::invalid_argument("unknown scheme '" + name +
-                                        "'; valid schemes: " + Names(", ", filter));
+            const bool known = std::any_of(GetAll().begin(),
+                                           GetAll().end(),
+                                           [&name](const auto& s) { return s.name == name; });
+            throw std::invalid_argument((known ? "scheme '" + name + "' is not offered here"
+                                               : "unknown scheme '" + name + "'") +
+                                        "; valid schemes: " + Names(", ", filter));
         }
         if (std::any_of(schemes.begin(), schemes.end(), [&name](const auto& s) {
                 return s.name == name;

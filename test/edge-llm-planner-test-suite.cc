@@ -21,6 +21,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -533,8 +534,25 @@ class SchemeRegistryTestCase : public TestCase
         // A program's filter: only its schemes are valid, and the message lists those.
         const HandoverSchemeRegistry::Filter batch = [](const auto& s) { return s.batchPlan; };
         ExpectRefused([&batch] { HandoverSchemeRegistry::ParseList("ea", batch); },
-                      "unknown scheme 'ea'; valid schemes: " +
+                      "scheme 'ea' is not offered here; valid schemes: " +
                           HandoverSchemeRegistry::Names(", ", batch));
+        ExpectRefused([&batch] { HandoverSchemeRegistry::ParseList("best", batch); },
+                      "unknown scheme 'best'; valid schemes: " +
+                          HandoverSchemeRegistry::Names(", ", batch));
+        // A baseline's description says what its plan does, on one UE of 1000 tokens: tHO
+        // prefills the whole context (L = C), cHO sends the whole cache (L = 0).
+        const std::vector<CtHoUe> one{{1, 0.0, 1000}};
+        const PrefillTimeModel p(0.001, 0.01, 0.0);
+        for (const auto& [name, length, words] :
+             {std::make_tuple("tho", uint64_t{1000}, "whole context prefilled"),
+              std::make_tuple("cho", uint64_t{0}, "whole cache over the backhaul")})
+        {
+            const CtHoPlan plan = HandoverSchemeRegistry::Create(name)->PlanBatch(one, 1e4, p, 0);
+            NS_TEST_EXPECT_MSG_EQ(plan.prefillLength, length, name << ": L");
+            NS_TEST_EXPECT_MSG_NE(HandoverSchemeRegistry::Find(name).description.find(words),
+                                  std::string::npos,
+                                  name << ": its description says " << words);
+        }
         NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::ParseList("tho,ctho", batch).size(),
                               2,
                               "the filter's schemes accepted");
