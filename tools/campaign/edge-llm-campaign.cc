@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Parameter-sweep campaigns of the module's programs: on this machine's cores, or as
- * Slurm job arrays with a dependent merge job (doc/edge-llm.rst, "Sweeps and clusters").
+ * Slurm job arrays with a dependent merge job (doc/edge-llm-user.rst, "Sweeps and clusters").
  *
  *   edge-llm-campaign CAMPAIGN.json [--jobs N]            run locally, then merge
  *   edge-llm-campaign CAMPAIGN.json --slurm [--dry-run]   submit (or print) the batch scripts
@@ -2082,7 +2082,7 @@ const char* const USAGE =
     "       edge-llm-campaign --task=I --runList=FILE          (one run: a Slurm array task)\n"
     "Runs a parameter sweep of one of the module's programs on this machine's cores or as\n"
     "Slurm job arrays, resumable, and merges each run's CSV files: mean and Student-t 95 %\n"
-    "CI per point and scheme, one CSV and one PNG per metric (doc/edge-llm.rst, \"Sweeps\n"
+    "CI per point and scheme, one CSV and one PNG per metric (doc/edge-llm-user.rst, \"Sweeps\n"
     "and clusters\").\n"
     "  --jobs N       local runs at once (default: the machine's cores)\n"
     "  --slurm        submit one sbatch --array job (a task per run to do) and a merge job\n"
