@@ -626,6 +626,19 @@ MultiCellScenario::BuildUes()
 {
     RequireDone(m_bsNodes.GetN() > 0, "BuildUes", "call BuildSites first");
     RequireDone(m_ueNodes.GetN() == 0, "BuildUes", "already done (each part runs once)");
+    DrawUes();
+    if (m_cfg.mobility == "road")
+    {
+        PlaceUesOnRoads();
+        CreateUeNodes();
+        return;
+    }
+    InstallRandomMobility();
+}
+
+void
+MultiCellScenario::DrawUes()
+{
     const uint32_t k = m_cfg.uesPerSite;
     const uint32_t n = m_cfg.numSites * k;
 
@@ -679,28 +692,34 @@ MultiCellScenario::BuildUes()
             m_ues[i].targetSite = near[when->GetInteger(0, static_cast<uint32_t>(near.size()) - 1)];
         }
     }
+}
 
+void
+MultiCellScenario::PlaceUesOnRoads()
+{
+    const double z = m_ran->GetUeHeight();
+    for (uint32_t i = 0; i < m_ues.size(); ++i)
+    {
+        const Vector& a = m_sites[m_home[i]];
+        const Vector& b = m_sites[m_ues[i].targetSite];
+        const double len = CalculateDistance(a, b);
+        const Vector dir((b.x - a.x) / len, (b.y - a.y) / len, 0);
+        // The road runs ROAD_OFFSET m to the left of the line from a to b; the UE
+        // crosses the boundary (boundaryFraction of the way) at its tau.
+        const double bx = a.x + m_cfg.boundaryFraction * len * dir.x - ROAD_OFFSET * dir.y;
+        const double by = a.y + m_cfg.boundaryFraction * len * dir.y + ROAD_OFFSET * dir.x;
+        const double back = m_cfg.speed * m_tau[i];
+        m_ues[i].position = Vector(bx - back * dir.x, by - back * dir.y, z);
+        m_ues[i].velocity = Vector(m_cfg.speed * dir.x, m_cfg.speed * dir.y, 0);
+    }
+}
+
+void
+MultiCellScenario::InstallRandomMobility()
+{
+    const auto n = static_cast<uint32_t>(m_ues.size());
     const double z = m_ran->GetUeHeight();
     const double d = m_cfg.interSiteDistance;
-    if (m_cfg.mobility == "road")
-    {
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            const Vector& a = m_sites[m_home[i]];
-            const Vector& b = m_sites[m_ues[i].targetSite];
-            const double len = CalculateDistance(a, b);
-            const Vector dir((b.x - a.x) / len, (b.y - a.y) / len, 0);
-            // The road runs ROAD_OFFSET m to the left of the line from a to b; the UE
-            // crosses the boundary (boundaryFraction of the way) at its tau.
-            const double bx = a.x + m_cfg.boundaryFraction * len * dir.x - ROAD_OFFSET * dir.y;
-            const double by = a.y + m_cfg.boundaryFraction * len * dir.y + ROAD_OFFSET * dir.x;
-            const double back = m_cfg.speed * m_tau[i];
-            m_ues[i].position = Vector(bx - back * dir.x, by - back * dir.y, z);
-            m_ues[i].velocity = Vector(m_cfg.speed * dir.x, m_cfg.speed * dir.y, 0);
-        }
-        CreateUeNodes();
-        return;
-    }
     m_ueNodes.Create(n);
     MobilityHelper mobility;
     // Random motion in the layout's bounding box (each site's cell reaching d / 2 out),

@@ -663,6 +663,21 @@ class MultiCellScenario
     /// UE nodes for m_ues (BuildUes): mobility, then nothing else.
     void CreateUeNodes();
 
+    /// BuildUes' first step: the UEs' home and target sites, prompts, token budgets and
+    /// scripted handover times (m_ues, m_home, m_tau), and m_handoverStart, drawn from the
+    /// scenario's own streams (the draws of the "random" roads after every instant).
+    void DrawUes();
+
+    /// BuildUes' step for mobility "road": each UE's start position and constant velocity
+    /// (m/s) on the road from its home site to its target, crossing the boundary at its
+    /// handover time.
+    void PlaceUesOnRoads();
+
+    /// BuildUes' step for the random mobilities ("random-waypoint", "gauss-markov"): the UE
+    /// nodes, their start positions drawn around the home sites, and their mobility models
+    /// bounded by the layout's box.
+    void InstallRandomMobility();
+
     /// The online sources' arrival predictor (predictArrivals): a UE is expected where its
     /// road reaches the predicted handover distance.
     void InstallArrivalPredictors();
