@@ -678,6 +678,25 @@ class MultiCellScenario
     /// bounded by the layout's box.
     void InstallRandomMobility();
 
+    /**
+     * \brief ConnectOutputs' step for one site: its node's aborted handovers and GPU
+     *        batches, its RRC's HandoverStart and HandoverEndOk, into the counters.
+     * \param b the site's index in m_bsApps and m_bsNodes
+     * \param total the number of UEs (the stop rule's count)
+     */
+    void ConnectSiteTraces(uint32_t b, uint32_t total);
+
+    /// ConnectOutputs' step: every site RRC's handover failures (when ns-3's LTE has those
+    /// traces; else nothing), counted in the counters' rrcFailures.
+    void ConnectRrcFailureTraces();
+
+    /**
+     * \brief ConnectOutputs' last step: each UE app's stalls (the UEs resumed: the stop
+     *        rule) into the counters.
+     * \param total the number of UEs (the stop rule's count)
+     */
+    void ConnectUeTraces(uint32_t total);
+
     /// The online sources' arrival predictor (predictArrivals): a UE is expected where its
     /// road reaches the predicted handover distance.
     void InstallArrivalPredictors();
