@@ -444,6 +444,59 @@ class StudyTables
     }
 
   private:
+    /**
+     * \brief Add's step: print the run's console row.
+     * \param load the cross-traffic load
+     * \param name the scheme
+     * \param r the run's result
+     * \param cpuSeconds the run's CPU time, s
+     * \param droppedCell the bytes dropped ("n/a" when the backhaul has no link counters)
+     */
+    static void PrintRow(double load,
+                         const std::string& name,
+                         const MultiCellResult& r,
+                         double cpuSeconds,
+                         const std::string& droppedCell);
+
+    /**
+     * \brief Add's step: the run's row in backhaul-study.csv and queue-delay.csv.
+     * \param load the cross-traffic load
+     * \param name the scheme
+     * \param r the run's result
+     * \param droppedBytes the bytes dropped ("" when unknown)
+     * \param droppedPackets the packets dropped ("" when unknown)
+     */
+    void AddCsvRows(double load,
+                    const std::string& name,
+                    const MultiCellResult& r,
+                    const std::string& droppedBytes,
+                    const std::string& droppedPackets);
+
+    /**
+     * \brief Add's step: one ue-delays.csv row per UE of the run.
+     * \param load the cross-traffic load
+     * \param name the scheme
+     * \param r the run's result
+     */
+    void AddUeRows(double load, const std::string& name, const MultiCellResult& r);
+
+    /**
+     * \brief Add's step: the run's plot points (delays, queue delay, trade-off) and its
+     *        backhaul-tradeoff.csv row.
+     * \param load the cross-traffic load
+     * \param name the scheme
+     * \param r the run's result
+     */
+    void AddPoints(double load, const std::string& name, const MultiCellResult& r);
+
+    /**
+     * \brief Add's last step: the console notes under the run's row (pre-transfer,
+     *        prediction error, accuracy, and why the run is incomplete).
+     * \param name the scheme
+     * \param r the run's result
+     */
+    static void PrintNotes(const std::string& name, const MultiCellResult& r);
+
     std::string m_scenario;                    //!< Every row's last columns
     std::ostringstream m_csv;                  //!< backhaul-study.csv
     std::ostringstream m_queueCsv;             //!< queue-delay.csv
@@ -475,26 +528,50 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
     {
         droppedText << dropped;
     }
+    PrintRow(load, name, r, cpuSeconds, counted ? droppedText.str() : "n/a");
+    AddCsvRows(load,
+               name,
+               r,
+               droppedText.str(),
+               counted ? std::to_string(droppedPackets) : std::string());
+    AddUeRows(load, name, r);
+    AddPoints(load, name, r);
+    PrintNotes(name, r);
+}
+
+void
+StudyTables::PrintRow(double load,
+                      const std::string& name,
+                      const MultiCellResult& r,
+                      double cpuSeconds,
+                      const std::string& droppedCell)
+{
     std::cout << "  " << std::fixed << std::setprecision(2) << std::setw(4) << load << "  "
               << std::setw(6) << name << "  " << std::setw(3) << r.ues.size() << "  "
               << std::setw(8) << r.restoredSessions << "  " << TableCell(r.measured.mean, 7) << "  "
               << TableCell(r.measured.p95, 7) << "  " << TableCell(r.measured.worst, 7) << "  "
               << TableCell(r.queueDelay.mean, 12) << "  " << TableCell(r.queueDelay.p95, 11) << "  "
               << std::setw(12) << r.kvBytesSent << "  " << std::setw(15) << r.kvBytesReceived
-              << "  " << std::setw(14) << (counted ? droppedText.str() : "n/a") << "  "
-              << std::setprecision(2) << std::setw(5) << r.simulatedSeconds << "  " << std::setw(5)
-              << cpuSeconds << (r.complete ? "" : "  [INCOMPLETE]")
-              << std::endl; // each row as it comes
+              << "  " << std::setw(14) << droppedCell << "  " << std::setprecision(2)
+              << std::setw(5) << r.simulatedSeconds << "  " << std::setw(5) << cpuSeconds
+              << (r.complete ? "" : "  [INCOMPLETE]") << std::endl; // each row as it comes
     std::cout.unsetf(std::ios::fixed);
+}
+
+void
+StudyTables::AddCsvRows(double load,
+                        const std::string& name,
+                        const MultiCellResult& r,
+                        const std::string& droppedBytes,
+                        const std::string& droppedPackets)
+{
     m_csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
           << EdgeLlmCsvField(r.measured.mean) << "," << EdgeLlmCsvField(r.measured.p95) << ","
           << EdgeLlmCsvField(r.measured.worst) << "," << EdgeLlmCsvField(r.restored.worst) << ","
           << EdgeLlmCsvField(r.queueDelay.mean) << "," << EdgeLlmCsvField(r.queueDelay.p95) << ","
           << EdgeLlmCsvField(r.queueDelay.worst) << "," << r.kvBytesSent << "," << r.kvBytesReceived
-          << "," << droppedText.str() << ","
-          << (counted ? std::to_string(droppedPackets) : std::string()) << ","
-          << (r.complete ? 1 : 0) << "," << EdgeLlmCsvField(r.meanReceivedShare) << ","
-          << EdgeLlmCsvField(r.meanAccuracy) << ","
+          << "," << droppedBytes << "," << droppedPackets << "," << (r.complete ? 1 : 0) << ","
+          << EdgeLlmCsvField(r.meanReceivedShare) << "," << EdgeLlmCsvField(r.meanAccuracy) << ","
           << (r.accuracyUes > 0 ? std::to_string(r.starved) : std::string()) << ","
           << EdgeLlmCsvField(r.predictionError.absolute.median) << ","
           << EdgeLlmCsvField(r.predictionError.absolute.p95) << ","
@@ -506,6 +583,11 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
     m_queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
                << EdgeLlmCsvField(r.queueDelay.p95) << "," << EdgeLlmCsvField(r.queueDelay.worst)
                << m_scenario << "\n";
+}
+
+void
+StudyTables::AddUeRows(double load, const std::string& name, const MultiCellResult& r)
+{
     for (const auto& ue : r.ues)
     {
         m_ueCsv << load << "," << name << "," << ue.ueId << "," << ue.homeSite << ","
@@ -526,6 +608,11 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
         }
         m_ueCsv << m_scenario << "\n";
     }
+}
+
+void
+StudyTables::AddPoints(double load, const std::string& name, const MultiCellResult& r)
+{
     // A run with nothing measured (no UE restored) has no point to plot.
     if (r.measured.count > 0)
     {
@@ -552,6 +639,12 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
         m_tradeoffPoints.push_back(
             {static_cast<double>(r.kvBytesSent) / 1e9, series.str(), r.measured.worst, 0, true});
     }
+}
+
+void
+StudyTables::PrintNotes(const std::string& name, const MultiCellResult& r)
+{
+    const auto& pre = r.preTransfer;
     if (pre.sentBytes > 0 || pre.inFlightBytes > 0 || pre.evictions > 0)
     {
         std::cout << "        " << name << " pre-transfer: " << pre.Describe() << "\n";
