@@ -332,64 +332,7 @@ EdgeLlmBackhaul::BuildLinks(NodeContainer bsNodes)
     }
     else
     {
-        TopologyReaderHelper reader;
-        reader.SetFileName(m_topologyFile);
-        reader.SetFileType(m_topologyFormat == FORMAT_INET    ? "Inet"
-                           : m_topologyFormat == FORMAT_ORBIS ? "Orbis"
-                                                              : "Rocketfuel");
-        Ptr<TopologyReader> topology = reader.GetTopologyReader();
-        NodeContainer fileNodes = topology->Read();
-        if (fileNodes.GetN() < n)
-        {
-            throw std::invalid_argument("TopologyFile '" + m_topologyFile + "' has " +
-                                        std::to_string(fileNodes.GetN()) + " nodes, fewer than " +
-                                        std::to_string(n) + " sites");
-        }
-        // The file's nodes by name, in order (numerically if every name is a number):
-        // the first n are the sites, the others routers (the reader's own nodes, which
-        // get an Internet stack here).
-        std::map<std::string, Ptr<Node>> byName;
-        for (auto it = topology->LinksBegin(); it != topology->LinksEnd(); ++it)
-        {
-            byName[it->GetFromNodeName()] = it->GetFromNode();
-            byName[it->GetToNodeName()] = it->GetToNode();
-        }
-        std::vector<std::string> names;
-        bool numeric = true;
-        for (const auto& [name, node] : byName)
-        {
-            names.push_back(name);
-            numeric = numeric && !name.empty() &&
-                      name.find_first_not_of("0123456789") == std::string::npos && name.size() < 10;
-        }
-        if (numeric)
-        {
-            std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) {
-                return std::stoul(x) < std::stoul(y);
-            });
-        }
-        if (names.size() < n)
-        {
-            throw std::invalid_argument("TopologyFile '" + m_topologyFile + "' links " +
-                                        std::to_string(names.size()) + " nodes, fewer than " +
-                                        std::to_string(n) + " sites");
-        }
-        std::map<uint32_t, Ptr<Node>> mapped; // reader's node id -> site or router
-        for (uint32_t k = 0; k < names.size(); ++k)
-        {
-            Ptr<Node> fileNode = byName.at(names[k]);
-            mapped[fileNode->GetId()] = k < n ? bsNodes.Get(k) : fileNode;
-            if (k >= n)
-            {
-                m_routers.Add(fileNode);
-            }
-        }
-        for (auto it = topology->LinksBegin(); it != topology->LinksEnd(); ++it)
-        {
-            AddLink(mapped.at(it->GetFromNode()->GetId()),
-                    mapped.at(it->GetToNode()->GetId()),
-                    m_linkRate);
-        }
+        BuildFileLinks(bsNodes);
     }
     for (const auto& [index, rate] : m_rateOverride)
     {
@@ -400,6 +343,77 @@ EdgeLlmBackhaul::BuildLinks(NodeContainer bsNodes)
                                         " links)");
         }
     }
+    InstallStacksAndAddresses(bsNodes);
+}
+
+void
+EdgeLlmBackhaul::BuildFileLinks(NodeContainer bsNodes)
+{
+    const uint32_t n = bsNodes.GetN();
+    TopologyReaderHelper reader;
+    reader.SetFileName(m_topologyFile);
+    reader.SetFileType(m_topologyFormat == FORMAT_INET    ? "Inet"
+                       : m_topologyFormat == FORMAT_ORBIS ? "Orbis"
+                                                          : "Rocketfuel");
+    Ptr<TopologyReader> topology = reader.GetTopologyReader();
+    NodeContainer fileNodes = topology->Read();
+    if (fileNodes.GetN() < n)
+    {
+        throw std::invalid_argument("TopologyFile '" + m_topologyFile + "' has " +
+                                    std::to_string(fileNodes.GetN()) + " nodes, fewer than " +
+                                    std::to_string(n) + " sites");
+    }
+    // The file's nodes by name, in order (numerically if every name is a number):
+    // the first n are the sites, the others routers (the reader's own nodes, which
+    // get an Internet stack here).
+    std::map<std::string, Ptr<Node>> byName;
+    for (auto it = topology->LinksBegin(); it != topology->LinksEnd(); ++it)
+    {
+        byName[it->GetFromNodeName()] = it->GetFromNode();
+        byName[it->GetToNodeName()] = it->GetToNode();
+    }
+    std::vector<std::string> names;
+    bool numeric = true;
+    for (const auto& [name, node] : byName)
+    {
+        names.push_back(name);
+        numeric = numeric && !name.empty() &&
+                  name.find_first_not_of("0123456789") == std::string::npos && name.size() < 10;
+    }
+    if (numeric)
+    {
+        std::sort(names.begin(), names.end(), [](const std::string& x, const std::string& y) {
+            return std::stoul(x) < std::stoul(y);
+        });
+    }
+    if (names.size() < n)
+    {
+        throw std::invalid_argument("TopologyFile '" + m_topologyFile + "' links " +
+                                    std::to_string(names.size()) + " nodes, fewer than " +
+                                    std::to_string(n) + " sites");
+    }
+    std::map<uint32_t, Ptr<Node>> mapped; // reader's node id -> site or router
+    for (uint32_t k = 0; k < names.size(); ++k)
+    {
+        Ptr<Node> fileNode = byName.at(names[k]);
+        mapped[fileNode->GetId()] = k < n ? bsNodes.Get(k) : fileNode;
+        if (k >= n)
+        {
+            m_routers.Add(fileNode);
+        }
+    }
+    for (auto it = topology->LinksBegin(); it != topology->LinksEnd(); ++it)
+    {
+        AddLink(mapped.at(it->GetFromNode()->GetId()),
+                mapped.at(it->GetToNode()->GetId()),
+                m_linkRate);
+    }
+}
+
+void
+EdgeLlmBackhaul::InstallStacksAndAddresses(NodeContainer bsNodes)
+{
+    const uint32_t n = bsNodes.GetN();
     InternetStackHelper routerStack;
     if (m_routerRouting == ROUTING_EDGE_LLM)
     {

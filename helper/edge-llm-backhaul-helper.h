@@ -279,6 +279,21 @@ class EdgeLlmBackhaul : public Object
 
   private:
     void BuildLinks(NodeContainer bsNodes);
+    /**
+     * \brief BuildLinks' step for Topology File: read TopologyFile (its TopologyFormat);
+     *        its first nodes (by name, numerically if every name is a number) are the
+     *        sites, the others routers; a link per line of the file.
+     * \param bsNodes the sites
+     * \throws std::invalid_argument if the file has or links fewer nodes than sites
+     */
+    void BuildFileLinks(NodeContainer bsNodes);
+    /**
+     * \brief BuildLinks' last step: the routers' Internet stack (EdgeLlmBackhaulRouting
+     *        unless RouterRouting says otherwise), the sites' (where missing), and a /30
+     *        from 20.0.0.0 on each link.
+     * \param bsNodes the sites
+     */
+    void InstallStacksAndAddresses(NodeContainer bsNodes);
     void AddLink(Ptr<Node> a, Ptr<Node> b, DataRate rate);
     void ComputePaths();
     void AddAddressesAndRoutes();

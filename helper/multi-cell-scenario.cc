@@ -626,6 +626,19 @@ MultiCellScenario::BuildUes()
 {
     RequireDone(m_bsNodes.GetN() > 0, "BuildUes", "call BuildSites first");
     RequireDone(m_ueNodes.GetN() == 0, "BuildUes", "already done (each part runs once)");
+    DrawUes();
+    if (m_cfg.mobility == "road")
+    {
+        PlaceUesOnRoads();
+        CreateUeNodes();
+        return;
+    }
+    InstallRandomMobility();
+}
+
+void
+MultiCellScenario::DrawUes()
+{
     const uint32_t k = m_cfg.uesPerSite;
     const uint32_t n = m_cfg.numSites * k;
 
@@ -679,28 +692,34 @@ MultiCellScenario::BuildUes()
             m_ues[i].targetSite = near[when->GetInteger(0, static_cast<uint32_t>(near.size()) - 1)];
         }
     }
+}
 
+void
+MultiCellScenario::PlaceUesOnRoads()
+{
+    const double z = m_ran->GetUeHeight();
+    for (uint32_t i = 0; i < m_ues.size(); ++i)
+    {
+        const Vector& a = m_sites[m_home[i]];
+        const Vector& b = m_sites[m_ues[i].targetSite];
+        const double len = CalculateDistance(a, b);
+        const Vector dir((b.x - a.x) / len, (b.y - a.y) / len, 0);
+        // The road runs ROAD_OFFSET m to the left of the line from a to b; the UE
+        // crosses the boundary (boundaryFraction of the way) at its tau.
+        const double bx = a.x + m_cfg.boundaryFraction * len * dir.x - ROAD_OFFSET * dir.y;
+        const double by = a.y + m_cfg.boundaryFraction * len * dir.y + ROAD_OFFSET * dir.x;
+        const double back = m_cfg.speed * m_tau[i];
+        m_ues[i].position = Vector(bx - back * dir.x, by - back * dir.y, z);
+        m_ues[i].velocity = Vector(m_cfg.speed * dir.x, m_cfg.speed * dir.y, 0);
+    }
+}
+
+void
+MultiCellScenario::InstallRandomMobility()
+{
+    const auto n = static_cast<uint32_t>(m_ues.size());
     const double z = m_ran->GetUeHeight();
     const double d = m_cfg.interSiteDistance;
-    if (m_cfg.mobility == "road")
-    {
-        for (uint32_t i = 0; i < n; ++i)
-        {
-            const Vector& a = m_sites[m_home[i]];
-            const Vector& b = m_sites[m_ues[i].targetSite];
-            const double len = CalculateDistance(a, b);
-            const Vector dir((b.x - a.x) / len, (b.y - a.y) / len, 0);
-            // The road runs ROAD_OFFSET m to the left of the line from a to b; the UE
-            // crosses the boundary (boundaryFraction of the way) at its tau.
-            const double bx = a.x + m_cfg.boundaryFraction * len * dir.x - ROAD_OFFSET * dir.y;
-            const double by = a.y + m_cfg.boundaryFraction * len * dir.y + ROAD_OFFSET * dir.x;
-            const double back = m_cfg.speed * m_tau[i];
-            m_ues[i].position = Vector(bx - back * dir.x, by - back * dir.y, z);
-            m_ues[i].velocity = Vector(m_cfg.speed * dir.x, m_cfg.speed * dir.y, 0);
-        }
-        CreateUeNodes();
-        return;
-    }
     m_ueNodes.Create(n);
     MobilityHelper mobility;
     // Random motion in the layout's bounding box (each site's cell reaching d / 2 out),
@@ -1253,65 +1272,80 @@ MultiCellScenario::ConnectOutputs()
     const uint32_t total = m_ueNodes.GetN();
     for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
     {
-        Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
-        const uint16_t cell = bs->GetCellId();
-        // A UE that left before its prompt opened a session has nothing to resume: the
-        // stop rule does not wait for it (the result counts it).
-        bs->TraceConnectWithoutContext("HandoverWithoutSession",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [c, total](uint64_t id, uint16_t, uint64_t) {
-                                               c->noSession.insert(id);
-                                               c->Settle(id, total);
-                                           }));
-        bs->TraceConnectWithoutContext("HandoverFailed",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [c](uint64_t id, uint16_t, uint64_t) {
-                                               const auto u = c->ues.find(id);
-                                               if (u != c->ues.end())
-                                               {
-                                                   u->second.handoverFailed = true;
-                                               }
-                                           }));
-        bs->GetPrefillEngine()->TraceConnectWithoutContext(
-            "BatchStart",
-            compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
-                [c, cell](uint64_t key, uint64_t, uint32_t) {
-                    c->batchStartAt[cell][key] = Simulator::Now().GetSeconds();
-                }));
-        bs->GetPrefillEngine()->TraceConnectWithoutContext(
-            "BatchEnd",
-            compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
-                [c, cell](uint64_t key, uint64_t, uint32_t) {
-                    c->batchStartByEnd[cell][Simulator::Now().GetSeconds()] =
-                        c->batchStartAt[cell][key];
-                }));
-        // The source RRC reports HandoverStart once the target admitted the UE (its
-        // HANDOVER REQUEST ACK): a scripted handover without it was refused or lost.
-        std::ostringstream startPath;
-        startPath << "/NodeList/" << m_bsNodes.Get(b)->GetId() << "/DeviceList/*/"
-                  << m_ran->GetRrcName() << "/HandoverStart";
-        Config::ConnectWithoutContextFailSafe(
-            startPath.str(),
-            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
-                [c](uint64_t imsi, uint16_t, uint16_t, uint16_t) { c->started.insert(imsi); }));
-        // The RRC (LteEnbRrc or NrGnbRrc, the RAN's) that admitted a UE reports
-        // HandoverEndOk once the UE has joined its cell.
-        std::ostringstream path;
-        path << "/NodeList/" << m_bsNodes.Get(b)->GetId() << "/DeviceList/*/" << m_ran->GetRrcName()
-             << "/HandoverEndOk";
-        Config::ConnectWithoutContextFailSafe(
-            path.str(),
-            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t>(
-                [c](uint64_t imsi, uint16_t cellId, uint16_t) {
-                    auto u = c->ues.find(imsi);
-                    if (u != c->ues.end() && std::isnan(u->second.handoverEndTime))
-                    {
-                        u->second.handoverEndTime = Simulator::Now().GetSeconds();
-                        u->second.servingCellId = cellId;
-                    }
-                }));
+        ConnectSiteTraces(b, total);
     }
+    ConnectRrcFailureTraces();
+    ConnectUeTraces(total);
+}
+
+void
+MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
+{
+    Counters* c = m_counters.get();
+    Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
+    const uint16_t cell = bs->GetCellId();
+    // A UE that left before its prompt opened a session has nothing to resume: the
+    // stop rule does not wait for it (the result counts it).
+    bs->TraceConnectWithoutContext("HandoverWithoutSession",
+                                   compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                       [c, total](uint64_t id, uint16_t, uint64_t) {
+                                           c->noSession.insert(id);
+                                           c->Settle(id, total);
+                                       }));
+    bs->TraceConnectWithoutContext("HandoverFailed",
+                                   compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                       [c](uint64_t id, uint16_t, uint64_t) {
+                                           const auto u = c->ues.find(id);
+                                           if (u != c->ues.end())
+                                           {
+                                               u->second.handoverFailed = true;
+                                           }
+                                       }));
+    bs->GetPrefillEngine()->TraceConnectWithoutContext(
+        "BatchStart",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+            [c, cell](uint64_t key, uint64_t, uint32_t) {
+                c->batchStartAt[cell][key] = Simulator::Now().GetSeconds();
+            }));
+    bs->GetPrefillEngine()->TraceConnectWithoutContext(
+        "BatchEnd",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+            [c, cell](uint64_t key, uint64_t, uint32_t) {
+                c->batchStartByEnd[cell][Simulator::Now().GetSeconds()] =
+                    c->batchStartAt[cell][key];
+            }));
+    // The source RRC reports HandoverStart once the target admitted the UE (its
+    // HANDOVER REQUEST ACK): a scripted handover without it was refused or lost.
+    std::ostringstream startPath;
+    startPath << "/NodeList/" << m_bsNodes.Get(b)->GetId() << "/DeviceList/*/"
+              << m_ran->GetRrcName() << "/HandoverStart";
+    Config::ConnectWithoutContextFailSafe(
+        startPath.str(),
+        compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
+            [c](uint64_t imsi, uint16_t, uint16_t, uint16_t) { c->started.insert(imsi); }));
+    // The RRC (LteEnbRrc or NrGnbRrc, the RAN's) that admitted a UE reports
+    // HandoverEndOk once the UE has joined its cell.
+    std::ostringstream path;
+    path << "/NodeList/" << m_bsNodes.Get(b)->GetId() << "/DeviceList/*/" << m_ran->GetRrcName()
+         << "/HandoverEndOk";
+    Config::ConnectWithoutContextFailSafe(
+        path.str(),
+        compat::MakeCallback<void, uint64_t, uint16_t, uint16_t>(
+            [c](uint64_t imsi, uint16_t cellId, uint16_t) {
+                auto u = c->ues.find(imsi);
+                if (u != c->ues.end() && std::isnan(u->second.handoverEndTime))
+                {
+                    u->second.handoverEndTime = Simulator::Now().GetSeconds();
+                    u->second.servingCellId = cellId;
+                }
+            }));
+}
+
+void
+MultiCellScenario::ConnectRrcFailureTraces()
+{
 #if EDGE_LLM_HAVE_LTE_HANDOVER_FAILURE_TRACES
+    Counters* c = m_counters.get();
     for (const char* failure : {"HandoverFailureNoPreamble",
                                 "HandoverFailureMaxRach",
                                 "HandoverFailureLeaving",
@@ -1329,6 +1363,12 @@ MultiCellScenario::ConnectOutputs()
         }
     }
 #endif
+}
+
+void
+MultiCellScenario::ConnectUeTraces(uint32_t total)
+{
+    Counters* c = m_counters.get();
     for (uint32_t i = 0; i < m_ueApps.GetN(); ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_ueApps.Get(i));

@@ -663,6 +663,40 @@ class MultiCellScenario
     /// UE nodes for m_ues (BuildUes): mobility, then nothing else.
     void CreateUeNodes();
 
+    /// BuildUes' first step: the UEs' home and target sites, prompts, token budgets and
+    /// scripted handover times (m_ues, m_home, m_tau), and m_handoverStart, drawn from the
+    /// scenario's own streams (the draws of the "random" roads after every instant).
+    void DrawUes();
+
+    /// BuildUes' step for mobility "road": each UE's start position and constant velocity
+    /// (m/s) on the road from its home site to its target, crossing the boundary at its
+    /// handover time.
+    void PlaceUesOnRoads();
+
+    /// BuildUes' step for the random mobilities ("random-waypoint", "gauss-markov"): the UE
+    /// nodes, their start positions drawn around the home sites, and their mobility models
+    /// bounded by the layout's box.
+    void InstallRandomMobility();
+
+    /**
+     * \brief ConnectOutputs' step for one site: its node's aborted handovers and GPU
+     *        batches, its RRC's HandoverStart and HandoverEndOk, into the counters.
+     * \param b the site's index in m_bsApps and m_bsNodes
+     * \param total the number of UEs (the stop rule's count)
+     */
+    void ConnectSiteTraces(uint32_t b, uint32_t total);
+
+    /// ConnectOutputs' step: every site RRC's handover failures (when ns-3's LTE has those
+    /// traces; else nothing), counted in the counters' rrcFailures.
+    void ConnectRrcFailureTraces();
+
+    /**
+     * \brief ConnectOutputs' last step: each UE app's stalls (the UEs resumed: the stop
+     *        rule) into the counters.
+     * \param total the number of UEs (the stop rule's count)
+     */
+    void ConnectUeTraces(uint32_t total);
+
     /// The online sources' arrival predictor (predictArrivals): a UE is expected where its
     /// road reaches the predicted handover distance.
     void InstallArrivalPredictors();

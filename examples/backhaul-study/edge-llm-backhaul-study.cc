@@ -70,44 +70,38 @@ struct StudyOptions
     std::string outputDir;               //!< Where the files go
 };
 
-/**
- * \brief Parse and check the command line (exit status 2 on bad input, with one line naming
- *        the option and its valid range).
- * \param argc the command line's argument count
- * \param argv the command line
- * \param o the options, filled
- * \return 0 to run, 2 (after printing the error) to exit with it
- */
-int
-ParseOptions(int argc, char* argv[], StudyOptions& o)
+/// The options read as numbers and strings before they go into the config (ParseOptions).
+struct StudyRawOptions
 {
-    MultiCellConfig& cfg = o.cfg;
-    cfg.layout = "hex";
-    cfg.numSites = 7;
-    cfg.uesPerSite = 15;
-    cfg.backhaul = "star";
-    std::string loads = "0.5";
-    std::string schemes = "ctho,tho,cho";
-    std::string outputDir = "results/edge-llm-backhaul-study";
-    double backhaulDelayUs = cfg.backhaulDelay.GetMicroSeconds();
-    uint32_t backhaulMtu = cfg.backhaulMtu;
-    double batchPeriodMs = cfg.batchPeriod.GetMilliSeconds();
-    double platoonSpreadMs = cfg.platoonSpread.GetMilliSeconds();
-    double promptTimeMs = cfg.promptTime.GetMilliSeconds();
-    double handoverLeadMs = 0;
-    double monitorIntervalMs = 10;
+    std::string loads = "0.5";                                 //!< --loads, as given
+    std::string schemes = "ctho,tho,cho";                      //!< --schemes, as given
+    std::string outputDir = "results/edge-llm-backhaul-study"; //!< --outputDir
+    double backhaulDelayUs = 0;                                //!< --backhaulDelayUs, us
+    uint32_t backhaulMtu = 0;                                  //!< --backhaulMtu, bytes
+    double batchPeriodMs = 0;                                  //!< --batchPeriodMs, ms
+    double platoonSpreadMs = 0;                                //!< --platoonSpreadMs, ms
+    double promptTimeMs = 0;                                   //!< --promptTimeMs, ms
+    double handoverLeadMs = 0;                                 //!< --handoverLeadMs, ms
+    double monitorIntervalMs = 10;                             //!< --monitorIntervalMs, ms
+};
 
-    CommandLine cmd(__FILE__);
-    ProgramOptions options(cmd);
-    cmd.Usage("Backhaul study: handover delay of edge-LLM sessions vs cross-traffic load on "
-              "the backhaul, per scheme (7 hexagonal LTE sites, 15 UEs each by default).");
+/**
+ * \brief ParseOptions' step: the options of the run list, the backhaul and the radio
+ *        (--loads to --amcModel, in --help's order).
+ * \param options where they are added
+ * \param cfg the scenario, whose fields the options set
+ * \param raw the options kept as given
+ */
+void
+AddNetworkOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOptions& raw)
+{
     options.AddValue("loads",
                      "Cross-traffic loads, comma-separated shares of the backhaul rate in [0, "
                      "0.9], e.g. 0,0.3,0.6,0.9",
-                     loads);
+                     raw.loads);
     options.AddValue("schemes",
                      "Comma-separated: " + HandoverSchemeRegistry::Describe(InTheStudy),
-                     schemes);
+                     raw.schemes);
     options.AddValue("aggregationGbps",
                      "Backhaul rate, Gbit/s: each site's link to the aggregation router (star; "
                      "mesh, ring: every link)",
@@ -141,8 +135,8 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                                           "--ns3::EdgeLlmRan::X2SignallingPriority=false"
                                     : std::string();
                      });
-    options.AddValue("backhaulDelayUs", "Backhaul link delay, us", backhaulDelayUs);
-    options.AddValue("backhaulMtu", "Backhaul link MTU, bytes", backhaulMtu);
+    options.AddValue("backhaulDelayUs", "Backhaul link delay, us", raw.backhaulDelayUs);
+    options.AddValue("backhaulMtu", "Backhaul link MTU, bytes", raw.backhaulMtu);
     options.AddValue("ran",
                      "Radio access: lte (eNBs, X2) or nr (5G-LENA gNBs, Xn; a build with ns-3's "
                      "nr module)",
@@ -166,6 +160,18 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      "LTE's CQI model: MiErrorModel (ns-3's default) or PiroEW2010 (cheaper "
                      "per UE)",
                      cfg.amcModel);
+}
+
+/**
+ * \brief ParseOptions' step: the options of the layout, the UEs, the LLM and the outputs
+ *        (--numSites to --outputDir, in --help's order).
+ * \param options where they are added
+ * \param cfg the scenario, whose fields the options set
+ * \param raw the options kept as given
+ */
+void
+AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOptions& raw)
+{
     options.AddValue("numSites", "Sites: 7 or 19 (hex), 2 to 57 (road)", cfg.numSites);
     options.AddValue("layout", "hex or road", cfg.layout);
     options.AddValue("interSiteDistance",
@@ -181,8 +187,8 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      cfg.roads);
     options.AddValue("platoonSpreadMs",
                      "Spread of one platoon's handover instants, ms",
-                     platoonSpreadMs);
-    options.AddValue("promptTimeMs", "When the UEs send their prompts, ms", promptTimeMs);
+                     raw.platoonSpreadMs);
+    options.AddValue("promptTimeMs", "When the UEs send their prompts, ms", raw.promptTimeMs);
     options.AddValue("warmupOnGpu",
                      "Each site's GPU prefills its UEs' prompts one after another before the "
                      "handovers (uesPerSite x (T_c + prefill of promptMax)); false: a prompt's "
@@ -198,7 +204,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      "Least time from the prompts to the first handover, ms (0: the warm-up's "
                      "own: the prompts' uplink, the GPU's prefills with warmupOnGpu, 100 ms of "
                      "decoding; without the GPU 20 ms of uplink per UE of a cell)",
-                     handoverLeadMs);
+                     raw.handoverLeadMs);
     options.AddValue("promptMin", "Shortest prompt, tokens", cfg.promptMin);
     options.AddValue("promptMax", "Longest prompt, tokens", cfg.promptMax);
     options.AddValue("tokensAfterHandover",
@@ -210,7 +216,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     options.AddValue("prefillA", "Prefill slope a, s/token", cfg.prefillA);
     options.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
     options.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
-    options.AddValue("batchPeriodMs", "Batching period T_c, ms", batchPeriodMs);
+    options.AddValue("batchPeriodMs", "Batching period T_c, ms", raw.batchPeriodMs);
     options.AddValue("planWithCrossTraffic",
                      "Plan each KV flow at the rate the cross traffic leaves, (1 - load) x "
                      "rate (false: the cross traffic is installed after the BSs are "
@@ -219,37 +225,38 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
                      cfg.planWithCrossTraffic);
     options.AddValue("monitorIntervalMs",
                      "BackhaulMonitor interval on the sites' links, ms (0: no monitor)",
-                     monitorIntervalMs);
-    options.AddValue("outputDir", "Where the CSV and PNG files go", outputDir);
-    if (!options.Check(argc, argv, std::cerr))
-    {
-        return 2;
-    }
-    std::map<std::string, std::string> attributesSet = MultiCellScenario::GetAttributesSet();
-    attributesSet.merge(HandoverSchemeRegistry::AttributesSet(InTheStudy));
-    if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
-    {
-        return 2;
-    }
-    cmd.Parse(argc, argv);
+                     raw.monitorIntervalMs);
+    options.AddValue("outputDir", "Where the CSV and PNG files go", raw.outputDir);
+}
+
+/**
+ * \brief ParseOptions' step: check the times, the backhaul rate and MTU in \p raw against
+ *        their ranges and set them in \p cfg.
+ * \param raw the options as given
+ * \param cfg the scenario, its times and backhaul MTU set
+ * \return false (after printing the first option out of range) to exit with status 2
+ */
+bool
+SetTimes(const StudyRawOptions& raw, MultiCellConfig& cfg)
+{
     // ns-3's Time is an int64 of ns: check before converting, so 1e300 cannot wrap.
-    if (!(backhaulDelayUs >= 0 && backhaulDelayUs <= 1e6))
+    if (!(raw.backhaulDelayUs >= 0 && raw.backhaulDelayUs <= 1e6))
     {
-        std::cerr << "error: --backhaulDelayUs must be in [0, 1e6] us, got " << backhaulDelayUs
+        std::cerr << "error: --backhaulDelayUs must be in [0, 1e6] us, got " << raw.backhaulDelayUs
                   << std::endl;
-        return 2;
+        return false;
     }
-    if (!(batchPeriodMs >= 0 && batchPeriodMs <= 1e3))
+    if (!(raw.batchPeriodMs >= 0 && raw.batchPeriodMs <= 1e3))
     {
-        std::cerr << "error: --batchPeriodMs must be in [0, 1000] ms, got " << batchPeriodMs
+        std::cerr << "error: --batchPeriodMs must be in [0, 1000] ms, got " << raw.batchPeriodMs
                   << std::endl;
-        return 2;
+        return false;
     }
-    if (!(platoonSpreadMs >= 0 && platoonSpreadMs <= 6e4))
+    if (!(raw.platoonSpreadMs >= 0 && raw.platoonSpreadMs <= 6e4))
     {
-        std::cerr << "error: --platoonSpreadMs must be in [0, 60000] ms, got " << platoonSpreadMs
-                  << std::endl;
-        return 2;
+        std::cerr << "error: --platoonSpreadMs must be in [0, 60000] ms, got "
+                  << raw.platoonSpreadMs << std::endl;
+        return false;
     }
     try
     {
@@ -258,100 +265,95 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     catch (const std::invalid_argument& e)
     {
         std::cerr << "error: " << e.what() << std::endl;
-        return 2;
+        return false;
     }
-    if (!(promptTimeMs > 0 && promptTimeMs <= 1e4))
+    if (!(raw.promptTimeMs > 0 && raw.promptTimeMs <= 1e4))
     {
-        std::cerr << "error: --promptTimeMs must be in (0, 10000] ms, got " << promptTimeMs
+        std::cerr << "error: --promptTimeMs must be in (0, 10000] ms, got " << raw.promptTimeMs
                   << std::endl;
-        return 2;
+        return false;
     }
-    cfg.promptTime = NanoSeconds(std::llround(promptTimeMs * 1e6));
-    if (!(handoverLeadMs >= 0 && handoverLeadMs <= 6e4))
+    cfg.promptTime = NanoSeconds(std::llround(raw.promptTimeMs * 1e6));
+    if (!(raw.handoverLeadMs >= 0 && raw.handoverLeadMs <= 6e4))
     {
         std::cerr << "error: --handoverLeadMs must be 0 (the warm-up's own) or in (0, 60000] ms, "
                      "got "
-                  << handoverLeadMs << std::endl;
-        return 2;
+                  << raw.handoverLeadMs << std::endl;
+        return false;
     }
-    cfg.handoverLead = NanoSeconds(std::llround(handoverLeadMs * 1e6));
-    if (!(monitorIntervalMs >= 0 && monitorIntervalMs <= 1e4))
+    cfg.handoverLead = NanoSeconds(std::llround(raw.handoverLeadMs * 1e6));
+    if (!(raw.monitorIntervalMs >= 0 && raw.monitorIntervalMs <= 1e4))
     {
         std::cerr << "error: --monitorIntervalMs must be 0 (no monitor) or in (0, 10000] ms, got "
-                  << monitorIntervalMs << std::endl;
-        return 2;
+                  << raw.monitorIntervalMs << std::endl;
+        return false;
     }
-    cfg.monitorInterval = NanoSeconds(std::llround(monitorIntervalMs * 1e6));
-    if (backhaulMtu < 576 || backhaulMtu > 65535)
+    cfg.monitorInterval = NanoSeconds(std::llround(raw.monitorIntervalMs * 1e6));
+    if (raw.backhaulMtu < 576 || raw.backhaulMtu > 65535)
     {
-        std::cerr << "error: --backhaulMtu must be in [576, 65535] bytes, got " << backhaulMtu
+        std::cerr << "error: --backhaulMtu must be in [576, 65535] bytes, got " << raw.backhaulMtu
                   << std::endl;
-        return 2;
+        return false;
     }
-    cfg.backhaulDelay = NanoSeconds(std::llround(backhaulDelayUs * 1e3));
-    cfg.batchPeriod = NanoSeconds(std::llround(batchPeriodMs * 1e6));
-    cfg.platoonSpread = NanoSeconds(std::llround(platoonSpreadMs * 1e6));
-    cfg.backhaulMtu = static_cast<uint16_t>(backhaulMtu);
+    cfg.backhaulDelay = NanoSeconds(std::llround(raw.backhaulDelayUs * 1e3));
+    cfg.batchPeriod = NanoSeconds(std::llround(raw.batchPeriodMs * 1e6));
+    cfg.platoonSpread = NanoSeconds(std::llround(raw.platoonSpreadMs * 1e6));
+    cfg.backhaulMtu = static_cast<uint16_t>(raw.backhaulMtu);
+    return true;
+}
 
-    // --loads: each a whole finite number in [0, 0.9], none twice.
-    std::vector<double> loadList;
+/**
+ * \brief ParseOptions' step: --loads, each a whole finite number in [0, 0.9], none twice.
+ * \param loads the option as given
+ * \param loadList the loads, in the order given
+ * \return false (after printing why) to exit with status 2
+ */
+bool
+ParseLoads(const std::string& loads, std::vector<double>& loadList)
+{
+    std::istringstream list(loads);
+    std::string item;
+    while (std::getline(list, item, ','))
     {
-        std::istringstream list(loads);
-        std::string item;
-        while (std::getline(list, item, ','))
+        std::istringstream in(item);
+        double v = 0;
+        std::string rest;
+        if (item.empty() || !(in >> v) || (in >> rest) || !std::isfinite(v) || v < 0 ||
+            v > MultiCellConfig::MAX_CROSS_LOAD)
         {
-            std::istringstream in(item);
-            double v = 0;
-            std::string rest;
-            if (item.empty() || !(in >> v) || (in >> rest) || !std::isfinite(v) || v < 0 ||
-                v > MultiCellConfig::MAX_CROSS_LOAD)
-            {
-                std::cerr << "error: --loads: '" << item
-                          << "' must be a number in [0, 0.9] (a share of the backhaul rate)"
-                          << std::endl;
-                return 2;
-            }
-            for (double seen : loadList)
-            {
-                if (seen == v)
-                {
-                    std::cerr << "error: --loads: " << item << " is listed twice" << std::endl;
-                    return 2;
-                }
-            }
-            loadList.push_back(v);
-        }
-        if (loadList.empty() || loads.back() == ',')
-        {
-            std::cerr << "error: --loads: give one or more numbers in [0, 0.9], comma-separated"
+            std::cerr << "error: --loads: '" << item
+                      << "' must be a number in [0, 0.9] (a share of the backhaul rate)"
                       << std::endl;
-            return 2;
+            return false;
         }
+        for (double seen : loadList)
+        {
+            if (seen == v)
+            {
+                std::cerr << "error: --loads: " << item << " is listed twice" << std::endl;
+                return false;
+            }
+        }
+        loadList.push_back(v);
     }
-    std::vector<HandoverScheme> runs;
-    try
+    if (loadList.empty() || loads.back() == ',')
     {
-        runs = HandoverSchemeRegistry::ParseList(schemes, InTheStudy);
+        std::cerr << "error: --loads: give one or more numbers in [0, 0.9], comma-separated"
+                  << std::endl;
+        return false;
     }
-    catch (const std::invalid_argument& e)
-    {
-        std::cerr << "error: --schemes: " << e.what() << std::endl;
-        return 2;
-    }
-    if (!CheckPacketPreTransfer(runs, cfg.handover == "script", std::cerr))
-    {
-        return 2;
-    }
-    try
-    {
-        cfg.Validate();
-        CheckOutputDirectory(outputDir);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return 2;
-    }
+    return true;
+}
+
+/**
+ * \brief ParseOptions' last check: every load with the rest of the config.
+ * \param cfg the validated scenario
+ * \param loadList the loads
+ * \return false (after printing the load refused and why) to exit with status 2
+ */
+bool
+CheckLoads(const MultiCellConfig& cfg, const std::vector<double>& loadList)
+{
     // Every load with the rest of the config (e.g. the x2 backhaul takes none), before
     // anything runs.
     for (double load : loadList)
@@ -365,13 +367,93 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
         catch (const std::invalid_argument& e)
         {
             std::cerr << "error: --loads=" << load << ": " << e.what() << std::endl;
-            return 2;
+            return false;
         }
+    }
+    return true;
+}
+
+/**
+ * \brief Parse and check the command line (exit status 2 on bad input, with one line naming
+ *        the option and its valid range).
+ * \param argc the command line's argument count
+ * \param argv the command line
+ * \param o the options, filled
+ * \return 0 to run, 2 (after printing the error) to exit with it
+ */
+int
+ParseOptions(int argc, char* argv[], StudyOptions& o)
+{
+    MultiCellConfig& cfg = o.cfg;
+    cfg.layout = "hex";
+    cfg.numSites = 7;
+    cfg.uesPerSite = 15;
+    cfg.backhaul = "star";
+    StudyRawOptions raw;
+    raw.backhaulDelayUs = cfg.backhaulDelay.GetMicroSeconds();
+    raw.backhaulMtu = cfg.backhaulMtu;
+    raw.batchPeriodMs = cfg.batchPeriod.GetMilliSeconds();
+    raw.platoonSpreadMs = cfg.platoonSpread.GetMilliSeconds();
+    raw.promptTimeMs = cfg.promptTime.GetMilliSeconds();
+
+    CommandLine cmd(__FILE__);
+    ProgramOptions options(cmd);
+    cmd.Usage("Backhaul study: handover delay of edge-LLM sessions vs cross-traffic load on "
+              "the backhaul, per scheme (7 hexagonal LTE sites, 15 UEs each by default).");
+    AddNetworkOptions(options, cfg, raw);
+    AddWorkloadOptions(options, cfg, raw);
+    if (!options.Check(argc, argv, std::cerr))
+    {
+        return 2;
+    }
+    std::map<std::string, std::string> attributesSet = MultiCellScenario::GetAttributesSet();
+    attributesSet.merge(HandoverSchemeRegistry::AttributesSet(InTheStudy));
+    if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
+    {
+        return 2;
+    }
+    cmd.Parse(argc, argv);
+    if (!SetTimes(raw, cfg))
+    {
+        return 2;
+    }
+    std::vector<double> loadList;
+    if (!ParseLoads(raw.loads, loadList))
+    {
+        return 2;
+    }
+    std::vector<HandoverScheme> runs;
+    try
+    {
+        runs = HandoverSchemeRegistry::ParseList(raw.schemes, InTheStudy);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: --schemes: " << e.what() << std::endl;
+        return 2;
+    }
+    if (!CheckPacketPreTransfer(runs, cfg.handover == "script", std::cerr))
+    {
+        return 2;
+    }
+    try
+    {
+        cfg.Validate();
+        CheckOutputDirectory(raw.outputDir);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
+    if (!CheckLoads(cfg, loadList))
+    {
+        return 2;
     }
 
     o.loads = loadList;
     o.schemes = runs;
-    o.outputDir = outputDir;
+    o.outputDir = raw.outputDir;
     return 0;
 }
 
@@ -444,6 +526,59 @@ class StudyTables
     }
 
   private:
+    /**
+     * \brief Add's step: print the run's console row.
+     * \param load the cross-traffic load
+     * \param name the scheme
+     * \param r the run's result
+     * \param cpuSeconds the run's CPU time, s
+     * \param droppedCell the bytes dropped ("n/a" when the backhaul has no link counters)
+     */
+    static void PrintRow(double load,
+                         const std::string& name,
+                         const MultiCellResult& r,
+                         double cpuSeconds,
+                         const std::string& droppedCell);
+
+    /**
+     * \brief Add's step: the run's row in backhaul-study.csv and queue-delay.csv.
+     * \param load the cross-traffic load
+     * \param name the scheme
+     * \param r the run's result
+     * \param droppedBytes the bytes dropped ("" when unknown)
+     * \param droppedPackets the packets dropped ("" when unknown)
+     */
+    void AddCsvRows(double load,
+                    const std::string& name,
+                    const MultiCellResult& r,
+                    const std::string& droppedBytes,
+                    const std::string& droppedPackets);
+
+    /**
+     * \brief Add's step: one ue-delays.csv row per UE of the run.
+     * \param load the cross-traffic load
+     * \param name the scheme
+     * \param r the run's result
+     */
+    void AddUeRows(double load, const std::string& name, const MultiCellResult& r);
+
+    /**
+     * \brief Add's step: the run's plot points (delays, queue delay, trade-off) and its
+     *        backhaul-tradeoff.csv row.
+     * \param load the cross-traffic load
+     * \param name the scheme
+     * \param r the run's result
+     */
+    void AddPoints(double load, const std::string& name, const MultiCellResult& r);
+
+    /**
+     * \brief Add's last step: the console notes under the run's row (pre-transfer,
+     *        prediction error, accuracy, and why the run is incomplete).
+     * \param name the scheme
+     * \param r the run's result
+     */
+    static void PrintNotes(const std::string& name, const MultiCellResult& r);
+
     std::string m_scenario;                    //!< Every row's last columns
     std::ostringstream m_csv;                  //!< backhaul-study.csv
     std::ostringstream m_queueCsv;             //!< queue-delay.csv
@@ -475,26 +610,50 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
     {
         droppedText << dropped;
     }
+    PrintRow(load, name, r, cpuSeconds, counted ? droppedText.str() : "n/a");
+    AddCsvRows(load,
+               name,
+               r,
+               droppedText.str(),
+               counted ? std::to_string(droppedPackets) : std::string());
+    AddUeRows(load, name, r);
+    AddPoints(load, name, r);
+    PrintNotes(name, r);
+}
+
+void
+StudyTables::PrintRow(double load,
+                      const std::string& name,
+                      const MultiCellResult& r,
+                      double cpuSeconds,
+                      const std::string& droppedCell)
+{
     std::cout << "  " << std::fixed << std::setprecision(2) << std::setw(4) << load << "  "
               << std::setw(6) << name << "  " << std::setw(3) << r.ues.size() << "  "
               << std::setw(8) << r.restoredSessions << "  " << TableCell(r.measured.mean, 7) << "  "
               << TableCell(r.measured.p95, 7) << "  " << TableCell(r.measured.worst, 7) << "  "
               << TableCell(r.queueDelay.mean, 12) << "  " << TableCell(r.queueDelay.p95, 11) << "  "
               << std::setw(12) << r.kvBytesSent << "  " << std::setw(15) << r.kvBytesReceived
-              << "  " << std::setw(14) << (counted ? droppedText.str() : "n/a") << "  "
-              << std::setprecision(2) << std::setw(5) << r.simulatedSeconds << "  " << std::setw(5)
-              << cpuSeconds << (r.complete ? "" : "  [INCOMPLETE]")
-              << std::endl; // each row as it comes
+              << "  " << std::setw(14) << droppedCell << "  " << std::setprecision(2)
+              << std::setw(5) << r.simulatedSeconds << "  " << std::setw(5) << cpuSeconds
+              << (r.complete ? "" : "  [INCOMPLETE]") << std::endl; // each row as it comes
     std::cout.unsetf(std::ios::fixed);
+}
+
+void
+StudyTables::AddCsvRows(double load,
+                        const std::string& name,
+                        const MultiCellResult& r,
+                        const std::string& droppedBytes,
+                        const std::string& droppedPackets)
+{
     m_csv << load << "," << name << "," << r.ues.size() << "," << r.restoredSessions << ","
           << EdgeLlmCsvField(r.measured.mean) << "," << EdgeLlmCsvField(r.measured.p95) << ","
           << EdgeLlmCsvField(r.measured.worst) << "," << EdgeLlmCsvField(r.restored.worst) << ","
           << EdgeLlmCsvField(r.queueDelay.mean) << "," << EdgeLlmCsvField(r.queueDelay.p95) << ","
           << EdgeLlmCsvField(r.queueDelay.worst) << "," << r.kvBytesSent << "," << r.kvBytesReceived
-          << "," << droppedText.str() << ","
-          << (counted ? std::to_string(droppedPackets) : std::string()) << ","
-          << (r.complete ? 1 : 0) << "," << EdgeLlmCsvField(r.meanReceivedShare) << ","
-          << EdgeLlmCsvField(r.meanAccuracy) << ","
+          << "," << droppedBytes << "," << droppedPackets << "," << (r.complete ? 1 : 0) << ","
+          << EdgeLlmCsvField(r.meanReceivedShare) << "," << EdgeLlmCsvField(r.meanAccuracy) << ","
           << (r.accuracyUes > 0 ? std::to_string(r.starved) : std::string()) << ","
           << EdgeLlmCsvField(r.predictionError.absolute.median) << ","
           << EdgeLlmCsvField(r.predictionError.absolute.p95) << ","
@@ -506,6 +665,11 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
     m_queueCsv << load << "," << name << "," << EdgeLlmCsvField(r.queueDelay.mean) << ","
                << EdgeLlmCsvField(r.queueDelay.p95) << "," << EdgeLlmCsvField(r.queueDelay.worst)
                << m_scenario << "\n";
+}
+
+void
+StudyTables::AddUeRows(double load, const std::string& name, const MultiCellResult& r)
+{
     for (const auto& ue : r.ues)
     {
         m_ueCsv << load << "," << name << "," << ue.ueId << "," << ue.homeSite << ","
@@ -526,6 +690,11 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
         }
         m_ueCsv << m_scenario << "\n";
     }
+}
+
+void
+StudyTables::AddPoints(double load, const std::string& name, const MultiCellResult& r)
+{
     // A run with nothing measured (no UE restored) has no point to plot.
     if (r.measured.count > 0)
     {
@@ -552,6 +721,12 @@ StudyTables::Add(double load, const std::string& name, const MultiCellResult& r,
         m_tradeoffPoints.push_back(
             {static_cast<double>(r.kvBytesSent) / 1e9, series.str(), r.measured.worst, 0, true});
     }
+}
+
+void
+StudyTables::PrintNotes(const std::string& name, const MultiCellResult& r)
+{
+    const auto& pre = r.preTransfer;
     if (pre.sentBytes > 0 || pre.inFlightBytes > 0 || pre.evictions > 0)
     {
         std::cout << "        " << name << " pre-transfer: " << pre.Describe() << "\n";

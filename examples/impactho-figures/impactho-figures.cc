@@ -267,6 +267,104 @@ SweptFigures()
 }
 
 /**
+ * \brief ParseOptions' step: refuse the options the chosen mode does not read, and set
+ *        bound's and table2's own defaults of --runs and --simTime when not given.
+ * \param argc the command line's argument count
+ * \param argv the command line
+ * \param o the options (parsed); runs and simTime may be set
+ * \throws std::invalid_argument naming the option refused
+ */
+void
+ApplyModeOptions(int argc, char* argv[], Options& o)
+{
+    // Options a mode does not read are refused, not ignored.
+    const auto given = [argc, argv](const std::string& name) {
+        return ProgramOptions::Given(argc, argv, name);
+    };
+    if (o.figure == "calibrate")
+    {
+        for (const char* name :
+             {"runs", "simTime", "calibration", "packetLevel", "packetRuns", "packetSimTime"})
+        {
+            if (given(name))
+            {
+                throw std::invalid_argument(
+                    std::string("--") + name +
+                    " does not apply to --figure=calibrate (it uses the paper's runs: "
+                    "Table II 1000 x 1 s, headline 100 x 100 s, and evaluates both "
+                    "calibrations)");
+            }
+        }
+    }
+    else if (given("fit"))
+    {
+        throw std::invalid_argument("--fit applies to --figure=calibrate only");
+    }
+    if (o.figure == "bound")
+    {
+        for (const char* name : {"packetLevel", "packetRuns", "packetSimTime"})
+        {
+            if (given(name))
+            {
+                throw std::invalid_argument(std::string("--") + name +
+                                            " does not apply to --figure=bound (flow level)");
+            }
+        }
+        // The clairvoyant MILP grows with the arrivals: its own defaults, 10 runs of 20 s.
+        o.runs = given("runs") ? o.runs : 10;
+        o.simTime = given("simTime") ? o.simTime : 20;
+        if (!(o.simTime > 0 && o.simTime <= 60))
+        {
+            throw std::invalid_argument(
+                "--simTime must be in (0, 60] s for --figure=bound (the MILP grows with it)");
+        }
+    }
+    if (o.figure == "table2")
+    {
+        for (const char* name : {"simTime", "packetLevel", "packetRuns", "packetSimTime"})
+        {
+            if (given(name))
+            {
+                throw std::invalid_argument(std::string("--") + name +
+                                            " does not apply to --figure=table2 (1 s of "
+                                            "arrivals per run, flow level)");
+            }
+        }
+        if (!given("runs"))
+        {
+            o.runs = 1000; // the paper's
+        }
+    }
+}
+
+/**
+ * \brief ParseOptions' step: --runs, --simTime and (with --packetLevel) --packetRuns and
+ *        --packetSimTime in their ranges.
+ * \param o the options (after ApplyModeOptions)
+ * \throws std::invalid_argument naming the option out of range and its range
+ */
+void
+CheckRanges(const Options& o)
+{
+    if (o.runs < 2 || o.runs > 100000)
+    {
+        throw std::invalid_argument("--runs must be in [2, 100000]");
+    }
+    if (!(o.simTime > 0 && o.simTime <= 1e5))
+    {
+        throw std::invalid_argument("--simTime must be in (0, 1e5] s");
+    }
+    if (o.packetLevel && (o.packetRuns < 1 || o.packetRuns > 1000))
+    {
+        throw std::invalid_argument("--packetRuns must be in [1, 1000]");
+    }
+    if (o.packetLevel && !(o.packetSimTime > 0 && o.packetSimTime <= 1000))
+    {
+        throw std::invalid_argument("--packetSimTime must be in (0, 1000] s");
+    }
+}
+
+/**
  * \brief Parse and check the command line: a bad option, attribute or combination is
  *        refused naming it and its valid range.
  * \param argc the command line's argument count
@@ -346,80 +444,8 @@ ParseOptions(int argc, char* argv[], const std::map<std::string, SweptFigure>& f
         {
             throw std::invalid_argument(std::string("--calibration: ") + e.what());
         }
-        // Options a mode does not read are refused, not ignored.
-        const auto given = [argc, argv](const std::string& name) {
-            return ProgramOptions::Given(argc, argv, name);
-        };
-        if (o.figure == "calibrate")
-        {
-            for (const char* name :
-                 {"runs", "simTime", "calibration", "packetLevel", "packetRuns", "packetSimTime"})
-            {
-                if (given(name))
-                {
-                    throw std::invalid_argument(
-                        std::string("--") + name +
-                        " does not apply to --figure=calibrate (it uses the paper's runs: "
-                        "Table II 1000 x 1 s, headline 100 x 100 s, and evaluates both "
-                        "calibrations)");
-                }
-            }
-        }
-        else if (given("fit"))
-        {
-            throw std::invalid_argument("--fit applies to --figure=calibrate only");
-        }
-        if (o.figure == "bound")
-        {
-            for (const char* name : {"packetLevel", "packetRuns", "packetSimTime"})
-            {
-                if (given(name))
-                {
-                    throw std::invalid_argument(std::string("--") + name +
-                                                " does not apply to --figure=bound (flow level)");
-                }
-            }
-            // The clairvoyant MILP grows with the arrivals: its own defaults, 10 runs of 20 s.
-            o.runs = given("runs") ? o.runs : 10;
-            o.simTime = given("simTime") ? o.simTime : 20;
-            if (!(o.simTime > 0 && o.simTime <= 60))
-            {
-                throw std::invalid_argument(
-                    "--simTime must be in (0, 60] s for --figure=bound (the MILP grows with it)");
-            }
-        }
-        if (o.figure == "table2")
-        {
-            for (const char* name : {"simTime", "packetLevel", "packetRuns", "packetSimTime"})
-            {
-                if (given(name))
-                {
-                    throw std::invalid_argument(std::string("--") + name +
-                                                " does not apply to --figure=table2 (1 s of "
-                                                "arrivals per run, flow level)");
-                }
-            }
-            if (!given("runs"))
-            {
-                o.runs = 1000; // the paper's
-            }
-        }
-        if (o.runs < 2 || o.runs > 100000)
-        {
-            throw std::invalid_argument("--runs must be in [2, 100000]");
-        }
-        if (!(o.simTime > 0 && o.simTime <= 1e5))
-        {
-            throw std::invalid_argument("--simTime must be in (0, 1e5] s");
-        }
-        if (o.packetLevel && (o.packetRuns < 1 || o.packetRuns > 1000))
-        {
-            throw std::invalid_argument("--packetRuns must be in [1, 1000]");
-        }
-        if (o.packetLevel && !(o.packetSimTime > 0 && o.packetSimTime <= 1000))
-        {
-            throw std::invalid_argument("--packetSimTime must be in (0, 1000] s");
-        }
+        ApplyModeOptions(argc, argv, o);
+        CheckRanges(o);
         CheckOutputDirectory(o.outputDir);
     }
     catch (const std::exception& e)

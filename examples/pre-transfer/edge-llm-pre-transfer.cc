@@ -169,12 +169,19 @@ RunPoint(const Options& o,
               << (u.handedOver ? u.delay : std::nan("")) << '\n';
     }
 }
-} // namespace
 
+/**
+ * \brief Parse and check the command line: a bad option, attribute or value is refused
+ *        naming it and its valid range.
+ * \param argc the command line's argument count
+ * \param argv the command line
+ * \param o the options, filled
+ * \param offsets the A3 offsets swept (--offsets), dB, filled
+ * \return 0 to run, 2 (after printing the error) to exit with it
+ */
 int
-main(int argc, char* argv[])
+ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& offsets)
 {
-    Options o;
     CommandLine cmd(__FILE__);
     ProgramOptions options(cmd);
     cmd.Usage("Proactive KV pre-transfer on the road at flow level: worst-user delay and "
@@ -227,7 +234,6 @@ main(int argc, char* argv[])
         return 2;
     }
     cmd.Parse(argc, argv);
-    std::vector<double> offsets;
     try
     {
         offsets = ParseOffsets(o.offsets);
@@ -261,13 +267,28 @@ main(int argc, char* argv[])
         return 2;
     }
 
+    return 0;
+}
+
+/**
+ * \brief Every run: the baselines' points, then pre-transfer at each offset.
+ * \param o the options
+ * \param offsets the A3 offsets swept, dB
+ * \param preScheme the pre-transfer scheme's name
+ * \param baselines each baseline's samples, filled
+ * \param pre the pre-transfer's samples per offset, filled
+ * \param ueCsv the per-UE rows, appended
+ * \return false (after printing the error) if a scheme refused its settings: exit status 2
+ */
+bool
+RunAll(const Options& o,
+       const std::vector<double>& offsets,
+       const std::string& preScheme,
+       std::map<std::string, Samples>& baselines,
+       std::map<double, Samples>& pre,
+       std::ostringstream& ueCsv)
+{
     const uint64_t firstRun = RngSeedManager::GetRun();
-    std::ostringstream ueCsv;
-    ueCsv << "scheme,run,ue,handed_over,pre_sent_bytes,used_tokens,handover_bytes,wasted_bytes,"
-             "evicted,delay_s\n";
-    std::map<std::string, Samples> baselines;
-    std::map<double, Samples> pre;
-    const std::string preScheme = PreTransferSchemeName();
     try
     {
         Ptr<PreTransferScheduler> trigger = CreateObject<PreTransferScheduler>();
@@ -309,15 +330,40 @@ main(int argc, char* argv[])
     catch (const std::invalid_argument& e)
     {
         std::cerr << "error: " << e.what() << std::endl;
-        return 2;
+        return false;
     }
 
-    std::ostringstream csv;
-    csv << "scheme,a3_offset_db,worst_delay_s,worst_delay_ci95,wasted_gb,wasted_ci95,backhaul_gb,"
-           "backhaul_ci95,runs\n";
-    std::vector<FigurePoint> delayPoints;
-    std::vector<FigurePoint> wastePoints;
-    std::vector<FigurePoint> tradeoff;
+    return true;
+}
+
+/// The summary's CSV and the figures' points.
+struct Summary
+{
+    std::ostringstream csv;               //!< pre-transfer-*.csv
+    std::vector<FigurePoint> delayPoints; //!< pre-transfer-delay.png
+    std::vector<FigurePoint> wastePoints; //!< pre-transfer-waste.png
+    std::vector<FigurePoint> tradeoff;    //!< pre-transfer-tradeoff.png
+};
+
+/**
+ * \brief Print each scheme's and offset's summary and fill the CSV and points.
+ * \param o the options
+ * \param offsets the A3 offsets swept, dB
+ * \param preScheme the pre-transfer scheme's name
+ * \param baselines each baseline's samples
+ * \param pre the pre-transfer's samples per offset
+ * \param t the summary, filled
+ */
+void
+Summarize(const Options& o,
+          const std::vector<double>& offsets,
+          const std::string& preScheme,
+          const std::map<std::string, Samples>& baselines,
+          const std::map<double, Samples>& pre,
+          Summary& t)
+{
+    t.csv << "scheme,a3_offset_db,worst_delay_s,worst_delay_ci95,wasted_gb,wasted_ci95,backhaul_gb,"
+             "backhaul_ci95,runs\n";
     std::cout << "Pre-transfer on the road (flow level): K = " << o.numUes << ", " << o.runs
               << (o.runs == 1 ? " run" : " runs") << ", start U[" << o.startMin << ", "
               << o.startMax << "] m, " << o.batching << " batches, stopShare " << o.stopShare
@@ -326,9 +372,9 @@ main(int argc, char* argv[])
         const SampleSummary w = SummarizeSamples(s.worst);
         const SampleSummary x = SummarizeSamples(s.waste);
         const SampleSummary b = SummarizeSamples(s.bytes);
-        csv << scheme << ',' << (std::isnan(offset) ? std::string() : std::to_string(offset)) << ','
-            << std::setprecision(9) << w.mean << ',' << w.ci95 << ',' << x.mean << ',' << x.ci95
-            << ',' << b.mean << ',' << b.ci95 << ',' << w.n << '\n';
+        t.csv << scheme << ',' << (std::isnan(offset) ? std::string() : std::to_string(offset))
+              << ',' << std::setprecision(9) << w.mean << ',' << w.ci95 << ',' << x.mean << ','
+              << x.ci95 << ',' << b.mean << ',' << b.ci95 << ',' << w.n << '\n';
         std::cout << "  " << std::left << std::setw(20)
                   << (std::isnan(offset) ? scheme : scheme + " @ " + OffsetText(offset) + " dB")
                   << std::right << std::fixed << std::setprecision(4) << " worst delay " << w.mean
@@ -341,7 +387,7 @@ main(int argc, char* argv[])
         {
             series << " " << offset << " dB";
         }
-        tradeoff.push_back(FigurePoint{b.mean, series.str(), w.mean, w.ci95, true});
+        t.tradeoff.push_back(FigurePoint{b.mean, series.str(), w.mean, w.ci95, true});
     };
     for (const auto& [scheme, s] : baselines)
     {
@@ -349,7 +395,7 @@ main(int argc, char* argv[])
         for (double offset : offsets)
         {
             const SampleSummary w = SummarizeSamples(s.worst);
-            delayPoints.push_back(FigurePoint{offset, scheme, w.mean, w.ci95, false});
+            t.delayPoints.push_back(FigurePoint{offset, scheme, w.mean, w.ci95, false});
         }
     }
     for (const auto& [offset, s] : pre)
@@ -357,42 +403,79 @@ main(int argc, char* argv[])
         report(preScheme, offset, s);
         const SampleSummary w = SummarizeSamples(s.worst);
         const SampleSummary x = SummarizeSamples(s.waste);
-        delayPoints.push_back(FigurePoint{offset, preScheme, w.mean, w.ci95, false});
-        wastePoints.push_back(FigurePoint{offset, preScheme, x.mean, x.ci95, false});
+        t.delayPoints.push_back(FigurePoint{offset, preScheme, w.mean, w.ci95, false});
+        t.wastePoints.push_back(FigurePoint{offset, preScheme, x.mean, x.ci95, false});
     }
+}
+
+/**
+ * \brief Write the figures (CSV, gnuplot, PNG) and pre-transfer-ues.csv into --outputDir.
+ * \param o the options
+ * \param t the summary
+ * \param ueCsv the per-UE rows
+ * \return the exit status: 0, or 1 if a file could not be written
+ */
+int
+WriteOutputs(const Options& o, const Summary& t, const std::string& ueCsv)
+{
     const std::string dir = o.outputDir + "/";
     // Delays span two decades (tHO against pre-ctho): a log axis, unless a delay is 0 (a
     // run without handovers, --stopShare=1).
-    const bool positive = std::all_of(delayPoints.begin(),
-                                      delayPoints.end(),
+    const bool positive = std::all_of(t.delayPoints.begin(),
+                                      t.delayPoints.end(),
                                       [](const FigurePoint& p) { return p.mean > 0; });
     const std::vector<std::string> logY =
         positive ? std::vector<std::string>{"set logscale y"} : std::vector<std::string>{};
     const bool ok = WriteFigure(dir + "pre-transfer-delay",
-                                csv.str(),
+                                t.csv.str(),
                                 "Worst-user handover delay vs pre-transfer trigger offset",
                                 "A3 trigger offset (dB)",
                                 "worst-user delay (s)",
-                                delayPoints,
+                                t.delayPoints,
                                 logY) &&
                     WriteFigure(dir + "pre-transfer-waste",
-                                csv.str(),
+                                t.csv.str(),
                                 "Backhaul bytes wasted on wrong predictions",
                                 "A3 trigger offset (dB)",
                                 "wasted bytes (GB)",
-                                wastePoints) &&
+                                t.wastePoints) &&
                     WriteFigure(dir + "pre-transfer-tradeoff",
-                                csv.str(),
+                                t.csv.str(),
                                 "Delay vs backhaul bytes",
                                 "backhaul bytes per run (GB)",
                                 "worst-user delay (s)",
-                                tradeoff,
+                                t.tradeoff,
                                 logY) &&
-                    WriteFileAtomically(dir + "pre-transfer-ues.csv", ueCsv.str());
+                    WriteFileAtomically(dir + "pre-transfer-ues.csv", ueCsv);
     if (ok)
     {
         std::cout << "\nwrote " << dir << "pre-transfer-{delay,waste,tradeoff}.{csv,plt,png} and "
                   << dir << "pre-transfer-ues.csv" << std::endl;
     }
     return ok ? 0 : 1;
+}
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
+    std::vector<double> offsets;
+    if (const int status = ParseOptions(argc, argv, o, offsets); status != 0)
+    {
+        return status;
+    }
+    std::ostringstream ueCsv;
+    ueCsv << "scheme,run,ue,handed_over,pre_sent_bytes,used_tokens,handover_bytes,wasted_bytes,"
+             "evicted,delay_s\n";
+    std::map<std::string, Samples> baselines;
+    std::map<double, Samples> pre;
+    const std::string preScheme = PreTransferSchemeName();
+    if (!RunAll(o, offsets, preScheme, baselines, pre, ueCsv))
+    {
+        return 2;
+    }
+    Summary t;
+    Summarize(o, offsets, preScheme, baselines, pre, t);
+    return WriteOutputs(o, t, ueCsv.str());
 }
