@@ -31,8 +31,10 @@
  * \defgroup edge-llm-tests Edge-LLM module tests
  *
  * The edge-llm TestSuites (edge-llm-planner, -protocol, -transport, -faults,
- * -lte-handover, -fluid, -ctho-figures, -impactho) and their helpers; the
- * checks each one makes are listed in doc/edge-llm.rst, "Validation".
+ * -lte-handover, -fluid, -ctho-figures, -impactho, -mesh, -outputs, -backhaul,
+ * -backhaul-study, -scale, -bound, -pre-transfer, and -nr-handover with the nr module)
+ * and their helpers; the checks each one makes are listed in doc/edge-llm-testing.rst,
+ * "Validation".
  */
 
 #endif /* EDGE_LLM_H */

@@ -15,6 +15,7 @@
 #include "ns3/handover-scheme-registry.h"
 #include "ns3/impactho-scheduler.h"
 #include "ns3/llm-model-profile.h"
+#include "ns3/object-factory.h"
 #include "ns3/prefill-time-model.h"
 #include "ns3/slot-allocator.h"
 
@@ -319,10 +320,14 @@ SlotCli(const std::string& scheme,
         users.push_back(u);
     }
     const double budget = gbps * 1e9 * dt;
-    // The scheme's policy (its Policy attribute, HandoverSchemeRegistry) shares the slot.
-    Ptr<ImpactHoScheduler> policy =
-        DynamicCast<ImpactHoScheduler>(HandoverSchemeRegistry::Create(FindCliScheme(scheme).name));
-    NS_ABORT_MSG_UNLESS(policy, scheme << ": a slot scheme's scheduler is an ImpactHoScheduler");
+    // The scheme's policy (its Policy attribute, HandoverSchemeRegistry) shares the slot: the
+    // slot schemes are ImpactHoScheduler's policies, made as one with the scheme's attributes.
+    const HandoverScheme& slotScheme = FindCliScheme(scheme);
+    NS_ABORT_MSG_UNLESS(slotScheme.typeId == ImpactHoScheduler::GetTypeId().GetName(),
+                        scheme << ": a slot scheme's scheduler is an ImpactHoScheduler");
+    ObjectFactory factory(slotScheme.typeId);
+    HandoverSchemeRegistry::SetAttributes(factory, slotScheme.attributes);
+    Ptr<ImpactHoScheduler> policy = factory.Create<ImpactHoScheduler>();
     policy->SetAttribute("Fallback", EnumValue(fb));
     const SlotAllocation a = policy->AllocateSlot(users, budget);
     nlohmann::ordered_json j;
