@@ -69,7 +69,8 @@ ImpactHoFluidConfig::Validate() const
     {
         anchors->Validate();
     }
-    require(!preTransfer || preTransfer->GetTrigger() == PreTransferScheduler::PREDICTED_CROSSING,
+    require(!preTransfer ||
+                preTransfer->GetPreTransfer()->trigger == PreTransferSettings::PREDICTED_CROSSING,
             "preTransfer needs ns3::PreTransferScheduler::Trigger PredictedCrossing (Poisson "
             "arrivals have no position: the LeadTime is the prediction)");
 }

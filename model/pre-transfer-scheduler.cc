@@ -373,66 +373,6 @@ PreTransferScheduler::ChoosePrefillLength(const CtHoPlanner& planner,
     return GetInnerScheduler()->ChoosePrefillLength(planner, batch);
 }
 
-PreTransferScheduler::Trigger
-PreTransferScheduler::GetTrigger() const
-{
-    return m_trigger;
-}
-
-double
-PreTransferScheduler::GetA3Offset() const
-{
-    return m_a3Offset;
-}
-
-Time
-PreTransferScheduler::GetTimeToTrigger() const
-{
-    return m_timeToTrigger;
-}
-
-Time
-PreTransferScheduler::GetLeadTime() const
-{
-    return m_leadTime;
-}
-
-double
-PreTransferScheduler::GetRateShare() const
-{
-    return m_rateShare;
-}
-
-bool
-PreTransferScheduler::GetYieldToHandovers() const
-{
-    return m_yield;
-}
-
-Time
-PreTransferScheduler::GetHoldTime() const
-{
-    return m_holdTime;
-}
-
-Time
-PreTransferScheduler::GetPingPongTime() const
-{
-    return m_pingPongTime;
-}
-
-bool
-PreTransferScheduler::GetFollowDecoding() const
-{
-    return m_follow;
-}
-
-Time
-PreTransferScheduler::GetPacingInterval() const
-{
-    return m_pacingInterval;
-}
-
 double
 PreTransferScheduler::A3EnteringPosition(double bsDistance,
                                          double pathlossExponent,

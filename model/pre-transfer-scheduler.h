@@ -141,17 +141,6 @@ class PreTransferScheduler : public HandoverScheduler
     /// \return the inner policy (created from InnerScheduler)
     Ptr<HandoverScheduler> GetInnerScheduler() const;
 
-    Trigger GetTrigger() const;       //!< \return the Trigger attribute
-    double GetA3Offset() const;       //!< \return A3Offset, dB
-    Time GetTimeToTrigger() const;    //!< \return TimeToTrigger
-    Time GetLeadTime() const;         //!< \return LeadTime
-    double GetRateShare() const;      //!< \return RateShare, in [0, 1]
-    bool GetYieldToHandovers() const; //!< \return YieldToHandovers
-    Time GetHoldTime() const;         //!< \return HoldTime
-    Time GetPingPongTime() const;     //!< \return PingPongTime
-    bool GetFollowDecoding() const;   //!< \return FollowDecoding
-    Time GetPacingInterval() const;   //!< \return PacingInterval
-
     /**
      * \brief Where on a straight road from the source BS (x = 0) to the target BS (x =
      *        bsDistance) the A3 entering condition starts to hold, under a log-distance
