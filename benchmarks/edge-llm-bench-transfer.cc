@@ -94,7 +94,7 @@ RunEdgeLlm(uint32_t sessions, uint64_t tokens, Time stopAt, const std::string& t
     EdgeLlmHelper edge;
     edge.SetSchedulerType("ns3::ChoScheduler");
     edge.SetNodeAttribute("BackhaulBuffer", UintegerValue(BUFFER));
-    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0))); // transfer at once
+    edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0))); // transfer at once
     edge.SetNodeAttribute("Transport", StringValue(transport));
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});
     edge.ConnectBackhaul(apps);
@@ -107,15 +107,16 @@ RunEdgeLlm(uint32_t sessions, uint64_t tokens, Time stopAt, const std::string& t
     }
     double done = -1;
     uint64_t received = 0;
-    target->TraceConnectWithoutContext("KvTransferReceived",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [&](uint64_t id, uint16_t, uint64_t bytes) {
-                                               received += bytes;
-                                               if (id == 1)
-                                               {
-                                                   done = Simulator::Now().GetSeconds() - 0.010;
-                                               }
-                                           }));
+    target->GetTargetRole()->TraceConnectWithoutContext(
+        "KvTransferReceived",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [&](uint64_t id, uint16_t, uint64_t bytes) {
+                received += bytes;
+                if (id == 1)
+                {
+                    done = Simulator::Now().GetSeconds() - 0.010;
+                }
+            }));
     apps.Start(Seconds(0));
     Simulator::Stop(stopAt);
     Simulator::Run();

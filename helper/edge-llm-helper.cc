@@ -225,6 +225,41 @@ EdgeLlmHelper::SetPrefillEngineAttribute(const std::string& name, const Attribut
     m_gpuFactory.Set(name, value);
 }
 
+void
+EdgeLlmHelper::SetSourceRoleAttribute(const std::string& name, const AttributeValue& value)
+{
+    AddRoleAttribute("SourceRole", "ns3::EdgeLlmSourceRole", name, value);
+}
+
+void
+EdgeLlmHelper::SetTargetRoleAttribute(const std::string& name, const AttributeValue& value)
+{
+    AddRoleAttribute("TargetRole", "ns3::EdgeLlmTargetRole", name, value);
+}
+
+void
+EdgeLlmHelper::SetPreTransferRoleAttribute(const std::string& name, const AttributeValue& value)
+{
+    AddRoleAttribute("PreTransferRole", "ns3::EdgeLlmPreTransferRole", name, value);
+}
+
+void
+EdgeLlmHelper::AddRoleAttribute(const std::string& role,
+                                const std::string& roleType,
+                                const std::string& name,
+                                const AttributeValue& value)
+{
+    TypeId::AttributeInformation info;
+    NS_ABORT_MSG_UNLESS(TypeId::LookupByName(roleType).LookupAttributeByName(name, &info),
+                        "EdgeLlmHelper::Set" << role << "Attribute: " << roleType
+                                             << " has no attribute " << name);
+    Ptr<AttributeValue> checked = info.checker->CreateValidValue(value);
+    NS_ABORT_MSG_UNLESS(checked,
+                        "EdgeLlmHelper::Set" << role << "Attribute: invalid value for " << roleType
+                                             << "::" << name << " (" << info.help << ")");
+    m_roleAttributes.emplace_back(role, name, checked);
+}
+
 ApplicationContainer
 EdgeLlmHelper::InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellIds) const
 {
@@ -239,6 +274,12 @@ EdgeLlmHelper::InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellI
         app->SetAttribute("Scheduler",
                           PointerValue(m_schedulerFactory.Create<HandoverScheduler>()));
         app->SetAttribute("PrefillEngine", PointerValue(m_gpuFactory.Create<PrefillEngine>()));
+        for (const auto& [role, name, value] : m_roleAttributes)
+        {
+            PointerValue object;
+            app->GetAttribute(role, object);
+            object.Get<Object>()->SetAttribute(name, *value);
+        }
         nodes.Get(i)->AddApplication(app);
         apps.Add(app);
     }

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -83,6 +84,31 @@ class EdgeLlmHelper
     void SetUeAttribute(const std::string& name, const AttributeValue& value);
     /// Set an attribute of every PrefillEngine (GPU) installed afterwards.
     void SetPrefillEngineAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * \brief Set an attribute of the source role (ns3::EdgeLlmSourceRole: PlanningRate,
+     *        PlanningFairQueue, PlanningCrossTraffic, GatherTime, LayerwiseStreaming,
+     *        ImportanceOrder, KvAccuracyLoss, UtilityCalibration) of every EdgeLlmNode
+     *        installed afterwards.
+     * \param name the attribute; aborts naming it if the role has none of that name or
+     *        \p value is out of its range
+     * \param value its value
+     */
+    void SetSourceRoleAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * \brief Set an attribute of the target role (ns3::EdgeLlmTargetRole: TransferTimeout,
+     *        WindowGrace, LossAwareReplanning, ReplanMargin, ReplanInterval, StatusInterval)
+     *        of every EdgeLlmNode installed afterwards.
+     * \param name the attribute; aborts as SetSourceRoleAttribute
+     * \param value its value
+     */
+    void SetTargetRoleAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * \brief Set an attribute of the pre-transfer role (ns3::EdgeLlmPreTransferRole:
+     *        KvMemoryCapacity) of every EdgeLlmNode installed afterwards.
+     * \param name the attribute; aborts as SetSourceRoleAttribute
+     * \param value its value
+     */
+    void SetPreTransferRoleAttribute(const std::string& name, const AttributeValue& value);
 
     /**
      * \brief One EdgeLlmNode per node, with the given cell ids.
@@ -259,6 +285,21 @@ class EdgeLlmHelper
     ObjectFactory m_ueFactory;        //!< EdgeLlmUeApp
     ObjectFactory m_schedulerFactory; //!< HandoverScheduler subclass
     ObjectFactory m_gpuFactory;       //!< PrefillEngine
+    /// Role attributes, in the order set: (the node's role attribute, name, value)
+    std::vector<std::tuple<std::string, std::string, Ptr<AttributeValue>>> m_roleAttributes;
+
+    /**
+     * \brief Keep \p name = \p value for the role \p role of every node installed
+     *        afterwards, after checking it against the role's TypeId \p roleType.
+     * \param role the node's attribute holding the role ("SourceRole", ...)
+     * \param roleType the role's TypeId name
+     * \param name the attribute
+     * \param value its value
+     */
+    void AddRoleAttribute(const std::string& role,
+                          const std::string& roleType,
+                          const std::string& name,
+                          const AttributeValue& value);
 };
 
 template <typename... Args>

@@ -237,74 +237,78 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
             Simulator::ScheduleDestroy(&EdgeLlmSessionStats::ReleaseBs, self);
         }
         m_bs.push_back(bs);
-        bs->TraceConnectWithoutContext(
+        bs->GetSourceRole()->TraceConnectWithoutContext(
             "HandoverStarted",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [self, n](uint64_t id, uint16_t target, uint64_t context) {
                     self->OnHandoverStarted(n, id, target, context);
                 }));
-        bs->TraceConnectWithoutContext(
+        bs->GetSourceRole()->TraceConnectWithoutContext(
             "HandoverPlanned",
             compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
                 [self, n](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
                     self->OnPlanned(n, id, npf, ntx, predicted);
                 }));
-        bs->TraceConnectWithoutContext("KvTransferReceived",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [self, n](uint64_t id, uint16_t source, uint64_t bytes) {
-                                               self->OnKvReceived(n, id, source, bytes);
-                                           }));
-        bs->TraceConnectWithoutContext(
+        bs->GetTargetRole()->TraceConnectWithoutContext(
+            "KvTransferReceived",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [self, n](uint64_t id, uint16_t source, uint64_t bytes) {
+                    self->OnKvReceived(n, id, source, bytes);
+                }));
+        bs->GetTargetRole()->TraceConnectWithoutContext(
             "PartialRestored",
             compat::MakeCallback<void, uint64_t, uint16_t, double>(
                 [self, n](uint64_t id, uint16_t source, double fraction) {
                     self->OnPartial(n, id, source, fraction);
                 }));
-        bs->TraceConnectWithoutContext(
+        bs->GetTargetRole()->TraceConnectWithoutContext(
             "TransferTimedOut",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [self, n](uint64_t id, uint16_t source, uint64_t missing) {
                     self->OnTimedOut(n, id, source, missing);
                 }));
-        bs->TraceConnectWithoutContext(
+        bs->GetTargetRole()->TraceConnectWithoutContext(
             "TransferReplanned",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t, Time, Time>(
                 [self, n](uint64_t id, uint16_t source, uint64_t missing, Time, Time) {
                     self->OnReplanned(n, id, source, missing);
                 }));
-        bs->TraceConnectWithoutContext("SessionRestored",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-                                           [self, n](uint64_t id, uint16_t source, Time delay) {
-                                               self->OnRestored(n, id, source, delay);
-                                           }));
+        bs->GetTargetRole()->TraceConnectWithoutContext(
+            "SessionRestored",
+            compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                [self, n](uint64_t id, uint16_t source, Time delay) {
+                    self->OnRestored(n, id, source, delay);
+                }));
         bs->TraceConnectWithoutContext("TransferCancelled",
                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                            [self, n](uint64_t id, uint16_t other, uint64_t) {
                                                self->OnCancelled(n, id, other);
                                            }));
-        bs->TraceConnectWithoutContext("HandoverAfterDecoding",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [self, n](uint64_t id, uint16_t target, uint64_t) {
-                                               self->OnAfterDecoding(n, id, target);
-                                           }));
-        bs->TraceConnectWithoutContext(
+        bs->GetSourceRole()->TraceConnectWithoutContext(
+            "HandoverAfterDecoding",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [self, n](uint64_t id, uint16_t target, uint64_t) {
+                    self->OnAfterDecoding(n, id, target);
+                }));
+        bs->GetPreTransferRole()->TraceConnectWithoutContext(
             "PreTransferUsed",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [self, n](uint64_t id, uint16_t source, uint64_t tokens) {
                     self->OnPreUsed(n, id, source, tokens);
                 }));
-        bs->TraceConnectWithoutContext("PreTransferWasted",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [self](uint64_t id, uint16_t, uint64_t bytes) {
-                                               self->m_preWasted[id] += bytes;
-                                               self->m_pre.wastedBytes += bytes;
-                                               self->m_pre.sentBytes += bytes;
-                                           }));
-        bs->TraceConnectWithoutContext(
+        bs->GetPreTransferRole()->TraceConnectWithoutContext(
+            "PreTransferWasted",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [self](uint64_t id, uint16_t, uint64_t bytes) {
+                    self->m_preWasted[id] += bytes;
+                    self->m_pre.wastedBytes += bytes;
+                    self->m_pre.sentBytes += bytes;
+                }));
+        bs->GetPreTransferRole()->TraceConnectWithoutContext(
             "PreTransferEvicted",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [self](uint64_t, uint16_t, uint64_t) { ++self->m_pre.evictions; }));
-        bs->TraceConnectWithoutContext(
+        bs->GetPreTransferRole()->TraceConnectWithoutContext(
             "PreTransferLost",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [self](uint64_t, uint16_t, uint64_t) { ++self->m_pre.lost; }));

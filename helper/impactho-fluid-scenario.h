@@ -39,7 +39,7 @@ struct ImpactHoFluidConfig
     double kvAccuracyLoss{0}; //!< Share of M lost at kvBits < 16 (a quantizer's measured
                               //!< loss), in [0, 1); 0 at kvBits = 16
     std::vector<uint64_t> contexts{4096, 8192, 16384}; //!< Uniform choice per user
-    /// Which utility presets (AccuracyUtility::Preset; EdgeLlmNode::UtilityCalibration at
+    /// Which utility presets (AccuracyUtility::Preset; EdgeLlmSourceRole::UtilityCalibration at
     /// packet level)
     AccuracyUtility::Calibration calibration{AccuracyUtility::HEADLINE};
     /// Explicit importance-order anchors instead of the calibration's (flow level only:

@@ -38,7 +38,7 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
     {
         throw std::invalid_argument("ImpactHoFluidConfig::anchors: explicit utility anchors are "
                                     "for the flow level only; at packet level choose a "
-                                    "calibration (EdgeLlmNode::UtilityCalibration)");
+                                    "calibration (EdgeLlmSourceRole::UtilityCalibration)");
     }
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes;
@@ -65,9 +65,9 @@ ImpactHoPacketScenario::Run(const ImpactHoFluidConfig& cfg,
                           TimeValue(cfg.window));
     edge.SetNodeAttribute("Model", StringValue(cfg.model));
     edge.SetNodeAttribute("KvBits", UintegerValue(cfg.kvBits));
-    edge.SetNodeAttribute("ImportanceOrder", BooleanValue(cfg.importanceOrder));
-    edge.SetNodeAttribute("KvAccuracyLoss", DoubleValue(cfg.kvAccuracyLoss));
-    edge.SetNodeAttribute(
+    edge.SetSourceRoleAttribute("ImportanceOrder", BooleanValue(cfg.importanceOrder));
+    edge.SetSourceRoleAttribute("KvAccuracyLoss", DoubleValue(cfg.kvAccuracyLoss));
+    edge.SetSourceRoleAttribute(
         "UtilityCalibration",
         StringValue(cfg.calibration == AccuracyUtility::JOINT ? "Joint" : "Headline"));
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});

@@ -1286,21 +1286,23 @@ MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
     const uint16_t cell = bs->GetCellId();
     // A UE that left before its prompt opened a session has nothing to resume: the
     // stop rule does not wait for it (the result counts it).
-    bs->TraceConnectWithoutContext("HandoverWithoutSession",
-                                   compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                       [c, total](uint64_t id, uint16_t, uint64_t) {
-                                           c->noSession.insert(id);
-                                           c->Settle(id, total);
-                                       }));
-    bs->TraceConnectWithoutContext("HandoverFailed",
-                                   compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                       [c](uint64_t id, uint16_t, uint64_t) {
-                                           const auto u = c->ues.find(id);
-                                           if (u != c->ues.end())
-                                           {
-                                               u->second.handoverFailed = true;
-                                           }
-                                       }));
+    bs->GetSourceRole()->TraceConnectWithoutContext(
+        "HandoverWithoutSession",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [c, total](uint64_t id, uint16_t, uint64_t) {
+                c->noSession.insert(id);
+                c->Settle(id, total);
+            }));
+    bs->GetSourceRole()->TraceConnectWithoutContext(
+        "HandoverFailed",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [c](uint64_t id, uint16_t, uint64_t) {
+                const auto u = c->ues.find(id);
+                if (u != c->ues.end())
+                {
+                    u->second.handoverFailed = true;
+                }
+            }));
     bs->GetPrefillEngine()->TraceConnectWithoutContext(
         "BatchStart",
         compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
@@ -1674,9 +1676,9 @@ MultiCellScenario::AddBoundDetails(EdgeLlmUeResult& r) const
         BooleanValue importanceOrder;
         DoubleValue accuracyLoss;
         StringValue calibration;
-        target->GetAttribute("ImportanceOrder", importanceOrder);
-        target->GetAttribute("KvAccuracyLoss", accuracyLoss);
-        target->GetAttribute("UtilityCalibration", calibration);
+        target->GetSourceRole()->GetAttribute("ImportanceOrder", importanceOrder);
+        target->GetSourceRole()->GetAttribute("KvAccuracyLoss", accuracyLoss);
+        target->GetSourceRole()->GetAttribute("UtilityCalibration", calibration);
         const AccuracyUtility utility = AccuracyUtility::Preset(
             r.contextTokens,
             importanceOrder.Get(),

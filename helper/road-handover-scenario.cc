@@ -666,26 +666,28 @@ RoadStreams::Connect(Ptr<EdgeLlmNode> source,
         }
     }
 
-    source->TraceConnectWithoutContext("HandoverFailed",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [this](uint64_t id, uint16_t, uint64_t) {
-                                               if (m_failed.insert(id).second)
-                                               {
-                                                   MaybeStop();
-                                               }
-                                           }));
+    source->GetSourceRole()->TraceConnectWithoutContext(
+        "HandoverFailed",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [this](uint64_t id, uint16_t, uint64_t) {
+                if (m_failed.insert(id).second)
+                {
+                    MaybeStop();
+                }
+            }));
     // Each handover's record (times, split, prediction, KV bytes, restore, stall, what
     // bounded it, the RRC's side) is the engine's (its one collector); the road adds what
     // is its own: the stream after the handover, the batches, its stop rule.
-    source->TraceConnectWithoutContext("HandoverStarted",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [this](uint64_t id, uint16_t, uint64_t c) {
-                                               Stream& u = m_streams[id];
-                                               u.start = Simulator::Now().GetSeconds();
-                                               u.target = c - u.promptTokens + m_cfg.streamTokens;
-                                               u.targetSet = true;
-                                           }));
-    source->TraceConnectWithoutContext(
+    source->GetSourceRole()->TraceConnectWithoutContext(
+        "HandoverStarted",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [this](uint64_t id, uint16_t, uint64_t c) {
+                Stream& u = m_streams[id];
+                u.start = Simulator::Now().GetSeconds();
+                u.target = c - u.promptTokens + m_cfg.streamTokens;
+                u.targetSet = true;
+            }));
+    source->GetSourceRole()->TraceConnectWithoutContext(
         "HandoverPlanned",
         compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
             [&result](uint64_t id, uint64_t npf, uint64_t, Time) {

@@ -188,104 +188,6 @@ EdgeLlmNode::GetTypeId()
                           UintegerValue(0),
                           MakeUintegerAccessor(&EdgeLlmNode::m_backhaulSegmentSize),
                           MakeUintegerChecker<uint32_t>())
-            .AddAttribute("KvMemoryCapacity",
-                          "Target: memory for KV caches sent ahead of a handover "
-                          "(PreTransferScheduler), bytes; a full memory evicts the oldest.",
-                          UintegerValue(DEFAULT_KV_MEMORY_CAPACITY),
-                          MakeUintegerAccessor(&EdgeLlmNode::m_kvMemoryCapacity),
-                          // At most 1 PB: a larger value is a typo, or a negative one
-                          // wrapped by the unsigned parser (-1 reads as 2^64 - 1).
-                          MakeUintegerChecker<uint64_t>(1, MAX_KV_MEMORY_CAPACITY))
-            .AddAttribute("TransferTimeout",
-                          "Target: if a session's KV bytes have not all arrived this long after "
-                          "its handover, the source is told to stop (TRANSFER_STOP) and the "
-                          "missing tokens are re-prefilled here. 0: wait for ever. ctHO, tHO "
-                          "and cHO only: ImpactHO's transfer window is its deadline.",
-                          TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&EdgeLlmNode::m_transferTimeout),
-                          MakeTimeChecker(Seconds(0)))
-            .AddAttribute("WindowGrace",
-                          "Target, ImpactHO: the source closes a transfer at its handover "
-                          "time + the transfer window (TRANSFER_TRUNCATE); if that message "
-                          "has not come this long after it (a loss holds the stream for a "
-                          "retransmission timeout), the session resumes on the KV bytes in "
-                          "(TransferWindowClosed), in [0, 3600] s.",
-                          TimeValue(MilliSeconds(100)),
-                          MakeTimeAccessor(&EdgeLlmNode::m_windowGrace),
-                          MakeTimeChecker(Seconds(0), Seconds(3600)))
-            .AddAttribute("LossAwareReplanning",
-                          "Target, ctHO, tHO and cHO: when a session's KV bytes are not all in "
-                          "ReplanMargin after the plan's deadline (tau + g(L), carried by the "
-                          "request), check then and every ReplanInterval whether re-prefilling "
-                          "the missing tokens (on the GPU's next batch boundary once it is "
-                          "free, plus p(missing)) ends sooner than receiving the bytes still "
-                          "due from that source up to this session at the source's arrival "
-                          "rate since the request came; if so, stop the source "
-                          "(TRANSFER_STOP) and re-prefill them here (TransferReplanned). "
-                          "false: wait for every byte (the papers).",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&EdgeLlmNode::m_lossAwareReplanning),
-                          MakeBooleanChecker())
-            .AddAttribute("ReplanMargin",
-                          "Loss-aware replanning: the first check is this long after the "
-                          "plan's KV deadline (>= 0).",
-                          TimeValue(MilliSeconds(2)),
-                          MakeTimeAccessor(&EdgeLlmNode::m_replanMargin),
-                          MakeTimeChecker(Seconds(0)))
-            .AddAttribute("ReplanInterval",
-                          "Loss-aware replanning: after the first check, check again this "
-                          "often while the KV bytes are missing (>= 100 us).",
-                          TimeValue(MilliSeconds(1)),
-                          MakeTimeAccessor(&EdgeLlmNode::m_replanInterval),
-                          MakeTimeChecker(MicroSeconds(100)))
-            .AddAttribute("StatusInterval",
-                          "Target: while a session restores, send the source a TRANSFER_STATUS "
-                          "(PROGRESS, KV bytes received) this often: 0 (none; RESTORED is "
-                          "always sent once the session resumes) or >= 1 ms (checked when "
-                          "the application starts).",
-                          TimeValue(Seconds(0)),
-                          MakeTimeAccessor(&EdgeLlmNode::m_statusInterval),
-                          MakeTimeChecker(Seconds(0)))
-            .AddAttribute(
-                "PlanningRate",
-                "The backhaul rate the schedulers plan with (ctHO's R, ImpactHO's "
-                "slot budget B dt): Nominal (the link's bit rate, as the papers do) "
-                "or Payload (that rate times the share of each point-to-point packet "
-                "that is KV payload: MSS / (MSS + 54) for TCP, (MTU - 34) / (MTU + 2) "
-                "for UDP; 0.6 % less at MTU 9000, 4.5 % at 1500). Default Payload: the "
-                "rate the KV flow really gets (the flow level keeps the papers' Nominal).",
-                EnumValue(EdgeLlmNode::PAYLOAD),
-                compat::MakeEnumAccessor<PlanningRate>(&EdgeLlmNode::m_planningRate),
-                MakeEnumChecker(EdgeLlmNode::NOMINAL, "Nominal", EdgeLlmNode::PAYLOAD, "Payload"))
-            .AddAttribute("PlanningFairQueue",
-                          "true: where a flow-fair queue disc (FqCoDel, FqCobalt, FqPie) serves "
-                          "a backhaul link's KV band, plan each KV flow with its max-min fair "
-                          "share of the link among the source's k KV flows on it and the CBR "
-                          "cross traffic (R / (k + 1) when the cross traffic exceeds that, "
-                          "else (R - x) / k); UDP paces at the lone flow's share. false: "
-                          "(R - x) / k on every link, as on a FIFO.",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&EdgeLlmNode::m_planningFairQueue),
-                          MakeBooleanChecker())
-            .AddAttribute(
-                "PlanningCrossTraffic",
-                "The cross traffic on each backhaul hop the schedulers plan with: "
-                "Installed (the CBR the backhaul installed, EdgeLlmBackhaul's "
-                "InstallCrossTraffic before ConnectBackhaul; 0 for traffic it does not "
-                "know) or Measured (what a CrossTrafficMeter on the hop's sending device "
-                "measures when the plan is made: an exponentially weighted rate of the "
-                "non-KV bits, time constant ns3::CrossTrafficMeter::TimeConstant; needs "
-                "EdgeLlmHelper::ConnectBackhaul with an EdgeLlmBackhaul, checked when the "
-                "application starts). With Transport=Udp and Measured, each transfer "
-                "paces at the lone flow's share measured when it is planned. Buffers, "
-                "TCP's initial window and the RTT estimate are sized at start with the "
-                "installed cross traffic either way.",
-                EnumValue(EdgeLlmNode::INSTALLED),
-                compat::MakeEnumAccessor<PlanningCrossTraffic>(&EdgeLlmNode::m_planningCross),
-                MakeEnumChecker(EdgeLlmNode::INSTALLED,
-                                "Installed",
-                                EdgeLlmNode::MEASURED,
-                                "Measured"))
             .AddAttribute("PrefillPromptsOnGpu",
                           "true: a new session's prompt is prefilled on this BS's GPU, alone, "
                           "after the prompts before it. false: its KV cache is taken as built "
@@ -305,50 +207,6 @@ EdgeLlmNode::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&EdgeLlmNode::m_warmDecodeStart),
                           MakeTimeChecker(Seconds(0)))
-            .AddAttribute("LayerwiseStreaming",
-                          "Source: send each session's KV cache layer-major (layer 0 of all "
-                          "n_tx tokens, then layer 1, ...) and flag it in TRANSFER_REQUEST; the "
-                          "target then runs the first decode step after the handover layer by "
-                          "layer as each KV layer completes. On a TransferTimeout a layer-major "
-                          "transfer keeps nothing: every transferred token is re-prefilled. "
-                          "ImpactHO transfers keep their importance order.",
-                          BooleanValue(false),
-                          MakeBooleanAccessor(&EdgeLlmNode::m_layerwise),
-                          MakeBooleanChecker())
-            .AddAttribute("GatherTime",
-                          "Online batches: unannounced handovers that start within this time "
-                          "of the first one are planned together (an RRC starts handovers in "
-                          "bursts). 0: plan each at its own start.",
-                          TimeValue(MilliSeconds(2)),
-                          MakeTimeAccessor(&EdgeLlmNode::m_gatherTime),
-                          MakeTimeChecker(Seconds(0), Seconds(1)))
-            .AddAttribute("KvAccuracyLoss",
-                          "ImpactHO: the share of the full-cache accuracy M lost by storing the "
-                          "KV cache at KvBits < 16 (a quantizer's measured loss), in [0, 1); the "
-                          "utility's asymptote becomes M (1 - loss). Must be 0 at KvBits 16 "
-                          "(checked when the application starts).",
-                          DoubleValue(0.0),
-                          MakeDoubleAccessor(&EdgeLlmNode::m_kvAccuracyLoss),
-                          MakeDoubleChecker<double>(0.0, 0.999999))
-            .AddAttribute("ImportanceOrder",
-                          "ImpactHO: caches are sent in Fast KVzip importance order (true) or "
-                          "in random order (false); selects the accuracy utility preset.",
-                          BooleanValue(true),
-                          MakeBooleanAccessor(&EdgeLlmNode::m_importanceOrder),
-                          MakeBooleanChecker())
-            .AddAttribute(
-                "UtilityCalibration",
-                "ImpactHO: which fit of the importance-order accuracy utility presets "
-                "(AccuracyUtility::Preset): Headline (k = 45, tau = 0.065 at every context "
-                "length; fits the paper's 93.7 % headline) or Joint (M, k, tau per context "
-                "length, fitted jointly to the paper's Table II latencies and headline).",
-                EnumValue(AccuracyUtility::HEADLINE),
-                compat::MakeEnumAccessor<AccuracyUtility::Calibration>(
-                    &EdgeLlmNode::m_utilityCalibration),
-                MakeEnumChecker(AccuracyUtility::HEADLINE,
-                                "Headline",
-                                AccuracyUtility::JOINT,
-                                "Joint"))
             .AddAttribute("Scheduler",
                           "The handover policy: a batch policy (ns3::CtHoScheduler, "
                           "ns3::ThoScheduler, ns3::ChoScheduler) or a slot policy "
@@ -362,139 +220,36 @@ EdgeLlmNode::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&EdgeLlmNode::m_gpu),
                           MakePointerChecker<PrefillEngine>())
+            .AddAttribute("SourceRole",
+                          "The source side of this BS's handovers (ns3::EdgeLlmSourceRole: "
+                          "planning, gathering and sending knobs).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&EdgeLlmNode::m_source),
+                          MakePointerChecker<EdgeLlmSourceRole>())
+            .AddAttribute("TargetRole",
+                          "The target side of this BS's handovers (ns3::EdgeLlmTargetRole: "
+                          "the restore's timers).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&EdgeLlmNode::m_target),
+                          MakePointerChecker<EdgeLlmTargetRole>())
+            .AddAttribute("PreTransferRole",
+                          "KV caches sent ahead of a handover, both sides "
+                          "(ns3::EdgeLlmPreTransferRole: the target's KV memory).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&EdgeLlmNode::m_preTransfer),
+                          MakePointerChecker<EdgeLlmPreTransferRole>())
             .AddTraceSource("SessionStarted",
                             "A prompt opened a session (sessionId, cellId, promptTokens).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_sessionStartedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("HandoverAfterDecoding",
-                            "Source: a UE handed over after its session had decoded every "
-                            "token it asked for (its prompt's maxNewTokens): nothing is left "
-                            "to restore, no KV byte moves and the session ends here "
-                            "(sessionId, target cell, tokens decoded).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_afterDecodingTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("HandoverWithoutSession",
-                            "Source: a UE handed over before its prompt had opened a session "
-                            "here (its prompt still on the radio, or lost): nothing to move, "
-                            "and a copy of the prompt arriving later is ignored (sessionId, "
-                            "target cell, 0).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_noSessionTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("HandoverStarted",
-                            "Source: a session hands over (sessionId, targetCellId, context).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_handoverStartedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("HandoverPlanned",
-                            "Source: a batch is complete; each member's n_pf, n_tx and the "
-                            "planner's predicted delay for the actual times and contexts.",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_plannedTrace),
-                            "ns3::EdgeLlmNode::PlannedTracedCallback")
-            .AddTraceSource("BackhaulPlanned",
-                            "Source: the backhaul rate a batch is planned with (targetCellId, "
-                            "bit/s, sharers): the share of the path one KV flow gets "
-                            "(KvFlowBitRate) with PlanningRate's packet overhead; sharers: "
-                            "the targets planned at once that share its busiest link.",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_backhaulPlannedTrace),
-                            "ns3::EdgeLlmNode::BackhaulPlannedTracedCallback")
-            .AddTraceSource("CoordinatedBatchPlanned",
-                            "Target (target-coordinated ctHO): it planned the handovers that "
-                            "PLAN_REQUESTs of several sources announced as one GPU batch "
-                            "(groupId, sources, members, prefill length L in tokens, planned "
-                            "batch start t_s).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_coordinatedTrace),
-                            "ns3::EdgeLlmNode::CoordinatedTracedCallback")
-            .AddTraceSource("TransferRequestReceived",
-                            "Target: a TRANSFER_REQUEST opened a restore, or was refused "
-                            "(sessionId, sourceCellId, tokens to transfer n_tx); with "
-                            "ControlChannel=Separate once, for the first of its two copies.",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_requestReceivedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("KvTransferReceived",
-                            "Target: every KV byte of a session arrived (sessionId, "
-                            "sourceCellId, bytes).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_kvReceivedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("PartialRestored",
-                            "Target, ImpactHO: a session resumes on the importance-ordered "
-                            "prefix it received (sessionId, sourceCellId, fraction in [0, 1]).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_partialTrace),
-                            "ns3::EdgeLlmNode::PartialTracedCallback")
-            .AddTraceSource("ImpactHoSlot",
-                            "Source, ImpactHO: a slot was shared (targetCellId, active users, "
-                            "true if the admission fallback decided it).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_slotTrace),
-                            "ns3::EdgeLlmNode::SlotTracedCallback")
-            .AddTraceSource("ImpactHoSlotBudget",
-                            "Source, ImpactHO: one target's byte budget for a slot "
-                            "(targetCellId, sharers, bytes): the share of the path one KV "
-                            "flow gets among the targets active in the slot (KvFlowBitRate, "
-                            "with PlanningRate's packet overhead) times the slot length; "
-                            "sharers: those on its busiest link.",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_slotBudgetTrace),
-                            "ns3::EdgeLlmNode::SlotBudgetTracedCallback")
-            .AddTraceSource("TransferTimedOut",
-                            "Target: the KV transfer exceeded TransferTimeout; the missing "
-                            "tokens are re-prefilled here (sessionId, sourceCellId, tokens).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_timeoutTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("TransferWindowClosed",
-                            "Target, ImpactHO: the source's TRANSFER_COMPLETE or TRUNCATE had "
-                            "not come WindowGrace after the transfer window's end; the session "
-                            "resumes on the KV bytes in (sessionId, sourceCellId, bytes).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_windowTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("TransferReplanned",
-                            "Target: a KV transfer fell behind its plan and re-prefilling "
-                            "the rest is sooner (LossAwareReplanning): the source is stopped, "
-                            "the missing tokens re-prefilled here (sessionId, sourceCellId, "
-                            "missing tokens, time the rest would take at the measured rate, "
-                            "time the re-prefill takes).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_replannedTrace),
-                            "ns3::EdgeLlmNode::ReplannedTracedCallback")
-            .AddTraceSource("HandoverFailed",
-                            "Source: the RRC aborted the handover of a session served here "
-                            "(any HandoverFailure* trace of either BS), which this BS serves "
-                            "again from its own cache (sessionId, target cell, KV bytes the "
-                            "target had been sent).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_failedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("PreTransferStarted",
-                            "Source: a pre-transfer of a session's KV cache to the cell its "
-                            "handover is likely to (sessionId, target cell, tokens).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preStartedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("PreTransferUsed",
-                            "Target: the UE handed over here; tokens of its cache sent ahead "
-                            "are used (sessionId, source cell, tokens).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preUsedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("PreTransferWasted",
-                            "Target: bytes sent ahead that serve nothing: dropped after the hold "
-                            "time, evicted, arriving after either, or a partial token "
-                            "(sessionId, source cell or 0, bytes).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preWastedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("PreTransferEvicted",
-                            "Target: a pre-transfer's room was taken by a newer one (or it "
-                            "exceeds the whole KvMemoryCapacity: 0 bytes) (sessionId, source "
-                            "cell, bytes that had arrived).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preEvictedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("PreTransferLost",
-                            "Target: a PRE_TRANSFER_COMMIT for bytes evicted before it came "
-                            "(sessionId, source cell, bytes committed).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_preLostTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("TransferCancelled",
                             "A transfer was cancelled because the UE came back (ping-pong): at "
                             "the target when it sends TRANSFER_CANCEL, at the source when it "
                             "resumes from its own cache (sessionId, other cell, KV bytes).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_cancelledTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("KvLayerReceived",
-                            "Target, layer-wise streaming: every KV byte of one layer of a "
-                            "session arrived (sessionId, sourceCellId, layer index from 0).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_layerTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("TokenDecoded",
                             "A token was decoded (sessionId, cellId of this BS, token index "
@@ -507,22 +262,6 @@ EdgeLlmNode::GetTypeId()
                             "when it stops sending (sessionId, other cell, KV bytes sent).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_refusedTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("TransferStatus",
-                            "Source: a TRANSFER_STATUS PROGRESS report arrived (sessionId, "
-                            "targetCellId, KV bytes the target has received).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_statusTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("SessionReleased",
-                            "Source: the target restored the session (TRANSFER_STATUS RESTORED) "
-                            "and this BS forgot it (sessionId, targetCellId, KV bytes the "
-                            "target received).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_releasedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("SessionRestored",
-                            "Target: the session resumes decoding (sessionId, sourceCellId, "
-                            "handover delay).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_restoredTrace),
-                            "ns3::EdgeLlmNode::RestoredTracedCallback")
             .AddTraceSource("StateTransition",
                             "A session's state changed at this BS (sessionId, this cell, old "
                             "state, new state; SessionState, EdgeLlmNode::ToString names them).",
@@ -547,11 +286,9 @@ EdgeLlmNode::EdgeLlmNode()
       m_backhaulPort(DEFAULT_BACKHAUL_PORT),
       m_backhaulBuffer(0),
       m_backhaulSegmentSize(0),
-      m_gatherTime(MilliSeconds(2)),
-      m_kvMemoryCapacity(DEFAULT_KV_MEMORY_CAPACITY),
-      m_source(std::make_unique<EdgeLlmSourceRole>(this)),
-      m_target(std::make_unique<EdgeLlmTargetRole>(this)),
-      m_preTransfer(std::make_unique<EdgeLlmPreTransferRole>(this))
+      m_source(CreateObject<EdgeLlmSourceRole>(this)),
+      m_target(CreateObject<EdgeLlmTargetRole>(this)),
+      m_preTransfer(CreateObject<EdgeLlmPreTransferRole>(this))
 {
     NS_LOG_FUNCTION(this);
     m_gpu = CreateObject<PrefillEngine>();
@@ -650,6 +387,24 @@ EdgeLlmNode::GetPrefillEngine() const
     return m_gpu;
 }
 
+Ptr<Object>
+EdgeLlmNode::GetSourceRole() const
+{
+    return m_source;
+}
+
+Ptr<Object>
+EdgeLlmNode::GetTargetRole() const
+{
+    return m_target;
+}
+
+Ptr<Object>
+EdgeLlmNode::GetPreTransferRole() const
+{
+    return m_preTransfer;
+}
+
 Ptr<KvTransferConnection>
 EdgeLlmNode::GetConnection(uint16_t peerCellId) const
 {
@@ -739,19 +494,13 @@ EdgeLlmNode::GetPlanningBitRate(uint16_t peerCellId) const
 EdgeLlmNode::PlanningCrossTraffic
 EdgeLlmNode::GetPlanningCrossTraffic() const
 {
-    return m_planningCross;
+    return m_source->GetPlanningCrossTraffic();
 }
 
 EdgeLlmPathPlanning
 EdgeLlmNode::PathPlanning() const
 {
-    EdgeLlmPathPlanning planning;
-    planning.payloadRate = m_planningRate == PAYLOAD;
-    planning.udp = m_transport == UDP;
-    planning.segmentSize = m_backhaulSegmentSize;
-    planning.fairQueue = m_planningFairQueue;
-    planning.measuredCross = m_planningCross == MEASURED;
-    return planning;
+    return m_source->PathPlanning();
 }
 
 void
@@ -856,7 +605,8 @@ EdgeLlmNode::CheckConfiguration() const
             return error;
         }
     }
-    return "";
+    const std::string source = m_source->CheckConfiguration();
+    return source.empty() ? m_target->CheckConfiguration() : source;
 }
 
 std::string
@@ -884,12 +634,6 @@ EdgeLlmNode::CheckModelAndPolicy() const
         error << "ns3::PreTransferScheduler::YieldToHandovers false is modelled at flow level "
                  "only (PreTransferFluidScenario); at packet level a pre-transfer uses idle "
                  "capacity: set it true";
-        return error.str();
-    }
-    if (m_kvBits == 16 && m_kvAccuracyLoss > 0)
-    {
-        error << "ns3::EdgeLlmNode::KvAccuracyLoss is " << m_kvAccuracyLoss
-              << "; it must be 0 at KvBits 16 (it is the loss of a lower precision)";
         return error.str();
     }
     return "";
@@ -935,12 +679,6 @@ EdgeLlmNode::CheckPorts() const
               << m_cellId << ")";
         return error.str();
     }
-    if (m_statusInterval.IsStrictlyPositive() && m_statusInterval < MilliSeconds(1))
-    {
-        error << "ns3::EdgeLlmNode::StatusInterval is " << m_statusInterval.As(Time::US)
-              << "; it must be 0 (no PROGRESS reports) or >= 1 ms (cell " << m_cellId << ")";
-        return error.str();
-    }
     return "";
 }
 
@@ -950,20 +688,21 @@ EdgeLlmNode::CheckPeers() const
     std::ostringstream error;
     for (const auto& [id, peer] : m_peers)
     {
-        if (m_planningCross == MEASURED &&
+        if (GetPlanningCrossTraffic() == MEASURED &&
             (peer.hops.empty() ||
              std::any_of(peer.hops.begin(), peer.hops.end(), [](const PathHop& hop) {
                  return hop.measuredCrossBitRate.IsNull();
              })))
         {
-            error << "ns3::EdgeLlmNode::PlanningCrossTraffic is Measured but the backhaul path "
-                     "from cell "
-                  << m_cellId << " to cell " << id
-                  << " has no CrossTrafficMeter on every hop (it is not a path of an "
-                     "EdgeLlmBackhaul: e.g. the RAN's own X2 cables, as in the main job and "
-                     "the backhaul study's --backhaul=x2); use Installed there, or connect the "
-                     "BSs through an EdgeLlmBackhaul (EdgeLlmHelper::ConnectBackhaul(apps, "
-                     "backhaul), after setting it)";
+            error
+                << "ns3::EdgeLlmSourceRole::PlanningCrossTraffic is Measured but the backhaul path "
+                   "from cell "
+                << m_cellId << " to cell " << id
+                << " has no CrossTrafficMeter on every hop (it is not a path of an "
+                   "EdgeLlmBackhaul: e.g. the RAN's own X2 cables, as in the main job and "
+                   "the backhaul study's --backhaul=x2); use Installed there, or connect the "
+                   "BSs through an EdgeLlmBackhaul (EdgeLlmHelper::ConnectBackhaul(apps, "
+                   "backhaul), after setting it)";
             return error.str();
         }
         const uint32_t mtu = peer.Mtu();

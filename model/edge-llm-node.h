@@ -48,9 +48,12 @@ class EdgeLlmPreTransferRole;
  * 1/DecodeRate s and streams each to the UE (EdgeLlmTokenHeader). The context
  * grows by one token per decoded token.
  *
- * The node keeps the Application, sockets, peers, serving and decoding, attributes and
- * trace sources; the source and target session roles are EdgeLlmSourceRole and
- * EdgeLlmTargetRole, one of each per node (as LteEnbRrc owns its UeManagers).
+ * The node keeps the Application, sockets, peers, serving and decoding, and the session's
+ * own attributes and trace sources; the source, target and pre-transfer roles
+ * (EdgeLlmSourceRole, EdgeLlmTargetRole, EdgeLlmPreTransferRole; one of each per node, as
+ * LteEnbRrc owns its UeManagers) are objects with the attributes and trace sources of
+ * their part, reached through the attributes SourceRole, TargetRole and PreTransferRole
+ * (Config paths ".../$ns3::EdgeLlmNode/TargetRole/SessionRestored") or GetSourceRole().
  *
  * Source role (NotifyHandoverStart, or the RRC's HandoverStart trace through
  * RrcHandoverStart): decoding stops; the session joins a batch to that target
@@ -451,6 +454,12 @@ class EdgeLlmNode : public Application
     Ptr<HandoverScheduler> GetScheduler() const;
     /// \return the GPU
     Ptr<PrefillEngine> GetPrefillEngine() const;
+    /// \return the source role (ns3::EdgeLlmSourceRole), for its attributes
+    Ptr<Object> GetSourceRole() const;
+    /// \return the target role (ns3::EdgeLlmTargetRole), for its attributes
+    Ptr<Object> GetTargetRole() const;
+    /// \return the pre-transfer role (ns3::EdgeLlmPreTransferRole), for its attributes
+    Ptr<Object> GetPreTransferRole() const;
     /// \return the backhaul connection to \p peerCellId (null if no such peer)
     Ptr<KvTransferConnection> GetConnection(uint16_t peerCellId) const;
     /**
@@ -617,7 +626,6 @@ class EdgeLlmNode : public Application
     uint32_t m_bufferInUse{0};          //!< The buffer chosen at start, bytes
     bool m_autoBuffer{true};            //!< m_bufferInUse follows the links' BDP
     uint32_t m_backhaulSegmentSize;     //!< TCP MSS, bytes (0: link MTU - 52)
-    Time m_gatherTime;                  //!< Online burst gathering window
     Ptr<HandoverScheduler> m_scheduler; //!< Policy
     Ptr<PrefillEngine> m_gpu;           //!< GPU
 
@@ -628,69 +636,28 @@ class EdgeLlmNode : public Application
     std::map<uint16_t, Peer> m_peers;       //!< By cell id
     std::map<uint64_t, Session> m_sessions; //!< By session id
     std::set<uint64_t> m_prompted;          //!< Sessions whose prompt arrived here
-    bool m_importanceOrder{true};           //!< Utility preset choice
-    AccuracyUtility::Calibration m_utilityCalibration{AccuracyUtility::HEADLINE}; //!< Presets' fit
-    double m_kvAccuracyLoss{0}; //!< Share of M lost at KvBits < 16 (ImpactHO utility)
-    TracedCallback<uint64_t, uint16_t, double> m_partialTrace;    //!< PartialRestored
-    TracedCallback<uint16_t, uint32_t, bool> m_slotTrace;         //!< ImpactHoSlot
-    TracedCallback<uint16_t, uint32_t, double> m_slotBudgetTrace; //!< ImpactHoSlotBudget
 
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace;  //!< SessionStarted
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_afterDecodingTrace;   //!< HandoverAfterDecoding
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_noSessionTrace;       //!< HandoverWithoutSession
-    TracedCallback<uint64_t, uint64_t, uint64_t, Time> m_plannedTrace;   //!< HandoverPlanned
-    TracedCallback<uint16_t, double, uint32_t> m_backhaulPlannedTrace;   //!< BackhaulPlanned
-    TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;            //!< SessionRestored
-    /// CoordinatedBatchPlanned
-    TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_coordinatedTrace;
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace; //!< KvTransferReceived
-    TracedCallback<uint64_t, uint16_t, uint64_t>
-        m_requestReceivedTrace;                                    //!< TransferRequestReceived
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace; //!< TransferCancelled
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;   //!< TransferTimedOut
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_windowTrace;    //!< TransferWindowClosed
-    /// TransferReplanned
-    TracedCallback<uint64_t, uint16_t, uint64_t, Time, Time> m_replannedTrace;
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace;    //!< KvLayerReceived
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;    //!< TokenDecoded
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;  //!< TransferRefused
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;   //!< TransferStatus
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace; //!< SessionReleased
-    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;   //!< SessionLost
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace; //!< SessionStarted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;      //!< TransferCancelled
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;          //!< TokenDecoded
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;        //!< TransferRefused
+    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;         //!< SessionLost
     /// StateTransition
     TracedCallback<uint64_t, uint16_t, SessionState, SessionState> m_stateTrace;
-    uint64_t m_lostSessions{0};                                     //!< SessionLost count
-    Time m_statusInterval;                                          //!< 0: no PROGRESS
-    Time m_transferTimeout;                                         //!< 0: none
-    Time m_windowGrace;                                             //!< WindowGrace
-    bool m_lossAwareReplanning{true};                               //!< LossAwareReplanning
-    Time m_replanMargin;                                            //!< ReplanMargin
-    Time m_replanInterval;                                          //!< ReplanInterval
-    bool m_layerwise{false};                                        //!< LayerwiseStreaming
-    bool m_promptsOnGpu{true};                                      //!< PrefillPromptsOnGpu
-    Time m_warmDecodeStart;                                         //!< WarmDecodeStart
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace;     //!< HandoverFailed
-    uint64_t m_kvMemoryCapacity;                                    //!< KvMemoryCapacity, bytes
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preStartedTrace; //!< PreTransferStarted
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preUsedTrace;    //!< PreTransferUsed
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preWastedTrace;  //!< PreTransferWasted
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preEvictedTrace; //!< PreTransferEvicted
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preLostTrace;    //!< PreTransferLost
-    Transport m_transport{TCP};                                     //!< Transport
-    PlanningRate m_planningRate{PAYLOAD};                           //!< PlanningRate
-    bool m_planningFairQueue{true};                                 //!< PlanningFairQueue
-    PlanningCrossTraffic m_planningCross{INSTALLED};                //!< PlanningCrossTraffic
-    ControlChannel m_controlChannel{SHARED};                        //!< ControlChannel
-    uint16_t m_controlPort{DEFAULT_CONTROL_PORT};                   //!< ControlPort
+    uint64_t m_lostSessions{0};                   //!< SessionLost count
+    bool m_promptsOnGpu{true};                    //!< PrefillPromptsOnGpu
+    Time m_warmDecodeStart;                       //!< WarmDecodeStart
+    Transport m_transport{TCP};                   //!< Transport
+    ControlChannel m_controlChannel{SHARED};      //!< ControlChannel
+    uint16_t m_controlPort{DEFAULT_CONTROL_PORT}; //!< ControlPort
 
     friend class EdgeLlmSourceRole;
     friend class EdgeLlmTargetRole;
     friend class EdgeLlmPreTransferRole;
-    std::unique_ptr<EdgeLlmSourceRole> m_source; //!< Source session role
-    std::unique_ptr<EdgeLlmTargetRole> m_target; //!< Target session role
+    Ptr<EdgeLlmSourceRole> m_source; //!< Source session role (attribute SourceRole)
+    Ptr<EdgeLlmTargetRole> m_target; //!< Target session role (attribute TargetRole)
     /// Proactive pre-transfer, both sides
-    std::unique_ptr<EdgeLlmPreTransferRole> m_preTransfer;
+    Ptr<EdgeLlmPreTransferRole> m_preTransfer;
 
     /// KV bytes from a peer: a pre-transfer's (PRE_TRANSFER_BIT) or a session's
     void OnKvBytes(uint64_t sessionId, uint64_t bytes);

@@ -8,6 +8,7 @@
 
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <optional>
@@ -23,6 +24,53 @@ EdgeLlmPreTransferRole::Servable(const EdgeLlmNode::Session& s)
 {
     return s.GetState() == EdgeLlmNode::DECODING ||
            (s.GetState() == EdgeLlmNode::FINISHED && s.ueAddress == Ipv4Address());
+}
+
+NS_OBJECT_ENSURE_REGISTERED(EdgeLlmPreTransferRole);
+
+TypeId
+EdgeLlmPreTransferRole::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::EdgeLlmPreTransferRole")
+            .SetParent<Object>()
+            .SetGroupName("EdgeLlm")
+            .AddAttribute("KvMemoryCapacity",
+                          "Target: memory for KV caches sent ahead of a handover "
+                          "(PreTransferScheduler), bytes; a full memory evicts the oldest.",
+                          UintegerValue(EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY),
+                          MakeUintegerAccessor(&EdgeLlmPreTransferRole::m_kvMemoryCapacity),
+                          // At most 1 PB: a larger value is a typo, or a negative one
+                          // wrapped by the unsigned parser (-1 reads as 2^64 - 1).
+                          MakeUintegerChecker<uint64_t>(1, EdgeLlmNode::MAX_KV_MEMORY_CAPACITY))
+            .AddTraceSource("PreTransferStarted",
+                            "Source: a pre-transfer of a session's KV cache to the cell its "
+                            "handover is likely to (sessionId, target cell, tokens).",
+                            MakeTraceSourceAccessor(&EdgeLlmPreTransferRole::m_preStartedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PreTransferUsed",
+                            "Target: the UE handed over here; tokens of its cache sent ahead "
+                            "are used (sessionId, source cell, tokens).",
+                            MakeTraceSourceAccessor(&EdgeLlmPreTransferRole::m_preUsedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PreTransferWasted",
+                            "Target: bytes sent ahead that serve nothing: dropped after the hold "
+                            "time, evicted, arriving after either, or a partial token "
+                            "(sessionId, source cell or 0, bytes).",
+                            MakeTraceSourceAccessor(&EdgeLlmPreTransferRole::m_preWastedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PreTransferEvicted",
+                            "Target: a pre-transfer's room was taken by a newer one (or it "
+                            "exceeds the whole KvMemoryCapacity: 0 bytes) (sessionId, source "
+                            "cell, bytes that had arrived).",
+                            MakeTraceSourceAccessor(&EdgeLlmPreTransferRole::m_preEvictedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PreTransferLost",
+                            "Target: a PRE_TRANSFER_COMMIT for bytes evicted before it came "
+                            "(sessionId, source cell, bytes committed).",
+                            MakeTraceSourceAccessor(&EdgeLlmPreTransferRole::m_preLostTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback");
+    return tid;
 }
 
 EdgeLlmPreTransferRole::EdgeLlmPreTransferRole(EdgeLlmNode* node)
@@ -41,7 +89,7 @@ EdgeLlmPreTransferRole::Store()
 {
     if (!m_store)
     {
-        m_store = std::make_unique<KvPreTransferStore>(m_node->m_kvMemoryCapacity);
+        m_store = std::make_unique<KvPreTransferStore>(m_kvMemoryCapacity);
     }
     return *m_store;
 }
@@ -294,7 +342,7 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
     m_out[sessionId] = o;
     Send(targetCellId, KvFrameHeader::PRE_TRANSFER_START, sessionId, o.bytes);
     Queue(sessionId, targetCellId, o.bytes);
-    m_node->m_preStartedTrace(sessionId, targetCellId, o.tokens);
+    m_preStartedTrace(sessionId, targetCellId, o.tokens);
     NS_LOG_INFO("cell " << m_node->m_cellId << ": pre-transfer of session " << sessionId << " ("
                         << o.tokens << " tokens) to cell " << targetCellId);
     m_pacing.Cancel();
@@ -486,7 +534,7 @@ EdgeLlmPreTransferRole::OnStart(uint16_t peerCellId, const KvTransferCompleteHea
         {
             const uint64_t arrived = grow->second.arrived;
             Drop(m.sessionId);
-            m_node->m_preEvictedTrace(m.sessionId, peerCellId, arrived);
+            m_preEvictedTrace(m.sessionId, peerCellId, arrived);
             Send(peerCellId, KvFrameHeader::PRE_TRANSFER_EVICTED, m.sessionId, arrived);
             return;
         }
@@ -503,7 +551,7 @@ EdgeLlmPreTransferRole::OnStart(uint16_t peerCellId, const KvTransferCompleteHea
         NS_LOG_INFO("cell " << m_node->m_cellId << ": pre-transfer of session " << m.sessionId
                             << " (" << m.totalBytes << " B) exceeds KvMemoryCapacity");
         Send(peerCellId, KvFrameHeader::PRE_TRANSFER_EVICTED, m.sessionId, 0);
-        m_node->m_preEvictedTrace(m.sessionId, peerCellId, 0);
+        m_preEvictedTrace(m.sessionId, peerCellId, 0);
         return;
     }
     Evict(Store().Reserve(m.sessionId, m.totalBytes));
@@ -523,8 +571,8 @@ EdgeLlmPreTransferRole::Evict(const std::vector<uint64_t>& evicted)
         const uint16_t source = it->second.source;
         it->second.hold.Cancel();
         m_in.erase(it);
-        m_node->m_preEvictedTrace(key, source, arrived);
-        m_node->m_preWastedTrace(key, source, arrived);
+        m_preEvictedTrace(key, source, arrived);
+        m_preWastedTrace(key, source, arrived);
         Send(source, KvFrameHeader::PRE_TRANSFER_EVICTED, key, arrived);
     }
 }
@@ -536,7 +584,7 @@ EdgeLlmPreTransferRole::OnKvBytes(uint64_t sessionId, uint64_t bytes, bool entri
     if (it == m_in.end())
     {
         // Evicted or dropped: what still arrives is waste too.
-        m_node->m_preWastedTrace(sessionId, 0, bytes);
+        m_preWastedTrace(sessionId, 0, bytes);
         return;
     }
     it->second.arrived += bytes;
@@ -558,7 +606,7 @@ EdgeLlmPreTransferRole::OnCommit(uint16_t peerCellId, const KvTransferCompleteHe
         NS_LOG_WARN("cell " << m_node->m_cellId << ": PRE_TRANSFER_COMMIT of session "
                             << m.sessionId << " from cell " << peerCellId
                             << " for bytes no longer held");
-        m_node->m_preLostTrace(m.sessionId, peerCellId, m.totalBytes);
+        m_preLostTrace(m.sessionId, peerCellId, m.totalBytes);
         return;
     }
     it->second.committed = true;
@@ -579,12 +627,12 @@ EdgeLlmPreTransferRole::Use(uint64_t sessionId)
     m_in.erase(sessionId);
     const uint64_t perToken = m_node->m_profile.BytesPerToken();
     const uint64_t tokens = in.committedBytes / perToken;
-    m_node->m_preUsedTrace(sessionId, in.source, tokens);
+    m_preUsedTrace(sessionId, in.source, tokens);
     // Entries: every one is used (the importance order goes on after them).
     const uint64_t waste = in.entries ? 0 : in.arrived - tokens * perToken;
     if (waste > 0)
     {
-        m_node->m_preWastedTrace(sessionId, in.source, waste); // a partial token
+        m_preWastedTrace(sessionId, in.source, waste); // a partial token
     }
     m_node->m_target->ResumeIfRestored(sessionId);
 }
@@ -645,7 +693,7 @@ EdgeLlmPreTransferRole::Drop(uint64_t sessionId)
     const Incoming in = it->second;
     m_in.erase(it);
     Store().Release(sessionId);
-    m_node->m_preWastedTrace(sessionId, in.source, in.arrived);
+    m_preWastedTrace(sessionId, in.source, in.arrived);
 }
 
 } // namespace ns3

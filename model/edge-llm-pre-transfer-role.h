@@ -49,10 +49,21 @@ namespace ns3
  * the local PreTransferScheduler's HoldTime. Bytes sent ahead and not used are waste
  * (PreTransferWasted). The target counts bytes as they crossed the backhaul (entries'
  * coordinates included: arrivals, evictions, waste); START, COMMIT and END carry KV bytes.
+ * Its trace sources: PreTransferStarted, PreTransferUsed, PreTransferWasted,
+ * PreTransferEvicted, PreTransferLost (".../$ns3::EdgeLlmNode/PreTransferRole/...").
  */
-class EdgeLlmPreTransferRole
+class EdgeLlmPreTransferRole : public Object
 {
   public:
+    /**
+     * \brief Get the type ID (attribute KvMemoryCapacity: set it with
+     *        EdgeLlmHelper::SetPreTransferRoleAttribute, Config::SetDefault
+     *        ("ns3::EdgeLlmPreTransferRole::KvMemoryCapacity") or the path
+     *        ".../$ns3::EdgeLlmNode/PreTransferRole/KvMemoryCapacity").
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
     /**
      * \param node the BS (owns this role and outlives it)
      */
@@ -206,9 +217,16 @@ class EdgeLlmPreTransferRole
     /// \return the node's KV memory, created on first use
     KvPreTransferStore& Store();
 
-    EdgeLlmNode* m_node;                //!< The BS (owner)
-    std::map<uint64_t, Outgoing> m_out; //!< By session
-    std::map<uint64_t, Incoming> m_in;  //!< By session
+    EdgeLlmNode* m_node;                                            //!< The BS (owner)
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preStartedTrace; //!< PreTransferStarted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preUsedTrace;    //!< PreTransferUsed
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preWastedTrace;  //!< PreTransferWasted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preEvictedTrace; //!< PreTransferEvicted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preLostTrace;    //!< PreTransferLost
+    uint64_t m_kvMemoryCapacity{
+        EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY}; //!< KvMemoryCapacity, bytes
+    std::map<uint64_t, Outgoing> m_out;           //!< By session
+    std::map<uint64_t, Incoming> m_in;            //!< By session
     /// Session -> the cell that evicted (or refused) its pre-transfer: not sent there again
     /// before the session's next handover
     std::map<uint64_t, uint16_t> m_refused;

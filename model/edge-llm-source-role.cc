@@ -6,6 +6,9 @@
 #include "edge-llm-compat.h"
 #include "edge-llm-pre-transfer-role.h"
 
+#include "ns3/boolean.h"
+#include "ns3/double.h"
+#include "ns3/enum.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -14,6 +17,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <sstream>
 #include <vector>
 
 namespace ns3
@@ -21,9 +25,199 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("EdgeLlmSourceRole");
 
+NS_OBJECT_ENSURE_REGISTERED(EdgeLlmSourceRole);
+
+TypeId
+EdgeLlmSourceRole::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::EdgeLlmSourceRole")
+            .SetParent<Object>()
+            .SetGroupName("EdgeLlm")
+            .AddAttribute(
+                "PlanningRate",
+                "The backhaul rate the schedulers plan with (ctHO's R, ImpactHO's "
+                "slot budget B dt): Nominal (the link's bit rate, as the papers do) "
+                "or Payload (that rate times the share of each point-to-point packet "
+                "that is KV payload: MSS / (MSS + 54) for TCP, (MTU - 34) / (MTU + 2) "
+                "for UDP; 0.6 % less at MTU 9000, 4.5 % at 1500). Default Payload: the "
+                "rate the KV flow really gets (the flow level keeps the papers' Nominal).",
+                EnumValue(EdgeLlmNode::PAYLOAD),
+                compat::MakeEnumAccessor<EdgeLlmNode::PlanningRate>(
+                    &EdgeLlmSourceRole::m_planningRate),
+                MakeEnumChecker(EdgeLlmNode::NOMINAL, "Nominal", EdgeLlmNode::PAYLOAD, "Payload"))
+            .AddAttribute("PlanningFairQueue",
+                          "true: where a flow-fair queue disc (FqCoDel, FqCobalt, FqPie) serves "
+                          "a backhaul link's KV band, plan each KV flow with its max-min fair "
+                          "share of the link among the source's k KV flows on it and the CBR "
+                          "cross traffic (R / (k + 1) when the cross traffic exceeds that, "
+                          "else (R - x) / k); UDP paces at the lone flow's share. false: "
+                          "(R - x) / k on every link, as on a FIFO.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmSourceRole::m_planningFairQueue),
+                          MakeBooleanChecker())
+            .AddAttribute(
+                "PlanningCrossTraffic",
+                "The cross traffic on each backhaul hop the schedulers plan with: "
+                "Installed (the CBR the backhaul installed, EdgeLlmBackhaul's "
+                "InstallCrossTraffic before ConnectBackhaul; 0 for traffic it does not "
+                "know) or Measured (what a CrossTrafficMeter on the hop's sending device "
+                "measures when the plan is made: an exponentially weighted rate of the "
+                "non-KV bits, time constant ns3::CrossTrafficMeter::TimeConstant; needs "
+                "EdgeLlmHelper::ConnectBackhaul with an EdgeLlmBackhaul, checked when the "
+                "application starts). With Transport=Udp and Measured, each transfer "
+                "paces at the lone flow's share measured when it is planned. Buffers, "
+                "TCP's initial window and the RTT estimate are sized at start with the "
+                "installed cross traffic either way.",
+                EnumValue(EdgeLlmNode::INSTALLED),
+                compat::MakeEnumAccessor<EdgeLlmNode::PlanningCrossTraffic>(
+                    &EdgeLlmSourceRole::m_planningCross),
+                MakeEnumChecker(EdgeLlmNode::INSTALLED,
+                                "Installed",
+                                EdgeLlmNode::MEASURED,
+                                "Measured"))
+            .AddAttribute("LayerwiseStreaming",
+                          "Source: send each session's KV cache layer-major (layer 0 of all "
+                          "n_tx tokens, then layer 1, ...) and flag it in TRANSFER_REQUEST; the "
+                          "target then runs the first decode step after the handover layer by "
+                          "layer as each KV layer completes. On a TransferTimeout a layer-major "
+                          "transfer keeps nothing: every transferred token is re-prefilled. "
+                          "ImpactHO transfers keep their importance order.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&EdgeLlmSourceRole::m_layerwise),
+                          MakeBooleanChecker())
+            .AddAttribute("GatherTime",
+                          "Online batches: unannounced handovers that start within this time "
+                          "of the first one are planned together (an RRC starts handovers in "
+                          "bursts). 0: plan each at its own start.",
+                          TimeValue(MilliSeconds(2)),
+                          MakeTimeAccessor(&EdgeLlmSourceRole::m_gatherTime),
+                          MakeTimeChecker(Seconds(0), Seconds(1)))
+            .AddAttribute("KvAccuracyLoss",
+                          "ImpactHO: the share of the full-cache accuracy M lost by storing the "
+                          "KV cache at KvBits < 16 (a quantizer's measured loss), in [0, 1); the "
+                          "utility's asymptote becomes M (1 - loss). Must be 0 at KvBits 16 "
+                          "(checked when the application starts).",
+                          DoubleValue(0.0),
+                          MakeDoubleAccessor(&EdgeLlmSourceRole::m_kvAccuracyLoss),
+                          MakeDoubleChecker<double>(0.0, 0.999999))
+            .AddAttribute("ImportanceOrder",
+                          "ImpactHO: caches are sent in Fast KVzip importance order (true) or "
+                          "in random order (false); selects the accuracy utility preset.",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmSourceRole::m_importanceOrder),
+                          MakeBooleanChecker())
+            .AddAttribute(
+                "UtilityCalibration",
+                "ImpactHO: which fit of the importance-order accuracy utility presets "
+                "(AccuracyUtility::Preset): Headline (k = 45, tau = 0.065 at every context "
+                "length; fits the paper's 93.7 % headline) or Joint (M, k, tau per context "
+                "length, fitted jointly to the paper's Table II latencies and headline).",
+                EnumValue(AccuracyUtility::HEADLINE),
+                compat::MakeEnumAccessor<AccuracyUtility::Calibration>(
+                    &EdgeLlmSourceRole::m_utilityCalibration),
+                MakeEnumChecker(AccuracyUtility::HEADLINE,
+                                "Headline",
+                                AccuracyUtility::JOINT,
+                                "Joint"))
+            .AddTraceSource("HandoverAfterDecoding",
+                            "Source: a UE handed over after its session had decoded every "
+                            "token it asked for (its prompt's maxNewTokens): nothing is left "
+                            "to restore, no KV byte moves and the session ends here "
+                            "(sessionId, target cell, tokens decoded).",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_afterDecodingTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("HandoverWithoutSession",
+                            "Source: a UE handed over before its prompt had opened a session "
+                            "here (its prompt still on the radio, or lost): nothing to move, "
+                            "and a copy of the prompt arriving later is ignored (sessionId, "
+                            "target cell, 0).",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_noSessionTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("HandoverStarted",
+                            "Source: a session hands over (sessionId, targetCellId, context).",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_handoverStartedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("HandoverPlanned",
+                            "Source: a batch is complete; each member's n_pf, n_tx and the "
+                            "planner's predicted delay for the actual times and contexts.",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_plannedTrace),
+                            "ns3::EdgeLlmNode::PlannedTracedCallback")
+            .AddTraceSource("BackhaulPlanned",
+                            "Source: the backhaul rate a batch is planned with (targetCellId, "
+                            "bit/s, sharers): the share of the path one KV flow gets "
+                            "(KvFlowBitRate) with PlanningRate's packet overhead; sharers: "
+                            "the targets planned at once that share its busiest link.",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_backhaulPlannedTrace),
+                            "ns3::EdgeLlmNode::BackhaulPlannedTracedCallback")
+            .AddTraceSource("ImpactHoSlot",
+                            "Source, ImpactHO: a slot was shared (targetCellId, active users, "
+                            "true if the admission fallback decided it).",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_slotTrace),
+                            "ns3::EdgeLlmNode::SlotTracedCallback")
+            .AddTraceSource("ImpactHoSlotBudget",
+                            "Source, ImpactHO: one target's byte budget for a slot "
+                            "(targetCellId, sharers, bytes): the share of the path one KV "
+                            "flow gets among the targets active in the slot (KvFlowBitRate, "
+                            "with PlanningRate's packet overhead) times the slot length; "
+                            "sharers: those on its busiest link.",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_slotBudgetTrace),
+                            "ns3::EdgeLlmNode::SlotBudgetTracedCallback")
+            .AddTraceSource("HandoverFailed",
+                            "Source: the RRC aborted the handover of a session served here "
+                            "(any HandoverFailure* trace of either BS), which this BS serves "
+                            "again from its own cache (sessionId, target cell, KV bytes the "
+                            "target had been sent).",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_failedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("TransferStatus",
+                            "Source: a TRANSFER_STATUS PROGRESS report arrived (sessionId, "
+                            "targetCellId, KV bytes the target has received).",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_statusTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("SessionReleased",
+                            "Source: the target restored the session (TRANSFER_STATUS RESTORED) "
+                            "and this BS forgot it (sessionId, targetCellId, KV bytes the "
+                            "target received).",
+                            MakeTraceSourceAccessor(&EdgeLlmSourceRole::m_releasedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback");
+    return tid;
+}
+
 EdgeLlmSourceRole::EdgeLlmSourceRole(EdgeLlmNode* node)
     : m_node(node)
 {
+}
+
+std::string
+EdgeLlmSourceRole::CheckConfiguration() const
+{
+    std::ostringstream error;
+    if (m_node->m_kvBits == 16 && m_kvAccuracyLoss > 0)
+    {
+        error << "ns3::EdgeLlmSourceRole::KvAccuracyLoss is " << m_kvAccuracyLoss
+              << "; it must be 0 at ns3::EdgeLlmNode::KvBits 16 (it is the loss of a lower "
+                 "precision)";
+    }
+    return error.str();
+}
+
+EdgeLlmPathPlanning
+EdgeLlmSourceRole::PathPlanning() const
+{
+    EdgeLlmPathPlanning planning;
+    planning.payloadRate = m_planningRate == EdgeLlmNode::PAYLOAD;
+    planning.udp = m_node->m_transport == EdgeLlmNode::UDP;
+    planning.segmentSize = m_node->m_backhaulSegmentSize;
+    planning.fairQueue = m_planningFairQueue;
+    planning.measuredCross = m_planningCross == EdgeLlmNode::MEASURED;
+    return planning;
+}
+
+EdgeLlmNode::PlanningCrossTraffic
+EdgeLlmSourceRole::GetPlanningCrossTraffic() const
+{
+    return m_planningCross;
 }
 
 void
@@ -53,7 +247,7 @@ EdgeLlmSourceRole::OnHandoverFailure(Session& s)
         peer.Control()->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
         m_node->m_scheduler->RemoveSlotTransfer(sessionId);
         m_node->m_cancelledTrace(sessionId, s.targetCellId, cancel.totalBytes);
-        m_node->m_failedTrace(sessionId, s.targetCellId, cancel.totalBytes);
+        m_failedTrace(sessionId, s.targetCellId, cancel.totalBytes);
         m_node->StartDecoding(s, Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate));
     }
     else if ((s.GetState() == EdgeLlmNode::DECODING || s.GetState() == EdgeLlmNode::PREFILLING ||
@@ -65,7 +259,7 @@ EdgeLlmSourceRole::OnHandoverFailure(Session& s)
         const uint16_t target = Withdraw(sessionId);
         if (target != 0)
         {
-            m_node->m_failedTrace(sessionId, target, 0);
+            m_failedTrace(sessionId, target, 0);
         }
     }
 }
@@ -199,7 +393,7 @@ EdgeLlmSourceRole::OnBatchComplete(uint32_t batchId,
     // The plan at the batch's L on the actual times and contexts.
     for (const auto& ue : plan.ues)
     {
-        m_node->m_plannedTrace(ue.ueId, ue.prefillTokens, ue.transferTokens, Seconds(ue.delay));
+        m_plannedTrace(ue.ueId, ue.prefillTokens, ue.transferTokens, Seconds(ue.delay));
     }
 }
 
@@ -213,7 +407,7 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         // for a UE that is gone.
         NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << sessionId
                             << " handed over before its prompt arrived");
-        m_node->m_noSessionTrace(sessionId, targetCellId, 0);
+        m_noSessionTrace(sessionId, targetCellId, 0);
         Withdraw(sessionId);
         return;
     }
@@ -235,7 +429,7 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         // The UE's stream is complete: its KV cache serves nothing at the target.
         NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << sessionId << " decoded all its "
                             << s.maxNewTokens << " tokens before the handover; nothing to restore");
-        m_node->m_afterDecodingTrace(sessionId, targetCellId, s.generated);
+        m_afterDecodingTrace(sessionId, targetCellId, s.generated);
         Withdraw(sessionId); // no announced batch may wait for it
         return;
     }
@@ -249,7 +443,7 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
     s.SwitchToState(EdgeLlmNode::HANDED_OVER);
     s.targetCellId = targetCellId;
     const uint64_t context = s.promptTokens + s.generated;
-    m_node->m_handoverStartedTrace(sessionId, targetCellId, context);
+    m_handoverStartedTrace(sessionId, targetCellId, context);
     // What a pre-transfer already put at the target: the plan is of the rest.
     const uint64_t ahead = m_node->m_preTransfer->OnHandover(s, targetCellId);
     s.preSentTokens = ahead / m_node->m_profile.BytesPerToken();
@@ -258,7 +452,7 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         StartSlotTransfer(sessionId, targetCellId, context, ahead);
         return;
     }
-    if (GetBatcher().IsAnnounced(sessionId, targetCellId) || m_node->m_gatherTime.IsZero())
+    if (GetBatcher().IsAnnounced(sessionId, targetCellId) || m_gatherTime.IsZero())
     {
         StartTransfer(sessionId, targetCellId, context, handoverTime);
         return;
@@ -269,9 +463,8 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
     m_pendingTarget.push_back(targetCellId);
     if (!compat::IsPending(m_pendingEvent))
     {
-        m_pendingEvent = Simulator::Schedule(m_node->m_gatherTime,
-                                             &EdgeLlmSourceRole::ProcessPendingHandovers,
-                                             this);
+        m_pendingEvent =
+            Simulator::Schedule(m_gatherTime, &EdgeLlmSourceRole::ProcessPendingHandovers, this);
     }
 }
 
@@ -475,7 +668,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
         ConcurrentTargets(targetCellId, rest * m_node->m_profile.BytesPerToken(), Simulator::Now());
     const EdgeLlmNode::PathShare share = m_node->ShareOfPath(targetCellId, concurrent);
     const double bitRate = share.wireBitRate;
-    if (peer.datagram && m_node->m_planningCross == EdgeLlmNode::MEASURED)
+    if (peer.datagram && m_planningCross == EdgeLlmNode::MEASURED)
     {
         // Pace at the lone flow's share of the cross traffic measured now.
         EdgeLlmNode::SetPacing(peer.datagram, peer.LoneFlowBitRate(m_node->PathPlanning()));
@@ -506,7 +699,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     inputs.closeAheadNow = [connection, wireRate]() {
         return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / wireRate;
     };
-    m_node->m_backhaulPlannedTrace(targetCellId, planned, share.sharers);
+    m_backhaulPlannedTrace(targetCellId, planned, share.sharers);
     if (coordinated)
     {
         // The first handover of a coordinated batch: the batch follows the target's plan.
@@ -521,12 +714,11 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
         Withdraw(sessionId); // an announced batch must not wait for it
         d.deadline = now;
         const double requestAt = std::max(now.GetSeconds(), inputs.signalling.controlFreeAt);
-        m_node->m_plannedTrace(sessionId,
-                               0,
-                               0,
-                               Seconds(requestAt - now.GetSeconds() +
-                                       inputs.signalling.requestTime +
-                                       inputs.signalling.pathDelay));
+        m_plannedTrace(sessionId,
+                       0,
+                       0,
+                       Seconds(requestAt - now.GetSeconds() + inputs.signalling.requestTime +
+                               inputs.signalling.pathDelay));
     }
     else
     {
@@ -582,7 +774,7 @@ EdgeLlmSourceRole::MakeRequest(const Session& s,
     req.tokensGenerated = s.generated;
     req.maxNewTokens = s.maxNewTokens;
     req.kvDeadlineNs = d.deadline.GetNanoSeconds(); // tau + g(L): the plan's KV bound
-    if (m_node->m_layerwise)
+    if (m_layerwise)
     {
         req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
     }
@@ -669,9 +861,9 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId,
                                now,
                                cacheBytes,
                                AccuracyUtility::Preset(context,
-                                                       m_node->m_importanceOrder,
-                                                       m_node->m_kvAccuracyLoss,
-                                                       m_node->m_utilityCalibration));
+                                                       m_importanceOrder,
+                                                       m_kvAccuracyLoss,
+                                                       m_utilityCalibration));
     Simulator::Schedule(scheduler->GetTransferWindow(),
                         &EdgeLlmSourceRole::TruncateSlotTransfer,
                         this,
@@ -699,12 +891,12 @@ EdgeLlmSourceRole::OnSlot()
         const double bits = share.wireBitRate *
                             m_node->m_peers.at(target).PayloadShare(m_node->PathPlanning()) *
                             dt.GetSeconds();
-        m_node->m_slotBudgetTrace(target, share.sharers, bits / 8);
+        m_slotBudgetTrace(target, share.sharers, bits / 8);
         return bits;
     };
     for (const auto& share : scheduler->ShareSlot(Simulator::Now(), sent, budget))
     {
-        m_node->m_slotTrace(share.target, share.users, share.fallback);
+        m_slotTrace(share.target, share.users, share.fallback);
         Peer& peer = m_node->m_peers.at(share.target);
         for (const auto& [sessionId, bytes] : share.grants)
         {
@@ -774,14 +966,14 @@ EdgeLlmSourceRole::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusH
     }
     if (status.state == KvTransferStatusHeader::PROGRESS)
     {
-        m_node->m_statusTrace(status.sessionId, peerCellId, status.receivedBytes);
+        m_statusTrace(status.sessionId, peerCellId, status.receivedBytes);
     }
     else if (status.state == KvTransferStatusHeader::RESTORED)
     {
         // Restored at the target: this BS's copy is no longer needed.
         m_node->m_scheduler->RemoveSlotTransfer(status.sessionId);
         m_node->m_sessions.erase(it);
-        m_node->m_releasedTrace(status.sessionId, peerCellId, status.receivedBytes);
+        m_releasedTrace(status.sessionId, peerCellId, status.receivedBytes);
     }
     else if (status.state == KvTransferStatusHeader::LOST)
     {

@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 namespace ns3
@@ -33,16 +34,44 @@ namespace ns3
  * UE's next cell (OnTransferRedirect), or cancelled when the handover fails
  * (OnTransferCancel, OnHandoverFailure), after which this BS serves the session again.
  *
- * The sessions, peers, attributes and trace sources stay the node's.
+ * Its attributes are what the source plans with (PlanningRate, PlanningFairQueue,
+ * PlanningCrossTraffic), how it gathers and sends (GatherTime, LayerwiseStreaming) and
+ * ImpactHO's accuracy utility (ImportanceOrder, KvAccuracyLoss, UtilityCalibration): set
+ * them with EdgeLlmHelper::SetSourceRoleAttribute, Config::SetDefault
+ * ("ns3::EdgeLlmSourceRole::...") or the path ".../$ns3::EdgeLlmNode/SourceRole/...". Its
+ * trace sources are the handover's events at the source (HandoverStarted,
+ * HandoverAfterDecoding, HandoverWithoutSession, HandoverPlanned, BackhaulPlanned,
+ * ImpactHoSlot, ImpactHoSlotBudget, TransferStatus, HandoverFailed, SessionReleased). The
+ * sessions and peers stay the node's.
  */
-class EdgeLlmSourceRole
+class EdgeLlmSourceRole : public Object
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
     /**
      * \brief Create the source role of \p node.
      * \param node the BS (owns this role and outlives it)
      */
     explicit EdgeLlmSourceRole(EdgeLlmNode* node);
+
+    /**
+     * \brief This role's attributes against the node's (KvAccuracyLoss must be 0 at
+     *        KvBits 16), as EdgeLlmNode::CheckConfiguration asks them.
+     * \return empty, or the error naming the attribute and its valid range
+     */
+    std::string CheckConfiguration() const;
+
+    /// \return how the peers' paths are planned (PlanningRate, PlanningFairQueue,
+    ///         PlanningCrossTraffic, with the node's Transport and BackhaulSegmentSize)
+    EdgeLlmPathPlanning PathPlanning() const;
+
+    /// \return the PlanningCrossTraffic attribute
+    EdgeLlmNode::PlanningCrossTraffic GetPlanningCrossTraffic() const;
 
     /**
      * \return the batcher of announced and online handovers (ctHO batching), created on
@@ -270,7 +299,27 @@ class EdgeLlmSourceRole
      */
     void LeaveUnusedPlan(uint16_t targetCellId);
 
-    EdgeLlmNode* m_node;                           //!< The BS (owner)
+    EdgeLlmNode* m_node;                                                 //!< The BS (owner)
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_afterDecodingTrace;   //!< HandoverAfterDecoding
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_noSessionTrace;       //!< HandoverWithoutSession
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted
+    TracedCallback<uint64_t, uint64_t, uint64_t, Time> m_plannedTrace;   //!< HandoverPlanned
+    TracedCallback<uint16_t, double, uint32_t> m_backhaulPlannedTrace;   //!< BackhaulPlanned
+    TracedCallback<uint16_t, uint32_t, bool> m_slotTrace;                //!< ImpactHoSlot
+    TracedCallback<uint16_t, uint32_t, double> m_slotBudgetTrace;        //!< ImpactHoSlotBudget
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_failedTrace;          //!< HandoverFailed
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_statusTrace;          //!< TransferStatus
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_releasedTrace;        //!< SessionReleased
+    EdgeLlmNode::PlanningRate m_planningRate{EdgeLlmNode::PAYLOAD};      //!< PlanningRate
+    bool m_planningFairQueue{true};                                      //!< PlanningFairQueue
+    /// PlanningCrossTraffic
+    EdgeLlmNode::PlanningCrossTraffic m_planningCross{EdgeLlmNode::INSTALLED};
+    bool m_layerwise{false};      //!< LayerwiseStreaming
+    Time m_gatherTime;            //!< GatherTime: online burst gathering window
+    bool m_importanceOrder{true}; //!< ImportanceOrder: utility preset choice
+    double m_kvAccuracyLoss{0};   //!< KvAccuracyLoss: share of M lost at KvBits < 16
+    /// UtilityCalibration: the presets' fit
+    AccuracyUtility::Calibration m_utilityCalibration{AccuracyUtility::HEADLINE};
     HandoverBatcher::ArrivalPredictor m_predictor; //!< Online arrivals
     /// Online handovers gathered for one plan: (session, tau, context)
     std::vector<CtHoUe> m_pending;

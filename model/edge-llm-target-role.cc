@@ -8,6 +8,7 @@
 #include "edge-llm-pre-transfer-role.h"
 #include "edge-llm-source-role.h"
 
+#include "ns3/boolean.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
 
@@ -16,6 +17,7 @@
 #include <iterator>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <vector>
 
@@ -24,9 +26,136 @@ namespace ns3
 
 NS_LOG_COMPONENT_DEFINE("EdgeLlmTargetRole");
 
+NS_OBJECT_ENSURE_REGISTERED(EdgeLlmTargetRole);
+
+TypeId
+EdgeLlmTargetRole::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::EdgeLlmTargetRole")
+            .SetParent<Object>()
+            .SetGroupName("EdgeLlm")
+            .AddAttribute("TransferTimeout",
+                          "Target: if a session's KV bytes have not all arrived this long after "
+                          "its handover, the source is told to stop (TRANSFER_STOP) and the "
+                          "missing tokens are re-prefilled here. 0: wait for ever. ctHO, tHO "
+                          "and cHO only: ImpactHO's transfer window is its deadline.",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&EdgeLlmTargetRole::m_transferTimeout),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("WindowGrace",
+                          "Target, ImpactHO: the source closes a transfer at its handover "
+                          "time + the transfer window (TRANSFER_TRUNCATE); if that message "
+                          "has not come this long after it (a loss holds the stream for a "
+                          "retransmission timeout), the session resumes on the KV bytes in "
+                          "(TransferWindowClosed), in [0, 3600] s.",
+                          TimeValue(MilliSeconds(100)),
+                          MakeTimeAccessor(&EdgeLlmTargetRole::m_windowGrace),
+                          MakeTimeChecker(Seconds(0), Seconds(3600)))
+            .AddAttribute("LossAwareReplanning",
+                          "Target, ctHO, tHO and cHO: when a session's KV bytes are not all in "
+                          "ReplanMargin after the plan's deadline (tau + g(L), carried by the "
+                          "request), check then and every ReplanInterval whether re-prefilling "
+                          "the missing tokens (on the GPU's next batch boundary once it is "
+                          "free, plus p(missing)) ends sooner than receiving the bytes still "
+                          "due from that source up to this session at the source's arrival "
+                          "rate since the request came; if so, stop the source "
+                          "(TRANSFER_STOP) and re-prefill them here (TransferReplanned). "
+                          "false: wait for every byte (the papers).",
+                          BooleanValue(true),
+                          MakeBooleanAccessor(&EdgeLlmTargetRole::m_lossAwareReplanning),
+                          MakeBooleanChecker())
+            .AddAttribute("ReplanMargin",
+                          "Loss-aware replanning: the first check is this long after the "
+                          "plan's KV deadline (>= 0).",
+                          TimeValue(MilliSeconds(2)),
+                          MakeTimeAccessor(&EdgeLlmTargetRole::m_replanMargin),
+                          MakeTimeChecker(Seconds(0)))
+            .AddAttribute("ReplanInterval",
+                          "Loss-aware replanning: after the first check, check again this "
+                          "often while the KV bytes are missing (>= 100 us).",
+                          TimeValue(MilliSeconds(1)),
+                          MakeTimeAccessor(&EdgeLlmTargetRole::m_replanInterval),
+                          MakeTimeChecker(MicroSeconds(100)))
+            .AddAttribute("StatusInterval",
+                          "Target: while a session restores, send the source a TRANSFER_STATUS "
+                          "(PROGRESS, KV bytes received) this often: 0 (none; RESTORED is "
+                          "always sent once the session resumes) or >= 1 ms (checked when "
+                          "the application starts).",
+                          TimeValue(Seconds(0)),
+                          MakeTimeAccessor(&EdgeLlmTargetRole::m_statusInterval),
+                          MakeTimeChecker(Seconds(0)))
+            .AddTraceSource("CoordinatedBatchPlanned",
+                            "Target (target-coordinated ctHO): it planned the handovers that "
+                            "PLAN_REQUESTs of several sources announced as one GPU batch "
+                            "(groupId, sources, members, prefill length L in tokens, planned "
+                            "batch start t_s).",
+                            MakeTraceSourceAccessor(&EdgeLlmTargetRole::m_coordinatedTrace),
+                            "ns3::EdgeLlmNode::CoordinatedTracedCallback")
+            .AddTraceSource("TransferRequestReceived",
+                            "Target: a TRANSFER_REQUEST opened a restore, or was refused "
+                            "(sessionId, sourceCellId, tokens to transfer n_tx); with "
+                            "ControlChannel=Separate once, for the first of its two copies.",
+                            MakeTraceSourceAccessor(&EdgeLlmTargetRole::m_requestReceivedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("KvTransferReceived",
+                            "Target: every KV byte of a session arrived (sessionId, "
+                            "sourceCellId, bytes).",
+                            MakeTraceSourceAccessor(&EdgeLlmTargetRole::m_kvReceivedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("PartialRestored",
+                            "Target, ImpactHO: a session resumes on the importance-ordered "
+                            "prefix it received (sessionId, sourceCellId, fraction in [0, 1]).",
+                            MakeTraceSourceAccessor(&EdgeLlmTargetRole::m_partialTrace),
+                            "ns3::EdgeLlmNode::PartialTracedCallback")
+            .AddTraceSource("TransferTimedOut",
+                            "Target: the KV transfer exceeded TransferTimeout; the missing "
+                            "tokens are re-prefilled here (sessionId, sourceCellId, tokens).",
+                            MakeTraceSourceAccessor(&EdgeLlmTargetRole::m_timeoutTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("TransferWindowClosed",
+                            "Target, ImpactHO: the source's TRANSFER_COMPLETE or TRUNCATE had "
+                            "not come WindowGrace after the transfer window's end; the session "
+                            "resumes on the KV bytes in (sessionId, sourceCellId, bytes).",
+                            MakeTraceSourceAccessor(&EdgeLlmTargetRole::m_windowTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("TransferReplanned",
+                            "Target: a KV transfer fell behind its plan and re-prefilling "
+                            "the rest is sooner (LossAwareReplanning): the source is stopped, "
+                            "the missing tokens re-prefilled here (sessionId, sourceCellId, "
+                            "missing tokens, time the rest would take at the measured rate, "
+                            "time the re-prefill takes).",
+                            MakeTraceSourceAccessor(&EdgeLlmTargetRole::m_replannedTrace),
+                            "ns3::EdgeLlmNode::ReplannedTracedCallback")
+            .AddTraceSource("KvLayerReceived",
+                            "Target, layer-wise streaming: every KV byte of one layer of a "
+                            "session arrived (sessionId, sourceCellId, layer index from 0).",
+                            MakeTraceSourceAccessor(&EdgeLlmTargetRole::m_layerTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("SessionRestored",
+                            "Target: the session resumes decoding (sessionId, sourceCellId, "
+                            "handover delay).",
+                            MakeTraceSourceAccessor(&EdgeLlmTargetRole::m_restoredTrace),
+                            "ns3::EdgeLlmNode::RestoredTracedCallback");
+    return tid;
+}
+
 EdgeLlmTargetRole::EdgeLlmTargetRole(EdgeLlmNode* node)
     : m_node(node)
 {
+}
+
+std::string
+EdgeLlmTargetRole::CheckConfiguration() const
+{
+    std::ostringstream error;
+    if (m_statusInterval.IsStrictlyPositive() && m_statusInterval < MilliSeconds(1))
+    {
+        error << "ns3::EdgeLlmTargetRole::StatusInterval is " << m_statusInterval.As(Time::US)
+              << "; it must be 0 (no PROGRESS reports) or >= 1 ms (cell " << m_node->GetCellId()
+              << ")";
+    }
+    return error.str();
 }
 
 bool
@@ -300,11 +429,11 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
     NS_LOG_INFO("cell " << m_node->m_cellId << ": group " << groupId << " of " << size
                         << " handovers from " << sources.size() << " sources, L = "
                         << plan.prefillLength << ", batch start " << plan.batchStart << " s");
-    m_node->m_coordinatedTrace(groupId,
-                               static_cast<uint32_t>(sources.size()),
-                               size,
-                               plan.prefillLength,
-                               Seconds(plan.batchStart));
+    m_coordinatedTrace(groupId,
+                       static_cast<uint32_t>(sources.size()),
+                       size,
+                       plan.prefillLength,
+                       Seconds(plan.batchStart));
     for (const auto& [source, req] : g.requests)
     {
         if (left(source, req))
@@ -381,7 +510,7 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     }
     // Every request is answered; a KV format this BS's model cannot use is refused.
     const bool accepted = req.bytesPerToken == m_node->m_profile.BytesPerToken();
-    m_node->m_requestReceivedTrace(req.sessionId, peerCellId, req.transferTokens);
+    m_requestReceivedTrace(req.sessionId, peerCellId, req.transferTokens);
     KvTransferResponseHeader response;
     response.sessionId = req.sessionId;
     response.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
@@ -505,9 +634,9 @@ EdgeLlmTargetRole::ScheduleRestoreTimers(Session& s,
                                          uint16_t peerCellId,
                                          const KvTransferRequestHeader& req)
 {
-    if (m_node->m_statusInterval.IsStrictlyPositive())
+    if (m_statusInterval.IsStrictlyPositive())
     {
-        s.statusEvent = Simulator::Schedule(m_node->m_statusInterval,
+        s.statusEvent = Simulator::Schedule(m_statusInterval,
                                             &EdgeLlmTargetRole::OnStatusTimer,
                                             this,
                                             s.id,
@@ -515,26 +644,26 @@ EdgeLlmTargetRole::ScheduleRestoreTimers(Session& s,
     }
     if (s.expectedKvBytes == 0 || (s.entryBytes > 0 && s.ReceivedKvBytes() == s.expectedKvBytes))
     {
-        m_node->m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
+        m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
     }
     else if (s.entryBytes == 0)
     {
-        if (m_node->m_transferTimeout.IsStrictlyPositive())
+        if (m_transferTimeout.IsStrictlyPositive())
         {
-            const Time at = std::max(s.handoverTime + m_node->m_transferTimeout, Simulator::Now());
+            const Time at = std::max(s.handoverTime + m_transferTimeout, Simulator::Now());
             Simulator::Schedule(at - Simulator::Now(),
                                 &EdgeLlmTargetRole::OnTransferTimeout,
                                 this,
                                 s.id,
                                 s.restoreGeneration);
         }
-        if (m_node->m_lossAwareReplanning && req.kvDeadlineNs > 0)
+        if (m_lossAwareReplanning && req.kvDeadlineNs > 0)
         {
             s.kvDeadline = NanoSeconds(req.kvDeadlineNs);
             s.requestArrivedAt = Simulator::Now(); // the arrival rate is measured from here
             s.sourceBytesAtRequest =
                 m_node->m_peers.at(peerCellId).connection->GetKvBytesReceived();
-            const Time at = std::max(s.kvDeadline + m_node->m_replanMargin, Simulator::Now());
+            const Time at = std::max(s.kvDeadline + m_replanMargin, Simulator::Now());
             Simulator::Schedule(at - Simulator::Now(),
                                 &EdgeLlmTargetRole::OnReplanCheck,
                                 this,
@@ -545,7 +674,7 @@ EdgeLlmTargetRole::ScheduleRestoreTimers(Session& s,
     const Time window = m_node->m_scheduler->GetTransferWindow();
     if (s.entryBytes > 0 && window.IsStrictlyPositive())
     {
-        const Time at = std::max(s.handoverTime + window + m_node->m_windowGrace, Simulator::Now());
+        const Time at = std::max(s.handoverTime + window + m_windowGrace, Simulator::Now());
         Simulator::Schedule(at - Simulator::Now(),
                             &EdgeLlmTargetRole::OnWindowEnd,
                             this,
@@ -592,12 +721,12 @@ EdgeLlmTargetRole::OnKvBytes(uint64_t sessionId, uint64_t bytes)
                s.receivedKvBytes >= (s.layerReady.size() + 1) * perLayer)
         {
             s.layerReady.push_back(Simulator::Now());
-            m_node->m_layerTrace(s.id, s.sourceCellId, s.layerReady.size() - 1);
+            m_layerTrace(s.id, s.sourceCellId, s.layerReady.size() - 1);
         }
     }
     if (s.ReceivedKvBytes() == s.expectedKvBytes)
     {
-        m_node->m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
+        m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
         if (s.entryBytes == 0)
         {
             MaybeResume(s); // ImpactHO sessions resume on their TRANSFER_COMPLETE
@@ -627,7 +756,7 @@ EdgeLlmTargetRole::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
         return; // replanned already: its missing tokens are being re-prefilled
     }
     const uint64_t missing = StopTransfer(s);
-    m_node->m_timeoutTrace(sessionId, s.sourceCellId, missing);
+    m_timeoutTrace(sessionId, s.sourceCellId, missing);
 }
 
 void
@@ -646,7 +775,7 @@ EdgeLlmTargetRole::OnWindowEnd(uint64_t sessionId, uint32_t generation)
     NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << s.id << " from cell "
                         << s.sourceCellId << ": no TRANSFER_COMPLETE/TRUNCATE by the window's "
                         << "end + WindowGrace; resumes on " << kv << " KV bytes");
-    m_node->m_windowTrace(s.id, s.sourceCellId, kv);
+    m_windowTrace(s.id, s.sourceCellId, kv);
     s.closedAtWindowEnd = true;
     ResumePartial(s, kv);
 }
@@ -654,11 +783,11 @@ EdgeLlmTargetRole::OnWindowEnd(uint64_t sessionId, uint32_t generation)
 void
 EdgeLlmTargetRole::ResumePartial(Session& s, uint64_t kv)
 {
-    m_node->m_partialTrace(s.id,
-                           s.sourceCellId,
-                           s.expectedKvBytes > 0
-                               ? static_cast<double>(kv) / static_cast<double>(s.expectedKvBytes)
-                               : 1.0);
+    m_partialTrace(s.id,
+                   s.sourceCellId,
+                   s.expectedKvBytes > 0
+                       ? static_cast<double>(kv) / static_cast<double>(s.expectedKvBytes)
+                       : 1.0);
     s.expectedKvBytes = kv;
     s.transferClosed = true;
     MaybeResume(s);
@@ -750,11 +879,11 @@ EdgeLlmTargetRole::OnReplanCheck(uint64_t sessionId, uint32_t generation)
                                                         : std::to_string(wait.GetSeconds()) + " s")
                                 << ")");
             StopTransfer(s);
-            m_node->m_replannedTrace(sessionId, s.sourceCellId, missing, wait, reprefill);
+            m_replannedTrace(sessionId, s.sourceCellId, missing, wait, reprefill);
             return;
         }
     }
-    Simulator::Schedule(m_node->m_replanInterval,
+    Simulator::Schedule(m_replanInterval,
                         &EdgeLlmTargetRole::OnReplanCheck,
                         this,
                         sessionId,
@@ -833,7 +962,7 @@ EdgeLlmTargetRole::MaybeResume(Session& s)
         RelaySession(s);
         return;
     }
-    m_node->m_restoredTrace(s.id, s.sourceCellId, Simulator::Now() - s.handoverTime);
+    m_restoredTrace(s.id, s.sourceCellId, Simulator::Now() - s.handoverTime);
     SendStatus(s.id, KvTransferStatusHeader::RESTORED);
     Time firstToken = Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate);
     if (s.layerMajor && s.layerReady.size() == m_node->m_profile.numLayers)
@@ -877,7 +1006,7 @@ EdgeLlmTargetRole::OnStatusTimer(uint64_t sessionId, uint32_t generation)
         return; // restored (RESTORED was sent), cancelled, or restored again later
     }
     SendStatus(sessionId, KvTransferStatusHeader::PROGRESS);
-    it->second.statusEvent = Simulator::Schedule(m_node->m_statusInterval,
+    it->second.statusEvent = Simulator::Schedule(m_statusInterval,
                                                  &EdgeLlmTargetRole::OnStatusTimer,
                                                  this,
                                                  sessionId,
@@ -907,11 +1036,11 @@ EdgeLlmTargetRole::OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader
     s.SwitchToState(EdgeLlmNode::RESTORING);
     if (!s.kvDoneAtRedirect && s.entryBytes == 0 && s.ReceivedKvBytes() == s.expectedKvBytes)
     {
-        m_node->m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes()); // completed meanwhile
+        m_kvReceivedTrace(s.id, s.sourceCellId, s.ReceivedKvBytes()); // completed meanwhile
     }
-    if (m_node->m_statusInterval.IsStrictlyPositive() && !compat::IsPending(s.statusEvent))
+    if (m_statusInterval.IsStrictlyPositive() && !compat::IsPending(s.statusEvent))
     {
-        s.statusEvent = Simulator::Schedule(m_node->m_statusInterval,
+        s.statusEvent = Simulator::Schedule(m_statusInterval,
                                             &EdgeLlmTargetRole::OnStatusTimer,
                                             this,
                                             s.id,

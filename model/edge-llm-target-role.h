@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <map>
 #include <set>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -33,16 +34,35 @@ namespace ns3
  * (OnUeMovesOn) the source is asked to redirect; if it cannot, this BS finishes the
  * restore and relays the session (OnRedirectRefused, RelaySession).
  *
- * The sessions, peers, attributes and trace sources stay the node's.
+ * Its attributes are the restore's timers (TransferTimeout, WindowGrace, the loss-aware
+ * replanning knobs, StatusInterval): set them with EdgeLlmHelper::SetTargetRoleAttribute,
+ * Config::SetDefault("ns3::EdgeLlmTargetRole::...") or the path
+ * ".../$ns3::EdgeLlmNode/TargetRole/...". Its trace sources are the restore's events
+ * (TransferRequestReceived, KvTransferReceived, KvLayerReceived, PartialRestored,
+ * TransferTimedOut, TransferWindowClosed, TransferReplanned, CoordinatedBatchPlanned,
+ * SessionRestored). The sessions and peers stay the node's.
  */
-class EdgeLlmTargetRole
+class EdgeLlmTargetRole : public Object
 {
   public:
+    /**
+     * \brief Get the type ID.
+     * \return the object TypeId
+     */
+    static TypeId GetTypeId();
+
     /**
      * \brief Create the target role of \p node.
      * \param node the BS (owns this role and outlives it)
      */
     explicit EdgeLlmTargetRole(EdgeLlmNode* node);
+
+    /**
+     * \brief This role's attributes against each other (StatusInterval's gap between 0
+     *        and 1 ms), as EdgeLlmNode::CheckConfiguration asks them.
+     * \return empty, or the error naming the attribute and its valid range
+     */
+    std::string CheckConfiguration() const;
 
     /**
      * \brief TRANSFER_REQUEST from a source: answer it (TRANSFER_RESPONSE) and, accepted,
@@ -299,7 +319,25 @@ class EdgeLlmTargetRole
         uint32_t Size() const;
     };
 
-    EdgeLlmNode* m_node;          //!< The BS (owner)
+    EdgeLlmNode* m_node; //!< The BS (owner)
+    /// CoordinatedBatchPlanned
+    TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_coordinatedTrace;
+    TracedCallback<uint64_t, uint16_t, uint64_t>
+        m_requestReceivedTrace;                                     //!< TransferRequestReceived
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_kvReceivedTrace; //!< KvTransferReceived
+    TracedCallback<uint64_t, uint16_t, double> m_partialTrace;      //!< PartialRestored
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_timeoutTrace;    //!< TransferTimedOut
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_windowTrace;     //!< TransferWindowClosed
+    /// TransferReplanned
+    TracedCallback<uint64_t, uint16_t, uint64_t, Time, Time> m_replannedTrace;
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_layerTrace; //!< KvLayerReceived
+    TracedCallback<uint64_t, uint16_t, Time> m_restoredTrace;  //!< SessionRestored
+    Time m_statusInterval;                                     //!< StatusInterval (0: no PROGRESS)
+    Time m_transferTimeout;                                    //!< TransferTimeout (0: none)
+    Time m_windowGrace;                                        //!< WindowGrace
+    bool m_lossAwareReplanning{true};                          //!< LossAwareReplanning
+    Time m_replanMargin;                                       //!< ReplanMargin
+    Time m_replanInterval;                                     //!< ReplanInterval
     uint32_t m_restoreCounter{0}; //!< Numbers restores, so a stale timeout is ignored
     /// ControlChannel=Separate: requests (source cell, session, tau in ns) whose one copy
     /// has come and acted, the other not yet

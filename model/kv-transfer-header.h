@@ -138,7 +138,7 @@ class KvFrameHeader : public Header
  * bit 0: the KV cache comes as importance-ordered entries, each with a 3-byte
  * coordinate, and may be truncated (ImpactHO). Flag bit 1: the n_tx tokens' KV cache
  * comes layer-major (all tokens of layer 0, then layer 1, ...), so the target can use
- * each layer as it completes (EdgeLlmNode::LayerwiseStreaming); without it, token-major.
+ * each layer as it completes (EdgeLlmSourceRole::LayerwiseStreaming); without it, token-major.
  * Flag bit 2: the batch is the target's coordinated one (KvPlanHeader).
  */
 class KvTransferRequestHeader : public Header
@@ -374,7 +374,7 @@ class KvTransferResponseHeader : public Header
 /**
  * \ingroup edge-llm
  * \brief TRANSFER_STATUS: the target reports a session's restore. PROGRESS, every
- *        EdgeLlmNode::StatusInterval while it restores: the KV bytes received so far.
+ *        EdgeLlmTargetRole::StatusInterval while it restores: the KV bytes received so far.
  *        RESTORED, once, when it resumes decoding there: the source releases its copy of
  *        the session (as X2's UE CONTEXT RELEASE lets the source free its resources).
  *        LOST, once, when the target gave the session up (SessionLost: no backhaul path

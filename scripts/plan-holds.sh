@@ -9,7 +9,7 @@
 # measurement, not a test: the exit status is 0 unless a run fails.
 #
 # Usage: scripts/plan-holds.sh [DRAWS=12] [SEED=23] [extra study options, e.g.
-#        --ns3::EdgeLlmNode::LossAwareReplanning=false]
+#        --ns3::EdgeLlmTargetRole::LossAwareReplanning=false]
 # Needs build/bin/edge-llm-backhaul-study (standalone build). About 20-60 s per draw.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)

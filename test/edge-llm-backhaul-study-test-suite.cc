@@ -10,6 +10,7 @@
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-node.h"
 #include "ns3/lte-helper.h"
 #include "ns3/lte-hex-grid-enb-topology-helper.h"
 #include "ns3/mobility-helper.h"
@@ -1139,14 +1140,16 @@ class ImpactHoSharedLinkTestCase : public TestCase
         s.ScheduleHandovers();
         s.ConnectOutputs();
         std::vector<Budget> budgets;
-        s.GetBsApps().Get(1)->TraceConnectWithoutContext(
-            "ImpactHoSlotBudget",
-            MakeCallback(+[](std::vector<Budget>* out,
-                             uint16_t target,
-                             uint32_t sharers,
-                             double bytes) {
-                out->push_back({Simulator::Now(), target, sharers, bytes});
-            }).Bind(&budgets));
+        DynamicCast<EdgeLlmNode>(s.GetBsApps().Get(1))
+            ->GetSourceRole()
+            ->TraceConnectWithoutContext(
+                "ImpactHoSlotBudget",
+                MakeCallback(+[](std::vector<Budget>* out,
+                                 uint16_t target,
+                                 uint32_t sharers,
+                                 double bytes) {
+                    out->push_back({Simulator::Now(), target, sharers, bytes});
+                }).Bind(&budgets));
         const MultiCellResult r = s.Simulate("");
         NS_TEST_ASSERT_MSG_EQ(r.restoredSessions,
                               2,

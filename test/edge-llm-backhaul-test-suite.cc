@@ -164,10 +164,10 @@ RunBackhaul(uint32_t n,
     }
     EdgeLlmHelper edge;
     edge.SetSchedulerType("ns3::ChoScheduler");
-    edge.SetNodeAttribute("GatherTime", TimeValue(gather));
-    edge.SetNodeAttribute("PlanningRate", StringValue(planningRate));
-    edge.SetNodeAttribute("PlanningFairQueue", BooleanValue(fairQueue));
-    edge.SetNodeAttribute("PlanningCrossTraffic", StringValue(crossTraffic));
+    edge.SetSourceRoleAttribute("GatherTime", TimeValue(gather));
+    edge.SetSourceRoleAttribute("PlanningRate", StringValue(planningRate));
+    edge.SetSourceRoleAttribute("PlanningFairQueue", BooleanValue(fairQueue));
+    edge.SetSourceRoleAttribute("PlanningCrossTraffic", StringValue(crossTraffic));
     std::vector<uint16_t> cells;
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -184,6 +184,7 @@ RunBackhaul(uint32_t n,
     for (uint32_t i = 1; i < n; ++i)
     {
         DynamicCast<EdgeLlmNode>(apps.Get(i))
+            ->GetTargetRole()
             ->TraceConnectWithoutContext("SessionRestored",
                                          compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                                              [&out](uint64_t id, uint16_t, Time delay) {
@@ -191,17 +192,18 @@ RunBackhaul(uint32_t n,
                                              }));
         out.paths.push_back(backhaul->GetPath(0, i));
     }
-    source->TraceConnectWithoutContext(
+    source->GetSourceRole()->TraceConnectWithoutContext(
         "HandoverPlanned",
         compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
             [&out](uint64_t id, uint64_t, uint64_t, Time delay) {
                 out.predictedDelay[id] = delay.GetSeconds();
             }));
-    source->TraceConnectWithoutContext("BackhaulPlanned",
-                                       compat::MakeCallback<void, uint16_t, double, uint32_t>(
-                                           [&out](uint16_t target, double rate, uint32_t sharers) {
-                                               out.planned.emplace_back(target, rate, sharers);
-                                           }));
+    source->GetSourceRole()->TraceConnectWithoutContext(
+        "BackhaulPlanned",
+        compat::MakeCallback<void, uint16_t, double, uint32_t>(
+            [&out](uint16_t target, double rate, uint32_t sharers) {
+                out.planned.emplace_back(target, rate, sharers);
+            }));
     for (const Move& m : moves)
     {
         source->OpenSession(m.session, CONTEXT, 5);
@@ -824,7 +826,7 @@ class KvFlowBitRateTestCase : public TestCase
     double Rate(double x0, double x1, uint32_t k, bool fairQueuePlanning) const
     {
         Ptr<EdgeLlmNode> node = CreateObject<EdgeLlmNode>();
-        node->SetAttribute("PlanningFairQueue", BooleanValue(fairQueuePlanning));
+        node->GetSourceRole()->SetAttribute("PlanningFairQueue", BooleanValue(fairQueuePlanning));
         EdgeLlmNode::PeerPath path;
         path.local = Ipv4Address("10.0.0.1");
         path.remote = Ipv4Address("10.0.0.2");
@@ -1129,7 +1131,7 @@ class MeasuredCrossTrafficTestCase : public TestCase
             Ptr<EdgeLlmBackhaul> b = Make("Star");
             b->Install(nodes, nullptr);
             EdgeLlmHelper edge;
-            edge.SetNodeAttribute("PlanningCrossTraffic", StringValue("Measured"));
+            edge.SetSourceRoleAttribute("PlanningCrossTraffic", StringValue("Measured"));
             ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});
             Ptr<EdgeLlmNode> a = DynamicCast<EdgeLlmNode>(apps.Get(0));
             if (viaBackhaul)
@@ -1492,6 +1494,7 @@ class PeerRangeTestCase : public TestCase
         edge.ConnectBackhaul(apps, b);
         Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(0));
         DynamicCast<EdgeLlmNode>(apps.Get(1))
+            ->GetTargetRole()
             ->TraceConnectWithoutContext(
                 "SessionRestored",
                 compat::MakeCallback<void, uint64_t, uint16_t, Time>(
@@ -1967,6 +1970,7 @@ RunConverging(const std::string& scheduler,
     for (uint32_t s = 1; s <= 2; ++s)
     {
         DynamicCast<EdgeLlmNode>(apps.Get(s))
+            ->GetTargetRole()
             ->TraceConnectWithoutContext("SessionRestored",
                                          compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                                              [&out](uint64_t id, uint16_t, Time delay) {
@@ -1974,12 +1978,13 @@ RunConverging(const std::string& scheduler,
                                              }));
     }
     Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(apps.Get(0));
-    target->TraceConnectWithoutContext("SessionRestored",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-                                           [&out](uint64_t id, uint16_t, Time delay) {
-                                               out.restoreDelay[id] = delay.GetSeconds();
-                                           }));
-    target->TraceConnectWithoutContext(
+    target->GetTargetRole()->TraceConnectWithoutContext(
+        "SessionRestored",
+        compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+            [&out](uint64_t id, uint16_t, Time delay) {
+                out.restoreDelay[id] = delay.GetSeconds();
+            }));
+    target->GetTargetRole()->TraceConnectWithoutContext(
         "CoordinatedBatchPlanned",
         compat::MakeCallback<void, uint32_t, uint32_t, uint32_t, uint64_t, Time>(
             [&out](uint32_t, uint32_t sources, uint32_t members, uint64_t l, Time) {
@@ -1994,6 +1999,7 @@ RunConverging(const std::string& scheduler,
     for (uint32_t s = 1; s <= 2; ++s)
     {
         DynamicCast<EdgeLlmNode>(apps.Get(s))
+            ->GetSourceRole()
             ->TraceConnectWithoutContext(
                 "HandoverPlanned",
                 compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
@@ -2002,6 +2008,7 @@ RunConverging(const std::string& scheduler,
                         out.prefillTokens[id] = npf;
                     }));
         DynamicCast<EdgeLlmNode>(apps.Get(s))
+            ->GetSourceRole()
             ->TraceConnectWithoutContext("BackhaulPlanned",
                                          compat::MakeCallback<void, uint16_t, double, uint32_t>(
                                              [&out, s](uint16_t target, double bitRate, uint32_t) {

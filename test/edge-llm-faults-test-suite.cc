@@ -115,7 +115,7 @@ WaitForEveryByte(Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target)
 {
     for (Ptr<EdgeLlmNode> bs : {source, target})
     {
-        bs->SetAttribute("LossAwareReplanning", BooleanValue(false));
+        bs->GetTargetRole()->SetAttribute("LossAwareReplanning", BooleanValue(false));
     }
 }
 
@@ -185,7 +185,7 @@ RunTwoBs(const std::string& scheduler,
     }
     EdgeLlmHelper edge;
     edge.SetSchedulerType(scheduler);
-    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0)));
     edge.SetNodeAttribute("Transport", StringValue(g_transport));
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});
     edge.ConnectBackhaul(apps);
@@ -196,11 +196,11 @@ RunTwoBs(const std::string& scheduler,
         source->OpenSession(i, tokens);
         Simulator::Schedule(MilliSeconds(10 * i), &EdgeLlmNode::NotifyHandoverStart, source, i, 2);
     }
-    target->TraceConnectWithoutContext(
+    target->GetTargetRole()->TraceConnectWithoutContext(
         "KvTransferReceived",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t id, uint16_t, uint64_t bytes) { out.kvReceived[id] = bytes; }));
-    target->TraceConnectWithoutContext(
+    target->GetTargetRole()->TraceConnectWithoutContext(
         "SessionRestored",
         compat::MakeCallback<void, uint64_t, uint16_t, Time>([&out](uint64_t id, uint16_t, Time) {
             out.restoredAt[id] = Simulator::Now().GetSeconds();
@@ -213,7 +213,7 @@ RunTwoBs(const std::string& scheduler,
         "TransferCancelled",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t) { ++out.cancelledAtTarget; }));
-    target->TraceConnectWithoutContext(
+    target->GetTargetRole()->TraceConnectWithoutContext(
         "TransferTimedOut",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t tokens) { out.timedOutTokens += tokens; }));
@@ -234,11 +234,11 @@ RunTwoBs(const std::string& scheduler,
         "TransferRefused",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t) { ++out.refusedAtTarget; }));
-    source->TraceConnectWithoutContext(
+    source->GetSourceRole()->TraceConnectWithoutContext(
         "SessionReleased",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t id, uint16_t, uint64_t bytes) { out.released[id] = bytes; }));
-    source->TraceConnectWithoutContext(
+    source->GetSourceRole()->TraceConnectWithoutContext(
         "TransferStatus",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&out](uint64_t, uint16_t, uint64_t bytes) {
@@ -388,13 +388,13 @@ class ControlChannelTestCase : public FaultTestCase
                              bs->SetAttribute("ControlChannel", StringValue(channel));
                          }
                          P2pDevices(target->GetNode()).at(0)->SetReceiveErrorModel(blackout);
-                         target->TraceConnectWithoutContext(
+                         target->GetTargetRole()->TraceConnectWithoutContext(
                              "TransferRequestReceived",
                              compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                  [&run](uint64_t id, uint16_t, uint64_t) {
                                      run.open[id].push_back(Simulator::Now().GetSeconds());
                                  }));
-                         target->TraceConnectWithoutContext(
+                         target->GetTargetRole()->TraceConnectWithoutContext(
                              "SessionRestored",
                              compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                                  [&run](uint64_t, uint16_t, Time) { ++run.resumed; }));
@@ -609,19 +609,20 @@ class WindowGraceTestCase : public FaultTestCase
                             Seconds(0.4),
                             Seconds(0.8),
                             [grace, &t](Ptr<EdgeLlmNode> /* source */, Ptr<EdgeLlmNode> target) {
-                                target->SetAttribute("WindowGrace", TimeValue(grace));
-                                target->TraceConnectWithoutContext(
+                                target->GetTargetRole()->SetAttribute("WindowGrace",
+                                                                      TimeValue(grace));
+                                target->GetTargetRole()->TraceConnectWithoutContext(
                                     "TransferWindowClosed",
                                     compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                         [&t](uint64_t, uint16_t, uint64_t bytes) {
                                             ++t.closed;
                                             t.closedBytes = bytes;
                                         }));
-                                target->TraceConnectWithoutContext(
+                                target->GetTargetRole()->TraceConnectWithoutContext(
                                     "PartialRestored",
                                     compat::MakeCallback<void, uint64_t, uint16_t, double>(
                                         [&t](uint64_t, uint16_t, double f) { t.fraction = f; }));
-                                target->TraceConnectWithoutContext(
+                                target->GetTargetRole()->TraceConnectWithoutContext(
                                     "SessionRestored",
                                     compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                                         [&t](uint64_t, uint16_t, Time delay) {
@@ -699,7 +700,8 @@ class TransferTimeoutTestCase : public FaultTestCase
                      Seconds(2),
                      [](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
                          WaitForEveryByte(source, target); // the timeout alone
-                         target->SetAttribute("TransferTimeout", TimeValue(MilliSeconds(300)));
+                         target->GetTargetRole()->SetAttribute("TransferTimeout",
+                                                               TimeValue(MilliSeconds(300)));
                      });
         NS_TEST_ASSERT_MSG_GT(o.timedOutTokens, 0u, "the transfer timed out");
         NS_TEST_ASSERT_MSG_LT(o.timedOutTokens, 300u, "part had arrived before the cut");
@@ -765,13 +767,13 @@ class ReplanTestCase : public FaultTestCase
             MilliSeconds(50),
             Seconds(2),
             [replan](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
-                source->TraceConnectWithoutContext(
+                source->GetSourceRole()->TraceConnectWithoutContext(
                     "HandoverPlanned",
                     compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
                         [replan](uint64_t, uint64_t, uint64_t, Time delay) {
                             replan->deadline = 0.010 + delay.GetSeconds();
                         }));
-                target->TraceConnectWithoutContext(
+                target->GetTargetRole()->TraceConnectWithoutContext(
                     "TransferReplanned",
                     compat::MakeCallback<void, uint64_t, uint16_t, uint64_t, Time, Time>(
                         [replan](uint64_t, uint16_t, uint64_t missing, Time wait, Time pf) {
@@ -920,15 +922,20 @@ class ManySessionsTestCase : public FaultTestCase
         uint32_t released = 0;
         for (uint32_t i = 0; i < bsCount; ++i)
         {
-            apps.Get(i)->TraceConnectWithoutContext(
-                "SessionReleased",
-                compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                    [&released](uint64_t, uint16_t, uint64_t) { ++released; }));
+            DynamicCast<EdgeLlmNode>(apps.Get(i))
+                ->GetSourceRole()
+                ->TraceConnectWithoutContext(
+                    "SessionReleased",
+                    compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                        [&released](uint64_t, uint16_t, uint64_t) { ++released; }));
             const uint16_t cell = static_cast<uint16_t>(i + 1);
-            apps.Get(i)->TraceConnectWithoutContext(
-                "SessionRestored",
-                compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-                    [&restoredAt, cell](uint64_t id, uint16_t, Time) { restoredAt[id] = cell; }));
+            DynamicCast<EdgeLlmNode>(apps.Get(i))
+                ->GetTargetRole()
+                ->TraceConnectWithoutContext("SessionRestored",
+                                             compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                                                 [&restoredAt, cell](uint64_t id, uint16_t, Time) {
+                                                     restoredAt[id] = cell;
+                                                 }));
         }
         apps.Start(Seconds(0));
         Simulator::Stop(Seconds(10));
@@ -993,13 +1000,15 @@ class SecondHandoverTestCase : public FaultTestCase
         for (uint32_t i = 0; i < 3; ++i)
         {
             const uint16_t cell = static_cast<uint16_t>(i + 1);
-            apps.Get(i)->TraceConnectWithoutContext(
-                "SessionRestored",
-                compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-                    [&restoredAt, cell](uint64_t, uint16_t, Time) { ++restoredAt[cell]; }));
+            DynamicCast<EdgeLlmNode>(apps.Get(i))
+                ->GetTargetRole()
+                ->TraceConnectWithoutContext(
+                    "SessionRestored",
+                    compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                        [&restoredAt, cell](uint64_t, uint16_t, Time) { ++restoredAt[cell]; }));
         }
         uint64_t atC = 0;
-        c->TraceConnectWithoutContext(
+        c->GetTargetRole()->TraceConnectWithoutContext(
             "KvTransferReceived",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [&atC](uint64_t, uint16_t, uint64_t bytes) { atC = bytes; }));
@@ -1142,7 +1151,8 @@ class TimeoutBeforeBatchTestCase : public FaultTestCase
                      Seconds(0),
                      Seconds(0),
                      [batchEnds](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
-                         target->SetAttribute("TransferTimeout", TimeValue(MilliSeconds(1)));
+                         target->GetTargetRole()->SetAttribute("TransferTimeout",
+                                                               TimeValue(MilliSeconds(1)));
                          target->GetPrefillEngine()->TraceConnectWithoutContext(
                              "BatchEnd",
                              compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
@@ -1300,7 +1310,8 @@ class TransferStatusTestCase : public FaultTestCase
                      Seconds(0),
                      Seconds(0),
                      [this](Ptr<EdgeLlmNode>, Ptr<EdgeLlmNode> target) {
-                         target->SetAttribute("StatusInterval", TimeValue(MilliSeconds(20)));
+                         target->GetTargetRole()->SetAttribute("StatusInterval",
+                                                               TimeValue(MilliSeconds(20)));
                          const char* pcap = std::getenv("EDGE_LLM_NODE_PCAP");
                          if (pcap && m_transport == "Tcp")
                          {
@@ -1364,29 +1375,29 @@ class PlanningRateTestCase : public FaultTestCase
     std::pair<double, double> Run(const std::string& planning)
     {
         auto predicted = std::make_shared<double>(-1);
-        const TwoBsOutcome o =
-            RunTwoBs("ns3::ChoScheduler",
-                     0,
-                     1,
-                     300,
-                     Seconds(0),
-                     Seconds(0),
-                     [planning, predicted](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
-                         for (Ptr<EdgeLlmNode> bs : {source, target})
-                         {
-                             bs->SetAttribute("PlanningRate", StringValue(planning));
-                             for (Ptr<PointToPointNetDevice> d : P2pDevices(bs->GetNode()))
-                             {
-                                 d->SetMtu(1500);
-                             }
-                         }
-                         source->TraceConnectWithoutContext(
-                             "HandoverPlanned",
-                             compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
-                                 [predicted](uint64_t, uint64_t, uint64_t, Time delay) {
-                                     *predicted = delay.GetSeconds();
-                                 }));
-                     });
+        const TwoBsOutcome o = RunTwoBs(
+            "ns3::ChoScheduler",
+            0,
+            1,
+            300,
+            Seconds(0),
+            Seconds(0),
+            [planning, predicted](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
+                for (Ptr<EdgeLlmNode> bs : {source, target})
+                {
+                    bs->GetSourceRole()->SetAttribute("PlanningRate", StringValue(planning));
+                    for (Ptr<PointToPointNetDevice> d : P2pDevices(bs->GetNode()))
+                    {
+                        d->SetMtu(1500);
+                    }
+                }
+                source->GetSourceRole()->TraceConnectWithoutContext(
+                    "HandoverPlanned",
+                    compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
+                        [predicted](uint64_t, uint64_t, uint64_t, Time delay) {
+                            *predicted = delay.GetSeconds();
+                        }));
+            });
         NS_ABORT_UNLESS(o.restoredAt.size() == 1);
         return {*predicted, o.restoredAt.at(1) - 0.010};
     }
@@ -1461,16 +1472,17 @@ class LayerwiseStreamingTestCase : public TestCase
                      Seconds(0),
                      Seconds(0),
                      [layerwise, t](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
-                         source->SetAttribute("LayerwiseStreaming", BooleanValue(layerwise));
+                         source->GetSourceRole()->SetAttribute("LayerwiseStreaming",
+                                                               BooleanValue(layerwise));
                          source->OpenSession(1, 300, 5); // 5 tokens to decode at the target
-                         target->TraceConnectWithoutContext(
+                         target->GetTargetRole()->TraceConnectWithoutContext(
                              "KvLayerReceived",
                              compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                  [t](uint64_t, uint16_t, uint64_t layer) {
                                      NS_ABORT_UNLESS(layer == t->layers.size());
                                      t->layers.push_back(Simulator::Now().GetSeconds());
                                  }));
-                         target->TraceConnectWithoutContext(
+                         target->GetTargetRole()->TraceConnectWithoutContext(
                              "SessionRestored",
                              compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                                  [t](uint64_t, uint16_t, Time) {
@@ -1553,9 +1565,10 @@ class LayerwiseTimeoutTestCase : public TestCase
                             Seconds(2),
                             [layerwise](Ptr<EdgeLlmNode> source, Ptr<EdgeLlmNode> target) {
                                 WaitForEveryByte(source, target); // the timeout alone
-                                source->SetAttribute("LayerwiseStreaming", BooleanValue(layerwise));
-                                target->SetAttribute("TransferTimeout",
-                                                     TimeValue(MilliSeconds(300)));
+                                source->GetSourceRole()->SetAttribute("LayerwiseStreaming",
+                                                                      BooleanValue(layerwise));
+                                target->GetTargetRole()->SetAttribute("TransferTimeout",
+                                                                      TimeValue(MilliSeconds(300)));
                             });
         };
         const TwoBsOutcome layered = run(true);

@@ -123,7 +123,7 @@ RunMesh(const std::string& transport,
     }
     EdgeLlmHelper edge;
     edge.SetSchedulerType("ns3::ChoScheduler");
-    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0)));
     edge.SetNodeAttribute("Transport", StringValue(transport));
     std::vector<uint16_t> cells;
     for (uint32_t i = 0; i < n; ++i)
@@ -160,42 +160,46 @@ RunMesh(const std::string& transport,
         }
         if (transferTimeout.count(cell))
         {
-            app->SetAttribute("TransferTimeout", TimeValue(transferTimeout.at(cell)));
+            app->GetTargetRole()->SetAttribute("TransferTimeout",
+                                               TimeValue(transferTimeout.at(cell)));
         }
-        app->TraceConnectWithoutContext(
+        app->GetTargetRole()->TraceConnectWithoutContext(
             "TransferTimedOut",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [&out, cell](uint64_t, uint16_t, uint64_t tokens) {
                     out.timedOut[cell].emplace_back(Simulator::Now().GetSeconds(), tokens);
                 }));
-        app->TraceConnectWithoutContext(
+        app->GetTargetRole()->TraceConnectWithoutContext(
             "SessionRestored",
             compat::MakeCallback<void, uint64_t, uint16_t, Time>(
                 [&out, cell](uint64_t, uint16_t, Time delay) {
                     out.restoredAt[cell].push_back(Simulator::Now().GetSeconds());
                     out.restoreDelay[cell].push_back(delay.GetSeconds());
                 }));
-        app->TraceConnectWithoutContext("KvTransferReceived",
-                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                            [&out, cell](uint64_t, uint16_t, uint64_t bytes) {
-                                                out.kvReceived[cell] = bytes;
-                                            }));
+        app->GetTargetRole()->TraceConnectWithoutContext(
+            "KvTransferReceived",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&out, cell](uint64_t, uint16_t, uint64_t bytes) {
+                    out.kvReceived[cell] = bytes;
+                }));
         app->TraceConnectWithoutContext("TokenDecoded",
                                         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                                             [&out, cell](uint64_t, uint16_t, uint64_t) {
                                                 out.tokens[cell].push_back(
                                                     Simulator::Now().GetSeconds());
                                             }));
-        app->TraceConnectWithoutContext("SessionReleased",
-                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                            [&out, cell](uint64_t, uint16_t, uint64_t bytes) {
-                                                out.released[cell].push_back(bytes);
-                                            }));
-        app->TraceConnectWithoutContext("HandoverStarted",
-                                        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                            [&out, cell](uint64_t, uint16_t target, uint64_t) {
-                                                out.handedTo[cell] = target;
-                                            }));
+        app->GetSourceRole()->TraceConnectWithoutContext(
+            "SessionReleased",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&out, cell](uint64_t, uint16_t, uint64_t bytes) {
+                    out.released[cell].push_back(bytes);
+                }));
+        app->GetSourceRole()->TraceConnectWithoutContext(
+            "HandoverStarted",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&out, cell](uint64_t, uint16_t target, uint64_t) {
+                    out.handedTo[cell] = target;
+                }));
         app->TraceConnectWithoutContext(
             "SessionLost",
             compat::MakeCallback<void, uint64_t, uint16_t, EdgeLlmNode::LossReason>(

@@ -148,7 +148,7 @@ RunSessions(const std::string& scheduler,
     }
     EdgeLlmHelper edge;
     edge.SetSchedulerType(scheduler);
-    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0)));
     edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(batchPeriod));
     std::vector<uint16_t> cells;
     for (uint32_t i = 0; i < n; ++i)
@@ -160,7 +160,7 @@ RunSessions(const std::string& scheduler,
     auto bs = [&apps](uint16_t cell) { return DynamicCast<EdgeLlmNode>(apps.Get(cell - 1)); };
     for (const auto& [cell, timeout] : transferTimeout)
     {
-        bs(cell)->SetAttribute("TransferTimeout", TimeValue(timeout));
+        bs(cell)->GetTargetRole()->SetAttribute("TransferTimeout", TimeValue(timeout));
     }
     Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
     stats->Install(apps, ApplicationContainer());
@@ -252,7 +252,7 @@ RunUeHandovers(uint32_t maxNewTokens)
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
     EdgeLlmHelper edge;
     edge.SetSchedulerType("ns3::ChoScheduler");
-    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0)));
     ApplicationContainer bsApps = edge.InstallBs(NodeContainer(nodes.Get(0), nodes.Get(1)), {1, 2});
     edge.ConnectBackhaul(bsApps);
     Ptr<EdgeLlmUeApp> ue = CreateObject<EdgeLlmUeApp>();
@@ -271,7 +271,7 @@ RunUeHandovers(uint32_t maxNewTokens)
                                               run.tokenTimes.push_back(
                                                   Simulator::Now().GetSeconds());
                                           }));
-    bs(2)->TraceConnectWithoutContext(
+    bs(2)->GetTargetRole()->TraceConnectWithoutContext(
         "KvTransferReceived",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [&run](uint64_t, uint16_t, uint64_t bytes) { run.kvBytesAtCell2 += bytes; }));
@@ -691,12 +691,14 @@ class PromptRetryTestCase : public TestCase
                 [&out](uint64_t, uint16_t, uint64_t) {
                     out.sessionStarts.push_back(Simulator::Now().GetSeconds());
                 }));
-        bsApps.Get(0)->TraceConnectWithoutContext(
-            "HandoverWithoutSession",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [&out](uint64_t, uint16_t, uint64_t) {
-                    out.noSession.push_back(Simulator::Now().GetSeconds());
-                }));
+        DynamicCast<EdgeLlmNode>(bsApps.Get(0))
+            ->GetSourceRole()
+            ->TraceConnectWithoutContext("HandoverWithoutSession",
+                                         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                                             [&out](uint64_t, uint16_t, uint64_t) {
+                                                 out.noSession.push_back(
+                                                     Simulator::Now().GetSeconds());
+                                             }));
         if (!handoverAt.IsNegative())
         {
             Simulator::Schedule(handoverAt,

@@ -829,7 +829,7 @@ MakeStar(uint32_t n, const std::string& scheduler, Ptr<EdgeLlmBackhaul>& backhau
     backhaul->Install(nodes, nullptr);
     EdgeLlmHelper edge;
     edge.SetSchedulerType(scheduler);
-    edge.SetNodeAttribute("GatherTime", TimeValue(Seconds(0)));
+    edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0)));
     std::vector<uint16_t> cells;
     for (uint32_t i = 0; i < n; ++i)
     {
@@ -864,7 +864,7 @@ RunPacket(const std::string& scheduler,
     {
         Ptr<EdgeLlmNode> n = DynamicCast<EdgeLlmNode>(apps.Get(i));
         bs.push_back(n);
-        n->SetAttribute("KvMemoryCapacity", UintegerValue(memoryBytes));
+        n->GetPreTransferRole()->SetAttribute("KvMemoryCapacity", UintegerValue(memoryBytes));
         if (Ptr<PreTransferScheduler> p = DynamicCast<PreTransferScheduler>(n->GetScheduler()))
         {
             p->SetAttribute("InnerScheduler", StringValue(inner));
@@ -875,18 +875,22 @@ RunPacket(const std::string& scheduler,
             return compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [m, add](uint64_t id, uint16_t, uint64_t v) { (*m)[id] = add ? (*m)[id] + v : v; });
         };
-        n->TraceConnectWithoutContext("PreTransferUsed", sink(&out.used, false));
-        n->TraceConnectWithoutContext("PreTransferEvicted", sink(&out.evicted, true));
-        n->TraceConnectWithoutContext("PreTransferWasted",
-                                      compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                          [&out](uint64_t id, uint16_t, uint64_t bytes) {
-                                              out.wasted[id] += bytes;
-                                              out.wastedAt[id] = Simulator::Now().GetSeconds();
-                                          }));
-        n->TraceConnectWithoutContext("PreTransferLost",
-                                      compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                          [&out](uint64_t, uint16_t, uint64_t) { ++out.lost; }));
-        n->TraceConnectWithoutContext(
+        n->GetPreTransferRole()->TraceConnectWithoutContext("PreTransferUsed",
+                                                            sink(&out.used, false));
+        n->GetPreTransferRole()->TraceConnectWithoutContext("PreTransferEvicted",
+                                                            sink(&out.evicted, true));
+        n->GetPreTransferRole()->TraceConnectWithoutContext(
+            "PreTransferWasted",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&out](uint64_t id, uint16_t, uint64_t bytes) {
+                    out.wasted[id] += bytes;
+                    out.wastedAt[id] = Simulator::Now().GetSeconds();
+                }));
+        n->GetPreTransferRole()->TraceConnectWithoutContext(
+            "PreTransferLost",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&out](uint64_t, uint16_t, uint64_t) { ++out.lost; }));
+        n->GetSourceRole()->TraceConnectWithoutContext(
             "HandoverPlanned",
             compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
                 [&out](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
@@ -894,24 +898,26 @@ RunPacket(const std::string& scheduler,
                     out.ntx[id] = ntx;
                     out.predicted[id] = predicted.GetSeconds();
                 }));
-        n->TraceConnectWithoutContext("SessionRestored",
-                                      compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-                                          [&out](uint64_t id, uint16_t, Time delay) {
-                                              out.restored[id] = delay.GetSeconds();
-                                          }));
+        n->GetTargetRole()->TraceConnectWithoutContext(
+            "SessionRestored",
+            compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                [&out](uint64_t id, uint16_t, Time delay) {
+                    out.restored[id] = delay.GetSeconds();
+                }));
         const uint16_t cell = n->GetCellId();
-        n->TraceConnectWithoutContext("PreTransferUsed",
-                                      compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                          [&out, cell](uint64_t id, uint16_t, uint64_t tokens) {
-                                              out.usedAll[id].emplace_back(cell, tokens);
-                                          }));
-        n->TraceConnectWithoutContext("SessionRestored",
-                                      compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-                                          [&out, cell](uint64_t id, uint16_t, Time delay) {
-                                              out.restoredAll[id].emplace_back(cell,
-                                                                               delay.GetSeconds());
-                                          }));
-        n->TraceConnectWithoutContext(
+        n->GetPreTransferRole()->TraceConnectWithoutContext(
+            "PreTransferUsed",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&out, cell](uint64_t id, uint16_t, uint64_t tokens) {
+                    out.usedAll[id].emplace_back(cell, tokens);
+                }));
+        n->GetTargetRole()->TraceConnectWithoutContext(
+            "SessionRestored",
+            compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                [&out, cell](uint64_t id, uint16_t, Time delay) {
+                    out.restoredAll[id].emplace_back(cell, delay.GetSeconds());
+                }));
+        n->GetTargetRole()->TraceConnectWithoutContext(
             "PartialRestored",
             compat::MakeCallback<void, uint64_t, uint16_t, double>(
                 [&out](uint64_t id, uint16_t, double fraction) { out.fraction[id] = fraction; }));

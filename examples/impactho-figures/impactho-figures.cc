@@ -410,18 +410,19 @@ ParseOptions(int argc, char* argv[], const std::map<std::string, SweptFigure>& f
     {
         return 2;
     }
-    if (!CheckAttributeArguments(argc,
-                                 argv,
-                                 {{"ns3::EdgeLlmNode::Model", perCurve},
-                                  {"ns3::EdgeLlmNode::KvBits", perCurve},
-                                  {"ns3::EdgeLlmNode::ImportanceOrder", perCurve},
-                                  {"ns3::EdgeLlmNode::KvAccuracyLoss", perCurve},
-                                  {"ns3::EdgeLlmNode::UtilityCalibration", "use --calibration"},
-                                  {"ns3::ImpactHoScheduler::Policy", perCurve},
-                                  {"ns3::ImpactHoScheduler::Fallback", perCurve},
-                                  {"ns3::ImpactHoScheduler::SlotLength", perCurve},
-                                  {"ns3::ImpactHoScheduler::TransferWindow", perCurve}},
-                                 std::cerr))
+    if (!CheckAttributeArguments(
+            argc,
+            argv,
+            {{"ns3::EdgeLlmNode::Model", perCurve},
+             {"ns3::EdgeLlmNode::KvBits", perCurve},
+             {"ns3::EdgeLlmSourceRole::ImportanceOrder", perCurve},
+             {"ns3::EdgeLlmSourceRole::KvAccuracyLoss", perCurve},
+             {"ns3::EdgeLlmSourceRole::UtilityCalibration", "use --calibration"},
+             {"ns3::ImpactHoScheduler::Policy", perCurve},
+             {"ns3::ImpactHoScheduler::Fallback", perCurve},
+             {"ns3::ImpactHoScheduler::SlotLength", perCurve},
+             {"ns3::ImpactHoScheduler::TransferWindow", perCurve}},
+            std::cerr))
     {
         return 2;
     }

@@ -202,7 +202,7 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& offsets)
                      o.rateShare);
     options.AddValue("kvMemoryGb",
                      "KV memory for caches sent ahead, per BS, GB, in [1e-9, 1e6] (1 byte to "
-                     "10^15 bytes, as ns3::EdgeLlmNode::KvMemoryCapacity)",
+                     "10^15 bytes, as ns3::EdgeLlmPreTransferRole::KvMemoryCapacity)",
                      o.kvMemoryGb);
     options.AddValue("backhaulGbps", "Backhaul link rate, Gbit/s, > 0", o.backhaulGbps);
     options.AddValue("decodeRate", "Decoded tokens/s per UE, > 0", o.decodeRate);

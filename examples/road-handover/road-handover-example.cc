@@ -341,7 +341,7 @@ ReadProtocol()
 {
     Ptr<EdgeLlmNode> defaults = CreateObject<EdgeLlmNode>();
     BooleanValue layerwise;
-    defaults->GetAttribute("LayerwiseStreaming", layerwise);
+    defaults->GetSourceRole()->GetAttribute("LayerwiseStreaming", layerwise);
     return {AttributeText(defaults, "Transport"), layerwise.Get()};
 }
 

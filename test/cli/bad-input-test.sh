@@ -53,8 +53,8 @@ expect 2 "--ns3::EdgeLlmX2PacketFilter::AckPriority=maybe: invalid value 'maybe'
   $main --ns3::EdgeLlmX2PacketFilter::AckPriority=maybe
 expect 2 "--ns3::EdgeLlmBackhaul::RedForLink=2: invalid value '2'; valid: true or false (or 1 or 0)" \
   $main --ns3::EdgeLlmBackhaul::RedForLink=2
-expect 2 "--ns3::EdgeLlmNode::LayerwiseStreaming=maybe: invalid value 'maybe'" \
-  $main --ns3::EdgeLlmNode::LayerwiseStreaming=maybe
+expect 2 "--ns3::EdgeLlmSourceRole::LayerwiseStreaming=maybe: invalid value 'maybe'" \
+  $main --ns3::EdgeLlmSourceRole::LayerwiseStreaming=maybe
 expect 2 "no TypeId 'ns3::Foo'" $main --ns3::Foo::Bar=1
 expect 2 "ns3::EdgeLlmNode has no attribute 'Nope'; its own attributes: CellId, Model" \
   $main --ns3::EdgeLlmNode::Nope=1
@@ -63,8 +63,8 @@ expect 2 "StartTime is an attribute of ns3::Application, not of ns3::EdgeLlmNode
 expect 2 "--RngRun=abc: invalid value 'abc'" $main --RngRun=abc
 expect 2 "--ns3::KvTransferConnection::SegmentBytes=2k: invalid value '2k'; valid: uint32_t 1024:" \
   $main --ns3::KvTransferConnection::SegmentBytes=2k
-expect 2 "--ns3::EdgeLlmNode::TransferTimeout=1parsec: invalid value" \
-  $main --ns3::EdgeLlmNode::TransferTimeout=1parsec
+expect 2 "--ns3::EdgeLlmTargetRole::TransferTimeout=1parsec: invalid value" \
+  $main --ns3::EdgeLlmTargetRole::TransferTimeout=1parsec
 expect 2 "SimulatorImplementationType: 'ns3::Foo' is no ns3::SimulatorImpl; valid: " \
   $main --SimulatorImplementationType=ns3::Foo
 expect 2 "SchedulerType: 'ns3::Node' is no ns3::Scheduler; valid: " $main --SchedulerType=ns3::Node
@@ -87,7 +87,7 @@ expect 2 "--ns3::ImpactHoScheduler::Policy=Equal: this program sets this attribu
 expect 2 "--ns3::KvTransferConnection::SegmentBytes=1: invalid value" \
   $bin/impactho-figures --figure=3a --ns3::KvTransferConnection::SegmentBytes=1
 expect 2 "StatusInterval is +1us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
-  $main --ns3::EdgeLlmNode::StatusInterval=1us
+  $main --ns3::EdgeLlmTargetRole::StatusInterval=1us
 expect 2 "BackhaulSegmentSize is 100000; it must be 0 (link MTU - 52) or in [64, 8948]" \
   $main --ns3::EdgeLlmNode::BackhaulSegmentSize=100000
 # Segments in flight: a 512 KiB buffer may hold at most 1024 (ns-3's TCP walks them on
@@ -105,20 +105,20 @@ expect 2 "BackhaulBuffer is 16383 bytes; it must be 0 (automatic: from the links
   $quick --ns3::EdgeLlmNode::BackhaulBuffer=16383
 # The node's own checks (EdgeLlmNode::CheckConfiguration) refuse before simulating, in
 # every program that runs the packet level: exit 2, nothing written. 1 ms is the boundary.
-expect 0 "" $quick --ns3::EdgeLlmNode::StatusInterval=1ms
+expect 0 "" $quick --ns3::EdgeLlmTargetRole::StatusInterval=1ms
 # Loss-aware replanning's interval: 100 us is the boundary (the attribute's own range).
-expect 0 "" $quick --ns3::EdgeLlmNode::ReplanInterval=100us
-expect 2 "--ns3::EdgeLlmNode::ReplanInterval=99us: invalid value '99us'; valid: a time in [0.0001, " \
-  $quick --ns3::EdgeLlmNode::ReplanInterval=99us
+expect 0 "" $quick --ns3::EdgeLlmTargetRole::ReplanInterval=100us
+expect 2 "--ns3::EdgeLlmTargetRole::ReplanInterval=99us: invalid value '99us'; valid: a time in [0.0001, " \
+  $quick --ns3::EdgeLlmTargetRole::ReplanInterval=99us
 expect 2 "StatusInterval is +999us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
-  $quick --ns3::EdgeLlmNode::StatusInterval=999us
+  $quick --ns3::EdgeLlmTargetRole::StatusInterval=999us
 expect 2 "StatusInterval is +1us; it must be 0" \
   $bin/ctho-figures --figure=3a --packetLevel=1 --packetRuns=2 --outputDir="$tmp/sfig" \
-  --ns3::EdgeLlmNode::StatusInterval=1us
+  --ns3::EdgeLlmTargetRole::StatusInterval=1us
 [ ! -e "$tmp/sfig/fig3a.csv" ] || { echo "FAIL: ctho-figures wrote a CSV for a refused run"; fail=$((fail + 1)); }
 expect 2 "StatusInterval is +1us; it must be 0" \
   $bin/impactho-figures --figure=3a --packetLevel=1 --packetRuns=1 --outputDir="$tmp/sfig" \
-  --ns3::EdgeLlmNode::StatusInterval=1us
+  --ns3::EdgeLlmTargetRole::StatusInterval=1us
 [ ! -e "$tmp/sfig/fig3a.csv" ] || { echo "FAIL: impactho-figures wrote a CSV for a refused run"; fail=$((fail + 1)); }
 # Program options are parsed strictly before ns-3's CommandLine (which keeps the "1" of
 # "1e300", wraps "-1" and exits 1 on text): exit 2 naming the option.
@@ -280,8 +280,8 @@ else
   echo "FAIL: ctho-figures K = 12 with equal contexts: $(grep 'x = 12:' "$tmp/k12.out")"
 fi
 # A Time attribute past int64 nanoseconds would wrap inside ns-3 (then pass the range).
-expect 2 "--ns3::EdgeLlmNode::TransferTimeout=1e300s: invalid value" $main --ns3::EdgeLlmNode::TransferTimeout=1e300s
-expect 2 "--ns3::EdgeLlmNode::GatherTime=1e300s: invalid value" $main --ns3::EdgeLlmNode::GatherTime=1e300s
+expect 2 "--ns3::EdgeLlmTargetRole::TransferTimeout=1e300s: invalid value" $main --ns3::EdgeLlmTargetRole::TransferTimeout=1e300s
+expect 2 "--ns3::EdgeLlmSourceRole::GatherTime=1e300s: invalid value" $main --ns3::EdgeLlmSourceRole::GatherTime=1e300s
 # edge-llm-backhaul-study (issue 11): its own options, refused before simulating.
 study="$bin/edge-llm-backhaul-study --outputDir=$tmp/s"
 expect 2 "--loads: '0.95' must be a number in [0, 0.9]" $study --loads=0.95
@@ -399,11 +399,11 @@ expect 2 "--schemes: give one or more of" $study --schemes=,pre-ctho
 expect 2 "--schemes: give one or more of" $study --schemes=ctho,,tho
 expect 2 "--schemes: give one or more of" $study --schemes=pre-impactho,
 # WindowGrace and PingPongTime: [0, 3600] s, both ends valid.
-expect 2 "ns3::EdgeLlmNode::WindowGrace" $main --numUes=1 --schemes=impactho \
-  --ns3::EdgeLlmNode::WindowGrace=-1ns
-expect 2 "ns3::EdgeLlmNode::WindowGrace" $main --numUes=1 --schemes=impactho \
-  --ns3::EdgeLlmNode::WindowGrace=3601s
-expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=impactho --ns3::EdgeLlmNode::WindowGrace=0s
+expect 2 "ns3::EdgeLlmTargetRole::WindowGrace" $main --numUes=1 --schemes=impactho \
+  --ns3::EdgeLlmTargetRole::WindowGrace=-1ns
+expect 2 "ns3::EdgeLlmTargetRole::WindowGrace" $main --numUes=1 --schemes=impactho \
+  --ns3::EdgeLlmTargetRole::WindowGrace=3601s
+expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=impactho --ns3::EdgeLlmTargetRole::WindowGrace=0s
 expect 2 "ns3::PreTransferScheduler::PingPongTime" $main --numUes=1 --schemes=pre-ctho \
   --ns3::PreTransferScheduler::PingPongTime=-1ns
 expect 2 "ns3::PreTransferScheduler::PingPongTime" $main --numUes=1 --schemes=pre-ctho \
@@ -415,12 +415,12 @@ expect 2 "ns3::PreTransferScheduler::TimeToTrigger" $main --numUes=1 --schemes=p
   --ns3::PreTransferScheduler::TimeToTrigger=65536ms
 expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
   --ns3::PreTransferScheduler::TimeToTrigger=65535ms
-expect 2 "ns3::EdgeLlmNode::KvMemoryCapacity" $main --numUes=1 --schemes=pre-ctho \
-  --ns3::EdgeLlmNode::KvMemoryCapacity=-1
-expect 2 "ns3::EdgeLlmNode::KvMemoryCapacity" $main --numUes=1 --schemes=pre-ctho \
-  --ns3::EdgeLlmNode::KvMemoryCapacity=1000000000000001
+expect 2 "ns3::EdgeLlmPreTransferRole::KvMemoryCapacity" $main --numUes=1 --schemes=pre-ctho \
+  --ns3::EdgeLlmPreTransferRole::KvMemoryCapacity=-1
+expect 2 "ns3::EdgeLlmPreTransferRole::KvMemoryCapacity" $main --numUes=1 --schemes=pre-ctho \
+  --ns3::EdgeLlmPreTransferRole::KvMemoryCapacity=1000000000000001
 expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=pre-ctho \
-  --ns3::EdgeLlmNode::KvMemoryCapacity=1000000000000000
+  --ns3::EdgeLlmPreTransferRole::KvMemoryCapacity=1000000000000000
 expect 2 "set per scheme: pre-ctho (ns3::CtHoScheduler), pre-impactho (ns3::ImpactHoScheduler" \
   $main --schemes=pre-impactho --ns3::PreTransferScheduler::InnerScheduler=ns3::ImpactHoScheduler
 expect 2 "set per scheme: pre-ctho (ns3::CtHoScheduler)" $study --schemes=pre-ctho \
