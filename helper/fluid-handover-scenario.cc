@@ -7,6 +7,7 @@
 
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/event-id.h"
 #include "ns3/fluid-backhaul.h"
 #include "ns3/handover-batcher.h"
@@ -270,10 +271,7 @@ FluidHandoverResult
 FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<CtHoUe>& ues)
 {
     const LlmModelProfile profile = LlmModelProfile::FromPreset(config.model, config.kvBits);
-    if (!(config.backhaulGbps > 0) || !std::isfinite(config.backhaulGbps))
-    {
-        throw std::invalid_argument("backhaulGbps must be a finite number > 0");
-    }
+    edgellm::CheckBackhaulGbps("backhaulGbps", config.backhaulGbps);
     if (ues.empty())
     {
         throw std::invalid_argument("a flow-level batch needs at least one UE");

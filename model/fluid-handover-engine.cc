@@ -45,10 +45,7 @@ void
 FluidEngineConfig::Validate() const
 {
     LlmModelProfile::FromPreset(model, kvBits); // names the model or kvBits
-    if (!(backhaulGbps > 0) || !std::isfinite(backhaulGbps))
-    {
-        throw std::invalid_argument("backhaulGbps must be a finite number > 0");
-    }
+    edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
     if (batchPeriod.IsStrictlyNegative())
     {
         throw std::invalid_argument("batchPeriod must be >= 0");

@@ -371,7 +371,11 @@ expect 2 "start positions need 0 <= startMin <= startMax < boundary (m)" \
   $pre --startMin=140 --startMax=130 --outputDir="$tmp/pre1"
 expect 2 "start positions need 0 <= startMin <= startMax < boundary (m)" \
   $pre --startMax=150 --outputDir="$tmp/pre1"
-expect 2 "backhaulGbps must be a finite number > 0" $pre --backhaulGbps=0 --outputDir="$tmp/pre1"
+# One backhaul range for both levels (edgellm::CheckBackhaulGbps): both sides of each end.
+expect 2 "backhaulGbps must be in (0, 1000] Gbit/s, got 0" $pre --backhaulGbps=0 --outputDir="$tmp/pre1"
+expect 2 "backhaulGbps must be in (0, 1000] Gbit/s, got 1000.001" $pre --backhaulGbps=1000.001 \
+  --outputDir="$tmp/pre1"
+expect 0 "" $pre --backhaulGbps=1000 --outputDir="$tmp/pre0"
 expect 2 "use --offsets" $pre --ns3::PreTransferScheduler::A3Offset=-6 --outputDir="$tmp/pre1"
 expect 2 "ns3::PreTransferScheduler::HoldTime" $pre --ns3::PreTransferScheduler::HoldTime=-1s \
   --outputDir="$tmp/pre1"
