@@ -21,8 +21,9 @@
  * LTE's X2 backhaul.
  *
  * Every formula, symbol and default the classes implement, with its source
- * equation, is in the model library chapter (doc/edge-llm.rst, "Model
- * Description"); usage, attributes and traces are in the same chapter.
+ * equation, is in the model library chapter (doc/edge-llm.rst and its parts:
+ * doc/edge-llm-design.rst, "Model Description"; usage, attributes and traces in
+ * doc/edge-llm-user.rst; validation in doc/edge-llm-testing.rst).
  */
 
 /**

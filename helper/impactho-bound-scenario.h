@@ -30,7 +30,7 @@ struct ImpactHoBoundSample
 /**
  * \ingroup edge-llm
  * \brief ImpactHO's clairvoyant bound on the flow-level runs of ImpactHoFluidScenario
- *        (doc/edge-llm.rst, ImpactHO clairvoyant bound).
+ *        (doc/edge-llm-design.rst, ImpactHO clairvoyant bound).
  */
 class ImpactHoBoundScenario
 {

@@ -19,7 +19,7 @@ namespace ns3
 /**
  * \ingroup edge-llm
  * \brief One number the paper states, ours beside it, and the residual of the calibration
- *        fit (doc/edge-llm.rst, ImpactHO accuracy utility, Calibrations).
+ *        fit (doc/edge-llm-design.rst, ImpactHO accuracy utility, Calibrations).
  */
 struct ImpactHoCalibrationTarget
 {
@@ -36,7 +36,7 @@ struct ImpactHoCalibrationTarget
 /**
  * \ingroup edge-llm
  * \brief The paper's Table II and headline as functions of the utility anchors, and the
- *        joint fit of the per-context-length (k, tau) to them (doc/edge-llm.rst, ImpactHO
+ *        joint fit of the per-context-length (k, tau) to them (doc/edge-llm-design.rst, ImpactHO
  *        accuracy utility, Calibrations).
  *
  * Targets ([ImpactHO] Sec. VI-B and VI-D): ImpactHO's per-user latency to 99 % of full

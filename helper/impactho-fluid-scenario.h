@@ -21,7 +21,7 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief Knobs of ImpactHO's evaluation (ImpactHO Sec. VI-A; doc/edge-llm.rst, ImpactHO
+ * \brief Knobs of ImpactHO's evaluation (ImpactHO Sec. VI-A; doc/edge-llm-design.rst, ImpactHO
  *        evaluation).
  */
 struct ImpactHoFluidConfig
@@ -49,7 +49,7 @@ struct ImpactHoFluidConfig
     /// PredictedCrossing. Each user's cache is sent in importance order from its LeadTime
     /// before its arrival, in the slots before it, with the part of each slot's budget the
     /// active users leave, at most its RateShare, shared equally; it arrives holding that
-    /// share of its cache (doc/edge-llm.rst, "Proactive KV pre-transfer")
+    /// share of its cache (doc/edge-llm-design.rst, "Proactive KV pre-transfer")
     Ptr<PreTransferScheduler> preTransfer;
 
     /**

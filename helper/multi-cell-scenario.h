@@ -101,7 +101,7 @@ struct ScenarioCommonConfig
 
 /**
  * \ingroup edge-llm
- * \brief Knobs of a multi-cell scenario (doc/edge-llm.rst, "Multi-cell scenarios and the
+ * \brief Knobs of a multi-cell scenario (doc/edge-llm-design.rst, "Multi-cell scenarios and the
  *        backhaul study"): where the sites are, the RAN, the backhaul, the UEs and how they
  *        move and hand over, and the edge-LLM sessions they run.
  *

@@ -21,7 +21,7 @@ namespace ns3
 
 class PreTransferScheduler;
 
-/// Knobs of the flow-level pre-transfer engine: the core's (doc/edge-llm.rst, "Proactive KV
+/// Knobs of the flow-level pre-transfer engine: the core's (doc/edge-llm-design.rst, "Proactive KV
 /// pre-transfer").
 using PreTransferFluidConfig = FluidEngineConfig;
 

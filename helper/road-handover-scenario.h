@@ -104,7 +104,7 @@ struct RoadHandoverConfig : ScenarioCommonConfig
 
     /**
      * \brief The RACH, SRS and prompt-time settings a run uses: each knob as given, or,
-     *        if 0, chosen from K and the drawn handover times (doc/edge-llm.rst, "UE
+     *        if 0, chosen from K and the drawn handover times (doc/edge-llm-design.rst, "UE
      *        capacity"): SRS the shortest of 40, 80, 160, 320 ms >= 2 K; K <= 12: ns-3's
      *        52 contention preambles and PreambleTransMax 50, else PreambleTransMax 10 and
      *        min(28, 4 floor((64 - peak) / 4)) contention preambles; prompts at 100 ms,

@@ -197,7 +197,7 @@ AccuracyUtility::Anchors::Validate() const
 AccuracyUtility::Anchors
 AccuracyUtility::CalibrationAnchors(Calibration calibration)
 {
-    // doc/edge-llm.rst, ImpactHO accuracy utility, Calibrations. M is the same in both:
+    // doc/edge-llm-design.rst, ImpactHO accuracy utility, Calibrations. M is the same in both:
     // the paper prints no per-length ceiling, only their mean (94.1 %, Sec. VI-B).
     Anchors a;
     a.asymptote = {0.9535, 0.940, 0.9302};
@@ -209,7 +209,7 @@ AccuracyUtility::CalibrationAnchors(Calibration calibration)
         break;
     case JOINT:
         // impactho-figures --figure=calibrate --fit=1 (GSL Nelder-Mead on the paper's
-        // Table II and headline, M held), rounded; doc/edge-llm.rst gives the residuals:
+        // Table II and headline, M held), rounded; doc/edge-llm-design.rst gives the residuals:
         // no (k, tau) with tau in [0.064, 0.067] fits both, this is the best trade-off.
         a.sharpness = {25.8, 28.2, 29.7};
         a.inflection = {0.067, 0.064, 0.064};
@@ -266,7 +266,7 @@ AccuracyUtility::FromAnchors(const Anchors& anchors,
         throw std::invalid_argument("kvAccuracyLoss must be in [0, 1)");
     }
     anchors.Validate();
-    // doc/edge-llm.rst, ImpactHO accuracy utility: each parameter at 4K, 8K, 16K tokens;
+    // doc/edge-llm-design.rst, ImpactHO accuracy utility: each parameter at 4K, 8K, 16K tokens;
     // linear in log2(C) between, flat outside.
     const double l = std::clamp(std::log2(static_cast<double>(contextTokens)), 12.0, 14.0);
     const auto at = [l](const std::array<double, 3>& v) {

@@ -17,8 +17,8 @@ namespace ns3
  * \ingroup edge-llm
  * \brief Accuracy of an LLM as a function of the fraction y in [0, 1] of its
  *        importance-ordered KV cache received: a sigmoid with upper asymptote M,
- *        sharpness k and inflection tau (ImpactHO Sec. III-D and IV, Eq. 6; doc/edge-llm.rst,
- *        ImpactHO accuracy utility). With `u = k (y - tau)`:
+ *        sharpness k and inflection tau (ImpactHO Sec. III-D and IV, Eq. 6;
+ *        doc/edge-llm-design.rst, ImpactHO accuracy utility). With `u = k (y - tau)`:
  *
  * | family    | A(y)                             | A'(y)                          |
  * |-----------|----------------------------------|--------------------------------|
@@ -55,7 +55,7 @@ struct AccuracyUtility
 
     /**
      * \brief The inverse of A' on the concave branch (the interior branch of ImpactHO Eq. (9)
-     *        for this family; doc/edge-llm.rst, ImpactHO accuracy utility).
+     *        for this family; doc/edge-llm-design.rst, ImpactHO accuracy utility).
      * \param slope p > 0
      * \return the y >= tau with A'(y) = p; tau if p >= A'(tau) (the steepest slope);
      *         +infinity if p <= 0 (any y is too steep)
@@ -78,7 +78,7 @@ struct AccuracyUtility
     static Family ParseFamily(const std::string& name);
 
     /**
-     * \brief Which fit of the importance-order presets (doc/edge-llm.rst, ImpactHO accuracy
+     * \brief Which fit of the importance-order presets (doc/edge-llm-design.rst, ImpactHO accuracy
      *        utility, Calibrations).
      */
     enum Calibration
@@ -107,7 +107,7 @@ struct AccuracyUtility
 
     /**
      * \param calibration the calibration
-     * \return its anchors (doc/edge-llm.rst, ImpactHO accuracy utility, Calibrations)
+     * \return its anchors (doc/edge-llm-design.rst, ImpactHO accuracy utility, Calibrations)
      */
     static Anchors CalibrationAnchors(Calibration calibration);
 
@@ -121,18 +121,18 @@ struct AccuracyUtility
     static Calibration ParseCalibration(const std::string& name);
 
     /**
-     * \brief The presets of doc/edge-llm.rst, ImpactHO accuracy utility (Qwen3-8B on RULER).
+     * \brief The presets of doc/edge-llm-design.rst, ImpactHO accuracy utility (Qwen3-8B on RULER).
      *
      * Importance order (Fast KVzip): algebraic, with the anchors of \p calibration: for
      * HEADLINE (the default) tau = 0.065, k = 45, M = 0.9535 (4K tokens), 0.940 (8K),
-     * 0.9302 (16K); for JOINT the per-length fit of doc/edge-llm.rst. Each parameter is
+     * 0.9302 (16K); for JOINT the per-length fit of doc/edge-llm-design.rst. Each parameter is
      * linear in log2 of the context between the anchors and constant outside. Random order
-     * (a documented choice, doc/edge-llm.rst): tau = 0.45, k = 8, the calibration's M:
+     * (a documented choice, doc/edge-llm-design.rst): tau = 0.45, k = 8, the calibration's M:
      * without importance, accuracy needs about half the cache.
      * \param contextTokens the context length, tokens, >= 1
      * \param importanceOrder true for Fast KVzip order, false for random order
      * \param kvAccuracyLoss share of M lost by storing the cache at a lower KV precision
-     *        q, in [0, 1): M becomes M (1 - kvAccuracyLoss) (doc/edge-llm.rst, KV cache
+     *        q, in [0, 1): M becomes M (1 - kvAccuracyLoss) (doc/edge-llm-design.rst, KV cache
      *        size: q shrinks the bytes; the accuracy effect goes through the utility). 0
      *        at q = 16.
      * \param calibration which anchors

@@ -92,7 +92,7 @@ struct EnvelopeBoundResult
 
 /**
  * \ingroup edge-llm
- * \brief ImpactHO's clairvoyant upper bound (ImpactHO Sec. VI-E; doc/edge-llm.rst,
+ * \brief ImpactHO's clairvoyant upper bound (ImpactHO Sec. VI-E; doc/edge-llm-design.rst,
  *        ImpactHO clairvoyant bound): the best mean final accuracy any allocation could
  *        reach on a trace known in advance, without the per-slot view and without the
  *        concave-region restriction, solved by COIN-OR CBC.

@@ -47,7 +47,7 @@ struct CoordinatedPlan
 
 /**
  * \ingroup edge-llm
- * \brief Target-coordinated ctHO (beyond both papers; doc/edge-llm.rst, "Target-coordinated
+ * \brief Target-coordinated ctHO (beyond both papers; doc/edge-llm-design.rst, "Target-coordinated
  *        planning"): the target plans together every handover that arrives from several
  *        sources within a batch period. Its GPU runs one batch: UE i prefills
  *        n_pf_i = min(C_i, L) tokens in a batch that starts on the first T_c boundary at

@@ -204,7 +204,7 @@ double
 CtHoPlanner::TransferDelay(const Batch& batch, uint64_t prefillLength) const
 {
     // FIFO fluid recursion: T_k = max_{j<=k} (tau_j + (S_k - S_{j-1}) / R), so
-    // max_k (T_k - tau_k)^+ is the full g(L) of doc/edge-llm.rst, ctHO delay. At packet
+    // max_k (T_k - tau_k)^+ is the full g(L) of doc/edge-llm-design.rst, ctHO delay. At packet
     // level each UE's request precedes its KV bytes and the KV arrives a path delay later.
     double busy = m_backhaulFreeAt;
     double worst = 0;

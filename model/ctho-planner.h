@@ -107,7 +107,7 @@ struct CtHoPlan
  * \ingroup edge-llm
  * \brief ctHO: choose the prefill length L and the backhaul schedule that minimize
  *        the worst-user handover delay (Lee et al., arXiv:2603.28018, Props. 1-2 and
- *        the rate-scheduling policy of Sec. III-B; doc/edge-llm.rst, ctHO delay).
+ *        the rate-scheduling policy of Sec. III-B; doc/edge-llm-design.rst, ctHO delay).
  *
  * Pure math: no simulator state; every time is in seconds, every length in tokens.
  *

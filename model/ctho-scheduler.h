@@ -68,7 +68,7 @@ class ChoScheduler : public HandoverScheduler
 
 /**
  * \ingroup edge-llm
- * \brief Target-coordinated ctHO (beyond both papers; doc/edge-llm.rst, "Target-coordinated
+ * \brief Target-coordinated ctHO (beyond both papers; doc/edge-llm-design.rst, "Target-coordinated
  *        planning"): a source does not choose its batch's prefill length alone. PlanLead
  *        before the batch's first announced handover it sends the batch (handover times,
  *        contexts predicted at them, its path's planning rate) to the target in a

@@ -16,7 +16,8 @@ namespace ns3
 /**
  * \ingroup edge-llm
  * \brief The ranges every program, scenario config and CSV input of the module shares
- *        (doc/edge-llm.rst, "Option ranges"): one value and one message per knob.
+ *        (doc/edge-llm-design.rst, Scope and Limitations, "Shared option ranges"): one value and
+ * one message per knob.
  */
 namespace edgellm
 {

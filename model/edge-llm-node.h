@@ -73,14 +73,14 @@ class EdgeLlmPreTransferRole;
  * handover follows one decode interval later, from this cell, and TRANSFER_STATUS
  * RESTORED lets the source release its copy of the session.
  *
- * Layer-wise streaming (LayerwiseStreaming, doc/edge-llm.rst): the source sends the
+ * Layer-wise streaming (LayerwiseStreaming, doc/edge-llm-design.rst): the source sends the
  * n_tx tokens' KV cache layer-major, and the target runs the first decode step after
  * the handover layer by layer as each layer of the cache completes: layer l of the step
  * starts at max(end of layer l - 1, arrival of KV layer l, end of the batch prefill) and
  * lasts 1 / (DecodeRate N_layers). Token-major (the default), the step starts when the
  * whole cache is in place and lasts 1 / DecodeRate.
  *
- * Second handover mid-restore (doc/edge-llm.rst, "Partial backhaul mesh"): the target
+ * Second handover mid-restore (doc/edge-llm-design.rst, "Partial backhaul mesh"): the target
  * sends TRANSFER_REDIRECT and the source, holding the whole cache, hands the session to
  * the UE's new cell; a source with no link to that cell answers
  * TRANSFER_REDIRECT_REFUSED and the target finishes the restore and relays the session
@@ -88,7 +88,7 @@ class EdgeLlmPreTransferRole;
  * from either), or whose KV format the target refuses, ends with SessionLost, traced
  * once, at the BS that gives it up, and counted by GetLostSessions.
  *
- * Limitations (doc/edge-llm.rst, "Scope and Limitations"): a batch waits for every
+ * Limitations (doc/edge-llm-design.rst, "Scope and Limitations"): a batch waits for every
  * announced member; one backhaul connection per peer (over TCP, one stream each way); no
  * routing over several links.
  */
@@ -290,7 +290,7 @@ class EdgeLlmNode : public Application
      *        path.rate, or per hop with \p path.hops; PlanningRate applies the packet
      *        overhead at the path MTU); the round trip is 2 x path delay + 4 frames at
      *        that rate. Batches planned at once toward peers whose paths share a link
-     *        split that link (see doc/edge-llm.rst, "Backhaul topologies").
+     *        split that link (see doc/edge-llm-design.rst, "Backhaul topologies").
      * \param peerCellId the peer BS's cell id
      * \param path the path (rate > 0, mtu >= 576, hops empty or one per link, each with
      *        rate > 0 and cross traffic in [0, rate); aborts naming the field otherwise)

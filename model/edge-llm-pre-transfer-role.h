@@ -21,7 +21,7 @@ namespace ns3
 /**
  * \ingroup edge-llm
  * \brief Proactive KV pre-transfer at one BS, both sides (EdgeLlmNode owns one, beside its
- *        source and target roles; doc/edge-llm.rst, "Proactive KV pre-transfer").
+ *        source and target roles; doc/edge-llm-design.rst, "Proactive KV pre-transfer").
  *
  * Source (the node's Scheduler is a PreTransferScheduler): a likely handover of a decoding
  * session (EdgeLlmNode::NotifyHandoverLikely) sends PRE_TRANSFER_START with the size of the

@@ -29,7 +29,7 @@ class KvPreTransferStore;
 /**
  * \ingroup edge-llm
  * \brief Knobs of the flow-level handover engine: the links, the target GPUs, the batches
- *        and the targets' KV memory (ctHO Sec. IV-A defaults; doc/edge-llm.rst,
+ *        and the targets' KV memory (ctHO Sec. IV-A defaults; doc/edge-llm-design.rst,
  *        "Proactive KV pre-transfer").
  */
 struct FluidEngineConfig

@@ -30,13 +30,13 @@ namespace ns3
  * that first start from the announced times and the contexts the caller predicts. The
  * batch is complete when its last member has started.
  *
- * **Unknown handover times** (online ctHO, doc/edge-llm.rst): an unannounced handover
- * opens a batch to its target, planned at once from what is known then: itself, plus
- * the arrivals the caller's ArrivalPredictor expects within the scheduler's Lookahead
- * (e.g. from UE positions and speeds). The batch's GPU start is the first T_c boundary
- * at or after the last planned handover; every handover to that target that starts
- * before then joins it (predicted or not) with the same L, and the batch closes then
- * with whoever joined (a predicted UE that has not arrived is left for a later batch).
+ * **Unknown handover times** (online ctHO, doc/edge-llm-design.rst, "Online ctHO"): an unannounced
+ * handover opens a batch to its target, planned at once from what is known then: itself, plus the
+ * arrivals the caller's ArrivalPredictor expects within the scheduler's Lookahead (e.g. from UE
+ * positions and speeds). The batch's GPU start is the first T_c boundary at or after the last
+ * planned handover; every handover to that target that starts before then joins it (predicted or
+ * not) with the same L, and the batch closes then with whoever joined (a predicted UE that has not
+ * arrived is left for a later batch).
  *
  * Each member's split is `n_pf = min(C, L)`, `n_tx = C - n_pf`, with EDF deadline
  * `tau + g(L)`. On completion (or close) the plan is evaluated at the batch's L on the

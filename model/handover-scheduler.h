@@ -49,7 +49,7 @@ struct KvTransferJob
 /**
  * \ingroup edge-llm
  * \brief What a proactive pre-transfer adds to a handover policy (PreTransferScheduler's
- *        attributes; doc/edge-llm.rst, "Proactive KV pre-transfer"), read by the engines
+ *        attributes; doc/edge-llm-design.rst, "Proactive KV pre-transfer"), read by the engines
  *        through HandoverScheduler::GetPreTransfer() without knowing the policy's class.
  */
 struct PreTransferSettings

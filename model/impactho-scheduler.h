@@ -17,7 +17,7 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief ImpactHO (Kim et al., 2026; doc/edge-llm.rst, ImpactHO slot allocation): no
+ * \brief ImpactHO (Kim et al., 2026; doc/edge-llm-design.rst, ImpactHO slot allocation): no
  *        prefill; each cache is sent in importance order, and every slot of SlotLength
  *        the backhaul budget is shared by the Policy (weighted water-filling with an
  *        admission Fallback, or a baseline); a transfer is truncated TransferWindow after

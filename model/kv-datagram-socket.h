@@ -28,7 +28,7 @@ class Node;
  * \ingroup edge-llm
  * \brief A reliable, in-order byte stream over UDP, paced at a known rate, with
  *        selective-repeat ARQ: the KV-cache transfer's RDMA/RoCE-like alternative to
- *        TCP on a dedicated backhaul (doc/edge-llm.rst, "KV transfer protocol").
+ *        TCP on a dedicated backhaul (doc/edge-llm-design.rst, "KV transfer protocol").
  *
  * The user sees a stream socket (NS3_SOCK_STREAM): Send() appends bytes to the send
  * buffer, Recv() returns the bytes in order, each exactly once; Connect() succeeds at

@@ -15,7 +15,7 @@ namespace ns3
 /**
  * \ingroup edge-llm
  * \brief A target BS's bounded memory for KV caches sent ahead of a handover (proactive
- *        pre-transfer, beyond both papers; doc/edge-llm.rst, "Proactive KV pre-transfer").
+ *        pre-transfer, beyond both papers; doc/edge-llm-design.rst, "Proactive KV pre-transfer").
  *
  * A pre-transfer reserves room for the whole prefix it will send when it starts (as a
  * KV block allocator admits a request), so the memory never overflows while bytes

@@ -15,7 +15,7 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief Framing of the X2/Xn-style KV-cache transfer protocol (doc/edge-llm.rst,
+ * \brief Framing of the X2/Xn-style KV-cache transfer protocol (doc/edge-llm-design.rst,
  *        "KV transfer protocol"). Every message on the backhaul byte stream is
  *
  *     KvFrameHeader (8 B) | message header (messageLength B) | payload (payloadLength B)
@@ -420,7 +420,7 @@ class KvTransferStatusHeader : public Header
 
 /**
  * \ingroup edge-llm
- * \brief PLAN_REQUEST (target-coordinated ctHO; doc/edge-llm.rst, "Target-coordinated
+ * \brief PLAN_REQUEST (target-coordinated ctHO; doc/edge-llm-design.rst, "Target-coordinated
  *        planning"): a source announces to the target the handovers it expects there, so
  *        that the target plans them together with other sources' in one GPU batch. No
  *        payload.

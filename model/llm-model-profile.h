@@ -20,7 +20,7 @@ namespace ns3
  * One *entry* is one (layer, kv-head, token) pair: `2 * d_head * q` bits.
  *
  * Presets come from each model's published config.json (num_hidden_layers,
- * num_key_value_heads, head_dim); see doc/edge-llm.rst, Model Description, KV cache size.
+ * num_key_value_heads, head_dim); see doc/edge-llm-design.rst, Model Description, KV cache size.
  */
 struct LlmModelProfile
 {

@@ -20,7 +20,7 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief Proactive KV pre-transfer (beyond both papers; doc/edge-llm.rst, "Proactive KV
+ * \brief Proactive KV pre-transfer (beyond both papers; doc/edge-llm-design.rst, "Proactive KV
  *        pre-transfer"): when a UE's handover to a cell becomes likely, its source sends
  *        the stable prefix of the UE's KV cache (the tokens decoded so far) to that cell
  *        ahead of the handover; at the handover only the rest is planned, by an inner

@@ -20,7 +20,8 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief One GPU that runs prefill batches one after another (doc/edge-llm.rst, Prefill time).
+ * \brief One GPU that runs prefill batches one after another (doc/edge-llm-design.rst, Prefill
+ * time).
  *
  * A batch is identified by a key and has a known size; it starts once every member
  * has joined, on the first batching-period boundary at or after the latest of:

@@ -12,7 +12,7 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief Batch prefill time on one GPU, `p(L) = c L^2 + a L + b` seconds (doc/edge-llm.rst,
+ * \brief Batch prefill time on one GPU, `p(L) = c L^2 + a L + b` seconds (doc/edge-llm-design.rst,
  *        Prefill time).
  *
  * L is the (padded) batch length in tokens. p(0) = 0 means "no prefill".
@@ -73,7 +73,7 @@ class PrefillTimeModel
     /**
      * \return Quadratic through ImpactHO Table II's Qwen3-8B re-prefill times
      *         (300 / 676 / 1566 ms at 4K / 8K / 16K tokens):
-     *         c = 1.37e-9, a = 7.50e-5, b = -0.03 (doc/edge-llm.rst, Prefill time).
+     *         c = 1.37e-9, a = 7.50e-5, b = -0.03 (doc/edge-llm-design.rst, Prefill time).
      */
     static PrefillTimeModel ImpactHoQwen3_8b();
 

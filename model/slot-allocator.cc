@@ -131,7 +131,7 @@ constexpr double PI = 3.14159265358979323846;
  * search costs a comparison per user and, for a user strictly between its bounds, one
  * square root and one division (no exp, pow or log per user for the algebraic, erf and
  * arctan families). At price lambda = e^s the branch point is y = tau + U / k with
- * (doc/edge-llm.rst, ImpactHO slot allocation):
+ * (doc/edge-llm-design.rst, ImpactHO slot allocation):
  *
  *   algebraic: U^2 = v = a e^{-2s/3} - 1,  a = (M k / (2 L))^{2/3}
  *   arctan:    U^2 = v = a e^{-s} - 1,     a = M k / (pi L)
@@ -619,7 +619,7 @@ TopUp(const std::vector<SlotUser>& users, double budgetBits, std::vector<double>
 
 /**
  * No admission (SlotAllocator::NO_ADMISSION, an infeasible slot): plain water-filling on
- * the users' utilities, with no tau floor (doc/edge-llm.rst, ImpactHO slot allocation).
+ * the users' utilities, with no tau floor (doc/edge-llm-design.rst, ImpactHO slot allocation).
  * At price lambda every user takes a first-order (KKT) point of A_i(y) - lambda L_i y on
  * [x_i, 1]: a user below tau stays at x_i while its marginal accuracy there is below the
  * price, A_i'(x_i) <= lambda L_i (its jump price), and below that price takes

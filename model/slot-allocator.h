@@ -52,7 +52,7 @@ struct SlotAllocation
 
 /**
  * \ingroup edge-llm
- * \brief Per-slot backhaul allocators of ImpactHO and its baselines (doc/edge-llm.rst,
+ * \brief Per-slot backhaul allocators of ImpactHO and its baselines (doc/edge-llm-design.rst,
  *        Model Description, ImpactHO slot allocation).
  *        Pure math. Water-filling costs O(N) per Newton step (5-9 steps at N = 10,000
  *        users with distinct parameters; within 1.3x of EA, BENCHMARKS.md), no admission
@@ -89,7 +89,7 @@ class SlotAllocator
      * admission) is water-filling on the utilities by their first-order conditions: a
      * user below tau stays put while A_i'(x_i) <= lambda L_i and jumps onto its concave
      * branch below that price; marginal users take the remainder in order, so it spends
-     * min(B dt, sum_i L_i (1 - x_i)) (doc/edge-llm.rst, ImpactHO slot allocation).
+     * min(B dt, sum_i L_i (1 - x_i)) (doc/edge-llm-design.rst, ImpactHO slot allocation).
      * \param users the active users (any count, >= 0)
      * \param budgetBits B dt, bits, >= 0
      * \param fallback what to do when infeasible

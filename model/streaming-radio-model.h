@@ -9,7 +9,7 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief The flow-level radio of ctHO's Fig. 4 (a documented choice: doc/edge-llm.rst,
+ * \brief The flow-level radio of ctHO's Fig. 4 (a documented choice: doc/edge-llm-design.rst,
  *        Streaming radio):
  *        SNR `gamma(d) = gamma_ref (d_ref / d)^alpha`, rate `W log2(1 + gamma(d))`.
  *

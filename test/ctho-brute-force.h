@@ -2,8 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * Independent reference for the ctHO planner tests: evaluates V(L) straight from
- * doc/edge-llm.rst, ctHO delay (the O(K^2) double maximum over j <= k for g, no recursion) and
- * scans every integer L. Shared by the ns-3 TestSuite and the GoogleTest suite.
+ * doc/edge-llm-design.rst, ctHO delay (the O(K^2) double maximum over j <= k for g, no recursion)
+ * and scans every integer L. Shared by the ns-3 TestSuite and the GoogleTest suite.
  */
 #ifndef CTHO_BRUTE_FORCE_H
 #define CTHO_BRUTE_FORCE_H

@@ -60,7 +60,7 @@ class CtHoSweepDominanceTestCase : public TestCase
  *        500 m; at K = 12 with C_max = 9216 and 7.4 Gbit/s, tHO and cHO are within 5 %
  *        of the paper's 1.25 s and 3.35 s and ctHO is below both (paper: 0.95 s); with
  *        equal contexts of 8704 tokens at 12.7 Gbit/s all three are within 2 % of the
- *        paper's 0.95 / 1.25 / 3.35 s (doc/edge-llm.rst, "Examples": why).
+ *        paper's 0.95 / 1.25 / 3.35 s (doc/edge-llm-user.rst, "Examples": why).
  */
 class CtHoPaperShapesTestCase : public TestCase
 {

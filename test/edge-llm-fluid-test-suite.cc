@@ -29,7 +29,7 @@ using namespace ns3;
  *
  * The engine simulates: transfers served one at a time by the scheduler's EDF pick,
  * a T_c-aligned batch on the GPU. The planner computes the same schedule in closed
- * form; the brute force scans every L with the O(K^2) definition of g (doc/edge-llm.rst,
+ * form; the brute force scans every L with the O(K^2) definition of g (doc/edge-llm-design.rst,
  * ctHO delay).
  */
 class FluidMatchesPlanTestCase : public TestCase

@@ -345,7 +345,7 @@ class ImpactHoKvPrecisionTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief The utility calibrations (doc/edge-llm.rst, ImpactHO accuracy utility,
+ * \brief The utility calibrations (doc/edge-llm-design.rst, ImpactHO accuracy utility,
  *        Calibrations): the preset values, their interpolation, and that what
  *        `impactho-figures --figure=calibrate` prints (ImpactHoCalibration::Evaluate)
  *        is what re-running the scenarios with the preset gives, recomputed here from
@@ -362,7 +362,7 @@ class ImpactHoCalibrationTestCase : public TestCase
   private:
     void DoRun() override
     {
-        // Preset values (doc/edge-llm.rst, Calibrations).
+        // Preset values (doc/edge-llm-design.rst, Calibrations).
         const double m[3] = {0.9535, 0.940, 0.9302};
         const double kJoint[3] = {25.8, 28.2, 29.7};
         const double tauJoint[3] = {0.067, 0.064, 0.064};
@@ -463,7 +463,7 @@ class ImpactHoCalibrationTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(targets[3].ours, acc, 1e-9, "headline accuracy, %");
         NS_TEST_ASSERT_MSG_EQ_TOL(targets[3].residual, (acc - 93.7) / 0.05, 1e-7, "headline");
         NS_TEST_ASSERT_MSG_EQ_TOL(targets[4].ours, full, 1e-9, "ceiling, %");
-        // The numbers doc/edge-llm.rst states for the joint preset.
+        // The numbers doc/edge-llm-design.rst states for the joint preset.
         NS_TEST_ASSERT_MSG_EQ_TOL(targets[0].ours, 227.6, 0.05, "4K latency, ms");
         NS_TEST_ASSERT_MSG_EQ_TOL(targets[1].ours, 349.6, 0.05, "8K latency, ms");
         NS_TEST_ASSERT_MSG_EQ_TOL(targets[2].ours, 575.2, 0.05, "16K latency, ms");

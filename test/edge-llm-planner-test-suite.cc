@@ -28,7 +28,7 @@ using namespace ns3;
 
 /**
  * \ingroup edge-llm-tests
- * \brief doc/edge-llm.rst, KV cache size: KV bytes per token, and the paper's 3072 tokens =
+ * \brief doc/edge-llm-design.rst, KV cache size: KV bytes per token, and the paper's 3072 tokens =
  *        176 MB.
  */
 class KvCacheSizeTestCase : public TestCase
@@ -70,7 +70,7 @@ class KvCacheSizeTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief A three-UE batch worked by hand (doc/edge-llm.rst, "Validation").
+ * \brief A three-UE batch worked by hand (doc/edge-llm-testing.rst, "Validation").
  *
  * R = 1000 tokens/s, p(L) = 0.001 L + 0.01 s, T_c = 0.1 s; UEs (tau, C) =
  * (0, 300), (0.05, 200), (0.12, 100). t_s = 0.2 s, f(L) = 0.21 + 0.001 L.

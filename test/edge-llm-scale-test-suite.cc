@@ -536,7 +536,7 @@ class ScaleAmcModelTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
- * \brief UE capacity of the packet level (doc/edge-llm.rst, "UE capacity").
+ * \brief UE capacity of the packet level (doc/edge-llm-design.rst, "UE capacity").
  */
 class EdgeLlmScaleTestSuite : public TestSuite
 {

@@ -3,7 +3,7 @@
  *
  * Backhaul study: how the handover delay of edge-LLM sessions grows with cross traffic on
  * a shared backhaul, for ctHO, tHO and cHO, and for ImpactHO and its baselines EA, WTA and PF
- * with the accuracy they reach (doc/edge-llm.rst, "Multi-cell scenarios and the backhaul
+ * with the accuracy they reach (doc/edge-llm-design.rst, "Multi-cell scenarios and the backhaul
  * study").
  *
  * 7 hexagonal sites (one LTE cell each, 500 m apart), 15 UEs per site (105 UEs), a star

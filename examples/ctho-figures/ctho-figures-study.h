@@ -19,7 +19,7 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
- * \brief The knobs of the ctHO figures (defaults: ctHO Sec. IV-A; doc/edge-llm.rst, Road
+ * \brief The knobs of the ctHO figures (defaults: ctHO Sec. IV-A; doc/edge-llm-design.rst, Road
  *        scenario and Streaming radio).
  */
 struct CtHoFigureSettings

@@ -238,7 +238,7 @@ FitCli(const std::string& file, const std::string& family, std::ostream& out)
     return 0;
 }
 
-/// --scheme=*-slot: one ImpactHO backhaul slot (doc/edge-llm.rst, ImpactHO slot allocation).
+/// --scheme=*-slot: one ImpactHO backhaul slot (doc/edge-llm-design.rst, ImpactHO slot allocation).
 int
 SlotCli(const std::string& scheme,
         const std::string& usersFile,

@@ -18,7 +18,7 @@ namespace ns3
  * [--kvBits=16] [--backhaulGbps=4.5] [--prefillA=9.4267e-5] [--prefillB=2.4e-3]
  * [--prefillC=0] [--batchPeriod=0.01]`, Gbps = 1e9 bit/s. FILE is CSV with the
  * header `ue_id,handover_time_s,context_tokens`. On success one JSON object goes
- * to \p out (keys in doc/edge-llm.rst, "edge-llm-plan") and the result is 0. Any bad
+ * to \p out (keys in doc/edge-llm-user.rst, "edge-llm-plan") and the result is 0. Any bad
  * input writes one line `error: FILE:LINE: what and the valid range` (or
  * `error: --option: ...`) to \p err, nothing to \p out, and returns 2.
  *

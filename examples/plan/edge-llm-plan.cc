@@ -2,7 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * edge-llm-plan: plan one batch of edge-LLM handovers with ctHO, tHO or cHO and
- * print the plan as JSON. See doc/edge-llm.rst ("edge-llm-plan") or run with --help.
+ * print the plan as JSON. See doc/edge-llm-user.rst ("edge-llm-plan") or run with --help.
  *
  *   edge-llm-plan --scheme=ctho --ues=ues.csv --backhaulGbps=4.5
  */

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Proactive KV pre-transfer on the paper's road at flow level (doc/edge-llm.rst,
+ * Proactive KV pre-transfer on the paper's road at flow level (doc/edge-llm-design.rst,
  * "Proactive KV pre-transfer"): the worst-user handover delay and the backhaul bytes
  * wasted on wrong predictions against the A3 trigger's offset, and the delay-vs-bytes
  * trade-off against ctHO, tHO and cHO on the same handovers.

@@ -11,7 +11,8 @@
  * LLM token stream is live over the NR radio. The target gNB rebuilds each UE's KV cache
  * by ctHO, tHO or cHO; the same seed gives every scheme the same UEs. The options, the
  * printout and <outputDir>/handover-delays.csv are edge-llm-lte-handover's (one body,
- * road-handover-example.cc beside it); only the RAN differs (doc/edge-llm.rst, "NR (5G-LENA)").
+ * road-handover-example.cc beside it); only the RAN differs (doc/edge-llm-design.rst, "NR
+ * (5G-LENA)").
  *
  *   edge-llm-nr-handover [--backhaulGbps=4.5] [--numUes=4] [--contextMax=4096] ...
  *   edge-llm-nr-handover --handoverAlgorithm=ns3::NrA3RsrpHandoverAlgorithm   # online ctHO

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * Property tests of the ctHO math layer (doc/edge-llm.rst, Model Description: KV cache
+ * Property tests of the ctHO math layer (doc/edge-llm-design.rst, Model Description: KV cache
  * size, Prefill time, ctHO delay), driven directly with no simulator.
  */
 #include "../ctho-brute-force.h"
@@ -201,7 +201,7 @@ TEST(PrefillTimeModel, LinearQuadraticAndZero)
 
 TEST(LlmModelProfile, PresetsAndErrors)
 {
-    // doc/edge-llm.rst, KV cache size: the presets' table, q = 16.
+    // doc/edge-llm-design.rst, KV cache size: the presets' table, q = 16.
     EXPECT_EQ(LlmModelProfile::FromPreset("qwen2.5-7b-instruct").BitsPerToken(), 458752u);
     EXPECT_EQ(LlmModelProfile::FromPreset("qwen3-8b").BitsPerToken(), 1179648u);
     EXPECT_EQ(LlmModelProfile::FromPreset("qwen3-14b").BitsPerToken(), 1310720u);

@@ -71,7 +71,7 @@ TEST(EdgeLlmPlanCli, DirectoryIsRefused)
 }
 
 // ImpactHO slot through the CLI: two identical users above tau share the budget by
-// classical water-filling (doc/edge-llm.rst, ImpactHO slot allocation): levels 0.2 and 0.4
+// classical water-filling (doc/edge-llm-design.rst, ImpactHO slot allocation): levels 0.2 and 0.4
 // meet at W = 0.3 when the budget is 0.1 of one cache (qwen3-8b, 1000 tokens:
 // 1.179648e9 bits).
 TEST(EdgeLlmPlanCli, ImpactHoSlotAsJson)
@@ -98,7 +98,7 @@ TEST(EdgeLlmPlanCli, ImpactHoSlotAsJson)
 
 // Issue 12: two 16K-token users below tau (x = 0.01) in the default 2 Gbit slot (20 Gbit/s
 // x 100 ms) without admission. Lifting both to tau takes 2 x 1.063 Gbit: infeasible. The
-// whole budget goes to one user (the best split, by a scan: doc/edge-llm.rst, ImpactHO
+// whole budget goes to one user (the best split, by a scan: doc/edge-llm-design.rst, ImpactHO
 // slot allocation): 0.01 + 2e9 / (16384 x 1179648) = 0.113480; before, both got 0 bits.
 TEST(EdgeLlmPlanCli, NoAdmissionSpendsTheSlot)
 {

@@ -1,7 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  *
- * ImpactHO's math layer (doc/edge-llm.rst, ImpactHO accuracy utility and slot allocation):
+ * ImpactHO's math layer (doc/edge-llm-design.rst, ImpactHO accuracy utility and slot allocation):
  * the sigmoid utilities, their fit, and the per-slot allocators, checked against
  * definitions, KKT conditions and independent solvers.
  */
@@ -72,7 +72,7 @@ TEST(AccuracyUtility, InverseDerivativeOnTheConcaveBranch)
 
 TEST(AccuracyUtility, PresetsFollowThePaper)
 {
-    // doc/edge-llm.rst: M = 0.9535 / 0.940 / 0.9302 at 4K / 8K / 16K; ~99.8 % of full
+    // doc/edge-llm-design.rst: M = 0.9535 / 0.940 / 0.9302 at 4K / 8K / 16K; ~99.8 % of full
     // accuracy at 30 % of the cache under Fast KVzip order.
     EXPECT_NEAR(AccuracyUtility::Preset(4096).asymptote, 0.9535, 1e-12);
     EXPECT_NEAR(AccuracyUtility::Preset(8192).asymptote, 0.940, 1e-12);
