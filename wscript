@@ -35,6 +35,7 @@ MODULE_SOURCES = [
     'model/edge-llm-source-role.cc',
     'model/edge-llm-target-role.cc',
     'model/edge-llm-pre-transfer-role.cc',
+    'model/edge-llm-backhaul-transport.cc',
     'model/edge-llm-ue-app.cc',
     'model/edge-llm-backhaul-routing.cc',
     'helper/edge-llm-csv.cc',

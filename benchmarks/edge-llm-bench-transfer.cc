@@ -93,9 +93,9 @@ RunEdgeLlm(uint32_t sessions, uint64_t tokens, Time stopAt, const std::string& t
     NodeContainer nodes = MakeLink(ifs);
     EdgeLlmHelper edge;
     edge.SetSchedulerType("ns3::ChoScheduler");
-    edge.SetNodeAttribute("BackhaulBuffer", UintegerValue(BUFFER));
+    edge.SetBackhaulTransportAttribute("BackhaulBuffer", UintegerValue(BUFFER));
     edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0))); // transfer at once
-    edge.SetNodeAttribute("Transport", StringValue(transport));
+    edge.SetBackhaulTransportAttribute("Transport", StringValue(transport));
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});
     edge.ConnectBackhaul(apps);
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(0));

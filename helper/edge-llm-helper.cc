@@ -244,6 +244,12 @@ EdgeLlmHelper::SetPreTransferRoleAttribute(const std::string& name, const Attrib
 }
 
 void
+EdgeLlmHelper::SetBackhaulTransportAttribute(const std::string& name, const AttributeValue& value)
+{
+    AddRoleAttribute("BackhaulTransport", "ns3::EdgeLlmBackhaulTransport", name, value);
+}
+
+void
 EdgeLlmHelper::AddRoleAttribute(const std::string& role,
                                 const std::string& roleType,
                                 const std::string& name,
@@ -405,8 +411,8 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps, Ptr<EdgeLlmBackhaul>
                     {
                         UintegerValue port;
                         UintegerValue controlPort;
-                        a->GetAttribute("BackhaulPort", port);
-                        a->GetAttribute("ControlPort", controlPort);
+                        a->GetBackhaulTransport()->GetAttribute("BackhaulPort", port);
+                        a->GetBackhaulTransport()->GetAttribute("ControlPort", controlPort);
                         meter = CreateObject<CrossTrafficMeter>();
                         meter->Install(DynamicCast<PointToPointNetDevice>(device),
                                        static_cast<uint16_t>(port.Get()),

@@ -109,6 +109,14 @@ class EdgeLlmHelper
      * \param value its value
      */
     void SetPreTransferRoleAttribute(const std::string& name, const AttributeValue& value);
+    /**
+     * \brief Set an attribute of the backhaul transport (ns3::EdgeLlmBackhaulTransport:
+     *        Transport, ControlChannel, BackhaulPort, ControlPort, BackhaulBuffer,
+     *        BackhaulSegmentSize) of every EdgeLlmNode installed afterwards.
+     * \param name the attribute; aborts as SetSourceRoleAttribute
+     * \param value its value
+     */
+    void SetBackhaulTransportAttribute(const std::string& name, const AttributeValue& value);
 
     /**
      * \brief One EdgeLlmNode per node, with the given cell ids.
@@ -291,7 +299,7 @@ class EdgeLlmHelper
     /**
      * \brief Keep \p name = \p value for the role \p role of every node installed
      *        afterwards, after checking it against the role's TypeId \p roleType.
-     * \param role the node's attribute holding the role ("SourceRole", ...)
+     * \param role the node's attribute holding the part ("SourceRole", "BackhaulTransport", ...)
      * \param roleType the role's TypeId name
      * \param name the attribute
      * \param value its value

@@ -3,6 +3,7 @@
  */
 #include "edge-llm-node.h"
 
+#include "edge-llm-backhaul-transport.h"
 #include "edge-llm-compat.h"
 #include "edge-llm-pre-transfer-role.h"
 #include "edge-llm-source-role.h"
@@ -61,38 +62,8 @@ SumOverConnections(const Peers& peers, uint64_t (KvTransferConnection::*counter)
     return sum;
 }
 
-/// IPv4 + TCP (with timestamps) header bytes: MSS = MTU - 52.
-constexpr uint32_t TCP_IP_OVERHEAD = EdgeLlmPeer::TCP_IP_OVERHEAD;
-/// IPv4 (20) + UDP (8) header bytes.
-constexpr uint32_t UDP_IP_OVERHEAD = EdgeLlmPeer::UDP_IP_OVERHEAD;
 /// Smallest backhaul MTU accepted: IPv4's minimum datagram every host must take.
 constexpr uint32_t MIN_BACKHAUL_MTU = 576;
-/// Smallest BackhaulSegmentSize accepted, bytes.
-constexpr uint32_t MIN_SEGMENT_SIZE = 64;
-/// Smallest explicit BackhaulBuffer accepted, bytes.
-constexpr uint32_t MIN_BACKHAUL_BUFFER = 16384;
-/// Automatic BackhaulBuffer: never below the former fixed default, bytes.
-constexpr uint64_t MIN_AUTO_BUFFER = 512 * 1024;
-/// Automatic BackhaulBuffer: at most TCP's largest window (window scale 14), bytes.
-constexpr uint64_t MAX_AUTO_BUFFER = uint64_t{1} << 30;
-/// Automatic BackhaulBuffer: bandwidth-delay product x this.
-constexpr double BDP_HEADROOM = 1.25;
-/// TCP segments one backhaul buffer may hold: ns-3's TCP sender walks the segments in
-/// flight on every ACK, so its run time grows with their number (issue 10: 8192 segments
-/// of 64 bytes took 1136 s wall for a 59 MB transfer, 59 segments of 8948 bytes 2.2 s).
-/// Also the largest initial window.
-constexpr uint64_t MAX_SEGMENTS_IN_FLIGHT = 1024;
-/// TCP's delayed-acknowledgement timeout on the backhaul connections (ns-3's default is
-/// 200 ms). A connection carries data one way, so a transfer's last odd segment has no
-/// reply to ride on: its acknowledgement waited 200 ms, and the source counted those bytes
-/// as still on the path (HasKvBacklog), halving a later transfer's planned rate. 1 ms is
-/// within any plan's 2 ms margin and above the gap between two 9000-byte segments on a
-/// link of 144 Mbit/s or more (slower links acknowledge every segment).
-constexpr double BACKHAUL_DELAYED_ACK_S = 1e-3;
-/// UDP port of ns-3's X2-C (EpcX2) on every BS node
-constexpr uint16_t X2_C_PORT = 4444;
-/// UDP port of GTP-U on every BS node (X2-U and S1-U)
-constexpr uint16_t GTP_U_PORT = 2152;
 } // namespace
 
 TypeId
@@ -135,59 +106,6 @@ EdgeLlmNode::GetTypeId()
                           UintegerValue(9000),
                           MakeUintegerAccessor(&EdgeLlmNode::m_uePort),
                           MakeUintegerChecker<uint16_t>(1))
-            .AddAttribute("BackhaulPort",
-                          "TCP or UDP port of the KV transfer protocol (not X2's 4444 or 2152).",
-                          UintegerValue(DEFAULT_BACKHAUL_PORT),
-                          MakeUintegerAccessor(&EdgeLlmNode::m_backhaulPort),
-                          MakeUintegerChecker<uint16_t>(1))
-            .AddAttribute("Transport",
-                          "Backhaul transport of the KV transfer protocol: Tcp (two TCP "
-                          "connections per BS pair, one per direction, ns-3's default TCP "
-                          "variant) or Udp "
-                          "(KvDatagramSocket: paced at the link rate, selective-repeat "
-                          "retransmission; an RDMA-like transfer without congestion control).",
-                          EnumValue(EdgeLlmNode::TCP),
-                          compat::MakeEnumAccessor<Transport>(&EdgeLlmNode::m_transport),
-                          MakeEnumChecker(EdgeLlmNode::TCP, "Tcp", EdgeLlmNode::UDP, "Udp"))
-            .AddAttribute(
-                "ControlChannel",
-                "Where the transfer protocol's control messages travel. Shared: in the KV "
-                "connection, ahead of the KV frames not yet written, so a request waits "
-                "behind the KV already in the send buffer and behind a stalled stream (TCP "
-                "in retransmission timeout). Separate: on their own reliable stream per "
-                "peer (KvDatagramSocket over UDP ControlPort, as X2-C runs beside X2-U); "
-                "each TRANSFER_REQUEST also goes, without its token ids, into the KV "
-                "stream ahead of its KV bytes, and the target acts on whichever copy comes "
-                "first.",
-                EnumValue(EdgeLlmNode::SHARED),
-                compat::MakeEnumAccessor<ControlChannel>(&EdgeLlmNode::m_controlChannel),
-                MakeEnumChecker(EdgeLlmNode::SHARED, "Shared", EdgeLlmNode::SEPARATE, "Separate"))
-            .AddAttribute("ControlPort",
-                          "UDP port of the control channel with ControlChannel=Separate (not "
-                          "X2's 4444 or 2152, not UePort; not BackhaulPort with "
-                          "Transport=Udp).",
-                          UintegerValue(DEFAULT_CONTROL_PORT),
-                          MakeUintegerAccessor(&EdgeLlmNode::m_controlPort),
-                          MakeUintegerChecker<uint16_t>(1))
-            .AddAttribute("BackhaulBuffer",
-                          "Send and receive buffer of each backhaul connection, bytes (TCP's, "
-                          "or KvDatagramSocket's window): 0 = automatic, else >= 16384 "
-                          "(checked when the application starts). Automatic: the largest over "
-                          "the peer links of ceil(1.25 x R x RTT / 8), RTT = 2 d + 4 (MTU + 2) "
-                          "x 8 / R (R the link rate, d its delay), within [512 KiB, 1 GiB]. "
-                          "One connection carries at most BackhaulBuffer x 8 / RTT bit/s; a "
-                          "buffer that caps a link below its rate gets a warning on stderr. "
-                          "Control messages wait behind at most this many KV bytes (plus the "
-                          "rest of one segment).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&EdgeLlmNode::m_backhaulBuffer),
-                          MakeUintegerChecker<uint32_t>())
-            .AddAttribute("BackhaulSegmentSize",
-                          "TCP segment size on the backhaul, bytes: 0 = link MTU - 52, else "
-                          "in [64, link MTU - 52] (checked when the application starts).",
-                          UintegerValue(0),
-                          MakeUintegerAccessor(&EdgeLlmNode::m_backhaulSegmentSize),
-                          MakeUintegerChecker<uint32_t>())
             .AddAttribute("PrefillPromptsOnGpu",
                           "true: a new session's prompt is prefilled on this BS's GPU, alone, "
                           "after the prompts before it. false: its KV cache is taken as built "
@@ -234,6 +152,14 @@ EdgeLlmNode::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&EdgeLlmNode::m_target),
                           MakePointerChecker<EdgeLlmTargetRole>())
+            .AddAttribute("BackhaulTransport",
+                          "The sockets of the KV transfer protocol "
+                          "(ns3::EdgeLlmBackhaulTransport: Transport, ControlChannel, ports, "
+                          "buffers, segment size).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&EdgeLlmNode::m_backhaul),
+                          MakePointerChecker<EdgeLlmBackhaulTransport>())
             .AddAttribute("PreTransferRole",
                           "KV caches sent ahead of a handover, both sides "
                           "(ns3::EdgeLlmPreTransferRole: the target's KV memory).",
@@ -283,12 +209,10 @@ EdgeLlmNode::EdgeLlmNode()
       m_decodeRate(100.0),
       m_tokenBytes(4),
       m_uePort(9000),
-      m_backhaulPort(DEFAULT_BACKHAUL_PORT),
-      m_backhaulBuffer(0),
-      m_backhaulSegmentSize(0),
       m_source(CreateObject<EdgeLlmSourceRole>(this)),
       m_target(CreateObject<EdgeLlmTargetRole>(this)),
-      m_preTransfer(CreateObject<EdgeLlmPreTransferRole>(this))
+      m_preTransfer(CreateObject<EdgeLlmPreTransferRole>(this)),
+      m_backhaul(CreateObject<EdgeLlmBackhaulTransport>(this))
 {
     NS_LOG_FUNCTION(this);
     m_gpu = CreateObject<PrefillEngine>();
@@ -322,11 +246,7 @@ EdgeLlmNode::DoDispose()
         }
     }
     m_peers.clear();
-    for (const auto& udp : m_udpSockets)
-    {
-        udp->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
-    }
-    m_udpSockets.clear();
+    m_backhaul->Dispose();
     for (auto& [id, s] : m_sessions)
     {
         s.decodeEvent.Cancel();
@@ -335,7 +255,6 @@ EdgeLlmNode::DoDispose()
     m_scheduler = nullptr;
     m_gpu = nullptr;
     m_ueSocket = nullptr;
-    m_listenSocket = nullptr;
     Application::DoDispose();
 }
 
@@ -403,6 +322,12 @@ Ptr<Object>
 EdgeLlmNode::GetPreTransferRole() const
 {
     return m_preTransfer;
+}
+
+Ptr<Object>
+EdgeLlmNode::GetBackhaulTransport() const
+{
+    return m_backhaul;
 }
 
 Ptr<KvTransferConnection>
@@ -548,65 +473,27 @@ EdgeLlmNode::KvFlowBitRate(uint16_t peerCellId,
     return it->second.KvFlowBitRate(flowsOn, PathPlanning());
 }
 
-uint32_t
-EdgeLlmNode::BackhaulMss() const
-{
-    if (m_backhaulSegmentSize != 0)
-    {
-        return m_backhaulSegmentSize;
-    }
-    // Link MTU - 52 (IPv4 + TCP with timestamps), over the smallest peer link.
-    uint32_t mtu = std::numeric_limits<uint32_t>::max();
-    for (const auto& [id, peer] : m_peers)
-    {
-        mtu = std::min(mtu, peer.Mtu());
-    }
-    return mtu == std::numeric_limits<uint32_t>::max() ? 536 : mtu - TCP_IP_OVERHEAD;
-}
-
-Ptr<Socket>
-EdgeLlmNode::MakeBackhaulSocket() const
-{
-    Ptr<Socket> socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
-    socket->SetAttribute("SndBufSize", UintegerValue(m_bufferInUse));
-    socket->SetAttribute("RcvBufSize", UintegerValue(m_bufferInUse));
-    const uint32_t mss = BackhaulMss();
-    socket->SetAttribute("SegmentSize", UintegerValue(mss));
-    socket->SetAttribute("DelAckTimeout", TimeValue(Seconds(BACKHAUL_DELAYED_ACK_S)));
-    // A dedicated link of known rate: start with a window of one bandwidth-delay product
-    // (at most MAX_SEGMENTS_IN_FLIGHT segments, never below TCP's own initial window),
-    // so that the first transfer is not held back by slow start.
-    uint64_t bdp = 0;
-    for (const auto& [id, peer] : m_peers)
-    {
-        bdp = std::max(bdp,
-                       static_cast<uint64_t>(std::ceil(peer.LoneFlowBitRate(PathPlanning(), true) *
-                                                       peer.RttSeconds(PathPlanning()) / 8)));
-    }
-    UintegerValue initial;
-    socket->GetAttribute("InitialCwnd", initial);
-    const uint64_t window = std::min<uint64_t>(
-        {(std::min<uint64_t>(bdp, m_bufferInUse) + mss - 1) / mss, MAX_SEGMENTS_IN_FLIGHT});
-    socket->SetAttribute("InitialCwnd", UintegerValue(std::max<uint64_t>(initial.Get(), window)));
-    return socket;
-}
-
 std::string
 EdgeLlmNode::CheckConfiguration() const
 {
-    for (auto check : {&EdgeLlmNode::CheckModelAndPolicy,
-                       &EdgeLlmNode::CheckPorts,
-                       &EdgeLlmNode::CheckPeers,
-                       &EdgeLlmNode::CheckBuffers})
+    // The node's own knobs, then each part's (the roles', the transport's) by its owner.
+    for (const std::string& error : {CheckModelAndPolicy(), CheckPeers()})
     {
-        const std::string error = (this->*check)();
         if (!error.empty())
         {
             return error;
         }
     }
-    const std::string source = m_source->CheckConfiguration();
-    return source.empty() ? m_target->CheckConfiguration() : source;
+    for (const std::string& error : {m_backhaul->CheckConfiguration(m_uePort),
+                                     m_source->CheckConfiguration(),
+                                     m_target->CheckConfiguration()})
+    {
+        if (!error.empty())
+        {
+            return error;
+        }
+    }
+    return "";
 }
 
 std::string
@@ -634,49 +521,6 @@ EdgeLlmNode::CheckModelAndPolicy() const
         error << "ns3::PreTransferScheduler::YieldToHandovers false is modelled at flow level "
                  "only (PreTransferFluidScenario); at packet level a pre-transfer uses idle "
                  "capacity: set it true";
-        return error.str();
-    }
-    return "";
-}
-
-std::string
-EdgeLlmNode::CheckPorts() const
-{
-    std::ostringstream error;
-    // ns-3's EPC binds UDP 4444 (X2-C) and 2152 (X2-U, S1-U GTP-U) on the BS's node: a
-    // UDP socket of ours there cannot bind, and a TCP one would share X2's numbers.
-    std::vector<std::pair<const char*, uint16_t>> ports{{"UePort", m_uePort},
-                                                        {"BackhaulPort", m_backhaulPort}};
-    if (m_controlChannel == SEPARATE)
-    {
-        ports.emplace_back("ControlPort", m_controlPort);
-    }
-    for (const auto& [name, port] : ports)
-    {
-        if (port == X2_C_PORT || port == GTP_U_PORT)
-        {
-            error << "ns3::EdgeLlmNode::" << name << " is " << port << "; it must not be "
-                  << X2_C_PORT << " (X2-C) or " << GTP_U_PORT
-                  << " (X2-U and S1-U GTP-U): ns-3's EPC uses these UDP ports on the BS (cell "
-                  << m_cellId << ")";
-            return error.str();
-        }
-    }
-    if (m_transport == UDP && m_uePort == m_backhaulPort)
-    {
-        error << "ns3::EdgeLlmNode::UePort and BackhaulPort are both " << m_uePort
-              << "; with Transport=Udp they must differ (both are UDP sockets on the BS, cell "
-              << m_cellId << ")";
-        return error.str();
-    }
-    if (m_controlChannel == SEPARATE &&
-        (m_controlPort == m_uePort || (m_transport == UDP && m_controlPort == m_backhaulPort)))
-    {
-        error << "ns3::EdgeLlmNode::ControlPort is " << m_controlPort << ", as "
-              << (m_controlPort == m_uePort ? "UePort" : "BackhaulPort with Transport=Udp")
-              << "; with ControlChannel=Separate it must differ (both are UDP sockets on the "
-                 "BS, cell "
-              << m_cellId << ")";
         return error.str();
     }
     return "";
@@ -712,56 +556,6 @@ EdgeLlmNode::CheckPeers() const
                   << " has MTU " << mtu << "; it must be >= " << MIN_BACKHAUL_MTU;
             return error.str();
         }
-        if (m_transport == TCP && m_backhaulSegmentSize != 0 &&
-            (m_backhaulSegmentSize < MIN_SEGMENT_SIZE ||
-             m_backhaulSegmentSize > mtu - TCP_IP_OVERHEAD))
-        {
-            error << "ns3::EdgeLlmNode::BackhaulSegmentSize is " << m_backhaulSegmentSize
-                  << "; it must be 0 (link MTU - " << TCP_IP_OVERHEAD << ") or in ["
-                  << MIN_SEGMENT_SIZE << ", " << mtu - TCP_IP_OVERHEAD << "] for the link to cell "
-                  << id << " (MTU " << mtu << ")";
-            return error.str();
-        }
-    }
-    return "";
-}
-
-std::string
-EdgeLlmNode::CheckBuffers() const
-{
-    std::ostringstream error;
-    if (m_backhaulBuffer > MAX_AUTO_BUFFER)
-    {
-        error << "ns3::EdgeLlmNode::BackhaulBuffer is " << m_backhaulBuffer
-              << " bytes; it must be at most " << MAX_AUTO_BUFFER
-              << " (1 GiB, TCP window scaling's limit), or 0 (automatic) (cell " << m_cellId << ")";
-        return error.str();
-    }
-    if (m_backhaulBuffer != 0 && m_backhaulBuffer < MIN_BACKHAUL_BUFFER)
-    {
-        error << "ns3::EdgeLlmNode::BackhaulBuffer is " << m_backhaulBuffer
-              << " bytes; it must be 0 (automatic: from the links' bandwidth-delay product) or "
-              << ">= " << MIN_BACKHAUL_BUFFER << " (cell " << m_cellId << ")";
-        return error.str();
-    }
-    if (m_transport == TCP && !m_peers.empty() && m_backhaulSegmentSize != 0)
-    {
-        // An explicit segment size that makes the window thousands of segments long is
-        // refused: the run would take hours.
-        const uint64_t buffer = BackhaulBufferBytes();
-        const uint32_t mss = BackhaulMss();
-        const uint64_t segments = (buffer + mss - 1) / mss;
-        const uint64_t smallest = (buffer + MAX_SEGMENTS_IN_FLIGHT - 1) / MAX_SEGMENTS_IN_FLIGHT;
-        if (segments > MAX_SEGMENTS_IN_FLIGHT)
-        {
-            error << "ns3::EdgeLlmNode::BackhaulSegmentSize is " << m_backhaulSegmentSize
-                  << ": the " << buffer << "-byte backhaul buffer would hold " << segments
-                  << " segments in flight, more than the " << MAX_SEGMENTS_IN_FLIGHT
-                  << " that ns-3's TCP simulates in practical time; with this buffer it must "
-                  << "be 0 (link MTU - " << TCP_IP_OVERHEAD << ") or >= " << smallest << " (cell "
-                  << m_cellId << ")";
-            return error.str();
-        }
     }
     return "";
 }
@@ -774,66 +568,12 @@ EdgeLlmNode::StartApplication()
     NS_ABORT_MSG_IF(!error.empty(), error);
     m_scheduler->BindToBs(GetNode()->GetId());
     m_profile = LlmModelProfile::FromPreset(m_modelName, m_kvBits);
-    SizeBackhaulBuffers();
-    if (m_transport == TCP && !m_peers.empty())
-    {
-        const uint32_t mss = BackhaulMss();
-        const uint64_t segments = (uint64_t{m_bufferInUse} + mss - 1) / mss;
-        // Where the link itself needs a window of thousands of segments (automatic
-        // segment size, a huge bandwidth-delay product), say what to expect.
-        if (segments > MAX_SEGMENTS_IN_FLIGHT)
-        {
-            std::cerr << "warning: cell " << m_cellId << ": the " << m_bufferInUse
-                      << "-byte backhaul buffer holds " << segments << " TCP segments of " << mss
-                      << " bytes in flight (more than " << MAX_SEGMENTS_IN_FLIGHT
-                      << "); ns-3's TCP slows down with every segment in flight, so expect "
-                      << "a long run, and transfers slower than planned: each starts with a "
-                      << "window of at most " << MAX_SEGMENTS_IN_FLIGHT
-                      << " segments and grows over round trips to the link rate, which the "
-                      << "planner assumes from the first byte (Transport=Udp paces at the "
-                      << "link rate from the start)" << std::endl;
-        }
-    }
+    m_backhaul->SizeBuffers();
     m_ueSocket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     NS_ABORT_MSG_IF(m_ueSocket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_uePort)) != 0,
                     "EdgeLlmNode: cannot bind UDP port " << m_uePort);
     m_ueSocket->SetRecvCallback(MakeCallback(&EdgeLlmNode::HandleUeRead, this));
-
-    if (m_transport == UDP)
-    {
-        StartDatagramStreams(m_backhaulPort, false);
-    }
-    else if (!m_peers.empty())
-    {
-        m_listenSocket = MakeBackhaulSocket();
-        NS_ABORT_MSG_IF(
-            m_listenSocket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_backhaulPort)) != 0,
-            "EdgeLlmNode: cannot bind TCP port " << m_backhaulPort);
-        m_listenSocket->Listen();
-        m_listenSocket->SetAcceptCallback(MakeCallback(&EdgeLlmNode::HandleAccept, this),
-                                          MakeCallback(&EdgeLlmNode::HandleNewConnection, this));
-    }
-    for (auto& [id, peer] : m_peers)
-    {
-        peer.connection->SetScheduler(m_scheduler);
-        // One TCP connection per direction: each BS opens the one it sends on and reads
-        // the one its peer opened (HandleNewConnection). A connection then carries data
-        // one way and acknowledgements only the other, so an acknowledgement sent ahead of
-        // queued KV bytes (EdgeLlmX2PacketFilter's AckPriority) never overtakes a data
-        // segment of its own connection (ns-3's TCP drops the data of a segment whose
-        // acknowledgement number is below the one already received).
-        if (m_transport == TCP)
-        {
-            Ptr<Socket> socket = MakeBackhaulSocket();
-            socket->Bind(InetSocketAddress(peer.local, 0));
-            socket->Connect(InetSocketAddress(peer.remote, m_backhaulPort));
-            peer.connection->SetSocket(socket, false);
-        }
-    }
-    if (m_controlChannel == SEPARATE)
-    {
-        StartDatagramStreams(m_controlPort, true);
-    }
+    m_backhaul->Start();
 }
 
 void
@@ -849,236 +589,13 @@ EdgeLlmNode::StopApplication()
         m_ueSocket->Close();
         m_ueSocket->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
     }
-    if (m_listenSocket)
-    {
-        m_listenSocket->Close();
-    }
-    for (auto& [id, peer] : m_peers)
-    {
-        if (peer.connection)
-        {
-            peer.connection->Close();
-        }
-        if (peer.control)
-        {
-            peer.control->Close();
-        }
-    }
-    for (const auto& udp : m_udpSockets)
-    {
-        udp->Close();
-        udp->SetRecvCallback(MakeNullCallback<void, Ptr<Socket>>());
-    }
-}
-
-CtHoSignalling
-EdgeLlmNode::Signalling(const Peer& peer, double bitRate) const
-{
-    // Per packet: payload room and header bytes (PPP 2 B on a point-to-point link).
-    constexpr double PPP_BYTES = EdgeLlmPeer::PPP_BYTES;
-    const double mtu = peer.Mtu();
-    double room = 0;
-    double headers = 0;
-    // The control messages' transport: the KV connection's, or the separate channel's
-    // KvDatagramSocket.
-    if (m_transport == UDP || m_controlChannel == SEPARATE)
-    {
-        room = mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE;
-        headers = UDP_IP_OVERHEAD + KvDatagramHeader::DATA_SIZE + PPP_BYTES;
-    }
-    else
-    {
-        room = BackhaulMss();
-        headers = TCP_IP_OVERHEAD + PPP_BYTES;
-    }
-    // A message of n bytes in one packet; token ids at the share of headers a full
-    // packet of them carries.
-    auto wire = [&](double bytes) { return 8 * (bytes + headers) / bitRate; };
-    CtHoSignalling sig;
-    sig.pathDelay = peer.DelaySeconds();
-    sig.controlFreeAt =
-        Simulator::Now().GetSeconds() +
-        8.0 * static_cast<double>(peer.Control()->GetBytesAheadOfControl()) / bitRate;
-    // The request and its end-of-transfer frame (right behind it when n_tx = 0).
-    sig.requestTime = wire(2 * KvFrameHeader::SIZE + KvTransferRequestHeader::SIZE +
-                           KvTransferCompleteHeader::SIZE);
-    sig.idTimePerToken =
-        8.0 * KvTransferRequestHeader::TOKEN_ID_BYTES * (1 + headers / room) / bitRate;
-    sig.closeTime = wire(KvFrameHeader::SIZE + KvBatchCloseHeader::SIZE);
-    sig.closeMargin = 8 * (mtu + PPP_BYTES) / bitRate; // one full packet ahead of it
-    if (m_controlChannel == SEPARATE)
-    {
-        return sig; // no KV ahead of a control message: closeAhead 0
-    }
-    // KV bytes may fill the send buffer, and a KV frame being written goes first: one
-    // segment (plus its frame header and the packets' headers) besides the buffer.
-    const double segment =
-        peer.connection->GetSegmentBytes() + KvFrameHeader::SIZE + KvSegmentHeader::SIZE;
-    sig.closeAhead = 8.0 * (m_bufferInUse + segment * (1 + headers / room)) / bitRate;
-    return sig;
-}
-
-uint64_t
-EdgeLlmNode::AutoBufferBytes(const Peer& peer) const
-{
-    const double bdp =
-        peer.LoneFlowBitRate(PathPlanning(), true) * peer.RttSeconds(PathPlanning()) / 8;
-    const double bytes = std::ceil(BDP_HEADROOM * bdp);
-    if (bytes >= static_cast<double>(MAX_AUTO_BUFFER))
-    {
-        return MAX_AUTO_BUFFER;
-    }
-    return std::max(MIN_AUTO_BUFFER, static_cast<uint64_t>(bytes));
-}
-
-uint64_t
-EdgeLlmNode::BackhaulBufferBytes() const
-{
-    if (m_backhaulBuffer != 0)
-    {
-        return m_backhaulBuffer;
-    }
-    uint64_t buffer = MIN_AUTO_BUFFER;
-    for (const auto& [id, peer] : m_peers)
-    {
-        buffer = std::max(buffer, AutoBufferBytes(peer));
-    }
-    return buffer;
-}
-
-void
-EdgeLlmNode::SizeBackhaulBuffers()
-{
-    m_autoBuffer = m_backhaulBuffer == 0;
-    m_bufferInUse = static_cast<uint32_t>(BackhaulBufferBytes());
-    // One connection carries at most a buffer per RTT: say so where that is below the
-    // link rate the planner assumes (an explicit buffer, or 1 GiB on a huge link).
-    for (const auto& [id, peer] : m_peers)
-    {
-        const double rtt = peer.RttSeconds(PathPlanning());
-        const double rate = peer.LoneFlowBitRate(PathPlanning(), true);
-        const double reachable = 8.0 * static_cast<double>(m_bufferInUse) / rtt;
-        if (reachable < rate)
-        {
-            std::cerr << "warning: cell " << m_cellId << ": ns3::EdgeLlmNode::BackhaulBuffer "
-                      << (m_autoBuffer ? "(automatic, at its 1 GiB limit) " : "") << "= "
-                      << m_bufferInUse << " bytes caps the backhaul to cell " << id << " at "
-                      << reachable / 1e9 << " Gbit/s (buffer x 8 / RTT, RTT " << rtt * 1e6
-                      << " us), below its link rate of " << rate / 1e9
-                      << " Gbit/s that the planner assumes; it needs >= "
-                      << static_cast<uint64_t>(std::ceil(rate * rtt / 8)) << " bytes"
-                      << (m_autoBuffer ? "" : " (0 = automatic)") << std::endl;
-        }
-    }
+    m_backhaul->Stop();
 }
 
 uint32_t
 EdgeLlmNode::GetBackhaulBufferInUse() const
 {
-    return m_bufferInUse;
-}
-
-void
-EdgeLlmNode::StartDatagramStreams(uint16_t port, bool control)
-{
-    // One UDP socket per local backhaul address (peers on a shared link share it); each
-    // peer's KvDatagramSocket sends through it, and HandleBackhaulDatagram hands it what
-    // that peer sent.
-    std::map<Ipv4Address, Ptr<Socket>> byLocal;
-    for (auto& [id, peer] : m_peers)
-    {
-        Ptr<Socket>& udp = byLocal[peer.local];
-        if (!udp)
-        {
-            udp = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
-            NS_ABORT_MSG_IF(udp->Bind(InetSocketAddress(peer.local, port)) != 0,
-                            "EdgeLlmNode: cannot bind UDP port " << port << " on " << peer.local);
-            udp->SetRecvCallback(
-                MakeCallback(&EdgeLlmNode::HandleBackhaulDatagram, this).Bind(control));
-            m_udpSockets.push_back(udp);
-        }
-        const uint32_t mtu = peer.Mtu(); // >= MIN_BACKHAUL_MTU: checked at start
-        Ptr<KvDatagramSocket> stream = CreateObject<KvDatagramSocket>();
-        stream->SetNode(GetNode());
-        // Paced at what the flow gets alone (above the FIFO rate on a fair queue).
-        SetPacing(stream, peer.LoneFlowBitRate(PathPlanning(), true));
-        stream->SetAttribute("DatagramPayload",
-                             UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));
-        stream->SetAttribute("SndBufSize", UintegerValue(m_bufferInUse));
-        stream->SetAttribute("RcvBufSize", UintegerValue(m_bufferInUse));
-        stream->SetUdpSocket(udp, InetSocketAddress(peer.remote, port));
-        if (control)
-        {
-            // Control messages only: no KV job, so no scheduler and no KV callbacks.
-            peer.controlStream = stream;
-            peer.control = CreateObject<KvTransferConnection>();
-            peer.control->SetMessageCallback(
-                compat::Bind(MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this), id, true));
-            peer.control->SetSocket(stream, true);
-        }
-        else
-        {
-            peer.datagram = stream;
-            peer.connection->SetSocket(stream, true);
-        }
-    }
-}
-
-void
-EdgeLlmNode::SetPacing(Ptr<KvDatagramSocket> stream, double bitRate)
-{
-    stream->SetAttribute("PacingRate",
-                         DataRateValue(DataRate(static_cast<uint64_t>(std::floor(bitRate)))));
-}
-
-void
-EdgeLlmNode::HandleBackhaulDatagram(bool control, Ptr<Socket> socket)
-{
-    Address from;
-    Ptr<Packet> packet;
-    while ((packet = socket->RecvFrom(from)))
-    {
-        const Ipv4Address addr = InetSocketAddress::ConvertFrom(from).GetIpv4();
-        Ptr<KvDatagramSocket> target;
-        for (auto& [id, peer] : m_peers)
-        {
-            if (peer.remote == addr)
-            {
-                target = control ? peer.controlStream : peer.datagram;
-                break;
-            }
-        }
-        if (!target)
-        {
-            NS_LOG_WARN("cell " << m_cellId << ": backhaul datagram from unknown " << addr
-                                << " dropped");
-            continue;
-        }
-        target->ReceiveDatagram(packet);
-    }
-}
-
-bool
-EdgeLlmNode::HandleAccept(Ptr<Socket> /* socket */, const Address& /* from */)
-{
-    return true;
-}
-
-void
-EdgeLlmNode::HandleNewConnection(Ptr<Socket> socket, const Address& from)
-{
-    const Ipv4Address addr = InetSocketAddress::ConvertFrom(from).GetIpv4();
-    for (auto& [id, peer] : m_peers)
-    {
-        if (peer.remote == addr)
-        {
-            NS_LOG_INFO("cell " << m_cellId << ": backhaul connection from cell " << id);
-            peer.connection->SetReceiveSocket(socket);
-            return;
-        }
-    }
-    NS_LOG_WARN("cell " << m_cellId << ": backhaul connection from unknown " << addr << " closed");
-    socket->Close();
+    return m_backhaul->GetBufferInUse();
 }
 
 // ---------------------------------------------------------------------------

@@ -37,6 +37,7 @@ namespace ns3
 class EdgeLlmSourceRole;
 class EdgeLlmTargetRole;
 class EdgeLlmPreTransferRole;
+class EdgeLlmBackhaulTransport;
 
 /**
  * \ingroup edge-llm
@@ -48,12 +49,14 @@ class EdgeLlmPreTransferRole;
  * 1/DecodeRate s and streams each to the UE (EdgeLlmTokenHeader). The context
  * grows by one token per decoded token.
  *
- * The node keeps the Application, sockets, peers, serving and decoding, and the session's
- * own attributes and trace sources; the source, target and pre-transfer roles
- * (EdgeLlmSourceRole, EdgeLlmTargetRole, EdgeLlmPreTransferRole; one of each per node, as
- * LteEnbRrc owns its UeManagers) are objects with the attributes and trace sources of
- * their part, reached through the attributes SourceRole, TargetRole and PreTransferRole
- * (Config paths ".../$ns3::EdgeLlmNode/TargetRole/SessionRestored") or GetSourceRole().
+ * The node keeps the Application, the UE socket, peers, serving and decoding, and the
+ * session's own attributes and trace sources; its parts are objects with the attributes and
+ * trace sources of their own (one of each per node, as LteEnbRrc owns its UeManagers): the
+ * source, target and pre-transfer roles (EdgeLlmSourceRole, EdgeLlmTargetRole,
+ * EdgeLlmPreTransferRole) and the backhaul transport (EdgeLlmBackhaulTransport: the KV
+ * protocol's sockets), reached through the attributes SourceRole, TargetRole,
+ * PreTransferRole and BackhaulTransport (Config paths
+ * ".../$ns3::EdgeLlmNode/TargetRole/SessionRestored") or GetSourceRole() and its siblings.
  *
  * Source role (NotifyHandoverStart, or the RRC's HandoverStart trace through
  * RrcHandoverStart): decoding stops; the session joins a batch to that target
@@ -460,6 +463,8 @@ class EdgeLlmNode : public Application
     Ptr<Object> GetTargetRole() const;
     /// \return the pre-transfer role (ns3::EdgeLlmPreTransferRole), for its attributes
     Ptr<Object> GetPreTransferRole() const;
+    /// \return the backhaul transport (ns3::EdgeLlmBackhaulTransport), for its attributes
+    Ptr<Object> GetBackhaulTransport() const;
     /// \return the backhaul connection to \p peerCellId (null if no such peer)
     Ptr<KvTransferConnection> GetConnection(uint16_t peerCellId) const;
     /**
@@ -538,8 +543,6 @@ class EdgeLlmNode : public Application
     EdgeLlmPathPlanning PathPlanning() const;
 
     void HandleUeRead(Ptr<Socket> socket);
-    bool HandleAccept(Ptr<Socket> socket, const Address& from);
-    void HandleNewConnection(Ptr<Socket> socket, const Address& from);
     void OnPromptPrefilled(uint64_t sessionId);
     void StartDecoding(Session& session, Time firstToken);
     void DecodeToken(uint64_t sessionId);
@@ -559,34 +562,9 @@ class EdgeLlmNode : public Application
     /// CheckConfiguration's part: Model at KvBits, a Scheduler, its pre-transfer's
     /// YieldToHandovers, KvAccuracyLoss at KvBits 16 (\return "" or the first error)
     std::string CheckModelAndPolicy() const;
-    /// CheckConfiguration's part: UePort, BackhaulPort, ControlPort (not X2's, distinct where
-    /// both are UDP) and StatusInterval (\return "" or the first error)
-    std::string CheckPorts() const;
     /// CheckConfiguration's part, per peer: a CrossTrafficMeter on every hop with
-    /// PlanningCrossTraffic=Measured, MTU, BackhaulSegmentSize (\return "" or the first error)
+    /// PlanningCrossTraffic=Measured, MTU (\return "" or the first error)
     std::string CheckPeers() const;
-    /// CheckConfiguration's part: BackhaulBuffer, and TCP's segments in flight with an
-    /// explicit BackhaulSegmentSize (\return "" or the first error)
-    std::string CheckBuffers() const;
-    Ptr<Socket> MakeBackhaulSocket() const;
-    /// \return the backhaul TCP segment size: BackhaulSegmentSize, or link MTU - 52
-    uint32_t BackhaulMss() const;
-    /**
-     * \brief Open one KvDatagramSocket stream per peer over UDP \p port (one UDP socket
-     *        per local address, shared by the peers on it) and attach it to the peer's
-     *        KV connection (\p control false) or to a new control connection (true).
-     */
-    void StartDatagramStreams(uint16_t port, bool control);
-    /// A datagram on a UDP socket of StartDatagramStreams: to the stream of its sender.
-    void HandleBackhaulDatagram(bool control, Ptr<Socket> socket);
-    /// \return the buffer that lets one connection reach the peer link's rate, bytes
-    uint64_t AutoBufferBytes(const Peer& peer) const;
-    /// \return BackhaulBuffer if set, else the largest AutoBufferBytes over the peers
-    uint64_t BackhaulBufferBytes() const;
-    /// Choose m_bufferInUse and warn where it caps a link below its rate.
-    void SizeBackhaulBuffers();
-    /// Pace \p stream at \p bitRate (bit/s, > 0), rounded down to a whole bit/s.
-    static void SetPacing(Ptr<KvDatagramSocket> stream, double bitRate);
 
     /// What one KV flow to a peer gets of its path among concurrent flows to other peers.
     struct PathShare
@@ -603,16 +581,6 @@ class EdgeLlmNode : public Application
      * \return the share of the path to \p peerCellId one KV flow gets among them
      */
     PathShare ShareOfPath(uint16_t peerCellId, const std::set<uint16_t>& concurrent) const;
-    /**
-     * \brief What the packet level adds to the plan toward \p peer (CtHoSignalling).
-     * \param peer the target's peer entry
-     * \param bitRate the KV flow's wire rate planned toward it (KvFlowBitRate), bit/s
-     * \return request, token-id and close-message wire times with the transport's
-     *         per-packet headers, the path delay, when the bytes already in the transport
-     *         have left, the most a close can wait (send buffer plus one KV frame) and the
-     *         close's margin (one full packet), all in s
-     */
-    CtHoSignalling Signalling(const Peer& peer, double bitRate) const;
 
     // Attributes
     uint16_t m_cellId;                  //!< Cell id
@@ -621,18 +589,11 @@ class EdgeLlmNode : public Application
     double m_decodeRate;                //!< Tokens/s per session
     uint32_t m_tokenBytes;              //!< Radio payload per token
     uint16_t m_uePort;                  //!< UDP port for prompts
-    uint16_t m_backhaulPort;            //!< TCP port for the backhaul
-    uint32_t m_backhaulBuffer;          //!< TCP send/receive buffer, bytes (0: automatic)
-    uint32_t m_bufferInUse{0};          //!< The buffer chosen at start, bytes
-    bool m_autoBuffer{true};            //!< m_bufferInUse follows the links' BDP
-    uint32_t m_backhaulSegmentSize;     //!< TCP MSS, bytes (0: link MTU - 52)
     Ptr<HandoverScheduler> m_scheduler; //!< Policy
     Ptr<PrefillEngine> m_gpu;           //!< GPU
 
     LlmModelProfile m_profile;              //!< Resolved at start
     Ptr<Socket> m_ueSocket;                 //!< UDP, prompts in, tokens out
-    Ptr<Socket> m_listenSocket;             //!< TCP listener for the backhaul
-    std::vector<Ptr<Socket>> m_udpSockets;  //!< UDP transport: one per local address
     std::map<uint16_t, Peer> m_peers;       //!< By cell id
     std::map<uint64_t, Session> m_sessions; //!< By session id
     std::set<uint64_t> m_prompted;          //!< Sessions whose prompt arrived here
@@ -644,20 +605,19 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;         //!< SessionLost
     /// StateTransition
     TracedCallback<uint64_t, uint16_t, SessionState, SessionState> m_stateTrace;
-    uint64_t m_lostSessions{0};                   //!< SessionLost count
-    bool m_promptsOnGpu{true};                    //!< PrefillPromptsOnGpu
-    Time m_warmDecodeStart;                       //!< WarmDecodeStart
-    Transport m_transport{TCP};                   //!< Transport
-    ControlChannel m_controlChannel{SHARED};      //!< ControlChannel
-    uint16_t m_controlPort{DEFAULT_CONTROL_PORT}; //!< ControlPort
+    uint64_t m_lostSessions{0}; //!< SessionLost count
+    bool m_promptsOnGpu{true};  //!< PrefillPromptsOnGpu
+    Time m_warmDecodeStart;     //!< WarmDecodeStart
 
     friend class EdgeLlmSourceRole;
     friend class EdgeLlmTargetRole;
     friend class EdgeLlmPreTransferRole;
+    friend class EdgeLlmBackhaulTransport;
     Ptr<EdgeLlmSourceRole> m_source; //!< Source session role (attribute SourceRole)
     Ptr<EdgeLlmTargetRole> m_target; //!< Target session role (attribute TargetRole)
     /// Proactive pre-transfer, both sides
     Ptr<EdgeLlmPreTransferRole> m_preTransfer;
+    Ptr<EdgeLlmBackhaulTransport> m_backhaul; //!< Backhaul sockets (attribute BackhaulTransport)
 
     /// KV bytes from a peer: a pre-transfer's (PRE_TRANSFER_BIT) or a session's
     void OnKvBytes(uint64_t sessionId, uint64_t bytes);

@@ -3,6 +3,7 @@
  */
 #include "edge-llm-source-role.h"
 
+#include "edge-llm-backhaul-transport.h"
 #include "edge-llm-compat.h"
 #include "edge-llm-pre-transfer-role.h"
 
@@ -207,8 +208,8 @@ EdgeLlmSourceRole::PathPlanning() const
 {
     EdgeLlmPathPlanning planning;
     planning.payloadRate = m_planningRate == EdgeLlmNode::PAYLOAD;
-    planning.udp = m_node->m_transport == EdgeLlmNode::UDP;
-    planning.segmentSize = m_node->m_backhaulSegmentSize;
+    planning.udp = m_node->m_backhaul->GetTransport() == EdgeLlmNode::UDP;
+    planning.segmentSize = m_node->m_backhaul->GetSegmentSizeAttribute();
     planning.fairQueue = m_planningFairQueue;
     planning.measuredCross = m_planningCross == EdgeLlmNode::MEASURED;
     return planning;
@@ -600,7 +601,8 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
     req.backhaulFreeAtNs = Seconds(p.BacklogClearsAt(planned)).GetNanoSeconds();
     req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
     // The path's signalling as this source will plan with it (ctHO at packet level).
-    const CtHoSignalling sig = m_node->Signalling(p, p.LoneFlowBitRate(m_node->PathPlanning()));
+    const CtHoSignalling sig =
+        m_node->m_backhaul->Signalling(p, p.LoneFlowBitRate(m_node->PathPlanning()));
     req.pathDelay = sig.pathDelay;
     req.requestTime = sig.requestTime;
     req.idTimePerToken = sig.idTimePerToken;
@@ -671,7 +673,8 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     if (peer.datagram && m_planningCross == EdgeLlmNode::MEASURED)
     {
         // Pace at the lone flow's share of the cross traffic measured now.
-        EdgeLlmNode::SetPacing(peer.datagram, peer.LoneFlowBitRate(m_node->PathPlanning()));
+        EdgeLlmBackhaulTransport::SetPacing(peer.datagram,
+                                            peer.LoneFlowBitRate(m_node->PathPlanning()));
     }
     double planned = bitRate * peer.PayloadShare(m_node->PathPlanning());
     double wireRate = bitRate;
@@ -694,7 +697,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     inputs.prefill = m_node->m_gpu->GetModel();
     inputs.batchPeriod = m_node->m_gpu->GetBatchPeriod().GetSeconds();
     inputs.backhaulFreeAt = peer.BacklogClearsAt(planned);
-    inputs.signalling = m_node->Signalling(peer, wireRate);
+    inputs.signalling = m_node->m_backhaul->Signalling(peer, wireRate);
     Ptr<KvTransferConnection> connection = peer.Control();
     inputs.closeAheadNow = [connection, wireRate]() {
         return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / wireRate;

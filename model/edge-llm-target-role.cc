@@ -4,6 +4,7 @@
 #include "edge-llm-target-role.h"
 
 #include "coordinated-planner.h"
+#include "edge-llm-backhaul-transport.h"
 #include "edge-llm-compat.h"
 #include "edge-llm-pre-transfer-role.h"
 #include "edge-llm-source-role.h"
@@ -572,7 +573,7 @@ EdgeLlmTargetRole::IsFirstCopy(uint16_t peerCellId,
                                const KvTransferRequestHeader& req,
                                bool controlCopy)
 {
-    if (m_node->m_controlChannel != EdgeLlmNode::SEPARATE)
+    if (!m_node->m_backhaul->IsControlSeparate())
     {
         return true;
     }

@@ -76,7 +76,8 @@ P2pDevices(Ptr<Node> node)
     return devices;
 }
 
-/// The backhaul transport of the next scenario (EdgeLlmNode::Transport): "Tcp" or "Udp".
+/// The backhaul transport of the next scenario (EdgeLlmBackhaulTransport::Transport): "Tcp" or
+/// "Udp".
 std::string g_transport = "Tcp";
 
 /**
@@ -186,7 +187,7 @@ RunTwoBs(const std::string& scheduler,
     EdgeLlmHelper edge;
     edge.SetSchedulerType(scheduler);
     edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0)));
-    edge.SetNodeAttribute("Transport", StringValue(g_transport));
+    edge.SetBackhaulTransportAttribute("Transport", StringValue(g_transport));
     ApplicationContainer apps = edge.InstallBs(nodes, {1, 2});
     edge.ConnectBackhaul(apps);
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(apps.Get(0));
@@ -385,7 +386,8 @@ class ControlChannelTestCase : public FaultTestCase
                          WaitForEveryByte(source, target);
                          for (Ptr<EdgeLlmNode> bs : {source, target})
                          {
-                             bs->SetAttribute("ControlChannel", StringValue(channel));
+                             bs->GetBackhaulTransport()->SetAttribute("ControlChannel",
+                                                                      StringValue(channel));
                          }
                          P2pDevices(target->GetNode()).at(0)->SetReceiveErrorModel(blackout);
                          target->GetTargetRole()->TraceConnectWithoutContext(

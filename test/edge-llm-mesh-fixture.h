@@ -60,7 +60,7 @@ MakeMesh(uint32_t n,
     EdgeLlmHelper edge;
     edge.SetSchedulerType(scheduler);
     edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0)));
-    edge.SetNodeAttribute("Transport", StringValue(transport));
+    edge.SetBackhaulTransportAttribute("Transport", StringValue(transport));
     std::vector<uint16_t> cells;
     for (uint32_t i = 0; i < n; ++i)
     {

@@ -124,7 +124,7 @@ RunMesh(const std::string& transport,
     EdgeLlmHelper edge;
     edge.SetSchedulerType("ns3::ChoScheduler");
     edge.SetSourceRoleAttribute("GatherTime", TimeValue(Seconds(0)));
-    edge.SetNodeAttribute("Transport", StringValue(transport));
+    edge.SetBackhaulTransportAttribute("Transport", StringValue(transport));
     std::vector<uint16_t> cells;
     for (uint32_t i = 0; i < n; ++i)
     {

@@ -536,10 +536,10 @@ class OnlinePredictionTestCase : public TestCase
         // prediction; the transfer's packet headers leave well under 2 ms.
         for (const std::string transport : {"Tcp", "Udp"})
         {
-            Config::SetDefault("ns3::EdgeLlmNode::Transport", StringValue(transport));
+            Config::SetDefault("ns3::EdgeLlmBackhaulTransport::Transport", StringValue(transport));
             Ptr<EdgeLlmSessionStats> stats =
                 RunSessions("ns3::CtHoScheduler", 2, {{1, 2}}, {{0.0150, 1, 2}});
-            Config::SetDefault("ns3::EdgeLlmNode::Transport", StringValue("Tcp"));
+            Config::SetDefault("ns3::EdgeLlmBackhaulTransport::Transport", StringValue("Tcp"));
             const auto& r = stats->GetRecords();
             NS_TEST_ASSERT_MSG_EQ(r.size(), 1u, "one handover, " << transport);
             NS_TEST_EXPECT_MSG_GT(r[0].prefillTokens, 0u, "ctHO prefills some, " << transport);

@@ -731,7 +731,7 @@ class KvDatagramBidirectionalTestCase : public TestCase
 };
 
 /**
- * \brief Sets ns3::EdgeLlmNode::Transport (and optionally other defaults) for one run
+ * \brief Sets ns3::EdgeLlmBackhaulTransport::Transport (and optionally other defaults) for one run
  *        and puts the defaults back afterwards, so the other cases see the usual ones.
  */
 struct ScopedDefaults
@@ -793,7 +793,7 @@ class LongContextThoTestCase : public TestCase
     void DoRun() override
     {
         ScopedDefaults defaults;
-        defaults.Set("ns3::EdgeLlmNode::Transport", m_transport, "Tcp");
+        defaults.Set("ns3::EdgeLlmBackhaulTransport::Transport", m_transport, "Tcp");
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
         RoadHandoverConfig cfg;
@@ -851,7 +851,7 @@ class LongContextCtHoTestCase : public TestCase
     void DoRun() override
     {
         ScopedDefaults defaults;
-        defaults.Set("ns3::EdgeLlmNode::Transport", m_transport, "Tcp");
+        defaults.Set("ns3::EdgeLlmBackhaulTransport::Transport", m_transport, "Tcp");
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
         RoadHandoverConfig cfg;
@@ -935,7 +935,7 @@ class LargeSegmentTestCase : public TestCase
             for (const std::string segment : {"524264", "524265", "16777216"})
             {
                 ScopedDefaults defaults;
-                defaults.Set("ns3::EdgeLlmNode::Transport", transport, "Tcp");
+                defaults.Set("ns3::EdgeLlmBackhaulTransport::Transport", transport, "Tcp");
                 defaults.Set("ns3::KvTransferConnection::SegmentBytes", segment, "65536");
                 RngSeedManager::SetSeed(1);
                 RngSeedManager::SetRun(1);
@@ -998,7 +998,7 @@ class FastBackhaulTestCase : public TestCase
     void DoRun() override
     {
         ScopedDefaults defaults;
-        defaults.Set("ns3::EdgeLlmNode::Transport", m_transport, "Tcp");
+        defaults.Set("ns3::EdgeLlmBackhaulTransport::Transport", m_transport, "Tcp");
         RngSeedManager::SetSeed(1);
         RngSeedManager::SetRun(1);
         RoadHandoverConfig cfg;

@@ -4,7 +4,7 @@
  * ctho-figures: reproduces ctHO's Figs. 3a-3d and 4 (Lee et al., arXiv:2603.28018)
  * with the flow-level engine, Monte-Carlo with 95 % confidence intervals, and
  * optional packet-level points (LTE X2 handovers; the backhaul transport is
- * ns3::EdgeLlmNode::Transport, TCP by default) on the same plot.
+ * ns3::EdgeLlmBackhaulTransport::Transport, TCP by default) on the same plot.
  *
  *   ctho-figures --figure=3a [--runs=100] [--packetLevel=0|1] [--outputDir=DIR]
  *                [--contextMin=1024] [--contextMax=4096] [--numUes=4] [--backhaulGbps=4.5]
@@ -176,11 +176,11 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
     cmd.Usage("Reproduces ctHO's Figs. 3a-3d and 4 (flow level, optional packet-level points).");
     options.AddValue("figure", "3a | 3b | 3c | 3d | 4 | online", o.figure);
     options.AddValue("runs", "Monte-Carlo runs per point (>= 2)", runs);
-    options.AddValue(
-        "packetLevel",
-        "Add packet-level points (LTE X2; transport: --ns3::EdgeLlmNode::Transport) for "
-        "Figs. 3a-3d",
-        o.packetLevel);
+    options.AddValue("packetLevel",
+                     "Add packet-level points (LTE X2; transport: "
+                     "--ns3::EdgeLlmBackhaulTransport::Transport) for "
+                     "Figs. 3a-3d",
+                     o.packetLevel);
     options.AddValue("packetRuns",
                      "Runs per packet-level point (>= 2: the plotted 95 % CI needs two)",
                      o.packetRuns);

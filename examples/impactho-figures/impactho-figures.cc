@@ -397,7 +397,7 @@ ParseOptions(int argc, char* argv[], const std::map<std::string, SweptFigure>& f
     options.AddValue("outputDir", "Where the CSV and PNG go", o.outputDir);
     options.AddValue("packetLevel",
                      "Add packet-level points of ours (backhaul transport: "
-                     "--ns3::EdgeLlmNode::Transport, Tcp by default) at two x values",
+                     "--ns3::EdgeLlmBackhaulTransport::Transport, Tcp by default) at two x values",
                      o.packetLevel);
     options.AddValue("packetRuns", "Runs per packet-level point", o.packetRuns);
     options.AddValue("packetSimTime",

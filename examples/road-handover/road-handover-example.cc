@@ -342,7 +342,7 @@ ReadProtocol()
     Ptr<EdgeLlmNode> defaults = CreateObject<EdgeLlmNode>();
     BooleanValue layerwise;
     defaults->GetSourceRole()->GetAttribute("LayerwiseStreaming", layerwise);
-    return {AttributeText(defaults, "Transport"), layerwise.Get()};
+    return {AttributeText(defaults->GetBackhaulTransport(), "Transport"), layerwise.Get()};
 }
 
 /**

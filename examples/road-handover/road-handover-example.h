@@ -23,7 +23,7 @@ namespace ns3
  * contextMax, model, kvBits, backhaulGbps, backhaulDelayUs, backhaulMtu, prefillA/B/C,
  * batchPeriodMs, decodeRate, tokensAfterHandover, handoverAlgorithm, lookaheadMs,
  * predictArrivals, predictedHandoverX, outputDir, pcap; and ns-3 attribute defaults
- * (--ns3::EdgeLlmNode::Transport=Udp, ...).
+ * (--ns3::EdgeLlmBackhaulTransport::Transport=Udp, ...).
  *
  * \param argc argument count, as main() got it
  * \param argv arguments, as main() got them

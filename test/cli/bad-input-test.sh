@@ -46,8 +46,8 @@ expect 2 "--outputDir: cannot write" $bin/edge-llm-lte-handover --outputDir=/pro
 expect 2 "--ns3::KvTransferConnection::SegmentBytes=1023: invalid value '1023'; valid: uint32_t 1024:" \
   $main --ns3::KvTransferConnection::SegmentBytes=1023
 expect 0 "" $main --ns3::KvTransferConnection::SegmentBytes=1024 --PrintHelp
-expect 2 "--ns3::EdgeLlmNode::Transport=Sctp: invalid value 'Sctp'; valid: " \
-  $main --ns3::EdgeLlmNode::Transport=Sctp
+expect 2 "--ns3::EdgeLlmBackhaulTransport::Transport=Sctp: invalid value 'Sctp'; valid: " \
+  $main --ns3::EdgeLlmBackhaulTransport::Transport=Sctp
 # A bool attribute's refusal says what a bool option's does (fresh-clone trial: "valid: bool").
 expect 2 "--ns3::EdgeLlmX2PacketFilter::AckPriority=maybe: invalid value 'maybe'; valid: true or false (or 1 or 0)" \
   $main --ns3::EdgeLlmX2PacketFilter::AckPriority=maybe
@@ -89,20 +89,20 @@ expect 2 "--ns3::KvTransferConnection::SegmentBytes=1: invalid value" \
 expect 2 "StatusInterval is +1us; it must be 0 (no PROGRESS reports) or >= 1 ms" \
   $main --ns3::EdgeLlmTargetRole::StatusInterval=1us
 expect 2 "BackhaulSegmentSize is 100000; it must be 0 (link MTU - 52) or in [64, 8948]" \
-  $main --ns3::EdgeLlmNode::BackhaulSegmentSize=100000
+  $main --ns3::EdgeLlmBackhaulTransport::BackhaulSegmentSize=100000
 # Segments in flight: a 512 KiB buffer may hold at most 1024 (ns-3's TCP walks them on
 # every ACK): 511 bytes is refused, 512 runs. tHO at 1024 tokens sends no KV bytes.
 quick="$main --schemes=tho --numUes=1 --contextMin=1024 --contextMax=1024"
 expect 2 "BackhaulSegmentSize is 511: the 524288-byte backhaul buffer would hold 1027 segments in flight, more than the 1024 that ns-3's TCP simulates in practical time; with this buffer it must be 0 (link MTU - 52) or >= 512" \
-  $quick --ns3::EdgeLlmNode::BackhaulSegmentSize=511
+  $quick --ns3::EdgeLlmBackhaulTransport::BackhaulSegmentSize=511
 # An explicit buffer below the bandwidth-delay product is used, with a warning giving
 # the rate it allows: 524288 x 8 / (2 x 100 us + 4 x 9002 x 8 / 100e9) = 20.6 Gbit/s
 # (and the run goes ahead: 512-byte segments are accepted).
 expect 0 "BackhaulBuffer = 524288 bytes caps the backhaul to cell 2 at 20.6" \
-  $quick --backhaulGbps=100 --ns3::EdgeLlmNode::BackhaulBuffer=524288 \
-  --ns3::EdgeLlmNode::BackhaulSegmentSize=512
+  $quick --backhaulGbps=100 --ns3::EdgeLlmBackhaulTransport::BackhaulBuffer=524288 \
+  --ns3::EdgeLlmBackhaulTransport::BackhaulSegmentSize=512
 expect 2 "BackhaulBuffer is 16383 bytes; it must be 0 (automatic: from the links' bandwidth-delay product) or >= 16384" \
-  $quick --ns3::EdgeLlmNode::BackhaulBuffer=16383
+  $quick --ns3::EdgeLlmBackhaulTransport::BackhaulBuffer=16383
 # The node's own checks (EdgeLlmNode::CheckConfiguration) refuse before simulating, in
 # every program that runs the packet level: exit 2, nothing written. 1 ms is the boundary.
 expect 0 "" $quick --ns3::EdgeLlmTargetRole::StatusInterval=1ms
@@ -227,28 +227,28 @@ expect 2 "use --raPreambles" $main --ns3::LteEnbMac::NumberOfRaPreambles=40
 # The EPC's UDP ports on a BS node: X2-C 4444, GTP-U 2152 (either transport, either port).
 for t in Udp Tcp; do
   for p in 4444 2152; do
-    expect 2 "ns3::EdgeLlmNode::BackhaulPort is $p; it must not be 4444 (X2-C) or 2152" \
-      $quick --ns3::EdgeLlmNode::Transport=$t --ns3::EdgeLlmNode::BackhaulPort=$p
+    expect 2 "ns3::EdgeLlmBackhaulTransport::BackhaulPort is $p; it must not be 4444 (X2-C) or 2152" \
+      $quick --ns3::EdgeLlmBackhaulTransport::Transport=$t --ns3::EdgeLlmBackhaulTransport::BackhaulPort=$p
   done
 done
 expect 2 "ns3::EdgeLlmNode::UePort is 2152; it must not be 4444 (X2-C) or 2152" \
   $quick --ns3::EdgeLlmNode::UePort=2152
-expect 2 "UePort and BackhaulPort are both 9000; with Transport=Udp they must differ" \
-  $quick --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::BackhaulPort=9000
-expect 0 "" $quick --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::BackhaulPort=4445
+expect 2 "UePort and ns3::EdgeLlmBackhaulTransport::BackhaulPort are both 9000; with Transport=Udp they must differ" \
+  $quick --ns3::EdgeLlmBackhaulTransport::Transport=Udp --ns3::EdgeLlmBackhaulTransport::BackhaulPort=9000
+expect 0 "" $quick --ns3::EdgeLlmBackhaulTransport::Transport=Udp --ns3::EdgeLlmBackhaulTransport::BackhaulPort=4445
 # The separate control channel's UDP port: not the EPC's, not UePort, not BackhaulPort
 # with Transport=Udp (both sides of each rule; checked only with ControlChannel=Separate).
-sep="--ns3::EdgeLlmNode::ControlChannel=Separate"
+sep="--ns3::EdgeLlmBackhaulTransport::ControlChannel=Separate"
 for p in 4444 2152; do
-  expect 2 "ns3::EdgeLlmNode::ControlPort is $p; it must not be 4444 (X2-C) or 2152" \
-    $quick $sep --ns3::EdgeLlmNode::ControlPort=$p
+  expect 2 "ns3::EdgeLlmBackhaulTransport::ControlPort is $p; it must not be 4444 (X2-C) or 2152" \
+    $quick $sep --ns3::EdgeLlmBackhaulTransport::ControlPort=$p
 done
-expect 0 "" $quick $sep --ns3::EdgeLlmNode::ControlPort=4445
-expect 2 "ns3::EdgeLlmNode::ControlPort is 9000, as UePort; with ControlChannel=Separate" \
-  $quick $sep --ns3::EdgeLlmNode::ControlPort=9000
-expect 2 "ns3::EdgeLlmNode::ControlPort is 9001, as BackhaulPort with Transport=Udp" \
-  $quick $sep --ns3::EdgeLlmNode::Transport=Udp --ns3::EdgeLlmNode::ControlPort=9001
-expect 0 "" $quick $sep --ns3::EdgeLlmNode::Transport=Tcp --ns3::EdgeLlmNode::ControlPort=9001
+expect 0 "" $quick $sep --ns3::EdgeLlmBackhaulTransport::ControlPort=4445
+expect 2 "ns3::EdgeLlmBackhaulTransport::ControlPort is 9000, as UePort; with ControlChannel=Separate" \
+  $quick $sep --ns3::EdgeLlmBackhaulTransport::ControlPort=9000
+expect 2 "ns3::EdgeLlmBackhaulTransport::ControlPort is 9001, as BackhaulPort with Transport=Udp" \
+  $quick $sep --ns3::EdgeLlmBackhaulTransport::Transport=Udp --ns3::EdgeLlmBackhaulTransport::ControlPort=9001
+expect 0 "" $quick $sep --ns3::EdgeLlmBackhaulTransport::Transport=Tcp --ns3::EdgeLlmBackhaulTransport::ControlPort=9001
 # Second newcomer pass: values that overflowed ns-3's Time, a crawling UE, a buffer past
 # TCP's window limit, the Application start/stop the scenario sets (both sides each).
 expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=0.0999
@@ -257,7 +257,7 @@ expect 2 "--backhaulDelayUs must be in [0, 1e6] us" $quick --backhaulDelayUs=1e3
 expect 2 "--batchPeriodMs in [0, 1000] ms" $quick --batchPeriodMs=1000.1
 expect 0 "" $quick --batchPeriodMs=1000
 expect 2 "BackhaulBuffer is 1073741825 bytes; it must be at most 1073741824" \
-  $quick --ns3::EdgeLlmNode::BackhaulBuffer=1073741825
+  $quick --ns3::EdgeLlmBackhaulTransport::BackhaulBuffer=1073741825
 expect 2 "--ns3::Application::StopTime=1s: this program sets this attribute itself" \
   $quick --ns3::Application::StopTime=1s
 expect 2 "--backhaulGbps: Fig. 3a sweeps it; drop the option" $bin/ctho-figures --figure=3a --backhaulGbps=2
