@@ -261,8 +261,10 @@ EdgeLlmHelper::AddRoleAttribute(const std::string& role,
                                              << " has no attribute " << name);
     Ptr<AttributeValue> checked = info.checker->CreateValidValue(value);
     NS_ABORT_MSG_UNLESS(checked,
-                        "EdgeLlmHelper::Set" << role << "Attribute: invalid value for " << roleType
-                                             << "::" << name << " (" << info.help << ")");
+                        "EdgeLlmHelper::Set" << role << "Attribute: invalid value '"
+                                             << value.SerializeToString(info.checker) << "' for "
+                                             << roleType << "::" << name << "; valid: "
+                                             << info.checker->GetUnderlyingTypeInformation());
     m_roleAttributes.emplace_back(role, name, checked);
 }
 

@@ -166,6 +166,24 @@ for t in ns3::Foo ns3::Node ns3::HandoverScheduler; do
     $probe --case=scheduler-type=$t
 done
 expect 134 "ns3::ImpactHoScheduler" $probe --case=scheduler-type=ns3::Foo
+# EdgeLlmHelper::Set<Part>Attribute: a name the part does not have, a value outside the
+# attribute's range (both sides of its end), and a valid one that the installed BS's part
+# then holds (WindowGrace in [0, 3600] s, KvMemoryCapacity in [1, 10^15] B).
+expect 134 "ns3::EdgeLlmTargetRole has no attribute GatherTime" \
+  $probe --case=part-attribute=TargetRole:GatherTime=0s
+expect 134 "invalid value '3601s' for ns3::EdgeLlmTargetRole::WindowGrace; valid: " \
+  $probe --case=part-attribute=TargetRole:WindowGrace=3601s
+expect 3 "part-attribute=TargetRole:WindowGrace=3600s' did not abort" $probe --case=part-attribute=TargetRole:WindowGrace=3600s
+expect 134 "invalid value '0' for ns3::EdgeLlmPreTransferRole::KvMemoryCapacity; valid: " \
+  $probe --case=part-attribute=PreTransferRole:KvMemoryCapacity=0
+expect 3 "PreTransferRole/KvMemoryCapacity = 1" \
+  $probe --case=part-attribute=PreTransferRole:KvMemoryCapacity=1
+expect 134 "invalid value 'Sctp' for ns3::EdgeLlmBackhaulTransport::Transport; valid: " \
+  $probe --case=part-attribute=BackhaulTransport:Transport=Sctp
+expect 3 "BackhaulTransport/Transport = Udp" $probe --case=part-attribute=BackhaulTransport:Transport=Udp
+expect 3 "part-attribute=SourceRole:GatherTime=1s' did not abort" $probe --case=part-attribute=SourceRole:GatherTime=1s
+expect 134 "invalid value '1.001s' for ns3::EdgeLlmSourceRole::GatherTime; valid: " \
+  $probe --case=part-attribute=SourceRole:GatherTime=1.001s
 expect 2 "--case: unknown case 'x'" $probe --case=x
 # A backhaul too slow or too long for a handover's X2 signalling (issue 10, item 6): the
 # minimum for MTU 9000 B and 100 us, by hand: 8 (2 x 9002 + 63) / (0.2 - 0.0001 - 0.02) s

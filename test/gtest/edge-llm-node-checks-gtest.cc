@@ -2,10 +2,17 @@
  * SPDX-License-Identifier: GPL-2.0-only
  *
  * EdgeLlmNode's own knob checks, which every config that sets the node's attributes calls
- * (each knob checked once, where it is owned): values at the range's edges and just past.
+ * (each knob checked once, where it is owned): values at the range's edges and just past;
+ * and the node's parts (roles, backhaul transport) reached with their attributes.
  */
+#include "ns3/config.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-node.h"
+#include "ns3/node.h"
+#include "ns3/nstime.h"
+#include "ns3/pointer.h"
+#include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #include <gtest/gtest.h>
 #include <stdexcept>
@@ -58,4 +65,42 @@ TEST(EdgeLlmNodeChecks, DecodeRateAtBothSides)
             CreateObject<EdgeLlmNode>()->SetAttributeFailSafe("DecodeRate", DoubleValue(bad)))
             << bad;
     }
+}
+
+// A part's attributes are reached the ns-3 ways: its own TypeId's default, a Config path
+// through the node's read-only pointer attribute, or GetTargetRole() and its siblings; a
+// value outside the attribute's range is refused there (WindowGrace in [0, 3600] s).
+TEST(EdgeLlmNodeChecks, PartAttributesByDefaultPathAndPointer)
+{
+    Config::SetDefault("ns3::EdgeLlmSourceRole::GatherTime", TimeValue(MilliSeconds(7)));
+    Ptr<Node> bs = CreateObject<Node>();
+    Ptr<EdgeLlmNode> app = CreateObject<EdgeLlmNode>();
+    bs->AddApplication(app);
+    Config::SetDefault("ns3::EdgeLlmSourceRole::GatherTime", TimeValue(MilliSeconds(2)));
+    TimeValue gather;
+    app->GetSourceRole()->GetAttribute("GatherTime", gather);
+    EXPECT_EQ(gather.Get(), MilliSeconds(7));
+
+    const std::string path = "/NodeList/" + std::to_string(bs->GetId()) +
+                             "/ApplicationList/0/$ns3::EdgeLlmNode/TargetRole/TransferTimeout";
+    Config::Set(path, TimeValue(MilliSeconds(300)));
+    TimeValue timeout;
+    app->GetTargetRole()->GetAttribute("TransferTimeout", timeout);
+    EXPECT_EQ(timeout.Get(), MilliSeconds(300));
+
+    Config::Set("/NodeList/" + std::to_string(bs->GetId()) +
+                    "/ApplicationList/0/$ns3::EdgeLlmNode/BackhaulTransport/Transport",
+                StringValue("Udp"));
+    StringValue transport;
+    app->GetBackhaulTransport()->GetAttribute("Transport", transport);
+    EXPECT_EQ(transport.Get(), "Udp");
+
+    Ptr<Object> target = app->GetTargetRole();
+    EXPECT_TRUE(target->SetAttributeFailSafe("WindowGrace", TimeValue(Seconds(3600))));
+    EXPECT_FALSE(target->SetAttributeFailSafe("WindowGrace", TimeValue(Seconds(3600.001))));
+    EXPECT_FALSE(app->SetAttributeFailSafe("TransferTimeout", TimeValue(Seconds(1))))
+        << "TransferTimeout is the target role's, no longer the node's";
+    PointerValue pointer;
+    EXPECT_FALSE(app->SetAttributeFailSafe("TargetRole", pointer)) << "the parts are read-only";
+    Simulator::Destroy();
 }

@@ -25,6 +25,62 @@
 
 using namespace ns3;
 
+namespace
+{
+/**
+ * Set one attribute of a node's part through the helper, install one BS and print the
+ * value its part then holds (a valid value: exit 3, "did not abort", as every case).
+ * \param spec PART:NAME=VALUE
+ * \return 3 (the helper should have aborted on a bad name or value), or 2 (bad spec)
+ */
+int
+SetPartAttribute(const std::string& spec)
+{
+    const auto colon = spec.find(':');
+    const auto equals = spec.find('=');
+    if (colon == std::string::npos || equals == std::string::npos || equals < colon)
+    {
+        std::cerr << "--case: part-attribute=PART:NAME=VALUE, got '" << spec << "'\n";
+        return 2;
+    }
+    const std::string part = spec.substr(0, colon);
+    const std::string name = spec.substr(colon + 1, equals - colon - 1);
+    const StringValue value(spec.substr(equals + 1));
+    EdgeLlmHelper edge;
+    if (part == "SourceRole")
+    {
+        edge.SetSourceRoleAttribute(name, value);
+    }
+    else if (part == "TargetRole")
+    {
+        edge.SetTargetRoleAttribute(name, value);
+    }
+    else if (part == "PreTransferRole")
+    {
+        edge.SetPreTransferRoleAttribute(name, value);
+    }
+    else if (part == "BackhaulTransport")
+    {
+        edge.SetBackhaulTransportAttribute(name, value);
+    }
+    else
+    {
+        std::cerr << "--case: unknown part '" << part << "'\n";
+        return 2;
+    }
+    NodeContainer bs(1);
+    Ptr<EdgeLlmNode> app =
+        DynamicCast<EdgeLlmNode>(edge.InstallBs(bs, std::vector<uint16_t>{1}).Get(0));
+    PointerValue object;
+    app->GetAttribute(part, object);
+    StringValue held;
+    object.Get<Object>()->GetAttribute(name, held);
+    std::cerr << part << "/" << name << " = " << held.Get() << "\n";
+    std::cerr << "case 'part-attribute=" << spec << "' did not abort\n";
+    return 3;
+}
+} // namespace
+
 int
 main(int argc, char* argv[])
 {
@@ -33,9 +89,16 @@ main(int argc, char* argv[])
     cmd.AddValue("case",
                  "unknown-model | zero-backhaul-rate | own-cell-peer | no-scheduler | "
                  "shared-slot-scheduler | "
-                 "scheduler-type=NAME (EdgeLlmHelper::SetSchedulerType(NAME))",
+                 "scheduler-type=NAME (EdgeLlmHelper::SetSchedulerType(NAME)) | "
+                 "part-attribute=PART:NAME=VALUE (EdgeLlmHelper::Set<PART>Attribute(NAME, "
+                 "VALUE), PART one of SourceRole, TargetRole, PreTransferRole, "
+                 "BackhaulTransport; installed on one BS whose part is read back)",
                  which);
     cmd.Parse(argc, argv);
+    if (which.rfind("part-attribute=", 0) == 0)
+    {
+        return SetPartAttribute(which.substr(15));
+    }
     if (which.rfind("scheduler-type=", 0) == 0)
     {
         EdgeLlmHelper().SetSchedulerType(which.substr(15));
