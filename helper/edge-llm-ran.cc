@@ -128,7 +128,7 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
     require(rat == "lte" || rat == "nr", "ran must be lte or nr, got '" + rat + "'");
     edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
     require(!backhaulDelay.IsStrictlyNegative(), "backhaulDelay must be >= 0");
-    require(backhaulMtu >= 576, "backhaulMtu must be >= 576 bytes");
+    edgellm::CheckBackhaulMtu("backhaulMtu", backhaulMtu);
     if (rat == "lte" || EdgeLlmRan::IsAvailable("nr"))
     {
         // A backhaul too slow (or too long) for the RRC's handover timers crashes ns-3's

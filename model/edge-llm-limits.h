@@ -30,6 +30,14 @@ constexpr double MAX_BACKHAUL_GBPS = 1000;
 /// tokens decoded after a handover), tokens; the range is [1, MAX_CONTEXT_TOKENS]
 constexpr uint64_t MAX_CONTEXT_TOKENS = 10000000;
 
+/// Smallest backhaul MTU accepted anywhere (a link, a path, a program's option), bytes:
+/// IPv4's minimum datagram every host must take; the range is [MIN_BACKHAUL_MTU,
+/// MAX_BACKHAUL_MTU]
+constexpr uint32_t MIN_BACKHAUL_MTU = 576;
+
+/// Largest backhaul MTU accepted anywhere, bytes: a point-to-point device's (16-bit) limit
+constexpr uint32_t MAX_BACKHAUL_MTU = 65535;
+
 /**
  * \brief A bound or a value as every range message prints it (ostream's default, %g-like:
  *        138.889, 50000, 0.001, 1e+06).
@@ -58,6 +66,33 @@ inline std::string
 ContextTokensRange()
 {
     return "[1, " + std::to_string(MAX_CONTEXT_TOKENS) + "] tokens";
+}
+
+/// \return "[576, 65535] bytes", the backhaul MTU range as every message states it
+inline std::string
+BackhaulMtuRange()
+{
+    return "[" + std::to_string(MIN_BACKHAUL_MTU) + ", " + std::to_string(MAX_BACKHAUL_MTU) +
+           "] bytes";
+}
+
+/**
+ * \brief Check a backhaul MTU.
+ * \param field the knob's name as the user wrote it (e.g. "--backhaulMtu", "backhaulMtu")
+ * \param mtu the value, bytes
+ * \throws std::invalid_argument "<field> must be in [576, 65535] bytes, got <mtu>" unless
+ *         in that range
+ */
+inline void
+CheckBackhaulMtu(const std::string& field, double mtu)
+{
+    if (!(mtu >= MIN_BACKHAUL_MTU && mtu <= MAX_BACKHAUL_MTU))
+    {
+        std::ostringstream what;
+        what.precision(15);
+        what << field << " must be in " << BackhaulMtuRange() << ", got " << mtu;
+        throw std::invalid_argument(what.str());
+    }
 }
 
 /**

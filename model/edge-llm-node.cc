@@ -5,6 +5,7 @@
 
 #include "edge-llm-backhaul-transport.h"
 #include "edge-llm-compat.h"
+#include "edge-llm-limits.h"
 #include "edge-llm-pre-transfer-role.h"
 #include "edge-llm-source-role.h"
 #include "edge-llm-target-role.h"
@@ -62,8 +63,6 @@ SumOverConnections(const Peers& peers, uint64_t (KvTransferConnection::*counter)
     return sum;
 }
 
-/// Smallest backhaul MTU accepted: IPv4's minimum datagram every host must take.
-constexpr uint32_t MIN_BACKHAUL_MTU = 576;
 } // namespace
 
 TypeId
@@ -380,9 +379,10 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId,
 void
 EdgeLlmNode::AddPeer(uint16_t peerCellId, const PeerPath& path)
 {
-    NS_ABORT_MSG_IF(path.mtu < MIN_BACKHAUL_MTU,
+    NS_ABORT_MSG_IF(path.mtu < edgellm::MIN_BACKHAUL_MTU || path.mtu > edgellm::MAX_BACKHAUL_MTU,
                     "EdgeLlmNode::AddPeer: path MTU to cell "
-                        << peerCellId << " must be >= " << MIN_BACKHAUL_MTU << " bytes");
+                        << peerCellId << " must be in " << edgellm::BackhaulMtuRange() << ", got "
+                        << path.mtu);
     NS_ABORT_MSG_IF(path.delay.IsStrictlyNegative(),
                     "EdgeLlmNode::AddPeer: path delay to cell " << peerCellId << " must be >= 0");
     NS_ABORT_MSG_IF(!path.hops.empty() && path.hops.size() != path.links.size(),
@@ -550,10 +550,10 @@ EdgeLlmNode::CheckPeers() const
             return error.str();
         }
         const uint32_t mtu = peer.Mtu();
-        if (mtu < MIN_BACKHAUL_MTU)
+        if (mtu < edgellm::MIN_BACKHAUL_MTU || mtu > edgellm::MAX_BACKHAUL_MTU)
         {
             error << "EdgeLlmNode (cell " << m_cellId << "): the backhaul link to cell " << id
-                  << " has MTU " << mtu << "; it must be >= " << MIN_BACKHAUL_MTU;
+                  << " has MTU " << mtu << "; it must be in " << edgellm::BackhaulMtuRange();
             return error.str();
         }
     }

@@ -289,10 +289,13 @@ SetTimes(const StudyRawOptions& raw, MultiCellConfig& cfg)
         return false;
     }
     cfg.monitorInterval = NanoSeconds(std::llround(raw.monitorIntervalMs * 1e6));
-    if (raw.backhaulMtu < 576 || raw.backhaulMtu > 65535)
+    try
     {
-        std::cerr << "error: --backhaulMtu must be in [576, 65535] bytes, got " << raw.backhaulMtu
-                  << std::endl;
+        edgellm::CheckBackhaulMtu("--backhaulMtu", raw.backhaulMtu);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
         return false;
     }
     cfg.backhaulDelay = NanoSeconds(std::llround(raw.backhaulDelayUs * 1e3));

@@ -10,6 +10,7 @@
 #include "ns3/command-line.h"
 #include "ns3/edge-llm-csv.h"
 #include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/handover-scheme-registry.h"
 #include "ns3/rng-seed-manager.h"
@@ -230,10 +231,13 @@ CheckRawOptions(const RawOptions& raw, RoadHandoverConfig& cfg)
                   << cfg.bsDistance << ") m, got " << cfg.predictedHandoverX << std::endl;
         return false;
     }
-    if (raw.backhaulMtu < 576 || raw.backhaulMtu > 65535)
+    try
     {
-        std::cerr << "error: --backhaulMtu: must be in [576, 65535] bytes, got " << raw.backhaulMtu
-                  << std::endl;
+        edgellm::CheckBackhaulMtu("--backhaulMtu", raw.backhaulMtu);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
         return false;
     }
     cfg.backhaulMtu = static_cast<uint16_t>(raw.backhaulMtu);

@@ -29,7 +29,11 @@ expect 2 "numUes must be in [1, 100] at packet level" $main --numUes=101
 expect 2 "contextMin <= contextMax" $main --contextMin=5000
 expect 2 "--schemes: unknown scheme 'best'" $main --schemes=best
 expect 2 "--schemes: 'ctho' is listed twice" $main --schemes=ctho,ctho
-expect 2 "--backhaulMtu: must be in [576, 65535]" $main --backhaulMtu=70000
+# The MTU's one range, [576, 65535] bytes (edgellm::CheckBackhaulMtu): both sides of each end.
+expect 2 "--backhaulMtu must be in [576, 65535] bytes, got 70000" $main --backhaulMtu=70000
+expect 2 "--backhaulMtu must be in [576, 65535] bytes, got 575" $main --backhaulMtu=575
+expect 2 "--backhaulMtu must be in [576, 65535] bytes, got 65536" \
+  $bin/edge-llm-backhaul-study --backhaulMtu=65536 --outputDir=$tmp/o
 # TypeId knobs: unknown, the wrong base class, the abstract base, the other RAT's name.
 for a in ns3::Foo ns3::Node ns3::LteHandoverAlgorithm ns3::NrA3RsrpHandoverAlgorithm; do
   expect 2 "handoverAlgorithm: '$a' is no ns3::LteHandoverAlgorithm; valid: " \
@@ -93,6 +97,8 @@ expect 2 "BackhaulSegmentSize is 100000; it must be 0 (link MTU - 52) or in [64,
 # Segments in flight: a 512 KiB buffer may hold at most 1024 (ns-3's TCP walks them on
 # every ACK): 511 bytes is refused, 512 runs. tHO at 1024 tokens sends no KV bytes.
 quick="$main --schemes=tho --numUes=1 --contextMin=1024 --contextMax=1024"
+expect 0 "" $quick --backhaulMtu=576
+expect 0 "" $quick --backhaulMtu=65535
 expect 2 "BackhaulSegmentSize is 511: the 524288-byte backhaul buffer would hold 1027 segments in flight, more than the 1024 that ns-3's TCP simulates in practical time; with this buffer it must be 0 (link MTU - 52) or >= 512" \
   $quick --ns3::EdgeLlmBackhaulTransport::BackhaulSegmentSize=511
 # An explicit buffer below the bandwidth-delay product is used, with a warning giving
