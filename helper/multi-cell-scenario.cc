@@ -297,10 +297,7 @@ MultiCellConfig::ValidateLlmAndRadio() const
                                         "prefillA",
                                         "prefillB",
                                         "prefillC");
-    Require(!batchPeriod.IsStrictlyNegative() && batchPeriod <= Seconds(1),
-            "batchPeriod must be in [0, 1] s (longer, a batch waits more than any handover "
-            "takes), got " +
-                edgellm::FormatNumber(batchPeriod.GetSeconds()) + " s");
+    edgellm::CheckBatchPeriod("batchPeriod", batchPeriod.GetSeconds());
     EdgeLlmNode::CheckDecodeRate("decodeRate", decodeRate);
     Require(promptMin >= 1 && promptMin <= promptMax && promptMax <= MAX_PROMPT,
             "promptMin and promptMax must satisfy 1 <= promptMin <= promptMax <= " +

@@ -3,6 +3,8 @@
  */
 #include "coordinated-planner.h"
 
+#include "edge-llm-limits.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -15,11 +17,7 @@ CoordinatedPlanner::CoordinatedPlanner(PrefillTimeModel prefill, double batchPer
     : m_prefill(prefill),
       m_batchPeriod(batchPeriod)
 {
-    if (!(batchPeriod >= 0 && batchPeriod <= 3600))
-    {
-        throw std::invalid_argument("CoordinatedPlanner: batchPeriod = " +
-                                    std::to_string(batchPeriod) + " s; valid: [0, 3600] s");
-    }
+    edgellm::CheckBatchPeriod("CoordinatedPlanner: batchPeriod", batchPeriod);
 }
 
 void

@@ -3,6 +3,8 @@
  */
 #include "ctho-planner.h"
 
+#include "edge-llm-limits.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
@@ -26,11 +28,7 @@ CtHoPlanner::CtHoPlanner(double backhaulTokensPerSecond,
         throw std::invalid_argument("backhaul rate must be a finite number > 0 tokens/s, got " +
                                     std::to_string(backhaulTokensPerSecond));
     }
-    if (!std::isfinite(batchPeriod) || batchPeriod < 0 || batchPeriod > 3600)
-    {
-        throw std::invalid_argument("batch period T_c must be in [0, 3600] s, got " +
-                                    std::to_string(batchPeriod));
-    }
+    edgellm::CheckBatchPeriod("batch period T_c", batchPeriod);
 }
 
 void

@@ -38,6 +38,11 @@ constexpr uint32_t MIN_BACKHAUL_MTU = 576;
 /// Largest backhaul MTU accepted anywhere, bytes: a point-to-point device's (16-bit) limit
 constexpr uint32_t MAX_BACKHAUL_MTU = 65535;
 
+/// Longest GPU batching period T_c accepted anywhere (PrefillEngine's BatchPeriod, the
+/// planners, the scenarios, the programs), s: longer, a batch waits more than any handover
+/// takes; the range is [0, MAX_BATCH_PERIOD_S]
+constexpr double MAX_BATCH_PERIOD_S = 1;
+
 /**
  * \brief A bound or a value as every range message prints it (ostream's default, %g-like:
  *        138.889, 50000, 0.001, 1e+06).
@@ -91,6 +96,45 @@ CheckBackhaulMtu(const std::string& field, double mtu)
         std::ostringstream what;
         what.precision(15);
         what << field << " must be in " << BackhaulMtuRange() << ", got " << mtu;
+        throw std::invalid_argument(what.str());
+    }
+}
+
+/**
+ * \brief Check a batching period T_c given in seconds.
+ * \param field the knob's name as the user wrote it (e.g. "batchPeriod")
+ * \param seconds the value, s
+ * \throws std::invalid_argument "<field> must be in [0, 1] s, got <seconds>" unless in that
+ *         range
+ */
+inline void
+CheckBatchPeriod(const std::string& field, double seconds)
+{
+    if (!(seconds >= 0 && seconds <= MAX_BATCH_PERIOD_S))
+    {
+        std::ostringstream what;
+        what.precision(15);
+        what << field << " must be in [0, " << MAX_BATCH_PERIOD_S << "] s, got " << seconds;
+        throw std::invalid_argument(what.str());
+    }
+}
+
+/**
+ * \brief Check a batching period T_c given in milliseconds (a program's option, checked
+ *        before it becomes an ns-3 Time): the same range as CheckBatchPeriod.
+ * \param field the option as the user wrote it (e.g. "--batchPeriodMs")
+ * \param ms the value, ms
+ * \throws std::invalid_argument "<field> must be in [0, 1000] ms, got <ms>" unless in that
+ *         range
+ */
+inline void
+CheckBatchPeriodMs(const std::string& field, double ms)
+{
+    if (!(ms >= 0 && ms <= 1e3 * MAX_BATCH_PERIOD_S))
+    {
+        std::ostringstream what;
+        what.precision(15);
+        what << field << " must be in [0, " << 1e3 * MAX_BATCH_PERIOD_S << "] ms, got " << ms;
         throw std::invalid_argument(what.str());
     }
 }

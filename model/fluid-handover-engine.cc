@@ -46,10 +46,7 @@ FluidEngineConfig::Validate() const
 {
     LlmModelProfile::FromPreset(model, kvBits); // names the model or kvBits
     edgellm::CheckBackhaulGbps("backhaulGbps", backhaulGbps);
-    if (batchPeriod.IsStrictlyNegative())
-    {
-        throw std::invalid_argument("batchPeriod must be >= 0");
-    }
+    edgellm::CheckBatchPeriod("batchPeriod", batchPeriod.GetSeconds());
     if (std::isnan(batchSpan) || batchSpan < 0)
     {
         throw std::invalid_argument("batchSpan must be >= 0 s (infinity: one batch per pair)");

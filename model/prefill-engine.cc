@@ -4,6 +4,7 @@
 #include "prefill-engine.h"
 
 #include "edge-llm-compat.h"
+#include "edge-llm-limits.h"
 
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -43,10 +44,11 @@ PrefillEngine::GetTypeId()
                           MakeDoubleAccessor(&PrefillEngine::m_c),
                           MakeDoubleChecker<double>(0.0))
             .AddAttribute("BatchPeriod",
-                          "Batching period T_c: batches start on multiples of it (ctHO: 10 ms).",
+                          "Batching period T_c: batches start on multiples of it (ctHO: 10 ms), "
+                          "in [0, 1] s (edgellm::MAX_BATCH_PERIOD_S).",
                           TimeValue(MilliSeconds(10)),
                           MakeTimeAccessor(&PrefillEngine::m_batchPeriod),
-                          MakeTimeChecker(Time(0)))
+                          MakeTimeChecker(Time(0), Seconds(edgellm::MAX_BATCH_PERIOD_S)))
             .AddTraceSource("BatchStart",
                             "A prefill batch starts on the GPU.",
                             MakeTraceSourceAccessor(&PrefillEngine::m_batchStartTrace),

@@ -246,10 +246,13 @@ SetTimes(const StudyRawOptions& raw, MultiCellConfig& cfg)
                   << std::endl;
         return false;
     }
-    if (!(raw.batchPeriodMs >= 0 && raw.batchPeriodMs <= 1e3))
+    try
     {
-        std::cerr << "error: --batchPeriodMs must be in [0, 1000] ms, got " << raw.batchPeriodMs
-                  << std::endl;
+        edgellm::CheckBatchPeriodMs("--batchPeriodMs", raw.batchPeriodMs);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
         return false;
     }
     if (!(raw.platoonSpreadMs >= 0 && raw.platoonSpreadMs <= 6e4))

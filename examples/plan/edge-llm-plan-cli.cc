@@ -439,7 +439,7 @@ ParseOptions(int argc, char** argv, PlanOptions& o)
              "Prefill constant b, s, in [-3600, 3600] (p(L) is floored at 0)",
              o.prefillB);
     addValue("prefillC", "Prefill quadratic coefficient c, s/token^2, >= 0", o.prefillC);
-    addValue("batchPeriod", "Batching period T_c, s, >= 0", o.batchPeriod);
+    addValue("batchPeriod", "Batching period T_c, s, in [0, 1]", o.batchPeriod);
     cmd.Parse(argc, argv);
 }
 
@@ -553,7 +553,8 @@ BatchCli(const PlanOptions& o, std::ostream& out)
     const double a = OptionDouble("prefillA", o.prefillA, 0, false, 1);
     const double b = OptionDouble("prefillB", o.prefillB, -3600, false, 3600);
     const double c = OptionDouble("prefillC", o.prefillC, 0, false, 1e-3);
-    const double tc = OptionDouble("batchPeriod", o.batchPeriod, 0, false, 3600);
+    const double tc =
+        OptionDouble("batchPeriod", o.batchPeriod, 0, false, edgellm::MAX_BATCH_PERIOD_S);
     if (o.uesFile.empty())
     {
         throw OptionError("ues", "missing; a CSV file with ue_id,handover_time_s,context_tokens");

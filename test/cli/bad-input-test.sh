@@ -278,8 +278,16 @@ expect 0 "" $quick $sep --ns3::EdgeLlmBackhaulTransport::Transport=Tcp --ns3::Ed
 expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=0.0999
 expect 0 "" $quick --speed=0.1
 expect 2 "--backhaulDelayUs must be in [0, 1e6] us" $quick --backhaulDelayUs=1e300
-expect 2 "--batchPeriodMs in [0, 1000] ms" $quick --batchPeriodMs=1000.1
+# The batching period's one range, [0, 1] s (edgellm::CheckBatchPeriod, PrefillEngine's
+# BatchPeriod checker): both sides of each end, in the programs' ms and the attribute's s.
+expect 2 "--batchPeriodMs must be in [0, 1000] ms, got 1000.1" $quick --batchPeriodMs=1000.1
 expect 0 "" $quick --batchPeriodMs=1000
+expect 2 "--batchPeriodMs must be in [0, 1000] ms, got -0.001" $quick --batchPeriodMs=-0.001
+expect 0 "" $quick --batchPeriodMs=0
+expect 2 "--batchPeriodMs must be in [0, 1000] ms, got 1000.1" \
+  $bin/edge-llm-backhaul-study --batchPeriodMs=1000.1 --outputDir=$tmp/o
+expect 2 "--batchPeriod: must be a number in [0, 1]" $bin/edge-llm-plan --scheme=ctho \
+  --ues="$(dirname "$0")/four-ues.csv" --batchPeriod=1.001
 expect 2 "BackhaulBuffer is 1073741825 bytes; it must be at most 1073741824" \
   $quick --ns3::EdgeLlmBackhaulTransport::BackhaulBuffer=1073741825
 expect 2 "--ns3::Application::StopTime=1s: this program sets this attribute itself" \

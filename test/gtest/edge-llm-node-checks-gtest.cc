@@ -7,10 +7,12 @@
  */
 #include "ns3/config.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/node.h"
 #include "ns3/nstime.h"
 #include "ns3/pointer.h"
+#include "ns3/prefill-engine.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
@@ -103,4 +105,33 @@ TEST(EdgeLlmNodeChecks, PartAttributesByDefaultPathAndPointer)
     PointerValue pointer;
     EXPECT_FALSE(app->SetAttributeFailSafe("TargetRole", pointer)) << "the parts are read-only";
     Simulator::Destroy();
+}
+
+// The batching period's one range, [0, 1] s: edgellm::CheckBatchPeriod (configs, planners)
+// and PrefillEngine's BatchPeriod checker accept and refuse the same values.
+TEST(EdgeLlmNodeChecks, BatchPeriodOneRange)
+{
+    for (double ok : {0.0, 0.01, 1.0})
+    {
+        EXPECT_NO_THROW(edgellm::CheckBatchPeriod("batchPeriod", ok)) << ok;
+        EXPECT_TRUE(CreateObject<PrefillEngine>()->SetAttributeFailSafe("BatchPeriod",
+                                                                        TimeValue(Seconds(ok))))
+            << ok;
+    }
+    for (double bad : {-1e-9, 1.000001})
+    {
+        try
+        {
+            edgellm::CheckBatchPeriod("batchPeriod", bad);
+            ADD_FAILURE() << bad << " accepted";
+        }
+        catch (const std::invalid_argument& e)
+        {
+            EXPECT_EQ(std::string(e.what()).rfind("batchPeriod must be in [0, 1] s, got ", 0), 0u)
+                << e.what();
+        }
+        EXPECT_FALSE(CreateObject<PrefillEngine>()->SetAttributeFailSafe("BatchPeriod",
+                                                                         TimeValue(Seconds(bad))))
+            << bad;
+    }
 }

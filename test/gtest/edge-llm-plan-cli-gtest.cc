@@ -324,7 +324,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"huge_batch_period",
                 kHeader + "1,0.5,10\n",
                 {"--batchPeriod=1e20"},
-                "--batchPeriod: must be a number in [0, 3600]"},
+                "--batchPeriod: must be a number in [0, 1]"},
         BadCase{"huge_slope",
                 kHeader + "1,0.5,10\n",
                 {"--prefillA=1e301"},
