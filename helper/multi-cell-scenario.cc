@@ -526,61 +526,87 @@ MultiCellScenario::RoadTargets(const std::vector<Vector>& positions, double inte
 }
 
 std::map<std::string, std::string>
-MultiCellScenario::GetAttributesSet()
+MultiCellScenario::GetAttributesSet(const std::map<std::string, std::string>& options)
 {
-    const std::string radio = "the multi-cell scenario sets it for many UEs per cell (see "
-                              "the doc, Multi-cell scenarios)";
-    const std::string perNode = "the scenario sets it per node or per UE";
-    const std::string engine = "the scenario engine sets it on every node (MultiCellConfig ";
-    return {
-        {"ns3::LteEnbRrc::SrsPeriodicity", radio},
-        {"ns3::LteEnbMac::NumberOfRaPreambles", radio},
-        {"ns3::LteEnbMac::PreambleTransMax", radio},
-        {"ns3::EdgeLlmBackhaul::TopologyFile", "use backhaul file with backhaulFile"},
-        {"ns3::EdgeLlmBackhaul::PeerRange", engine + "peerRange)"},
-        {"ns3::EdgeLlmBackhaul::TopologyFormat", "use backhaulFileFormat"},
-        {"ns3::NrGnbMac::NumberOfRaPreambles", radio},
-        {"ns3::NrGnbMac::PreambleTransMax", radio},
-        {"ns3::LogDistancePropagationLossModel::ReferenceDistance", radio},
-        {"ns3::LogDistancePropagationLossModel::ReferenceLoss", radio},
-        {"ns3::LogDistancePropagationLossModel::Exponent", radio},
-        {"ns3::LteEnbPhy::TxPower", radio},
-        {"ns3::LteHelper::PathlossModel", radio},
-        {"ns3::EdgeLlmNode::Model", "use --model"},
-        {"ns3::EdgeLlmNode::KvBits", "use --kvBits"},
-        {"ns3::EdgeLlmNode::DecodeRate", "use --decodeRate"},
-        {"ns3::EdgeLlmNode::CellId", perNode},
-        {"ns3::EdgeLlmNode::TokenBytes", engine + "tokenBytes, default 4)"},
-        {"ns3::EdgeLlmNode::PrefillPromptsOnGpu", engine + "prefillPromptsOnGpu, default true)"},
-        {"ns3::EdgeLlmNode::WarmDecodeStart", engine + "warmDecodeStart)"},
-        {"ns3::EdgeLlmUeApp::PromptRetry", engine + "promptRetry)"},
-        {"ns3::HandoverScheduler::Lookahead", engine + "lookahead, default 0)"},
-        {"ns3::PrefillEngine::PrefillA", "use --prefillA"},
-        {"ns3::PrefillEngine::PrefillB", "use --prefillB"},
-        {"ns3::PrefillEngine::PrefillC", "use --prefillC"},
-        {"ns3::PrefillEngine::BatchPeriod", "use --batchPeriodMs"},
-        {"ns3::EdgeLlmUeApp::PromptTokens", perNode},
-        {"ns3::EdgeLlmUeApp::MaxNewTokens", perNode},
-        {"ns3::EdgeLlmUeApp::SessionId", perNode},
-        {"ns3::EdgeLlmUeApp::ServerAddress", perNode},
-        {"ns3::EdgeLlmUeApp::ServerPort", perNode},
-        {"ns3::EdgeLlmUeApp::DecodeInterval", "use --decodeRate"},
-        {"ns3::Application::StartTime", perNode},
-        {"ns3::Application::StopTime", perNode},
-        {"ns3::PointToPointEpcHelper::X2LinkDataRate", "use --aggregationGbps"},
-        {"ns3::PointToPointEpcHelper::X2LinkDelay", "use --backhaulDelayUs"},
-        {"ns3::PointToPointEpcHelper::X2LinkMtu", "use --backhaulMtu"},
-        {"ns3::NoBackhaulEpcHelper::X2LinkDataRate", "use --aggregationGbps"},
-        {"ns3::NoBackhaulEpcHelper::X2LinkDelay", "use --backhaulDelayUs"},
-        {"ns3::NoBackhaulEpcHelper::X2LinkMtu", "use --backhaulMtu"},
-        {"ns3::LteHelper::HandoverAlgorithm", "use --handover"},
-        {"ns3::EdgeLlmBackhaul::Topology", "use --backhaul"},
-        {"ns3::EdgeLlmBackhaul::LinkDataRate", "use --aggregationGbps"},
-        {"ns3::EdgeLlmBackhaul::AggregationDataRate", "use --aggregationGbps"},
-        {"ns3::EdgeLlmBackhaul::LinkDelay", "use --backhaulDelayUs"},
-        {"ns3::EdgeLlmBackhaul::LinkMtu", "use --backhaulMtu"},
-        {"ns3::EdgeLlmBackhaul::QueueDisc", "use --queueDisc"},
+    // Attribute -> the config knob (ScenarioCommonConfig, MultiCellConfig) the engine sets
+    // it from; "": set per node or per UE (cell ids, session ids, addresses, prompts).
+    static const std::map<std::string, std::string> knobs = {
+        {"ns3::EdgeLlmNode::Model", "model"},
+        {"ns3::EdgeLlmNode::KvBits", "kvBits"},
+        {"ns3::EdgeLlmNode::DecodeRate", "decodeRate"},
+        {"ns3::EdgeLlmNode::TokenBytes", "tokenBytes"},
+        {"ns3::EdgeLlmNode::CellId", ""},
+        {"ns3::EdgeLlmNode::PrefillPromptsOnGpu", "prefillPromptsOnGpu"},
+        {"ns3::EdgeLlmNode::WarmDecodeStart", "warmDecodeStart"},
+        {"ns3::Application::StartTime", ""},
+        {"ns3::Application::StopTime", ""},
+        {"ns3::PrefillEngine::PrefillA", "prefillA"},
+        {"ns3::PrefillEngine::PrefillB", "prefillB"},
+        {"ns3::PrefillEngine::PrefillC", "prefillC"},
+        {"ns3::PrefillEngine::BatchPeriod", "batchPeriod"},
+        {"ns3::HandoverScheduler::Lookahead", "lookahead"},
+        {"ns3::EdgeLlmUeApp::PromptTokens", ""},
+        {"ns3::EdgeLlmUeApp::MaxNewTokens", "tokensAfterHandover"},
+        {"ns3::EdgeLlmUeApp::SessionId", ""},
+        {"ns3::EdgeLlmUeApp::ServerAddress", ""},
+        {"ns3::EdgeLlmUeApp::ServerPort", ""},
+        {"ns3::EdgeLlmUeApp::DecodeInterval", "decodeRate"},
+        {"ns3::EdgeLlmUeApp::PromptRetry", "promptRetry"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::NoBackhaulEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::NrNoBackhaulEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::NrNoBackhaulEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::NrNoBackhaulEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::PointToPointEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::PointToPointEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::PointToPointEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::NrPointToPointEpcHelper::X2LinkDataRate", "backhaulGbps"},
+        {"ns3::NrPointToPointEpcHelper::X2LinkDelay", "backhaulDelay"},
+        {"ns3::NrPointToPointEpcHelper::X2LinkMtu", "backhaulMtu"},
+        {"ns3::LteHelper::HandoverAlgorithm", "handover"},
+        {"ns3::LteHelper::PathlossModel", "pathlossModel"},
+        {"ns3::LteEnbNetDevice::DlBandwidth", "bandwidthRbs"},
+        {"ns3::LteEnbNetDevice::UlBandwidth", "bandwidthRbs"},
+        {"ns3::LteEnbPhy::TxPower", "bsTxPowerDbm"},
+        {"ns3::LteEnbMac::NumberOfRaPreambles", "raPreambles"},
+        {"ns3::LteEnbMac::PreambleTransMax", "preambleTransMax"},
+        {"ns3::NrGnbMac::NumberOfRaPreambles", "raPreambles"},
+        {"ns3::NrGnbMac::PreambleTransMax", "preambleTransMax"},
+        {"ns3::LteEnbRrc::SrsPeriodicity", "srsPeriodicity"},
+        {"ns3::LteAmc::AmcModel", "amcModel"},
+        {"ns3::LogDistancePropagationLossModel::ReferenceDistance", "pathlossReferenceDb"},
+        {"ns3::LogDistancePropagationLossModel::ReferenceLoss", "pathlossReferenceDb"},
+        {"ns3::LogDistancePropagationLossModel::Exponent", "pathlossExponent"},
+        {"ns3::EdgeLlmBackhaul::Topology", "backhaul"},
+        {"ns3::EdgeLlmBackhaul::TopologyFile", "backhaulFile"},
+        {"ns3::EdgeLlmBackhaul::TopologyFormat", "backhaulFileFormat"},
+        {"ns3::EdgeLlmBackhaul::PeerRange", "peerRange"},
+        {"ns3::EdgeLlmBackhaul::LinkDataRate", "backhaulGbps"},
+        {"ns3::EdgeLlmBackhaul::AggregationDataRate", "backhaulGbps"},
+        {"ns3::EdgeLlmBackhaul::LinkDelay", "backhaulDelay"},
+        {"ns3::EdgeLlmBackhaul::LinkMtu", "backhaulMtu"},
+        {"ns3::EdgeLlmBackhaul::QueueDisc", "queueDisc"},
     };
+    std::map<std::string, std::string> advice;
+    for (const auto& [attribute, knob] : knobs)
+    {
+        const auto option = options.find(knob);
+        if (option != options.end())
+        {
+            advice[attribute] = "use --" + option->second;
+        }
+        else if (knob.empty())
+        {
+            advice[attribute] = "the scenario sets it per node or per UE";
+        }
+        else
+        {
+            advice[attribute] = "the scenario sets it from its " + knob +
+                                " knob, which this program does not expose";
+        }
+    }
+    return advice;
 }
 
 void

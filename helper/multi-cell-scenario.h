@@ -537,13 +537,19 @@ class MultiCellScenario
                                              double interSiteDistance);
 
     /**
-     * \brief The ns-3 attribute defaults the scenario sets itself (see the doc): LTE's
-     *        random-access and SRS settings for many UEs per cell, and what BuildRan and
-     *        InstallApps set per node; an attribute argument for one of them would be
-     *        overwritten.
-     * \return each attribute's full name with the advice for CheckAttributeArguments()
+     * \brief The ns-3 attribute defaults the engine sets itself, for every preset (the
+     *        road's too): the RAN's random-access, SRS, bandwidth, power and path-loss
+     *        settings, the X2/Xn or EdgeLlmBackhaul links, and what InstallApps sets per
+     *        node; an attribute argument for one of them would be overwritten.
+     * \param options the program's option for each config knob it exposes, by the knob's
+     *        name (ScenarioCommonConfig, MultiCellConfig: {"backhaulGbps",
+     *        "aggregationGbps"}, {"batchPeriod", "batchPeriodMs"}, ...; ProgramKnobOptions)
+     * \return each attribute's full name ("ns3::EdgeLlmNode::DecodeRate") with the advice
+     *         for CheckAttributeArguments(): "use --<option>" when \p options has the knob
+     *         that sets it, else what sets it
      */
-    static std::map<std::string, std::string> GetAttributesSet();
+    static std::map<std::string, std::string> GetAttributesSet(
+        const std::map<std::string, std::string>& options);
 
     void BuildSites(); //!< BS nodes at SitePositions (needs nothing)
     /// UE nodes and their mobility, with home sites, prompts and handover times drawn from

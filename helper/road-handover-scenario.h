@@ -208,18 +208,6 @@ class RoadHandoverScenario
      */
     static RoadHandoverResult Run(const RoadHandoverConfig& config,
                                   const std::string& schedulerType);
-
-    /**
-     * \brief The ns-3 attributes Run() sets itself, so an attribute default given for one
-     *        of them (--ns3::EdgeLlmNode::DecodeRate=...) would be ignored.
-     * \param options the program's option for each RoadHandoverConfig knob it has, by the
-     *        knob's name (e.g. {"decodeRate", "decodeRate"}, {"batchPeriod", "batchPeriodMs"})
-     * \return each attribute's full name ("ns3::EdgeLlmNode::DecodeRate") with the advice
-     *         for CheckAttributeArguments(): "use --<option>" when \p options has the knob
-     *         that sets it, else what sets it
-     */
-    static std::map<std::string, std::string> GetAttributesSet(
-        const std::map<std::string, std::string>& options);
 };
 
 } // namespace ns3

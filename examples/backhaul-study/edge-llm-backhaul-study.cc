@@ -412,7 +412,8 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     {
         return 2;
     }
-    std::map<std::string, std::string> attributesSet = MultiCellScenario::GetAttributesSet();
+    std::map<std::string, std::string> attributesSet =
+        MultiCellScenario::GetAttributesSet(ProgramKnobOptions(ScenarioProgram::STUDY));
     attributesSet.merge(HandoverSchemeRegistry::AttributesSet(InTheStudy));
     if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
     {

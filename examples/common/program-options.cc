@@ -451,4 +451,54 @@ ProgramOptions::Check(int argc, char* argv[], std::ostream& err) const
     return true;
 }
 
+std::map<std::string, std::string>
+ProgramKnobOptions(ScenarioProgram program)
+{
+    struct Row
+    {
+        const char* knob;    // the engine config's knob
+        const char* road;    // its option on the road ("": none)
+        const char* study;   // in the backhaul study
+        const char* figures; // in ctho-figures (its packet-level points)
+    };
+
+    static const Row rows[] = {
+        {"model", "model", "model", ""},
+        {"kvBits", "kvBits", "kvBits", ""},
+        {"decodeRate", "decodeRate", "decodeRate", ""},
+        {"prefillA", "prefillA", "prefillA", "prefillA"},
+        {"prefillB", "prefillB", "prefillB", ""},
+        {"prefillC", "prefillC", "prefillC", ""},
+        {"batchPeriod", "batchPeriodMs", "batchPeriodMs", ""},
+        {"lookahead", "lookaheadMs", "", ""},
+        {"tokensAfterHandover", "tokensAfterHandover", "tokensAfterHandover", ""},
+        {"backhaulGbps", "backhaulGbps", "aggregationGbps", "backhaulGbps"},
+        {"backhaulDelay", "backhaulDelayUs", "backhaulDelayUs", ""},
+        {"backhaulMtu", "backhaulMtu", "backhaulMtu", ""},
+        {"handover", "handoverAlgorithm", "handover", ""},
+        {"raPreambles", "raPreambles", "", ""},
+        {"preambleTransMax", "preambleTransMax", "", ""},
+        {"srsPeriodicity", "srsPeriodicity", "", ""},
+        {"amcModel", "amcModel", "amcModel", ""},
+        {"prefillPromptsOnGpu", "warmupOnGpu", "warmupOnGpu", ""},
+        {"backhaul", "", "backhaul", ""},
+        {"backhaulFile", "", "backhaulFile", ""},
+        {"backhaulFileFormat", "", "backhaulFileFormat", ""},
+        {"queueDisc", "", "queueDisc", ""},
+        {"peerRange", "", "peerRange", ""},
+    };
+    std::map<std::string, std::string> options;
+    for (const Row& row : rows)
+    {
+        const char* option = program == ScenarioProgram::ROAD    ? row.road
+                             : program == ScenarioProgram::STUDY ? row.study
+                                                                 : row.figures;
+        if (*option != '\0')
+        {
+            options[row.knob] = option;
+        }
+    }
+    return options;
+}
+
 } // namespace ns3

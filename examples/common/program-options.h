@@ -83,6 +83,26 @@ bool CheckAttributeArguments(int argc,
  */
 bool IsCommandLineBuiltin(const std::string& name);
 
+/// The programs whose options set scenario config knobs (ProgramKnobOptions).
+enum class ScenarioProgram
+{
+    ROAD,        //!< edge-llm-lte-handover, edge-llm-nr-handover (RoadHandoverConfig)
+    STUDY,       //!< edge-llm-backhaul-study (MultiCellConfig)
+    CTHO_FIGURES //!< ctho-figures' packet-level points (RoadHandoverConfig)
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief The one table of the programs' options for the scenario engine's config knobs
+ *        (ScenarioCommonConfig, MultiCellConfig; a road knob by the engine knob it sets:
+ *        the road's handoverAlgorithm is the engine's handover), for
+ *        MultiCellScenario::GetAttributesSet: e.g. knob backhaulGbps is --backhaulGbps on
+ *        the road and --aggregationGbps in the study, batchPeriod is --batchPeriodMs.
+ * \param program the program
+ * \return knob -> the program's option (without dashes), for the knobs it exposes
+ */
+std::map<std::string, std::string> ProgramKnobOptions(ScenarioProgram program);
+
 /**
  * \ingroup edge-llm
  * \brief A program's own options, declared once for ns-3's CommandLine and checked

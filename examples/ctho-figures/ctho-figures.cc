@@ -22,6 +22,7 @@
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-stats.h"
+#include "ns3/multi-cell-scenario.h"
 #include "ns3/road-handover-scenario.h"
 
 #include <algorithm>
@@ -198,11 +199,11 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
     // Attribute defaults first: a bad one, or one the packet-level road scenario sets
     // itself, is refused naming it and its valid range (exit 2).
     if (!options.Check(argc, argv, std::cerr) ||
-        !CheckAttributeArguments(argc,
-                                 argv,
-                                 RoadHandoverScenario::GetAttributesSet(
-                                     {{"backhaulGbps", "backhaulGbps"}, {"prefillA", "prefillA"}}),
-                                 std::cerr))
+        !CheckAttributeArguments(
+            argc,
+            argv,
+            MultiCellScenario::GetAttributesSet(ProgramKnobOptions(ScenarioProgram::CTHO_FIGURES)),
+            std::cerr))
     {
         return 2;
     }

@@ -13,6 +13,7 @@
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/handover-scheme-registry.h"
+#include "ns3/multi-cell-scenario.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/road-handover-scenario.h"
 
@@ -283,24 +284,7 @@ ParseOptions(int argc,
     // Attribute defaults and global values first: a bad one, or one this program would
     // overwrite, is refused naming it and its valid range (exit 2).
     std::map<std::string, std::string> attributesSet =
-        RoadHandoverScenario::GetAttributesSet({{"model", "model"},
-                                                {"kvBits", "kvBits"},
-                                                {"decodeRate", "decodeRate"},
-                                                {"prefillA", "prefillA"},
-                                                {"prefillB", "prefillB"},
-                                                {"prefillC", "prefillC"},
-                                                {"batchPeriod", "batchPeriodMs"},
-                                                {"lookahead", "lookaheadMs"},
-                                                {"tokensAfterHandover", "tokensAfterHandover"},
-                                                {"backhaulGbps", "backhaulGbps"},
-                                                {"backhaulDelay", "backhaulDelayUs"},
-                                                {"backhaulMtu", "backhaulMtu"},
-                                                {"handoverAlgorithm", "handoverAlgorithm"},
-                                                {"raPreambles", "raPreambles"},
-                                                {"preambleTransMax", "preambleTransMax"},
-                                                {"srsPeriodicity", "srsPeriodicity"},
-                                                {"amcModel", "amcModel"},
-                                                {"warmupOnGpu", "warmupOnGpu"}});
+        MultiCellScenario::GetAttributesSet(ProgramKnobOptions(ScenarioProgram::ROAD));
     attributesSet.merge(HandoverSchemeRegistry::AttributesSet(OnTheRoad));
     if (!options.Check(argc, argv, std::cerr) ||
         !CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
