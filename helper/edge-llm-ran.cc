@@ -141,8 +141,7 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
             << backhaulMtu + 2 << " bytes, with backhaulDelay = " << backhaulDelay.As(Time::MS)
             << " and " << EdgeLlmRan::HANDOVER_RADIO_ALLOWANCE_MS << " ms for the radio part";
         require(std::isfinite(minRate),
-                "backhaulDelay (--backhaulDelayUs) is too long: no backhaul rate is enough" +
-                    why.str());
+                "backhaulDelay is too long: no backhaul rate is enough" + why.str());
         // Rounded up to a whole bit/s, so the number printed is itself accepted.
         const double shown = std::ceil(minRate);
         std::ostringstream minimum;
@@ -151,8 +150,7 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
         std::ostringstream got;
         got << backhaulGbps;
         require(backhaulGbps * 1e9 >= minRate,
-                "backhaulGbps (--backhaulGbps) must be >= " + minimum.str() + why.str() + "; got " +
-                    got.str());
+                "backhaulGbps must be >= " + minimum.str() + why.str() + "; got " + got.str());
     }
     require(std::isfinite(bsTxPowerDbm) && bsTxPowerDbm >= -30 && bsTxPowerDbm <= 60,
             "bsTxPowerDbm must be in [-30, 60] dBm");

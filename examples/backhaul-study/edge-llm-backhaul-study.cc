@@ -372,7 +372,8 @@ CheckLoads(const MultiCellConfig& cfg, const std::vector<double>& loadList)
         }
         catch (const std::invalid_argument& e)
         {
-            std::cerr << "error: --loads=" << load << ": " << e.what() << std::endl;
+            std::cerr << "error: --loads=" << load << ": "
+                      << OptionMessage(e.what(), ScenarioProgram::STUDY) << std::endl;
             return false;
         }
     }
@@ -450,7 +451,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     }
     catch (const std::invalid_argument& e)
     {
-        std::cerr << "error: " << e.what() << std::endl;
+        std::cerr << "error: " << OptionMessage(e.what(), ScenarioProgram::STUDY) << std::endl;
         return 2;
     }
     if (!CheckLoads(cfg, loadList))

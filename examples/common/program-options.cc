@@ -501,4 +501,22 @@ ProgramKnobOptions(ScenarioProgram program)
     return options;
 }
 
+std::string
+OptionMessage(const std::string& message, ScenarioProgram program)
+{
+    std::string knob;
+    std::string option;
+    for (const auto& [k, o] : ProgramKnobOptions(program))
+    {
+        const bool starts = message.compare(0, k.size(), k) == 0 && message.size() > k.size() &&
+                            (message[k.size()] == ' ' || message[k.size()] == ':');
+        if (starts && k.size() > knob.size())
+        {
+            knob = k;
+            option = o;
+        }
+    }
+    return knob.empty() ? message : "--" + option + ": " + message;
+}
+
 } // namespace ns3

@@ -105,6 +105,18 @@ std::map<std::string, std::string> ProgramKnobOptions(ScenarioProgram program);
 
 /**
  * \ingroup edge-llm
+ * \brief A config's message as the program's user reads it: the library's messages name
+ *        the config knob ("backhaulGbps must be >= ..."); one that starts with a knob the
+ *        program has an option for (ProgramKnobOptions) is prefixed with that option
+ *        ("--aggregationGbps: backhaulGbps must be >= ..."), any other is kept as it is.
+ * \param message the library's message (std::invalid_argument::what())
+ * \param program the program
+ * \return the message naming the option
+ */
+std::string OptionMessage(const std::string& message, ScenarioProgram program);
+
+/**
+ * \ingroup edge-llm
  * \brief A program's own options, declared once for ns-3's CommandLine and checked
  *        strictly before CommandLine::Parse, so that bad input exits 2 naming the option.
  *

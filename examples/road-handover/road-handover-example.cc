@@ -317,7 +317,7 @@ ParseOptions(int argc,
     }
     catch (const std::invalid_argument& e)
     {
-        std::cerr << "error: " << e.what() << std::endl;
+        std::cerr << "error: " << OptionMessage(e.what(), ScenarioProgram::ROAD) << std::endl;
         return 2;
     }
     return 0;

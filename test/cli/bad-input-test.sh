@@ -195,11 +195,15 @@ expect 2 "--case: unknown case 'x'" $probe --case=x
 # minimum for MTU 9000 B and 100 us, by hand: 8 (2 x 9002 + 63) / (0.2 - 0.0001 - 0.02) s
 # = 803424.1 bit/s, printed rounded up. 1e-5 Gbit/s crashed ns-3's RRC; 8.0e-4 is just below, 8.1e-4 runs.
 for r in 1e-9 1e-5 8.0e-4; do
-  expect 2 "backhaulGbps (--backhaulGbps) must be >= 0.000803425 Gbit/s (803425 bit/s)" \
+  expect 2 "--backhaulGbps: backhaulGbps must be >= 0.000803425 Gbit/s (803425 bit/s)" \
     $main --backhaulGbps=$r
 done
-expect 2 "backhaulDelay (--backhaulDelayUs) is too long: no backhaul rate is enough" \
+expect 2 "--backhaulDelayUs: backhaulDelay is too long: no backhaul rate is enough" \
   $main --backhaulDelayUs=180000
+# The library names the config knob; each program names its own option for it
+# (ProgramKnobOptions): the study's x2 backhaul rate is --aggregationGbps.
+expect 2 "--aggregationGbps: backhaulGbps must be >= 0.000803425 Gbit/s" \
+  $bin/edge-llm-backhaul-study --backhaul=x2 --aggregationGbps=1e-5 --outputDir=$tmp/s
 # Road scenario ranges (issue 10, newcomer findings): each boundary from both sides.
 expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=0
 expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=-1
