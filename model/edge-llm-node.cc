@@ -543,8 +543,8 @@ EdgeLlmNode::CheckPeers() const
                    "from cell "
                 << m_cellId << " to cell " << id
                 << " has no CrossTrafficMeter on every hop (it is not a path of an "
-                   "EdgeLlmBackhaul: e.g. the RAN's own X2 cables, as in the main job and "
-                   "the backhaul study's --backhaul=x2); use Installed there, or connect the "
+                   "EdgeLlmBackhaul: e.g. the RAN's own X2 cables, as on the road and with "
+                   "MultiCellConfig::backhaul \"x2\"); use Installed there, or connect the "
                    "BSs through an EdgeLlmBackhaul (EdgeLlmHelper::ConnectBackhaul(apps, "
                    "backhaul), after setting it)";
             return error.str();
