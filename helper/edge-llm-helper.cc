@@ -8,6 +8,7 @@
 #include "lte-edge-llm-ran.h"
 
 #include "ns3/config.h"
+#include "ns3/ctho-scheduler.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
@@ -493,6 +494,30 @@ EdgeLlmHelper::CheckConfiguration(ApplicationContainer bsApps)
         {
             throw std::invalid_argument(error);
         }
+    }
+}
+
+void
+EdgeLlmHelper::CheckNodeDefaults(const std::string& model, uint32_t kvBits)
+{
+    Ptr<EdgeLlmNode> node = CreateObject<EdgeLlmNode>();
+    node->SetAttribute("Model", StringValue(model));
+    node->SetAttribute("KvBits", UintegerValue(kvBits));
+    node->SetAttribute("Scheduler", PointerValue(CreateObject<CtHoScheduler>()));
+    std::string error = node->CheckConfiguration(); // no peer: the peer-free checks
+    node->Dispose();
+    if (!error.empty())
+    {
+        // The messages name the BS by its cell; this one stands for every BS.
+        for (const auto& [cell, every] :
+             {std::pair<std::string, std::string>{" (cell 0)", " (every BS)"}, {", cell 0)", ")"}})
+        {
+            for (auto at = error.find(cell); at != std::string::npos; at = error.find(cell))
+            {
+                error.replace(at, cell.size(), every);
+            }
+        }
+        throw std::invalid_argument(error);
     }
 }
 

@@ -176,6 +176,20 @@ class EdgeLlmHelper
     static void CheckConfiguration(ApplicationContainer bsApps);
 
     /**
+     * \brief Refuse, before anything is built, a node configuration that is wrong whatever
+     *        the backhaul: a node made from the attribute defaults as they stand
+     *        (Config::SetDefault, --ns3:: arguments), with \p model and \p kvBits, checked
+     *        as CheckConfiguration does, less what needs a peer (segment size against a
+     *        link's MTU, PlanningCrossTraffic's meters): its ports, buffer, StatusInterval,
+     *        KvAccuracyLoss at 16 bits.
+     * \param model the LLM preset the scenario sets (EdgeLlmNode::Model)
+     * \param kvBits the KV precision the scenario sets (EdgeLlmNode::KvBits)
+     * \throws std::invalid_argument with the first error, naming the attribute and its
+     *         valid range
+     */
+    static void CheckNodeDefaults(const std::string& model, uint32_t kvBits);
+
+    /**
      * \brief The scenarios' stop rule, once every UE is done: stop the simulation \p grace
      *        after every backhaul connection has delivered every KV byte its peer sent (a
      *        transfer stopped by a timeout still drains), checked now and then every 1 ms.

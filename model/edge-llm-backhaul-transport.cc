@@ -122,7 +122,9 @@ EdgeLlmBackhaulTransport::GetTypeId()
                           MakeUintegerChecker<uint32_t>())
             .AddAttribute("BackhaulSegmentSize",
                           "TCP segment size on the backhaul, bytes: 0 = link MTU - 52, else "
-                          "in [64, link MTU - 52] (checked when the application starts).",
+                          "in [64, link MTU - 52] and at least the buffer in use / 1024 (a "
+                          "buffer holds at most 1024 segments in flight; checked when the "
+                          "application starts).",
                           UintegerValue(0),
                           MakeUintegerAccessor(&EdgeLlmBackhaulTransport::m_backhaulSegmentSize),
                           MakeUintegerChecker<uint32_t>());

@@ -447,6 +447,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     try
     {
         cfg.Validate();
+        EdgeLlmHelper::CheckNodeDefaults(cfg.model, cfg.kvBits);
         CheckOutputDirectory(raw.outputDir);
     }
     catch (const std::invalid_argument& e)

@@ -31,6 +31,34 @@ namespace
 {
 
 /**
+ * \param tid a TypeId
+ * \param attribute an attribute name \p tid does not have
+ * \return for ns3::EdgeLlmNode, the TypeId name of its part (a read-only pointer attribute:
+ *         SourceRole, TargetRole, PreTransferRole, BackhaulTransport) that has \p attribute
+ *         (the attributes moved there in 0.8.0); "" otherwise
+ */
+std::string
+EdgeLlmNodePartOf(TypeId tid, const std::string& attribute)
+{
+    if (tid.GetName() != "ns3::EdgeLlmNode")
+    {
+        return "";
+    }
+    for (const char* part : {"ns3::EdgeLlmSourceRole",
+                             "ns3::EdgeLlmTargetRole",
+                             "ns3::EdgeLlmPreTransferRole",
+                             "ns3::EdgeLlmBackhaulTransport"})
+    {
+        TypeId::AttributeInformation info;
+        if (TypeId::LookupByName(part).LookupAttributeByName(attribute, &info))
+        {
+            return part;
+        }
+    }
+    return "";
+}
+
+/**
  * \param bound one end of ns-3's Time checker range, e.g. "+3.6e+12ns"
  * \param[out] seconds its value in seconds
  * \return false if it is not a number of ns
@@ -203,8 +231,13 @@ AttributeArgumentProblem(const std::string& name,
             }
         }
     }
-    std::string valid;
     TypeId::LookupByNameFailSafe(tidName, &tid);
+    if (const std::string part = EdgeLlmNodePartOf(tid, attribute); !part.empty())
+    {
+        return tidName + " has no attribute '" + attribute + "': it moved to " + part +
+               "; write --" + part + "::" + attribute + "=...";
+    }
+    std::string valid;
     for (uint32_t j = 0; j < tid.GetAttributeN(); ++j)
     {
         valid += (valid.empty() ? "" : ", ") + tid.GetAttribute(j).name;
@@ -516,7 +549,13 @@ OptionMessage(const std::string& message, ScenarioProgram program)
             option = o;
         }
     }
-    return knob.empty() ? message : "--" + option + ": " + message;
+    if (knob.empty())
+    {
+        return message;
+    }
+    // "backhaulGbps must ..." -> "--backhaulGbps must ..."; another option's name keeps the
+    // knob beside it: "--aggregationGbps (backhaulGbps) must ...".
+    return "--" + option + (option == knob ? "" : " (" + knob + ")") + message.substr(knob.size());
 }
 
 } // namespace ns3

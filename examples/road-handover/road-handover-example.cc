@@ -10,6 +10,7 @@
 #include "ns3/command-line.h"
 #include "ns3/edge-llm-csv.h"
 #include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/handover-scheme-registry.h"
@@ -312,6 +313,7 @@ ParseOptions(int argc,
     try
     {
         o.cfg.Validate();
+        EdgeLlmHelper::CheckNodeDefaults(o.cfg.model, o.cfg.kvBits);
         // Check the output directory before simulating, so a bad one costs nothing.
         CheckOutputDirectory(o.outputDir);
     }

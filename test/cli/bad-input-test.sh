@@ -195,14 +195,29 @@ expect 2 "--case: unknown case 'x'" $probe --case=x
 # minimum for MTU 9000 B and 100 us, by hand: 8 (2 x 9002 + 63) / (0.2 - 0.0001 - 0.02) s
 # = 803424.1 bit/s, printed rounded up. 1e-5 Gbit/s crashed ns-3's RRC; 8.0e-4 is just below, 8.1e-4 runs.
 for r in 1e-9 1e-5 8.0e-4; do
-  expect 2 "--backhaulGbps: backhaulGbps must be >= 0.000803425 Gbit/s (803425 bit/s)" \
+  expect 2 "--backhaulGbps must be >= 0.000803425 Gbit/s (803425 bit/s)" \
     $main --backhaulGbps=$r
 done
-expect 2 "--backhaulDelayUs: backhaulDelay is too long: no backhaul rate is enough" \
+expect 2 "--backhaulDelayUs (backhaulDelay) is too long: no backhaul rate is enough" \
   $main --backhaulDelayUs=180000
+# A node knob wrong whatever the backhaul is refused before anything is built or printed
+# (EdgeLlmHelper::CheckNodeDefaults): nothing on stdout, no output folder.
+for a in EdgeLlmTargetRole::StatusInterval=500us EdgeLlmBackhaulTransport::BackhaulBuffer=100 \
+  EdgeLlmBackhaulTransport::BackhaulPort=4444 EdgeLlmSourceRole::KvAccuracyLoss=0.1; do
+  rm -rf "$tmp/early"
+  expect 2 "ns3::${a%%=*} is " $main --outputDir="$tmp/early" --ns3::$a
+  if [ -s "$tmp/out" ] || [ -e "$tmp/early" ]; then
+    fail=$((fail + 1)); echo "FAIL: --ns3::$a printed or wrote before its error"
+  fi
+done
+expect 0 "" $main --schemes=tho --numUes=1 --contextMin=1024 --contextMax=1024 --kvBits=8 \
+  --ns3::EdgeLlmSourceRole::KvAccuracyLoss=0.1
+# An attribute that moved from the node to one of its parts says where.
+expect 2 "ns3::EdgeLlmNode has no attribute 'TransferTimeout': it moved to ns3::EdgeLlmTargetRole; write --ns3::EdgeLlmTargetRole::TransferTimeout=..." \
+  $main --ns3::EdgeLlmNode::TransferTimeout=1s
 # The library names the config knob; each program names its own option for it
 # (ProgramKnobOptions): the study's x2 backhaul rate is --aggregationGbps.
-expect 2 "--aggregationGbps: backhaulGbps must be >= 0.000803425 Gbit/s" \
+expect 2 "--aggregationGbps (backhaulGbps) must be >= 0.000803425 Gbit/s" \
   $bin/edge-llm-backhaul-study --backhaul=x2 --aggregationGbps=1e-5 --outputDir=$tmp/s
 # Road scenario ranges (issue 10, newcomer findings): each boundary from both sides.
 expect 2 "speed must be in [0.1, 138.889] m/s" $quick --speed=0
