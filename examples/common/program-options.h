@@ -106,9 +106,10 @@ std::map<std::string, std::string> ProgramKnobOptions(ScenarioProgram program);
 /**
  * \ingroup edge-llm
  * \brief A config's message as the program's user reads it: the library's messages name
- *        the config knob ("backhaulGbps must be >= ..."); one that starts with a knob the
- *        program has an option for (ProgramKnobOptions) is prefixed with that option
- *        ("--aggregationGbps: backhaulGbps must be >= ..."), any other is kept as it is.
+ *        the config knob ("backhaulGbps must be >= ..."); in one that starts with a knob
+ *        the program has an option for (ProgramKnobOptions) the option takes its place,
+ *        with the knob beside it where their names differ ("--backhaulGbps must be >= ...",
+ *        "--aggregationGbps (backhaulGbps) must be >= ..."); any other is kept as it is.
  * \param message the library's message (std::invalid_argument::what())
  * \param program the program
  * \return the message naming the option
