@@ -40,14 +40,14 @@ WriteFileAtomically(const std::string& path, const std::string& text)
 }
 
 void
-CheckOutputDirectory(const std::string& dir)
+CheckOutputDirectory(const std::string& field, const std::string& dir)
 {
     std::error_code ec;
     std::filesystem::create_directories(dir, ec);
     const std::string probe = dir + "/.write-test";
     if (ec || !std::ofstream(probe))
     {
-        throw std::invalid_argument("--outputDir: cannot write to '" + dir + "'" +
+        throw std::invalid_argument(field + ": cannot write to '" + dir + "'" +
                                     (ec ? ": " + ec.message() : std::string()));
     }
     std::filesystem::remove(probe, ec);

@@ -56,9 +56,12 @@ bool WriteFileAtomically(const std::string& path, const std::string& text);
 /**
  * \ingroup edge-llm
  * \brief Creates \p dir if needed and checks it is writable.
- * \throws std::invalid_argument naming --outputDir and the reason
+ * \param field what names the folder for the user (a program's option, "--outputDir", or a
+ *        config field)
+ * \param dir the folder
+ * \throws std::invalid_argument "<field>: cannot write to '<dir>'" and the reason
  */
-void CheckOutputDirectory(const std::string& dir);
+void CheckOutputDirectory(const std::string& field, const std::string& dir);
 
 } // namespace ns3
 

@@ -448,7 +448,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     {
         cfg.Validate();
         EdgeLlmHelper::CheckNodeDefaults(cfg.model, cfg.kvBits);
-        CheckOutputDirectory(raw.outputDir);
+        CheckOutputDirectory("--outputDir", raw.outputDir);
     }
     catch (const std::invalid_argument& e)
     {

@@ -154,7 +154,7 @@ CheckOptions(FigureOptions& o, int argc, char* argv[])
              << "sweep starts at " << o.xs.front() << " tokens), got " << o.base.road.contextMin;
         throw std::invalid_argument(what.str());
     }
-    CheckOutputDirectory(o.outputDir); // before any simulation runs
+    CheckOutputDirectory("--outputDir", o.outputDir); // before any simulation runs
 }
 
 /**

@@ -447,7 +447,7 @@ ParseOptions(int argc, char* argv[], const std::map<std::string, SweptFigure>& f
         }
         ApplyModeOptions(argc, argv, o);
         CheckRanges(o);
-        CheckOutputDirectory(o.outputDir);
+        CheckOutputDirectory("--outputDir", o.outputDir);
     }
     catch (const std::exception& e)
     {

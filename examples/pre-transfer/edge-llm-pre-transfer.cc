@@ -259,7 +259,7 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& offsets)
                  << "] GB (1 byte to 10^15 bytes), got " << o.kvMemoryGb;
             throw std::invalid_argument(what.str());
         }
-        CheckOutputDirectory(o.outputDir);
+        CheckOutputDirectory("--outputDir", o.outputDir);
     }
     catch (const std::invalid_argument& e)
     {

@@ -315,7 +315,7 @@ ParseOptions(int argc,
         o.cfg.Validate();
         EdgeLlmHelper::CheckNodeDefaults(o.cfg.model, o.cfg.kvBits);
         // Check the output directory before simulating, so a bad one costs nothing.
-        CheckOutputDirectory(o.outputDir);
+        CheckOutputDirectory("--outputDir", o.outputDir);
     }
     catch (const std::invalid_argument& e)
     {
