@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <limits>
 #include <optional>
@@ -476,19 +477,19 @@ EdgeLlmNode::KvFlowBitRate(uint16_t peerCellId,
 std::string
 EdgeLlmNode::CheckConfiguration() const
 {
-    // The node's own knobs, then each part's (the roles', the transport's) by its owner.
-    for (const std::string& error : {CheckModelAndPolicy(), CheckPeers()})
+    // The node's own knobs, then each part's (the transport's, the roles') by its owner,
+    // in that order and no further than the first error: a part's check may rely on the
+    // node's (the buffer's size on the peers' paths, checked first).
+    const std::function<std::string()> checks[] = {
+        [this]() { return CheckModelAndPolicy(); },
+        [this]() { return CheckPeers(); },
+        [this]() { return m_backhaul->CheckConfiguration(m_uePort); },
+        [this]() { return m_source->CheckConfiguration(); },
+        [this]() { return m_target->CheckConfiguration(); },
+    };
+    for (const auto& check : checks)
     {
-        if (!error.empty())
-        {
-            return error;
-        }
-    }
-    for (const std::string& error : {m_backhaul->CheckConfiguration(m_uePort),
-                                     m_source->CheckConfiguration(),
-                                     m_target->CheckConfiguration()})
-    {
-        if (!error.empty())
+        if (std::string error = check(); !error.empty())
         {
             return error;
         }
