@@ -229,44 +229,44 @@ EdgeLlmHelper::SetPrefillEngineAttribute(const std::string& name, const Attribut
 void
 EdgeLlmHelper::SetSourceRoleAttribute(const std::string& name, const AttributeValue& value)
 {
-    AddRoleAttribute("SourceRole", "ns3::EdgeLlmSourceRole", name, value);
+    AddPartAttribute("SourceRole", name, value);
 }
 
 void
 EdgeLlmHelper::SetTargetRoleAttribute(const std::string& name, const AttributeValue& value)
 {
-    AddRoleAttribute("TargetRole", "ns3::EdgeLlmTargetRole", name, value);
+    AddPartAttribute("TargetRole", name, value);
 }
 
 void
 EdgeLlmHelper::SetPreTransferRoleAttribute(const std::string& name, const AttributeValue& value)
 {
-    AddRoleAttribute("PreTransferRole", "ns3::EdgeLlmPreTransferRole", name, value);
+    AddPartAttribute("PreTransferRole", name, value);
 }
 
 void
 EdgeLlmHelper::SetBackhaulTransportAttribute(const std::string& name, const AttributeValue& value)
 {
-    AddRoleAttribute("BackhaulTransport", "ns3::EdgeLlmBackhaulTransport", name, value);
+    AddPartAttribute("BackhaulTransport", name, value);
 }
 
 void
-EdgeLlmHelper::AddRoleAttribute(const std::string& role,
-                                const std::string& roleType,
+EdgeLlmHelper::AddPartAttribute(const std::string& part,
                                 const std::string& name,
                                 const AttributeValue& value)
 {
+    const TypeId partType = EdgeLlmNode::GetParts().at(part);
     TypeId::AttributeInformation info;
-    NS_ABORT_MSG_UNLESS(TypeId::LookupByName(roleType).LookupAttributeByName(name, &info),
-                        "EdgeLlmHelper::Set" << role << "Attribute: " << roleType
+    NS_ABORT_MSG_UNLESS(partType.LookupAttributeByName(name, &info),
+                        "EdgeLlmHelper::Set" << part << "Attribute: " << partType.GetName()
                                              << " has no attribute " << name);
     Ptr<AttributeValue> checked = info.checker->CreateValidValue(value);
     NS_ABORT_MSG_UNLESS(checked,
-                        "EdgeLlmHelper::Set" << role << "Attribute: invalid value '"
+                        "EdgeLlmHelper::Set" << part << "Attribute: invalid value '"
                                              << value.SerializeToString(info.checker) << "' for "
-                                             << roleType << "::" << name << "; valid: "
+                                             << partType.GetName() << "::" << name << "; valid: "
                                              << info.checker->GetUnderlyingTypeInformation());
-    m_roleAttributes.emplace_back(role, name, checked);
+    m_partAttributes.emplace_back(part, name, checked);
 }
 
 ApplicationContainer
@@ -283,10 +283,10 @@ EdgeLlmHelper::InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellI
         app->SetAttribute("Scheduler",
                           PointerValue(m_schedulerFactory.Create<HandoverScheduler>()));
         app->SetAttribute("PrefillEngine", PointerValue(m_gpuFactory.Create<PrefillEngine>()));
-        for (const auto& [role, name, value] : m_roleAttributes)
+        for (const auto& [part, name, value] : m_partAttributes)
         {
             PointerValue object;
-            app->GetAttribute(role, object);
+            app->GetAttribute(part, object);
             object.Get<Object>()->SetAttribute(name, *value);
         }
         nodes.Get(i)->AddApplication(app);

@@ -307,19 +307,18 @@ class EdgeLlmHelper
     ObjectFactory m_ueFactory;        //!< EdgeLlmUeApp
     ObjectFactory m_schedulerFactory; //!< HandoverScheduler subclass
     ObjectFactory m_gpuFactory;       //!< PrefillEngine
-    /// Role attributes, in the order set: (the node's role attribute, name, value)
-    std::vector<std::tuple<std::string, std::string, Ptr<AttributeValue>>> m_roleAttributes;
+    /// Part attributes, in the order set: (the node's part attribute, name, value)
+    std::vector<std::tuple<std::string, std::string, Ptr<AttributeValue>>> m_partAttributes;
 
     /**
-     * \brief Keep \p name = \p value for the role \p role of every node installed
-     *        afterwards, after checking it against the role's TypeId \p roleType.
-     * \param role the node's attribute holding the part ("SourceRole", "BackhaulTransport", ...)
-     * \param roleType the role's TypeId name
+     * \brief Keep \p name = \p value for the part \p part of every node installed
+     *        afterwards, after checking it against the part's TypeId (EdgeLlmNode::GetParts).
+     * \param part the node's attribute holding the part ("SourceRole", "BackhaulTransport",
+     *        ...)
      * \param name the attribute
      * \param value its value
      */
-    void AddRoleAttribute(const std::string& role,
-                          const std::string& roleType,
+    void AddPartAttribute(const std::string& part,
                           const std::string& name,
                           const AttributeValue& value);
 };

@@ -503,7 +503,6 @@ EdgeLlmBackhaulTransport::BackhaulBufferBytes() const
 void
 EdgeLlmBackhaulTransport::SizeBackhaulBuffers()
 {
-    m_autoBuffer = m_backhaulBuffer == 0;
     m_bufferInUse = static_cast<uint32_t>(BackhaulBufferBytes());
     // One connection carries at most a buffer per RTT: say so where that is below the
     // link rate the planner assumes (an explicit buffer, or 1 GiB on a huge link).
@@ -516,13 +515,13 @@ EdgeLlmBackhaulTransport::SizeBackhaulBuffers()
         {
             std::cerr << "warning: cell " << m_node->m_cellId
                       << ": ns3::EdgeLlmBackhaulTransport::BackhaulBuffer "
-                      << (m_autoBuffer ? "(automatic, at its 1 GiB limit) " : "") << "= "
+                      << (m_backhaulBuffer == 0 ? "(automatic, at its 1 GiB limit) " : "") << "= "
                       << m_bufferInUse << " bytes caps the backhaul to cell " << id << " at "
                       << reachable / 1e9 << " Gbit/s (buffer x 8 / RTT, RTT " << rtt * 1e6
                       << " us), below its link rate of " << rate / 1e9
                       << " Gbit/s that the planner assumes; it needs >= "
                       << static_cast<uint64_t>(std::ceil(rate * rtt / 8)) << " bytes"
-                      << (m_autoBuffer ? "" : " (0 = automatic)") << std::endl;
+                      << (m_backhaulBuffer == 0 ? "" : " (0 = automatic)") << std::endl;
         }
     }
 }

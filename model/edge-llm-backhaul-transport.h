@@ -131,7 +131,6 @@ class EdgeLlmBackhaulTransport : public Object
     uint32_t m_backhaulBuffer{0};          //!< BackhaulBuffer, bytes (0: automatic)
     uint32_t m_backhaulSegmentSize{0};     //!< BackhaulSegmentSize, bytes (0: link MTU - 52)
     uint32_t m_bufferInUse{0};             //!< The buffer chosen at start, bytes
-    bool m_autoBuffer{true};               //!< m_bufferInUse follows the links' BDP
     Ptr<Socket> m_listenSocket;            //!< TCP listener for the backhaul
     std::vector<Ptr<Socket>> m_udpSockets; //!< UDP transport: one per local address
 };

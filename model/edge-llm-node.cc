@@ -330,6 +330,23 @@ EdgeLlmNode::GetBackhaulTransport() const
     return m_backhaul;
 }
 
+std::map<std::string, TypeId>
+EdgeLlmNode::GetParts()
+{
+    std::map<std::string, TypeId> parts;
+    const TypeId tid = GetTypeId();
+    for (uint32_t i = 0; i < tid.GetAttributeN(); ++i)
+    {
+        const TypeId::AttributeInformation info = tid.GetAttribute(i);
+        const auto pointer = DynamicCast<const PointerChecker>(info.checker);
+        if (pointer && info.flags == TypeId::ATTR_GET)
+        {
+            parts[info.name] = pointer->GetPointeeTypeId();
+        }
+    }
+    return parts;
+}
+
 Ptr<KvTransferConnection>
 EdgeLlmNode::GetConnection(uint16_t peerCellId) const
 {

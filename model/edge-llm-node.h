@@ -465,6 +465,13 @@ class EdgeLlmNode : public Application
     Ptr<Object> GetPreTransferRole() const;
     /// \return the backhaul transport (ns3::EdgeLlmBackhaulTransport), for its attributes
     Ptr<Object> GetBackhaulTransport() const;
+    /**
+     * \brief The node's parts, as its TypeId declares them: each read-only pointer
+     *        attribute (SourceRole, TargetRole, PreTransferRole, BackhaulTransport) with the
+     *        TypeId of the object it holds.
+     * \return attribute name -> the part's TypeId
+     */
+    static std::map<std::string, TypeId> GetParts();
     /// \return the backhaul connection to \p peerCellId (null if no such peer)
     Ptr<KvTransferConnection> GetConnection(uint16_t peerCellId) const;
     /**

@@ -4,6 +4,7 @@
 #include "program-options.h"
 
 #include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-node.h"
 #include "ns3/global-value.h"
 #include "ns3/string.h"
 
@@ -33,26 +34,22 @@ namespace
 /**
  * \param tid a TypeId
  * \param attribute an attribute name \p tid does not have
- * \return for ns3::EdgeLlmNode, the TypeId name of its part (a read-only pointer attribute:
- *         SourceRole, TargetRole, PreTransferRole, BackhaulTransport) that has \p attribute
- *         (the attributes moved there in 0.8.0); "" otherwise
+ * \return for ns3::EdgeLlmNode, the TypeId name of its part (EdgeLlmNode::GetParts) that has
+ *         \p attribute (the attributes moved there in 0.8.0); "" otherwise
  */
 std::string
 EdgeLlmNodePartOf(TypeId tid, const std::string& attribute)
 {
-    if (tid.GetName() != "ns3::EdgeLlmNode")
+    if (tid != EdgeLlmNode::GetTypeId())
     {
         return "";
     }
-    for (const char* part : {"ns3::EdgeLlmSourceRole",
-                             "ns3::EdgeLlmTargetRole",
-                             "ns3::EdgeLlmPreTransferRole",
-                             "ns3::EdgeLlmBackhaulTransport"})
+    for (const auto& [name, part] : EdgeLlmNode::GetParts())
     {
         TypeId::AttributeInformation info;
-        if (TypeId::LookupByName(part).LookupAttributeByName(attribute, &info))
+        if (part.LookupAttributeByName(attribute, &info))
         {
-            return part;
+            return part.GetName();
         }
     }
     return "";

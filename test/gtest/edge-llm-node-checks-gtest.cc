@@ -17,6 +17,7 @@
 #include "ns3/string.h"
 
 #include <gtest/gtest.h>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -104,6 +105,17 @@ TEST(EdgeLlmNodeChecks, PartAttributesByDefaultPathAndPointer)
         << "TransferTimeout is the target role's, no longer the node's";
     PointerValue pointer;
     EXPECT_FALSE(app->SetAttributeFailSafe("TargetRole", pointer)) << "the parts are read-only";
+    const std::map<std::string, TypeId> parts = EdgeLlmNode::GetParts();
+    const std::map<std::string, std::string> expected{
+        {"SourceRole", "ns3::EdgeLlmSourceRole"},
+        {"TargetRole", "ns3::EdgeLlmTargetRole"},
+        {"PreTransferRole", "ns3::EdgeLlmPreTransferRole"},
+        {"BackhaulTransport", "ns3::EdgeLlmBackhaulTransport"}};
+    ASSERT_EQ(parts.size(), expected.size());
+    for (const auto& [attribute, type] : expected)
+    {
+        EXPECT_EQ(parts.at(attribute).GetName(), type) << attribute;
+    }
     Simulator::Destroy();
 }
 
