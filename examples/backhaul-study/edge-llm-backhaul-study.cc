@@ -240,19 +240,8 @@ bool
 SetTimes(const StudyRawOptions& raw, MultiCellConfig& cfg)
 {
     // ns-3's Time is an int64 of ns: check before converting, so 1e300 cannot wrap.
-    if (!(raw.backhaulDelayUs >= 0 && raw.backhaulDelayUs <= 1e6))
+    if (!CheckTimeOptions(raw.backhaulDelayUs, raw.batchPeriodMs, std::cerr))
     {
-        std::cerr << "error: --backhaulDelayUs must be in [0, 1e6] us, got " << raw.backhaulDelayUs
-                  << std::endl;
-        return false;
-    }
-    try
-    {
-        edgellm::CheckBatchPeriodMs("--batchPeriodMs", raw.batchPeriodMs);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
         return false;
     }
     if (!(raw.platoonSpreadMs >= 0 && raw.platoonSpreadMs <= 6e4))

@@ -4,6 +4,7 @@
 #include "program-options.h"
 
 #include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/global-value.h"
 #include "ns3/string.h"
@@ -553,6 +554,27 @@ OptionMessage(const std::string& message, ScenarioProgram program)
     // "backhaulGbps must ..." -> "--backhaulGbps must ..."; another option's name keeps the
     // knob beside it: "--aggregationGbps (backhaulGbps) must ...".
     return "--" + option + (option == knob ? "" : " (" + knob + ")") + message.substr(knob.size());
+}
+
+bool
+CheckTimeOptions(double backhaulDelayUs, double batchPeriodMs, std::ostream& err)
+{
+    if (!(backhaulDelayUs >= 0 && backhaulDelayUs <= 1e6))
+    {
+        err << "error: --backhaulDelayUs must be in [0, 1e6] us, got " << backhaulDelayUs
+            << std::endl;
+        return false;
+    }
+    try
+    {
+        edgellm::CheckBatchPeriodMs("--batchPeriodMs", batchPeriodMs);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        err << "error: " << e.what() << std::endl;
+        return false;
+    }
+    return true;
 }
 
 } // namespace ns3

@@ -118,6 +118,18 @@ std::string OptionMessage(const std::string& message, ScenarioProgram program);
 
 /**
  * \ingroup edge-llm
+ * \brief The programs' --backhaulDelayUs and --batchPeriodMs, checked before they become an
+ *        ns-3 Time (an int64 of ns, which 1e300 would wrap): the delay in [0, 1e6] us, the
+ *        batching period in its one range (edgellm::CheckBatchPeriodMs).
+ * \param backhaulDelayUs --backhaulDelayUs
+ * \param batchPeriodMs --batchPeriodMs
+ * \param err where the one-line "error: ..." goes
+ * \return false after writing it
+ */
+bool CheckTimeOptions(double backhaulDelayUs, double batchPeriodMs, std::ostream& err);
+
+/**
+ * \ingroup edge-llm
  * \brief A program's own options, declared once for ns-3's CommandLine and checked
  *        strictly before CommandLine::Parse, so that bad input exits 2 naming the option.
  *

@@ -198,19 +198,8 @@ bool
 CheckRawOptions(const RawOptions& raw, RoadHandoverConfig& cfg)
 {
     // ns-3's Time is an int64 of ns: check before converting, so 1e300 cannot wrap.
-    if (!(raw.backhaulDelayUs >= 0 && raw.backhaulDelayUs <= 1e6))
+    if (!CheckTimeOptions(raw.backhaulDelayUs, raw.batchPeriodMs, std::cerr))
     {
-        std::cerr << "error: --backhaulDelayUs must be in [0, 1e6] us, got " << raw.backhaulDelayUs
-                  << std::endl;
-        return false;
-    }
-    try
-    {
-        edgellm::CheckBatchPeriodMs("--batchPeriodMs", raw.batchPeriodMs);
-    }
-    catch (const std::invalid_argument& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
         return false;
     }
     cfg.backhaulDelay = MicroSeconds(raw.backhaulDelayUs);
