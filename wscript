@@ -31,6 +31,7 @@ MODULE_SOURCES = [
     'model/token-stream-header.cc',
     'model/edge-llm-peer.cc',
     'model/edge-llm-session.cc',
+    'model/edge-llm-bs-state.cc',
     'model/edge-llm-node.cc',
     'model/edge-llm-source-role.cc',
     'model/edge-llm-target-role.cc',

@@ -131,8 +131,9 @@ EdgeLlmBackhaulTransport::GetTypeId()
     return tid;
 }
 
-EdgeLlmBackhaulTransport::EdgeLlmBackhaulTransport(EdgeLlmNode* node)
-    : m_node(node)
+EdgeLlmBackhaulTransport::EdgeLlmBackhaulTransport(EdgeLlmNode* node, EdgeLlmBsState* state)
+    : m_node(node),
+      m_bs(state)
 {
 }
 
@@ -187,7 +188,7 @@ void
 EdgeLlmBackhaulTransport::SizeBuffers()
 {
     SizeBackhaulBuffers();
-    if (m_transport == EdgeLlmNode::TCP && !m_node->m_peers.empty())
+    if (m_transport == EdgeLlmNode::TCP && !m_bs->GetPeers().empty())
     {
         const uint32_t mss = BackhaulMss();
         const uint64_t segments = (uint64_t{m_bufferInUse} + mss - 1) / mss;
@@ -195,7 +196,7 @@ EdgeLlmBackhaulTransport::SizeBuffers()
         // segment size, a huge bandwidth-delay product), say what to expect.
         if (segments > MAX_SEGMENTS_IN_FLIGHT)
         {
-            std::cerr << "warning: cell " << m_node->m_cellId << ": the " << m_bufferInUse
+            std::cerr << "warning: cell " << m_node->GetCellId() << ": the " << m_bufferInUse
                       << "-byte backhaul buffer holds " << segments << " TCP segments of " << mss
                       << " bytes in flight (more than " << MAX_SEGMENTS_IN_FLIGHT
                       << "); ns-3's TCP slows down with every segment in flight, so expect "
@@ -215,7 +216,7 @@ EdgeLlmBackhaulTransport::Start()
     {
         StartDatagramStreams(m_backhaulPort, false);
     }
-    else if (!m_node->m_peers.empty())
+    else if (!m_bs->GetPeers().empty())
     {
         m_listenSocket = MakeBackhaulSocket();
         NS_ABORT_MSG_IF(
@@ -226,9 +227,9 @@ EdgeLlmBackhaulTransport::Start()
             MakeCallback(&EdgeLlmBackhaulTransport::HandleAccept, this),
             MakeCallback(&EdgeLlmBackhaulTransport::HandleNewConnection, this));
     }
-    for (auto& [id, peer] : m_node->m_peers)
+    for (auto& [id, peer] : m_bs->GetPeers())
     {
-        peer.connection->SetScheduler(m_node->m_scheduler);
+        peer.connection->SetScheduler(m_node->GetScheduler());
         // One TCP connection per direction: each BS opens the one it sends on and reads
         // the one its peer opened (HandleNewConnection). A connection then carries data
         // one way and acknowledgements only the other, so an acknowledgement sent ahead of
@@ -256,7 +257,7 @@ EdgeLlmBackhaulTransport::Stop()
     {
         m_listenSocket->Close();
     }
-    for (auto& [id, peer] : m_node->m_peers)
+    for (auto& [id, peer] : m_bs->GetPeers())
     {
         if (peer.connection)
         {
@@ -283,7 +284,7 @@ EdgeLlmBackhaulTransport::BackhaulMss() const
     }
     // Link MTU - 52 (IPv4 + TCP with timestamps), over the smallest peer link.
     uint32_t mtu = std::numeric_limits<uint32_t>::max();
-    for (const auto& [id, peer] : m_node->m_peers)
+    for (const auto& [id, peer] : m_bs->GetPeers())
     {
         mtu = std::min(mtu, peer.Mtu());
     }
@@ -303,12 +304,12 @@ EdgeLlmBackhaulTransport::MakeBackhaulSocket() const
     // (at most MAX_SEGMENTS_IN_FLIGHT segments, never below TCP's own initial window),
     // so that the first transfer is not held back by slow start.
     uint64_t bdp = 0;
-    for (const auto& [id, peer] : m_node->m_peers)
+    for (const auto& [id, peer] : m_bs->GetPeers())
     {
         bdp = std::max(
             bdp,
-            static_cast<uint64_t>(std::ceil(peer.LoneFlowBitRate(m_node->PathPlanning(), true) *
-                                            peer.RttSeconds(m_node->PathPlanning()) / 8)));
+            static_cast<uint64_t>(std::ceil(peer.LoneFlowBitRate(m_bs->PathPlanning(), true) *
+                                            peer.RttSeconds(m_bs->PathPlanning()) / 8)));
     }
     UintegerValue initial;
     socket->GetAttribute("InitialCwnd", initial);
@@ -338,7 +339,7 @@ EdgeLlmBackhaulTransport::CheckPorts(uint16_t uePort) const
             error << name << " is " << port << "; it must not be " << X2_C_PORT << " (X2-C) or "
                   << GTP_U_PORT
                   << " (X2-U and S1-U GTP-U): ns-3's EPC uses these UDP ports on the BS (cell "
-                  << m_node->m_cellId << ")";
+                  << m_node->GetCellId() << ")";
             return error.str();
         }
     }
@@ -346,7 +347,7 @@ EdgeLlmBackhaulTransport::CheckPorts(uint16_t uePort) const
     {
         error << "ns3::EdgeLlmNode::UePort and " << ATTRIBUTE << "BackhaulPort are both " << uePort
               << "; with Transport=Udp they must differ (both are UDP sockets on the BS, cell "
-              << m_node->m_cellId << ")";
+              << m_node->GetCellId() << ")";
         return error.str();
     }
     if (m_controlChannel == EdgeLlmNode::SEPARATE &&
@@ -357,7 +358,7 @@ EdgeLlmBackhaulTransport::CheckPorts(uint16_t uePort) const
               << (m_controlPort == uePort ? "UePort" : "BackhaulPort with Transport=Udp")
               << "; with ControlChannel=Separate it must differ (both are UDP sockets on the "
                  "BS, cell "
-              << m_node->m_cellId << ")";
+              << m_node->GetCellId() << ")";
         return error.str();
     }
     return "";
@@ -367,7 +368,7 @@ std::string
 EdgeLlmBackhaulTransport::CheckSegmentSize() const
 {
     std::ostringstream error;
-    for (const auto& [id, peer] : m_node->m_peers)
+    for (const auto& [id, peer] : m_bs->GetPeers())
     {
         const uint32_t mtu = peer.Mtu();
         if (m_transport == EdgeLlmNode::TCP && m_backhaulSegmentSize != 0 &&
@@ -392,18 +393,18 @@ EdgeLlmBackhaulTransport::CheckBuffers() const
     {
         error << ATTRIBUTE << "BackhaulBuffer is " << m_backhaulBuffer
               << " bytes; it must be at most " << MAX_AUTO_BUFFER
-              << " (1 GiB, TCP window scaling's limit), or 0 (automatic) (cell " << m_node->m_cellId
-              << ")";
+              << " (1 GiB, TCP window scaling's limit), or 0 (automatic) (cell "
+              << m_node->GetCellId() << ")";
         return error.str();
     }
     if (m_backhaulBuffer != 0 && m_backhaulBuffer < MIN_BACKHAUL_BUFFER)
     {
         error << ATTRIBUTE << "BackhaulBuffer is " << m_backhaulBuffer
               << " bytes; it must be 0 (automatic: from the links' bandwidth-delay product) or "
-              << ">= " << MIN_BACKHAUL_BUFFER << " (cell " << m_node->m_cellId << ")";
+              << ">= " << MIN_BACKHAUL_BUFFER << " (cell " << m_node->GetCellId() << ")";
         return error.str();
     }
-    if (m_transport == EdgeLlmNode::TCP && !m_node->m_peers.empty() && m_backhaulSegmentSize != 0)
+    if (m_transport == EdgeLlmNode::TCP && !m_bs->GetPeers().empty() && m_backhaulSegmentSize != 0)
     {
         // An explicit segment size that makes the window thousands of segments long is
         // refused: the run would take hours.
@@ -418,7 +419,7 @@ EdgeLlmBackhaulTransport::CheckBuffers() const
                   << " segments in flight, more than the " << MAX_SEGMENTS_IN_FLIGHT
                   << " that ns-3's TCP simulates in practical time; with this buffer it must "
                   << "be 0 (link MTU - " << TCP_IP_OVERHEAD << ") or >= " << smallest << " (cell "
-                  << m_node->m_cellId << ")";
+                  << m_node->GetCellId() << ")";
             return error.str();
         }
     }
@@ -475,8 +476,8 @@ EdgeLlmBackhaulTransport::Signalling(const EdgeLlmPeer& peer, double bitRate) co
 uint64_t
 EdgeLlmBackhaulTransport::AutoBufferBytes(const EdgeLlmPeer& peer) const
 {
-    const double bdp = peer.LoneFlowBitRate(m_node->PathPlanning(), true) *
-                       peer.RttSeconds(m_node->PathPlanning()) / 8;
+    const double bdp = peer.LoneFlowBitRate(m_bs->PathPlanning(), true) *
+                       peer.RttSeconds(m_bs->PathPlanning()) / 8;
     const double bytes = std::ceil(BDP_HEADROOM * bdp);
     if (bytes >= static_cast<double>(MAX_AUTO_BUFFER))
     {
@@ -493,7 +494,7 @@ EdgeLlmBackhaulTransport::BackhaulBufferBytes() const
         return m_backhaulBuffer;
     }
     uint64_t buffer = MIN_AUTO_BUFFER;
-    for (const auto& [id, peer] : m_node->m_peers)
+    for (const auto& [id, peer] : m_bs->GetPeers())
     {
         buffer = std::max(buffer, AutoBufferBytes(peer));
     }
@@ -506,14 +507,14 @@ EdgeLlmBackhaulTransport::SizeBackhaulBuffers()
     m_bufferInUse = static_cast<uint32_t>(BackhaulBufferBytes());
     // One connection carries at most a buffer per RTT: say so where that is below the
     // link rate the planner assumes (an explicit buffer, or 1 GiB on a huge link).
-    for (const auto& [id, peer] : m_node->m_peers)
+    for (const auto& [id, peer] : m_bs->GetPeers())
     {
-        const double rtt = peer.RttSeconds(m_node->PathPlanning());
-        const double rate = peer.LoneFlowBitRate(m_node->PathPlanning(), true);
+        const double rtt = peer.RttSeconds(m_bs->PathPlanning());
+        const double rate = peer.LoneFlowBitRate(m_bs->PathPlanning(), true);
         const double reachable = 8.0 * static_cast<double>(m_bufferInUse) / rtt;
         if (reachable < rate)
         {
-            std::cerr << "warning: cell " << m_node->m_cellId
+            std::cerr << "warning: cell " << m_node->GetCellId()
                       << ": ns3::EdgeLlmBackhaulTransport::BackhaulBuffer "
                       << (m_backhaulBuffer == 0 ? "(automatic, at its 1 GiB limit) " : "") << "= "
                       << m_bufferInUse << " bytes caps the backhaul to cell " << id << " at "
@@ -533,7 +534,7 @@ EdgeLlmBackhaulTransport::StartDatagramStreams(uint16_t port, bool control)
     // peer's KvDatagramSocket sends through it, and HandleBackhaulDatagram hands it what
     // that peer sent.
     std::map<Ipv4Address, Ptr<Socket>> byLocal;
-    for (auto& [id, peer] : m_node->m_peers)
+    for (auto& [id, peer] : m_bs->GetPeers())
     {
         Ptr<Socket>& udp = byLocal[peer.local];
         if (!udp)
@@ -551,7 +552,7 @@ EdgeLlmBackhaulTransport::StartDatagramStreams(uint16_t port, bool control)
         Ptr<KvDatagramSocket> stream = CreateObject<KvDatagramSocket>();
         stream->SetNode(m_node->GetNode());
         // Paced at what the flow gets alone (above the FIFO rate on a fair queue).
-        SetPacing(stream, peer.LoneFlowBitRate(m_node->PathPlanning(), true));
+        SetPacing(stream, peer.LoneFlowBitRate(m_bs->PathPlanning(), true));
         stream->SetAttribute("DatagramPayload",
                              UintegerValue(mtu - UDP_IP_OVERHEAD - KvDatagramHeader::DATA_SIZE));
         stream->SetAttribute("SndBufSize", UintegerValue(m_bufferInUse));
@@ -562,8 +563,7 @@ EdgeLlmBackhaulTransport::StartDatagramStreams(uint16_t port, bool control)
             // Control messages only: no KV job, so no scheduler and no KV callbacks.
             peer.controlStream = stream;
             peer.control = CreateObject<KvTransferConnection>();
-            peer.control->SetMessageCallback(
-                compat::Bind(MakeCallback(&EdgeLlmNode::OnBackhaulMessage, m_node), id, true));
+            peer.control->SetMessageCallback(compat::Bind(m_bs->GetMessageHandler(), id, true));
             peer.control->SetSocket(stream, true);
         }
         else
@@ -590,7 +590,7 @@ EdgeLlmBackhaulTransport::HandleBackhaulDatagram(bool control, Ptr<Socket> socke
     {
         const Ipv4Address addr = InetSocketAddress::ConvertFrom(from).GetIpv4();
         Ptr<KvDatagramSocket> target;
-        for (auto& [id, peer] : m_node->m_peers)
+        for (auto& [id, peer] : m_bs->GetPeers())
         {
             if (peer.remote == addr)
             {
@@ -600,8 +600,8 @@ EdgeLlmBackhaulTransport::HandleBackhaulDatagram(bool control, Ptr<Socket> socke
         }
         if (!target)
         {
-            NS_LOG_WARN("cell " << m_node->m_cellId << ": backhaul datagram from unknown " << addr
-                                << " dropped");
+            NS_LOG_WARN("cell " << m_node->GetCellId() << ": backhaul datagram from unknown "
+                                << addr << " dropped");
             continue;
         }
         target->ReceiveDatagram(packet);
@@ -618,16 +618,16 @@ void
 EdgeLlmBackhaulTransport::HandleNewConnection(Ptr<Socket> socket, const Address& from)
 {
     const Ipv4Address addr = InetSocketAddress::ConvertFrom(from).GetIpv4();
-    for (auto& [id, peer] : m_node->m_peers)
+    for (auto& [id, peer] : m_bs->GetPeers())
     {
         if (peer.remote == addr)
         {
-            NS_LOG_INFO("cell " << m_node->m_cellId << ": backhaul connection from cell " << id);
+            NS_LOG_INFO("cell " << m_node->GetCellId() << ": backhaul connection from cell " << id);
             peer.connection->SetReceiveSocket(socket);
             return;
         }
     }
-    NS_LOG_WARN("cell " << m_node->m_cellId << ": backhaul connection from unknown " << addr
+    NS_LOG_WARN("cell " << m_node->GetCellId() << ": backhaul connection from unknown " << addr
                         << " closed");
     socket->Close();
 }

@@ -4,6 +4,7 @@
 #ifndef EDGE_LLM_BACKHAUL_TRANSPORT_H
 #define EDGE_LLM_BACKHAUL_TRANSPORT_H
 
+#include "edge-llm-bs-state.h"
 #include "edge-llm-node.h"
 
 #include <cstdint>
@@ -44,7 +45,7 @@ class EdgeLlmBackhaulTransport : public Object
      * \brief Create the backhaul transport of \p node.
      * \param node the BS (owns this transport and outlives it)
      */
-    explicit EdgeLlmBackhaulTransport(EdgeLlmNode* node);
+    EdgeLlmBackhaulTransport(EdgeLlmNode* node, EdgeLlmBsState* state);
 
     /// \return the Transport attribute
     EdgeLlmNode::Transport GetTransport() const;
@@ -123,7 +124,9 @@ class EdgeLlmBackhaulTransport : public Object
     /// Choose m_bufferInUse and warn where it caps a link below its rate.
     void SizeBackhaulBuffers();
 
-    EdgeLlmNode* m_node;                                               //!< The BS (owner)
+    EdgeLlmNode* m_node; //!< The BS (owner)
+
+    EdgeLlmBsState* m_bs; //!< What the BS's parts share (owned by the BS)
     EdgeLlmNode::Transport m_transport{EdgeLlmNode::TCP};              //!< Transport
     EdgeLlmNode::ControlChannel m_controlChannel{EdgeLlmNode::SHARED}; //!< ControlChannel
     uint16_t m_backhaulPort{EdgeLlmNode::DEFAULT_BACKHAUL_PORT};       //!< BackhaulPort

@@ -4,6 +4,7 @@
 #include "edge-llm-node.h"
 
 #include "edge-llm-backhaul-transport.h"
+#include "edge-llm-bs-state.h"
 #include "edge-llm-compat.h"
 #include "edge-llm-limits.h"
 #include "edge-llm-pre-transfer-role.h"
@@ -209,13 +210,25 @@ EdgeLlmNode::EdgeLlmNode()
       m_decodeRate(100.0),
       m_tokenBytes(4),
       m_uePort(9000),
-      m_source(CreateObject<EdgeLlmSourceRole>(this)),
-      m_target(CreateObject<EdgeLlmTargetRole>(this)),
-      m_preTransfer(CreateObject<EdgeLlmPreTransferRole>(this)),
-      m_backhaul(CreateObject<EdgeLlmBackhaulTransport>(this))
+      m_state(std::make_unique<EdgeLlmBsState>(this, &m_stateTrace)),
+      m_source(CreateObject<EdgeLlmSourceRole>(this, m_state.get())),
+      m_target(CreateObject<EdgeLlmTargetRole>(this, m_state.get())),
+      m_preTransfer(CreateObject<EdgeLlmPreTransferRole>(this, m_state.get())),
+      m_backhaul(CreateObject<EdgeLlmBackhaulTransport>(this, m_state.get()))
 {
     NS_LOG_FUNCTION(this);
     m_gpu = CreateObject<PrefillEngine>();
+    m_state->SetParts(PeekPointer(m_source),
+                      PeekPointer(m_target),
+                      PeekPointer(m_preTransfer),
+                      PeekPointer(m_backhaul));
+    EdgeLlmBsState::Actions actions;
+    actions.startDecoding = [this](Session& s, Time first) { StartDecoding(s, first); };
+    actions.lose = [this](Session& s, uint16_t cellId, LossReason reason) {
+        LoseSession(s, cellId, reason);
+    };
+    actions.backhaulMessage = MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this);
+    m_state->SetNode(actions, {&m_cancelledTrace, &m_refusedTrace, &m_lostTrace});
 }
 
 EdgeLlmNode::~EdgeLlmNode()
@@ -226,7 +239,7 @@ EdgeLlmNode::~EdgeLlmNode()
 void
 EdgeLlmNode::DoDispose()
 {
-    for (auto& [id, peer] : m_peers)
+    for (auto& [id, peer] : m_state->GetPeers())
     {
         if (peer.connection)
         {
@@ -245,13 +258,9 @@ EdgeLlmNode::DoDispose()
             peer.controlStream->Dispose();
         }
     }
-    m_peers.clear();
+    m_state->ClearPeers();
     m_backhaul->Dispose();
-    for (auto& [id, s] : m_sessions)
-    {
-        s.decodeEvent.Cancel();
-    }
-    m_sessions.clear();
+    m_state->ClearSessions();
     m_scheduler = nullptr;
     m_gpu = nullptr;
     m_ueSocket = nullptr;
@@ -267,7 +276,7 @@ EdgeLlmNode::GetCellId() const
 uint64_t
 EdgeLlmNode::GetLostSessions() const
 {
-    return m_lostSessions;
+    return m_state->GetLostSessions();
 }
 
 uint64_t
@@ -279,19 +288,32 @@ EdgeLlmNode::GetPreTransferHeldBytes() const
 uint64_t
 EdgeLlmNode::GetPreTransferBytesSent() const
 {
-    return SumOverConnections(m_peers, &KvTransferConnection::GetBackgroundBytesSent);
+    return SumOverConnections(m_state->GetPeers(), &KvTransferConnection::GetBackgroundBytesSent);
 }
 
 uint64_t
 EdgeLlmNode::GetPreTransferBytesReceived() const
 {
-    return SumOverConnections(m_peers, &KvTransferConnection::GetBackgroundBytesReceived);
+    return SumOverConnections(m_state->GetPeers(),
+                              &KvTransferConnection::GetBackgroundBytesReceived);
 }
 
 LlmModelProfile
 EdgeLlmNode::GetModelProfile() const
 {
     return LlmModelProfile::FromPreset(m_modelName, m_kvBits);
+}
+
+uint32_t
+EdgeLlmNode::GetKvBits() const
+{
+    return m_kvBits;
+}
+
+double
+EdgeLlmNode::GetDecodeRate() const
+{
+    return m_decodeRate;
 }
 
 Ptr<HandoverScheduler>
@@ -350,22 +372,22 @@ EdgeLlmNode::GetParts()
 Ptr<KvTransferConnection>
 EdgeLlmNode::GetConnection(uint16_t peerCellId) const
 {
-    auto it = m_peers.find(peerCellId);
-    return it == m_peers.end() ? nullptr : it->second.connection;
+    const Peer* peer = m_state->FindPeer(peerCellId);
+    return peer ? peer->connection : nullptr;
 }
 
 Ptr<KvTransferConnection>
 EdgeLlmNode::GetControlConnection(uint16_t peerCellId) const
 {
-    auto it = m_peers.find(peerCellId);
-    return it == m_peers.end() ? nullptr : it->second.Control();
+    const Peer* peer = m_state->FindPeer(peerCellId);
+    return peer ? peer->Control() : nullptr;
 }
 
 Ptr<KvDatagramSocket>
 EdgeLlmNode::GetDatagramSocket(uint16_t peerCellId) const
 {
-    auto it = m_peers.find(peerCellId);
-    return it == m_peers.end() ? nullptr : it->second.datagram;
+    const Peer* peer = m_state->FindPeer(peerCellId);
+    return peer ? peer->datagram : nullptr;
 }
 
 void
@@ -391,7 +413,7 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId,
         compat::Bind(MakeCallback(&EdgeLlmNode::OnBackhaulMessage, this), peerCellId, false));
     peer.connection->SetKvBytesCallback(MakeCallback(&EdgeLlmNode::OnKvBytes, this));
     peer.connection->SetTransferSentCallback(MakeCallback(&EdgeLlmNode::OnTransferSent, this));
-    m_peers[peerCellId] = peer;
+    m_state->AddPeer(peerCellId) = peer;
 }
 
 void
@@ -418,7 +440,7 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId, const PeerPath& path)
                             << " in [0, rate) bit/s");
     }
     AddPeer(peerCellId, path.local, path.remote, path.rate);
-    Peer& peer = m_peers.at(peerCellId);
+    Peer& peer = m_state->GetPeer(peerCellId);
     peer.hasPath = true;
     peer.pathDelay = path.delay;
     peer.pathMtu = path.mtu;
@@ -429,9 +451,7 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId, const PeerPath& path)
 double
 EdgeLlmNode::GetPlanningBitRate(uint16_t peerCellId) const
 {
-    const auto it = m_peers.find(peerCellId);
-    NS_ABORT_MSG_IF(it == m_peers.end(), "EdgeLlmNode::GetPlanningBitRate: no peer " << peerCellId);
-    return it->second.PlanningBitRate(PathPlanning());
+    return m_state->GetPeer(peerCellId).PlanningBitRate(PathPlanning());
 }
 
 EdgeLlmNode::PlanningCrossTraffic
@@ -457,38 +477,11 @@ EdgeLlmNode::ExpectHandover(uint64_t sessionId, uint16_t targetCellId, Time when
     }
 }
 
-EdgeLlmNode::PathShare
-EdgeLlmNode::ShareOfPath(uint16_t peerCellId, const std::set<uint16_t>& concurrent) const
-{
-    // The KV flows on a link: the concurrent peers with it on their path.
-    auto flowsOn = [this, &concurrent](uint32_t link) {
-        uint32_t users = 0;
-        for (uint16_t other : concurrent)
-        {
-            const auto it = m_peers.find(other);
-            if (it != m_peers.end() &&
-                std::find(it->second.links.begin(), it->second.links.end(), link) !=
-                    it->second.links.end())
-            {
-                ++users;
-            }
-        }
-        return users;
-    };
-    const Peer& peer = m_peers.at(peerCellId);
-    PathShare share;
-    share.sharers = peer.BusiestLinkFlows(flowsOn);
-    share.wireBitRate = peer.KvFlowBitRate(flowsOn, PathPlanning());
-    return share;
-}
-
 double
 EdgeLlmNode::KvFlowBitRate(uint16_t peerCellId,
                            const std::function<uint32_t(uint32_t)>& flowsOn) const
 {
-    const auto it = m_peers.find(peerCellId);
-    NS_ABORT_MSG_IF(it == m_peers.end(), "EdgeLlmNode::KvFlowBitRate: no peer " << peerCellId);
-    return it->second.KvFlowBitRate(flowsOn, PathPlanning());
+    return m_state->GetPeer(peerCellId).KvFlowBitRate(flowsOn, PathPlanning());
 }
 
 std::string
@@ -548,7 +541,7 @@ std::string
 EdgeLlmNode::CheckPeers() const
 {
     std::ostringstream error;
-    for (const auto& [id, peer] : m_peers)
+    for (const auto& [id, peer] : m_state->GetPeers())
     {
         if (GetPlanningCrossTraffic() == MEASURED &&
             (peer.hops.empty() ||
@@ -585,7 +578,7 @@ EdgeLlmNode::StartApplication()
     const std::string error = CheckConfiguration();
     NS_ABORT_MSG_IF(!error.empty(), error);
     m_scheduler->BindToBs(GetNode()->GetId());
-    m_profile = LlmModelProfile::FromPreset(m_modelName, m_kvBits);
+    m_state->SetProfile(LlmModelProfile::FromPreset(m_modelName, m_kvBits));
     m_backhaul->SizeBuffers();
     m_ueSocket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     NS_ABORT_MSG_IF(m_ueSocket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_uePort)) != 0,
@@ -598,7 +591,7 @@ void
 EdgeLlmNode::StopApplication()
 {
     NS_LOG_FUNCTION(this);
-    for (auto& [id, s] : m_sessions)
+    for (auto& [id, s] : m_state->GetSessions())
     {
         s.decodeEvent.Cancel();
     }
@@ -638,7 +631,7 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
             NS_LOG_WARN("cell " << m_cellId << ": prompt with zero tokens ignored");
             continue;
         }
-        if (!m_prompted.insert(prompt.sessionId).second)
+        if (!m_state->NotePrompted(prompt.sessionId))
         {
             // A UE's PromptRetry: the first copy opened the session already (it may have
             // handed over since: a late copy must not open it again).
@@ -646,7 +639,7 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
                                 << " again, ignored");
             continue;
         }
-        Session& s = CreateSession(prompt.sessionId, PREFILLING);
+        Session& s = m_state->CreateSession(prompt.sessionId, PREFILLING);
         s.ueAddress = InetSocketAddress::ConvertFrom(from).GetIpv4();
         s.uePort = prompt.replyPort;
         s.promptTokens = prompt.promptTokens;
@@ -673,12 +666,12 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
 void
 EdgeLlmNode::OnPromptPrefilled(uint64_t sessionId)
 {
-    auto it = m_sessions.find(sessionId);
-    if (it == m_sessions.end() || it->second.GetState() != PREFILLING)
+    Session* s = m_state->FindSession(sessionId);
+    if (!s || s->GetState() != PREFILLING)
     {
         return; // handed over meanwhile
     }
-    StartDecoding(it->second, Simulator::Now() + Seconds(1.0 / m_decodeRate));
+    StartDecoding(*s, Simulator::Now() + Seconds(1.0 / m_decodeRate));
 }
 
 void
@@ -701,7 +694,7 @@ EdgeLlmNode::StartDecoding(Session& session, Time firstToken)
 void
 EdgeLlmNode::DecodeToken(uint64_t sessionId)
 {
-    Session& s = m_sessions.at(sessionId);
+    Session& s = m_state->GetSession(sessionId);
     ++s.generated;
     EdgeLlmTokenHeader token;
     token.sessionId = s.id;
@@ -727,12 +720,12 @@ EdgeLlmNode::DecodeToken(uint64_t sessionId)
 uint64_t
 EdgeLlmNode::PredictContextAt(uint64_t sessionId, Time t) const
 {
-    auto it = m_sessions.find(sessionId);
-    if (it == m_sessions.end())
+    const Session* found = m_state->FindSession(sessionId);
+    if (!found)
     {
         return 0;
     }
-    const Session& s = it->second;
+    const Session& s = *found;
     if (s.GetState() == HANDED_OVER || s.GetState() == RESTORING || s.GetState() == REDIRECTING ||
         s.GetState() == LOST)
     {
@@ -761,14 +754,14 @@ void
 EdgeLlmNode::NotifyHandoverFailure(uint64_t sessionId)
 {
     NS_LOG_FUNCTION(this << sessionId);
-    auto it = m_sessions.find(sessionId);
-    if (it == m_sessions.end())
+    Session* s = m_state->FindSession(sessionId);
+    if (!s)
     {
         return;
     }
-    if (!m_target->OnHandoverFailure(it->second))
+    if (!m_target->OnHandoverFailure(*s))
     {
-        m_source->OnHandoverFailure(it->second);
+        m_source->OnHandoverFailure(*s);
     }
 }
 
@@ -831,7 +824,7 @@ EdgeLlmNode::OpenSession(uint64_t sessionId, uint64_t contextTokens, uint32_t ne
 {
     NS_ABORT_MSG_IF(contextTokens < 1 || contextTokens > UINT32_MAX,
                     "EdgeLlmNode::OpenSession: context must be in [1, 2^32 - 1] tokens");
-    Session& s = CreateSession(sessionId, FINISHED); // its context is built; no UE stream
+    Session& s = m_state->CreateSession(sessionId, FINISHED); // its context is built; no UE stream
     s.promptTokens = static_cast<uint32_t>(contextTokens);
     s.maxNewTokens = newTokens;               // decoded after a handover (none generated here)
     m_preTransfer->OnSessionReady(sessionId); // a likely handover noted before
@@ -981,15 +974,6 @@ EdgeLlmNode::ToString(SessionState state)
     return EdgeLlmSession::ToString(state);
 }
 
-EdgeLlmNode::Session&
-EdgeLlmNode::CreateSession(uint64_t sessionId, SessionState initial)
-{
-    auto [it, added] =
-        m_sessions.insert_or_assign(sessionId,
-                                    EdgeLlmSession(sessionId, m_cellId, &m_stateTrace, initial));
-    return it->second;
-}
-
 void
 EdgeLlmNode::LoseSession(Session& s, uint16_t cellId, LossReason reason)
 {
@@ -1001,8 +985,7 @@ EdgeLlmNode::LoseSession(Session& s, uint16_t cellId, LossReason reason)
         m_target->SendStatus(s.id, KvTransferStatusHeader::LOST); // the source forgets its copy
     }
     s.SwitchToState(LOST);
-    ++m_lostSessions;
-    m_lostTrace(s.id, cellId, reason);
+    m_state->TraceLost(s.id, cellId, reason);
 }
 
 } // namespace ns3

@@ -38,6 +38,7 @@ class EdgeLlmSourceRole;
 class EdgeLlmTargetRole;
 class EdgeLlmPreTransferRole;
 class EdgeLlmBackhaulTransport;
+class EdgeLlmBsState;
 
 /**
  * \ingroup edge-llm
@@ -453,6 +454,10 @@ class EdgeLlmNode : public Application
     uint64_t GetPreTransferBytesReceived() const;
     /// \return the LLM's KV geometry
     LlmModelProfile GetModelProfile() const;
+    /// \return KvBits: q, bits per KV element (16, 8 or 4)
+    uint32_t GetKvBits() const;
+    /// \return DecodeRate: tokens per second each session decodes
+    double GetDecodeRate() const;
     /// \return the handover policy
     Ptr<HandoverScheduler> GetScheduler() const;
     /// \return the GPU
@@ -534,15 +539,6 @@ class EdgeLlmNode : public Application
     /// One LLM session (its fields, state and StateTransition trace)
     using Session = EdgeLlmSession;
 
-    /**
-     * \brief Create session \p sessionId here in its first state (no transition traced),
-     *        replacing a stale one of the same id (e.g. from an earlier visit of the UE).
-     * \param sessionId the session
-     * \param initial its first state
-     * \return the session, kept by id until this BS is disposed
-     */
-    Session& CreateSession(uint64_t sessionId, SessionState initial);
-
     /// A backhaul peer: its path, connections and the rates a KV flow gets on it
     using Peer = EdgeLlmPeer;
 
@@ -573,22 +569,6 @@ class EdgeLlmNode : public Application
     /// PlanningCrossTraffic=Measured, MTU (\return "" or the first error)
     std::string CheckPeers() const;
 
-    /// What one KV flow to a peer gets of its path among concurrent flows to other peers.
-    struct PathShare
-    {
-        uint32_t sharers{1};   //!< Of the concurrent peers, those on the path's busiest link
-        double wireBitRate{0}; //!< The flow's wire rate (KvFlowBitRate), bit/s
-    };
-
-    /**
-     * \param peerCellId a peer's cell id
-     * \param concurrent cell ids of the peers with a KV flow at the same time (with \p
-     *        peerCellId): a source's concurrent targets, or a target's inbound sources
-     *        (this BS's paths to them carry the same links)
-     * \return the share of the path to \p peerCellId one KV flow gets among them
-     */
-    PathShare ShareOfPath(uint16_t peerCellId, const std::set<uint16_t>& concurrent) const;
-
     // Attributes
     uint16_t m_cellId;                  //!< Cell id
     std::string m_modelName;            //!< LLM preset
@@ -599,11 +579,7 @@ class EdgeLlmNode : public Application
     Ptr<HandoverScheduler> m_scheduler; //!< Policy
     Ptr<PrefillEngine> m_gpu;           //!< GPU
 
-    LlmModelProfile m_profile;              //!< Resolved at start
-    Ptr<Socket> m_ueSocket;                 //!< UDP, prompts in, tokens out
-    std::map<uint16_t, Peer> m_peers;       //!< By cell id
-    std::map<uint64_t, Session> m_sessions; //!< By session id
-    std::set<uint64_t> m_prompted;          //!< Sessions whose prompt arrived here
+    Ptr<Socket> m_ueSocket; //!< UDP, prompts in, tokens out
 
     TracedCallback<uint64_t, uint16_t, uint64_t> m_sessionStartedTrace; //!< SessionStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;      //!< TransferCancelled
@@ -612,14 +588,12 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;         //!< SessionLost
     /// StateTransition
     TracedCallback<uint64_t, uint16_t, SessionState, SessionState> m_stateTrace;
-    uint64_t m_lostSessions{0}; //!< SessionLost count
-    bool m_promptsOnGpu{true};  //!< PrefillPromptsOnGpu
-    Time m_warmDecodeStart;     //!< WarmDecodeStart
+    bool m_promptsOnGpu{true}; //!< PrefillPromptsOnGpu
+    Time m_warmDecodeStart;    //!< WarmDecodeStart
 
-    friend class EdgeLlmSourceRole;
-    friend class EdgeLlmTargetRole;
-    friend class EdgeLlmPreTransferRole;
-    friend class EdgeLlmBackhaulTransport;
+    /// What the parts share: the sessions, the peers, the KV geometry (created first,
+    /// destroyed last: the parts hold it)
+    std::unique_ptr<EdgeLlmBsState> m_state;
     Ptr<EdgeLlmSourceRole> m_source; //!< Source session role (attribute SourceRole)
     Ptr<EdgeLlmTargetRole> m_target; //!< Target session role (attribute TargetRole)
     /// Proactive pre-transfer, both sides

@@ -20,7 +20,7 @@ namespace ns3
 NS_LOG_COMPONENT_DEFINE("EdgeLlmPreTransferRole");
 
 bool
-EdgeLlmPreTransferRole::Servable(const EdgeLlmNode::Session& s)
+EdgeLlmPreTransferRole::Servable(const EdgeLlmSession& s)
 {
     return s.GetState() == EdgeLlmNode::DECODING ||
            (s.GetState() == EdgeLlmNode::FINISHED && s.ueAddress == Ipv4Address());
@@ -73,15 +73,16 @@ EdgeLlmPreTransferRole::GetTypeId()
     return tid;
 }
 
-EdgeLlmPreTransferRole::EdgeLlmPreTransferRole(EdgeLlmNode* node)
-    : m_node(node)
+EdgeLlmPreTransferRole::EdgeLlmPreTransferRole(EdgeLlmNode* node, EdgeLlmBsState* state)
+    : m_node(node),
+      m_bs(state)
 {
 }
 
 std::optional<PreTransferSettings>
 EdgeLlmPreTransferRole::GetSettings() const
 {
-    return m_node->m_scheduler ? m_node->m_scheduler->GetPreTransfer() : std::nullopt;
+    return m_node->GetScheduler() ? m_node->GetScheduler()->GetPreTransfer() : std::nullopt;
 }
 
 KvPreTransferStore&
@@ -121,16 +122,15 @@ EdgeLlmPreTransferRole::Interval() const
 bool
 EdgeLlmPreTransferRole::SharesLink(uint16_t a, uint16_t b) const
 {
-    const auto pa = m_node->m_peers.find(a);
-    const auto pb = m_node->m_peers.find(b);
-    if (pa == m_node->m_peers.end() || pb == m_node->m_peers.end())
+    EdgeLlmPeer* pa = m_bs->FindPeer(a);
+    EdgeLlmPeer* pb = m_bs->FindPeer(b);
+    if (!pa || !pb)
     {
         return false;
     }
-    for (uint32_t link : pa->second.links)
+    for (uint32_t link : pa->links)
     {
-        if (std::find(pb->second.links.begin(), pb->second.links.end(), link) !=
-            pb->second.links.end())
+        if (std::find(pb->links.begin(), pb->links.end(), link) != pb->links.end())
         {
             return true;
         }
@@ -148,7 +148,7 @@ EdgeLlmPreTransferRole::Paused(uint16_t target) const
     }
     // This BS's own handover transfers on paths sharing a link (on the same path the
     // connection already sends the background job last).
-    for (const auto& [cell, peer] : m_node->m_peers)
+    for (const auto& [cell, peer] : m_bs->GetPeers())
     {
         if (cell != target && peer.connection && peer.connection->HasHandoverJobs() &&
             SharesLink(cell, target))
@@ -166,7 +166,7 @@ EdgeLlmPreTransferRole::Gate()
     {
         if (!o.sent && Paused(o.target))
         {
-            m_node->m_peers.at(o.target).connection->SetSlotBudget(JobId(id), 0);
+            m_bs->GetPeer(o.target).connection->SetSlotBudget(JobId(id), 0);
         }
     }
 }
@@ -202,7 +202,7 @@ EdgeLlmPreTransferRole::Guard()
 {
     // Sources of handover transfers into this BS with KV bytes still to come.
     std::set<uint16_t> inbound;
-    for (const auto& [id, s] : m_node->m_sessions)
+    for (const auto& [id, s] : m_bs->GetSessions())
     {
         if (s.GetState() == EdgeLlmNode::RESTORING && s.ReceivedKvBytes() < s.expectedKvBytes)
         {
@@ -245,7 +245,7 @@ uint64_t
 EdgeLlmPreTransferRole::JobId(uint64_t sessionId) const
 {
     const std::optional<PreTransferSettings> policy = GetSettings();
-    const bool entries = policy && m_node->m_scheduler->AllocatesSlots();
+    const bool entries = policy && m_node->GetScheduler()->AllocatesSlots();
     return sessionId | KvFrameHeader::PRE_TRANSFER_BIT |
            (entries ? KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT : 0);
 }
@@ -257,7 +257,7 @@ EdgeLlmPreTransferRole::KvBytes(const Incoming& in) const
     {
         return in.arrived;
     }
-    return KvTransferConnection::EntryKvBytes(in.arrived, m_node->m_profile.BytesPerEntry());
+    return KvTransferConnection::EntryKvBytes(in.arrived, m_bs->GetProfile().BytesPerEntry());
 }
 
 void
@@ -266,15 +266,15 @@ EdgeLlmPreTransferRole::Send(uint16_t peerCellId,
                              uint64_t sessionId,
                              uint64_t bytes)
 {
-    auto peer = m_node->m_peers.find(peerCellId);
-    if (peer == m_node->m_peers.end())
+    EdgeLlmPeer* peer = m_bs->FindPeer(peerCellId);
+    if (!peer)
     {
         return;
     }
     KvTransferCompleteHeader m;
     m.sessionId = sessionId;
     m.totalBytes = bytes;
-    peer->second.Control()->SendMessage(type, m, 0);
+    peer->Control()->SendMessage(type, m, 0);
 }
 
 // ---------------------------------------------------------------------------
@@ -292,27 +292,27 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
                     "ns3::PreTransferScheduler::YieldToHandovers false is modelled at flow level "
                     "only (PreTransferFluidScenario); at packet level a pre-transfer uses idle "
                     "capacity (true)");
-    if (targetCellId == m_node->m_cellId || !m_node->m_peers.count(targetCellId))
+    if (targetCellId == m_node->GetCellId() || !m_bs->HasPeer(targetCellId))
     {
         return;
     }
-    auto sit = m_node->m_sessions.find(sessionId);
-    if (sit == m_node->m_sessions.end() || sit->second.GetState() == EdgeLlmNode::PREFILLING)
+    EdgeLlmSession* sit = m_bs->FindSession(sessionId);
+    if (!sit || sit->GetState() == EdgeLlmNode::PREFILLING)
     {
         // Its prompt has not reached this BS yet, or is being prefilled: once it decodes.
         m_waiting[sessionId] = targetCellId;
         return;
     }
-    if (!Servable(sit->second))
+    if (!Servable(*sit))
     {
         return;
     }
-    if (sit->second.sourceCellId == targetCellId &&
-        Simulator::Now() < sit->second.handoverTime + policy->pingPongTime)
+    if (sit->sourceCellId == targetCellId &&
+        Simulator::Now() < sit->handoverTime + policy->pingPongTime)
     {
         // Back to the cell it just left (PingPongTime): an A3 trigger with a negative
         // offset holds there right after the handover; a later report starts it.
-        NS_LOG_INFO("cell " << m_node->m_cellId << ": no pre-transfer of session " << sessionId
+        NS_LOG_INFO("cell " << m_node->GetCellId() << ": no pre-transfer of session " << sessionId
                             << " back to cell " << targetCellId << " within PingPongTime");
         return;
     }
@@ -330,11 +330,11 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
     {
         End(sessionId); // the likely target changed
     }
-    const EdgeLlmNode::Session& s = sit->second;
+    const EdgeLlmSession& s = *sit;
     Outgoing o;
     o.target = targetCellId;
     o.tokens = uint64_t{s.promptTokens} + s.generated;
-    o.bytes = o.tokens * m_node->m_profile.BytesPerToken();
+    o.bytes = o.tokens * m_bs->GetProfile().BytesPerToken();
     if (o.bytes == 0)
     {
         return;
@@ -343,7 +343,7 @@ EdgeLlmPreTransferRole::OnHandoverLikely(uint64_t sessionId, uint16_t targetCell
     Send(targetCellId, KvFrameHeader::PRE_TRANSFER_START, sessionId, o.bytes);
     Queue(sessionId, targetCellId, o.bytes);
     m_preStartedTrace(sessionId, targetCellId, o.tokens);
-    NS_LOG_INFO("cell " << m_node->m_cellId << ": pre-transfer of session " << sessionId << " ("
+    NS_LOG_INFO("cell " << m_node->GetCellId() << ": pre-transfer of session " << sessionId << " ("
                         << o.tokens << " tokens) to cell " << targetCellId);
     m_pacing.Cancel();
     Pace();
@@ -357,8 +357,8 @@ EdgeLlmPreTransferRole::Pace()
     std::vector<uint64_t> gone;
     for (const auto& [id, o] : m_out)
     {
-        auto sit = m_node->m_sessions.find(id);
-        if (sit == m_node->m_sessions.end() || !Servable(sit->second))
+        EdgeLlmSession* sit = m_bs->FindSession(id);
+        if (!sit || !Servable(*sit))
         {
             gone.push_back(id);
         }
@@ -373,13 +373,13 @@ EdgeLlmPreTransferRole::Pace()
         // size), the job grows (or a new one starts if every byte had gone).
         for (auto& [id, o] : m_out)
         {
-            const EdgeLlmNode::Session& s = m_node->m_sessions.at(id);
+            const EdgeLlmSession& s = m_bs->GetSession(id);
             const uint64_t tokens = uint64_t{s.promptTokens} + s.generated;
             if (tokens <= o.tokens)
             {
                 continue;
             }
-            const uint64_t more = (tokens - o.tokens) * m_node->m_profile.BytesPerToken();
+            const uint64_t more = (tokens - o.tokens) * m_bs->GetProfile().BytesPerToken();
             o.tokens = tokens;
             o.bytes += more;
             o.sent = false;
@@ -401,7 +401,7 @@ EdgeLlmPreTransferRole::Pace()
         }
         const double bytes = policy->rateShare * m_node->GetPlanningBitRate(o.target) / 8.0 *
                              interval.GetSeconds() / sending[o.target];
-        m_node->m_peers.at(o.target).connection->SetSlotBudget(
+        m_bs->GetPeer(o.target).connection->SetSlotBudget(
             JobId(id),
             Paused(o.target) ? 0 : static_cast<uint64_t>(std::max(1.0, bytes)));
     }
@@ -416,7 +416,7 @@ EdgeLlmPreTransferRole::Pace()
 void
 EdgeLlmPreTransferRole::Queue(uint64_t sessionId, uint16_t targetCellId, uint64_t bytes)
 {
-    Ptr<KvTransferConnection> connection = m_node->m_peers.at(targetCellId).connection;
+    Ptr<KvTransferConnection> connection = m_bs->GetPeer(targetCellId).connection;
     const uint64_t id = JobId(sessionId);
     if (connection->Extend(id, bytes))
     {
@@ -432,7 +432,7 @@ EdgeLlmPreTransferRole::Queue(uint64_t sessionId, uint16_t targetCellId, uint64_
     if (id & KvFrameHeader::PRE_TRANSFER_ENTRIES_BIT)
     {
         // Importance order, as the slot policy inside sends the rest (ImpactHO Sec. VI-E).
-        job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BytesPerEntry());
+        job.entryBytes = static_cast<uint32_t>(m_bs->GetProfile().BytesPerEntry());
     }
     connection->AddTransfer(job);
 }
@@ -446,7 +446,7 @@ EdgeLlmPreTransferRole::Stop(uint64_t sessionId)
         return o.bytes;
     }
     // The queued job holds the bytes announced since the last time every byte was sent.
-    return o.sentBefore + m_node->m_peers.at(o.target).connection->Cancel(JobId(sessionId));
+    return o.sentBefore + m_bs->GetPeer(o.target).connection->Cancel(JobId(sessionId));
 }
 
 void
@@ -459,7 +459,7 @@ EdgeLlmPreTransferRole::End(uint64_t sessionId)
 }
 
 uint64_t
-EdgeLlmPreTransferRole::OnHandover(const EdgeLlmNode::Session& s, uint16_t targetCellId)
+EdgeLlmPreTransferRole::OnHandover(const EdgeLlmSession& s, uint16_t targetCellId)
 {
     m_refused.erase(s.id); // a later likely handover may try again
     m_waiting.erase(s.id); // noticed, but it handed over before decoding here
@@ -548,7 +548,7 @@ EdgeLlmPreTransferRole::OnStart(uint16_t peerCellId, const KvTransferCompleteHea
     if (m.totalBytes > Store().GetCapacity())
     {
         // Larger than the whole memory: refused, as an eviction.
-        NS_LOG_INFO("cell " << m_node->m_cellId << ": pre-transfer of session " << m.sessionId
+        NS_LOG_INFO("cell " << m_node->GetCellId() << ": pre-transfer of session " << m.sessionId
                             << " (" << m.totalBytes << " B) exceeds KvMemoryCapacity");
         Send(peerCellId, KvFrameHeader::PRE_TRANSFER_EVICTED, m.sessionId, 0);
         m_preEvictedTrace(m.sessionId, peerCellId, 0);
@@ -603,7 +603,7 @@ EdgeLlmPreTransferRole::OnCommit(uint16_t peerCellId, const KvTransferCompleteHe
     {
         // Evicted while the commit was on its way: the source counted tokens this BS no
         // longer holds. The restore cannot be completed from them; traced, not hidden.
-        NS_LOG_WARN("cell " << m_node->m_cellId << ": PRE_TRANSFER_COMMIT of session "
+        NS_LOG_WARN("cell " << m_node->GetCellId() << ": PRE_TRANSFER_COMMIT of session "
                             << m.sessionId << " from cell " << peerCellId
                             << " for bytes no longer held");
         m_preLostTrace(m.sessionId, peerCellId, m.totalBytes);
@@ -625,7 +625,7 @@ EdgeLlmPreTransferRole::Use(uint64_t sessionId)
 {
     const Incoming in = m_in.at(sessionId);
     m_in.erase(sessionId);
-    const uint64_t perToken = m_node->m_profile.BytesPerToken();
+    const uint64_t perToken = m_bs->GetProfile().BytesPerToken();
     const uint64_t tokens = in.committedBytes / perToken;
     m_preUsedTrace(sessionId, in.source, tokens);
     // Entries: every one is used (the importance order goes on after them).
@@ -634,7 +634,7 @@ EdgeLlmPreTransferRole::Use(uint64_t sessionId)
     {
         m_preWastedTrace(sessionId, in.source, waste); // a partial token
     }
-    m_node->m_target->ResumeIfRestored(sessionId);
+    m_bs->Target().ResumeIfRestored(sessionId);
 }
 
 uint64_t

@@ -4,6 +4,7 @@
 #ifndef EDGE_LLM_PRE_TRANSFER_ROLE_H
 #define EDGE_LLM_PRE_TRANSFER_ROLE_H
 
+#include "edge-llm-bs-state.h"
 #include "edge-llm-node.h"
 #include "handover-scheduler.h"
 #include "kv-pre-transfer-store.h"
@@ -67,7 +68,7 @@ class EdgeLlmPreTransferRole : public Object
     /**
      * \param node the BS (owns this role and outlives it)
      */
-    explicit EdgeLlmPreTransferRole(EdgeLlmNode* node);
+    EdgeLlmPreTransferRole(EdgeLlmNode* node, EdgeLlmBsState* state);
 
     /// \return the node's scheduler's pre-transfer settings (empty: it sends nothing ahead)
     std::optional<PreTransferSettings> GetSettings() const;
@@ -89,7 +90,7 @@ class EdgeLlmPreTransferRole : public Object
      *         policy's plan leaves out their whole tokens, a slot policy counts them as
      *         sent), 0 if none or another target
      */
-    uint64_t OnHandover(const EdgeLlmNode::Session& s, uint16_t targetCellId);
+    uint64_t OnHandover(const EdgeLlmSession& s, uint16_t targetCellId);
 
     /// Source: a pre-transfer's last byte went to the transport (KvTransferConnection).
     void OnSent(uint64_t sessionId);
@@ -176,7 +177,7 @@ class EdgeLlmPreTransferRole : public Object
 
     /// \return whether \p s is served here and its cache may be sent ahead: decoding, or a
     /// context opened without a UE stream (EdgeLlmNode::OpenSession)
-    static bool Servable(const EdgeLlmNode::Session& s);
+    static bool Servable(const EdgeLlmSession& s);
     /// Source: queue \p bytes more of \p sessionId's cache to \p targetCellId (a new
     /// background job, or the queued one grows)
     void Queue(uint64_t sessionId, uint16_t targetCellId, uint64_t bytes);
@@ -217,7 +218,9 @@ class EdgeLlmPreTransferRole : public Object
     /// \return the node's KV memory, created on first use
     KvPreTransferStore& Store();
 
-    EdgeLlmNode* m_node;                                            //!< The BS (owner)
+    EdgeLlmNode* m_node; //!< The BS (owner)
+
+    EdgeLlmBsState* m_bs; //!< What the BS's parts share (owned by the BS)
     TracedCallback<uint64_t, uint16_t, uint64_t> m_preStartedTrace; //!< PreTransferStarted
     TracedCallback<uint64_t, uint16_t, uint64_t> m_preUsedTrace;    //!< PreTransferUsed
     TracedCallback<uint64_t, uint16_t, uint64_t> m_preWastedTrace;  //!< PreTransferWasted

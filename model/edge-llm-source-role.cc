@@ -185,8 +185,9 @@ EdgeLlmSourceRole::GetTypeId()
     return tid;
 }
 
-EdgeLlmSourceRole::EdgeLlmSourceRole(EdgeLlmNode* node)
-    : m_node(node)
+EdgeLlmSourceRole::EdgeLlmSourceRole(EdgeLlmNode* node, EdgeLlmBsState* state)
+    : m_node(node),
+      m_bs(state)
 {
 }
 
@@ -194,7 +195,7 @@ std::string
 EdgeLlmSourceRole::CheckConfiguration() const
 {
     std::ostringstream error;
-    if (m_node->m_kvBits == 16 && m_kvAccuracyLoss > 0)
+    if (m_node->GetKvBits() == 16 && m_kvAccuracyLoss > 0)
     {
         error << "ns3::EdgeLlmSourceRole::KvAccuracyLoss is " << m_kvAccuracyLoss
               << "; it must be 0 at ns3::EdgeLlmNode::KvBits 16 (it is the loss of a lower "
@@ -208,8 +209,8 @@ EdgeLlmSourceRole::PathPlanning() const
 {
     EdgeLlmPathPlanning planning;
     planning.payloadRate = m_planningRate == EdgeLlmNode::PAYLOAD;
-    planning.udp = m_node->m_backhaul->GetTransport() == EdgeLlmNode::UDP;
-    planning.segmentSize = m_node->m_backhaul->GetSegmentSizeAttribute();
+    planning.udp = m_bs->Backhaul().GetTransport() == EdgeLlmNode::UDP;
+    planning.segmentSize = m_bs->Backhaul().GetSegmentSizeAttribute();
     planning.fairQueue = m_planningFairQueue;
     planning.measuredCross = m_planningCross == EdgeLlmNode::MEASURED;
     return planning;
@@ -236,20 +237,20 @@ EdgeLlmSourceRole::OnHandoverFailure(Session& s)
 {
     NS_LOG_FUNCTION(this << s.id);
     const uint64_t sessionId = s.id;
-    if (s.GetState() == EdgeLlmNode::HANDED_OVER && m_node->m_peers.count(s.targetCellId))
+    if (s.GetState() == EdgeLlmNode::HANDED_OVER && m_bs->HasPeer(s.targetCellId))
     {
         // Source: the UE did not complete the handover; tell the target to drop the
         // restore and serve the session again from this BS's own cache.
-        Peer& peer = m_node->m_peers.at(s.targetCellId);
+        Peer& peer = m_bs->GetPeer(s.targetCellId);
         KvTransferCompleteHeader cancel;
         cancel.sessionId = sessionId;
         cancel.totalBytes = peer.connection->GetBytesQueued(sessionId);
         peer.connection->Cancel(sessionId);
         peer.Control()->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
-        m_node->m_scheduler->RemoveSlotTransfer(sessionId);
-        m_node->m_cancelledTrace(sessionId, s.targetCellId, cancel.totalBytes);
+        m_node->GetScheduler()->RemoveSlotTransfer(sessionId);
+        m_bs->TraceCancelled(sessionId, s.targetCellId, cancel.totalBytes);
         m_failedTrace(sessionId, s.targetCellId, cancel.totalBytes);
-        m_node->StartDecoding(s, Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate));
+        m_bs->StartDecoding(s, Simulator::Now() + Seconds(1.0 / m_node->GetDecodeRate()));
     }
     else if ((s.GetState() == EdgeLlmNode::DECODING || s.GetState() == EdgeLlmNode::PREFILLING ||
               s.GetState() == EdgeLlmNode::FINISHED) &&
@@ -270,15 +271,15 @@ EdgeLlmSourceRole::OnTransferCancel(uint16_t peerCellId, const KvTransferComplet
 {
     // The UE came back before the target rebuilt its state, or its handover failed. Stop
     // sending and serve it again from this BS's own cache.
-    auto it = m_node->m_sessions.find(cancel.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::HANDED_OVER)
+    EdgeLlmSession* it = m_bs->FindSession(cancel.sessionId);
+    if (!it || it->GetState() != EdgeLlmNode::HANDED_OVER)
     {
         return;
     }
-    m_node->m_peers.at(peerCellId).connection->Cancel(cancel.sessionId);
-    m_node->m_scheduler->RemoveSlotTransfer(cancel.sessionId);
-    m_node->m_cancelledTrace(cancel.sessionId, peerCellId, cancel.totalBytes);
-    m_node->StartDecoding(it->second, Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate));
+    m_bs->GetPeer(peerCellId).connection->Cancel(cancel.sessionId);
+    m_node->GetScheduler()->RemoveSlotTransfer(cancel.sessionId);
+    m_bs->TraceCancelled(cancel.sessionId, peerCellId, cancel.totalBytes);
+    m_bs->StartDecoding(*it, Simulator::Now() + Seconds(1.0 / m_node->GetDecodeRate()));
 }
 
 void
@@ -286,28 +287,28 @@ EdgeLlmSourceRole::OnTransferRedirect(uint16_t peerCellId, const KvRedirectHeade
 {
     // The UE went on from that target to a third BS; hand the session over to it from
     // here, where the whole cache still is.
-    auto it = m_node->m_sessions.find(redirect.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::HANDED_OVER)
+    EdgeLlmSession* it = m_bs->FindSession(redirect.sessionId);
+    if (!it || it->GetState() != EdgeLlmNode::HANDED_OVER)
     {
-        NS_LOG_WARN("cell " << m_node->m_cellId << ": redirect of session " << redirect.sessionId
+        NS_LOG_WARN("cell " << m_node->GetCellId() << ": redirect of session " << redirect.sessionId
                             << " to cell " << redirect.newTargetCellId << " ignored");
         return;
     }
-    if (!m_node->m_peers.count(redirect.newTargetCellId))
+    if (!m_bs->HasPeer(redirect.newTargetCellId))
     {
         // No link from here to the new cell: the target keeps what it is receiving,
         // finishes the restore and relays the session (or declares it lost).
-        NS_LOG_INFO("cell " << m_node->m_cellId << ": no backhaul link to cell "
+        NS_LOG_INFO("cell " << m_node->GetCellId() << ": no backhaul link to cell "
                             << redirect.newTargetCellId << "; cell " << peerCellId
                             << " relays session " << redirect.sessionId);
-        m_node->m_peers.at(peerCellId)
+        m_bs->GetPeer(peerCellId)
             .Control()
             ->SendMessage(KvFrameHeader::TRANSFER_REDIRECT_REFUSED, redirect, 0);
         return;
     }
-    m_node->m_peers.at(peerCellId).connection->Cancel(redirect.sessionId);
-    m_node->m_scheduler->RemoveSlotTransfer(redirect.sessionId);
-    it->second.SwitchToState(EdgeLlmNode::FINISHED); // servable again, decoding stays stopped
+    m_bs->GetPeer(peerCellId).connection->Cancel(redirect.sessionId);
+    m_node->GetScheduler()->RemoveSlotTransfer(redirect.sessionId);
+    it->SwitchToState(EdgeLlmNode::FINISHED); // servable again, decoding stays stopped
     m_node->NotifyHandoverStart(redirect.sessionId, redirect.newTargetCellId);
 }
 
@@ -315,8 +316,8 @@ void
 EdgeLlmSourceRole::OnTransferStop(uint16_t peerCellId, const KvTransferCompleteHeader& stop)
 {
     // The target timed out and re-prefills what is missing; stop sending.
-    m_node->m_peers.at(peerCellId).connection->Cancel(stop.sessionId);
-    m_node->m_scheduler->RemoveSlotTransfer(stop.sessionId);
+    m_bs->GetPeer(peerCellId).connection->Cancel(stop.sessionId);
+    m_node->GetScheduler()->RemoveSlotTransfer(stop.sessionId);
 }
 
 std::set<uint16_t>
@@ -325,31 +326,31 @@ EdgeLlmSourceRole::ConcurrentTargets(uint16_t target, uint64_t bytes, Time from)
     const Time now = Simulator::Now();
     std::set<uint16_t> concurrent = m_gatheredTargets;
     concurrent.insert(target);
-    for (const auto& [id, peer] : m_node->m_peers)
+    for (const auto& [id, peer] : m_bs->GetPeers())
     {
         // Control messages share no KV flow's link; a backlog that clears before the
         // transfer starts shares nothing either.
         if (peer.connection->HasKvBacklog() &&
-            (from <= now || peer.BacklogClearsAt(peer.PlanningBitRate(m_node->PathPlanning())) >
-                                from.GetSeconds()))
+            (from <= now ||
+             peer.BacklogClearsAt(peer.PlanningBitRate(m_bs->PathPlanning())) > from.GetSeconds()))
         {
             concurrent.insert(id);
         }
     }
     auto aloneFor = [this](uint16_t cell, uint64_t b) {
         return Seconds(8.0 * static_cast<double>(b) /
-                       m_node->m_peers.at(cell).PlanningBitRate(m_node->PathPlanning()));
+                       m_bs->GetPeer(cell).PlanningBitRate(m_bs->PathPlanning()));
     };
     const Time end = from + aloneFor(target, bytes);
     for (const HandoverBatcher::Expected& e : GetBatcher().GetAnnounced())
     {
         const Time start = std::max(e.when, now);
-        if (start >= end || !m_node->m_peers.count(e.target))
+        if (start >= end || !m_bs->HasPeer(e.target))
         {
             continue;
         }
         const uint64_t context = m_node->PredictContextAt(e.sessionId, e.when);
-        if (start + aloneFor(e.target, context * m_node->m_profile.BytesPerToken()) > from)
+        if (start + aloneFor(e.target, context * m_bs->GetProfile().BytesPerToken()) > from)
         {
             concurrent.insert(e.target);
         }
@@ -362,9 +363,10 @@ EdgeLlmSourceRole::GetBatcher()
 {
     if (!m_batcher)
     {
-        NS_ABORT_MSG_IF(!m_node->m_scheduler,
-                        "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_node->m_cellId << ")");
-        m_batcher = std::make_unique<HandoverBatcher>(m_node->m_scheduler);
+        NS_ABORT_MSG_IF(!m_node->GetScheduler(),
+                        "ns3::EdgeLlmNode::Scheduler is not set (cell " << m_node->GetCellId()
+                                                                        << ")");
+        m_batcher = std::make_unique<HandoverBatcher>(m_node->GetScheduler());
         m_batcher->SetArrivalPredictor(m_predictor);
         m_batcher->SetBatchCompleteCallback(
             [this](uint32_t id, uint16_t target, uint16_t size, bool online, const CtHoPlan& p) {
@@ -389,7 +391,7 @@ EdgeLlmSourceRole::OnBatchComplete(uint32_t batchId,
         KvBatchCloseHeader close;
         close.batchId = batchId;
         close.batchSize = size;
-        m_node->m_peers.at(target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+        m_bs->GetPeer(target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
     }
     // The plan at the batch's L on the actual times and contexts.
     for (const auto& ue : plan.ues)
@@ -401,44 +403,43 @@ EdgeLlmSourceRole::OnBatchComplete(uint32_t batchId,
 void
 EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time handoverTime)
 {
-    auto sit = m_node->m_sessions.find(sessionId);
-    if (sit == m_node->m_sessions.end() && m_node->m_prompted.insert(sessionId).second)
+    EdgeLlmSession* sit = m_bs->FindSession(sessionId);
+    if (!sit && m_bs->NotePrompted(sessionId))
     {
         // The UE leaves before its prompt came: a late copy must not open a session here
         // for a UE that is gone.
-        NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << sessionId
+        NS_LOG_INFO("cell " << m_node->GetCellId() << ": session " << sessionId
                             << " handed over before its prompt arrived");
         m_noSessionTrace(sessionId, targetCellId, 0);
         Withdraw(sessionId);
         return;
     }
-    if (sit == m_node->m_sessions.end() || sit->second.GetState() == EdgeLlmNode::HANDED_OVER ||
-        sit->second.GetState() == EdgeLlmNode::RESTORING ||
-        sit->second.GetState() == EdgeLlmNode::CANCELLED ||
-        sit->second.GetState() == EdgeLlmNode::REDIRECTING ||
-        sit->second.GetState() == EdgeLlmNode::LOST ||
-        sit->second.GetState() == EdgeLlmNode::REFUSED)
+    if (!sit || sit->GetState() == EdgeLlmNode::HANDED_OVER ||
+        sit->GetState() == EdgeLlmNode::RESTORING || sit->GetState() == EdgeLlmNode::CANCELLED ||
+        sit->GetState() == EdgeLlmNode::REDIRECTING || sit->GetState() == EdgeLlmNode::LOST ||
+        sit->GetState() == EdgeLlmNode::REFUSED)
     {
-        NS_LOG_INFO("cell " << m_node->m_cellId << ": handover of session " << sessionId
+        NS_LOG_INFO("cell " << m_node->GetCellId() << ": handover of session " << sessionId
                             << " with no servable LLM session here; nothing to move");
         return;
     }
-    Session& s = sit->second;
+    Session& s = *sit;
     if (s.GetState() == EdgeLlmNode::FINISHED && s.ueAddress != Ipv4Address() &&
         s.generated >= s.maxNewTokens)
     {
         // The UE's stream is complete: its KV cache serves nothing at the target.
-        NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << sessionId << " decoded all its "
-                            << s.maxNewTokens << " tokens before the handover; nothing to restore");
+        NS_LOG_INFO("cell " << m_node->GetCellId() << ": session " << sessionId
+                            << " decoded all its " << s.maxNewTokens
+                            << " tokens before the handover; nothing to restore");
         m_afterDecodingTrace(sessionId, targetCellId, s.generated);
         Withdraw(sessionId); // no announced batch may wait for it
         return;
     }
     s.decodeEvent.Cancel();
-    if (!m_node->m_peers.count(targetCellId))
+    if (!m_bs->HasPeer(targetCellId))
     {
         // No backhaul link to the UE's new cell: the session cannot follow the UE.
-        m_node->LoseSession(s, targetCellId, EdgeLlmNode::NO_BACKHAUL_PATH);
+        m_bs->LoseSession(s, targetCellId, EdgeLlmNode::NO_BACKHAUL_PATH);
         return;
     }
     s.SwitchToState(EdgeLlmNode::HANDED_OVER);
@@ -446,9 +447,9 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
     const uint64_t context = s.promptTokens + s.generated;
     m_handoverStartedTrace(sessionId, targetCellId, context);
     // What a pre-transfer already put at the target: the plan is of the rest.
-    const uint64_t ahead = m_node->m_preTransfer->OnHandover(s, targetCellId);
-    s.preSentTokens = ahead / m_node->m_profile.BytesPerToken();
-    if (m_node->m_scheduler->AllocatesSlots())
+    const uint64_t ahead = m_bs->PreTransfer().OnHandover(s, targetCellId);
+    s.preSentTokens = ahead / m_bs->GetProfile().BytesPerToken();
+    if (m_node->GetScheduler()->AllocatesSlots())
     {
         StartSlotTransfer(sessionId, targetCellId, context, ahead);
         return;
@@ -523,7 +524,7 @@ EdgeLlmSourceRole::ResolvePlanMember(uint64_t sessionId, bool joined)
         KvBatchCloseHeader close;
         close.batchId = KvPlanHeader::GROUP_BIT | id;
         close.batchSize = static_cast<uint16_t>(r.joined + r.pending.size());
-        m_node->m_peers.at(r.target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
+        m_bs->GetPeer(r.target).Control()->SendMessage(KvFrameHeader::BATCH_CLOSE, close, 0);
         const auto stored = m_coordination.find(r.target);
         if (stored != m_coordination.end())
         {
@@ -543,7 +544,7 @@ EdgeLlmSourceRole::ResolvePlanMember(uint64_t sessionId, bool joined)
 void
 EdgeLlmSourceRole::ScheduleAnnouncement(uint16_t target, Time when)
 {
-    const Time at = std::max(Simulator::Now(), when - m_node->m_scheduler->GetPlanLead());
+    const Time at = std::max(Simulator::Now(), when - m_node->GetScheduler()->GetPlanLead());
     EventId& event = m_announceEvents[target];
     if (compat::IsPending(event) && Simulator::GetDelayLeft(event) + Simulator::Now() <= at)
     {
@@ -557,8 +558,8 @@ EdgeLlmSourceRole::ScheduleAnnouncement(uint16_t target, Time when)
 void
 EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
 {
-    const auto peer = m_node->m_peers.find(target);
-    if (peer == m_node->m_peers.end())
+    EdgeLlmPeer* peer = m_bs->FindPeer(target);
+    if (!peer)
     {
         return; // no path: the handover loses the session (NO_BACKHAUL_PATH)
     }
@@ -584,30 +585,30 @@ EdgeLlmSourceRole::AnnounceBatch(uint16_t target)
     {
         return;
     }
-    const Peer& p = peer->second;
+    const Peer& p = *peer;
     // The share of the path this batch's flow will get from its first handover: the
     // targets whose transfers overlap it split the links they share with it.
     uint64_t bytes = 0;
     for (const KvPlanRequestHeader::Member& m : req.members)
     {
-        bytes += uint64_t{m.contextTokens} * m_node->m_profile.BytesPerToken();
+        bytes += uint64_t{m.contextTokens} * m_bs->GetProfile().BytesPerToken();
     }
     const double planned =
-        m_node->ShareOfPath(target, ConcurrentTargets(target, bytes, first)).wireBitRate *
-        p.PayloadShare(m_node->PathPlanning());
+        m_bs->ShareOfPath(target, ConcurrentTargets(target, bytes, first)).wireBitRate *
+        p.PayloadShare(m_bs->PathPlanning());
     req.requestId = m_nextPlanRequest++;
-    req.replyByNs = (first - m_node->m_scheduler->GetPlanLead() / 2).GetNanoSeconds();
+    req.replyByNs = (first - m_node->GetScheduler()->GetPlanLead() / 2).GetNanoSeconds();
     req.planningBitRate = static_cast<uint64_t>(std::llround(planned));
     req.backhaulFreeAtNs = Seconds(p.BacklogClearsAt(planned)).GetNanoSeconds();
-    req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
+    req.bytesPerToken = static_cast<uint32_t>(m_bs->GetProfile().BytesPerToken());
     // The path's signalling as this source will plan with it (ctHO at packet level).
     const CtHoSignalling sig =
-        m_node->m_backhaul->Signalling(p, p.LoneFlowBitRate(m_node->PathPlanning()));
+        m_bs->Backhaul().Signalling(p, p.LoneFlowBitRate(m_bs->PathPlanning()));
     req.pathDelay = sig.pathDelay;
     req.requestTime = sig.requestTime;
     req.idTimePerToken = sig.idTimePerToken;
     req.closeAhead = sig.closeAhead;
-    NS_LOG_INFO("cell " << m_node->m_cellId << ": PLAN_REQUEST " << req.requestId << " to cell "
+    NS_LOG_INFO("cell " << m_node->GetCellId() << ": PLAN_REQUEST " << req.requestId << " to cell "
                         << target << ", " << members.size() << " handovers from "
                         << first.As(Time::S));
     p.Control()->SendMessage(KvFrameHeader::PLAN_REQUEST, req, 0);
@@ -643,7 +644,7 @@ EdgeLlmSourceRole::OnPlan(uint16_t peerCellId, const KvPlanHeader& plan)
     }
     if (late || co.members.empty())
     {
-        NS_LOG_INFO("cell " << m_node->m_cellId << ": PLAN " << plan.requestId << " from cell "
+        NS_LOG_INFO("cell " << m_node->GetCellId() << ": PLAN " << plan.requestId << " from cell "
                             << peerCellId << " came after its batch formed; not used");
         return;
     }
@@ -658,25 +659,27 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
                                  uint64_t context,
                                  Time handoverTime)
 {
-    Session& s = m_node->m_sessions.at(sessionId);
+    Session& s = m_bs->GetSession(sessionId);
     const Time now = handoverTime; // tau: the plan and the target count from it
-    Peer& peer = m_node->m_peers.at(targetCellId);
+    Peer& peer = m_bs->GetPeer(targetCellId);
     // The target holds the first preSentTokens already (a pre-transfer): plan the rest.
     const uint64_t rest = context - std::min(context, s.preSentTokens);
     // Targets whose paths share a link with this one and whose transfers overlap it
     // split that link (KvFlowBitRate: equally on a FIFO, max-min fair with the cross
     // traffic on a fair queue; the lone rate on dedicated links).
     const std::set<uint16_t> concurrent =
-        ConcurrentTargets(targetCellId, rest * m_node->m_profile.BytesPerToken(), Simulator::Now());
-    const EdgeLlmNode::PathShare share = m_node->ShareOfPath(targetCellId, concurrent);
+        ConcurrentTargets(targetCellId,
+                          rest * m_bs->GetProfile().BytesPerToken(),
+                          Simulator::Now());
+    const EdgeLlmBsState::PathShare share = m_bs->ShareOfPath(targetCellId, concurrent);
     const double bitRate = share.wireBitRate;
     if (peer.datagram && m_planningCross == EdgeLlmNode::MEASURED)
     {
         // Pace at the lone flow's share of the cross traffic measured now.
         EdgeLlmBackhaulTransport::SetPacing(peer.datagram,
-                                            peer.LoneFlowBitRate(m_node->PathPlanning()));
+                                            peer.LoneFlowBitRate(m_bs->PathPlanning()));
     }
-    double planned = bitRate * peer.PayloadShare(m_node->PathPlanning());
+    double planned = bitRate * peer.PayloadShare(m_bs->PathPlanning());
     double wireRate = bitRate;
     const auto coordination = m_coordination.find(targetCellId);
     const bool coordinated = coordination != m_coordination.end() &&
@@ -689,15 +692,15 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     if (co && co->planningBitRate > 0 && co->planningBitRate < planned)
     {
         planned = co->planningBitRate;
-        wireRate = planned / peer.PayloadShare(m_node->PathPlanning());
+        wireRate = planned / peer.PayloadShare(m_bs->PathPlanning());
     }
     HandoverBatcher::PlanInputs inputs;
     inputs.backhaulTokensPerSecond =
-        planned / static_cast<double>(m_node->m_profile.BitsPerToken());
-    inputs.prefill = m_node->m_gpu->GetModel();
-    inputs.batchPeriod = m_node->m_gpu->GetBatchPeriod().GetSeconds();
+        planned / static_cast<double>(m_bs->GetProfile().BitsPerToken());
+    inputs.prefill = m_node->GetPrefillEngine()->GetModel();
+    inputs.batchPeriod = m_node->GetPrefillEngine()->GetBatchPeriod().GetSeconds();
     inputs.backhaulFreeAt = peer.BacklogClearsAt(planned);
-    inputs.signalling = m_node->m_backhaul->Signalling(peer, wireRate);
+    inputs.signalling = m_bs->Backhaul().Signalling(peer, wireRate);
     Ptr<KvTransferConnection> connection = peer.Control();
     inputs.closeAheadNow = [connection, wireRate]() {
         return 8.0 * static_cast<double>(connection->GetBytesAheadOfControl()) / wireRate;
@@ -750,9 +753,9 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     job.sessionId = sessionId;
     job.handoverTime = now;
     job.deadline = d.deadline;
-    job.remainingBytes = d.transferTokens * m_node->m_profile.BytesPerToken();
+    job.remainingBytes = d.transferTokens * m_bs->GetProfile().BytesPerToken();
     peer.connection->AddTransfer(job);
-    m_node->m_preTransfer->OnHandoverTransfer(); // pre-transfers on shared links pause
+    m_bs->PreTransfer().OnHandoverTransfer(); // pre-transfers on shared links pause
 }
 
 KvTransferRequestHeader
@@ -765,7 +768,7 @@ EdgeLlmSourceRole::MakeRequest(const Session& s,
     req.sessionId = s.id;
     req.ueAddress = s.ueAddress.Get();
     req.uePort = s.uePort;
-    req.sourceCellId = m_node->m_cellId;
+    req.sourceCellId = m_node->GetCellId();
     req.handoverTimeNs = now.GetNanoSeconds();
     req.contextTokens = static_cast<uint32_t>(context);
     req.prefillLength = static_cast<uint32_t>(d.prefillLength);
@@ -773,7 +776,7 @@ EdgeLlmSourceRole::MakeRequest(const Session& s,
     req.transferTokens = static_cast<uint32_t>(d.transferTokens);
     req.batchId = d.batchId;
     req.batchSize = d.batchSize;
-    req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
+    req.bytesPerToken = static_cast<uint32_t>(m_bs->GetProfile().BytesPerToken());
     req.tokensGenerated = s.generated;
     req.maxNewTokens = s.maxNewTokens;
     req.kvDeadlineNs = d.deadline.GetNanoSeconds(); // tau + g(L): the plan's KV bound
@@ -804,7 +807,7 @@ EdgeLlmSourceRole::LeaveUnusedPlan(uint16_t targetCellId)
 }
 
 void
-EdgeLlmSourceRole::SendTransferRequest(const EdgeLlmNode::Peer& peer,
+EdgeLlmSourceRole::SendTransferRequest(const EdgeLlmPeer& peer,
                                        const KvTransferRequestHeader& req,
                                        uint32_t tokenIdBytes)
 {
@@ -821,24 +824,24 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId,
                                      uint64_t context,
                                      uint64_t aheadBytes)
 {
-    Ptr<HandoverScheduler> scheduler = m_node->m_scheduler;
+    Ptr<HandoverScheduler> scheduler = m_node->GetScheduler();
     const Time now = Simulator::Now();
-    Session& s = m_node->m_sessions.at(sessionId);
-    Peer& peer = m_node->m_peers.at(targetCellId);
+    Session& s = m_bs->GetSession(sessionId);
+    Peer& peer = m_bs->GetPeer(targetCellId);
     KvTransferRequestHeader req;
     req.sessionId = sessionId;
     req.ueAddress = s.ueAddress.Get();
     req.uePort = s.uePort;
-    req.sourceCellId = m_node->m_cellId;
+    req.sourceCellId = m_node->GetCellId();
     req.handoverTimeNs = now.GetNanoSeconds();
     req.contextTokens = static_cast<uint32_t>(context);
     req.transferTokens = static_cast<uint32_t>(context);
-    req.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
+    req.bytesPerToken = static_cast<uint32_t>(m_bs->GetProfile().BytesPerToken());
     req.tokensGenerated = s.generated;
     req.maxNewTokens = s.maxNewTokens;
     req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
     SendTransferRequest(peer, req, 0);
-    const uint64_t cacheBytes = context * m_node->m_profile.BytesPerToken();
+    const uint64_t cacheBytes = context * m_bs->GetProfile().BytesPerToken();
     // The first entries of the importance order went ahead (a pre-transfer): the rest.
     aheadBytes = std::min(aheadBytes, cacheBytes);
     KvTransferJob job;
@@ -847,13 +850,13 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId,
     job.deadline = now + scheduler->GetTransferWindow();
     job.remainingBytes = cacheBytes - aheadBytes;
     job.slotBudget = 0; // it waits for the next slot
-    job.entryBytes = static_cast<uint32_t>(m_node->m_profile.BytesPerEntry());
+    job.entryBytes = static_cast<uint32_t>(m_bs->GetProfile().BytesPerEntry());
     peer.connection->AddTransfer(job); // nothing left: its TRANSFER_COMPLETE at once
     if (job.remainingBytes == 0)
     {
         return;
     }
-    m_node->m_preTransfer->OnHandoverTransfer(); // pre-transfers on shared links pause
+    m_bs->PreTransfer().OnHandoverTransfer(); // pre-transfers on shared links pause
     if (aheadBytes > 0)
     {
         scheduler->SetBytesSentAhead(sessionId, aheadBytes);
@@ -883,16 +886,16 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId,
 void
 EdgeLlmSourceRole::OnSlot()
 {
-    Ptr<HandoverScheduler> scheduler = m_node->m_scheduler;
+    Ptr<HandoverScheduler> scheduler = m_node->GetScheduler();
     const Time dt = scheduler->GetSlotLength();
     auto sent = [this](uint16_t target, uint64_t sessionId) {
-        return m_node->m_peers.at(target).connection->GetBytesQueued(sessionId);
+        return m_bs->GetPeer(target).connection->GetBytesQueued(sessionId);
     };
     auto budget = [this, dt](uint16_t target, const std::set<uint16_t>& activeTargets) {
         // Targets active in this slot whose paths share a link split it (KvFlowBitRate).
-        const EdgeLlmNode::PathShare share = m_node->ShareOfPath(target, activeTargets);
+        const EdgeLlmBsState::PathShare share = m_bs->ShareOfPath(target, activeTargets);
         const double bits = share.wireBitRate *
-                            m_node->m_peers.at(target).PayloadShare(m_node->PathPlanning()) *
+                            m_bs->GetPeer(target).PayloadShare(m_bs->PathPlanning()) *
                             dt.GetSeconds();
         m_slotBudgetTrace(target, share.sharers, bits / 8);
         return bits;
@@ -900,7 +903,7 @@ EdgeLlmSourceRole::OnSlot()
     for (const auto& share : scheduler->ShareSlot(Simulator::Now(), sent, budget))
     {
         m_slotTrace(share.target, share.users, share.fallback);
-        Peer& peer = m_node->m_peers.at(share.target);
+        Peer& peer = m_bs->GetPeer(share.target);
         for (const auto& [sessionId, bytes] : share.grants)
         {
             peer.connection->SetSlotBudget(sessionId, bytes);
@@ -916,18 +919,18 @@ void
 EdgeLlmSourceRole::TruncateSlotTransfer(uint64_t sessionId)
 {
     // Forgotten before Truncate(): its completion callback (OnTransferSent) forgets too.
-    const uint16_t target = m_node->m_scheduler->RemoveSlotTransfer(sessionId);
+    const uint16_t target = m_node->GetScheduler()->RemoveSlotTransfer(sessionId);
     if (target == 0)
     {
         return; // already complete
     }
-    m_node->m_peers.at(target).connection->Truncate(sessionId);
+    m_bs->GetPeer(target).connection->Truncate(sessionId);
 }
 
 void
 EdgeLlmSourceRole::OnTransferSent(uint64_t sessionId)
 {
-    m_node->m_scheduler->RemoveSlotTransfer(sessionId);
+    m_node->GetScheduler()->RemoveSlotTransfer(sessionId);
 }
 
 void
@@ -938,32 +941,29 @@ EdgeLlmSourceRole::OnTransferResponse(uint16_t peerCellId, const KvTransferRespo
         return;
     }
     // Source: the target cannot use this cache. Stop sending it; the session ends here.
-    auto it = m_node->m_sessions.find(response.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::HANDED_OVER ||
-        it->second.targetCellId != peerCellId)
+    EdgeLlmSession* it = m_bs->FindSession(response.sessionId);
+    if (!it || it->GetState() != EdgeLlmNode::HANDED_OVER || it->targetCellId != peerCellId)
     {
         return;
     }
-    NS_LOG_ERROR("cell " << m_node->m_cellId << ": cell " << peerCellId << " refused session "
+    NS_LOG_ERROR("cell " << m_node->GetCellId() << ": cell " << peerCellId << " refused session "
                          << response.sessionId << " (result " << +response.result
                          << "): its model has " << response.bytesPerToken
-                         << " KV bytes/token, this BS's " << m_node->m_profile.BytesPerToken());
-    const uint64_t sent = m_node->m_peers.at(peerCellId).connection->Cancel(response.sessionId);
-    m_node->m_scheduler->RemoveSlotTransfer(response.sessionId);
-    it->second.SwitchToState(EdgeLlmNode::REFUSED);
-    m_node->m_refusedTrace(response.sessionId, peerCellId, sent);
+                         << " KV bytes/token, this BS's " << m_bs->GetProfile().BytesPerToken());
+    const uint64_t sent = m_bs->GetPeer(peerCellId).connection->Cancel(response.sessionId);
+    m_node->GetScheduler()->RemoveSlotTransfer(response.sessionId);
+    it->SwitchToState(EdgeLlmNode::REFUSED);
+    m_bs->TraceRefused(response.sessionId, peerCellId, sent);
     // No other BS holds the session now: it ends here, lost, counted once (the target
     // only traces TransferRefused).
-    ++m_node->m_lostSessions;
-    m_node->m_lostTrace(response.sessionId, peerCellId, EdgeLlmNode::KV_FORMAT_REFUSED);
+    m_bs->TraceLost(response.sessionId, peerCellId, EdgeLlmNode::KV_FORMAT_REFUSED);
 }
 
 void
 EdgeLlmSourceRole::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusHeader& status)
 {
-    auto it = m_node->m_sessions.find(status.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::HANDED_OVER ||
-        it->second.targetCellId != peerCellId)
+    EdgeLlmSession* it = m_bs->FindSession(status.sessionId);
+    if (!it || it->GetState() != EdgeLlmNode::HANDED_OVER || it->targetCellId != peerCellId)
     {
         return; // e.g. the session came back here meanwhile
     }
@@ -974,16 +974,16 @@ EdgeLlmSourceRole::OnTransferStatus(uint16_t peerCellId, const KvTransferStatusH
     else if (status.state == KvTransferStatusHeader::RESTORED)
     {
         // Restored at the target: this BS's copy is no longer needed.
-        m_node->m_scheduler->RemoveSlotTransfer(status.sessionId);
-        m_node->m_sessions.erase(it);
+        m_node->GetScheduler()->RemoveSlotTransfer(status.sessionId);
+        m_bs->EraseSession(status.sessionId);
         m_releasedTrace(status.sessionId, peerCellId, status.receivedBytes);
     }
     else if (status.state == KvTransferStatusHeader::LOST)
     {
         // The target gave the session up (and traced it): stop sending, forget it.
-        m_node->m_peers.at(peerCellId).connection->Cancel(status.sessionId);
-        m_node->m_scheduler->RemoveSlotTransfer(status.sessionId);
-        m_node->m_sessions.erase(it);
+        m_bs->GetPeer(peerCellId).connection->Cancel(status.sessionId);
+        m_node->GetScheduler()->RemoveSlotTransfer(status.sessionId);
+        m_bs->EraseSession(status.sessionId);
     }
 }
 

@@ -4,6 +4,7 @@
 #ifndef EDGE_LLM_SOURCE_ROLE_H
 #define EDGE_LLM_SOURCE_ROLE_H
 
+#include "edge-llm-bs-state.h"
 #include "edge-llm-node.h"
 
 #include <cstdint>
@@ -57,7 +58,7 @@ class EdgeLlmSourceRole : public Object
      * \brief Create the source role of \p node.
      * \param node the BS (owns this role and outlives it)
      */
-    explicit EdgeLlmSourceRole(EdgeLlmNode* node);
+    EdgeLlmSourceRole(EdgeLlmNode* node, EdgeLlmBsState* state);
 
     /**
      * \brief This role's attributes against the node's (KvAccuracyLoss must be 0 at
@@ -101,7 +102,7 @@ class EdgeLlmSourceRole : public Object
      *        but not started, the batch goes on without it (HandoverBatcher::Withdraw).
      * \param s the session
      */
-    void OnHandoverFailure(EdgeLlmNode::Session& s);
+    void OnHandoverFailure(EdgeLlmSession& s);
 
     /**
      * \brief TRANSFER_CANCEL from the target (the UE came back, or its handover failed):
@@ -250,7 +251,7 @@ class EdgeLlmSourceRole : public Object
      *        forwarded token ids, and with ControlChannel=Separate also (without them)
      *        into its KV connection, ahead of the session's KV bytes.
      */
-    static void SendTransferRequest(const EdgeLlmNode::Peer& peer,
+    static void SendTransferRequest(const EdgeLlmPeer& peer,
                                     const KvTransferRequestHeader& req,
                                     uint32_t tokenIdBytes);
 
@@ -277,8 +278,8 @@ class EdgeLlmSourceRole : public Object
      */
     std::set<uint16_t> ConcurrentTargets(uint16_t target, uint64_t bytes, Time from);
 
-    using Session = EdgeLlmNode::Session; //!< A session at the node
-    using Peer = EdgeLlmNode::Peer;       //!< A backhaul peer of the node
+    using Session = EdgeLlmSession; //!< A session at the node
+    using Peer = EdgeLlmPeer;       //!< A backhaul peer of the node
 
     /**
      * \brief The TRANSFER_REQUEST of a handover as planned (StartTransfer).
@@ -299,7 +300,9 @@ class EdgeLlmSourceRole : public Object
      */
     void LeaveUnusedPlan(uint16_t targetCellId);
 
-    EdgeLlmNode* m_node;                                                 //!< The BS (owner)
+    EdgeLlmNode* m_node; //!< The BS (owner)
+
+    EdgeLlmBsState* m_bs; //!< What the BS's parts share (owned by the BS)
     TracedCallback<uint64_t, uint16_t, uint64_t> m_afterDecodingTrace;   //!< HandoverAfterDecoding
     TracedCallback<uint64_t, uint16_t, uint64_t> m_noSessionTrace;       //!< HandoverWithoutSession
     TracedCallback<uint64_t, uint16_t, uint64_t> m_handoverStartedTrace; //!< HandoverStarted

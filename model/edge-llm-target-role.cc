@@ -141,8 +141,9 @@ EdgeLlmTargetRole::GetTypeId()
     return tid;
 }
 
-EdgeLlmTargetRole::EdgeLlmTargetRole(EdgeLlmNode* node)
-    : m_node(node)
+EdgeLlmTargetRole::EdgeLlmTargetRole(EdgeLlmNode* node, EdgeLlmBsState* state)
+    : m_node(node),
+      m_bs(state)
 {
 }
 
@@ -162,39 +163,37 @@ EdgeLlmTargetRole::CheckConfiguration() const
 bool
 EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
 {
-    auto sit = m_node->m_sessions.find(sessionId);
-    if (sit != m_node->m_sessions.end() && sit->second.GetState() == EdgeLlmNode::RESTORING &&
-        targetCellId == sit->second.sourceCellId)
+    EdgeLlmSession* sit = m_bs->FindSession(sessionId);
+    if (sit && sit->GetState() == EdgeLlmNode::RESTORING && targetCellId == sit->sourceCellId)
     {
         // Ping-pong: the UE goes back before its state is rebuilt here. The source still
         // holds the cache: cancel the transfer and let the source serve it again.
-        Session& s = sit->second;
+        Session& s = *sit;
         KvTransferCompleteHeader cancel;
         cancel.sessionId = sessionId;
         cancel.totalBytes = s.ReceivedKvBytes();
-        m_node->m_peers.at(targetCellId)
+        m_bs->GetPeer(targetCellId)
             .Control()
             ->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
-        m_node->m_cancelledTrace(sessionId, targetCellId, s.ReceivedKvBytes());
+        m_bs->TraceCancelled(sessionId, targetCellId, s.ReceivedKvBytes());
         s.SwitchToState(EdgeLlmNode::CANCELLED);
         return true;
     }
-    if (sit != m_node->m_sessions.end() && sit->second.GetState() == EdgeLlmNode::RESTORING &&
-        m_node->m_peers.count(sit->second.sourceCellId))
+    if (sit && sit->GetState() == EdgeLlmNode::RESTORING && m_bs->HasPeer(sit->sourceCellId))
     {
         // The UE moves on to a third BS before its state is rebuilt here: the source
         // still holds the whole cache, so it hands the session over there instead. If the
         // source has no link to that BS it answers TRANSFER_REDIRECT_REFUSED, and this BS
         // finishes the restore and relays the session (OnRedirectRefused); until the
         // answer comes it keeps counting the KV bytes and running the prefill.
-        Session& s = sit->second;
+        Session& s = *sit;
         KvRedirectHeader redirect;
         redirect.sessionId = sessionId;
         redirect.newTargetCellId = targetCellId;
-        m_node->m_peers.at(s.sourceCellId)
+        m_bs->GetPeer(s.sourceCellId)
             .Control()
             ->SendMessage(KvFrameHeader::TRANSFER_REDIRECT, redirect, 0);
-        m_node->m_cancelledTrace(sessionId, s.sourceCellId, s.ReceivedKvBytes());
+        m_bs->TraceCancelled(sessionId, s.sourceCellId, s.ReceivedKvBytes());
         s.SwitchToState(EdgeLlmNode::REDIRECTING);
         s.relayTarget = targetCellId;
         s.relayTime = Simulator::Now();
@@ -207,7 +206,7 @@ EdgeLlmTargetRole::OnUeMovesOn(uint64_t sessionId, uint16_t targetCellId)
 bool
 EdgeLlmTargetRole::OnHandoverFailure(Session& s)
 {
-    if (s.GetState() != EdgeLlmNode::RESTORING || !m_node->m_peers.count(s.sourceCellId))
+    if (s.GetState() != EdgeLlmNode::RESTORING || !m_bs->HasPeer(s.sourceCellId))
     {
         return false;
     }
@@ -215,10 +214,8 @@ EdgeLlmTargetRole::OnHandoverFailure(Session& s)
     KvTransferCompleteHeader cancel;
     cancel.sessionId = s.id;
     cancel.totalBytes = s.ReceivedKvBytes();
-    m_node->m_peers.at(s.sourceCellId)
-        .Control()
-        ->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
-    m_node->m_cancelledTrace(s.id, s.sourceCellId, s.ReceivedKvBytes());
+    m_bs->GetPeer(s.sourceCellId).Control()->SendMessage(KvFrameHeader::TRANSFER_CANCEL, cancel, 0);
+    m_bs->TraceCancelled(s.id, s.sourceCellId, s.ReceivedKvBytes());
     s.SwitchToState(EdgeLlmNode::CANCELLED);
     return true;
 }
@@ -226,12 +223,12 @@ EdgeLlmTargetRole::OnHandoverFailure(Session& s)
 void
 EdgeLlmTargetRole::OnTransferComplete(const KvTransferCompleteHeader& done)
 {
-    auto it = m_node->m_sessions.find(done.sessionId);
-    if (it == m_node->m_sessions.end())
+    EdgeLlmSession* it = m_bs->FindSession(done.sessionId);
+    if (!it)
     {
         return;
     }
-    Session& t = it->second;
+    Session& t = *it;
     if (t.closedAtWindowEnd)
     {
         return; // late: the target closed the window itself (WindowGrace)
@@ -249,7 +246,7 @@ EdgeLlmTargetRole::OnTransferComplete(const KvTransferCompleteHeader& done)
     }
     else if (t.ReceivedKvBytes() != done.totalBytes)
     {
-        NS_LOG_ERROR("cell " << m_node->m_cellId << ": session " << done.sessionId << " got "
+        NS_LOG_ERROR("cell " << m_node->GetCellId() << ": session " << done.sessionId << " got "
                              << t.ReceivedKvBytes() << " KV bytes, source sent "
                              << done.totalBytes);
     }
@@ -258,19 +255,19 @@ EdgeLlmTargetRole::OnTransferComplete(const KvTransferCompleteHeader& done)
 bool
 EdgeLlmTargetRole::OnTransferCancel(uint16_t peerCellId, const KvTransferCompleteHeader& cancel)
 {
-    auto it = m_node->m_sessions.find(cancel.sessionId);
-    if (it != m_node->m_sessions.end() && it->second.GetState() == EdgeLlmNode::RESTORING)
+    EdgeLlmSession* it = m_bs->FindSession(cancel.sessionId);
+    if (it && it->GetState() == EdgeLlmNode::RESTORING)
     {
         // The source reports the handover failed; drop the restore.
-        m_node->m_cancelledTrace(cancel.sessionId, peerCellId, it->second.ReceivedKvBytes());
-        it->second.SwitchToState(EdgeLlmNode::CANCELLED);
+        m_bs->TraceCancelled(cancel.sessionId, peerCellId, it->ReceivedKvBytes());
+        it->SwitchToState(EdgeLlmNode::CANCELLED);
         return true;
     }
-    if (it != m_node->m_sessions.end() && it->second.GetState() == EdgeLlmNode::REDIRECTING)
+    if (it && it->GetState() == EdgeLlmNode::REDIRECTING)
     {
         // The source serves the session again (its handover failed): nothing to relay.
         // TransferCancelled was traced when the redirect left.
-        it->second.SwitchToState(EdgeLlmNode::CANCELLED);
+        it->SwitchToState(EdgeLlmNode::CANCELLED);
         return true;
     }
     return false;
@@ -293,7 +290,8 @@ EdgeLlmTargetRole::OnBatchClose(uint16_t peerCellId, const KvBatchCloseHeader& c
         }
         return;
     }
-    m_node->m_gpu->Close((uint64_t{peerCellId} << 32) | close.batchId, close.batchSize);
+    m_node->GetPrefillEngine()->Close((uint64_t{peerCellId} << 32) | close.batchId,
+                                      close.batchSize);
 }
 
 uint32_t
@@ -393,12 +391,12 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
     for (auto& [source, src] : bySource)
     {
         auto [rate, bytesPerToken] = requested.at(source);
-        const auto peer = m_node->m_peers.find(source);
-        if (peer != m_node->m_peers.end())
+        EdgeLlmPeer* peer = m_bs->FindPeer(source);
+        if (peer)
         {
             rate = std::min(rate,
-                            m_node->ShareOfPath(source, inbound).wireBitRate *
-                                peer->second.PayloadShare(m_node->PathPlanning()));
+                            m_bs->ShareOfPath(source, inbound).wireBitRate *
+                                peer->PayloadShare(m_bs->PathPlanning()));
         }
         planningBitRate[source] = rate;
         src.backhaulTokensPerSecond = rate / (8.0 * bytesPerToken);
@@ -409,9 +407,9 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         EraseGroup(groupId); // every member left before the plan
         return;
     }
-    CoordinatedPlanner planner(m_node->m_gpu->GetModel(),
-                               m_node->m_gpu->GetBatchPeriod().GetSeconds());
-    planner.SetGpuFreeAt(m_node->m_gpu->GetBusyUntil().GetSeconds());
+    CoordinatedPlanner planner(m_node->GetPrefillEngine()->GetModel(),
+                               m_node->GetPrefillEngine()->GetBatchPeriod().GetSeconds());
+    planner.SetGpuFreeAt(m_node->GetPrefillEngine()->GetBusyUntil().GetSeconds());
     CoordinatedPlan plan;
     try
     {
@@ -421,13 +419,13 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
     {
         // A source's rate of 0 (it knows no capacity to this BS): no coordinated plan;
         // every source plans alone.
-        NS_LOG_WARN("cell " << m_node->m_cellId << ": group " << groupId
+        NS_LOG_WARN("cell " << m_node->GetCellId() << ": group " << groupId
                             << " not planned: " << e.what());
         EraseGroup(groupId);
         return;
     }
     const uint32_t size = g.Size();
-    NS_LOG_INFO("cell " << m_node->m_cellId << ": group " << groupId << " of " << size
+    NS_LOG_INFO("cell " << m_node->GetCellId() << ": group " << groupId << " of " << size
                         << " handovers from " << sources.size() << " sources, L = "
                         << plan.prefillLength << ", batch start " << plan.batchStart << " s");
     m_coordinatedTrace(groupId,
@@ -449,7 +447,7 @@ EdgeLlmTargetRole::CloseGroup(uint32_t groupId)
         reply.prefillLength = static_cast<uint32_t>(plan.prefillLength);
         reply.batchStartNs = Seconds(plan.batchStart).GetNanoSeconds();
         reply.planningBitRate = static_cast<uint64_t>(std::llround(planningBitRate.at(source)));
-        m_node->m_peers.at(source).Control()->SendMessage(KvFrameHeader::PLAN, reply, 0);
+        m_bs->GetPeer(source).Control()->SendMessage(KvFrameHeader::PLAN, reply, 0);
     }
     g.requests.clear();
     if (plan.prefillLength == 0 || size == 0)
@@ -471,7 +469,8 @@ EdgeLlmTargetRole::UpdateGroup(uint32_t groupId, bool joinedNow)
     if (!joinedNow && joined > 0 && size > 0)
     {
         // The GPU batch is waiting for the members that joined and the rest.
-        m_node->m_gpu->Close((uint64_t{m_node->m_cellId} << 32) | groupId, std::max(size, joined));
+        m_node->GetPrefillEngine()->Close((uint64_t{m_node->GetCellId()} << 32) | groupId,
+                                          std::max(size, joined));
     }
     if (it->second.planned && joined >= size)
     {
@@ -510,31 +509,29 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
         return;
     }
     // Every request is answered; a KV format this BS's model cannot use is refused.
-    const bool accepted = req.bytesPerToken == m_node->m_profile.BytesPerToken();
+    const bool accepted = req.bytesPerToken == m_bs->GetProfile().BytesPerToken();
     m_requestReceivedTrace(req.sessionId, peerCellId, req.transferTokens);
     KvTransferResponseHeader response;
     response.sessionId = req.sessionId;
-    response.bytesPerToken = static_cast<uint32_t>(m_node->m_profile.BytesPerToken());
+    response.bytesPerToken = static_cast<uint32_t>(m_bs->GetProfile().BytesPerToken());
     response.result =
         accepted ? KvTransferResponseHeader::ACCEPTED : KvTransferResponseHeader::REFUSED_KV_FORMAT;
-    m_node->m_peers.at(peerCellId)
-        .Control()
-        ->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
+    m_bs->GetPeer(peerCellId).Control()->SendMessage(KvFrameHeader::TRANSFER_RESPONSE, response, 0);
     // A new session here, created in its first state (a stale one of the same id, e.g.
     // from an earlier visit of the UE, is replaced).
-    Session& s = m_node->CreateSession(req.sessionId,
-                                       accepted ? EdgeLlmNode::RESTORING : EdgeLlmNode::REFUSED);
+    Session& s = m_bs->CreateSession(req.sessionId,
+                                     accepted ? EdgeLlmNode::RESTORING : EdgeLlmNode::REFUSED);
     s.sourceCellId = peerCellId;
     // A pre-transfer's COMMIT came first on the control stream (its bytes may be on the way).
-    const uint64_t committed = m_node->m_preTransfer->TakeCommittedBytes(req.sessionId);
+    const uint64_t committed = m_bs->PreTransfer().TakeCommittedBytes(req.sessionId);
     if (!accepted)
     {
-        NS_LOG_ERROR("cell " << m_node->m_cellId << ": session " << req.sessionId << " from cell "
-                             << peerCellId << " has " << req.bytesPerToken
+        NS_LOG_ERROR("cell " << m_node->GetCellId() << ": session " << req.sessionId
+                             << " from cell " << peerCellId << " has " << req.bytesPerToken
                              << " KV bytes/token, this BS's model has "
-                             << m_node->m_profile.BytesPerToken() << "; request refused");
+                             << m_bs->GetProfile().BytesPerToken() << "; request refused");
         // REFUSED: its KV bytes still in flight are counted and dropped.
-        m_node->m_refusedTrace(req.sessionId, peerCellId, 0);
+        m_bs->TraceRefused(req.sessionId, peerCellId, 0);
         const auto group = (req.flags & KvTransferRequestHeader::COORDINATED)
                                ? m_groups.find(req.batchId)
                                : m_groups.end();
@@ -554,7 +551,7 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     s.expectedKvBytes = uint64_t{req.transferTokens} * req.bytesPerToken;
     if (req.flags & KvTransferRequestHeader::IMPORTANCE_ORDERED)
     {
-        s.entryBytes = static_cast<uint32_t>(m_node->m_profile.BytesPerEntry());
+        s.entryBytes = static_cast<uint32_t>(m_bs->GetProfile().BytesPerEntry());
         // The first entries of the importance order were sent ahead: received (the restore
         // waits until they are all in, EdgeLlmPreTransferRole::IsPending).
         s.preSentKvBytes = std::min(committed, s.expectedKvBytes);
@@ -564,7 +561,7 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     s.restoreGeneration = ++m_restoreCounter;
     JoinRestorePrefill(s, peerCellId, req);
     ScheduleRestoreTimers(s, peerCellId, req);
-    m_node->m_preTransfer->OnInboundTransfer(); // other sources' pre-transfers to me pause
+    m_bs->PreTransfer().OnInboundTransfer(); // other sources' pre-transfers to me pause
     MaybeResume(s);
 }
 
@@ -573,7 +570,7 @@ EdgeLlmTargetRole::IsFirstCopy(uint16_t peerCellId,
                                const KvTransferRequestHeader& req,
                                bool controlCopy)
 {
-    if (!m_node->m_backhaul->IsControlSeparate())
+    if (!m_bs->Backhaul().IsControlSeparate())
     {
         return true;
     }
@@ -587,7 +584,7 @@ EdgeLlmTargetRole::IsFirstCopy(uint16_t peerCellId,
         return false;
     }
     m_halfReceived.insert(key);
-    NS_LOG_INFO("cell " << m_node->m_cellId << ": request of session " << req.sessionId
+    NS_LOG_INFO("cell " << m_node->GetCellId() << ": request of session " << req.sessionId
                         << " came first on the " << (controlCopy ? "control" : "KV") << " channel");
     return true;
 }
@@ -612,9 +609,9 @@ EdgeLlmTargetRole::JoinRestorePrefill(Session& s,
     }
     if (s.batchPending)
     {
-        const uint64_t key = coordinated ? (uint64_t{m_node->m_cellId} << 32) | req.batchId
+        const uint64_t key = coordinated ? (uint64_t{m_node->GetCellId()} << 32) | req.batchId
                                          : (uint64_t{peerCellId} << 32) | req.batchId;
-        m_node->m_gpu->Join(
+        m_node->GetPrefillEngine()->Join(
             key,
             batchSize,
             req.prefillLength,
@@ -662,8 +659,7 @@ EdgeLlmTargetRole::ScheduleRestoreTimers(Session& s,
         {
             s.kvDeadline = NanoSeconds(req.kvDeadlineNs);
             s.requestArrivedAt = Simulator::Now(); // the arrival rate is measured from here
-            s.sourceBytesAtRequest =
-                m_node->m_peers.at(peerCellId).connection->GetKvBytesReceived();
+            s.sourceBytesAtRequest = m_bs->GetPeer(peerCellId).connection->GetKvBytesReceived();
             const Time at = std::max(s.kvDeadline + m_replanMargin, Simulator::Now());
             Simulator::Schedule(at - Simulator::Now(),
                                 &EdgeLlmTargetRole::OnReplanCheck,
@@ -672,7 +668,7 @@ EdgeLlmTargetRole::ScheduleRestoreTimers(Session& s,
                                 s.restoreGeneration);
         }
     }
-    const Time window = m_node->m_scheduler->GetTransferWindow();
+    const Time window = m_node->GetScheduler()->GetTransferWindow();
     if (s.entryBytes > 0 && window.IsStrictlyPositive())
     {
         const Time at = std::max(s.handoverTime + window + m_windowGrace, Simulator::Now());
@@ -687,36 +683,35 @@ EdgeLlmTargetRole::ScheduleRestoreTimers(Session& s,
 void
 EdgeLlmTargetRole::OnKvBytes(uint64_t sessionId, uint64_t bytes)
 {
-    auto it = m_node->m_sessions.find(sessionId);
-    if (it != m_node->m_sessions.end() && it->second.GetState() == EdgeLlmNode::REDIRECTING)
+    EdgeLlmSession* it = m_bs->FindSession(sessionId);
+    if (it && it->GetState() == EdgeLlmNode::REDIRECTING)
     {
         // Kept: relayed from here if the source cannot reach the UE's new cell.
-        it->second.receivedKvBytes += bytes;
+        it->receivedKvBytes += bytes;
         return;
     }
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING)
+    if (!it || it->GetState() != EdgeLlmNode::RESTORING)
     {
-        if (it == m_node->m_sessions.end() ||
-            (it->second.GetState() != EdgeLlmNode::CANCELLED &&
-             it->second.GetState() != EdgeLlmNode::REFUSED &&
-             it->second.GetState() != EdgeLlmNode::LOST && !it->second.closedAtWindowEnd))
+        if (!it ||
+            (it->GetState() != EdgeLlmNode::CANCELLED && it->GetState() != EdgeLlmNode::REFUSED &&
+             it->GetState() != EdgeLlmNode::LOST && !it->closedAtWindowEnd))
         {
-            NS_LOG_WARN("cell " << m_node->m_cellId << ": " << bytes << " KV bytes for session "
+            NS_LOG_WARN("cell " << m_node->GetCellId() << ": " << bytes << " KV bytes for session "
                                 << sessionId << " that is not being restored here");
         }
-        if (it != m_node->m_sessions.end())
+        if (it)
         {
-            it->second.receivedKvBytes += bytes; // counted, then discarded (cancelled)
+            it->receivedKvBytes += bytes; // counted, then discarded (cancelled)
         }
         return;
     }
-    Session& s = it->second;
+    Session& s = *it;
     s.receivedKvBytes += bytes;
     if (s.layerMajor)
     {
         // Layer l is bytes [l E / N, (l + 1) E / N) of the E expected (E / N = n_tx times
         // the bytes of one token's layer, a whole number).
-        const uint64_t layers = m_node->m_profile.numLayers;
+        const uint64_t layers = m_bs->GetProfile().numLayers;
         const uint64_t perLayer = s.expectedKvBytes / layers;
         while (s.layerReady.size() < layers &&
                s.receivedKvBytes >= (s.layerReady.size() + 1) * perLayer)
@@ -738,20 +733,18 @@ EdgeLlmTargetRole::OnKvBytes(uint64_t sessionId, uint64_t bytes)
 void
 EdgeLlmTargetRole::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
 {
-    auto it = m_node->m_sessions.find(sessionId);
-    if (it != m_node->m_sessions.end() && it->second.GetState() == EdgeLlmNode::REDIRECTING &&
-        it->second.restoreGeneration == generation)
+    EdgeLlmSession* it = m_bs->FindSession(sessionId);
+    if (it && it->GetState() == EdgeLlmNode::REDIRECTING && it->restoreGeneration == generation)
     {
-        it->second.timeoutSkipped = true; // applied if the redirect is refused
+        it->timeoutSkipped = true; // applied if the redirect is refused
         return;
     }
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING ||
-        it->second.restoreGeneration != generation ||
-        it->second.ReceivedKvBytes() >= it->second.expectedKvBytes)
+    if (!it || it->GetState() != EdgeLlmNode::RESTORING || it->restoreGeneration != generation ||
+        it->ReceivedKvBytes() >= it->expectedKvBytes)
     {
         return; // restored, cancelled, or a later handover of the same session
     }
-    Session& s = it->second;
+    Session& s = *it;
     if (s.reprefillTokens > 0 || s.reprefillRunning)
     {
         return; // replanned already: its missing tokens are being re-prefilled
@@ -763,17 +756,17 @@ EdgeLlmTargetRole::OnTransferTimeout(uint64_t sessionId, uint32_t generation)
 void
 EdgeLlmTargetRole::OnWindowEnd(uint64_t sessionId, uint32_t generation)
 {
-    auto it = m_node->m_sessions.find(sessionId);
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING ||
-        it->second.restoreGeneration != generation || it->second.transferClosed)
+    EdgeLlmSession* it = m_bs->FindSession(sessionId);
+    if (!it || it->GetState() != EdgeLlmNode::RESTORING || it->restoreGeneration != generation ||
+        it->transferClosed)
     {
         return; // closed by the source, resumed, cancelled, or a later restore
     }
-    Session& s = it->second;
+    Session& s = *it;
     // Committed entries still on the way are not in; neither is the rest in flight.
-    const uint64_t missing = m_node->m_preTransfer->GetPendingKvBytes(s.id);
+    const uint64_t missing = m_bs->PreTransfer().GetPendingKvBytes(s.id);
     const uint64_t kv = s.ReceivedKvBytes() > missing ? s.ReceivedKvBytes() - missing : 0;
-    NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << s.id << " from cell "
+    NS_LOG_INFO("cell " << m_node->GetCellId() << ": session " << s.id << " from cell "
                         << s.sourceCellId << ": no TRANSFER_COMPLETE/TRUNCATE by the window's "
                         << "end + WindowGrace; resumes on " << kv << " KV bytes");
     m_windowTrace(s.id, s.sourceCellId, kv);
@@ -801,7 +794,7 @@ EdgeLlmTargetRole::MissingTokens(const Session& s) const
     // re-prefilled (p(missing), the prefix's KV being in place). Layer-major, no token is
     // complete: the complete layers alone cannot seed a prefill (a layer's input is the
     // previous layer's hidden state, which is not sent), so every transferred token is.
-    const uint64_t bytesPerToken = m_node->m_profile.BytesPerToken();
+    const uint64_t bytesPerToken = m_bs->GetProfile().BytesPerToken();
     return s.layerMajor
                ? s.expectedKvBytes / bytesPerToken
                : (s.expectedKvBytes - s.ReceivedKvBytes() + bytesPerToken - 1) / bytesPerToken;
@@ -815,9 +808,7 @@ EdgeLlmTargetRole::StopTransfer(Session& s)
     KvTransferCompleteHeader stop;
     stop.sessionId = s.id;
     stop.totalBytes = s.ReceivedKvBytes();
-    m_node->m_peers.at(s.sourceCellId)
-        .Control()
-        ->SendMessage(KvFrameHeader::TRANSFER_STOP, stop, 0);
+    m_bs->GetPeer(s.sourceCellId).Control()->SendMessage(KvFrameHeader::TRANSFER_STOP, stop, 0);
     s.expectedKvBytes = s.ReceivedKvBytes(); // nothing more is awaited
     s.reprefillTokens = missing;
     if (!s.batchPending)
@@ -831,15 +822,14 @@ EdgeLlmTargetRole::StopTransfer(Session& s)
 void
 EdgeLlmTargetRole::OnReplanCheck(uint64_t sessionId, uint32_t generation)
 {
-    auto it = m_node->m_sessions.find(sessionId);
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING ||
-        it->second.restoreGeneration != generation ||
-        it->second.ReceivedKvBytes() >= it->second.expectedKvBytes ||
-        it->second.reprefillTokens > 0 || it->second.reprefillRunning)
+    EdgeLlmSession* it = m_bs->FindSession(sessionId);
+    if (!it || it->GetState() != EdgeLlmNode::RESTORING || it->restoreGeneration != generation ||
+        it->ReceivedKvBytes() >= it->expectedKvBytes || it->reprefillTokens > 0 ||
+        it->reprefillRunning)
     {
         return; // restored, cancelled, redirecting, timed out, or a later restore
     }
-    Session& s = it->second;
+    Session& s = *it;
     const Time now = Simulator::Now();
     if (!s.batchPending)
     {
@@ -847,15 +837,14 @@ EdgeLlmTargetRole::OnReplanCheck(uint64_t sessionId, uint32_t generation)
         // connection's, and the bytes still due ahead of this session's rest count too.
         // Over the whole time since the request came (TCP's and a fair queue's bursts make
         // short windows misleading).
-        const uint64_t sourceBytes =
-            m_node->m_peers.at(s.sourceCellId).connection->GetKvBytesReceived();
+        const uint64_t sourceBytes = m_bs->GetPeer(s.sourceCellId).connection->GetKvBytesReceived();
         const double window = (now - s.requestArrivedAt).GetSeconds();
         const double bytesPerSecond =
             window > 0 ? static_cast<double>(sourceBytes - s.sourceBytesAtRequest) / window : 0;
         // Behind the plan: wait for the rest at the measured rate, or re-prefill it now
         // (after whatever the GPU runs first)?
         double rest = static_cast<double>(s.expectedKvBytes - s.ReceivedKvBytes());
-        for (const auto& [id, other] : m_node->m_sessions)
+        for (const auto& [id, other] : m_bs->GetSessions())
         {
             if (id != s.id && other.sourceCellId == s.sourceCellId &&
                 other.GetState() == EdgeLlmNode::RESTORING && other.entryBytes == 0 &&
@@ -868,11 +857,11 @@ EdgeLlmTargetRole::OnReplanCheck(uint64_t sessionId, uint32_t generation)
         const Time wait = bytesPerSecond > 0 ? Seconds(rest / bytesPerSecond) : Time::Max();
         const uint64_t missing = MissingTokens(s);
         // A batch of its own: on the GPU's next T_c boundary once it is free.
-        const Time reprefill = m_node->m_gpu->GetStartFor(now) - now +
-                               Seconds(m_node->m_gpu->GetModel().Evaluate(missing));
+        const Time reprefill = m_node->GetPrefillEngine()->GetStartFor(now) - now +
+                               Seconds(m_node->GetPrefillEngine()->GetModel().Evaluate(missing));
         if (reprefill < wait)
         {
-            NS_LOG_INFO("cell " << m_node->m_cellId << ": session " << s.id << " KV " << rest
+            NS_LOG_INFO("cell " << m_node->GetCellId() << ": session " << s.id << " KV " << rest
                                 << " B behind its plan (deadline " << s.kvDeadline.As(Time::S)
                                 << "); re-prefilling " << missing << " tokens ("
                                 << reprefill.As(Time::MS) << ") instead of waiting ("
@@ -896,28 +885,28 @@ EdgeLlmTargetRole::StartReprefill(Session& s)
 {
     s.reprefillRunning = true;
     const uint64_t key = (uint64_t{1} << 62) | s.id; // a batch of its own
-    m_node->m_gpu->Join(key,
-                        1,
-                        s.reprefillTokens,
-                        Simulator::Now(),
-                        compat::Bind(MakeCallback(&EdgeLlmTargetRole::OnRestorePrefillDone, this),
-                                     s.id,
-                                     s.restoreGeneration,
-                                     true));
+    m_node->GetPrefillEngine()->Join(
+        key,
+        1,
+        s.reprefillTokens,
+        Simulator::Now(),
+        compat::Bind(MakeCallback(&EdgeLlmTargetRole::OnRestorePrefillDone, this),
+                     s.id,
+                     s.restoreGeneration,
+                     true));
 }
 
 void
 EdgeLlmTargetRole::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation, bool reprefill)
 {
-    auto it = m_node->m_sessions.find(sessionId);
-    if (it == m_node->m_sessions.end() ||
-        (it->second.GetState() != EdgeLlmNode::RESTORING &&
-         it->second.GetState() != EdgeLlmNode::REDIRECTING) ||
-        it->second.restoreGeneration != generation)
+    EdgeLlmSession* it = m_bs->FindSession(sessionId);
+    if (!it ||
+        (it->GetState() != EdgeLlmNode::RESTORING && it->GetState() != EdgeLlmNode::REDIRECTING) ||
+        it->restoreGeneration != generation)
     {
         return; // cancelled, refused, or a later restore of the same session
     }
-    Session& s = it->second;
+    Session& s = *it;
     s.prefillDoneAt = Simulator::Now();
     if (reprefill)
     {
@@ -939,10 +928,10 @@ EdgeLlmTargetRole::OnRestorePrefillDone(uint64_t sessionId, uint32_t generation,
 void
 EdgeLlmTargetRole::ResumeIfRestored(uint64_t sessionId)
 {
-    auto it = m_node->m_sessions.find(sessionId);
-    if (it != m_node->m_sessions.end())
+    EdgeLlmSession* it = m_bs->FindSession(sessionId);
+    if (it)
     {
-        MaybeResume(it->second);
+        MaybeResume(*it);
     }
 }
 
@@ -951,7 +940,7 @@ EdgeLlmTargetRole::MaybeResume(Session& s)
 {
     if (s.GetState() != EdgeLlmNode::RESTORING || !s.PrefillDone() ||
         s.ReceivedKvBytes() < s.expectedKvBytes ||
-        (m_node->m_preTransfer->IsPending(s.id) && !s.closedAtWindowEnd) ||
+        (m_bs->PreTransfer().IsPending(s.id) && !s.closedAtWindowEnd) ||
         (s.entryBytes > 0 && !s.transferClosed))
     {
         // (A pre-transfer's committed bytes still on the way count too; ImpactHO sessions
@@ -965,12 +954,12 @@ EdgeLlmTargetRole::MaybeResume(Session& s)
     }
     m_restoredTrace(s.id, s.sourceCellId, Simulator::Now() - s.handoverTime);
     SendStatus(s.id, KvTransferStatusHeader::RESTORED);
-    Time firstToken = Simulator::Now() + Seconds(1.0 / m_node->m_decodeRate);
-    if (s.layerMajor && s.layerReady.size() == m_node->m_profile.numLayers)
+    Time firstToken = Simulator::Now() + Seconds(1.0 / m_node->GetDecodeRate());
+    if (s.layerMajor && s.layerReady.size() == m_bs->GetProfile().numLayers)
     {
         // The first decode step, layer by layer: layer l runs once its KV layer and the
         // batch prefill are in place and layer l - 1 is done, for 1 / (DecodeRate N).
-        const double perLayer = 1.0 / (m_node->m_decodeRate * m_node->m_profile.numLayers);
+        const double perLayer = 1.0 / (m_node->GetDecodeRate() * m_bs->GetProfile().numLayers);
         double done = 0;
         for (const Time& ready : s.layerReady)
         {
@@ -978,15 +967,15 @@ EdgeLlmTargetRole::MaybeResume(Session& s)
         }
         firstToken = Seconds(done);
     }
-    m_node->StartDecoding(s, firstToken);
+    m_bs->StartDecoding(s, firstToken);
 }
 
 void
 EdgeLlmTargetRole::SendStatus(uint64_t sessionId, uint8_t state)
 {
-    const Session& s = m_node->m_sessions.at(sessionId);
-    auto peer = m_node->m_peers.find(s.sourceCellId);
-    if (peer == m_node->m_peers.end())
+    const Session& s = m_bs->GetSession(sessionId);
+    EdgeLlmPeer* peer = m_bs->FindPeer(s.sourceCellId);
+    if (!peer)
     {
         return; // restored from a source that is no peer (not over this protocol)
     }
@@ -994,45 +983,43 @@ EdgeLlmTargetRole::SendStatus(uint64_t sessionId, uint8_t state)
     status.sessionId = sessionId;
     status.receivedBytes = s.ReceivedKvBytes();
     status.state = state;
-    peer->second.Control()->SendMessage(KvFrameHeader::TRANSFER_STATUS, status, 0);
+    peer->Control()->SendMessage(KvFrameHeader::TRANSFER_STATUS, status, 0);
 }
 
 void
 EdgeLlmTargetRole::OnStatusTimer(uint64_t sessionId, uint32_t generation)
 {
-    auto it = m_node->m_sessions.find(sessionId);
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::RESTORING ||
-        it->second.restoreGeneration != generation)
+    EdgeLlmSession* it = m_bs->FindSession(sessionId);
+    if (!it || it->GetState() != EdgeLlmNode::RESTORING || it->restoreGeneration != generation)
     {
         return; // restored (RESTORED was sent), cancelled, or restored again later
     }
     SendStatus(sessionId, KvTransferStatusHeader::PROGRESS);
-    it->second.statusEvent = Simulator::Schedule(m_statusInterval,
-                                                 &EdgeLlmTargetRole::OnStatusTimer,
-                                                 this,
-                                                 sessionId,
-                                                 generation);
+    it->statusEvent = Simulator::Schedule(m_statusInterval,
+                                          &EdgeLlmTargetRole::OnStatusTimer,
+                                          this,
+                                          sessionId,
+                                          generation);
 }
 
 void
 EdgeLlmTargetRole::OnRedirectRefused(uint16_t peerCellId, const KvRedirectHeader& redirect)
 {
-    auto it = m_node->m_sessions.find(redirect.sessionId);
-    if (it == m_node->m_sessions.end() || it->second.GetState() != EdgeLlmNode::REDIRECTING ||
-        it->second.sourceCellId != peerCellId)
+    EdgeLlmSession* it = m_bs->FindSession(redirect.sessionId);
+    if (!it || it->GetState() != EdgeLlmNode::REDIRECTING || it->sourceCellId != peerCellId)
     {
         return; // e.g. cancelled meanwhile
     }
-    Session& s = it->second;
-    if (!m_node->m_peers.count(s.relayTarget))
+    Session& s = *it;
+    if (!m_bs->HasPeer(s.relayTarget))
     {
         // Neither the source nor this BS has a link to the UE's new cell.
-        m_node->LoseSession(s, s.relayTarget, EdgeLlmNode::NO_BACKHAUL_PATH);
+        m_bs->LoseSession(s, s.relayTarget, EdgeLlmNode::NO_BACKHAUL_PATH);
         return;
     }
     // Relay: finish the restore here (the source keeps sending), then hand the session
     // on to the UE's cell, from the time the UE got there.
-    NS_LOG_INFO("cell " << m_node->m_cellId << ": relays session " << s.id << " from cell "
+    NS_LOG_INFO("cell " << m_node->GetCellId() << ": relays session " << s.id << " from cell "
                         << peerCellId << " to cell " << s.relayTarget);
     s.SwitchToState(EdgeLlmNode::RESTORING);
     if (!s.kvDoneAtRedirect && s.entryBytes == 0 && s.ReceivedKvBytes() == s.expectedKvBytes)
@@ -1067,7 +1054,7 @@ EdgeLlmTargetRole::RelaySession(Session& s)
     const uint16_t target = s.relayTarget;
     s.relayTarget = 0;
     s.SwitchToState(EdgeLlmNode::FINISHED); // servable from here; decoding stays stopped
-    m_node->m_source->BeginHandover(s.id, target, s.relayTime);
+    m_bs->Source().BeginHandover(s.id, target, s.relayTime);
 }
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 #ifndef EDGE_LLM_TARGET_ROLE_H
 #define EDGE_LLM_TARGET_ROLE_H
 
+#include "edge-llm-bs-state.h"
 #include "edge-llm-node.h"
 
 #include <cstdint>
@@ -55,7 +56,7 @@ class EdgeLlmTargetRole : public Object
      * \brief Create the target role of \p node.
      * \param node the BS (owns this role and outlives it)
      */
-    explicit EdgeLlmTargetRole(EdgeLlmNode* node);
+    EdgeLlmTargetRole(EdgeLlmNode* node, EdgeLlmBsState* state);
 
     /**
      * \brief This role's attributes against each other (StatusInterval's gap between 0
@@ -137,7 +138,7 @@ class EdgeLlmTargetRole : public Object
      * \param s the session
      * \return true if handled here, false if the source role should handle it
      */
-    bool OnHandoverFailure(EdgeLlmNode::Session& s);
+    bool OnHandoverFailure(EdgeLlmSession& s);
 
     /**
      * \brief TRANSFER_REDIRECT_REFUSED from the source (no link to the UE's new cell):
@@ -164,7 +165,7 @@ class EdgeLlmTargetRole : public Object
     void ResumeIfRestored(uint64_t sessionId);
 
   private:
-    using Session = EdgeLlmNode::Session; //!< A session at the node
+    using Session = EdgeLlmSession; //!< A session at the node
 
     /**
      * \brief With ControlChannel=Separate every request comes twice (control channel and
@@ -320,6 +321,8 @@ class EdgeLlmTargetRole : public Object
     };
 
     EdgeLlmNode* m_node; //!< The BS (owner)
+
+    EdgeLlmBsState* m_bs; //!< What the BS's parts share (owned by the BS)
     /// CoordinatedBatchPlanned
     TracedCallback<uint32_t, uint32_t, uint32_t, uint64_t, Time> m_coordinatedTrace;
     TracedCallback<uint64_t, uint16_t, uint64_t>
