@@ -102,10 +102,12 @@ AddNetworkOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOptions
     options.AddValue("schemes",
                      "Comma-separated: " + HandoverSchemeRegistry::Describe(InTheStudy),
                      raw.schemes);
-    options.AddValue("aggregationGbps",
-                     "Backhaul rate, Gbit/s: each site's link to the aggregation router (star; "
-                     "mesh, ring: every link)",
-                     cfg.backhaulGbps);
+    options.AddRangedValue(
+        "aggregationGbps",
+        "Backhaul rate, Gbit/s: each site's link to the aggregation router (star; "
+        "mesh, ring: every link)",
+        cfg.backhaulGbps,
+        edgellm::BackhaulGbpsRange());
     options.AddValue("backhaul",
                      "Backhaul topology: star, mesh, ring, file (--backhaulFile), or x2 (the "
                      "RAN's own X2 cables: no queue disc, --loads=0 only)",
@@ -136,7 +138,10 @@ AddNetworkOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOptions
                                     : std::string();
                      });
     options.AddValue("backhaulDelayUs", "Backhaul link delay, us", raw.backhaulDelayUs);
-    options.AddValue("backhaulMtu", "Backhaul link MTU, bytes", raw.backhaulMtu);
+    options.AddRangedValue("backhaulMtu",
+                           "Backhaul link MTU, bytes",
+                           raw.backhaulMtu,
+                           edgellm::BackhaulMtuRange());
     options.AddValue("ran",
                      "Radio access: lte (eNBs, X2) or nr (5G-LENA gNBs, Xn; a build with ns-3's "
                      "nr module)",
@@ -207,9 +212,10 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
                      raw.handoverLeadMs);
     options.AddValue("promptMin", "Shortest prompt, tokens", cfg.promptMin);
     options.AddValue("promptMax", "Longest prompt, tokens", cfg.promptMax);
-    options.AddValue("tokensAfterHandover",
-                     "Tokens each session decodes after its handover",
-                     cfg.tokensAfterHandover);
+    options.AddRangedValue("tokensAfterHandover",
+                           "Tokens each session decodes after its handover",
+                           cfg.tokensAfterHandover,
+                           edgellm::ContextTokensRange());
     options.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
     options.AddValue("model", "LLM preset", cfg.model);
     options.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);

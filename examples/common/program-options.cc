@@ -373,9 +373,6 @@ ProgramOptions::CheckBool(const std::string& v)
 std::string
 ProgramOptions::CheckInteger(const std::string& v, bool isSigned, long double lo, long double hi)
 {
-    std::ostringstream range;
-    range << std::fixed << std::setprecision(0) << "must be an integer in [" << lo << ", " << hi
-          << "]";
     std::size_t first = 0;
     if (isSigned && !v.empty() && (v[0] == '-' || v[0] == '+'))
     {
@@ -383,13 +380,21 @@ ProgramOptions::CheckInteger(const std::string& v, bool isSigned, long double lo
     }
     if (first == v.size() || v.find_first_not_of("0123456789", first) != std::string::npos)
     {
-        return range.str();
+        return isSigned ? "must be an integer" : "must be an integer, 0 or more";
     }
     // Compare as long double only past 18 digits: below that the text is exact in it.
     const long double x = std::strtold(v.c_str(), nullptr);
-    if (x < lo || x > hi)
+    std::ostringstream beyond;
+    beyond << std::fixed << std::setprecision(0);
+    if (x < lo)
     {
-        return range.str();
+        beyond << "must be an integer of at least " << lo << " (the option's type)";
+        return beyond.str();
+    }
+    if (x > hi)
+    {
+        beyond << "must be an integer of at most " << hi << " (the option's type)";
+        return beyond.str();
     }
     return "";
 }

@@ -138,10 +138,11 @@ bool CheckTimeOptions(double backhaulDelayUs, double batchPeriodMs, std::ostream
  * cannot read, or an unknown option, ends the program with exit code 1 after the whole
  * help. Check() refuses, with one line naming the option: an unknown option (listing the
  * valid ones); an integer that is not all digits (with a sign only for a signed type) or
- * outside its type's range; a double that is not a whole finite number (nan, inf, 1e999,
- * "3x"); a bool other than 1, 0, true, false (or no value: true); an empty string. The
- * arguments left to ns-3 are `--ns3::Type::Attribute=value` (CheckAttributeArguments),
- * global values (`--RngRun=3`) and the Print options (`--PrintHelp`, ...).
+ * outside its type's range (AddRangedValue: the option's own range is stated); a double that is not
+ * a whole finite number (nan, inf, 1e999, "3x"); a bool other than 1, 0, true, false (or no value:
+ * true); an empty string. The arguments left to ns-3 are `--ns3::Type::Attribute=value`
+ * (CheckAttributeArguments), global values (`--RngRun=3`) and the Print options (`--PrintHelp`,
+ * ...).
  *
  * Usage: `ProgramOptions options(cmd); options.AddValue("numUes", "K", k); ...;
  * if (!options.Check(argc, argv, std::cerr)) return 2; cmd.Parse(argc, argv);`
@@ -197,6 +198,32 @@ class ProgramOptions
                 return extra(v).empty() ? why : extra(v);
             }
             return why;
+        };
+    }
+
+    /**
+     * \brief As AddValue(name, help, value), for an option whose owner states its valid
+     *        range: a value that does not even parse as T is refused with that range ("must
+     *        be an integer in [576, 65535] bytes"), not with T's; a value that parses is
+     *        left to the owner's check (e.g. edgellm::CheckBackhaulMtu), which states the
+     *        same range.
+     * \param name option name, without dashes
+     * \param help help text
+     * \param value the variable it sets
+     * \param validRange the owner's range text (edgellm::BackhaulMtuRange(), ...)
+     */
+    template <typename T>
+    void AddRangedValue(const std::string& name,
+                        const std::string& help,
+                        T& value,
+                        const std::string& validRange)
+    {
+        static_assert(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>, "a number option");
+        AddValue(name, help, value);
+        const Check_t typeCheck = m_checks[name];
+        const std::string kind = std::is_integral_v<T> ? "an integer" : "a number";
+        m_checks[name] = [typeCheck, kind, validRange](const std::string& v) {
+            return typeCheck(v).empty() ? std::string() : "must be " + kind + " in " + validRange;
         };
     }
 
@@ -268,8 +295,9 @@ class ProgramOptions
     /// \return "" if \p v is a bool CommandLine reads, else what it must be
     static std::string CheckBool(const std::string& v);
     /**
-     * \return "" if \p v is an integer in [lo, hi] (a sign only if \p isSigned), else
-     *         what it must be
+     * \return "" if \p v is an integer in [lo, hi] (T's range; a sign only if \p
+     *         isSigned), else what it must be: the message states T's limit only for a
+     *         value beyond it, as the option's own range may be narrower (AddRangedValue)
      */
     static std::string CheckInteger(const std::string& v,
                                     bool isSigned,

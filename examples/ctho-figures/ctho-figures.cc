@@ -186,14 +186,19 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
                      "Runs per packet-level point (>= 2: the plotted 95 % CI needs two)",
                      o.packetRuns);
     options.AddValue("outputDir", "Where fig<id>.csv/.plt/.png go", o.outputDir);
-    options.AddValue("backhaulGbps",
-                     "Backhaul rate where not swept, Gbit/s",
-                     base.fluid.backhaulGbps);
-    options.AddValue("contextMin",
-                     "Smallest drawn context C_min, tokens (C ~ U[C_min, C_max]; equal to "
-                     "--contextMax: every UE has that context)",
-                     base.road.contextMin);
-    options.AddValue("contextMax", "C_max where not swept, tokens", base.road.contextMax);
+    options.AddRangedValue("backhaulGbps",
+                           "Backhaul rate where not swept, Gbit/s",
+                           base.fluid.backhaulGbps,
+                           edgellm::BackhaulGbpsRange());
+    options.AddRangedValue("contextMin",
+                           "Smallest drawn context C_min, tokens (C ~ U[C_min, C_max]; equal to "
+                           "--contextMax: every UE has that context)",
+                           base.road.contextMin,
+                           edgellm::ContextTokensRange());
+    options.AddRangedValue("contextMax",
+                           "C_max where not swept, tokens",
+                           base.road.contextMax,
+                           edgellm::ContextTokensRange());
     options.AddValue("numUes", "K where not swept", base.road.numUes);
     options.AddValue("prefillA", "Prefill slope a where not swept, s/token", prefillA);
     // Attribute defaults first: a bad one, or one the packet-level road scenario sets

@@ -11,6 +11,7 @@
 #include "ns3/core-module.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-figure-writer.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/handover-scheme-registry.h"
@@ -204,7 +205,10 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& offsets)
                      "KV memory for caches sent ahead, per BS, GB, in [1e-9, 1e6] (1 byte to "
                      "10^15 bytes, as ns3::EdgeLlmPreTransferRole::KvMemoryCapacity)",
                      o.kvMemoryGb);
-    options.AddValue("backhaulGbps", "Backhaul link rate, Gbit/s, > 0", o.backhaulGbps);
+    options.AddRangedValue("backhaulGbps",
+                           "Backhaul link rate, Gbit/s, > 0",
+                           o.backhaulGbps,
+                           edgellm::BackhaulGbpsRange());
     options.AddValue("decodeRate", "Decoded tokens/s per UE, > 0", o.decodeRate);
     options.AddValue("startMin",
                      "Road: UEs start at x ~ Unif[startMin, startMax], m (the paper's road: 120 "

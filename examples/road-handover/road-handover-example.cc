@@ -133,25 +133,34 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
     options.AddValue("startMin", "UE start position, lower bound, m", cfg.road.startMin);
     options.AddValue("startMax", "UE start position, upper bound, m", cfg.road.startMax);
     options.AddValue("speed", "UE speed, m/s", cfg.road.speed);
-    options.AddValue("contextMin",
-                     "Context at the handover, lower bound, tokens",
-                     cfg.road.contextMin);
-    options.AddValue("contextMax",
-                     "Context at the handover, upper bound (C_max), tokens",
-                     cfg.road.contextMax);
+    options.AddRangedValue("contextMin",
+                           "Context at the handover, lower bound, tokens",
+                           cfg.road.contextMin,
+                           edgellm::ContextTokensRange());
+    options.AddRangedValue("contextMax",
+                           "Context at the handover, upper bound (C_max), tokens",
+                           cfg.road.contextMax,
+                           edgellm::ContextTokensRange());
     options.AddValue("model", "LLM preset", cfg.model);
     options.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);
-    options.AddValue("backhaulGbps", "X2 backhaul rate, Gbit/s", cfg.backhaulGbps);
+    options.AddRangedValue("backhaulGbps",
+                           "X2 backhaul rate, Gbit/s",
+                           cfg.backhaulGbps,
+                           edgellm::BackhaulGbpsRange());
     options.AddValue("backhaulDelayUs", "X2 backhaul delay, us", raw.backhaulDelayUs);
-    options.AddValue("backhaulMtu", "X2 backhaul MTU, bytes", raw.backhaulMtu);
+    options.AddRangedValue("backhaulMtu",
+                           "X2 backhaul MTU, bytes",
+                           raw.backhaulMtu,
+                           edgellm::BackhaulMtuRange());
     options.AddValue("prefillA", "Prefill slope a, s/token", cfg.prefillA);
     options.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
     options.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
     options.AddValue("batchPeriodMs", "Batching period T_c, ms", raw.batchPeriodMs);
     options.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
-    options.AddValue("tokensAfterHandover",
-                     "Tokens each session decodes after its handover",
-                     cfg.tokensAfterHandover);
+    options.AddRangedValue("tokensAfterHandover",
+                           "Tokens each session decodes after its handover",
+                           cfg.tokensAfterHandover,
+                           edgellm::ContextTokensRange());
     options.AddValue("handoverAlgorithm", text.handoverAlgorithm, cfg.handoverAlgorithm);
     options.AddValue("lookaheadMs",
                      "Online: scheduler look-ahead for predicted arrivals, ms",

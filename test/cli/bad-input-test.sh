@@ -128,10 +128,23 @@ expect 2 "StatusInterval is +1us; it must be 0" \
 [ ! -e "$tmp/sfig/fig3a.csv" ] || { echo "FAIL: impactho-figures wrote a CSV for a refused run"; fail=$((fail + 1)); }
 # Program options are parsed strictly before ns-3's CommandLine (which keeps the "1" of
 # "1e300", wraps "-1" and exits 1 on text): exit 2 naming the option.
-expect 2 "--numUes=1e300: must be an integer in [0, 4294967295]" $main --numUes=1e300
-expect 2 "--numUes=2.5: must be an integer" $main --numUes=2.5
-expect 2 "--contextMax=4294967296: must be an integer in [0, 4294967295]" $main --contextMax=4294967296
-expect 2 "--tokensAfterHandover=-1: must be an integer in [0, 4294967295]" $main --tokensAfterHandover=-1
+# An option whose owner states its range gives that range, not its type's, for a value
+# that does not even parse (--backhaulMtu's is [576, 65535], not [0, 4294967295]); one
+# that does not gives the type's limit only for a value beyond it.
+expect 2 "--numUes=1e300: must be an integer, 0 or more" $main --numUes=1e300
+expect 2 "--numUes=2.5: must be an integer, 0 or more" $main --numUes=2.5
+expect 2 "--numUes=4294967296: must be an integer of at most 4294967295 (the option's type)" \
+  $main --numUes=4294967296
+expect 2 "numUes must be in [1, 100] at packet level" $main --numUes=4294967295
+expect 2 "--contextMax=4294967296: must be an integer in [1, 10000000] tokens" $main --contextMax=4294967296
+expect 2 "contextMax must be in [1, 10000000] tokens, got 4294967295" $main --contextMax=4294967295
+expect 2 "--tokensAfterHandover=-1: must be an integer in [1, 10000000] tokens" $main --tokensAfterHandover=-1
+expect 2 "--backhaulMtu=abc: must be an integer in [576, 65535] bytes" $main --backhaulMtu=abc
+expect 2 "--backhaulMtu=-576: must be an integer in [576, 65535] bytes" $main --backhaulMtu=-576
+expect 2 "--aggregationGbps=fast: must be a number in (0, 1000] Gbit/s" \
+  $bin/edge-llm-backhaul-study --aggregationGbps=fast --outputDir=$tmp/o
+expect 2 "--backhaulGbps=nan: must be a number in (0, 1000] Gbit/s" $bin/ctho-figures --backhaulGbps=nan
+expect 2 "--backhaulGbps=1e999: must be a number in (0, 1000] Gbit/s" $bin/edge-llm-pre-transfer --backhaulGbps=1e999
 expect 2 "--speed=nan: must be a finite number" $main --speed=nan
 expect 2 "--speed=1e999: must be a finite number" $main --speed=1e999
 expect 2 "--schemes=: must not be empty" $main --schemes=
