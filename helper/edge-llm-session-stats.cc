@@ -215,6 +215,8 @@ EdgeLlmSessionStats::DoDispose()
 {
     m_records.clear();
     m_bySession.clear();
+    m_batches.clear();
+    m_latestBatch.clear();
     m_bs.clear();
     Object::DoDispose();
 }
@@ -342,6 +344,12 @@ EdgeLlmSessionStats::GetRecords() const
     return m_records;
 }
 
+const std::vector<EdgeLlmHandoverBatch>&
+EdgeLlmSessionStats::GetBatches() const
+{
+    return m_batches;
+}
+
 uint64_t
 EdgeLlmSessionStats::CountOutcome(EdgeLlmHandoverRecord::Outcome outcome) const
 {
@@ -415,6 +423,18 @@ EdgeLlmSessionStats::OnPlanned(EdgeLlmNode* node,
                                uint64_t ntx,
                                Time predicted)
 {
+    // A batch's members are planned at one instant, one call each, at their source.
+    const double now = Simulator::Now().GetSeconds();
+    const uint16_t cell = node->GetCellId();
+    const auto latest = m_latestBatch.find(cell);
+    if (latest == m_latestBatch.end() || m_batches[latest->second].plannedAt != now)
+    {
+        m_latestBatch[cell] = m_batches.size();
+        m_batches.push_back({now, cell, 0, {}});
+    }
+    EdgeLlmHandoverBatch& batch = m_batches[m_latestBatch[cell]];
+    batch.prefillLength = std::max(batch.prefillLength, npf);
+    batch.ues.push_back(id);
     // The session's latest handover from this cell that has no plan yet.
     auto it = m_bySession.find(id);
     if (it == m_bySession.end())

@@ -195,6 +195,19 @@ struct EdgeLlmHandoverRecord
  *
  * The sinks hold this object (Ptr), so it lives as long as the applications.
  */
+/**
+ * \ingroup edge-llm
+ * \brief One batch a source planned (ctHO's L for its members): the HandoverPlanned traces
+ *        of one BS at one instant.
+ */
+struct EdgeLlmHandoverBatch
+{
+    double plannedAt{0};       //!< Simulation time of the plan, s
+    uint16_t sourceCellId{0};  //!< The BS that planned it
+    uint64_t prefillLength{0}; //!< L, tokens (the largest n_pf of its members)
+    std::vector<uint64_t> ues; //!< Members' session ids (IMSIs), in plan order
+};
+
 class EdgeLlmSessionStats : public Object
 {
   public:
@@ -214,6 +227,9 @@ class EdgeLlmSessionStats : public Object
 
     /// \return every handover record, in the order the handovers started
     const std::vector<EdgeLlmHandoverRecord>& GetRecords() const;
+
+    /// \return every planned batch (HandoverPlanned), in time order, every source's
+    const std::vector<EdgeLlmHandoverBatch>& GetBatches() const;
 
     /**
      * \brief The records of \p outcome.
@@ -322,6 +338,8 @@ class EdgeLlmSessionStats : public Object
 
     std::vector<EdgeLlmHandoverRecord> m_records;             //!< In start order
     std::map<uint64_t, std::vector<std::size_t>> m_bySession; //!< Record indices per session
+    std::vector<EdgeLlmHandoverBatch> m_batches;              //!< In plan order
+    std::map<uint16_t, std::size_t> m_latestBatch;            //!< Per source cell, its latest batch
 };
 
 /**

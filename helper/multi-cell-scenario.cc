@@ -145,6 +145,15 @@ struct MultiCellScenario::Counters
     std::set<uint64_t> settled;            //!< UEs nothing is left to wait for
     std::function<void()> stopWhenDrained; //!< Re-armed each ms
 
+    /// One UE's stream after its handover (MultiCellConfig::streamTokens).
+    struct Stream
+    {
+        uint64_t target{0};    //!< Token index that completes the G tokens
+        bool targetSet{false}; //!< target is set (the stream started)
+    };
+
+    std::map<uint64_t, Stream> streams; //!< By IMSI
+
     /// The stop rule's trigger: \p imsi has resumed, has no session to resume, or its
     /// handover never started; once all \p total UEs have, stopWhenDrained (if set) takes
     /// over. Each UE counts once, whichever way it settled first.
@@ -277,6 +286,9 @@ MultiCellConfig::ValidateUesAndHandovers() const
             "[0, interSiteDistance] = [0, " +
                 edgellm::FormatNumber(interSiteDistance) + "] m, got " +
                 edgellm::FormatNumber(predictedHandoverDistance));
+    Require(streamTokens <= tokensAfterHandover,
+            "streamTokens must be in [0, tokensAfterHandover] = [0, " +
+                std::to_string(tokensAfterHandover) + "] tokens");
 }
 
 void
@@ -1319,11 +1331,28 @@ MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
     bs->GetSourceRole()->TraceConnectWithoutContext(
         "HandoverFailed",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-            [c](uint64_t id, uint16_t, uint64_t) {
+            [c, total, done = m_cfg.failedHandoverDone](uint64_t id, uint16_t, uint64_t) {
                 const auto u = c->ues.find(id);
                 if (u != c->ues.end())
                 {
                     u->second.handoverFailed = true;
+                }
+                if (done)
+                {
+                    c->Settle(id, total);
+                }
+            }));
+    // A UE's stream after its handover starts with the handover at its home site: its
+    // G-th token after it is the one past the context then (the prompt's included).
+    bs->GetSourceRole()->TraceConnectWithoutContext(
+        "HandoverStarted",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [c, b, g = m_cfg.streamTokens](uint64_t id, uint16_t, uint64_t context) {
+                const auto u = c->ues.find(id);
+                if (u != c->ues.end() && u->second.homeSite == b)
+                {
+                    u->second.streamStart = Simulator::Now().GetSeconds();
+                    c->streams[id] = {context - u->second.promptTokens + g, true};
                 }
             }));
     bs->GetPrefillEngine()->TraceConnectWithoutContext(
@@ -1401,15 +1430,58 @@ MultiCellScenario::ConnectUeTraces(uint32_t total)
         app->TraceConnectWithoutContext(
             "Stall",
             compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
-                [c, imsi, total](uint64_t, uint16_t, uint16_t, Time, Time) {
+                [c,
+                 imsi,
+                 total,
+                 streams = m_cfg.streamTokens > 0](uint64_t, uint16_t, uint16_t, Time, Time) {
                     ++c->ues[imsi].stalls;
                     if (c->stalled.insert(imsi).second)
                     {
                         ++c->resumed;
-                        c->Settle(imsi, total);
+                        if (!streams)
+                        {
+                            c->Settle(imsi, total); // else once it streamed G tokens
+                        }
                     }
                 }));
+        ConnectStream(i, total);
     }
+}
+
+void
+MultiCellScenario::ConnectStream(uint32_t i, uint32_t total)
+{
+    Counters* c = m_counters.get();
+    Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_ueApps.Get(i));
+    const uint64_t imsi = app->GetSessionId();
+    const uint32_t g = m_cfg.streamTokens;
+    if (m_ues[i].streamFrom != Time::Max())
+    {
+        // No handover: the stream is measured from this instant, from the home site.
+        Ptr<EdgeLlmNode> home = DynamicCast<EdgeLlmNode>(m_bsApps.Get(m_home[i]));
+        const Time from = m_ues[i].streamFrom;
+        compat::Schedule(from - Simulator::Now(), [c, home, imsi, from, g]() {
+            EdgeLlmUeResult& u = c->ues[imsi];
+            u.streamStart = from.GetSeconds();
+            c->streams[imsi] = {home->PredictContextAt(imsi, from) - u.promptTokens + g, true};
+        });
+    }
+    if (g == 0)
+    {
+        return;
+    }
+    app->TraceConnectWithoutContext(
+        "TokenReceived",
+        compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
+            [c, imsi, total](uint64_t, uint32_t index, uint16_t) {
+                const Counters::Stream& stream = c->streams[imsi];
+                EdgeLlmUeResult& u = c->ues[imsi];
+                if (stream.targetSet && index >= stream.target && std::isnan(u.streamDelay))
+                {
+                    u.streamDelay = Simulator::Now().GetSeconds() - u.streamStart;
+                    c->Settle(imsi, total);
+                }
+            }));
 }
 
 MultiCellResult
@@ -1472,12 +1544,9 @@ void
 MultiCellScenario::RunToStop()
 {
     Counters& c = *m_counters;
-    // Every UE resumed: stop drainGrace after the backhaul has delivered every KV byte
-    // sent (the scenarios' stop rule); a preset may decide when its UEs are done itself.
-    if (m_cfg.stopWhenAllResumed)
-    {
-        c.stopWhenDrained = [this]() { Stop(); };
-    }
+    // Every UE done (Counters::Settle): stop drainGrace after the backhaul has delivered
+    // every KV byte sent (the scenarios' stop rule).
+    c.stopWhenDrained = [this]() { Stop(); };
     const Time stopAt = GetStopTime();
     Simulator::Stop(stopAt);
     EdgeLlmRunProgress progress(

@@ -217,9 +217,15 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// Stop drainGrace after the backhaul has delivered every KV byte sent, once every UE
     /// has resumed (EdgeLlmHelper::StopWhenDrained), [0, 1 s]
     Time drainGrace{MilliSeconds(10)};
-    /// true: the engine stops the run once every UE has resumed (its first stall measured);
-    /// false: a preset decides when its UEs are done and calls MultiCellScenario::Stop()
-    bool stopWhenAllResumed{true};
+    /// G, tokens: > 0: measure each UE's stream after its handover (the time from the
+    /// handover's start at its home site, or ScenarioUe::streamFrom, to its G-th token
+    /// after it: EdgeLlmUeResult::streamDelay), and the stop rule waits for a UE's G-th
+    /// token instead of its resume; 0: no stream measured. [0, 10^7]
+    uint32_t streamTokens{0};
+    /// true: the stop rule does not wait for a UE whose handover its home site gave up
+    /// (HandoverFailed: the RRC aborted it); false: it waits for the UE's resume (an
+    /// online handover algorithm may try again)
+    bool failedHandoverDone{false};
     uint32_t seedStream{0}; //!< Offset of the scenario's random streams (UE draws, mobility)
     /// BackhaulMonitor interval on every backhaul device ((0, 10 s]); 0: no monitor
     Time monitorInterval{Seconds(0)};
@@ -300,6 +306,9 @@ struct ScenarioUe
     /// Its scripted handover's request instant (announced to the home site), >= 0;
     /// Time::Max(): none
     Time handoverAt{Time::Max()};
+    /// No handover (the road's no-HO baseline): with streamTokens > 0, measure its stream
+    /// from this instant (its home site's context then); Time::Max(): from its handover's start
+    Time streamFrom{Time::Max()};
 };
 
 /**
@@ -358,8 +367,9 @@ struct EdgeLlmUeResult
     bool handoverFailed{false};   //!< The RRC aborted its handover (HandoverFailed at the
                                   //!< source, which serves it again)
     bool lost{false};             //!< A BS reported SessionLost for it
-    double streamStart{UNKNOWN};  //!< Road: handover (no-HO: boundary crossing) time, s
-    double streamDelay{UNKNOWN};  //!< Road: time from streamStart to the G-th token after it, s
+    double streamStart{
+        UNKNOWN}; //!< Its handover's start at its home site (ScenarioUe::streamFrom), s
+    double streamDelay{UNKNOWN}; //!< From streamStart to its G-th token after it (streamTokens), s
     /// Tokens of its cache a pre-transfer had put at the target of its handover (the split
     /// n_pf, n_tx is of the rest; 0 without a PreTransferScheduler)
     uint64_t preSentTokens{0};
@@ -581,9 +591,11 @@ class MultiCellScenario
     void ScheduleHandovers();
     void ConnectOutputs(); //!< Trace sinks for the per-UE results
     /**
-     * \brief Run until every UE has resumed (stopWhenAllResumed; else until the preset
-     *        calls Stop()) and the backhaul has delivered every KV byte sent, or the time
-     *        limit; collect the results; Simulator::Destroy().
+     * \brief Run until every UE is done and the backhaul has delivered every KV byte sent,
+     *        or the time limit; collect the results; Simulator::Destroy(). A UE is done
+     *        once it resumed (with streamTokens: once it received its G-th token after the
+     *        handover), left before its prompt opened a session, had a scripted handover
+     *        that never started, or (failedHandoverDone) had its handover aborted.
      * \param monitorPlotStem with a monitor (monitorInterval > 0): write its PNGs
      *        (BackhaulMonitor::WritePlots) to this stem before the simulator goes; "": none
      * \return what happened
@@ -601,8 +613,8 @@ class MultiCellScenario
     MultiCellResult Simulate(const std::string& monitorPlotStem,
                              const std::function<void(const MultiCellResult&)>& beforeDestroy);
 
-    /// The stop rule (stopWhenAllResumed false: the preset's call once its UEs are done):
-    /// stop drainGrace after the backhaul has delivered every KV byte sent.
+    /// The stop rule's end (Simulate calls it once every UE is done): stop drainGrace
+    /// after the backhaul has delivered every KV byte sent.
     void Stop();
 
     /// \return the scenario's UEs (after BuildUes)
@@ -702,6 +714,14 @@ class MultiCellScenario
      * \param total the number of UEs (the stop rule's count)
      */
     void ConnectUeTraces(uint32_t total);
+    /**
+     * \brief UE \p i's stream after its handover (MultiCellConfig::streamTokens): its
+     *        start without a handover (ScenarioUe::streamFrom), its G-th token (the stop
+     *        rule then counts it done).
+     * \param i the UE's index (BuildUes order)
+     * \param total the UEs in the scenario (the stop rule's count)
+     */
+    void ConnectStream(uint32_t i, uint32_t total);
 
     /// The online sources' arrival predictor (predictArrivals): a UE is expected where its
     /// road reaches the predicted handover distance.

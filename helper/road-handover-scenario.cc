@@ -152,9 +152,6 @@ RoadHandoverConfig::Validate() const
                  predictedHandoverX <= bsDistance),
             "predictedHandoverX must be NaN (the boundary) or in [0, bsDistance] = [0, " +
                 edgellm::FormatNumber(bsDistance) + "] m");
-    require(streamTokens <= tokensAfterHandover,
-            "streamTokens must be in [0, tokensAfterHandover] = [0, " +
-                std::to_string(tokensAfterHandover) + "] tokens");
     require(!promptTime.IsStrictlyNegative(), "promptTime must be >= 0 (0: automatic)");
     require(!uplinkLatency.IsStrictlyNegative(), "uplinkLatency must be >= 0");
     require(!(handoverDisabled && !handoverAlgorithm.empty()),
@@ -229,7 +226,10 @@ RoadHandoverConfig::GetEngineConfig() const
     e.tailTime = tailTime;
     e.maxSimTime = maxSimTime;
     e.drainGrace = MilliSeconds(1);
-    e.stopWhenAllResumed = false;
+    // Every UE streams again (or streamed G), or had its handover aborted (the source
+    // serves it again): the road's run is over.
+    e.streamTokens = streamTokens;
+    e.failedHandoverDone = true;
     return e;
 }
 
@@ -474,219 +474,54 @@ MakeEngineUes(const RoadHandoverConfig& cfg, const WarmupPlan& plan)
         u.maxNewTokens = plan.maxNewTokens[i];
         u.promptAt = plan.PromptAt(i);
         u.handoverAt = scripted ? plan.warmup + Seconds(plan.drawn[i].handoverTime) : Time::Max();
+        // No-HO: the stream is measured from the boundary crossing, from the source.
+        u.streamFrom =
+            cfg.handoverDisabled ? plan.warmup + Seconds(plan.drawn[i].handoverTime) : Time::Max();
     }
     return ues;
 }
 
-} // namespace
-
 /**
- * \brief What the road adds to the engine's run (MultiCellScenario): each UE's stream
- *        after the handover (the time to its G-th token), the planned batches, and its stop
- *        rule (every UE streams again, or streamed G, or had its handover aborted).
+ * \brief The road's result from the engine's (Simulate's beforeDestroy): per UE the
+ *        engine's result with the road's draw; the batches (the session records'); totals.
+ * \param cfg the road
+ * \param run the engine's result
+ * \param engine the engine (its session records and applications, still alive)
+ * \param plan the warm-up plan (draws, prompt times)
+ * \param result filled
  */
-class RoadStreams
-{
-  public:
-    /**
-     * \param cfg the road (outlives this object)
-     * \param engine the engine running it (outlives this object)
-     * \param numUes K
-     */
-    RoadStreams(const RoadHandoverConfig& cfg, MultiCellScenario& engine, uint32_t numUes)
-        : m_cfg(cfg),
-          m_engine(engine),
-          m_k(numUes)
-    {
-    }
-
-    /**
-     * \brief Connect the source's and the UEs' traces (before Simulate).
-     * \param source the source BS
-     * \param ueApps the UEs' applications, in draw order
-     * \param plan the warm-up plan (prompts)
-     * \param warmup the warm-up's length (road time 0)
-     * \param result filled with the planned batches and the largest L
-     */
-    void Connect(Ptr<EdgeLlmNode> source,
-                 const ApplicationContainer& ueApps,
-                 const WarmupPlan& plan,
-                 Time warmup,
-                 RoadHandoverResult& result);
-
-    /**
-     * \brief The road's result from the engine's (Simulate's beforeDestroy).
-     * \param run the engine's result
-     * \param source the source BS
-     * \param target the target BS
-     * \param ueApps the UEs' applications, in draw order
-     * \param plan the warm-up plan (draws, prompt times)
-     * \param result filled: per UE the engine's result with the draw and the stream; totals
-     */
-    void Collect(const MultiCellResult& run,
-                 Ptr<EdgeLlmNode> source,
-                 Ptr<EdgeLlmNode> target,
-                 const ApplicationContainer& ueApps,
-                 const WarmupPlan& plan,
-                 RoadHandoverResult& result) const;
-
-  private:
-    /// One UE's stream after the handover.
-    struct Stream
-    {
-        uint32_t promptTokens{0};               //!< The UE's prompt
-        double start{EdgeLlmUeResult::UNKNOWN}; //!< Handover (no-HO: crossing) time, s
-        uint64_t target{0};    //!< Token index that completes the G tokens (0: unset)
-        bool targetSet{false}; //!< target is set
-        double delay{EdgeLlmUeResult::UNKNOWN}; //!< From start to the G-th token, s
-    };
-
-    /// Every UE streams again (or streamed G): the engine's stop rule (1 ms after the
-    /// backhaul has delivered every KV byte sent).
-    void MaybeStop();
-
-    const RoadHandoverConfig& m_cfg;      //!< The road
-    MultiCellScenario& m_engine;          //!< The engine
-    uint32_t m_k;                         //!< K
-    std::map<uint64_t, Stream> m_streams; //!< By IMSI
-    std::set<uint64_t> m_resumed;         //!< UEs whose first stall was measured
-    std::set<uint64_t> m_failed;          //!< UEs whose handover the RRC aborted (source serves)
-    uint32_t m_streamed{0};               //!< UEs that received their G-th token
-};
-
 void
-RoadStreams::MaybeStop()
+CollectRoad(const RoadHandoverConfig& cfg,
+            const MultiCellResult& run,
+            MultiCellScenario& engine,
+            const WarmupPlan& plan,
+            RoadHandoverResult& result)
 {
-    const auto done = m_cfg.streamTokens > 0 ? m_streamed : static_cast<uint32_t>(m_resumed.size());
-    if (done + m_failed.size() == m_k)
-    {
-        m_engine.Stop();
-    }
-}
-
-void
-RoadStreams::Connect(Ptr<EdgeLlmNode> source,
-                     const ApplicationContainer& ueApps,
-                     const WarmupPlan& plan,
-                     Time warmup,
-                     RoadHandoverResult& result)
-{
-    const std::vector<CtHoUe>& drawn = plan.drawn;
-    for (uint32_t i = 0; i < m_k; ++i)
-    {
-        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
-        const uint64_t imsi = app->GetSessionId();
-        m_streams[imsi].promptTokens = plan.prompts[i];
-        if (m_cfg.handoverDisabled)
-        {
-            // No-HO: streaming is measured from the boundary crossing, from the source.
-            const Time tau = warmup + Seconds(drawn[i].handoverTime);
-            compat::Schedule(tau, [this, source, imsi, tau]() {
-                Stream& u = m_streams[imsi];
-                u.start = tau.GetSeconds();
-                u.target =
-                    source->PredictContextAt(imsi, tau) - u.promptTokens + m_cfg.streamTokens;
-                u.targetSet = true;
-            });
-        }
-    }
-
-    source->GetSourceRole()->TraceConnectWithoutContext(
-        "HandoverFailed",
-        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-            [this](uint64_t id, uint16_t, uint64_t) {
-                if (m_failed.insert(id).second)
-                {
-                    MaybeStop();
-                }
-            }));
-    // Each handover's record (times, split, prediction, KV bytes, restore, stall, what
-    // bounded it, the RRC's side) is the engine's (its one collector); the road adds what
-    // is its own: the stream after the handover, the batches, its stop rule.
-    source->GetSourceRole()->TraceConnectWithoutContext(
-        "HandoverStarted",
-        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-            [this](uint64_t id, uint16_t, uint64_t c) {
-                Stream& u = m_streams[id];
-                u.start = Simulator::Now().GetSeconds();
-                u.target = c - u.promptTokens + m_cfg.streamTokens;
-                u.targetSet = true;
-            }));
-    source->GetSourceRole()->TraceConnectWithoutContext(
-        "HandoverPlanned",
-        compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
-            [&result](uint64_t id, uint64_t npf, uint64_t, Time) {
-                result.prefillLength = std::max(result.prefillLength, npf);
-                // A batch's members are planned at one instant, one call each.
-                const double now = Simulator::Now().GetSeconds();
-                if (result.batches.empty() || result.batches.back().plannedAt != now)
-                {
-                    result.batches.push_back({now, 0, {}});
-                }
-                result.batches.back().prefillLength =
-                    std::max(result.batches.back().prefillLength, npf);
-                result.batches.back().ues.push_back(id);
-            }));
-    for (uint32_t i = 0; i < m_k; ++i)
-    {
-        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
-        const uint64_t imsi = app->GetSessionId();
-        app->TraceConnectWithoutContext(
-            "Stall",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
-                [this, imsi](uint64_t, uint16_t, uint16_t, Time, Time) {
-                    if (m_resumed.insert(imsi).second)
-                    {
-                        MaybeStop();
-                    }
-                }));
-        if (m_cfg.streamTokens > 0)
-        {
-            app->TraceConnectWithoutContext(
-                "TokenReceived",
-                compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
-                    [this, imsi](uint64_t, uint32_t index, uint16_t) {
-                        Stream& u = m_streams[imsi];
-                        if (u.targetSet && index >= u.target && std::isnan(u.delay))
-                        {
-                            u.delay = Simulator::Now().GetSeconds() - u.start;
-                            ++m_streamed;
-                            MaybeStop();
-                        }
-                    }));
-        }
-    }
-}
-
-void
-RoadStreams::Collect(const MultiCellResult& run,
-                     Ptr<EdgeLlmNode> source,
-                     Ptr<EdgeLlmNode> target,
-                     const ApplicationContainer& ueApps,
-                     const WarmupPlan& plan,
-                     RoadHandoverResult& result) const
-{
-    const std::vector<CtHoUe>& drawn = plan.drawn;
-    // The engine's per-UE results (from the session records), with the road's draw
-    // and stream; the road's totals.
+    Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(0));
+    Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(1));
+    const ApplicationContainer ueApps = engine.GetUeApps();
     result.simulatedSeconds = run.simulatedSeconds;
     result.preTransfer = run.preTransfer;
-    result.complete = m_cfg.streamTokens > 0 ? m_streamed == m_k : m_resumed.size() == m_k;
     result.lostSessions = source->GetLostSessions() + target->GetLostSessions();
-    result.handoverFailures = static_cast<uint32_t>(m_failed.size());
     result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
     result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
-    for (const EdgeLlmHandoverRecord& rec : m_engine.GetSessionStats()->GetRecords())
+    for (const EdgeLlmHandoverRecord& rec : engine.GetSessionStats()->GetRecords())
     {
         // TransferTimedOut at the target, as the road counted it.
         result.timedOut += rec.timedOut && rec.targetCellId == target->GetCellId() ? 1 : 0;
+    }
+    result.batches = engine.GetSessionStats()->GetBatches();
+    for (const EdgeLlmHandoverBatch& batch : result.batches)
+    {
+        result.prefillLength = std::max(result.prefillLength, batch.prefillLength);
     }
     std::map<uint64_t, const EdgeLlmUeResult*> byId;
     for (const EdgeLlmUeResult& ue : run.ues)
     {
         byId[ue.ueId] = &ue;
     }
-    for (uint32_t i = 0; i < m_k; ++i)
+    uint32_t done = 0;
+    for (uint32_t i = 0; i < cfg.road.numUes; ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(ueApps.Get(i));
         EdgeLlmUeResult r = *byId.at(app->GetSessionId());
@@ -694,13 +529,15 @@ RoadStreams::Collect(const MultiCellResult& run,
         {
             ++result.latePrompts; // attached after promptTime: its context falls short
         }
-        r.drawnContext = drawn[i].contextTokens;
-        const Stream& stream = m_streams.at(r.ueId);
-        r.streamStart = stream.start;
-        r.streamDelay = stream.delay;
+        r.drawnContext = plan.drawn[i].contextTokens;
+        result.handoverFailures += r.handoverFailed ? 1 : 0;
+        done += (cfg.streamTokens > 0 ? !std::isnan(r.streamDelay) : r.stalls > 0) ? 1 : 0;
         result.ues.push_back(r);
     }
+    result.complete = done == cfg.road.numUes;
 }
+
+} // namespace
 
 RoadHandoverResult
 RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& schedulerType)
@@ -714,7 +551,6 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
 
     RoadHandoverResult result;
-    const uint32_t k = cfg.road.numUes;
     const WarmupPlan plan = PlanWarmup(cfg);
     const std::vector<CtHoUe>& drawn = plan.drawn;
     const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
@@ -737,19 +573,10 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     engine.InstallApps(schedulerType); // a bad node configuration: destroyed, rethrown
     engine.ScheduleHandovers();
     engine.ConnectOutputs();
-    const ApplicationContainer bsApps = engine.GetBsApps();
-    const ApplicationContainer ueApps = engine.GetUeApps();
-    const NodeContainer enbNodes = engine.GetBsNodes();
-    Ptr<EdgeLlmRan> ran = engine.GetRan();
-
-    Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(bsApps.Get(0));
-    Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(bsApps.Get(1));
+    Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(0));
     result.scheme = source->GetScheduler()->GetSchemeName();
     result.sourceCellId = source->GetCellId();
-    result.targetCellId = target->GetCellId();
-
-    RoadStreams road(cfg, engine, k);
-    road.Connect(source, ueApps, plan, warmup, result);
+    result.targetCellId = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(1))->GetCellId();
 
     // A slow backhaul can make the run simulate many minutes of LTE (about as many minutes
     // of wall time): say so up front, and report progress (wall time and ETA) rather than
@@ -763,7 +590,7 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
                   << " s); a progress line every 10 s of wall time" << std::endl;
     }
     engine.Simulate("", [&](const MultiCellResult& run) {
-        road.Collect(run, source, target, ueApps, plan, result);
+        CollectRoad(cfg, run, engine, plan, result);
     });
     // The worst cases (EdgeLlmDelaySummary: a missing value makes one unknown, never
     // silently smaller).

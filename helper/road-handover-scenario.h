@@ -126,8 +126,8 @@ struct RoadHandoverConfig : ScenarioCommonConfig
      *        RAN's own X2/Xn cable (backhaul "x2"), the road's radio and its RACH and SRS as
      *        GetRadioSettings() chooses them, scripted handovers at the boundary (or the RRC's
      *        handoverAlgorithm), the LLM, GPU and decoding knobs, and the road's stop rule
-     *        (stopWhenAllResumed false: RoadHandoverScenario::Run decides when its UEs are
-     *        done; 1 ms drain grace); over NR the GPU warm-up (prefillPromptsOnGpu), as
+     *        (streamTokens: each UE's stream after its handover; failedHandoverDone; 1 ms
+     *        drain grace); over NR the GPU warm-up (prefillPromptsOnGpu), as
      *        Run() uses it. Run() also sets maxSimTime and warmDecodeStart from its warm-up
      *        plan. The UEs are RoadHandoverScenario's (ScenarioUe, from the draw).
      * \return the engine's config; its Validate() checks the knobs the road shares with
@@ -138,33 +138,22 @@ struct RoadHandoverConfig : ScenarioCommonConfig
 
 /**
  * \ingroup edge-llm
- * \brief One batch the source planned (HandoverPlanned): its prefill length L and members.
- */
-struct RoadHandoverBatch
-{
-    double plannedAt{0};       //!< Simulation time of the plan, s
-    uint64_t prefillLength{0}; //!< L, tokens (max n_pf of the members)
-    std::vector<uint64_t> ues; //!< Members, by IMSI, in plan order
-};
-
-/**
- * \ingroup edge-llm
  * \brief One run of the road scenario for one scheme.
  */
 struct RoadHandoverResult
 {
-    std::string scheme;                     //!< "ctho", "tho", "cho", ...
-    uint16_t sourceCellId{0};               //!< The source BS's cell id (the RRC's)
-    uint16_t targetCellId{0};               //!< The target BS's cell id (the RRC's)
-    uint64_t prefillLength{0};              //!< L, the largest of the batches' L
-    std::vector<RoadHandoverBatch> batches; //!< Every planned batch, in time order
-    std::vector<EdgeLlmUeResult> ues;       //!< One per UE, by IMSI (the engine's, with the
-                                            //!< road's drawn context and stream)
-    double predictedWorst{0};               //!< max_i predictedDelay, s (NaN if one is missing)
-    double measuredWorst{0};                //!< max_i measuredDelay, s (NaN if one is missing)
-    uint64_t kvBytesSent{0};                //!< Source connection total
-    uint64_t kvBytesReceived{0};            //!< Target connection total
-    uint32_t timedOut{0};                   //!< Transfers that hit TransferTimeout
+    std::string scheme;                        //!< "ctho", "tho", "cho", ...
+    uint16_t sourceCellId{0};                  //!< The source BS's cell id (the RRC's)
+    uint16_t targetCellId{0};                  //!< The target BS's cell id (the RRC's)
+    uint64_t prefillLength{0};                 //!< L, the largest of the batches' L
+    std::vector<EdgeLlmHandoverBatch> batches; //!< Every planned batch, in time order
+    std::vector<EdgeLlmUeResult> ues;          //!< One per UE, by IMSI (the engine's, with the
+                                               //!< road's drawn context and stream)
+    double predictedWorst{0};                  //!< max_i predictedDelay, s (NaN if one is missing)
+    double measuredWorst{0};                   //!< max_i measuredDelay, s (NaN if one is missing)
+    uint64_t kvBytesSent{0};                   //!< Source connection total
+    uint64_t kvBytesReceived{0};               //!< Target connection total
+    uint32_t timedOut{0};                      //!< Transfers that hit TransferTimeout
     uint64_t lostSessions{0};     //!< Sessions ended without a restore (SessionLost, both BSs)
     uint32_t handoverFailures{0}; //!< Sessions whose handover the RRC aborted (HandoverFailed
                                   //!< at the source: the source serves them again)
