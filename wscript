@@ -41,16 +41,7 @@ MODULE_SOURCES = [
     'model/edge-llm-backhaul-routing.cc',
     'helper/edge-llm-csv.cc',
     'helper/edge-llm-helper.cc',
-    'helper/road-handover-scenario.cc',
-    'helper/fluid-handover-scenario.cc',
-    'helper/pre-transfer-fluid-scenario.cc',
-    'helper/road-ue-draw.cc',
     'helper/edge-llm-stats.cc',
-    'helper/edge-llm-figure-writer.cc',
-    'helper/impactho-fluid-scenario.cc',
-    'helper/impactho-calibration.cc',
-    'helper/impactho-packet-scenario.cc',
-    'helper/impactho-bound-scenario.cc',
     'helper/edge-llm-ran.cc',
     'helper/edge-llm-backhaul-helper.cc',
     'helper/edge-llm-backhaul-routing-helper.cc',
@@ -58,8 +49,6 @@ MODULE_SOURCES = [
     'helper/edge-llm-session-stats.cc',
     'helper/backhaul-monitor.cc',
     'helper/cross-traffic-meter.cc',
-    'helper/multi-cell-scenario.cc',
-    'helper/edge-llm-run-progress.cc',
 ]
 # No NR here: 5G-LENA needs ns-3 >= 3.36's CMake build (CMakeLists.txt adds
 # helper/nr-edge-llm-ran.cc when the nr module is present).
@@ -88,6 +77,22 @@ TEST_SOURCES = [
     'examples/common/program-options.cc',
     'examples/road-handover/road-handover-example.cc',
     'examples/ctho-figures/ctho-figures-study.cc',
+]
+
+# The study and figure drivers the programs and the test suites share (examples/studies):
+# an internal static library, edge-llm-studies, not the module's API (../CMakeLists.txt).
+STUDY_SOURCES = [
+    'examples/studies/multi-cell-scenario.cc',
+    'examples/studies/road-handover-scenario.cc',
+    'examples/studies/road-ue-draw.cc',
+    'examples/studies/fluid-handover-scenario.cc',
+    'examples/studies/pre-transfer-fluid-scenario.cc',
+    'examples/studies/impactho-fluid-scenario.cc',
+    'examples/studies/impactho-calibration.cc',
+    'examples/studies/impactho-packet-scenario.cc',
+    'examples/studies/impactho-bound-scenario.cc',
+    'examples/studies/edge-llm-figure-writer.cc',
+    'examples/studies/edge-llm-run-progress.cc',
 ]
 
 
@@ -121,8 +126,14 @@ def build(bld):
     module.env.append_value('DEFINES', [version_define])
     module.export_defines = [version_define]
 
+    # PIC: the module's test library (shared) links it, as the programs do.
+    bld(features='cxx cxxstlib', source=STUDY_SOURCES, target='edge-llm-studies',
+        name='edge-llm-studies', includes=[bld.bldnode.abspath()], defines=[version_define],
+        cxxflags=['-fPIC'], use=['ns3-edge-llm'])
+
     module_test = bld.create_ns3_module_test_library('edge-llm')
     module_test.source = TEST_SOURCES
+    module_test.use.append('edge-llm-studies')
 
     headers = bld(features='ns3header')
     headers.module = 'edge-llm'

@@ -15,11 +15,11 @@
  *  * Figure3All: all of Fig. 3 (4 panels, 100 runs per point, 3 schemes), seconds.
  */
 #include "../examples/ctho-figures/ctho-figures-study.h"
+#include "../examples/studies/fluid-handover-scenario.h"
 #include "../test/ctho-brute-force.h"
 #include "recording-reporter.h"
 
 #include "ns3/ctho-planner.h"
-#include "ns3/fluid-handover-scenario.h"
 
 #include <benchmark/benchmark.h>
 #include <cstddef>

@@ -30,9 +30,10 @@
  * CPU-s per point). --axes picks the axes to run (ues, kv, amc, sites).
  */
 
+#include "../examples/studies/multi-cell-scenario.h"
+#include "../examples/studies/road-handover-scenario.h"
+
 #include "ns3/core-module.h"
-#include "ns3/multi-cell-scenario.h"
-#include "ns3/road-handover-scenario.h"
 
 #include <algorithm>
 #include <chrono>

@@ -191,7 +191,8 @@ function(edge_llm_add_gtests)
   # edge-llm-plan's body and the programs' option checks are examples' sources.
   add_executable(edge-llm-gtest ${gtest_sources} ${CMAKE_SOURCE_DIR}/examples/plan/edge-llm-plan-cli.cc
                                 ${CMAKE_SOURCE_DIR}/examples/common/program-options.cc)
-  target_link_libraries(edge-llm-gtest PRIVATE ns3-edge-llm GTest::gtest GTest::gtest_main)
+  target_link_libraries(edge-llm-gtest PRIVATE ns3-edge-llm edge-llm-studies GTest::gtest
+                                              GTest::gtest_main)
   target_compile_definitions(edge-llm-gtest
                              PRIVATE EDGE_LLM_SOURCE_DIR="${CMAKE_SOURCE_DIR}"
                                      EDGE_LLM_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
@@ -283,8 +284,10 @@ function(edge_llm_add_benchmarks)
     # benchmark's scanner rejects topology-read's static patterns at start-up
     # (std::regex_error "Invalid escape"). Naming topology-read before benchmark puts it
     # first in the program's search order (--no-as-needed: the program itself uses none of
-    # its symbols, and the linker would otherwise drop it).
-    target_link_libraries(${name} PRIVATE ns3-edge-llm "-Wl,--push-state,--no-as-needed"
+    # its symbols, and the linker would otherwise drop it); the module, which links it, comes
+    # before benchmark too (after the study library that needs the module: listed after it,
+    # the module would follow benchmark, and so would topology-read).
+    target_link_libraries(${name} PRIVATE edge-llm-studies ns3-edge-llm "-Wl,--push-state,--no-as-needed"
                                           ${libtopology-read} "-Wl,--pop-state" benchmark::benchmark)
     # Each benchmark program starts and lists its benchmarks (the regex clash above aborted
     # them all before main).

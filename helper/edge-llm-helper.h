@@ -32,7 +32,7 @@ class EdgeLlmBackhaul;
  * \ingroup edge-llm
  * \brief Installs and wires the edge-LLM applications, the way ns-3's helpers do.
  *
- * Typical use (helper/road-handover-scenario.cc); the RAT (LTE or NR) is the RAN's
+ * Typical use (examples/studies/road-handover-scenario.cc); the RAT (LTE or NR) is the RAN's
  * business, this API is the same for both:
  * \code
  *   Ptr<EdgeLlmRan> ran = EdgeLlmRan::Create("lte", ranConfig);  // or "nr"

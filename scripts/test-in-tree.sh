@@ -206,7 +206,7 @@ import re, runpy
 w = runpy.run_path('contrib/edge-llm/wscript')
 import os
 examples = runpy.run_path('contrib/edge-llm/examples/wscript')['EXAMPLES']
-units = set(w['MODULE_SOURCES'] + w['TEST_SOURCES'])
+units = set(w['MODULE_SOURCES'] + w['TEST_SOURCES'] + w['STUDY_SOURCES'])
 units |= {os.path.normpath('examples/' + e) for sources in examples.values() for e in sources}
 for s in sorted(units):
     print('contrib/edge-llm/' + s)

@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../examples/studies/multi-cell-scenario.h"
 #include "edge-llm-study-checks.h"
 
 #include "ns3/accuracy-utility.h"
@@ -14,7 +15,6 @@
 #include "ns3/lte-helper.h"
 #include "ns3/lte-hex-grid-enb-topology-helper.h"
 #include "ns3/mobility-helper.h"
-#include "ns3/multi-cell-scenario.h"
 #include "ns3/node-list.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"

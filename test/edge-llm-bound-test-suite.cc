@@ -1,10 +1,11 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../examples/studies/impactho-bound-scenario.h"
+#include "../examples/studies/impactho-fluid-scenario.h"
+
 #include "ns3/clairvoyant-bound.h"
 #include "ns3/edge-llm-compat.h"
-#include "ns3/impactho-bound-scenario.h"
-#include "ns3/impactho-fluid-scenario.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/test.h"
 #include "ns3/uinteger.h"

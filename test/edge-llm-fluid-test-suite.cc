@@ -1,6 +1,7 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../examples/studies/fluid-handover-scenario.h"
 #include "ctho-brute-force.h"
 
 #include "ns3/ctho-planner.h"
@@ -8,7 +9,6 @@
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/fluid-handover-engine.h"
-#include "ns3/fluid-handover-scenario.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/pre-transfer-scheduler.h"
 #include "ns3/string.h"

@@ -1,12 +1,13 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../examples/studies/impactho-calibration.h"
+#include "../examples/studies/impactho-fluid-scenario.h"
+#include "../examples/studies/impactho-packet-scenario.h"
+
 #include "ns3/accuracy-utility.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/edge-llm-compat.h"
-#include "ns3/impactho-calibration.h"
-#include "ns3/impactho-fluid-scenario.h"
-#include "ns3/impactho-packet-scenario.h"
 #include "ns3/impactho-scheduler.h"
 #include "ns3/object-factory.h"
 #include "ns3/prefill-time-model.h"

@@ -2,6 +2,8 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "../examples/road-handover/road-handover-example.h"
+#include "../examples/studies/fluid-handover-scenario.h"
+#include "../examples/studies/road-handover-scenario.h"
 #include "edge-llm-test-util.h"
 
 #include "ns3/boolean.h"
@@ -10,14 +12,12 @@
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-ran.h"
-#include "ns3/fluid-handover-scenario.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/lte-helper.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/point-to-point-epc-helper.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/road-handover-scenario.h"
 #include "ns3/test.h"
 
 #include <algorithm>

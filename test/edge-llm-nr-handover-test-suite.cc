@@ -3,6 +3,7 @@
  *
  * Built only when ns-3 has the nr module (5G-LENA): CMakeLists.txt adds this file then.
  */
+#include "../examples/studies/road-handover-scenario.h"
 #include "edge-llm-study-checks.h"
 
 #include "ns3/config.h"
@@ -17,7 +18,6 @@
 #include "ns3/nr-ue-net-device.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/road-handover-scenario.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"

@@ -1,13 +1,14 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../examples/studies/edge-llm-run-progress.h"
+#include "../examples/studies/road-handover-scenario.h"
 #include "edge-llm-test-util.h"
 
 #include "ns3/backhaul-monitor.h"
 #include "ns3/config.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
-#include "ns3/edge-llm-run-progress.h"
 #include "ns3/edge-llm-session-stats.h"
 #include "ns3/edge-llm-ue-app.h"
 #include "ns3/error-model.h"
@@ -28,7 +29,6 @@
 #include "ns3/queue-disc.h"
 #include "ns3/queue.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/road-handover-scenario.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-header.h"

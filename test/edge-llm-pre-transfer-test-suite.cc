@@ -1,6 +1,9 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../examples/studies/fluid-handover-scenario.h"
+#include "../examples/studies/impactho-fluid-scenario.h"
+#include "../examples/studies/pre-transfer-fluid-scenario.h"
 #include "ctho-brute-force.h"
 #include "edge-llm-mesh-fixture.h"
 #include "edge-llm-test-util.h"
@@ -15,13 +18,10 @@
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-session-stats.h"
 #include "ns3/enum.h"
-#include "ns3/fluid-handover-scenario.h"
-#include "ns3/impactho-fluid-scenario.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/kv-pre-transfer-store.h"
 #include "ns3/object-factory.h"
-#include "ns3/pre-transfer-fluid-scenario.h"
 #include "ns3/pre-transfer-scheduler.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"

@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../examples/studies/road-handover-scenario.h"
+
 #include "ns3/application-container.h"
 #include "ns3/config.h"
 #include "ns3/constant-position-mobility-model.h"
@@ -15,7 +17,6 @@
 #include "ns3/lte-common.h"
 #include "ns3/mobility-helper.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/road-handover-scenario.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"

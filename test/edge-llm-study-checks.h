@@ -7,7 +7,8 @@
 #ifndef EDGE_LLM_STUDY_CHECKS_H
 #define EDGE_LLM_STUDY_CHECKS_H
 
-#include "ns3/multi-cell-scenario.h"
+#include "../examples/studies/multi-cell-scenario.h"
+
 #include "ns3/test.h"
 
 #include <cmath>

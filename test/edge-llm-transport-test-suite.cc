@@ -1,6 +1,8 @@
 /*
  * SPDX-License-Identifier: GPL-2.0-only
  */
+#include "../examples/studies/road-handover-scenario.h"
+
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -16,7 +18,6 @@
 #include "ns3/point-to-point-helper.h"
 #include "ns3/pointer.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/road-handover-scenario.h"
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"

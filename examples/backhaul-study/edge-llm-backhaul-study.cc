@@ -26,15 +26,15 @@
  */
 #include "../common/program-options.h"
 #include "../common/table-cell.h"
+#include "../studies/edge-llm-figure-writer.h"
+#include "../studies/multi-cell-scenario.h"
 
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-csv.h"
-#include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/handover-scheme-registry.h"
-#include "ns3/multi-cell-scenario.h"
 
 #include <algorithm>
 #include <chrono>

@@ -4,9 +4,10 @@
 #ifndef CTHO_FIGURES_H
 #define CTHO_FIGURES_H
 
-#include "ns3/fluid-handover-scenario.h"
+#include "../studies/fluid-handover-scenario.h"
+#include "../studies/road-ue-draw.h"
+
 #include "ns3/handover-scheme-registry.h"
-#include "ns3/road-ue-draw.h"
 #include "ns3/streaming-radio-model.h"
 
 #include <cstdint>

@@ -15,15 +15,15 @@
  * stderr.
  */
 #include "../common/program-options.h"
+#include "../studies/edge-llm-figure-writer.h"
+#include "../studies/multi-cell-scenario.h"
+#include "../studies/road-handover-scenario.h"
 #include "ctho-figures-study.h"
 
 #include "ns3/core-module.h"
-#include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-stats.h"
-#include "ns3/multi-cell-scenario.h"
-#include "ns3/road-handover-scenario.h"
 
 #include <algorithm>
 #include <chrono>

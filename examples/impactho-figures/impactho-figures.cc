@@ -18,16 +18,16 @@
  * Progress goes to stderr.
  */
 #include "../common/program-options.h"
+#include "../studies/edge-llm-figure-writer.h"
+#include "../studies/impactho-bound-scenario.h"
+#include "../studies/impactho-calibration.h"
+#include "../studies/impactho-fluid-scenario.h"
+#include "../studies/impactho-packet-scenario.h"
 
 #include "ns3/core-module.h"
-#include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/handover-scheme-registry.h"
-#include "ns3/impactho-bound-scenario.h"
-#include "ns3/impactho-calibration.h"
-#include "ns3/impactho-fluid-scenario.h"
-#include "ns3/impactho-packet-scenario.h"
 #include "ns3/llm-model-profile.h"
 
 #include <algorithm>

@@ -7,15 +7,15 @@
  * trade-off against ctHO, tHO and cHO on the same handovers.
  */
 #include "../common/program-options.h"
+#include "../studies/edge-llm-figure-writer.h"
+#include "../studies/pre-transfer-fluid-scenario.h"
 
 #include "ns3/core-module.h"
 #include "ns3/ctho-scheduler.h"
-#include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/handover-scheme-registry.h"
-#include "ns3/pre-transfer-fluid-scenario.h"
 #include "ns3/pre-transfer-scheduler.h"
 
 #include <algorithm>

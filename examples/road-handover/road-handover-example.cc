@@ -5,18 +5,18 @@
 
 #include "../common/program-options.h"
 #include "../common/table-cell.h"
+#include "../studies/edge-llm-figure-writer.h"
+#include "../studies/multi-cell-scenario.h"
+#include "../studies/road-handover-scenario.h"
 
 #include "ns3/boolean.h"
 #include "ns3/command-line.h"
 #include "ns3/edge-llm-csv.h"
-#include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/handover-scheme-registry.h"
-#include "ns3/multi-cell-scenario.h"
 #include "ns3/rng-seed-manager.h"
-#include "ns3/road-handover-scenario.h"
 
 #include <algorithm>
 #include <cmath>

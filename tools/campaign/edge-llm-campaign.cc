@@ -20,8 +20,9 @@
  * 95 % CI over runs of every numeric column, and one PNG per metric against the swept
  * variable, one line per scheme.
  */
+#include "../../examples/studies/edge-llm-figure-writer.h"
+
 #include "ns3/edge-llm-csv.h"
-#include "ns3/edge-llm-figure-writer.h"
 #include "ns3/edge-llm-stats.h"
 
 #include <algorithm>

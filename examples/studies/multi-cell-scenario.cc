@@ -3,8 +3,6 @@
  */
 #include "multi-cell-scenario.h"
 
-#include "edge-llm-backhaul-helper.h"
-#include "edge-llm-helper.h"
 #include "edge-llm-run-progress.h"
 
 #include "ns3/accuracy-utility.h"
@@ -13,7 +11,9 @@
 #include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
+#include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/handover-scheme-registry.h"

@@ -4,12 +4,13 @@
 #ifndef PRE_TRANSFER_FLUID_SCENARIO_H
 #define PRE_TRANSFER_FLUID_SCENARIO_H
 
+#include "road-ue-draw.h"
+
 #include "ns3/fluid-handover-engine.h"
 #include "ns3/handover-scheduler.h"
 #include "ns3/nstime.h"
 #include "ns3/prefill-time-model.h"
 #include "ns3/ptr.h"
-#include "ns3/road-ue-draw.h"
 
 #include <cstdint>
 #include <limits>

@@ -3,10 +3,9 @@
  */
 #include "fluid-handover-scenario.h"
 
-#include "edge-llm-helper.h"
-
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/event-id.h"
 #include "ns3/fluid-backhaul.h"

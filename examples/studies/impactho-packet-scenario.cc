@@ -3,13 +3,12 @@
  */
 #include "impactho-packet-scenario.h"
 
-#include "edge-llm-helper.h"
-#include "edge-llm-session-stats.h"
-
 #include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-session-stats.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-address-generator.h"
 #include "ns3/ipv4-address-helper.h"

@@ -4,11 +4,10 @@
 #ifndef MULTI_CELL_SCENARIO_H
 #define MULTI_CELL_SCENARIO_H
 
-#include "backhaul-monitor.h"
-#include "edge-llm-ran.h"
-#include "edge-llm-session-stats.h"
-
 #include "ns3/application-container.h"
+#include "ns3/backhaul-monitor.h"
+#include "ns3/edge-llm-ran.h"
+#include "ns3/edge-llm-session-stats.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"

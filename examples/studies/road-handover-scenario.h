@@ -5,9 +5,9 @@
 #define ROAD_HANDOVER_SCENARIO_H
 
 #include "multi-cell-scenario.h"
+#include "road-ue-draw.h"
 
 #include "ns3/nstime.h"
-#include "ns3/road-ue-draw.h"
 
 #include <cstdint>
 #include <limits>

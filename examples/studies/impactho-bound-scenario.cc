@@ -4,8 +4,8 @@
 #include "impactho-bound-scenario.h"
 
 #include "edge-llm-figure-writer.h"
-#include "edge-llm-stats.h"
 
+#include "ns3/edge-llm-stats.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>

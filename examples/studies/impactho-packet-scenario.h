@@ -4,7 +4,8 @@
 #ifndef IMPACTHO_PACKET_SCENARIO_H
 #define IMPACTHO_PACKET_SCENARIO_H
 
-#include "ns3/impactho-fluid-scenario.h"
+#include "impactho-fluid-scenario.h"
+
 #include "ns3/nstime.h"
 
 #include <cstdint>

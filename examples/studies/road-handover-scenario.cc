@@ -3,14 +3,14 @@
  */
 #include "road-handover-scenario.h"
 
-#include "edge-llm-helper.h"
-#include "edge-llm-ran.h"
-#include "edge-llm-session-stats.h"
 #include "fluid-handover-scenario.h"
 #include "multi-cell-scenario.h"
 
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
+#include "ns3/edge-llm-ran.h"
+#include "ns3/edge-llm-session-stats.h"
 #include "ns3/handover-scheduler.h"
 #include "ns3/handover-scheme-registry.h"
 #include "ns3/log.h"

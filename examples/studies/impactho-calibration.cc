@@ -3,8 +3,7 @@
  */
 #include "impactho-calibration.h"
 
-#include "edge-llm-stats.h"
-
+#include "ns3/edge-llm-stats.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/nstime.h"
 

@@ -4,11 +4,12 @@
 #ifndef FLUID_HANDOVER_SCENARIO_H
 #define FLUID_HANDOVER_SCENARIO_H
 
+#include "road-ue-draw.h"
+
 #include "ns3/ctho-planner.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/nstime.h"
 #include "ns3/prefill-time-model.h"
-#include "ns3/road-ue-draw.h"
 
 #include <cstdint>
 #include <string>
