@@ -500,9 +500,8 @@ CollectRoad(const RoadHandoverConfig& cfg,
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(0));
     Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(1));
     const ApplicationContainer ueApps = engine.GetUeApps();
-    result.simulatedSeconds = run.simulatedSeconds;
-    result.preTransfer = run.preTransfer;
-    result.lostSessions = source->GetLostSessions() + target->GetLostSessions();
+    static_cast<MultiCellResult&>(result) = run; // the engine's, then the road's view of it
+    result.ues.clear();
     result.kvBytesSent = source->GetConnection(target->GetCellId())->GetKvBytesSent();
     result.kvBytesReceived = target->GetConnection(source->GetCellId())->GetKvBytesReceived();
     for (const EdgeLlmHandoverRecord& rec : engine.GetSessionStats()->GetRecords())
@@ -574,7 +573,6 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     engine.ScheduleHandovers();
     engine.ConnectOutputs();
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(0));
-    result.scheme = source->GetScheduler()->GetSchemeName();
     result.sourceCellId = source->GetCellId();
     result.targetCellId = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(1))->GetCellId();
 

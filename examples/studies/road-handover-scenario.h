@@ -138,41 +138,35 @@ struct RoadHandoverConfig : ScenarioCommonConfig
 
 /**
  * \ingroup edge-llm
- * \brief One run of the road scenario for one scheme.
+ * \brief One run of the road scenario for one scheme: the engine's result
+ *        (MultiCellScenario::Simulate) with what the road adds.
+ *
+ * The road's view of the engine's fields: \c ues in draw order, each with the road's
+ * drawn context; \c kvBytesSent and \c kvBytesReceived of the source-to-target connection;
+ * \c predictionError over those UEs; \c complete: every UE handed over and resumed (with
+ * streamTokens: received its G-th token after the handover).
  */
-struct RoadHandoverResult
+struct RoadHandoverResult : MultiCellResult
 {
-    std::string scheme;                        //!< "ctho", "tho", "cho", ...
     uint16_t sourceCellId{0};                  //!< The source BS's cell id (the RRC's)
     uint16_t targetCellId{0};                  //!< The target BS's cell id (the RRC's)
     uint64_t prefillLength{0};                 //!< L, the largest of the batches' L
     std::vector<EdgeLlmHandoverBatch> batches; //!< Every planned batch, in time order
-    std::vector<EdgeLlmUeResult> ues;          //!< One per UE, by IMSI (the engine's, with the
-                                               //!< road's drawn context and stream)
     double predictedWorst{0};                  //!< max_i predictedDelay, s (NaN if one is missing)
     double measuredWorst{0};                   //!< max_i measuredDelay, s (NaN if one is missing)
-    uint64_t kvBytesSent{0};                   //!< Source connection total
-    uint64_t kvBytesReceived{0};               //!< Target connection total
     uint32_t timedOut{0};                      //!< Transfers that hit TransferTimeout
-    uint64_t lostSessions{0};     //!< Sessions ended without a restore (SessionLost, both BSs)
     uint32_t handoverFailures{0}; //!< Sessions whose handover the RRC aborted (HandoverFailed
                                   //!< at the source: the source serves them again)
     uint32_t latePrompts{0};      //!< Prompts sent after promptTime (the UE attached later)
-    double simulatedSeconds{0};   //!< Simulated time at the end
     double warmup{0};             //!< W: the road's time 0 in simulation time, s
     double restoredWorst{0};      //!< max_i restoredDelay, s (NaN if one is missing)
     double streamWorst{0};        //!< max_i streamDelay, s (NaN if one is missing)
-    /// Restored vs planned delay over the UEs that have both (EdgeLlmPredictionError)
-    EdgeLlmPredictionError predictionError;
-    /// Proactive pre-transfers (PreTransferScheduler; all zero otherwise)
-    EdgeLlmSessionStats::PreTransferTotals preTransfer;
     /// Flow level on the actual handover times and contexts, all known in advance:
     /// ctHO's clairvoyant plan (the yardstick of online ctHO)
     double clairvoyantWorst{0};
     /// Flow level on the actual times and contexts with the same policy as the run
     /// (online batches if the handovers were not announced)
     double fluidWorst{0};
-    bool complete{false}; //!< Every UE handed over and resumed
 };
 
 /**
