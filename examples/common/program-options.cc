@@ -522,6 +522,26 @@ ProgramKnobOptions(ScenarioProgram program)
         {"backhaulFileFormat", "", "backhaulFileFormat", ""},
         {"queueDisc", "", "queueDisc", ""},
         {"peerRange", "", "peerRange", ""},
+        // The road's draw and geometry (RoadHandoverConfig, RoadUeDraw) and the study's
+        // sites and UEs (MultiCellConfig): named as the options that set them.
+        {"numUes", "numUes", "", "numUes"},
+        {"contextMin", "contextMin", "", "contextMin"},
+        {"contextMax", "contextMax", "", "contextMax"},
+        {"bsDistance", "bsDistance", "", ""},
+        {"boundary", "boundary", "", ""},
+        {"startMin", "startMin", "", ""},
+        {"startMax", "startMax", "", ""},
+        {"speed", "speed", "speed", ""},
+        {"predictedHandoverX", "predictedHandoverX", "", ""},
+        {"numSites", "", "numSites", ""},
+        {"layout", "", "layout", ""},
+        {"interSiteDistance", "", "interSiteDistance", ""},
+        {"uesPerSite", "", "uesPerSite", ""},
+        {"roads", "", "roads", ""},
+        {"promptMin", "", "promptMin", ""},
+        {"promptMax", "", "promptMax", ""},
+        {"maxLossDb", "", "maxLossDb", ""},
+        {"ran", "", "ran", ""},
     };
     std::map<std::string, std::string> options;
     for (const Row& row : rows)

@@ -93,11 +93,13 @@ enum class ScenarioProgram
 
 /**
  * \ingroup edge-llm
- * \brief The one table of the programs' options for the scenario engine's config knobs
+ * \brief The one table of the programs' options for the scenario configs' knobs
  *        (ScenarioCommonConfig, MultiCellConfig; a road knob by the engine knob it sets:
- *        the road's handoverAlgorithm is the engine's handover), for
- *        MultiCellScenario::GetAttributesSet: e.g. knob backhaulGbps is --backhaulGbps on
- *        the road and --aggregationGbps in the study, batchPeriod is --batchPeriodMs.
+ *        the road's handoverAlgorithm is the engine's handover; the road's draw and
+ *        geometry, RoadHandoverConfig and RoadUeDraw, by their own names), for
+ *        MultiCellScenario::GetAttributesSet and OptionMessage: e.g. knob backhaulGbps is
+ *        --backhaulGbps on the road and --aggregationGbps in the study, batchPeriod is
+ *        --batchPeriodMs, numUes is --numUes on the road and in ctho-figures.
  * \param program the program
  * \return knob -> the program's option (without dashes), for the knobs it exposes
  */
