@@ -637,6 +637,21 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
                          NetDeviceContainer ueDevices,
                          ApplicationContainer bsApps) const
 {
+    NS_ABORT_MSG_IF(!m_ran,
+                    "EdgeLlmHelper::InstallUe(ueNodes, ueDevices, bsApps): no RAN was set "
+                    "(SetRan), so there is no EPC to find the BSs' UE-facing addresses by; for "
+                    "an EPC of the script's own, pass its SGW: InstallUe(ueNodes, ueDevices, "
+                    "bsApps, epcHelper->GetSgwNode())");
+    return InstallUe(ueNodes, ueDevices, bsApps, m_ran->GetSgwNode());
+}
+
+ApplicationContainer
+EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
+                         NetDeviceContainer ueDevices,
+                         ApplicationContainer bsApps,
+                         Ptr<Node> sgwNode) const
+{
+    NS_ABORT_MSG_IF(!sgwNode, "EdgeLlmHelper::InstallUe: the SGW node is null");
     NS_ABORT_MSG_IF(ueNodes.GetN() != ueDevices.GetN(),
                     "EdgeLlmHelper::InstallUe: " << ueNodes.GetN() << " nodes but "
                                                  << ueDevices.GetN() << " devices");
@@ -659,7 +674,7 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
         bs->GetAttribute("UePort", port);
         DoubleValue rate;
         bs->GetAttribute("DecodeRate", rate);
-        servers[bs->GetCellId()] = {GetUeFacingAddress(bs->GetNode(), ran->GetSgwNode()),
+        servers[bs->GetCellId()] = {GetUeFacingAddress(bs->GetNode(), sgwNode),
                                     static_cast<uint16_t>(port.Get()),
                                     Seconds(1.0 / rate.Get())};
     }

@@ -248,11 +248,28 @@ class EdgeLlmHelper
      * \param ueDevices their UE devices, of the RAN (SetRan(); default LTE)
      * \param bsApps the EdgeLlmNode of every cell a UE may attach to
      * \return the applications
-     * Aborts (at the attach) if a UE attaches to a cell none of \p bsApps serves.
+     * Aborts (at the attach) if a UE attaches to a cell none of \p bsApps serves. Needs the
+     * RAN's EPC (a RAN given to SetRan() and configured): without one it aborts, naming
+     * the overload that takes the SGW node (a script that built its own EPC).
      */
     ApplicationContainer InstallUe(NodeContainer ueNodes,
                                    NetDeviceContainer ueDevices,
                                    ApplicationContainer bsApps) const;
+
+    /**
+     * \brief As InstallUe(ueNodes, ueDevices, bsApps), for a script that built its own EPC
+     *        (e.g. ns-3's LTE examples: PointToPointEpcHelper): each BS's UE-facing
+     *        address is GetUeFacingAddress() toward \p sgwNode.
+     * \param ueNodes UE nodes
+     * \param ueDevices their UE devices, of the RAN (SetRan(); default LTE)
+     * \param bsApps the EdgeLlmNode of every cell a UE may attach to
+     * \param sgwNode the EPC's SGW (EpcHelper::GetSgwNode())
+     * \return the applications
+     */
+    ApplicationContainer InstallUe(NodeContainer ueNodes,
+                                   NetDeviceContainer ueDevices,
+                                   ApplicationContainer bsApps,
+                                   Ptr<Node> sgwNode) const;
 
     /**
      * \brief The three static routes that let applications on eNB nodes reach UEs

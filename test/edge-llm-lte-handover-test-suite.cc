@@ -11,7 +11,12 @@
 #include "ns3/data-rate.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-ran.h"
+#include "ns3/edge-llm-session-stats.h"
+#include "ns3/internet-stack-helper.h"
+#include "ns3/ipv4-static-routing-helper.h"
+#include "ns3/ipv4.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/lte-helper.h"
 #include "ns3/mobility-helper.h"
@@ -19,6 +24,7 @@
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/rng-seed-manager.h"
 #include "ns3/test.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cmath>
@@ -727,6 +733,137 @@ class HelpersPathTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The doc's worked example (user doc, "Helpers") run to the end: a script's own
+ *        LteHelper and PointToPointEpcHelper, two eNBs 300 m apart, two UEs near the
+ *        midpoint handed over by request at 2.0 and 2.05 s; InstallOnEnbs, ConnectBackhaul,
+ *        ConnectHandoverTrace, AddEpcRoutes, InstallUe with the EPC's SGW, one
+ *        EdgeLlmSessionStats. Both handovers must be recorded and restored at the target
+ *        (two SessionRestored traces through EdgeLlmNode::GetTargetRole()).
+ */
+class WorkedExampleTestCase : public TestCase
+{
+  public:
+    WorkedExampleTestCase()
+        : TestCase("Helpers worked example: a script's own EPC, both handovers restored")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Config::SetDefault("ns3::NoBackhaulEpcHelper::X2LinkDataRate",
+                           DataRateValue(DataRate("4.5Gbps")));
+        Config::SetDefault("ns3::NoBackhaulEpcHelper::X2LinkMtu", UintegerValue(9000));
+        Ptr<LteHelper> lte = CreateObject<LteHelper>();
+        Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
+        lte->SetEpcHelper(epc);
+        lte->SetHandoverAlgorithmType("ns3::NoOpHandoverAlgorithm");
+        NodeContainer enbs;
+        enbs.Create(2);
+        NodeContainer ueNodes;
+        ueNodes.Create(2);
+        MobilityHelper mobility;
+        Ptr<ListPositionAllocator> at = CreateObject<ListPositionAllocator>();
+        for (const double x : {0.0, 300.0, 140.0, 145.0})
+        {
+            at->Add(Vector(x, 0, 0));
+        }
+        mobility.SetPositionAllocator(at);
+        mobility.Install(enbs);
+        mobility.Install(ueNodes);
+        const NetDeviceContainer enbDevs = lte->InstallEnbDevice(enbs);
+        const NetDeviceContainer ueDevs = lte->InstallUeDevice(ueNodes);
+        InternetStackHelper internet;
+        internet.Install(ueNodes);
+        epc->AssignUeIpv4Address(ueDevs);
+        Ipv4StaticRoutingHelper routing;
+        for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
+        {
+            routing.GetStaticRouting(ueNodes.Get(i)->GetObject<Ipv4>())
+                ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
+        }
+        lte->Attach(ueDevs, enbDevs.Get(0));
+        lte->AddX2Interface(enbs);
+
+        EdgeLlmHelper edge;
+        edge.SetSchedulerType("ns3::CtHoScheduler");
+        edge.SetUeAttribute("MaxNewTokens", UintegerValue(6000));
+        const ApplicationContainer bs = edge.InstallOnEnbs(enbDevs);
+        edge.ConnectBackhaul(bs);
+        edge.ConnectHandoverTrace(bs);
+        EdgeLlmHelper::AddEpcRoutes(epc->GetSgwNode(), epc->GetPgwNode(), enbs);
+        const ApplicationContainer ues = edge.InstallUe(ueNodes, ueDevs, bs, epc->GetSgwNode());
+        Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
+        stats->Install(bs, ues);
+        uint32_t restored = 0;
+        DynamicCast<EdgeLlmNode>(bs.Get(1))->GetTargetRole()->TraceConnectWithoutContext(
+            "SessionRestored",
+            compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+                [&restored](uint64_t, uint16_t, Time) { ++restored; }));
+        for (uint32_t i = 0; i < ueDevs.GetN(); ++i)
+        {
+            lte->HandoverRequest(Seconds(2.0 + 0.05 * i),
+                                 ueDevs.Get(i),
+                                 enbDevs.Get(0),
+                                 enbDevs.Get(1));
+        }
+        Simulator::Stop(Seconds(5));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(stats->GetRecords().size(), 2u, "one record per handover");
+        NS_TEST_EXPECT_MSG_EQ(stats->CountOutcome(EdgeLlmHandoverRecord::RESTORED),
+                              2u,
+                              "both restored at the target");
+        NS_TEST_EXPECT_MSG_EQ(restored, 2u, "SessionRestored through GetTargetRole()");
+        Simulator::Destroy();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The stream after the handover at its boundary (MultiCellConfig::streamTokens): with
+ *        G = tokensAfterHandover - 1 = 499 every UE's 499th token after its handover
+ *        arrives (complete, every streamDelay known); with G = 500 the handover comes at
+ *        least a token after the planned crossing, so no UE has a 500th token after it:
+ *        each UE is done at its session's last token (streamDelay unknown, not complete),
+ *        and the run ends within 0.1 s of the G = 499 run (one token, 10 ms, plus the
+ *        drain), not at its safety limit (over 20 s later).
+ */
+class StreamBoundaryTestCase : public TestCase
+{
+  public:
+    StreamBoundaryTestCase()
+        : TestCase("Stream after the handover: G = 499 measured, G = 500 ends at the last token")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RoadHandoverConfig cfg;
+        cfg.road.numUes = 2;
+        cfg.streamTokens = cfg.tokensAfterHandover - 1;
+        const RoadHandoverResult fits = RoadHandoverScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(fits.complete, true, "G = 499: every UE streamed G");
+        for (const auto& ue : fits.ues)
+        {
+            NS_TEST_EXPECT_MSG_EQ(std::isnan(ue.streamDelay), false, "G = 499: measured");
+        }
+        cfg.streamTokens = cfg.tokensAfterHandover;
+        const RoadHandoverResult over = RoadHandoverScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_EXPECT_MSG_EQ(over.complete, false, "G = 500: no UE has a 500th token after");
+        for (const auto& ue : over.ues)
+        {
+            NS_TEST_EXPECT_MSG_EQ(std::isnan(ue.streamDelay), true, "G = 500: unknown");
+            NS_TEST_EXPECT_MSG_EQ(ue.stalls, 1u, "G = 500: the UE resumed all the same");
+        }
+        NS_TEST_EXPECT_MSG_LT(std::abs(over.simulatedSeconds - fits.simulatedSeconds),
+                              0.1,
+                              "G = 500 ends at the sessions' last tokens, not the safety limit");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief Whole-scenario tests (SYSTEM).
  */
 class EdgeLlmLteHandoverTestSuite : public TestSuite
@@ -742,6 +879,8 @@ class EdgeLlmLteHandoverTestSuite : public TestSuite
         AddTestCase(new SchedulerTypeRefusedTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new X2SignallingTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new HelpersPathTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new WorkedExampleTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new StreamBoundaryTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -1470,15 +1470,21 @@ MultiCellScenario::ConnectStream(uint32_t i, uint32_t total)
     {
         return;
     }
+    // Its G-th token after the handover ends the stream; its session's last token ends it
+    // unmeasured (the handover came later than its tokens allowed for: streamDelay unknown).
     app->TraceConnectWithoutContext(
         "TokenReceived",
         compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
-            [c, imsi, total](uint64_t, uint32_t index, uint16_t) {
+            [c, imsi, total, last = m_ues[i].maxNewTokens](uint64_t, uint32_t index, uint16_t) {
                 const Counters::Stream& stream = c->streams[imsi];
                 EdgeLlmUeResult& u = c->ues[imsi];
                 if (stream.targetSet && index >= stream.target && std::isnan(u.streamDelay))
                 {
                     u.streamDelay = Simulator::Now().GetSeconds() - u.streamStart;
+                    c->Settle(imsi, total);
+                }
+                else if (index >= last)
+                {
                     c->Settle(imsi, total);
                 }
             }));

@@ -219,7 +219,9 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// G, tokens: > 0: measure each UE's stream after its handover (the time from the
     /// handover's start at its home site, or ScenarioUe::streamFrom, to its G-th token
     /// after it: EdgeLlmUeResult::streamDelay), and the stop rule waits for a UE's G-th
-    /// token instead of its resume; 0: no stream measured. [0, 10^7]
+    /// token instead of its resume, or for its session's last token if that comes first
+    /// (its stream is then unknown: the handover came later than its tokens allowed for);
+    /// 0: no stream measured. [0, tokensAfterHandover]
     uint32_t streamTokens{0};
     /// true: the stop rule does not wait for a UE whose handover its home site gave up
     /// (HandoverFailed: the RRC aborted it); false: it waits for the UE's resume (an

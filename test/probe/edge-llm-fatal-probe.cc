@@ -88,7 +88,7 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("case",
                  "unknown-model | zero-backhaul-rate | own-cell-peer | no-scheduler | "
-                 "shared-slot-scheduler | "
+                 "shared-slot-scheduler | ue-without-epc | "
                  "scheduler-type=NAME (EdgeLlmHelper::SetSchedulerType(NAME)) | "
                  "part-attribute=PART:NAME=VALUE (EdgeLlmHelper::Set<PART>Attribute(NAME, "
                  "VALUE), PART one of SourceRole, TargetRole, PreTransferRole, "
@@ -106,6 +106,13 @@ main(int argc, char* argv[])
         return 3;
     }
 
+    if (which == "ue-without-epc")
+    {
+        // InstallUe(nodes, devices, bsApps) with no RAN set: no EPC to address the BSs by.
+        EdgeLlmHelper().InstallUe(NodeContainer(), NetDeviceContainer(), ApplicationContainer());
+        std::cerr << "case '" << which << "' did not abort\n";
+        return 3;
+    }
     if (which == "shared-slot-scheduler")
     {
         // Two BSs given one ImpactHO scheduler: its per-session state is one BS's.
