@@ -140,8 +140,21 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
                "HandoverLeavingTimeoutDuration behind two KV frames of backhaulMtu + 2 = "
             << backhaulMtu + 2 << " bytes, with backhaulDelay = " << backhaulDelay.As(Time::MS)
             << " and " << EdgeLlmRan::HANDOVER_RADIO_ALLOWANCE_MS << " ms for the radio part";
-        require(std::isfinite(minRate),
-                "backhaulDelay is too long: no backhaul rate is enough" + why.str());
+        if (!std::isfinite(minRate))
+        {
+            // No rate is enough once the delay alone uses up the shorter timer's budget.
+            const Time limit = std::min(RrcTimer(rat, "HandoverJoiningTimeoutDuration"),
+                                        RrcTimer(rat, "HandoverLeavingTimeoutDuration")) -
+                               MilliSeconds(EdgeLlmRan::HANDOVER_RADIO_ALLOWANCE_MS);
+            require(false,
+                    "backhaulDelay must be below " +
+                        edgellm::FormatNumber(limit.GetMicroSeconds()) +
+                        " us here (the shorter RRC handover timer minus " +
+                        std::to_string(EdgeLlmRan::HANDOVER_RADIO_ALLOWANCE_MS) +
+                        " ms for the radio part), got " +
+                        edgellm::FormatValue(backhaulDelay.GetMicroSeconds()) +
+                        " us: no backhaul rate is enough" + why.str());
+        }
         // Rounded up to a whole bit/s, so the number printed is itself accepted.
         const double shown = std::ceil(minRate);
         std::ostringstream minimum;
@@ -157,7 +170,7 @@ EdgeLlmRanConfig::Validate(const std::string& rat) const
     require(maxLossDb == 0 || (std::isfinite(maxLossDb) && maxLossDb >= 50 && maxLossDb <= 300),
             "maxLossDb (ns3::SpectrumChannel::MaxLossDb) must be 0 (no cut-off) or in [50, 300] "
             "dB (below 50 dB a UE would not hear its own cell), got " +
-                edgellm::FormatNumber(maxLossDb));
+                edgellm::FormatValue(maxLossDb));
     // The RRC (LteEnbRrc, NrGnbRrc) encodes these in SIB2: only 3GPP's values.
     require(raPreambles == 0 || (raPreambles % 4 == 0 && raPreambles >= 4 && raPreambles <= 60),
             "raPreambles (ns3::LteEnbMac::NumberOfRaPreambles; NR: ns3::NrGnbMac's) must be 0 "

@@ -4,6 +4,7 @@
 #ifndef EDGE_LLM_LIMITS_H
 #define EDGE_LLM_LIMITS_H
 
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <sstream>
@@ -55,6 +56,26 @@ FormatNumber(double value)
     std::ostringstream out;
     out << value;
     return out.str();
+}
+
+/**
+ * \brief A refused value as every range message prints it: with every digit it needs to be
+ *        read back as the same double (whole numbers below 10^15 in full, 1000000; others in
+ *        the shortest such text: 0.1000001, 1e+300),
+ *        so a value just outside a range never prints as the range's bound (FormatNumber
+ *        would print 1000001 as 1e+06).
+ * \param value the number
+ * \return its text
+ */
+inline std::string
+FormatValue(double value)
+{
+    char text[400];
+    const bool whole = std::isfinite(value) && std::abs(value) < 1e15 && value == std::trunc(value);
+    const auto result =
+        whole ? std::to_chars(text, text + sizeof(text), value, std::chars_format::fixed)
+              : std::to_chars(text, text + sizeof(text), value);
+    return std::string(text, result.ptr);
 }
 
 /// \return "(0, 1000] Gbit/s", the backhaul rate range as every message states it
@@ -114,7 +135,8 @@ CheckBatchPeriod(const std::string& field, double seconds)
     {
         std::ostringstream what;
         what.precision(15);
-        what << field << " must be in [0, " << MAX_BATCH_PERIOD_S << "] s, got " << seconds;
+        what << field << " must be in [0, " << MAX_BATCH_PERIOD_S << "] s, got "
+             << FormatValue(seconds);
         throw std::invalid_argument(what.str());
     }
 }
@@ -134,7 +156,8 @@ CheckBatchPeriodMs(const std::string& field, double ms)
     {
         std::ostringstream what;
         what.precision(15);
-        what << field << " must be in [0, " << 1e3 * MAX_BATCH_PERIOD_S << "] ms, got " << ms;
+        what << field << " must be in [0, " << 1e3 * MAX_BATCH_PERIOD_S << "] ms, got "
+             << FormatValue(ms);
         throw std::invalid_argument(what.str());
     }
 }
@@ -153,7 +176,7 @@ CheckBackhaulGbps(const std::string& field, double gbps)
     {
         std::ostringstream what;
         what.precision(15); // 1000.0000001 must not print as 1000
-        what << field << " must be in " << BackhaulGbpsRange() << ", got " << gbps;
+        what << field << " must be in " << BackhaulGbpsRange() << ", got " << FormatValue(gbps);
         throw std::invalid_argument(what.str());
     }
 }
@@ -173,7 +196,7 @@ CheckContextTokens(const std::string& field, double tokens)
     {
         std::ostringstream what;
         what.precision(15); // 10000001 must not print as 1e+07
-        what << field << " must be in " << ContextTokensRange() << ", got " << tokens;
+        what << field << " must be in " << ContextTokensRange() << ", got " << FormatValue(tokens);
         throw std::invalid_argument(what.str());
     }
 }

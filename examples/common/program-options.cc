@@ -586,8 +586,8 @@ CheckTimeOptions(double backhaulDelayUs, double batchPeriodMs, std::ostream& err
 {
     if (!(backhaulDelayUs >= 0 && backhaulDelayUs <= 1e6))
     {
-        err << "error: --backhaulDelayUs must be in [0, 1e6] us, got " << backhaulDelayUs
-            << std::endl;
+        err << "error: --backhaulDelayUs must be in [0, 1e6] us, got "
+            << edgellm::FormatValue(backhaulDelayUs) << std::endl;
         return false;
     }
     try

@@ -197,7 +197,7 @@ MultiCellConfig::ValidateSitesAndBackhaul() const
     Require(std::isfinite(interSiteDistance) && interSiteDistance > 0 &&
                 interSiteDistance <= MAX_INTER_SITE,
             "interSiteDistance must be in (0, " + edgellm::FormatNumber(MAX_INTER_SITE) +
-                "] m, got " + edgellm::FormatNumber(interSiteDistance));
+                "] m, got " + edgellm::FormatValue(interSiteDistance));
     Require(backhaul == "mesh" || backhaul == "star" || backhaul == "ring" || backhaul == "x2" ||
                 backhaul == "file",
             "backhaul must be mesh, star, ring, file or x2, got '" + backhaul + "'");
@@ -234,7 +234,7 @@ MultiCellConfig::ValidateSitesAndBackhaul() const
             "crossTrafficLoad must be in [0, " + edgellm::FormatNumber(MAX_CROSS_LOAD) +
                 "] (a share of the link rate; above it the KV transfer gets under 10 % of "
                 "the link), got " +
-                edgellm::FormatNumber(crossTrafficLoad));
+                edgellm::FormatValue(crossTrafficLoad));
 }
 
 void
@@ -264,28 +264,28 @@ MultiCellConfig::ValidateUesAndHandovers() const
     Require(std::isfinite(boundaryFraction) && boundaryFraction > 0 && boundaryFraction <= 0.5,
             "boundaryFraction must be in (0, 0.5] (past the midpoint the home site is the "
             "weaker cell), got " +
-                edgellm::FormatNumber(boundaryFraction));
+                edgellm::FormatValue(boundaryFraction));
     Require(!platoonSpread.IsStrictlyNegative() && platoonSpread <= Seconds(60),
             "platoonSpread must be in [0, 60] s");
     Require(peerRange == 0 || (peerRange >= 1 && peerRange <= 1000),
             "peerRange must be 0 (every pair) or in [1, 1000] inter-site distances, got " +
-                edgellm::FormatNumber(peerRange));
+                edgellm::FormatValue(peerRange));
     Require(!promptRetry.IsStrictlyNegative() && promptRetry <= Seconds(10),
             "promptRetry must be 0 (never) or in (0, 10] s, got " +
-                edgellm::FormatNumber(promptRetry.GetSeconds()) + " s");
+                edgellm::FormatValue(promptRetry.GetSeconds()) + " s");
     Require(handoverStartTimeout.IsStrictlyPositive() && handoverStartTimeout <= Seconds(60),
             "handoverStartTimeout must be in (0, 60] s, got " +
-                edgellm::FormatNumber(handoverStartTimeout.GetSeconds()) + " s");
+                edgellm::FormatValue(handoverStartTimeout.GetSeconds()) + " s");
     Require(!handoverLead.IsStrictlyNegative() && handoverLead <= Seconds(60),
             "handoverLead must be 0 (the warm-up's own) or in (0, 60] s, got " +
-                edgellm::FormatNumber(handoverLead.GetSeconds()) + " s");
+                edgellm::FormatValue(handoverLead.GetSeconds()) + " s");
     Require(std::isnan(predictedHandoverDistance) ||
                 (std::isfinite(predictedHandoverDistance) && predictedHandoverDistance >= 0 &&
                  predictedHandoverDistance <= interSiteDistance),
             "predictedHandoverDistance must be NaN (boundaryFraction x interSiteDistance) or in "
             "[0, interSiteDistance] = [0, " +
                 edgellm::FormatNumber(interSiteDistance) + "] m, got " +
-                edgellm::FormatNumber(predictedHandoverDistance));
+                edgellm::FormatValue(predictedHandoverDistance));
     Require(streamTokens <= tokensAfterHandover,
             "streamTokens must be in [0, tokensAfterHandover] = [0, " +
                 std::to_string(tokensAfterHandover) + "] tokens");
@@ -326,12 +326,12 @@ MultiCellConfig::ValidateLlmAndRadio() const
     Require(std::isfinite(pathlossExponent) && pathlossExponent >= 1.5 && pathlossExponent <= 6,
             "pathlossExponent must be in [1.5, 6] (measured exponents: about 1.6 in corridors "
             "to 6 in buildings), got " +
-                edgellm::FormatNumber(pathlossExponent));
+                edgellm::FormatValue(pathlossExponent));
     Require(std::isnan(pathlossReferenceDb) ||
                 (std::isfinite(pathlossReferenceDb) && pathlossReferenceDb >= 0 &&
                  pathlossReferenceDb <= 100),
             "pathlossReferenceDb must be NaN (the model's defaults) or in [0, 100] dB, got " +
-                edgellm::FormatNumber(pathlossReferenceDb));
+                edgellm::FormatValue(pathlossReferenceDb));
 }
 
 void
@@ -391,7 +391,7 @@ MultiCellConfig::CheckSpeed(const std::string& field, double speed)
                 edgellm::FormatNumber(MAX_SPEED) +
                 "] m/s (500 km/h, the fastest mobility LTE is specified for; below 0.1 m/s a "
                 "road takes hours of simulated LTE), got " +
-                edgellm::FormatNumber(speed));
+                edgellm::FormatValue(speed));
 }
 
 EdgeLlmRanConfig
@@ -861,7 +861,7 @@ MultiCellScenario::BuildUes(const std::vector<ScenarioUe>& ues)
         for (const auto& [field, v] : coordinates)
         {
             Require(std::isfinite(v),
-                    name + field + " must be finite, got " + edgellm::FormatNumber(v));
+                    name + field + " must be finite, got " + edgellm::FormatValue(v));
         }
         Require(ue.promptTokens >= 1, name + "promptTokens must be >= 1");
         Require(ue.maxNewTokens >= 1, name + "maxNewTokens must be >= 1");

@@ -140,6 +140,12 @@ expect 2 "--contextMax=4294967296: must be an integer in [1, 10000000] tokens" $
 expect 2 "contextMax must be in [1, 10000000] tokens, got 4294967295" $main --contextMax=4294967295
 expect 2 "--tokensAfterHandover=-1: must be an integer in [1, 10000000] tokens" $main --tokensAfterHandover=-1
 expect 2 "--backhaulMtu=abc: must be an integer in [576, 65535] bytes" $main --backhaulMtu=abc
+# A refused value prints with every digit it needs, never as the bound it just missed; a
+# delay no backhaul rate can serve names its limit (the shorter RRC timer - 20 ms).
+expect 2 "--backhaulDelayUs must be in [0, 1e6] us, got 1000001" $main --backhaulDelayUs=1000001
+expect 2 "--backhaulGbps must be in (0, 1000] Gbit/s, got 1000.0000001" $main --backhaulGbps=1000.0000001
+expect 2 "(backhaulDelay) must be below 180000 us here" $main --backhaulDelayUs=180000
+expect 2 "--backhaulGbps must be >= 144.536 Gbit/s" $main --backhaulDelayUs=179999
 expect 2 "--backhaulMtu=-576: must be an integer in [576, 65535] bytes" $main --backhaulMtu=-576
 expect 2 "--aggregationGbps=fast: must be a number in (0, 1000] Gbit/s" \
   $bin/edge-llm-backhaul-study --aggregationGbps=fast --outputDir=$tmp/o
@@ -213,7 +219,7 @@ for r in 1e-9 1e-5 8.0e-4; do
   expect 2 "--backhaulGbps must be >= 0.000803425 Gbit/s (803425 bit/s)" \
     $main --backhaulGbps=$r
 done
-expect 2 "--backhaulDelayUs (backhaulDelay) is too long: no backhaul rate is enough" \
+expect 2 "--backhaulDelayUs (backhaulDelay) must be below 180000 us here" \
   $main --backhaulDelayUs=180000
 # A node knob wrong whatever the backhaul is refused before anything is built or printed
 # (EdgeLlmHelper::CheckNodeDefaults): nothing on stdout, no output folder.
