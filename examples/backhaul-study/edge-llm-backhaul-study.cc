@@ -177,12 +177,19 @@ AddNetworkOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOptions
 void
 AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOptions& raw)
 {
-    options.AddValue("numSites", "Sites: 7 or 19 (hex), 2 to 57 (road)", cfg.numSites);
+    options.AddRangedValue("numSites",
+                           "Sites: 7 or 19 (hex), 2 to 57 (road)",
+                           cfg.numSites,
+                           "{7, 19} (hex) or [2, " +
+                               std::to_string(MultiCellConfig::MAX_ROAD_SITES) + "] (road)");
     options.AddValue("layout", "hex or road", cfg.layout);
     options.AddValue("interSiteDistance",
                      "Distance between neighbour sites, m",
                      cfg.interSiteDistance);
-    options.AddValue("uesPerSite", "UEs per site", cfg.uesPerSite);
+    options.AddRangedValue("uesPerSite",
+                           "UEs per site",
+                           cfg.uesPerSite,
+                           "[1, " + std::to_string(MultiCellConfig::MAX_UES_PER_SITE) + "]");
     options.AddValue("speed", "UE speed, m/s", cfg.speed);
     options.AddValue("roads",
                      "Which neighbour each UE drives to: cycle (every UE of a site to its "
@@ -218,7 +225,7 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
                            edgellm::ContextTokensRange());
     options.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
     options.AddValue("model", "LLM preset", cfg.model);
-    options.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);
+    options.AddRangedValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits, "{16, 8, 4}");
     options.AddValue("prefillA", "Prefill slope a, s/token", cfg.prefillA);
     options.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
     options.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);

@@ -380,7 +380,7 @@ ProgramOptions::CheckInteger(const std::string& v, bool isSigned, long double lo
     }
     if (first == v.size() || v.find_first_not_of("0123456789", first) != std::string::npos)
     {
-        return isSigned ? "must be an integer" : "must be an integer, 0 or more";
+        return isSigned ? "must be an integer" : "must be a whole number (digits only)";
     }
     // Compare as long double only past 18 digits: below that the text is exact in it.
     const long double x = std::strtold(v.c_str(), nullptr);

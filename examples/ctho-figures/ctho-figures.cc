@@ -199,7 +199,10 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
                            "C_max where not swept, tokens",
                            base.road.contextMax,
                            edgellm::ContextTokensRange());
-    options.AddValue("numUes", "K where not swept", base.road.numUes);
+    options.AddRangedValue("numUes",
+                           "K where not swept",
+                           base.road.numUes,
+                           "[1, " + std::to_string(RoadUeDraw::MAX_UES) + "]");
     options.AddValue("prefillA", "Prefill slope a where not swept, s/token", prefillA);
     // Attribute defaults first: a bad one, or one the packet-level road scenario sets
     // itself, is refused naming it and its valid range (exit 2).

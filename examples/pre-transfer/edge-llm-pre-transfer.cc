@@ -9,6 +9,7 @@
 #include "../common/program-options.h"
 #include "../studies/edge-llm-figure-writer.h"
 #include "../studies/pre-transfer-fluid-scenario.h"
+#include "../studies/road-ue-draw.h"
 
 #include "ns3/core-module.h"
 #include "ns3/ctho-scheduler.h"
@@ -188,7 +189,10 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& offsets)
     cmd.Usage("Proactive KV pre-transfer on the road at flow level: worst-user delay and "
               "backhaul waste against the A3 trigger offset, and the delay-vs-bytes trade-off "
               "against ctHO, tHO and cHO.");
-    options.AddValue("numUes", "K, UEs on the road per run (1..10000)", o.numUes);
+    options.AddRangedValue("numUes",
+                           "K, UEs on the road per run (1..10000)",
+                           o.numUes,
+                           "[1, " + std::to_string(RoadUeDraw::MAX_UES) + "]");
     options.AddValue("runs", "Monte-Carlo runs per point (>= 1)", o.runs);
     options.AddValue("offsets",
                      "A3 offsets swept, dB, comma-separated, each in [-15, 15]",

@@ -127,7 +127,10 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
     options.AddValue("schemes",
                      "Comma-separated: " + HandoverSchemeRegistry::Describe(OnTheRoad),
                      raw.schemes);
-    options.AddValue("numUes", "K, UEs handing over", cfg.road.numUes);
+    options.AddRangedValue("numUes",
+                           "K, UEs handing over",
+                           cfg.road.numUes,
+                           "[1, " + std::to_string(MultiCellConfig::MAX_UES_PER_SITE) + "]");
     options.AddValue("bsDistance", text.bsDistance, cfg.bsDistance);
     options.AddValue("boundary", "x_b, handover boundary, m", cfg.road.boundary);
     options.AddValue("startMin", "UE start position, lower bound, m", cfg.road.startMin);
@@ -142,7 +145,7 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
                            cfg.road.contextMax,
                            edgellm::ContextTokensRange());
     options.AddValue("model", "LLM preset", cfg.model);
-    options.AddValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits);
+    options.AddRangedValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits, "{16, 8, 4}");
     options.AddRangedValue("backhaulGbps",
                            "X2 backhaul rate, Gbit/s",
                            cfg.backhaulGbps,

@@ -30,7 +30,9 @@ RoadUeDraw::Validate() const
             throw std::invalid_argument(what);
         }
     };
-    require(numUes >= 1 && numUes <= 10000, "numUes must be in [1, 10000]");
+    require(numUes >= 1 && numUes <= MAX_UES,
+            "numUes must be in [1, " + std::to_string(MAX_UES) + "], got " +
+                std::to_string(numUes));
     require(std::isfinite(speed) && speed > 0, "speed must be > 0 m/s");
     require(std::isfinite(boundary) && boundary > 0, "boundary must be > 0 m");
     require(startMin >= 0 && startMin <= startMax && startMax < boundary,

@@ -20,7 +20,9 @@ namespace ns3
  */
 struct RoadUeDraw
 {
-    uint32_t numUes{4};        //!< K
+    static constexpr uint32_t MAX_UES = 10000; //!< The most UEs of a draw (flow level)
+
+    uint32_t numUes{4};        //!< K, in [1, MAX_UES]
     double boundary{150};      //!< x_b, m
     double startMin{120};      //!< m
     double startMax{130};      //!< m

@@ -130,12 +130,21 @@ expect 2 "StatusInterval is +1us; it must be 0" \
 # "1e300", wraps "-1" and exits 1 on text): exit 2 naming the option.
 # An option whose owner states its range gives that range, not its type's, for a value
 # that does not even parse (--backhaulMtu's is [576, 65535], not [0, 4294967295]); one
-# that does not gives the type's limit only for a value beyond it.
-expect 2 "--numUes=1e300: must be an integer, 0 or more" $main --numUes=1e300
-expect 2 "--numUes=2.5: must be an integer, 0 or more" $main --numUes=2.5
-expect 2 "--numUes=4294967296: must be an integer of at most 4294967295 (the option's type)" \
-  $main --numUes=4294967296
+# that does not states no range (its type's limit only for a value beyond it).
+expect 2 "--numUes=1e300: must be an integer in [1, 100]" $main --numUes=1e300
+expect 2 "--numUes=2.5: must be an integer in [1, 100]" $main --numUes=2.5
+expect 2 "--numUes=4294967296: must be an integer in [1, 100]" $main --numUes=4294967296
 expect 2 "numUes must be in [1, 100] at packet level" $main --numUes=4294967295
+expect 2 "--kvBits=x: must be an integer in {16, 8, 4}" $main --kvBits=x
+expect 2 "--uesPerSite=-1: must be an integer in [1, 100]" $bin/edge-llm-backhaul-study --uesPerSite=-1
+expect 2 "--numSites=abc: must be an integer in {7, 19} (hex) or [2, 57] (road)" \
+  $bin/edge-llm-backhaul-study --numSites=abc
+expect 2 "--numUes=abc: must be an integer in [1, 10000]" $bin/ctho-figures --numUes=abc
+expect 2 "--numUes=1.5: must be an integer in [1, 10000]" $bin/edge-llm-pre-transfer --numUes=1.5
+expect 2 "numUes must be in [1, 10000], got 10001" $bin/edge-llm-pre-transfer --numUes=10001
+expect 2 "--runs=abc: must be a whole number (digits only)" $bin/impactho-figures --runs=abc
+expect 2 "--runs=4294967296: must be an integer of at most 4294967295 (the option's type)" \
+  $bin/impactho-figures --runs=4294967296
 expect 2 "--contextMax=4294967296: must be an integer in [1, 10000000] tokens" $main --contextMax=4294967296
 expect 2 "contextMax must be in [1, 10000000] tokens, got 4294967295" $main --contextMax=4294967295
 expect 2 "--tokensAfterHandover=-1: must be an integer in [1, 10000000] tokens" $main --tokensAfterHandover=-1
@@ -158,7 +167,7 @@ expect 2 "--pcap=maybe: must be true or false" $main --pcap=maybe
 expect 2 "--foo: unknown option; valid: --amcModel --backhaulDelayUs" $main --foo=1
 expect 2 "'stray': unexpected argument" $main stray
 expect 2 "--bogus: unknown option; valid: --backhaulGbps" $bin/ctho-figures --bogus=1
-expect 2 "--runs=abc: must be an integer" $bin/impactho-figures --figure=3a --runs=abc
+expect 2 "--runs=abc: must be a whole number" $bin/impactho-figures --figure=3a --runs=abc
 expect 0 "" $quick --numUes=1 --pcap
 # Online-only options without an online handover algorithm would be ignored.
 expect 2 "act only on online handovers: give --handoverAlgorithm too" $main --predictArrivals=true
