@@ -1,4 +1,4 @@
-# Install rules and CMake package of the standalone build (doc/edge-llm.rst, "Installing").
+# Install rules and CMake package of the standalone build (doc/edge-llm-user.rst, "Installing, and your own program").
 #
 #   cmake --install build [--prefix DIR]      (default prefix: CMAKE_INSTALL_PREFIX)
 #

@@ -180,7 +180,7 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
     options.AddValue("packetLevel",
                      "Add packet-level points (LTE X2; transport: "
                      "--ns3::EdgeLlmBackhaulTransport::Transport) for "
-                     "Figs. 3a-3d",
+                     "Figs. 3a-3d and 4",
                      o.packetLevel);
     options.AddValue("packetRuns",
                      "Runs per packet-level point (>= 2: the plotted 95 % CI needs two)",

@@ -311,10 +311,12 @@ MultiCellConfig::ValidateLlmAndRadio() const
                                         "prefillC");
     edgellm::CheckBatchPeriod("batchPeriod", batchPeriod.GetSeconds());
     EdgeLlmNode::CheckDecodeRate("decodeRate", decodeRate);
-    Require(promptMin >= 1 && promptMin <= promptMax && promptMax <= MAX_PROMPT,
-            "promptMin and promptMax must satisfy 1 <= promptMin <= promptMax <= " +
-                std::to_string(MAX_PROMPT) + " tokens, got " + std::to_string(promptMin) + " and " +
+    Require(promptMax >= 1 && promptMax <= MAX_PROMPT,
+            "promptMax must be in [1, " + std::to_string(MAX_PROMPT) + "] tokens, got " +
                 std::to_string(promptMax));
+    Require(promptMin >= 1 && promptMin <= promptMax,
+            "promptMin must be in [1, promptMax] = [1, " + std::to_string(promptMax) +
+                "] tokens, got " + std::to_string(promptMin));
     edgellm::CheckContextTokens("tokensAfterHandover", static_cast<double>(tokensAfterHandover));
     Require(promptTime.IsStrictlyPositive() && promptTime <= Seconds(10),
             "promptTime must be in (0, 10] s");

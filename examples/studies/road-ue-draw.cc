@@ -40,7 +40,7 @@ RoadUeDraw::Validate() const
     edgellm::CheckContextTokens("contextMin", static_cast<double>(contextMin));
     edgellm::CheckContextTokens("contextMax", static_cast<double>(contextMax));
     require(contextMin <= contextMax,
-            "contexts need contextMin <= contextMax, got contextMin = " +
+            "contextMin must be in [1, contextMax] (contextMin <= contextMax), got contextMin = " +
                 std::to_string(contextMin) + ", contextMax = " + std::to_string(contextMax));
 }
 

@@ -347,7 +347,7 @@ expect 2 "--packetLevel applies to Figs. 3a-3d and 4, not to online" \
   $bin/ctho-figures --figure=online --packetLevel=1
 # --contextMin (the K = 12 reproduction with equal contexts): refused out of range, and the
 # accepted run prints the paper's 0.95 / 1.25 / 3.35 s (within 1 %) at K = 12.
-expect 2 "contexts need contextMin <= contextMax, got contextMin = 5000, contextMax = 4096" \
+expect 2 "contextMin must be in [1, contextMax] (contextMin <= contextMax), got contextMin = 5000, contextMax = 4096" \
   $bin/ctho-figures --figure=3d --contextMin=5000
 expect 2 "contextMin must be in [1, 10000000] tokens, got 0" $bin/ctho-figures --figure=3d --contextMin=0
 expect 2 "--contextMin must be in [1, 2048] for Fig. 3c" $bin/ctho-figures --figure=3c --contextMin=2049
@@ -402,7 +402,8 @@ expect 0 "note: tc-ctho coordinates announced handovers; with --handover=A3-RSRP
   $study --schemes=tc-ctho --handover=A3-RSRP --uesPerSite=1 --loads=0 --monitorIntervalMs=0
 expect 2 "--platoonSpreadMs must be in [0, 60000] ms" $study --platoonSpreadMs=1e300
 expect 2 "--backhaulDelayUs must be in [0, 1e6] us" $study --backhaulDelayUs=1e300
-expect 2 "promptMin and promptMax must satisfy" $study --promptMin=2000 --promptMax=1000
+expect 2 "--promptMin must be in [1, promptMax] = [1, 1000] tokens, got 2000" $study --promptMin=2000 --promptMax=1000
+expect 2 "--promptMax must be in [1, 1000000] tokens, got 0" $study --promptMax=0
 expect 2 "backhaul must be mesh, star, ring, file or x2, got 'bus'" $study --backhaul=bus
 expect 2 "backhaul file needs backhaulFile, a readable topology file, got '/no/such.inet'" $study --backhaul=file --backhaulFile=/no/such.inet
 expect 2 "queueDisc: 'ns3::Node' is no ns3::QueueDisc" $study --queueDisc=ns3::Node

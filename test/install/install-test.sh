@@ -28,7 +28,7 @@ fi
 echo "installed into a temporary prefix: $(grep -c "Installing:" "$tmp/install.log") files"
 
 # 2. What is installed: the versioned library with its SONAME, the headers as ns3/<name>.h,
-#    the package files, and the four user-facing programs only (no test or benchmark).
+#    the package files, and the seven user-facing programs only (no test or benchmark).
 lib=$(sed -n 's|^-- Installing: \(.*/libns3-edge-llm\.so\.[0-9.]*\)$|\1|p' "$tmp/install.log" \
   | awk 'length > max { max = length; path = $0 } END { print path }')
 [ "$(basename "$lib")" = "libns3-edge-llm.so.$version" ] \
