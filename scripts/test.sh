@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Every test: set up and build if needed, then run the ns-3 TestSuites (QUICK cases), the
 # GoogleTest suite and the CLI checks through ctest (closing summary line:
-# "100% tests passed, 0 tests failed out of N"). The tests take about 5.5 minutes on 2
-# cores (a fresh clone on 6a266e6: 329 s), the first build about 8.5 more.
+# "100% tests passed, 0 tests failed out of N"). The tests take about 4 minutes on 2 idle
+# cores (a fresh clone of 9c832ed: 248 s), the first build about 8.5 more.
 #
 #   scripts/test.sh               the quick set (every ctest test but label "extensive")
 #   scripts/test.sh --extensive   only the long cases (ns3-SUITE-extensive: the suites at
