@@ -35,6 +35,8 @@
  *   release reads a std::string option with operator>>, which stops at the first blank.
  * - ns-3.41: MakeEnumAccessor needs the enum type, MakeEnumAccessor<T>(&C::m_x)
  *   (EnumValue became EnumValue<T>). Use compat::MakeEnumAccessor<T>(&C::m_x).
+ * - ns-3.41: EnumValue<T>::DeserializeFromString asserts on a name its checker lacks (before:
+ *   it returned false). Ask compat::IsEnumNameValid(checker, text) before parsing text.
  * - ns-3.42: EventId::IsRunning() became IsPending() (IsRunning is gone in 3.46).
  *   Use compat::IsPending(event).
  * - ns-3.42: TestCase::QUICK became TestCase::Duration::QUICK and TestSuite::UNIT,
@@ -116,6 +118,27 @@ IsPending(const EventId& event)
 #else
     return event.IsRunning();
 #endif
+}
+
+/**
+ * \ingroup edge-llm
+ * \brief Whether \p text can be parsed by \p checker without an ns-3 assertion: for an enum
+ *        attribute, whether it is one of the checker's names (ns-3 >= 3.41 asserts on any
+ *        other); for any other attribute true (its own parser refuses bad text).
+ * \param [in] checker the attribute's checker
+ * \param [in] text the value as text
+ * \return false only for an enum name the checker lacks
+ */
+inline bool
+IsEnumNameValid(Ptr<const AttributeChecker> checker, const std::string& text)
+{
+    if (checker->GetValueTypeName().rfind("ns3::EnumValue", 0) != 0 ||
+        !checker->HasUnderlyingTypeInformation())
+    {
+        return true;
+    }
+    const std::string names = "|" + checker->GetUnderlyingTypeInformation() + "|";
+    return names.find("|" + text + "|") != std::string::npos;
 }
 
 /**

@@ -3,6 +3,8 @@
  */
 #include "handover-scheme-registry.h"
 
+#include "edge-llm-compat.h"
+
 #include "ns3/string.h"
 
 #include <algorithm>
@@ -296,7 +298,8 @@ HandoverSchemeRegistry::SetAttributes(ObjectFactory& factory,
         {
             throw std::invalid_argument(tid.GetName() + " has no attribute '" + name + "'");
         }
-        if (!info.checker->CreateValidValue(StringValue(value)))
+        if (!compat::IsEnumNameValid(info.checker, value) ||
+            !info.checker->CreateValidValue(StringValue(value)))
         {
             throw std::invalid_argument("invalid value '" + value + "' for " + tid.GetName() +
                                         "::" + name +

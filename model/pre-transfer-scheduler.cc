@@ -109,7 +109,8 @@ InnerPolicyFactory(const std::string& spec)
                                         JoinNames(attributes) + ")");
         }
         Ptr<AttributeValue> value = info.checker->Create();
-        if (!value->DeserializeFromString(item.substr(eq + 1), info.checker) ||
+        if (!compat::IsEnumNameValid(info.checker, item.substr(eq + 1)) ||
+            !value->DeserializeFromString(item.substr(eq + 1), info.checker) ||
             !info.checker->Check(*value))
         {
             const std::string valid =
