@@ -8,6 +8,7 @@
 #include "ns3/abort.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace ns3
 {
@@ -42,8 +43,8 @@ EdgeLlmBsState::CreateSession(uint64_t sessionId, Session::State initial)
 EdgeLlmBsState::Session*
 EdgeLlmBsState::FindSession(uint64_t sessionId)
 {
-    const auto it = m_sessions.find(sessionId);
-    return it == m_sessions.end() ? nullptr : &it->second;
+    // The const lookup, once: this object is not const, so neither is its session.
+    return const_cast<Session*>(std::as_const(*this).FindSession(sessionId));
 }
 
 const EdgeLlmBsState::Session*
@@ -95,8 +96,7 @@ EdgeLlmBsState::AddPeer(uint16_t cellId)
 EdgeLlmBsState::Peer*
 EdgeLlmBsState::FindPeer(uint16_t cellId)
 {
-    const auto it = m_peers.find(cellId);
-    return it == m_peers.end() ? nullptr : &it->second;
+    return const_cast<Peer*>(std::as_const(*this).FindPeer(cellId));
 }
 
 const EdgeLlmBsState::Peer*
@@ -109,11 +109,7 @@ EdgeLlmBsState::FindPeer(uint16_t cellId) const
 EdgeLlmBsState::Peer&
 EdgeLlmBsState::GetPeer(uint16_t cellId)
 {
-    Peer* p = FindPeer(cellId);
-    NS_ABORT_MSG_IF(!p,
-                    "EdgeLlmNode (cell " << m_node->GetCellId() << "): cell " << cellId
-                                         << " is not a backhaul peer");
-    return *p;
+    return const_cast<Peer&>(std::as_const(*this).GetPeer(cellId));
 }
 
 const EdgeLlmBsState::Peer&

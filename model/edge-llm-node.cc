@@ -451,19 +451,13 @@ EdgeLlmNode::AddPeer(uint16_t peerCellId, const PeerPath& path)
 double
 EdgeLlmNode::GetPlanningBitRate(uint16_t peerCellId) const
 {
-    return m_state->GetPeer(peerCellId).PlanningBitRate(PathPlanning());
+    return m_state->GetPeer(peerCellId).PlanningBitRate(m_state->PathPlanning());
 }
 
 EdgeLlmNode::PlanningCrossTraffic
 EdgeLlmNode::GetPlanningCrossTraffic() const
 {
     return m_source->GetPlanningCrossTraffic();
-}
-
-EdgeLlmPathPlanning
-EdgeLlmNode::PathPlanning() const
-{
-    return m_source->PathPlanning();
 }
 
 void
@@ -481,7 +475,7 @@ double
 EdgeLlmNode::KvFlowBitRate(uint16_t peerCellId,
                            const std::function<uint32_t(uint32_t)>& flowsOn) const
 {
-    return m_state->GetPeer(peerCellId).KvFlowBitRate(flowsOn, PathPlanning());
+    return m_state->GetPeer(peerCellId).KvFlowBitRate(flowsOn, m_state->PathPlanning());
 }
 
 std::string

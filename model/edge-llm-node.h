@@ -542,9 +542,6 @@ class EdgeLlmNode : public Application
     /// A backhaul peer: its path, connections and the rates a KV flow gets on it
     using Peer = EdgeLlmPeer;
 
-    /// \return the planning settings of the KV flows on this BS's paths (its attributes)
-    EdgeLlmPathPlanning PathPlanning() const;
-
     void HandleUeRead(Ptr<Socket> socket);
     void OnPromptPrefilled(uint64_t sessionId);
     void StartDecoding(Session& session, Time firstToken);

@@ -73,7 +73,13 @@ LlmModelProfile::Validate() const
     require(numKvHeads >= 1 && numKvHeads <= 1024, "numKvHeads must be in [1, 1024]");
     require(headDim >= 1 && headDim <= 65536, "headDim must be in [1, 65536]");
     require(kvBits == 16 || kvBits == 8 || kvBits == 4,
-            "kvBits must be 16, 8 or 4, got " + std::to_string(kvBits));
+            "kvBits must be in " + KvBitsRange() + ", got " + std::to_string(kvBits));
+}
+
+std::string
+LlmModelProfile::KvBitsRange()
+{
+    return "{16, 8, 4}";
 }
 
 LlmModelProfile

@@ -76,6 +76,10 @@ struct LlmModelProfile
      *         llama-3.1-8b-instruct.
      */
     static std::vector<std::string> PresetNames();
+
+    /// \return the valid values of kvBits, "{16, 8, 4}" (Validate's message and the
+    ///         programs' option parsing quote it)
+    static std::string KvBitsRange();
 };
 
 } // namespace ns3

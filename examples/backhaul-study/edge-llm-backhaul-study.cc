@@ -180,8 +180,7 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
     options.AddRangedValue("numSites",
                            "Sites: 7 or 19 (hex), 2 to 57 (road)",
                            cfg.numSites,
-                           "{7, 19} (hex) or [2, " +
-                               std::to_string(MultiCellConfig::MAX_ROAD_SITES) + "] (road)");
+                           MultiCellConfig::NumSitesRange());
     options.AddValue("layout", "hex or road", cfg.layout);
     options.AddValue("interSiteDistance",
                      "Distance between neighbour sites, m",
@@ -189,7 +188,7 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
     options.AddRangedValue("uesPerSite",
                            "UEs per site",
                            cfg.uesPerSite,
-                           "[1, " + std::to_string(MultiCellConfig::MAX_UES_PER_SITE) + "]");
+                           MultiCellConfig::UesPerSiteRange());
     options.AddValue("speed", "UE speed, m/s", cfg.speed);
     options.AddValue("roads",
                      "Which neighbour each UE drives to: cycle (every UE of a site to its "
@@ -225,7 +224,10 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
                            edgellm::ContextTokensRange());
     options.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
     options.AddValue("model", "LLM preset", cfg.model);
-    options.AddRangedValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits, "{16, 8, 4}");
+    options.AddRangedValue("kvBits",
+                           "KV precision q: 16, 8 or 4",
+                           cfg.kvBits,
+                           LlmModelProfile::KvBitsRange());
     options.AddValue("prefillA", "Prefill slope a, s/token", cfg.prefillA);
     options.AddValue("prefillB", "Prefill constant b, s", cfg.prefillB);
     options.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);

@@ -202,7 +202,7 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
     options.AddRangedValue("numUes",
                            "K where not swept",
                            base.road.numUes,
-                           "[1, " + std::to_string(RoadUeDraw::MAX_UES) + "]");
+                           RoadUeDraw::NumUesRange());
     options.AddValue("prefillA", "Prefill slope a where not swept, s/token", prefillA);
     // Attribute defaults first: a bad one, or one the packet-level road scenario sets
     // itself, is refused naming it and its valid range (exit 2).

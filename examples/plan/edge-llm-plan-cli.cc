@@ -167,7 +167,9 @@ ProfileOption(const std::string& model, const std::string& kvBits)
     uint64_t q = 0;
     if (!EdgeLlmParseUnsigned(kvBits, q) || (q != 16 && q != 8 && q != 4))
     {
-        throw OptionError("kvBits", "must be 16, 8 or 4, got '" + kvBits + "'");
+        throw OptionError("kvBits",
+                          "must be in " + LlmModelProfile::KvBitsRange() + ", got '" + kvBits +
+                              "'");
     }
     try
     {
@@ -533,20 +535,7 @@ int
 BatchCli(const PlanOptions& o, std::ostream& out)
 {
     Ptr<HandoverScheduler> scheduler = HandoverSchemeRegistry::Create(FindCliScheme(o.scheme).name);
-    uint64_t q = 0;
-    if (!EdgeLlmParseUnsigned(o.kvBits, q) || (q != 16 && q != 8 && q != 4))
-    {
-        throw OptionError("kvBits", "must be 16, 8 or 4, got '" + o.kvBits + "'");
-    }
-    LlmModelProfile profile;
-    try
-    {
-        profile = LlmModelProfile::FromPreset(o.model, static_cast<uint32_t>(q));
-    }
-    catch (const std::invalid_argument& e)
-    {
-        throw OptionError("model", e.what());
-    }
+    const LlmModelProfile profile = ProfileOption(o.model, o.kvBits);
     // Ranges far beyond practice, so every result is finite (PrefillTimeModel's).
     const double gbps =
         OptionDouble("backhaulGbps", o.backhaulGbps, 0, true, edgellm::MAX_BACKHAUL_GBPS);

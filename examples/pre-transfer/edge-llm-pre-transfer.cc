@@ -192,7 +192,7 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& offsets)
     options.AddRangedValue("numUes",
                            "K, UEs on the road per run (1..10000)",
                            o.numUes,
-                           "[1, " + std::to_string(RoadUeDraw::MAX_UES) + "]");
+                           RoadUeDraw::NumUesRange());
     options.AddValue("runs", "Monte-Carlo runs per point (>= 1)", o.runs);
     options.AddValue("offsets",
                      "A3 offsets swept, dB, comma-separated, each in [-15, 15]",

@@ -130,7 +130,7 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
     options.AddRangedValue("numUes",
                            "K, UEs handing over",
                            cfg.road.numUes,
-                           "[1, " + std::to_string(MultiCellConfig::MAX_UES_PER_SITE) + "]");
+                           MultiCellConfig::UesPerSiteRange());
     options.AddValue("bsDistance", text.bsDistance, cfg.bsDistance);
     options.AddValue("boundary", "x_b, handover boundary, m", cfg.road.boundary);
     options.AddValue("startMin", "UE start position, lower bound, m", cfg.road.startMin);
@@ -145,7 +145,10 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
                            cfg.road.contextMax,
                            edgellm::ContextTokensRange());
     options.AddValue("model", "LLM preset", cfg.model);
-    options.AddRangedValue("kvBits", "KV precision q: 16, 8 or 4", cfg.kvBits, "{16, 8, 4}");
+    options.AddRangedValue("kvBits",
+                           "KV precision q: 16, 8 or 4",
+                           cfg.kvBits,
+                           LlmModelProfile::KvBitsRange());
     options.AddRangedValue("backhaulGbps",
                            "X2 backhaul rate, Gbit/s",
                            cfg.backhaulGbps,

@@ -166,6 +166,18 @@ struct MultiCellScenario::Counters
     }
 };
 
+std::string
+MultiCellConfig::NumSitesRange()
+{
+    return "{7, 19} (hex) or [2, " + std::to_string(MAX_ROAD_SITES) + "] (road)";
+}
+
+std::string
+MultiCellConfig::UesPerSiteRange()
+{
+    return "[1, " + std::to_string(MAX_UES_PER_SITE) + "]";
+}
+
 void
 MultiCellConfig::Validate() const
 {
@@ -186,13 +198,14 @@ MultiCellConfig::ValidateSitesAndBackhaul() const
     if (layout == "road")
     {
         Require(numSites >= 2 && numSites <= MAX_ROAD_SITES,
-                "numSites must be in [2, " + std::to_string(MAX_ROAD_SITES) +
-                    "] for the road layout, got " + std::to_string(numSites));
+                "numSites must be in " + NumSitesRange() + ", got " + std::to_string(numSites) +
+                    " for the road layout");
     }
     else
     {
         Require(numSites == 7 || numSites == 19,
-                "numSites must be 7 or 19 for the hex layout, got " + std::to_string(numSites));
+                "numSites must be in " + NumSitesRange() + ", got " + std::to_string(numSites) +
+                    " for the hex layout");
     }
     Require(std::isfinite(interSiteDistance) && interSiteDistance > 0 &&
                 interSiteDistance <= MAX_INTER_SITE,
@@ -241,8 +254,7 @@ void
 MultiCellConfig::ValidateUesAndHandovers() const
 {
     Require(uesPerSite >= 1 && uesPerSite <= MAX_UES_PER_SITE,
-            "uesPerSite must be in [1, " + std::to_string(MAX_UES_PER_SITE) + "], got " +
-                std::to_string(uesPerSite));
+            "uesPerSite must be in " + UesPerSiteRange() + ", got " + std::to_string(uesPerSite));
     Require(mobility == "road" || mobility == "random-waypoint" || mobility == "gauss-markov",
             "mobility must be road, random-waypoint or gauss-markov, got '" + mobility + "'");
     CheckSpeed("speed", speed);
@@ -471,7 +483,8 @@ MultiCellScenario::SitePositions(const std::string& layout,
     if (layout == "road")
     {
         Require(numSites >= 2 && numSites <= MultiCellConfig::MAX_ROAD_SITES,
-                "numSites must be in [2, 57] for the road layout");
+                "numSites must be in " + MultiCellConfig::NumSitesRange() + ", got " +
+                    std::to_string(numSites) + " for the road layout");
         for (uint32_t i = 0; i < numSites; ++i)
         {
             sites.emplace_back(i * d, 0, 0);

@@ -123,6 +123,12 @@ struct MultiCellConfig : ScenarioCommonConfig
     static constexpr uint32_t MAX_PROMPT = 1000000;   //!< Longest prompt, tokens
     static constexpr double MAX_SIM_SECONDS = 3600;   //!< Longest simulation, s
 
+    /// \return numSites' valid values, "{7, 19} (hex) or [2, 57] (road)" (Validate's
+    ///         messages and the programs' option parsing quote it)
+    static std::string NumSitesRange();
+    /// \return uesPerSite's valid range, "[1, 100]" (as NumSitesRange)
+    static std::string UesPerSiteRange();
+
     // Sites
     std::string layout{"hex"};     //!< "road" (sites on a line) or "hex" (hexagonal rings)
     uint32_t numSites{7};          //!< road: [2, 57]; hex: 7 or 19

@@ -126,8 +126,8 @@ RoadHandoverConfig::Validate() const
     // backhaul, LLM, GPU, decoding, speed) by the engine's config, their owner, at the end.
     // The packet level's range first, so that every numUes out of it gets one message.
     require(road.numUes >= 1 && road.numUes <= MultiCellConfig::MAX_UES_PER_SITE,
-            "numUes must be in [1, " + std::to_string(MultiCellConfig::MAX_UES_PER_SITE) +
-                "] at packet level (the most measured to attach, hand over and restore in one "
+            "numUes must be in " + MultiCellConfig::UesPerSiteRange() +
+                " at packet level (the most measured to attach, hand over and restore in one "
                 "LTE cell; the SRS slots alone, 2 K <= 320, would allow 160, untested; the flow "
                 "level takes any K)");
     // The packet level's speed range (the engine's, named as the road's knob) before the

@@ -21,6 +21,12 @@ constexpr int64_t STREAM_START_X = 11;
 constexpr int64_t STREAM_CONTEXT = 12;
 } // namespace
 
+std::string
+RoadUeDraw::NumUesRange()
+{
+    return "[1, " + std::to_string(MAX_UES) + "]";
+}
+
 void
 RoadUeDraw::Validate() const
 {
@@ -31,8 +37,7 @@ RoadUeDraw::Validate() const
         }
     };
     require(numUes >= 1 && numUes <= MAX_UES,
-            "numUes must be in [1, " + std::to_string(MAX_UES) + "], got " +
-                std::to_string(numUes));
+            "numUes must be in " + NumUesRange() + ", got " + std::to_string(numUes));
     require(std::isfinite(speed) && speed > 0, "speed must be > 0 m/s");
     require(std::isfinite(boundary) && boundary > 0, "boundary must be > 0 m");
     require(startMin >= 0 && startMin <= startMax && startMax < boundary,

@@ -22,6 +22,10 @@ struct RoadUeDraw
 {
     static constexpr uint32_t MAX_UES = 10000; //!< The most UEs of a draw (flow level)
 
+    /// \return numUes' valid range, "[1, 10000]" (Validate's message and the programs'
+    ///         option parsing quote it)
+    static std::string NumUesRange();
+
     uint32_t numUes{4};        //!< K, in [1, MAX_UES]
     double boundary{150};      //!< x_b, m
     double startMin{120};      //!< m

@@ -24,7 +24,7 @@ expect() { # expected-exit-code message-substring command...
 main="$bin/edge-llm-lte-handover --outputDir=$tmp/o"
 expect 2 "backhaulGbps must be in (0, 1000]" $main --backhaulGbps=0
 expect 2 "unknown model 'gpt'" $main --model=gpt
-expect 2 "kvBits must be 16, 8 or 4" $main --kvBits=3
+expect 2 "kvBits must be in {16, 8, 4}, got 3" $main --kvBits=3
 expect 2 "numUes must be in [1, 100] at packet level" $main --numUes=101
 expect 2 "contextMin <= contextMax" $main --contextMin=5000
 expect 2 "--schemes: unknown scheme 'best'" $main --schemes=best
@@ -392,8 +392,8 @@ expect 2 "must name a queue disc (leave the option out for the FIFO default); va
 expect 2 "TbfQueueDisc cannot be the KV band" $study --queueDisc=ns3::TbfQueueDisc
 expect 2 "--aggregationGbps must be in (0, 1000] Gbit/s" $study --aggregationGbps=0
 expect 2 "--aggregationGbps must be in (0, 1000] Gbit/s" $study --aggregationGbps=1000.5
-expect 2 "numSites must be 7 or 19 for the hex layout" $study --numSites=8
-expect 2 "numSites must be in [2, 57] for the road layout" $study --layout=road --numSites=58
+expect 2 "numSites must be in {7, 19} (hex) or [2, 57] (road), got 8 for the hex layout" $study --numSites=8
+expect 2 "numSites must be in {7, 19} (hex) or [2, 57] (road), got 58 for the road layout" $study --layout=road --numSites=58
 expect 2 "uesPerSite must be in [1, 100]" $study --uesPerSite=101
 expect 2 "uesPerSite must be in [1, 100]" $study --uesPerSite=0
 expect 2 "roads must be cycle or random, got 'chain'" $study --roads=chain

@@ -314,7 +314,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"bad_kv_bits",
                 kHeader + "1,0.5,10\n",
                 {"--kvBits=12"},
-                "--kvBits: must be 16, 8 or 4"},
+                "--kvBits: must be in {16, 8, 4}"},
         BadCase{"negative_slope", kHeader + "1,0.5,10\n", {"--prefillA=-1"}, "--prefillA"},
         BadCase{"empty_value", kHeader + "1,0.5,10\n", {"--model="}, "--model: missing value"},
         BadCase{"hex_time",
