@@ -6,6 +6,7 @@
 #include "edge-llm-limits.h"
 #include "kv-pre-transfer-store.h"
 #include "llm-model-profile.h"
+#include "slot-allocator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -39,6 +40,20 @@ LinkKey(uint16_t source, uint16_t target)
 {
     return (static_cast<uint32_t>(source) << 16) | target;
 }
+
+/// The fraction y with A(y) = level (A increasing), by bisection to 1e-12.
+double
+FractionFor(const AccuracyUtility& a, double level)
+{
+    double lo = 0;
+    double hi = 1;
+    for (int i = 0; i < 60; ++i)
+    {
+        const double mid = 0.5 * (lo + hi);
+        (a.Value(mid) >= level ? hi : lo) = mid;
+    }
+    return hi;
+}
 } // namespace
 
 void
@@ -71,15 +86,15 @@ FluidHandoverEngine::FluidHandoverEngine(const FluidEngineConfig& config,
       m_ues(ues)
 {
     m_config.Validate();
-    if (!m_scheduler || m_scheduler->AllocatesSlots())
+    if (!m_scheduler)
     {
-        throw std::invalid_argument("the pre-transfer engine needs a PreTransferScheduler or a "
-                                    "batch policy (ctHO, tHO, cHO), not a slot policy");
+        throw std::invalid_argument("the flow-level engine needs a scheduler: a batch or slot "
+                                    "policy, or a PreTransferScheduler around one");
     }
     m_pre = m_scheduler->GetPreTransfer();
     m_share = m_pre ? m_pre->rateShare : 0.0;
     m_yield = m_pre ? m_pre->yieldToHandovers : true;
-    if (m_pre && !m_yield && m_share >= 1)
+    if (m_pre && !m_yield && m_share >= 1 && !m_scheduler->AllocatesSlots())
     {
         throw std::invalid_argument("ns3::PreTransferScheduler::YieldToHandovers false needs "
                                     "RateShare < 1 (the handovers' part of the link)");
@@ -136,6 +151,44 @@ FluidHandoverEngine::ValidateEpisodes() const
         {
             throw std::invalid_argument(at + "prefixTokens must be <= contextTokens");
         }
+        if (m_scheduler->AllocatesSlots())
+        {
+            ValidateSlotEpisode(i);
+        }
+    }
+}
+
+void
+FluidHandoverEngine::ValidateSlotEpisode(std::size_t i) const
+{
+    const FluidHandoverEpisode& u = m_ues[i];
+    const std::string at = "ues[" + std::to_string(i) + "].";
+    const std::string policy = " with a slot policy (" + m_scheduler->GetSchemeName() + ")";
+    if (!std::isnan(u.handoverTime) && !u.utility)
+    {
+        throw std::invalid_argument(at + "utility is required" + policy +
+                                    ": the accuracy utility A_i of its context");
+    }
+    try
+    {
+        if (u.utility)
+        {
+            u.utility->Validate();
+        }
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(at + "utility: " + e.what());
+    }
+    if (!std::isnan(u.triggerTime) && u.predictedTarget != u.target)
+    {
+        throw std::invalid_argument(at + "predictedTarget must equal target" + policy +
+                                    " (it sends ahead to the handover's target)");
+    }
+    if (!std::isnan(u.triggerEnd))
+    {
+        throw std::invalid_argument(at + "triggerEnd must be NaN" + policy +
+                                    " (the sending ahead ends at the handover)");
     }
 }
 
@@ -509,13 +562,19 @@ FluidHandoverEngine::Summarize()
         }
         Drop(i);
     }
+    SumTotals();
+}
+
+void
+FluidHandoverEngine::SumTotals()
+{
     uint32_t handovers = 0;
     for (const FluidEpisodeResult& r : m_result.ues)
     {
         m_result.preSentBytes += r.preSentBytes;
         m_result.wastedBytes += r.wastedBytes;
         m_result.handoverBytes += r.handoverBytes;
-        if (r.handedOver)
+        if (r.handedOver && !std::isnan(r.delay))
         {
             ++handovers;
             m_result.worstDelay = std::max(m_result.worstDelay, r.delay);
@@ -526,12 +585,169 @@ FluidHandoverEngine::Summarize()
     m_result.backhaulBytes = m_result.preSentBytes + m_result.handoverBytes;
 }
 
+double
+FluidHandoverEngine::ShareActiveSlot(double t, const std::vector<std::size_t>& active)
+{
+    const double dt = m_scheduler->GetSlotLength().GetSeconds();
+    const double window = m_scheduler->GetTransferWindow().GetSeconds();
+    std::vector<SlotUser> users;
+    for (std::size_t i : active)
+    {
+        users.push_back({i, m_slot[i].bits, m_slot[i].x, *m_ues[i].utility});
+    }
+    const SlotAllocation a = m_scheduler->AllocateSlot(users, m_config.backhaulGbps * 1e9 * dt);
+    ++m_result.slots;
+    m_result.fallbackSlots += a.regime == SlotAllocation::FALLBACK ? 1 : 0;
+    double used = 0;
+    for (std::size_t n = 0; n < active.size(); ++n)
+    {
+        SlotState& u = m_slot[active[n]];
+        FluidEpisodeResult& r = m_result.ues[active[n]];
+        const double arrival = m_ues[active[n]].handoverTime;
+        // Sent at a constant rate over the slot; the window may cut it short.
+        const double share = std::clamp((arrival + window - t) / dt, 0.0, 1.0);
+        const double y = u.x + (a.target[n] - u.x) * share;
+        if (std::isnan(r.latency99) && y >= u.reach99 && a.target[n] > u.x)
+        {
+            r.latency99 = t + dt * (u.reach99 - u.x) / (a.target[n] - u.x) - arrival;
+        }
+        const double bits = (std::min(1.0, y) - u.x) * u.bits;
+        used += bits;
+        r.handoverBytes += bits / 8;
+        u.x = std::min(1.0, y);
+    }
+    return used;
+}
+
+void
+FluidHandoverEngine::SendAheadInSlot(double spare, std::vector<std::size_t> ahead)
+{
+    // Smallest rest first, so that a cache that needs less than its part leaves the rest
+    // to the others (water-filling on bits).
+    std::sort(ahead.begin(), ahead.end(), [this](std::size_t a, std::size_t b) {
+        return (1.0 - m_slot[a].x) * m_slot[a].bits < (1.0 - m_slot[b].x) * m_slot[b].bits;
+    });
+    for (std::size_t n = 0; n < ahead.size(); ++n)
+    {
+        SlotState& u = m_slot[ahead[n]];
+        FluidEpisodeResult& r = m_result.ues[ahead[n]];
+        const double bits =
+            std::min(spare / static_cast<double>(ahead.size() - n), (1.0 - u.x) * u.bits);
+        spare -= bits;
+        r.preSentBytes += bits / 8;
+        u.x = std::min(1.0, u.x + bits / u.bits);
+        r.receivedAhead = u.x;
+        if (std::isnan(r.latency99) && u.x >= u.reach99)
+        {
+            r.latency99 = 0; // it arrives with 99 % of its accuracy
+        }
+    }
+}
+
+void
+FluidHandoverEngine::RunSlots()
+{
+    const double dt = m_scheduler->GetSlotLength().GetSeconds();
+    const double window = m_scheduler->GetTransferWindow().GetSeconds();
+    const double budget = m_config.backhaulGbps * 1e9 * dt;
+    // The episodes with a handover by its time; the longest lead of a trigger (and a
+    // microsecond for its rounding) bounds the scan of each slot.
+    std::vector<std::size_t> order;
+    double lead = 0;
+    for (std::size_t i = 0; i < m_ues.size(); ++i)
+    {
+        const FluidHandoverEpisode& u = m_ues[i];
+        if (!std::isnan(u.handoverTime))
+        {
+            order.push_back(i);
+            m_slot[i].bits = static_cast<double>(u.contextTokens) * m_bitsPerToken;
+            m_slot[i].reach99 = FractionFor(*u.utility, 0.99 * u.utility->asymptote);
+            lead = std::isnan(u.triggerTime)
+                       ? lead
+                       : std::max(lead, u.handoverTime - u.triggerTime + 1e-6);
+        }
+    }
+    std::stable_sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
+        return m_ues[a].handoverTime < m_ues[b].handoverTime;
+    });
+    std::size_t first = 0; // episodes before it are done (window closed or cache whole)
+    for (uint64_t k = 0;; ++k)
+    {
+        const double t = static_cast<double>(k) * dt;
+        while (first < order.size() &&
+               (m_ues[order[first]].handoverTime + window <= t || m_slot[order[first]].x >= 1.0))
+        {
+            ++first;
+        }
+        if (first >= order.size())
+        {
+            break;
+        }
+        // Per link: the active episodes, and those sent ahead (trigger fired, handover
+        // after this slot's start).
+        std::map<uint32_t, std::pair<std::vector<std::size_t>, std::vector<std::size_t>>> links;
+        for (std::size_t n = first; n < order.size() && m_ues[order[n]].handoverTime <= t + lead;
+             ++n)
+        {
+            const std::size_t i = order[n];
+            const FluidHandoverEpisode& u = m_ues[i];
+            auto& [active, ahead] = links[LinkKey(u.source, u.target)];
+            if (u.handoverTime <= t && u.handoverTime + window > t && m_slot[i].x < 1.0)
+            {
+                active.push_back(i);
+            }
+            if (m_share > 0 && u.handoverTime > t && u.triggerTime <= t && m_slot[i].x < 1.0)
+            {
+                ahead.push_back(i);
+            }
+        }
+        for (const auto& [link, episodes] : links)
+        {
+            const double used = episodes.first.empty() ? 0.0 : ShareActiveSlot(t, episodes.first);
+            SendAheadInSlot(std::min(budget - used, m_share * budget), episodes.second);
+        }
+    }
+    SummarizeSlots();
+}
+
+void
+FluidHandoverEngine::SummarizeSlots()
+{
+    for (std::size_t i = 0; i < m_ues.size(); ++i)
+    {
+        const FluidHandoverEpisode& u = m_ues[i];
+        FluidEpisodeResult& r = m_result.ues[i];
+        if (std::isnan(u.handoverTime))
+        {
+            continue;
+        }
+        r.handedOver = true;
+        r.target = u.target;
+        r.predictedRight = !std::isnan(u.triggerTime) && u.predictedTarget == u.target;
+        r.received = m_slot[i].x;
+        r.accuracy = u.utility->Value(r.received);
+        r.starved = r.received < u.utility->inflection;
+    }
+    SumTotals();
+}
+
 FluidEngineResult
 FluidHandoverEngine::Run()
 {
     m_result.scheme = m_scheduler->GetSchemeName();
     m_result.ues.resize(m_ues.size());
     m_state.assign(m_ues.size(), EpisodeState());
+    if (m_scheduler->AllocatesSlots())
+    {
+        for (std::size_t i = 0; i < m_ues.size(); ++i)
+        {
+            m_result.ues[i].ueId = m_ues[i].ueId;
+            m_result.ues[i].handoverTime = m_ues[i].handoverTime;
+        }
+        m_slot.assign(m_ues.size(), SlotState());
+        RunSlots();
+        return m_result;
+    }
     ScheduleEpisodes();
     double now = 0;
     while (true)

@@ -4,6 +4,7 @@
 #ifndef FLUID_HANDOVER_ENGINE_H
 #define FLUID_HANDOVER_ENGINE_H
 
+#include "accuracy-utility.h"
 #include "edge-llm-node.h"
 #include "handover-scheduler.h"
 #include "prefill-time-model.h"
@@ -78,6 +79,9 @@ struct FluidHandoverEpisode
     /// Tokens decoded per s after the trigger (the pre-transfer policy's FollowDecoding
     /// sends them ahead too, up to contextTokens), >= 0
     double decodeRate{0};
+    /// A_i, the accuracy utility of the context (ImpactHO Eq. (6)): a slot policy's input,
+    /// required by one for every episode with a handover; unused by batch policies
+    std::optional<AccuracyUtility> utility;
 };
 
 /**
@@ -98,7 +102,16 @@ struct FluidEpisodeResult
     uint64_t prefillTokens{0};  //!< n_pf of the rest, planned at the handover
     uint64_t transferTokens{0}; //!< n_tx of the rest
     double handoverBytes{0};    //!< KV bytes sent at the handover, n_tx x bytes/token
-    double delay{std::numeric_limits<double>::quiet_NaN()}; //!< D, s (NaN: no handover)
+    /// D, s (NaN: no handover; slot policies: NaN, the accuracy grows as the cache arrives)
+    double delay{std::numeric_limits<double>::quiet_NaN()};
+    double received{0};      //!< Slot policies: x_i, the cache's fraction at the target at the end
+    double receivedAhead{0}; //!< Slot policies: its fraction sent ahead of the handover
+    /// Slot policies: A_i(x_i), the final accuracy (anytime inference; NaN for batch policies)
+    double accuracy{std::numeric_limits<double>::quiet_NaN()};
+    bool starved{false}; //!< Slot policies: x_i stayed below the utility's tau_i (its anchor)
+    /// Slot policies: time from the handover to 99 % of A_i's asymptote, s (0: it arrived
+    /// with it; NaN: never)
+    double latency99{std::numeric_limits<double>::quiet_NaN()};
 };
 
 /**
@@ -116,6 +129,8 @@ struct FluidEngineResult
     double handoverBytes{0};             //!< Sum of handoverBytes
     double backhaulBytes{0};             //!< preSentBytes + handoverBytes
     uint32_t evictions{0};               //!< Entries evicted from a full KV memory
+    uint32_t slots{0};                   //!< Slot policies: (link, slot) pairs with active users
+    uint32_t fallbackSlots{0};           //!< Slot policies: those the admission fallback decided
 };
 
 /**
@@ -141,6 +156,18 @@ struct FluidEngineResult
  * handover came from, less than PingPongTime after it, is ignored (as at packet level).
  * Events happen only at triggers, handovers, batch ends and completions of a sending
  * rate, so a run costs microseconds per episode.
+ *
+ * Slot policies (AllocatesSlots(), ImpactHO Sec. III-IV) run slot by slot instead: every
+ * directed link's budget R dt (dt: GetSlotLength()) is shared among its active episodes
+ * (handover at or before the slot's start, window GetTransferWindow() still open, cache
+ * not whole) by the policy's AllocateSlot(); a share is sent at a constant rate over the
+ * slot and a window that ends mid-slot cuts it pro rata. With a pre-transfer around the
+ * slot policy, each episode whose trigger has fired and whose handover is after the
+ * slot's start gets, in importance order, part of what the active episodes left of the
+ * budget, at most RateShare of it: equal parts, a cache that needs less leaving the rest
+ * to the others. The final accuracy is A_i of the fraction received (anytime inference);
+ * the KV memory bound, trigger ends and the ping-pong guard are the batch policies', so
+ * a slot policy's triggered episodes must predict their target and have no trigger end.
  */
 class FluidHandoverEngine
 {
@@ -148,11 +175,13 @@ class FluidHandoverEngine
     /**
      * \brief An engine for one run; checks its inputs.
      * \param config the knobs (validated)
-     * \param scheduler a batch policy (ctHO, tHO, cHO: triggers ignored) or a pre-transfer
-     *        policy around one (HandoverScheduler::GetPreTransfer() not empty)
+     * \param scheduler a batch policy (ctHO, tHO, cHO: triggers ignored), a slot policy
+     *        (ImpactHO and its baselines) or a pre-transfer policy around either
+     *        (HandoverScheduler::GetPreTransfer() not empty)
      * \param ues the episodes (validated); must outlive the engine
      * \throws std::invalid_argument naming the field for a bad config, episode or policy
-     *         (a slot policy; YieldToHandovers false with RateShare 1)
+     *         (none; YieldToHandovers false with RateShare 1; a slot policy's episode
+     *         without a utility, or whose trigger predicts another target or ends)
      */
     FluidHandoverEngine(const FluidEngineConfig& config,
                         Ptr<HandoverScheduler> scheduler,
@@ -210,8 +239,31 @@ class FluidHandoverEngine
         double completion{0}; //!< When SENDING ends at the current rate, s
     };
 
+    /// An episode's transfer under a slot policy.
+    struct SlotState
+    {
+        double bits{0};    //!< L_i, bits
+        double x{0};       //!< Fraction at the target
+        double reach99{1}; //!< Fraction at 99 % of A_i's asymptote
+    };
+
     /// \throws std::invalid_argument naming the episode's field (ues[i].field)
     void ValidateEpisodes() const;
+    /// The slot policy's checks of episode \p i. \throws std::invalid_argument as above
+    void ValidateSlotEpisode(std::size_t i) const;
+    /// Slot policies: every slot until each window is closed or each cache whole.
+    void RunSlots();
+    /**
+     * \brief One link's slot at \p t: AllocateSlot() over its \p active episodes.
+     * \return the bits they took
+     */
+    double ShareActiveSlot(double t, const std::vector<std::size_t>& active);
+    /// Pre-transfer in a slot: \p spare bits for the episodes \p ahead, in equal parts.
+    void SendAheadInSlot(double spare, std::vector<std::size_t> ahead);
+    /// Slot policies: each episode's fraction, accuracy and latency.
+    void SummarizeSlots();
+    /// Sum the episodes' bytes and delays into the run's totals.
+    void SumTotals();
     /// Queue an event of \p kind at \p time (s) for episode or batch \p index.
     void Push(double time, int kind, std::size_t index);
     /// \return the KV memory of \p cell (created at kvMemoryCapacity)
@@ -262,6 +314,7 @@ class FluidHandoverEngine
 
     FluidEngineResult m_result;                                       //!< Filled as the run goes
     std::vector<EpisodeState> m_state;                                //!< Per episode
+    std::vector<SlotState> m_slot;                                    //!< Per episode (slots)
     std::map<uint16_t, std::unique_ptr<KvPreTransferStore>> m_memory; //!< Per target
     std::map<uint32_t, double> m_linkBusy;                            //!< Per link: batch ends, s
     std::map<uint16_t, double> m_gpuFreeAt;                         //!< Per target: prefill ends, s

@@ -3,6 +3,8 @@
  */
 #include "handover-scheduler.h"
 
+#include "slot-allocator.h"
+
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -132,6 +134,15 @@ HandoverScheduler::ChoosePrefillLength(const CtHoPlanner& /* planner */,
     throw std::logic_error(GetSchemeName() +
                            " plans no batch: it shares the backhaul per slot "
                            "(AllocatesSlots() is true; use AddSlotTransfer and ShareSlot)");
+}
+
+SlotAllocation
+HandoverScheduler::AllocateSlot(const std::vector<SlotUser>& /* users */,
+                                double /* budgetBits */) const
+{
+    throw std::logic_error(GetSchemeName() +
+                           " shares no slot: it plans batches (AllocatesSlots() is false; use "
+                           "PlanBatch)");
 }
 
 CtHoPlan

@@ -22,6 +22,8 @@ namespace ns3
 {
 
 class AccuracyUtility;
+struct SlotAllocation;
+struct SlotUser;
 
 /**
  * \ingroup edge-llm
@@ -233,6 +235,20 @@ class HandoverScheduler : public Object
     virtual std::vector<SlotShare> ShareSlot(Time now,
                                              const SentBytes& sent,
                                              const SlotBudget& budget) const;
+
+    /**
+     * \brief A slot policy's allocation of one slot's budget among its active users, as
+     *        received fractions (ImpactHO Sec. IV; the flow level's fluid fractions,
+     *        ShareSlot() rounds them to bytes). A policy that wraps another, as
+     *        PreTransferScheduler, asks the inner one.
+     * \param users the active users (received fraction below 1, window open), each with
+     *        its cache size L_i (bits), fraction x_i and utility A_i
+     * \param budgetBits the slot's budget B dt, bits, > 0
+     * \return per user (input order) its fraction at the slot's end, and the regime
+     * \throws std::logic_error (default, a batch policy: it shares no slot)
+     */
+    virtual SlotAllocation AllocateSlot(const std::vector<SlotUser>& users,
+                                        double budgetBits) const;
 
     /**
      * \brief A batch policy's hook: the batch prefill length L (PlanBatch() calls it; a

@@ -51,7 +51,8 @@ class ImpactHoScheduler : public HandoverScheduler
      * \param budgetBits B dt, bits
      * \return per-user targets and the regime
      */
-    SlotAllocation AllocateSlot(const std::vector<SlotUser>& users, double budgetBits) const;
+    SlotAllocation AllocateSlot(const std::vector<SlotUser>& users,
+                                double budgetBits) const override;
 
     /// \return true: ImpactHO shares the backhaul per slot and plans no batch
     bool AllocatesSlots() const override;

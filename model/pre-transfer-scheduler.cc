@@ -4,6 +4,7 @@
 #include "pre-transfer-scheduler.h"
 
 #include "edge-llm-compat.h"
+#include "slot-allocator.h"
 
 #include "ns3/boolean.h"
 #include "ns3/double.h"
@@ -256,6 +257,18 @@ PreTransferScheduler::SetInnerScheduler(std::string spec)
 }
 
 void
+PreTransferScheduler::SetInnerPolicy(Ptr<HandoverScheduler> inner)
+{
+    if (!inner || inner->GetPreTransfer())
+    {
+        throw std::invalid_argument("ns3::PreTransferScheduler::InnerScheduler must be a batch or "
+                                    "slot policy that does not send ahead itself");
+    }
+    m_inner = inner;
+    m_innerType = inner->GetInstanceTypeId().GetName();
+}
+
+void
 PreTransferScheduler::CheckInnerScheduler(const std::string& spec)
 {
     InnerPolicyFactory(spec);
@@ -365,6 +378,12 @@ PreTransferScheduler::SetBytesSentAhead(uint64_t sessionId, uint64_t bytes)
         return;
     }
     m_sentAhead[sessionId] = bytes;
+}
+
+SlotAllocation
+PreTransferScheduler::AllocateSlot(const std::vector<SlotUser>& users, double budgetBits) const
+{
+    return GetInnerScheduler()->AllocateSlot(users, budgetBits);
 }
 
 uint64_t

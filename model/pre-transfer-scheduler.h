@@ -114,6 +114,10 @@ class PreTransferScheduler : public HandoverScheduler
     /// \return this policy's attributes (HandoverScheduler::GetPreTransfer)
     std::optional<PreTransferSettings> GetPreTransfer() const override;
 
+    /// \return the inner slot policy's allocation (HandoverScheduler::AllocateSlot)
+    SlotAllocation AllocateSlot(const std::vector<SlotUser>& users,
+                                double budgetBits) const override;
+
     /// \return the inner policy's L for the rest of each UE's cache
     uint64_t ChoosePrefillLength(const CtHoPlanner& planner,
                                  const std::vector<CtHoUe>& batch) const override;
@@ -129,6 +133,16 @@ class PreTransferScheduler : public HandoverScheduler
      *         unknown attribute, a bad value or a malformed list
      */
     void SetInnerScheduler(std::string spec);
+
+    /**
+     * \brief Set the inner policy to an object already made and configured (a flow-level
+     *        preset wraps its own policy this way); the InnerScheduler attribute then reads
+     *        its TypeId name.
+     * \param inner a batch or slot policy
+     * \throws std::invalid_argument naming InnerScheduler for a null policy or one that
+     *         sends ahead itself (a PreTransferScheduler)
+     */
+    void SetInnerPolicy(Ptr<HandoverScheduler> inner);
 
     /**
      * \brief The InnerScheduler check alone (programs check their arguments with it before

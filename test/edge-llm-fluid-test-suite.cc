@@ -9,14 +9,19 @@
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/fluid-handover-engine.h"
+#include "ns3/impactho-scheduler.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/pre-transfer-scheduler.h"
+#include "ns3/slot-allocator.h"
 #include "ns3/string.h"
 #include "ns3/test.h"
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
+#include <string>
 #include <vector>
 
 using namespace ns3;
@@ -239,6 +244,174 @@ class FluidEngineHandTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The flow-level core with a slot policy, by hand: ImpactHO's equal-allocation
+ *        baseline (EA) shares each link's slot budget R dt = 4.5e9 x 0.1 = 0.45 Gbit
+ *        equally; a handover inside a slot waits for the next; a window that ends
+ *        mid-slot cuts the share pro rata; two links have a budget each; a pre-transfer
+ *        around the policy sends RateShare of the idle budget ahead. Caches of 2000 tokens:
+ *        2000 x 458752 bit = 0.917504 Gbit (qwen2.5-7b-instruct, q = 16).
+ */
+class FluidEngineSlotTestCase : public TestCase
+{
+  public:
+    FluidEngineSlotTestCase()
+        : TestCase("flow-level core: a slot policy and its pre-transfer by hand")
+    {
+    }
+
+  private:
+    static constexpr double CACHE = 2000 * 458752.0; //!< L_i, bits
+
+    static Ptr<HandoverScheduler> Ea()
+    {
+        Ptr<HandoverScheduler> ea = CreateObject<ImpactHoScheduler>();
+        ea->SetAttribute("Policy", StringValue("Equal"));
+        ea->SetAttribute("TransferWindow", TimeValue(MilliSeconds(300)));
+        return ea;
+    }
+
+    static FluidHandoverEpisode Episode(double handover, uint16_t target)
+    {
+        FluidHandoverEpisode e;
+        e.handoverTime = handover;
+        e.target = target;
+        e.predictedTarget = target;
+        e.contextTokens = 2000;
+        e.prefixTokens = 2000;
+        e.utility = AccuracyUtility::Preset(2000);
+        return e;
+    }
+
+    /// \return the message a run of \p ues throws ("" if none)
+    static std::string Refusal(const std::vector<FluidHandoverEpisode>& ues)
+    {
+        try
+        {
+            FluidHandoverEngine(FluidEngineConfig(), Ea(), ues);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            return e.what();
+        }
+        return "";
+    }
+
+    void OneLink()
+    {
+        // A (tau 0): slot 0 alone, 0.45; slots 0.1 and 0.2 with B, 0.225 each: 0.9 Gbit;
+        // its window closes at 0.3. B (tau 0.05): 0.225 + 0.225, then alone at 0.3 cut to
+        // half a slot (window ends at 0.35): 0.225: 0.675 Gbit. Four slots.
+        const std::vector<FluidHandoverEpisode> ues{Episode(0, 2), Episode(0.05, 2)};
+        const FluidEngineResult r = FluidHandoverEngine(FluidEngineConfig(), Ea(), ues).Run();
+        NS_TEST_ASSERT_MSG_EQ(r.scheme, "ea", "the policy's name");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].received, 0.9e9 / CACHE, 1e-12, "A: 0.9 Gbit");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].received, 0.675e9 / CACHE, 1e-12, "B: 0.675 Gbit");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].handoverBytes, 0.9e9 / 8, 1e-3, "A's bytes");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.handoverBytes, 1.575e9 / 8, 1e-3, "both");
+        NS_TEST_ASSERT_MSG_EQ(r.slots, 4, "slots 0, 0.1, 0.2, 0.3");
+        NS_TEST_ASSERT_MSG_EQ(r.fallbackSlots, 0, "a baseline has no fallback");
+        NS_TEST_ASSERT_MSG_EQ(std::isnan(r.ues[0].delay), true, "no restore delay");
+        const AccuracyUtility a = AccuracyUtility::Preset(2000);
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].accuracy, a.Value(0.675e9 / CACHE), 1e-12, "A(x)");
+        NS_TEST_ASSERT_MSG_EQ(r.ues[1].starved, (0.675e9 / CACHE < a.inflection), "tau");
+    }
+
+    void TwoLinks()
+    {
+        // B to cell 3: a budget of its own. A: 0.45 + 0.45 + the rest, 0.017504 Gbit; B:
+        // 0.45 + 0.45, then the rest is its slot-0.3 share, sent at a constant rate over a
+        // slot its window cuts in half: 0.008752 Gbit. Slots: 1 + 2 + 2 + 1.
+        const std::vector<FluidHandoverEpisode> ues{Episode(0, 2), Episode(0.05, 3)};
+        const FluidEngineResult r = FluidHandoverEngine(FluidEngineConfig(), Ea(), ues).Run();
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].received, 1.0, 1e-12, "A whole");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].received, 0.908752e9 / CACHE, 1e-12, "B cut");
+        NS_TEST_ASSERT_MSG_EQ(r.slots, 6, "a budget per link");
+    }
+
+    void SentAhead()
+    {
+        // Trigger at 0, handover at 0.25: slots 0, 0.1, 0.2 send 0.5 x 0.45 Gbit ahead
+        // (0.675 Gbit); at 0.3 the rest, 0.242504 Gbit < 0.45, completes it.
+        Ptr<PreTransferScheduler> pre = CreateObject<PreTransferScheduler>();
+        pre->SetAttribute("RateShare", DoubleValue(0.5));
+        pre->SetInnerPolicy(Ea());
+        NS_TEST_ASSERT_MSG_EQ(pre->AllocatesSlots(), true, "asked through the base class");
+        std::vector<FluidHandoverEpisode> ues{Episode(0.25, 2)};
+        ues[0].triggerTime = 0;
+        const FluidEngineResult r = FluidHandoverEngine(FluidEngineConfig(), pre, ues).Run();
+        NS_TEST_ASSERT_MSG_EQ(r.scheme, "pre-ea", "the wrapper's name");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].receivedAhead, 0.675e9 / CACHE, 1e-12, "ahead");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.preSentBytes, 0.675e9 / 8, 1e-3, "bytes ahead");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].received, 1.0, 1e-12, "whole at 0.3");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.backhaulBytes, CACHE / 8, 1e-3, "each bit once");
+    }
+
+    void Refusals()
+    {
+        // Each slot episode field's boundary: the valid side ran above.
+        std::vector<FluidHandoverEpisode> ues{Episode(0, 2)};
+        ues[0].utility.reset();
+        NS_TEST_ASSERT_MSG_NE(Refusal(ues).find("ues[0].utility is required with a slot policy"),
+                              std::string::npos,
+                              Refusal(ues));
+        ues[0] = Episode(0, 2);
+        ues[0].triggerTime = 0;
+        ues[0].predictedTarget = 3;
+        NS_TEST_ASSERT_MSG_NE(Refusal(ues).find("ues[0].predictedTarget must equal target"),
+                              std::string::npos,
+                              Refusal(ues));
+        ues[0] = Episode(0, 2);
+        ues[0].triggerEnd = 1;
+        NS_TEST_ASSERT_MSG_NE(Refusal(ues).find("ues[0].triggerEnd must be NaN"),
+                              std::string::npos,
+                              Refusal(ues));
+        ues[0] = Episode(0, 2);
+        ues[0].utility->inflection = 1;
+        NS_TEST_ASSERT_MSG_NE(Refusal(ues).find("ues[0].utility: tau (inflection) must be in"),
+                              std::string::npos,
+                              Refusal(ues));
+        // A batch policy shares no slot; a wrapper takes no wrapper and no null policy.
+        bool batch = false;
+        try
+        {
+            CreateObject<CtHoScheduler>()->AllocateSlot({}, 1);
+        }
+        catch (const std::logic_error& e)
+        {
+            batch = std::string(e.what()).find("ctho shares no slot") != std::string::npos;
+        }
+        NS_TEST_ASSERT_MSG_EQ(batch, true, "a batch policy's AllocateSlot");
+        Ptr<PreTransferScheduler> pre = CreateObject<PreTransferScheduler>();
+        for (Ptr<HandoverScheduler> inner :
+             {Ptr<HandoverScheduler>(),
+              Ptr<HandoverScheduler>(CreateObject<PreTransferScheduler>())})
+        {
+            std::string e;
+            try
+            {
+                pre->SetInnerPolicy(inner);
+            }
+            catch (const std::invalid_argument& x)
+            {
+                e = x.what();
+            }
+            NS_TEST_ASSERT_MSG_NE(e.find("ns3::PreTransferScheduler::InnerScheduler must be"),
+                                  std::string::npos,
+                                  "refused: " << e);
+        }
+    }
+
+    void DoRun() override
+    {
+        OneLink();
+        TwoLinks();
+        SentAhead();
+        Refusals();
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The flow-level engine (UNIT).
  */
 class EdgeLlmFluidTestSuite : public TestSuite
@@ -251,6 +424,7 @@ class EdgeLlmFluidTestSuite : public TestSuite
         AddTestCase(new FluidMatchesPlanTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidOnlineTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidEngineHandTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FluidEngineSlotTestCase, EDGE_LLM_TEST_QUICK);
     }
 };
 

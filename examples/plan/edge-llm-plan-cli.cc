@@ -13,7 +13,6 @@
 #include "ns3/edge-llm-limits.h"
 #include "ns3/enum.h"
 #include "ns3/handover-scheme-registry.h"
-#include "ns3/impactho-scheduler.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/object-factory.h"
 #include "ns3/prefill-time-model.h"
@@ -322,14 +321,13 @@ SlotCli(const std::string& scheme,
         users.push_back(u);
     }
     const double budget = gbps * 1e9 * dt;
-    // The scheme's policy (its Policy attribute, HandoverSchemeRegistry) shares the slot: the
-    // slot schemes are ImpactHoScheduler's policies, made as one with the scheme's attributes.
+    // The scheme's policy (HandoverSchemeRegistry, with the scheme's attributes) shares the
+    // slot, asked through the base class.
     const HandoverScheme& slotScheme = FindCliScheme(scheme);
-    NS_ABORT_MSG_UNLESS(slotScheme.typeId == ImpactHoScheduler::GetTypeId().GetName(),
-                        scheme << ": a slot scheme's scheduler is an ImpactHoScheduler");
     ObjectFactory factory(slotScheme.typeId);
     HandoverSchemeRegistry::SetAttributes(factory, slotScheme.attributes);
-    Ptr<ImpactHoScheduler> policy = factory.Create<ImpactHoScheduler>();
+    Ptr<HandoverScheduler> policy = factory.Create<HandoverScheduler>();
+    NS_ABORT_MSG_UNLESS(policy->AllocatesSlots(), scheme << ": a slot scheme shares slots");
     policy->SetAttribute("Fallback", EnumValue(fb));
     const SlotAllocation a = policy->AllocateSlot(users, budget);
     nlohmann::ordered_json j;

@@ -7,6 +7,7 @@
 #include "ns3/double.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/enum.h"
+#include "ns3/fluid-handover-engine.h"
 #include "ns3/impactho-scheduler.h"
 #include "ns3/llm-model-profile.h"
 #include "ns3/object-factory.h"
@@ -28,20 +29,6 @@ namespace
 /// Random streams of the ImpactHO draws.
 constexpr int64_t STREAM_ARRIVALS = 21;
 constexpr int64_t STREAM_CONTEXTS = 22;
-
-/// The fraction y with A(y) = level (A increasing), by bisection to 1e-12.
-double
-FractionFor(const AccuracyUtility& a, double level)
-{
-    double lo = 0;
-    double hi = 1;
-    for (int i = 0; i < 60; ++i)
-    {
-        const double mid = 0.5 * (lo + hi);
-        (a.Value(mid) >= level ? hi : lo) = mid;
-    }
-    return hi;
-}
 } // namespace
 
 void
@@ -134,152 +121,51 @@ ImpactHoFluidScenario::HybridLatency(uint64_t context,
 
 namespace
 {
-/// One user of a flow-level ImpactHO run, as the slots go.
-struct UserState
+/**
+ * The run's policy: cfg's ImpactHoScheduler, inside a copy of cfg.preTransfer if it has one
+ * (its settings; the caller's object keeps its own inner policy).
+ */
+Ptr<HandoverScheduler>
+SlotPolicy(const ImpactHoFluidConfig& cfg)
 {
-    double arrival{0};       //!< Handover time, s
-    uint64_t context{0};     //!< C_i, tokens
-    double bits{0};          //!< L_i, bits
-    AccuracyUtility utility; //!< A_i
-    double x{0};             //!< Fraction received
-    double reach99{1};       //!< Fraction at 99 % of the asymptote
-    double latency99{std::numeric_limits<double>::quiet_NaN()}; //!< See ImpactHoUserResult
-    double preSent{0};                                          //!< Share sent ahead
-};
+    ObjectFactory factory("ns3::ImpactHoScheduler");
+    factory.Set("Policy", StringValue(cfg.policy));
+    factory.Set("Fallback", StringValue(cfg.fallback));
+    factory.Set("SlotLength", TimeValue(cfg.slot));
+    factory.Set("TransferWindow", TimeValue(cfg.window));
+    Ptr<HandoverScheduler> policy = factory.Create<HandoverScheduler>();
+    if (!cfg.preTransfer)
+    {
+        return policy;
+    }
+    Ptr<PreTransferScheduler> pre = CopyObject<PreTransferScheduler>(cfg.preTransfer);
+    pre->SetInnerPolicy(policy);
+    return pre;
+}
 
-/// The users of (seed, run) with their caches and utilities.
-std::vector<UserState>
-DrawSlotUsers(const ImpactHoFluidConfig& cfg, uint64_t run)
+/// The handovers of (seed, run) as the flow-level core's episodes: one link (cell 1 to
+/// cell 2), each trigger LeadTime before its handover (a pre-transfer's predicted crossing).
+std::vector<FluidHandoverEpisode>
+SlotEpisodes(const ImpactHoFluidConfig& cfg, uint64_t run, const HandoverScheduler& policy)
 {
-    const double bitsPerToken =
-        static_cast<double>(LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BitsPerToken());
-    std::vector<UserState> users;
+    const std::optional<PreTransferSettings> pre = policy.GetPreTransfer();
+    std::vector<FluidHandoverEpisode> episodes;
     for (const auto& [t, c] : ImpactHoFluidScenario::DrawHandovers(cfg, run))
     {
-        UserState u;
-        u.arrival = t;
-        u.context = c;
-        u.bits = static_cast<double>(c) * bitsPerToken;
-        u.utility = cfg.Utility(c);
-        u.reach99 = FractionFor(u.utility, 0.99 * u.utility.asymptote);
-        users.push_back(u);
+        FluidHandoverEpisode e;
+        e.ueId = episodes.size();
+        e.source = 1;
+        e.target = 2;
+        e.predictedTarget = 2;
+        e.handoverTime = t;
+        e.triggerTime = pre ? std::max(0.0, t - pre->leadTime.GetSeconds())
+                            : std::numeric_limits<double>::quiet_NaN();
+        e.contextTokens = c;
+        e.prefixTokens = c;
+        e.utility = cfg.Utility(c);
+        episodes.push_back(e);
     }
-    return users;
-}
-
-/**
- * The slot at \p t: the active users (arrived by its start, window open, cache not full)
- * share the budget by the scheduler's AllocateSlot (ImpactHO Sec. IV); a window that ends
- * mid-slot cuts a user's share pro rata.
- * \return the bits the active users used (0 if none was active)
- */
-double
-ShareActiveSlot(const ImpactHoFluidConfig& cfg,
-                const ImpactHoScheduler& scheduler,
-                double t,
-                std::size_t first,
-                std::vector<UserState>& users,
-                ImpactHoFluidResult& result)
-{
-    const double dt = cfg.slot.GetSeconds();
-    const double window = cfg.window.GetSeconds();
-    const double budget = cfg.backhaulGbps * 1e9 * dt;
-    std::vector<SlotUser> active;
-    std::vector<std::size_t> index;
-    for (std::size_t i = first; i < users.size() && users[i].arrival <= t; ++i)
-    {
-        UserState& u = users[i];
-        if (u.arrival + window > t && u.x < 1.0)
-        {
-            active.push_back({i, u.bits, u.x, u.utility});
-            index.push_back(i);
-        }
-    }
-    double used = 0;
-    if (active.empty())
-    {
-        return used;
-    }
-    const SlotAllocation a = scheduler.AllocateSlot(active, budget);
-    ++result.slots;
-    result.fallbackSlots += a.regime == SlotAllocation::FALLBACK ? 1 : 0;
-    for (std::size_t n = 0; n < index.size(); ++n)
-    {
-        UserState& u = users[index[n]];
-        // Sent at a constant rate over the slot; the window may cut it short.
-        const double share = std::clamp((u.arrival + window - t) / dt, 0.0, 1.0);
-        const double y = u.x + (a.target[n] - u.x) * share;
-        if (std::isnan(u.latency99) && y >= u.reach99 && a.target[n] > u.x)
-        {
-            u.latency99 = t + dt * (u.reach99 - u.x) / (a.target[n] - u.x) - u.arrival;
-        }
-        used += (std::min(1.0, y) - u.x) * u.bits;
-        u.x = std::min(1.0, y);
-    }
-    return used;
-}
-
-/**
- * Pre-transfer in the slot at \p t: the users \p ahead (arriving within LeadTime) get the
- * budget the active users left, at most RateShare of it, shared equally, a user's
- * leftover going to the others (water-filling on bits), in importance order.
- */
-void
-SendAheadInSlot(double spare,
-                std::vector<std::size_t> ahead,
-                std::vector<UserState>& users,
-                ImpactHoFluidResult& result)
-{
-    std::sort(ahead.begin(), ahead.end(), [&users](std::size_t a, std::size_t b) {
-        return (1.0 - users[a].x) * users[a].bits < (1.0 - users[b].x) * users[b].bits;
-    });
-    for (std::size_t n = 0; n < ahead.size(); ++n)
-    {
-        UserState& u = users[ahead[n]];
-        const double bits =
-            std::min(spare / static_cast<double>(ahead.size() - n), (1.0 - u.x) * u.bits);
-        spare -= bits;
-        result.preSentBits += bits;
-        u.x = std::min(1.0, u.x + bits / u.bits);
-        u.preSent = u.x;
-        if (std::isnan(u.latency99) && u.x >= u.reach99)
-        {
-            u.latency99 = 0; // it arrives with 99 % of its accuracy
-        }
-    }
-}
-
-/// Per-user results and the run's means (anytime inference: A_i of the final fraction).
-void
-SummarizeSlotUsers(const std::vector<UserState>& users, ImpactHoFluidResult& result)
-{
-    double accSum = 0;
-    double fullSum = 0;
-    uint32_t starved = 0;
-    for (const auto& u : users)
-    {
-        ImpactHoUserResult r;
-        r.arrival = u.arrival;
-        r.contextTokens = u.context;
-        r.received = u.x;
-        r.accuracy = u.utility.Value(u.x);
-        r.fullAccuracy = u.utility.asymptote;
-        r.starved = u.x < u.utility.inflection;
-        r.latency99 = u.latency99;
-        r.cacheBits = u.bits;
-        r.utility = u.utility;
-        r.preSent = u.preSent;
-        accSum += r.accuracy;
-        fullSum += r.fullAccuracy;
-        starved += r.starved ? 1 : 0;
-        result.users.push_back(r);
-    }
-    if (!users.empty())
-    {
-        result.meanAccuracy = accSum / static_cast<double>(users.size());
-        result.meanFullAccuracy = fullSum / static_cast<double>(users.size());
-        result.starvationRate = static_cast<double>(starved) / static_cast<double>(users.size());
-    }
+    return episodes;
 }
 } // namespace
 
@@ -287,53 +173,50 @@ ImpactHoFluidResult
 ImpactHoFluidScenario::Run(const ImpactHoFluidConfig& cfg, uint64_t run)
 {
     cfg.Validate();
-    ObjectFactory factory("ns3::ImpactHoScheduler");
-    factory.Set("Policy", StringValue(cfg.policy));
-    factory.Set("Fallback", StringValue(cfg.fallback));
-    factory.Set("SlotLength", TimeValue(cfg.slot));
-    factory.Set("TransferWindow", TimeValue(cfg.window));
-    Ptr<ImpactHoScheduler> scheduler = factory.Create<ImpactHoScheduler>();
-    std::vector<UserState> users = DrawSlotUsers(cfg, run);
+    Ptr<HandoverScheduler> policy = SlotPolicy(cfg);
+    const std::vector<FluidHandoverEpisode> episodes = SlotEpisodes(cfg, run, *policy);
+    FluidEngineConfig engine;
+    engine.model = cfg.model;
+    engine.kvBits = cfg.kvBits;
+    engine.backhaulGbps = cfg.backhaulGbps;
+    const FluidEngineResult core = FluidHandoverEngine(engine, policy, episodes).Run();
 
+    // Per user, and the means (anytime inference: A_i of the final fraction).
+    const double bitsPerToken =
+        static_cast<double>(LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BitsPerToken());
     ImpactHoFluidResult result;
-    const double dt = cfg.slot.GetSeconds();
-    const double window = cfg.window.GetSeconds();
-    const double budget = cfg.backhaulGbps * 1e9 * dt;
-    // The pre-transfer policy, asked as the flow-level core asks it (never cast).
-    const std::optional<PreTransferSettings> pre =
-        cfg.preTransfer ? cfg.preTransfer->GetPreTransfer() : std::nullopt;
-    const double lead = pre ? pre->leadTime.GetSeconds() : 0.0;
-    const double preShare = pre ? pre->rateShare : 0.0;
-    std::size_t first = 0; // users before it are done (window closed or full)
-    for (uint64_t k = 0;; ++k)
+    double accSum = 0;
+    double fullSum = 0;
+    uint32_t starved = 0;
+    for (std::size_t i = 0; i < episodes.size(); ++i)
     {
-        const double t = static_cast<double>(k) * dt;
-        while (first < users.size() &&
-               (users[first].arrival + window <= t || users[first].x >= 1.0))
-        {
-            ++first;
-        }
-        if (first >= users.size())
-        {
-            break;
-        }
-        // Pre-transfer: users arriving after this slot's start, within LeadTime.
-        std::vector<std::size_t> ahead;
-        for (std::size_t i = first; preShare > 0 && i < users.size(); ++i)
-        {
-            if (users[i].arrival > t && users[i].arrival - lead <= t && users[i].x < 1.0)
-            {
-                ahead.push_back(i);
-            }
-            if (users[i].arrival - lead > t)
-            {
-                break; // arrivals are in time order
-            }
-        }
-        const double used = ShareActiveSlot(cfg, *scheduler, t, first, users, result);
-        SendAheadInSlot(std::min(budget - used, preShare * budget), ahead, users, result);
+        const FluidEpisodeResult& e = core.ues[i];
+        ImpactHoUserResult r;
+        r.arrival = episodes[i].handoverTime;
+        r.contextTokens = episodes[i].contextTokens;
+        r.received = e.received;
+        r.accuracy = e.accuracy;
+        r.utility = *episodes[i].utility;
+        r.fullAccuracy = r.utility.asymptote;
+        r.starved = e.starved;
+        r.latency99 = e.latency99;
+        r.cacheBits = static_cast<double>(r.contextTokens) * bitsPerToken;
+        r.preSent = e.receivedAhead;
+        accSum += r.accuracy;
+        fullSum += r.fullAccuracy;
+        starved += r.starved ? 1 : 0;
+        result.users.push_back(r);
     }
-    SummarizeSlotUsers(users, result);
+    if (!episodes.empty())
+    {
+        const auto n = static_cast<double>(episodes.size());
+        result.meanAccuracy = accSum / n;
+        result.meanFullAccuracy = fullSum / n;
+        result.starvationRate = static_cast<double>(starved) / n;
+    }
+    result.slots = core.slots;
+    result.fallbackSlots = core.fallbackSlots;
+    result.preSentBits = core.preSentBytes * 8;
     return result;
 }
 
