@@ -496,59 +496,62 @@ ProgramKnobOptions(ScenarioProgram program)
         const char* road;    // its option on the road ("": none)
         const char* study;   // in the backhaul study
         const char* figures; // in ctho-figures (its packet-level points)
+        const char* pre;     // in edge-llm-pre-transfer (its road draw)
     };
 
     static const Row rows[] = {
-        {"model", "model", "model", ""},
-        {"kvBits", "kvBits", "kvBits", ""},
-        {"decodeRate", "decodeRate", "decodeRate", ""},
-        {"prefillA", "prefillA", "prefillA", "prefillA"},
-        {"prefillB", "prefillB", "prefillB", ""},
-        {"prefillC", "prefillC", "prefillC", ""},
-        {"batchPeriod", "batchPeriodMs", "batchPeriodMs", ""},
-        {"lookahead", "lookaheadMs", "", ""},
-        {"tokensAfterHandover", "tokensAfterHandover", "tokensAfterHandover", ""},
-        {"backhaulGbps", "backhaulGbps", "aggregationGbps", "backhaulGbps"},
-        {"backhaulDelay", "backhaulDelayUs", "backhaulDelayUs", ""},
-        {"backhaulMtu", "backhaulMtu", "backhaulMtu", ""},
-        {"handover", "handoverAlgorithm", "handover", ""},
-        {"raPreambles", "raPreambles", "", ""},
-        {"preambleTransMax", "preambleTransMax", "", ""},
-        {"srsPeriodicity", "srsPeriodicity", "", ""},
-        {"amcModel", "amcModel", "amcModel", ""},
-        {"prefillPromptsOnGpu", "warmupOnGpu", "warmupOnGpu", ""},
-        {"backhaul", "", "backhaul", ""},
-        {"backhaulFile", "", "backhaulFile", ""},
-        {"backhaulFileFormat", "", "backhaulFileFormat", ""},
-        {"queueDisc", "", "queueDisc", ""},
-        {"peerRange", "", "peerRange", ""},
+        {"model", "model", "model", "", ""},
+        {"kvBits", "kvBits", "kvBits", "", ""},
+        {"decodeRate", "decodeRate", "decodeRate", "", "decodeRate"},
+        {"prefillA", "prefillA", "prefillA", "prefillA", ""},
+        {"prefillB", "prefillB", "prefillB", "", ""},
+        {"prefillC", "prefillC", "prefillC", "", ""},
+        {"batchPeriod", "batchPeriodMs", "batchPeriodMs", "", ""},
+        {"lookahead", "lookaheadMs", "", "", ""},
+        {"tokensAfterHandover", "tokensAfterHandover", "tokensAfterHandover", "", ""},
+        {"backhaulGbps", "backhaulGbps", "aggregationGbps", "backhaulGbps", "backhaulGbps"},
+        {"backhaulDelay", "backhaulDelayUs", "backhaulDelayUs", "", ""},
+        {"backhaulMtu", "backhaulMtu", "backhaulMtu", "", ""},
+        {"handover", "handoverAlgorithm", "handover", "", ""},
+        {"raPreambles", "raPreambles", "", "", ""},
+        {"preambleTransMax", "preambleTransMax", "", "", ""},
+        {"srsPeriodicity", "srsPeriodicity", "", "", ""},
+        {"amcModel", "amcModel", "amcModel", "", ""},
+        {"prefillPromptsOnGpu", "warmupOnGpu", "warmupOnGpu", "", ""},
+        {"backhaul", "", "backhaul", "", ""},
+        {"backhaulFile", "", "backhaulFile", "", ""},
+        {"backhaulFileFormat", "", "backhaulFileFormat", "", ""},
+        {"queueDisc", "", "queueDisc", "", ""},
+        {"peerRange", "", "peerRange", "", ""},
         // The road's draw and geometry (RoadHandoverConfig, RoadUeDraw) and the study's
         // sites and UEs (MultiCellConfig): named as the options that set them.
-        {"numUes", "numUes", "", "numUes"},
-        {"contextMin", "contextMin", "", "contextMin"},
-        {"contextMax", "contextMax", "", "contextMax"},
-        {"bsDistance", "bsDistance", "", ""},
-        {"boundary", "boundary", "", ""},
-        {"startMin", "startMin", "", ""},
-        {"startMax", "startMax", "", ""},
-        {"speed", "speed", "speed", ""},
-        {"predictedHandoverX", "predictedHandoverX", "", ""},
-        {"numSites", "", "numSites", ""},
-        {"layout", "", "layout", ""},
-        {"interSiteDistance", "", "interSiteDistance", ""},
-        {"uesPerSite", "", "uesPerSite", ""},
-        {"roads", "", "roads", ""},
-        {"promptMin", "", "promptMin", ""},
-        {"promptMax", "", "promptMax", ""},
-        {"maxLossDb", "", "maxLossDb", ""},
-        {"ran", "", "ran", ""},
+        {"numUes", "numUes", "", "numUes", "numUes"},
+        {"contextMin", "contextMin", "", "contextMin", ""},
+        {"contextMax", "contextMax", "", "contextMax", ""},
+        {"bsDistance", "bsDistance", "", "", ""},
+        {"boundary", "boundary", "", "", ""},
+        {"startMin", "startMin", "", "", "startMin"},
+        {"startMax", "startMax", "", "", "startMax"},
+        {"speed", "speed", "speed", "", ""},
+        {"predictedHandoverX", "predictedHandoverX", "", "", ""},
+        {"numSites", "", "numSites", "", ""},
+        {"layout", "", "layout", "", ""},
+        {"interSiteDistance", "", "interSiteDistance", "", ""},
+        {"uesPerSite", "", "uesPerSite", "", ""},
+        {"roads", "", "roads", "", ""},
+        {"promptMin", "", "promptMin", "", ""},
+        {"promptMax", "", "promptMax", "", ""},
+        {"maxLossDb", "", "maxLossDb", "", ""},
+        {"ran", "", "ran", "", ""},
+        {"stopShare", "", "", "", "stopShare"},
     };
     std::map<std::string, std::string> options;
     for (const Row& row : rows)
     {
-        const char* option = program == ScenarioProgram::ROAD    ? row.road
-                             : program == ScenarioProgram::STUDY ? row.study
-                                                                 : row.figures;
+        const char* option = program == ScenarioProgram::ROAD           ? row.road
+                             : program == ScenarioProgram::STUDY        ? row.study
+                             : program == ScenarioProgram::CTHO_FIGURES ? row.figures
+                                                                        : row.pre;
         if (*option != '\0')
         {
             options[row.knob] = option;

@@ -86,9 +86,10 @@ bool IsCommandLineBuiltin(const std::string& name);
 /// The programs whose options set scenario config knobs (ProgramKnobOptions).
 enum class ScenarioProgram
 {
-    ROAD,        //!< edge-llm-lte-handover, edge-llm-nr-handover (RoadHandoverConfig)
-    STUDY,       //!< edge-llm-backhaul-study (MultiCellConfig)
-    CTHO_FIGURES //!< ctho-figures' packet-level points (RoadHandoverConfig)
+    ROAD,         //!< edge-llm-lte-handover, edge-llm-nr-handover (RoadHandoverConfig)
+    STUDY,        //!< edge-llm-backhaul-study (MultiCellConfig)
+    CTHO_FIGURES, //!< ctho-figures (RoadHandoverConfig, RoadUeDraw)
+    PRE_TRANSFER, //!< edge-llm-pre-transfer (its road draw, RoadUeDraw)
 };
 
 /**

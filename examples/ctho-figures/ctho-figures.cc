@@ -224,7 +224,8 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
     }
     catch (const std::exception& e)
     {
-        std::cerr << "error: " << e.what() << std::endl;
+        std::cerr << "error: " << OptionMessage(e.what(), ScenarioProgram::CTHO_FIGURES)
+                  << std::endl;
         return 2;
     }
     return 0;
@@ -509,7 +510,8 @@ main(int argc, char* argv[])
     {
         // A configuration the scenarios refuse (e.g. an --ns3::EdgeLlmNode attribute that
         // does not fit the backhaul): nothing was written.
-        std::cerr << "error: " << e.what() << std::endl;
+        std::cerr << "error: " << OptionMessage(e.what(), ScenarioProgram::CTHO_FIGURES)
+                  << std::endl;
         return 2;
     }
     catch (const std::exception& e)

@@ -271,7 +271,8 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& offsets)
     }
     catch (const std::invalid_argument& e)
     {
-        std::cerr << "error: " << e.what() << std::endl;
+        std::cerr << "error: " << OptionMessage(e.what(), ScenarioProgram::PRE_TRANSFER)
+                  << std::endl;
         return 2;
     }
 
@@ -337,7 +338,8 @@ RunAll(const Options& o,
     }
     catch (const std::invalid_argument& e)
     {
-        std::cerr << "error: " << e.what() << std::endl;
+        std::cerr << "error: " << OptionMessage(e.what(), ScenarioProgram::PRE_TRANSFER)
+                  << std::endl;
         return false;
     }
 

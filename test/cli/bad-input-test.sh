@@ -141,7 +141,7 @@ expect 2 "--numSites=abc: must be an integer in {7, 19} (hex) or [2, 57] (road)"
   $bin/edge-llm-backhaul-study --numSites=abc
 expect 2 "--numUes=abc: must be an integer in [1, 10000]" $bin/ctho-figures --numUes=abc
 expect 2 "--numUes=1.5: must be an integer in [1, 10000]" $bin/edge-llm-pre-transfer --numUes=1.5
-expect 2 "numUes must be in [1, 10000], got 10001" $bin/edge-llm-pre-transfer --numUes=10001
+expect 2 "--numUes must be in [1, 10000], got 10001" $bin/edge-llm-pre-transfer --numUes=10001
 expect 2 "--runs=abc: must be a whole number (digits only)" $bin/impactho-figures --runs=abc
 expect 2 "--runs=4294967296: must be an integer of at most 4294967295 (the option's type)" \
   $bin/impactho-figures --runs=4294967296
@@ -349,7 +349,7 @@ expect 2 "--packetLevel applies to Figs. 3a-3d and 4, not to online" \
 # accepted run prints the paper's 0.95 / 1.25 / 3.35 s (within 1 %) at K = 12.
 expect 2 "contextMin must be in [1, contextMax] (contextMin <= contextMax), got contextMin = 5000, contextMax = 4096" \
   $bin/ctho-figures --figure=3d --contextMin=5000
-expect 2 "contextMin must be in [1, 10000000] tokens, got 0" $bin/ctho-figures --figure=3d --contextMin=0
+expect 2 "--contextMin must be in [1, 10000000] tokens, got 0" $bin/ctho-figures --figure=3d --contextMin=0
 expect 2 "--contextMin must be in [1, 2048] for Fig. 3c" $bin/ctho-figures --figure=3c --contextMin=2049
 expect 0 "" $bin/ctho-figures --figure=3c --contextMin=2048 --runs=2 --outputDir="$tmp/c3c"
 "$bin/ctho-figures" --figure=3d --contextMin=8704 --contextMax=8704 --backhaulGbps=12.7 \
@@ -450,15 +450,15 @@ expect 2 "kvMemoryGb" $pre --kvMemoryGb=nan --outputDir="$tmp/pre1"
 expect 0 "" $pre --kvMemoryGb=1e6 --runs=1 --outputDir="$tmp/pre0"
 expect 2 "--batching must be known or online, got 'sometimes'" $pre --batching=sometimes \
   --outputDir="$tmp/pre1"
-expect 2 "stopShare must be in [0, 1]" $pre --stopShare=1.01 --outputDir="$tmp/pre1"
+expect 2 "--stopShare must be in [0, 1]" $pre --stopShare=1.01 --outputDir="$tmp/pre1"
 expect 0 "" $pre --stopShare=1 --outputDir="$tmp/pre0"
-expect 2 "decodeRate must be a finite number > 0 tokens/s" $pre --decodeRate=0 --outputDir="$tmp/pre1"
+expect 2 "--decodeRate must be a finite number > 0 tokens/s" $pre --decodeRate=0 --outputDir="$tmp/pre1"
 expect 2 "start positions need 0 <= startMin <= startMax < boundary (m)" \
   $pre --startMin=140 --startMax=130 --outputDir="$tmp/pre1"
 expect 2 "start positions need 0 <= startMin <= startMax < boundary (m)" \
   $pre --startMax=150 --outputDir="$tmp/pre1"
 # One backhaul range for both levels (edgellm::CheckBackhaulGbps): both sides of each end.
-expect 2 "backhaulGbps must be in (0, 1000] Gbit/s, got 0" $pre --backhaulGbps=0 --outputDir="$tmp/pre1"
+expect 2 "--backhaulGbps must be in (0, 1000] Gbit/s, got 0" $pre --backhaulGbps=0 --outputDir="$tmp/pre1"
 expect 2 "backhaulGbps must be in (0, 1000] Gbit/s, got 1000.001" $pre --backhaulGbps=1000.001 \
   --outputDir="$tmp/pre1"
 expect 0 "" $pre --backhaulGbps=1000 --outputDir="$tmp/pre0"
