@@ -124,6 +124,11 @@ AccuracyUtility::InverseDerivative(double slope) const
 void
 AccuracyUtility::Validate() const
 {
+    if (family != ALGEBRAIC && family != LOGISTIC && family != ERF && family != ARCTAN)
+    {
+        throw std::invalid_argument("family must be algebraic, logistic, erf or arctan, got " +
+                                    std::to_string(static_cast<int>(family)));
+    }
     if (!(asymptote > 0 && asymptote <= 1))
     {
         throw std::invalid_argument("M (accuracy ceiling) must be in (0, 1], got " +

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 #include <stdexcept>
 #include <tuple>
 
@@ -41,10 +42,18 @@ LinkKey(uint16_t source, uint16_t target)
     return (static_cast<uint32_t>(source) << 16) | target;
 }
 
-/// The fraction y with A(y) = level (A increasing), by bisection to 1e-12.
+/// The most slots from time 0 to a slot policy's handover (slot indices stay exact).
+constexpr double MAX_SLOTS = 1e12;
+
+/// The fraction y with A(y) = level (A increasing), by bisection to 1e-12; infinity if
+/// even the whole cache stays below the level.
 double
 FractionFor(const AccuracyUtility& a, double level)
 {
+    if (a.Value(1) < level)
+    {
+        return std::numeric_limits<double>::infinity();
+    }
     double lo = 0;
     double hi = 1;
     for (int i = 0; i < 60; ++i)
@@ -164,6 +173,15 @@ FluidHandoverEngine::ValidateSlotEpisode(std::size_t i) const
     const FluidHandoverEpisode& u = m_ues[i];
     const std::string at = "ues[" + std::to_string(i) + "].";
     const std::string policy = " with a slot policy (" + m_scheduler->GetSchemeName() + ")";
+    const double dt = m_scheduler->GetSlotLength().GetSeconds();
+    if (!std::isnan(u.handoverTime) && !(u.handoverTime <= MAX_SLOTS * dt))
+    {
+        std::ostringstream what;
+        what << at << "handoverTime must be at most " << MAX_SLOTS << " slots of "
+             << edgellm::FormatValue(dt) << " s" << policy << ", got "
+             << edgellm::FormatValue(u.handoverTime) << " s";
+        throw std::invalid_argument(what.str());
+    }
     if (!std::isnan(u.handoverTime) && !u.utility)
     {
         throw std::invalid_argument(at + "utility is required" + policy +
@@ -180,15 +198,27 @@ FluidHandoverEngine::ValidateSlotEpisode(std::size_t i) const
     {
         throw std::invalid_argument(at + "utility: " + e.what());
     }
-    if (!std::isnan(u.triggerTime) && u.predictedTarget != u.target)
+    if (!m_pre || std::isnan(u.triggerTime))
     {
-        throw std::invalid_argument(at + "predictedTarget must equal target" + policy +
-                                    " (it sends ahead to the handover's target)");
+        return; // its trigger, if any, sends nothing ahead
+    }
+    if (std::isnan(u.handoverTime))
+    {
+        throw std::invalid_argument(at + "handoverTime must be set for a triggered episode" +
+                                    policy +
+                                    " and a pre-transfer (slots send ahead only to a handover "
+                                    "that comes: no waste is modelled)");
+    }
+    if (u.predictedTarget != u.target)
+    {
+        throw std::invalid_argument(
+            at + "predictedTarget must equal target" + policy +
+            " and a pre-transfer (it sends ahead to the handover's target)");
     }
     if (!std::isnan(u.triggerEnd))
     {
         throw std::invalid_argument(at + "triggerEnd must be NaN" + policy +
-                                    " (the sending ahead ends at the handover)");
+                                    " and a pre-transfer (the sending ahead ends at the handover)");
     }
 }
 
@@ -625,14 +655,15 @@ FluidHandoverEngine::SendAheadInSlot(double spare, std::vector<std::size_t> ahea
     // Smallest rest first, so that a cache that needs less than its part leaves the rest
     // to the others (water-filling on bits).
     std::sort(ahead.begin(), ahead.end(), [this](std::size_t a, std::size_t b) {
-        return (1.0 - m_slot[a].x) * m_slot[a].bits < (1.0 - m_slot[b].x) * m_slot[b].bits;
+        return (m_slot[a].prefix - m_slot[a].x) * m_slot[a].bits <
+               (m_slot[b].prefix - m_slot[b].x) * m_slot[b].bits;
     });
     for (std::size_t n = 0; n < ahead.size(); ++n)
     {
         SlotState& u = m_slot[ahead[n]];
         FluidEpisodeResult& r = m_result.ues[ahead[n]];
         const double bits =
-            std::min(spare / static_cast<double>(ahead.size() - n), (1.0 - u.x) * u.bits);
+            std::min(spare / static_cast<double>(ahead.size() - n), (u.prefix - u.x) * u.bits);
         spare -= bits;
         r.preSentBytes += bits / 8;
         u.x = std::min(1.0, u.x + bits / u.bits);
@@ -650,9 +681,10 @@ FluidHandoverEngine::RunSlots()
     const double dt = m_scheduler->GetSlotLength().GetSeconds();
     const double window = m_scheduler->GetTransferWindow().GetSeconds();
     const double budget = m_config.backhaulGbps * 1e9 * dt;
-    // The episodes with a handover by its time; the longest lead of a trigger (and a
-    // microsecond for its rounding) bounds the scan of each slot.
+    // The episodes with a handover by its time; the longest lead of a trigger that sends
+    // ahead (and a microsecond for its rounding) bounds the scan of each slot.
     std::vector<std::size_t> order;
+    std::vector<double> starts; // the handovers and the triggers that send ahead, sorted
     double lead = 0;
     for (std::size_t i = 0; i < m_ues.size(); ++i)
     {
@@ -661,15 +693,22 @@ FluidHandoverEngine::RunSlots()
         {
             order.push_back(i);
             m_slot[i].bits = static_cast<double>(u.contextTokens) * m_bitsPerToken;
+            m_slot[i].prefix =
+                static_cast<double>(u.prefixTokens) / static_cast<double>(u.contextTokens);
             m_slot[i].reach99 = FractionFor(*u.utility, 0.99 * u.utility->asymptote);
-            lead = std::isnan(u.triggerTime)
-                       ? lead
-                       : std::max(lead, u.handoverTime - u.triggerTime + 1e-6);
+            const bool sends = m_share > 0 && !std::isnan(u.triggerTime);
+            lead = sends ? std::max(lead, u.handoverTime - u.triggerTime + 1e-6) : lead;
+            starts.push_back(u.handoverTime);
+            if (sends)
+            {
+                starts.push_back(u.triggerTime);
+            }
         }
     }
     std::stable_sort(order.begin(), order.end(), [this](std::size_t a, std::size_t b) {
         return m_ues[a].handoverTime < m_ues[b].handoverTime;
     });
+    std::sort(starts.begin(), starts.end());
     std::size_t first = 0; // episodes before it are done (window closed or cache whole)
     for (uint64_t k = 0;; ++k)
     {
@@ -696,15 +735,27 @@ FluidHandoverEngine::RunSlots()
             {
                 active.push_back(i);
             }
-            if (m_share > 0 && u.handoverTime > t && u.triggerTime <= t && m_slot[i].x < 1.0)
+            if (m_share > 0 && u.handoverTime > t && u.triggerTime <= t &&
+                m_slot[i].x < m_slot[i].prefix)
             {
                 ahead.push_back(i);
             }
         }
+        bool busy = false;
         for (const auto& [link, episodes] : links)
         {
             const double used = episodes.first.empty() ? 0.0 : ShareActiveSlot(t, episodes.first);
             SendAheadInSlot(std::min(budget - used, m_share * budget), episodes.second);
+            busy = busy || !episodes.first.empty() || !episodes.second.empty();
+        }
+        if (!busy)
+        {
+            // Idle until the next handover or trigger: skip to (about) its slot; the
+            // slots skipped would have done nothing.
+            // (Episode order[first] is not done and not active: its handover is ahead.)
+            const double next = *std::upper_bound(starts.begin(), starts.end(), t);
+            const auto slot = static_cast<uint64_t>(std::floor(next / dt));
+            k = slot > k + 2 ? slot - 2 : k; // the loop's ++k: slot - 1, at most its slot
         }
     }
     SummarizeSlots();
@@ -734,6 +785,11 @@ FluidHandoverEngine::SummarizeSlots()
 FluidEngineResult
 FluidHandoverEngine::Run()
 {
+    if (m_ran)
+    {
+        throw std::logic_error("FluidHandoverEngine::Run: an engine runs once (make another)");
+    }
+    m_ran = true;
     m_result.scheme = m_scheduler->GetSchemeName();
     m_result.ues.resize(m_ues.size());
     m_state.assign(m_ues.size(), EpisodeState());

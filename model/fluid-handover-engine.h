@@ -163,11 +163,14 @@ struct FluidEngineResult
  * not whole) by the policy's AllocateSlot(); a share is sent at a constant rate over the
  * slot and a window that ends mid-slot cuts it pro rata. With a pre-transfer around the
  * slot policy, each episode whose trigger has fired and whose handover is after the
- * slot's start gets, in importance order, part of what the active episodes left of the
- * budget, at most RateShare of it: equal parts, a cache that needs less leaving the rest
- * to the others. The final accuracy is A_i of the fraction received (anytime inference);
- * the KV memory bound, trigger ends and the ping-pong guard are the batch policies', so
- * a slot policy's triggered episodes must predict their target and have no trigger end.
+ * slot's start (slot-granular: a handover waits for the next slot, so the slot it falls
+ * in still sends ahead) gets its prefix (prefixTokens of contextTokens) in importance
+ * order, from min(what the active episodes left of R dt, RateShare x R dt) in equal
+ * parts, a prefix that needs less leaving the rest to the others. The final accuracy is
+ * A_i of the fraction received (anytime inference). The KV memory bound, trigger ends,
+ * FollowDecoding, waste and the ping-pong guard are the batch policies': with a slot
+ * policy and a pre-transfer, a triggered episode must hand over, to the predicted target,
+ * with no trigger end. Idle slots are skipped.
  */
 class FluidHandoverEngine
 {
@@ -191,8 +194,9 @@ class FluidHandoverEngine
     ~FluidHandoverEngine();
 
     /**
-     * \brief Run every episode to its end (call once).
+     * \brief Run every episode to its end.
      * \return per episode (input order) and totals
+     * \throws std::logic_error when called a second time
      */
     FluidEngineResult Run();
 
@@ -244,7 +248,8 @@ class FluidHandoverEngine
     {
         double bits{0};    //!< L_i, bits
         double x{0};       //!< Fraction at the target
-        double reach99{1}; //!< Fraction at 99 % of A_i's asymptote
+        double prefix{1};  //!< Fraction it may send ahead: prefixTokens / contextTokens
+        double reach99{1}; //!< Fraction at 99 % of A_i's asymptote (infinity: never)
     };
 
     /// \throws std::invalid_argument naming the episode's field (ues[i].field)
@@ -321,6 +326,7 @@ class FluidHandoverEngine
     std::vector<std::vector<std::size_t>> m_batches;                //!< Episodes of each batch
     std::priority_queue<Event, std::vector<Event>, Later> m_events; //!< Pending events
     uint64_t m_seq{0};                                              //!< Next event's seq
+    bool m_ran{false};                                              //!< Run() was called
 };
 
 } // namespace ns3

@@ -282,12 +282,21 @@ class FluidEngineSlotTestCase : public TestCase
         return e;
     }
 
-    /// \return the message a run of \p ues throws ("" if none)
-    static std::string Refusal(const std::vector<FluidHandoverEpisode>& ues)
+    static Ptr<HandoverScheduler> PreEa()
+    {
+        Ptr<PreTransferScheduler> pre = CreateObject<PreTransferScheduler>();
+        pre->SetAttribute("RateShare", DoubleValue(0.5));
+        pre->SetInnerPolicy(Ea());
+        return pre;
+    }
+
+    /// \return the message a run of \p ues under \p policy (default EA) throws ("" if none)
+    static std::string Refusal(const std::vector<FluidHandoverEpisode>& ues,
+                               Ptr<HandoverScheduler> policy = Ea())
     {
         try
         {
-            FluidHandoverEngine(FluidEngineConfig(), Ea(), ues);
+            FluidHandoverEngine(FluidEngineConfig(), policy, ues);
         }
         catch (const std::invalid_argument& e)
         {
@@ -346,6 +355,48 @@ class FluidEngineSlotTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ_TOL(r.backhaulBytes, CACHE / 8, 1e-3, "each bit once");
     }
 
+    void EdgeCases()
+    {
+        // A prefix of half the context: only it is sent ahead (10 idle slots would carry
+        // the whole cache).
+        Ptr<HandoverScheduler> pre = PreEa();
+        std::vector<FluidHandoverEpisode> ues{Episode(1.05, 2)};
+        ues[0].triggerTime = 0;
+        ues[0].prefixTokens = 1000;
+        FluidEngineResult r = FluidHandoverEngine(FluidEngineConfig(), pre, ues).Run();
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].receivedAhead, 0.5, 1e-12, "the prefix alone");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.preSentBytes, CACHE / 16, 1e-3, "half the cache's bytes");
+
+        // A utility that never reaches 99 % of its ceiling (A(1) < 0.99 M): the cache
+        // arrives whole, the 99 % latency stays unknown.
+        ues = {Episode(0, 2)};
+        ues[0].utility->sharpness = 5;
+        ues[0].utility->inflection = 0.5;
+        NS_TEST_ASSERT_MSG_LT(ues[0].utility->Value(1),
+                              0.99 * ues[0].utility->asymptote,
+                              "the premise");
+        FluidHandoverEngine engine(FluidEngineConfig(), Ea(), ues);
+        r = engine.Run();
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].received, 1.0, 1e-12, "whole: 3 slots of 0.45 Gbit");
+        NS_TEST_ASSERT_MSG_EQ(std::isnan(r.ues[0].latency99), true, "never at 99 %");
+        bool again = false;
+        try
+        {
+            engine.Run();
+        }
+        catch (const std::logic_error& e)
+        {
+            again = std::string(e.what()).find("runs once") != std::string::npos;
+        }
+        NS_TEST_ASSERT_MSG_EQ(again, true, "a second Run is refused");
+
+        // A handover 1e6 s in (1e7 idle slots, skipped) gets what one at 0.05 s gets.
+        ues = {Episode(0.05, 2), Episode(1e6 + 0.05, 2)};
+        r = FluidHandoverEngine(FluidEngineConfig(), Ea(), ues).Run();
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].received, r.ues[0].received, 1e-6, "shifted");
+        NS_TEST_ASSERT_MSG_EQ(r.slots, 6, "3 slots each, none idle counted");
+    }
+
     void Refusals()
     {
         // Each slot episode field's boundary: the valid side ran above.
@@ -354,15 +405,34 @@ class FluidEngineSlotTestCase : public TestCase
         NS_TEST_ASSERT_MSG_NE(Refusal(ues).find("ues[0].utility is required with a slot policy"),
                               std::string::npos,
                               Refusal(ues));
+        // A trigger that sends nothing ahead (no pre-transfer) is ignored, as for batch
+        // policies; with a pre-transfer it must hand over, to the predicted target, and end
+        // there.
         ues[0] = Episode(0, 2);
         ues[0].triggerTime = 0;
         ues[0].predictedTarget = 3;
-        NS_TEST_ASSERT_MSG_NE(Refusal(ues).find("ues[0].predictedTarget must equal target"),
-                              std::string::npos,
-                              Refusal(ues));
-        ues[0] = Episode(0, 2);
         ues[0].triggerEnd = 1;
-        NS_TEST_ASSERT_MSG_NE(Refusal(ues).find("ues[0].triggerEnd must be NaN"),
+        NS_TEST_ASSERT_MSG_EQ(Refusal(ues), "", "no pre-transfer: triggers ignored");
+        NS_TEST_ASSERT_MSG_NE(
+            Refusal(ues, PreEa()).find("ues[0].predictedTarget must equal target"),
+            std::string::npos,
+            Refusal(ues, PreEa()));
+        ues[0].predictedTarget = 2;
+        NS_TEST_ASSERT_MSG_NE(Refusal(ues, PreEa()).find("ues[0].triggerEnd must be NaN"),
+                              std::string::npos,
+                              Refusal(ues, PreEa()));
+        ues[0].triggerEnd = std::numeric_limits<double>::quiet_NaN();
+        NS_TEST_ASSERT_MSG_EQ(Refusal(ues, PreEa()), "", "the valid side");
+        ues[0].handoverTime = std::numeric_limits<double>::quiet_NaN();
+        NS_TEST_ASSERT_MSG_NE(Refusal(ues, PreEa()).find("ues[0].handoverTime must be set"),
+                              std::string::npos,
+                              Refusal(ues, PreEa()));
+        NS_TEST_ASSERT_MSG_EQ(Refusal(ues), "", "no handover, no pre-transfer: nothing to do");
+        // Slot indices stay exact: at most 1e12 slots of 0.1 s.
+        ues[0] = Episode(1e11, 2);
+        NS_TEST_ASSERT_MSG_EQ(Refusal(ues), "", "1e12 slots");
+        ues[0].handoverTime = 1.0001e11;
+        NS_TEST_ASSERT_MSG_NE(Refusal(ues).find("handoverTime must be at most 1e+12 slots"),
                               std::string::npos,
                               Refusal(ues));
         ues[0] = Episode(0, 2);
@@ -406,6 +476,7 @@ class FluidEngineSlotTestCase : public TestCase
         OneLink();
         TwoLinks();
         SentAhead();
+        EdgeCases();
         Refusals();
     }
 };
