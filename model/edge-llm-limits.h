@@ -44,6 +44,14 @@ constexpr uint32_t MAX_BACKHAUL_MTU = 65535;
 /// takes; the range is [0, MAX_BATCH_PERIOD_S]
 constexpr double MAX_BATCH_PERIOD_S = 1;
 
+/// Default memory a target BS keeps for KV caches sent ahead (EdgeLlmPreTransferRole's
+/// KvMemoryCapacity, the flow-level core's kvMemoryCapacity), bytes: 16 GB, what an 80 GB
+/// GPU serving an 8B model in 16 bits keeps beside the weights and its own sessions' caches
+constexpr uint64_t DEFAULT_KV_MEMORY_CAPACITY = 16000000000ULL;
+
+/// Largest KV memory for caches sent ahead, bytes (1 PB); the range is [1, this]
+constexpr uint64_t MAX_KV_MEMORY_CAPACITY = 1000000000000000ULL;
+
 /**
  * \brief A bound or a value as every range message prints it (ostream's default, %g-like:
  *        138.889, 50000, 0.001, 1e+06).

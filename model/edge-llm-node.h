@@ -124,11 +124,6 @@ class EdgeLlmNode : public Application
 
     /// Default of the BackhaulPort attribute: TCP/UDP port of the KV transfer
     static constexpr uint16_t DEFAULT_BACKHAUL_PORT = 9001;
-    /// Default of the KvMemoryCapacity attribute, bytes (16 GB: what an 80 GB GPU serving an
-    /// 8B model in 16 bits keeps beside the weights and its own sessions' caches)
-    static constexpr uint64_t DEFAULT_KV_MEMORY_CAPACITY = 16000000000ULL;
-    /// Largest KvMemoryCapacity, bytes (1 PB)
-    static constexpr uint64_t MAX_KV_MEMORY_CAPACITY = 1000000000000000ULL;
     /// Default of the ControlPort attribute: X2AP's SCTP port (3GPP TS 36.412), here UDP
     static constexpr uint16_t DEFAULT_CONTROL_PORT = 36422;
 

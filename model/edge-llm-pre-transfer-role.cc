@@ -38,11 +38,11 @@ EdgeLlmPreTransferRole::GetTypeId()
             .AddAttribute("KvMemoryCapacity",
                           "Target: memory for KV caches sent ahead of a handover "
                           "(PreTransferScheduler), bytes; a full memory evicts the oldest.",
-                          UintegerValue(EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY),
+                          UintegerValue(edgellm::DEFAULT_KV_MEMORY_CAPACITY),
                           MakeUintegerAccessor(&EdgeLlmPreTransferRole::m_kvMemoryCapacity),
                           // At most 1 PB: a larger value is a typo, or a negative one
                           // wrapped by the unsigned parser (-1 reads as 2^64 - 1).
-                          MakeUintegerChecker<uint64_t>(1, EdgeLlmNode::MAX_KV_MEMORY_CAPACITY))
+                          MakeUintegerChecker<uint64_t>(1, edgellm::MAX_KV_MEMORY_CAPACITY))
             .AddTraceSource("PreTransferStarted",
                             "Source: a pre-transfer of a session's KV cache to the cell its "
                             "handover is likely to (sessionId, target cell, tokens).",

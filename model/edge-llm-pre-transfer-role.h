@@ -5,6 +5,7 @@
 #define EDGE_LLM_PRE_TRANSFER_ROLE_H
 
 #include "edge-llm-bs-state.h"
+#include "edge-llm-limits.h"
 #include "edge-llm-node.h"
 #include "handover-scheduler.h"
 #include "kv-pre-transfer-store.h"
@@ -221,15 +222,14 @@ class EdgeLlmPreTransferRole : public Object
     EdgeLlmNode* m_node; //!< The BS (owner)
 
     EdgeLlmBsState* m_bs; //!< What the BS's parts share (owned by the BS)
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preStartedTrace; //!< PreTransferStarted
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preUsedTrace;    //!< PreTransferUsed
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preWastedTrace;  //!< PreTransferWasted
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preEvictedTrace; //!< PreTransferEvicted
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_preLostTrace;    //!< PreTransferLost
-    uint64_t m_kvMemoryCapacity{
-        EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY}; //!< KvMemoryCapacity, bytes
-    std::map<uint64_t, Outgoing> m_out;           //!< By session
-    std::map<uint64_t, Incoming> m_in;            //!< By session
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preStartedTrace;   //!< PreTransferStarted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preUsedTrace;      //!< PreTransferUsed
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preWastedTrace;    //!< PreTransferWasted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preEvictedTrace;   //!< PreTransferEvicted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_preLostTrace;      //!< PreTransferLost
+    uint64_t m_kvMemoryCapacity{edgellm::DEFAULT_KV_MEMORY_CAPACITY}; //!< KvMemoryCapacity, bytes
+    std::map<uint64_t, Outgoing> m_out;                               //!< By session
+    std::map<uint64_t, Incoming> m_in;                                //!< By session
     /// Session -> the cell that evicted (or refused) its pre-transfer: not sent there again
     /// before the session's next handover
     std::map<uint64_t, uint16_t> m_refused;

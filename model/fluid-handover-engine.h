@@ -5,7 +5,7 @@
 #define FLUID_HANDOVER_ENGINE_H
 
 #include "accuracy-utility.h"
-#include "edge-llm-node.h"
+#include "edge-llm-limits.h"
 #include "handover-scheduler.h"
 #include "prefill-time-model.h"
 
@@ -45,8 +45,8 @@ struct FluidEngineConfig
     /// 0: each alone), >= 0
     double batchSpan{std::numeric_limits<double>::infinity()};
     /// Memory for KV caches sent ahead, per target BS, bytes, >= 1 (the packet level's
-    /// EdgeLlmNode KvMemoryCapacity, whose default it takes)
-    uint64_t kvMemoryCapacity{EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY};
+    /// EdgeLlmPreTransferRole KvMemoryCapacity, whose default it takes)
+    uint64_t kvMemoryCapacity{edgellm::DEFAULT_KV_MEMORY_CAPACITY};
 
     /**
      * \brief Check every knob.

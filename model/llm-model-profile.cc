@@ -3,6 +3,7 @@
  */
 #include "llm-model-profile.h"
 
+#include <iterator>
 #include <sstream>
 #include <stdexcept>
 
@@ -100,11 +101,12 @@ LlmModelProfile::FromPreset(const std::string& name, uint32_t kvBits)
         }
     }
     std::ostringstream oss;
-    oss << "unknown model '" << name << "'; valid models:";
-    for (const auto& p : g_presets)
+    oss << "model must be one of";
+    for (std::size_t i = 0; i < std::size(g_presets); ++i)
     {
-        oss << " " << p.name;
+        oss << (i == 0 ? " " : ", ") << g_presets[i].name;
     }
+    oss << "; got '" << name << "'";
     throw std::invalid_argument(oss.str());
 }
 

@@ -15,6 +15,7 @@
 #include "ns3/double.h"
 #include "ns3/edge-llm-backhaul-helper.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-session-stats.h"
 #include "ns3/enum.h"
@@ -990,7 +991,7 @@ class PreTransferPacketTestCase : public TestCase
         const PacketRun r = RunPacket("ns3::PreTransferScheduler",
                                       2,
                                       m_transport,
-                                      EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+                                      edgellm::DEFAULT_KV_MEMORY_CAPACITY,
                                       [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
                                           Plan(bs, 1, 1000, 2, 0.01, 2, 1.5);
                                           Plan(bs, 2, 1000, 2, 0.2, 2, 0.5);
@@ -1049,7 +1050,7 @@ class PreTransferPacketWrongTestCase : public TestCase
         const PacketRun r = RunPacket("ns3::PreTransferScheduler",
                                       3,
                                       "Tcp",
-                                      EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+                                      edgellm::DEFAULT_KV_MEMORY_CAPACITY,
                                       script);
         NS_TEST_ASSERT_MSG_EQ(r.used.count(1), 0, "nothing used at cell 3");
         NS_TEST_ASSERT_MSG_EQ(r.received.at(2), 1000 * BYTES_PER_TOKEN, "all of it reached 2");
@@ -1060,7 +1061,7 @@ class PreTransferPacketWrongTestCase : public TestCase
             "ns3::ChoScheduler",
             3,
             "Tcp",
-            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            edgellm::DEFAULT_KV_MEMORY_CAPACITY,
             [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
                 bs[0]->OpenSession(1, 1000, 5);
                 Simulator::Schedule(Seconds(1.5), &EdgeLlmNode::NotifyHandoverStart, bs[0], 1, 3);
@@ -1094,7 +1095,7 @@ class PreTransferPacketEarlyTestCase : public TestCase
         const PacketRun r = RunPacket("ns3::PreTransferScheduler",
                                       2,
                                       "Tcp",
-                                      EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+                                      edgellm::DEFAULT_KV_MEMORY_CAPACITY,
                                       [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
                                           // Session 9: noticed at 10 ms, opened at 0.2 s, hands
                                           // over at 1.5 s.
@@ -1188,7 +1189,7 @@ class PreTransferPacketPingPongTestCase : public TestCase
             "ns3::PreTransferScheduler",
             2,
             "Tcp",
-            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            edgellm::DEFAULT_KV_MEMORY_CAPACITY,
             [&probe](const std::vector<Ptr<EdgeLlmNode>>& bs) {
                 Plan(bs, 7, 1000, 2, 0.01, 2, 1.5);
                 // Back to 1 at 0.1 s and 0.99 s after the handover at 1.5 s: ignored.
@@ -1275,7 +1276,7 @@ class PreTransferPacketImpactHoTestCase : public TestCase
         const PacketRun r = RunPacket("ns3::PreTransferScheduler",
                                       3,
                                       "Tcp",
-                                      EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+                                      edgellm::DEFAULT_KV_MEMORY_CAPACITY,
                                       script,
                                       "ns3::ImpactHoScheduler");
         NS_TEST_ASSERT_MSG_EQ(r.used.at(1), 1000, "the whole cache went ahead");
@@ -1296,7 +1297,7 @@ class PreTransferPacketImpactHoTestCase : public TestCase
             "ns3::ImpactHoScheduler",
             3,
             "Tcp",
-            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            edgellm::DEFAULT_KV_MEMORY_CAPACITY,
             [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
                 bs[0]->OpenSession(2, 1000, 5);
                 Simulator::Schedule(Seconds(0.5), &EdgeLlmNode::NotifyHandoverStart, bs[0], 2, 2);
@@ -1346,7 +1347,7 @@ class PreTransferPacketStarTestCase : public TestCase
             "ns3::PreTransferScheduler",
             3,
             "Tcp",
-            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            edgellm::DEFAULT_KV_MEMORY_CAPACITY,
             [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
                 bs[1]->OpenSession(20, 1000, 5);
                 Simulator::Schedule(Seconds(0.01),
@@ -1372,7 +1373,7 @@ class PreTransferPacketStarTestCase : public TestCase
             "ns3::PreTransferScheduler",
             3,
             "Tcp",
-            EdgeLlmNode::DEFAULT_KV_MEMORY_CAPACITY,
+            edgellm::DEFAULT_KV_MEMORY_CAPACITY,
             [](const std::vector<Ptr<EdgeLlmNode>>& bs) {
                 Plan(bs, 11, 1000, 2, 0.01, 2, 2.5);
                 bs[0]->OpenSession(12, 1000, 5);

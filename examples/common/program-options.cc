@@ -513,6 +513,7 @@ ProgramKnobOptions(ScenarioProgram program)
         {"backhaulDelay", "backhaulDelayUs", "backhaulDelayUs", "", ""},
         {"backhaulMtu", "backhaulMtu", "backhaulMtu", "", ""},
         {"handover", "handoverAlgorithm", "handover", "", ""},
+        {"handoverAlgorithm", "handoverAlgorithm", "handover", "", ""}, // EdgeLlmRanConfig's
         {"raPreambles", "raPreambles", "", "", ""},
         {"preambleTransMax", "preambleTransMax", "", "", ""},
         {"srsPeriodicity", "srsPeriodicity", "", "", ""},

@@ -52,8 +52,8 @@ CtHoFigures::SweepValues(const std::string& figure)
     {
         return {0, 0.05, 0.1, 0.2, 0.3, 0.5}; // look-ahead, s
     }
-    throw std::invalid_argument("unknown figure '" + figure +
-                                "'; valid: 3a, 3b, 3c, 3d, 4, online");
+    throw std::invalid_argument("--figure must be one of 3a, 3b, 3c, 3d, 4 or online, got '" +
+                                figure + "'");
 }
 
 std::string

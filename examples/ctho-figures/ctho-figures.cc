@@ -217,9 +217,10 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
     }
     cmd.Parse(argc, argv);
     base.runs = runs;
-    base.fluid.prefill = PrefillTimeModel(prefillA, base.fluid.prefill.GetB(), 0.0);
     try
     {
+        PrefillTimeModel::CheckCoefficients(prefillA, base.fluid.prefill.GetB(), 0.0, "prefillA");
+        base.fluid.prefill = PrefillTimeModel(prefillA, base.fluid.prefill.GetB(), 0.0);
         CheckOptions(o, argc, argv);
     }
     catch (const std::exception& e)

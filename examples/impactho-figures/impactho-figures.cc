@@ -26,6 +26,7 @@
 
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/handover-scheme-registry.h"
 #include "ns3/llm-model-profile.h"
@@ -348,15 +349,17 @@ CheckRanges(const Options& o)
 {
     if (o.runs < 2 || o.runs > 100000)
     {
-        throw std::invalid_argument("--runs must be in [2, 100000]");
+        throw std::invalid_argument("--runs must be in [2, 100000], got " + std::to_string(o.runs));
     }
     if (!(o.simTime > 0 && o.simTime <= 1e5))
     {
-        throw std::invalid_argument("--simTime must be in (0, 1e5] s");
+        throw std::invalid_argument("--simTime must be in (0, 1e5] s, got " +
+                                    edgellm::FormatValue(o.simTime));
     }
     if (o.packetLevel && (o.packetRuns < 1 || o.packetRuns > 1000))
     {
-        throw std::invalid_argument("--packetRuns must be in [1, 1000]");
+        throw std::invalid_argument("--packetRuns must be in [1, 1000], got " +
+                                    std::to_string(o.packetRuns));
     }
     if (o.packetLevel && !(o.packetSimTime > 0 && o.packetSimTime <= 1000))
     {

@@ -256,10 +256,11 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& offsets)
         }
         if (!(o.rateShare > 0 && o.rateShare <= 1))
         {
-            throw std::invalid_argument("--rateShare must be in (0, 1]");
+            throw std::invalid_argument("--rateShare must be in (0, 1], got " +
+                                        edgellm::FormatValue(o.rateShare));
         }
         // Whole bytes from 1 to KvMemoryCapacity's largest (a GB is 1e9 bytes).
-        const double maxGb = static_cast<double>(EdgeLlmNode::MAX_KV_MEMORY_CAPACITY) / 1e9;
+        const double maxGb = static_cast<double>(edgellm::MAX_KV_MEMORY_CAPACITY) / 1e9;
         if (!(o.kvMemoryGb * 1e9 >= 1 && o.kvMemoryGb <= maxGb))
         {
             std::ostringstream what;

@@ -221,7 +221,8 @@ CheckRawOptions(const RawOptions& raw, RoadHandoverConfig& cfg)
     cfg.batchPeriod = MicroSeconds(raw.batchPeriodMs * 1000);
     if (!(raw.lookaheadMs >= 0 && raw.lookaheadMs <= 3.6e6))
     {
-        std::cerr << "error: --lookaheadMs: must be in [0, 3.6e6] ms" << std::endl;
+        std::cerr << "error: --lookaheadMs must be in [0, 3.6e6] ms, got "
+                  << edgellm::FormatValue(raw.lookaheadMs) << std::endl;
         return false;
     }
     cfg.lookahead = MicroSeconds(raw.lookaheadMs * 1000);

@@ -310,7 +310,8 @@ MultiCellConfig::ValidateLlmAndRadio() const
             "tokenBytes must be in [0, " + std::to_string(EdgeLlmNode::MAX_TOKEN_BYTES) +
                 "] (EdgeLlmNode TokenBytes), got " + std::to_string(tokenBytes));
     Require(!warmDecodeStart.IsStrictlyNegative(), "warmDecodeStart must be >= 0");
-    Require(!lookahead.IsStrictlyNegative(), "lookahead must be >= 0");
+    Require(!lookahead.IsStrictlyNegative(),
+            "lookahead must be >= 0 s, got " + edgellm::FormatValue(lookahead.GetSeconds()));
     Require(!maxSimTime.IsStrictlyNegative(), "maxSimTime must be >= 0 (0: automatic)");
     Require(!drainGrace.IsStrictlyNegative() && drainGrace <= Seconds(1),
             "drainGrace must be in [0, 1] s");

@@ -3,6 +3,7 @@
  */
 #include "pre-transfer-fluid-scenario.h"
 
+#include "ns3/edge-llm-limits.h"
 #include "ns3/pre-transfer-scheduler.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/rng-seed-manager.h"
@@ -51,7 +52,8 @@ PreTransferFluidScenario::RoadEpisodes(const RoadUeDraw& road,
     }
     if (!(stopShare >= 0 && stopShare <= 1))
     {
-        throw std::invalid_argument("stopShare must be in [0, 1]");
+        throw std::invalid_argument("stopShare must be in [0, 1], got " +
+                                    edgellm::FormatValue(stopShare));
     }
     const std::vector<CtHoUe> drawn = road.Draw(run);
     const uint64_t oldRun = RngSeedManager::GetRun();

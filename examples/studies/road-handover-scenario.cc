@@ -129,7 +129,8 @@ RoadHandoverConfig::Validate() const
             "numUes must be in " + MultiCellConfig::UesPerSiteRange() +
                 " at packet level (the most measured to attach, hand over and restore in one "
                 "LTE cell; the SRS slots alone, 2 K <= 320, would allow 160, untested; the flow "
-                "level takes any K)");
+                "level takes any K), got " +
+                std::to_string(road.numUes));
     // The packet level's speed range (the engine's, named as the road's knob) before the
     // draw's own check (any speed > 0, the flow level's).
     MultiCellConfig::CheckSpeed("speed", road.speed);
@@ -137,7 +138,8 @@ RoadHandoverConfig::Validate() const
     require(std::isfinite(bsDistance) && bsDistance > 0 &&
                 bsDistance <= MultiCellConfig::MAX_INTER_SITE,
             "bsDistance must be in (0, " + edgellm::FormatNumber(MultiCellConfig::MAX_INTER_SITE) +
-                "] m (beyond it the UEs at the boundary may not reach the target BS)");
+                "] m (beyond it the UEs at the boundary may not reach the target BS), got " +
+                edgellm::FormatValue(bsDistance));
     // Past the midpoint the source is the weaker cell (same power, same path loss): the
     // UE's link to it fails before the crossing (measured, D = 300 m: boundary 240 m at
     // 20 m/s and 230 m at 5 m/s end in an RRC abort or no handover at all; 230 m at
@@ -146,7 +148,8 @@ RoadHandoverConfig::Validate() const
             "boundary must be in (0, bsDistance / 2] = (0, " +
                 edgellm::FormatNumber(bsDistance / 2) +
                 "] m (past the midpoint the source is the weaker cell and the UE may lose it "
-                "before the crossing)");
+                "before the crossing), got " +
+                edgellm::FormatValue(road.boundary));
     require(std::isnan(predictedHandoverX) ||
                 (std::isfinite(predictedHandoverX) && predictedHandoverX >= 0 &&
                  predictedHandoverX <= bsDistance),

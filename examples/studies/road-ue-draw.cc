@@ -38,10 +38,16 @@ RoadUeDraw::Validate() const
     };
     require(numUes >= 1 && numUes <= MAX_UES,
             "numUes must be in " + NumUesRange() + ", got " + std::to_string(numUes));
-    require(std::isfinite(speed) && speed > 0, "speed must be > 0 m/s");
-    require(std::isfinite(boundary) && boundary > 0, "boundary must be > 0 m");
-    require(startMin >= 0 && startMin <= startMax && startMax < boundary,
-            "start positions need 0 <= startMin <= startMax < boundary (m)");
+    require(std::isfinite(speed) && speed > 0,
+            "speed must be a finite number > 0 m/s, got " + edgellm::FormatValue(speed));
+    require(std::isfinite(boundary) && boundary > 0,
+            "boundary must be a finite number > 0 m, got " + edgellm::FormatValue(boundary));
+    require(std::isfinite(startMin) && startMin >= 0 && startMin <= startMax,
+            "startMin must be in [0, startMax] = [0, " + edgellm::FormatValue(startMax) +
+                "] m, got " + edgellm::FormatValue(startMin));
+    require(std::isfinite(startMax) && startMax < boundary,
+            "startMax must be in [startMin, boundary) = [" + edgellm::FormatValue(startMin) + ", " +
+                edgellm::FormatValue(boundary) + ") m, got " + edgellm::FormatValue(startMax));
     edgellm::CheckContextTokens("contextMin", static_cast<double>(contextMin));
     edgellm::CheckContextTokens("contextMax", static_cast<double>(contextMax));
     require(contextMin <= contextMax,

@@ -23,7 +23,14 @@ expect() { # expected-exit-code message-substring command...
 }
 main="$bin/edge-llm-lte-handover --outputDir=$tmp/o"
 expect 2 "backhaulGbps must be in (0, 1000]" $main --backhaulGbps=0
-expect 2 "unknown model 'gpt'" $main --model=gpt
+expect 2 "--model must be one of qwen2.5-7b-instruct, qwen3-8b, qwen3-14b, llama-3.1-8b-instruct; got 'gpt'" $main --model=gpt
+expect 2 "--numUes must be in [1, 100] at packet level (" $main --numUes=0
+expect 2 "--startMin must be in [0, startMax] = [0, 130] m, got 200" $main --startMin=200
+expect 2 "--handoverAlgorithm: 'ns3::Foo' is no ns3::LteHandoverAlgorithm" \
+  $main --handoverAlgorithm=ns3::Foo
+expect 2 "--lookaheadMs must be in [0, 3.6e6] ms, got -1" $main --lookaheadMs=-1
+expect 2 "--figure must be one of 3a, 3b, 3c, 3d, 4 or online, got '5'" $bin/ctho-figures --figure=5
+expect 2 "--prefillA must be in [0, 1] s/token, got -1" $bin/ctho-figures --figure=3a --prefillA=-1
 expect 2 "kvBits must be in {16, 8, 4}, got 3" $main --kvBits=3
 expect 2 "numUes must be in [1, 100] at packet level" $main --numUes=101
 expect 2 "contextMin <= contextMax" $main --contextMin=5000
@@ -188,7 +195,8 @@ expect 2 "--packetSimTime must be in (0, 1000]" \
 # Bad configuration given to EdgeLlmNode through the API: ns-3 aborts (SIGABRT, exit
 # 134) after printing the field.
 probe=$bin/edge-llm-fatal-probe
-expect 134 "ns3::EdgeLlmNode::Model / KvBits: unknown model 'gpt-17'" $probe --case=unknown-model
+expect 134 "ns3::EdgeLlmNode::Model / KvBits: model must be one of qwen2.5-7b-instruct, qwen3-8b, qwen3-14b, llama-3.1-8b-instruct; got 'gpt-17'" \
+  $probe --case=unknown-model
 expect 134 "backhaul link rate to cell 2 must be > 0 bit/s" $probe --case=zero-backhaul-rate
 expect 134 "peer cell id 1 is this BS's own" $probe --case=own-cell-peer
 expect 134 "ns3::EdgeLlmNode::Scheduler is not set (cell 1)" $probe --case=no-scheduler
@@ -453,10 +461,12 @@ expect 2 "--batching must be known or online, got 'sometimes'" $pre --batching=s
 expect 2 "--stopShare must be in [0, 1]" $pre --stopShare=1.01 --outputDir="$tmp/pre1"
 expect 0 "" $pre --stopShare=1 --outputDir="$tmp/pre0"
 expect 2 "--decodeRate must be a finite number > 0 tokens/s" $pre --decodeRate=0 --outputDir="$tmp/pre1"
-expect 2 "start positions need 0 <= startMin <= startMax < boundary (m)" \
+expect 2 "--startMin must be in [0, startMax] = [0, 130] m, got 140" \
   $pre --startMin=140 --startMax=130 --outputDir="$tmp/pre1"
-expect 2 "start positions need 0 <= startMin <= startMax < boundary (m)" \
+expect 2 "--startMax must be in [startMin, boundary) = [0, 150) m, got 150" \
   $pre --startMax=150 --outputDir="$tmp/pre1"
+expect 0 "" $pre --startMin=130 --startMax=130 --outputDir="$tmp/pre0"
+expect 0 "" $pre --startMax=149.9 --outputDir="$tmp/pre0"
 # One backhaul range for both levels (edgellm::CheckBackhaulGbps): both sides of each end.
 expect 2 "--backhaulGbps must be in (0, 1000] Gbit/s, got 0" $pre --backhaulGbps=0 --outputDir="$tmp/pre1"
 expect 2 "backhaulGbps must be in (0, 1000] Gbit/s, got 1000.001" $pre --backhaulGbps=1000.001 \
