@@ -198,7 +198,7 @@ FluidHandoverEngine::ValidateSlotEpisode(std::size_t i) const
     {
         throw std::invalid_argument(at + "utility: " + e.what());
     }
-    if (!m_pre || std::isnan(u.triggerTime))
+    if (!m_pre || m_share <= 0 || std::isnan(u.triggerTime))
     {
         return; // its trigger, if any, sends nothing ahead
     }
@@ -745,7 +745,8 @@ FluidHandoverEngine::RunSlots()
         for (const auto& [link, episodes] : links)
         {
             const double used = episodes.first.empty() ? 0.0 : ShareActiveSlot(t, episodes.first);
-            SendAheadInSlot(std::min(budget - used, m_share * budget), episodes.second);
+            // (What the active ones left, never below 0 by rounding.)
+            SendAheadInSlot(std::clamp(budget - used, 0.0, m_share * budget), episodes.second);
             busy = busy || !episodes.first.empty() || !episodes.second.empty();
         }
         if (!busy)
@@ -774,7 +775,7 @@ FluidHandoverEngine::SummarizeSlots()
         }
         r.handedOver = true;
         r.target = u.target;
-        r.predictedRight = !std::isnan(u.triggerTime) && u.predictedTarget == u.target;
+        r.predictedRight = u.predictedTarget == u.target; // as for batch policies
         r.received = m_slot[i].x;
         r.accuracy = u.utility->Value(r.received);
         r.starved = r.received < u.utility->inflection;

@@ -96,12 +96,16 @@ struct FluidEpisodeResult
     uint16_t target{0};         //!< The cell it handed over to (0: none)
     bool predictedRight{false}; //!< target == predictedTarget
     double preSentBytes{0};     //!< Bytes that reached the predicted target ahead
-    uint64_t usedTokens{0};     //!< P: whole tokens of them the target used
-    double wastedBytes{0};      //!< preSentBytes - P x bytes per token
+    /// Batch policies: P, whole tokens of them the target used (slot policies use every
+    /// byte sent ahead: receivedAhead)
+    uint64_t usedTokens{0};
+    double wastedBytes{0};      //!< preSentBytes - P x bytes per token (slot policies: 0)
     bool evicted{false};        //!< Its pre-sent bytes were evicted (memory full)
-    uint64_t prefillTokens{0};  //!< n_pf of the rest, planned at the handover
-    uint64_t transferTokens{0}; //!< n_tx of the rest
-    double handoverBytes{0};    //!< KV bytes sent at the handover, n_tx x bytes/token
+    uint64_t prefillTokens{0};  //!< Batch policies: n_pf of the rest, planned at the handover
+    uint64_t transferTokens{0}; //!< Batch policies: n_tx of the rest
+    /// KV bytes sent from the handover on: n_tx x bytes/token (slot policies: the
+    /// fraction received after it, x bytes)
+    double handoverBytes{0};
     /// D, s (NaN: no handover; slot policies: NaN, the accuracy grows as the cache arrives)
     double delay{std::numeric_limits<double>::quiet_NaN()};
     double received{0};      //!< Slot policies: x_i, the cache's fraction at the target at the end
@@ -129,8 +133,8 @@ struct FluidEngineResult
     double handoverBytes{0};             //!< Sum of handoverBytes
     double backhaulBytes{0};             //!< preSentBytes + handoverBytes
     uint32_t evictions{0};               //!< Entries evicted from a full KV memory
-    uint32_t slots{0};                   //!< Slot policies: (link, slot) pairs with active users
-    uint32_t fallbackSlots{0};           //!< Slot policies: those the admission fallback decided
+    uint64_t slots{0};                   //!< Slot policies: (link, slot) pairs with active users
+    uint64_t fallbackSlots{0};           //!< Slot policies: those the admission fallback decided
 };
 
 /**
@@ -168,9 +172,10 @@ struct FluidEngineResult
  * order, from min(what the active episodes left of R dt, RateShare x R dt) in equal
  * parts, a prefix that needs less leaving the rest to the others. The final accuracy is
  * A_i of the fraction received (anytime inference). The KV memory bound, trigger ends,
- * FollowDecoding, waste and the ping-pong guard are the batch policies': with a slot
- * policy and a pre-transfer, a triggered episode must hand over, to the predicted target,
- * with no trigger end. Idle slots are skipped.
+ * FollowDecoding, YieldToHandovers false (slots always yield: only what the active
+ * episodes left is sent ahead), waste and the ping-pong guard are the batch policies':
+ * with a slot policy and a pre-transfer that sends, a triggered episode must hand over,
+ * to the predicted target, with no trigger end. Idle slots are skipped.
  */
 class FluidHandoverEngine
 {
@@ -183,8 +188,9 @@ class FluidHandoverEngine
      *        (HandoverScheduler::GetPreTransfer() not empty)
      * \param ues the episodes (validated); must outlive the engine
      * \throws std::invalid_argument naming the field for a bad config, episode or policy
-     *         (none; YieldToHandovers false with RateShare 1; a slot policy's episode
-     *         without a utility, or whose trigger predicts another target or ends)
+     *         (none; YieldToHandovers false with RateShare 1 for a batch policy; a slot
+     *         policy's episode without a utility, or, with a pre-transfer that sends, one
+     *         whose trigger predicts another target, ends, or comes to no handover)
      */
     FluidHandoverEngine(const FluidEngineConfig& config,
                         Ptr<HandoverScheduler> scheduler,

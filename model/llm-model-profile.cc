@@ -106,7 +106,7 @@ LlmModelProfile::FromPreset(const std::string& name, uint32_t kvBits)
     {
         oss << (i == 0 ? " " : ", ") << g_presets[i].name;
     }
-    oss << "; got '" << name << "'";
+    oss << ", got '" << name << "'";
     throw std::invalid_argument(oss.str());
 }
 

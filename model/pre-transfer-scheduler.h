@@ -136,8 +136,8 @@ class PreTransferScheduler : public HandoverScheduler
 
     /**
      * \brief Set the inner policy to an object already made and configured (a flow-level
-     *        preset wraps its own policy this way); the InnerScheduler attribute then reads
-     *        its TypeId name.
+     *        preset wraps its own policy this way); InnerScheduler records its TypeId name
+     *        (not its attributes).
      * \param inner a batch or slot policy
      * \throws std::invalid_argument naming InnerScheduler for a null policy or one that
      *         sends ahead itself (a PreTransferScheduler)

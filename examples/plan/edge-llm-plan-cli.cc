@@ -176,7 +176,10 @@ ProfileOption(const std::string& model, const std::string& kvBits)
     }
     catch (const std::invalid_argument& e)
     {
-        throw OptionError("model", e.what());
+        // "model must be one of ..." -> "--model: must be one of ..."
+        const std::string what = e.what();
+        const std::string knob = "model ";
+        throw OptionError("model", what.rfind(knob, 0) == 0 ? what.substr(knob.size()) : what);
     }
 }
 

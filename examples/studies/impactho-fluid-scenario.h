@@ -94,8 +94,8 @@ struct ImpactHoFluidResult
     double meanAccuracy{0};                //!< Average final accuracy
     double meanFullAccuracy{0};            //!< Average ceiling (the full-cache curve)
     double starvationRate{0};              //!< Share of starved users
-    uint32_t fallbackSlots{0};             //!< Slots decided by the admission fallback
-    uint32_t slots{0};                     //!< Slots with active users
+    uint64_t fallbackSlots{0};             //!< Slots decided by the admission fallback
+    uint64_t slots{0};                     //!< Slots with active users
     double preSentBits{0};                 //!< Bits sent ahead (pre-transfer), all used
 };
 

@@ -42,12 +42,12 @@ RoadUeDraw::Validate() const
             "speed must be a finite number > 0 m/s, got " + edgellm::FormatValue(speed));
     require(std::isfinite(boundary) && boundary > 0,
             "boundary must be a finite number > 0 m, got " + edgellm::FormatValue(boundary));
+    require(std::isfinite(startMax) && startMax >= 0 && startMax < boundary,
+            "startMax must be in [0, boundary) = [0, " + edgellm::FormatValue(boundary) +
+                ") m, got " + edgellm::FormatValue(startMax));
     require(std::isfinite(startMin) && startMin >= 0 && startMin <= startMax,
             "startMin must be in [0, startMax] = [0, " + edgellm::FormatValue(startMax) +
                 "] m, got " + edgellm::FormatValue(startMin));
-    require(std::isfinite(startMax) && startMax < boundary,
-            "startMax must be in [startMin, boundary) = [" + edgellm::FormatValue(startMin) + ", " +
-                edgellm::FormatValue(boundary) + ") m, got " + edgellm::FormatValue(startMax));
     edgellm::CheckContextTokens("contextMin", static_cast<double>(contextMin));
     edgellm::CheckContextTokens("contextMax", static_cast<double>(contextMax));
     require(contextMin <= contextMax,

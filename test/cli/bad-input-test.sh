@@ -23,9 +23,10 @@ expect() { # expected-exit-code message-substring command...
 }
 main="$bin/edge-llm-lte-handover --outputDir=$tmp/o"
 expect 2 "backhaulGbps must be in (0, 1000]" $main --backhaulGbps=0
-expect 2 "--model must be one of qwen2.5-7b-instruct, qwen3-8b, qwen3-14b, llama-3.1-8b-instruct; got 'gpt'" $main --model=gpt
+expect 2 "--model must be one of qwen2.5-7b-instruct, qwen3-8b, qwen3-14b, llama-3.1-8b-instruct, got 'gpt'" $main --model=gpt
 expect 2 "--numUes must be in [1, 100] at packet level (" $main --numUes=0
 expect 2 "--startMin must be in [0, startMax] = [0, 130] m, got 200" $main --startMin=200
+expect 2 "--startMax must be in [0, boundary) = [0, 150) m, got -10" $main --startMax=-10
 expect 2 "--handoverAlgorithm: 'ns3::Foo' is no ns3::LteHandoverAlgorithm" \
   $main --handoverAlgorithm=ns3::Foo
 expect 2 "--lookaheadMs must be in [0, 3.6e6] ms, got -1" $main --lookaheadMs=-1
@@ -195,7 +196,7 @@ expect 2 "--packetSimTime must be in (0, 1000]" \
 # Bad configuration given to EdgeLlmNode through the API: ns-3 aborts (SIGABRT, exit
 # 134) after printing the field.
 probe=$bin/edge-llm-fatal-probe
-expect 134 "ns3::EdgeLlmNode::Model / KvBits: model must be one of qwen2.5-7b-instruct, qwen3-8b, qwen3-14b, llama-3.1-8b-instruct; got 'gpt-17'" \
+expect 134 "ns3::EdgeLlmNode::Model / KvBits: model must be one of qwen2.5-7b-instruct, qwen3-8b, qwen3-14b, llama-3.1-8b-instruct, got 'gpt-17'" \
   $probe --case=unknown-model
 expect 134 "backhaul link rate to cell 2 must be > 0 bit/s" $probe --case=zero-backhaul-rate
 expect 134 "peer cell id 1 is this BS's own" $probe --case=own-cell-peer
@@ -463,7 +464,7 @@ expect 0 "" $pre --stopShare=1 --outputDir="$tmp/pre0"
 expect 2 "--decodeRate must be a finite number > 0 tokens/s" $pre --decodeRate=0 --outputDir="$tmp/pre1"
 expect 2 "--startMin must be in [0, startMax] = [0, 130] m, got 140" \
   $pre --startMin=140 --startMax=130 --outputDir="$tmp/pre1"
-expect 2 "--startMax must be in [startMin, boundary) = [0, 150) m, got 150" \
+expect 2 "--startMax must be in [0, boundary) = [0, 150) m, got 150" \
   $pre --startMax=150 --outputDir="$tmp/pre1"
 expect 0 "" $pre --startMin=130 --startMax=130 --outputDir="$tmp/pre0"
 expect 0 "" $pre --startMax=149.9 --outputDir="$tmp/pre0"

@@ -293,7 +293,7 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{"unknown_model",
                 kHeader + "1,0.5,10\n",
                 {"--model=gpt-5"},
-                "--model: model must be one of"},
+                "--model: must be one of qwen2.5-7b-instruct"},
         BadCase{"unknown_scheme",
                 kHeader + "1,0.5,10\n",
                 {"--scheme=best"},
