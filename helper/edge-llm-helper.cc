@@ -260,11 +260,7 @@ EdgeLlmHelper::AddPartAttribute(const std::string& part,
     NS_ABORT_MSG_UNLESS(partType.LookupAttributeByName(name, &info),
                         "EdgeLlmHelper::Set" << part << "Attribute: " << partType.GetName()
                                              << " has no attribute " << name);
-    // A name an enum attribute lacks would make ns-3 (>= 3.41) assert in the parse.
-    const auto* text = dynamic_cast<const StringValue*>(&value);
-    Ptr<AttributeValue> checked = text && !compat::IsEnumNameValid(info.checker, text->Get())
-                                      ? nullptr
-                                      : info.checker->CreateValidValue(value);
+    Ptr<AttributeValue> checked = compat::CreateValidValue(info.checker, value);
     NS_ABORT_MSG_UNLESS(checked,
                         "EdgeLlmHelper::Set" << part << "Attribute: invalid value '"
                                              << value.SerializeToString(info.checker) << "' for "

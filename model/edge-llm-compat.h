@@ -36,7 +36,8 @@
  * - ns-3.41: MakeEnumAccessor needs the enum type, MakeEnumAccessor<T>(&C::m_x)
  *   (EnumValue became EnumValue<T>). Use compat::MakeEnumAccessor<T>(&C::m_x).
  * - ns-3.41: EnumValue<T>::DeserializeFromString asserts on a name its checker lacks (before:
- *   it returned false). Ask compat::IsEnumNameValid(checker, text) before parsing text.
+ *   it returned false). Parse with compat::CreateValidValue(checker, value), which refuses
+ *   such a name first.
  * - ns-3.42: EventId::IsRunning() became IsPending() (IsRunning is gone in 3.46).
  *   Use compat::IsPending(event).
  * - ns-3.42: TestCase::QUICK became TestCase::Duration::QUICK and TestSuite::UNIT,
@@ -68,6 +69,7 @@
 #include "ns3/nstime.h"
 #include "ns3/ptr.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 
 #if EDGE_LLM_NS3_VERSION < 3036
 #include <memory>
@@ -139,6 +141,25 @@ IsEnumNameValid(Ptr<const AttributeChecker> checker, const std::string& text)
     }
     const std::string names = "|" + checker->GetUnderlyingTypeInformation() + "|";
     return names.find("|" + text + "|") != std::string::npos;
+}
+
+/**
+ * \ingroup edge-llm
+ * \brief checker->CreateValidValue(value) on every release: a text an enum attribute lacks
+ *        is refused here (IsEnumNameValid) instead of asserting in ns-3 (>= 3.41).
+ * \param [in] checker the attribute's checker
+ * \param [in] value the value, typed or as text (StringValue)
+ * \return the checked value, or null if it does not parse or check
+ */
+inline Ptr<AttributeValue>
+CreateValidValue(Ptr<const AttributeChecker> checker, const AttributeValue& value)
+{
+    const auto* text = dynamic_cast<const StringValue*>(&value);
+    if (text && !IsEnumNameValid(checker, text->Get()))
+    {
+        return nullptr;
+    }
+    return checker->CreateValidValue(value);
 }
 
 /**

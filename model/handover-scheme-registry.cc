@@ -298,8 +298,7 @@ HandoverSchemeRegistry::SetAttributes(ObjectFactory& factory,
         {
             throw std::invalid_argument(tid.GetName() + " has no attribute '" + name + "'");
         }
-        if (!compat::IsEnumNameValid(info.checker, value) ||
-            !info.checker->CreateValidValue(StringValue(value)))
+        if (!compat::CreateValidValue(info.checker, StringValue(value)))
         {
             throw std::invalid_argument("invalid value '" + value + "' for " + tid.GetName() +
                                         "::" + name +

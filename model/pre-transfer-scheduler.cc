@@ -109,10 +109,9 @@ InnerPolicyFactory(const std::string& spec)
                                         "' is not Name=Value with an attribute of " + type + " (" +
                                         JoinNames(attributes) + ")");
         }
-        Ptr<AttributeValue> value = info.checker->Create();
-        if (!compat::IsEnumNameValid(info.checker, item.substr(eq + 1)) ||
-            !value->DeserializeFromString(item.substr(eq + 1), info.checker) ||
-            !info.checker->Check(*value))
+        Ptr<AttributeValue> value =
+            compat::CreateValidValue(info.checker, StringValue(item.substr(eq + 1)));
+        if (!value)
         {
             const std::string valid =
                 info.checker->HasUnderlyingTypeInformation()
