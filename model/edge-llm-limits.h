@@ -123,8 +123,7 @@ CheckBackhaulMtu(const std::string& field, double mtu)
     if (!(mtu >= MIN_BACKHAUL_MTU && mtu <= MAX_BACKHAUL_MTU))
     {
         std::ostringstream what;
-        what.precision(15);
-        what << field << " must be in " << BackhaulMtuRange() << ", got " << mtu;
+        what << field << " must be in " << BackhaulMtuRange() << ", got " << FormatValue(mtu);
         throw std::invalid_argument(what.str());
     }
 }
@@ -142,7 +141,6 @@ CheckBatchPeriod(const std::string& field, double seconds)
     if (!(seconds >= 0 && seconds <= MAX_BATCH_PERIOD_S))
     {
         std::ostringstream what;
-        what.precision(15);
         what << field << " must be in [0, " << MAX_BATCH_PERIOD_S << "] s, got "
              << FormatValue(seconds);
         throw std::invalid_argument(what.str());
@@ -163,7 +161,6 @@ CheckBatchPeriodMs(const std::string& field, double ms)
     if (!(ms >= 0 && ms <= 1e3 * MAX_BATCH_PERIOD_S))
     {
         std::ostringstream what;
-        what.precision(15);
         what << field << " must be in [0, " << 1e3 * MAX_BATCH_PERIOD_S << "] ms, got "
              << FormatValue(ms);
         throw std::invalid_argument(what.str());
@@ -183,7 +180,6 @@ CheckBackhaulGbps(const std::string& field, double gbps)
     if (!(std::isfinite(gbps) && gbps > 0 && gbps <= MAX_BACKHAUL_GBPS))
     {
         std::ostringstream what;
-        what.precision(15); // 1000.0000001 must not print as 1000
         what << field << " must be in " << BackhaulGbpsRange() << ", got " << FormatValue(gbps);
         throw std::invalid_argument(what.str());
     }
@@ -203,7 +199,6 @@ CheckContextTokens(const std::string& field, double tokens)
           tokens <= static_cast<double>(MAX_CONTEXT_TOKENS)))
     {
         std::ostringstream what;
-        what.precision(15); // 10000001 must not print as 1e+07
         what << field << " must be in " << ContextTokensRange() << ", got " << FormatValue(tokens);
         throw std::invalid_argument(what.str());
     }
