@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <sstream>
@@ -163,8 +164,9 @@ CheckOptionNames(int argc, char** argv, const std::set<std::string>& known)
 LlmModelProfile
 ProfileOption(const std::string& model, const std::string& kvBits)
 {
+    // Whether q is one of the KV precisions is the profile's to check (FromPreset).
     uint64_t q = 0;
-    if (!EdgeLlmParseUnsigned(kvBits, q) || (q != 16 && q != 8 && q != 4))
+    if (!EdgeLlmParseUnsigned(kvBits, q) || q > std::numeric_limits<uint32_t>::max())
     {
         throw OptionError("kvBits",
                           "must be in " + LlmModelProfile::KvBitsRange() + ", got '" + kvBits +
@@ -176,10 +178,17 @@ ProfileOption(const std::string& model, const std::string& kvBits)
     }
     catch (const std::invalid_argument& e)
     {
-        // "model must be one of ..." -> "--model: must be one of ..."
+        // The profile names its field ("kvBits must be ...", "model must be one of ..."):
+        // "--kvBits: must be ...".
         const std::string what = e.what();
-        const std::string knob = "model ";
-        throw OptionError("model", what.rfind(knob, 0) == 0 ? what.substr(knob.size()) : what);
+        for (const std::string knob : {"kvBits", "model"})
+        {
+            if (what.rfind(knob + " ", 0) == 0)
+            {
+                throw OptionError(knob, what.substr(knob.size() + 1));
+            }
+        }
+        throw OptionError("model", what);
     }
 }
 
