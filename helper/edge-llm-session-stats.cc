@@ -10,6 +10,7 @@
 #include "ns3/edge-llm-ue-app.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
+#include "ns3/uinteger.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -203,10 +204,24 @@ EdgeLlmWriteFileWhole(const std::string& path, const std::string& text)
 TypeId
 EdgeLlmSessionStats::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::EdgeLlmSessionStats")
-                            .SetParent<Object>()
-                            .SetGroupName("EdgeLlm")
-                            .AddConstructor<EdgeLlmSessionStats>();
+    static TypeId tid =
+        TypeId("ns3::EdgeLlmSessionStats")
+            .SetParent<Object>()
+            .SetGroupName("EdgeLlm")
+            .AddConstructor<EdgeLlmSessionStats>()
+            .AddAttribute("StreamTokens",
+                          "G, tokens: > 0 measures each handover's stream, "
+                          "the time from its start to the session's G-th "
+                          "token after it (EdgeLlmHandoverRecord::streamDelay, "
+                          "StreamMeasured); 0: none. Set before Install.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EdgeLlmSessionStats::m_streamTokens),
+                          MakeUintegerChecker<uint32_t>())
+            .AddTraceSource("StreamMeasured",
+                            "A stream reached its G-th token (sessionId, its "
+                            "start, the delay from its start).",
+                            MakeTraceSourceAccessor(&EdgeLlmSessionStats::m_streamMeasured),
+                            "ns3::EdgeLlmSessionStats::StreamTracedCallback");
     return tid;
 }
 
@@ -217,6 +232,7 @@ EdgeLlmSessionStats::DoDispose()
     m_bySession.clear();
     m_batches.clear();
     m_latestBatch.clear();
+    m_streams.clear();
     m_bs.clear();
     Object::DoDispose();
 }
@@ -335,6 +351,16 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
                 [self](uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess) {
                     self->OnStall(id, from, to, stall, excess);
                 }));
+        if (m_streamTokens > 0)
+        {
+            UintegerValue prompt;
+            ue->GetAttribute("PromptTokens", prompt);
+            m_promptTokens[ue->GetSessionId()] = static_cast<uint32_t>(prompt.Get());
+            ue->TraceConnectWithoutContext(
+                "TokenReceived",
+                compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
+                    [self](uint64_t id, uint32_t index, uint16_t) { self->OnToken(id, index); }));
+        }
     }
 }
 
@@ -414,6 +440,71 @@ EdgeLlmSessionStats::OnHandoverStarted(EdgeLlmNode* node,
     r.started = true;
     m_bySession[id].push_back(m_records.size());
     m_records.push_back(r);
+    if (m_streamTokens > 0)
+    {
+        OpenStream(id, context, m_records.size() - 1);
+    }
+}
+
+void
+EdgeLlmSessionStats::OpenStream(uint64_t id, uint64_t context, std::size_t record)
+{
+    const auto prompt = m_promptTokens.find(id);
+    if (prompt == m_promptTokens.end())
+    {
+        return; // no UE of this collector: no token will come
+    }
+    // The UE counts tokens from its first decoded one; the context holds the prompt too.
+    const uint64_t decoded = context > prompt->second ? context - prompt->second : 0;
+    m_streams[id].push_back({decoded + m_streamTokens, Simulator::Now(), record});
+}
+
+void
+EdgeLlmSessionStats::StartStream(uint64_t sessionId, uint64_t contextTokens)
+{
+    if (m_streamTokens == 0)
+    {
+        NS_FATAL_ERROR("EdgeLlmSessionStats::StartStream: StreamTokens is 0 (set it > 0 "
+                       "before Install to measure streams)");
+    }
+    if (m_promptTokens.count(sessionId) == 0)
+    {
+        NS_FATAL_ERROR("EdgeLlmSessionStats::StartStream: session "
+                       << sessionId << " has no UE application installed here");
+    }
+    OpenStream(sessionId, contextTokens, NO_RECORD);
+}
+
+void
+EdgeLlmSessionStats::OnToken(uint64_t id, uint32_t index)
+{
+    const auto it = m_streams.find(id);
+    if (it == m_streams.end())
+    {
+        return;
+    }
+    // Close every stream this token completes, then trace them (a sink may open another).
+    std::vector<std::pair<Time, Time>> measured; // start, delay
+    std::vector<OpenedStream>& open = it->second;
+    for (auto s = open.begin(); s != open.end();)
+    {
+        if (index < s->lastIndex)
+        {
+            ++s;
+            continue;
+        }
+        const Time delay = Simulator::Now() - s->start;
+        if (s->record != NO_RECORD)
+        {
+            m_records[s->record].streamDelay = delay.GetSeconds();
+        }
+        measured.emplace_back(s->start, delay);
+        s = open.erase(s);
+    }
+    for (const auto& [start, delay] : measured)
+    {
+        m_streamMeasured(id, start, delay);
+    }
 }
 
 void
@@ -624,6 +715,17 @@ EdgeLlmSessionStats::OnCancelled(EdgeLlmNode* node, uint64_t id, uint16_t other)
     if (r && r->outcome == EdgeLlmHandoverRecord::PENDING)
     {
         r->outcome = EdgeLlmHandoverRecord::CANCELLED;
+        // A cancelled handover has no stream: the session's goes on from its next one.
+        const auto open = m_streams.find(id);
+        if (open != m_streams.end())
+        {
+            const std::size_t index = static_cast<std::size_t>(r - m_records.data());
+            auto& v = open->second;
+            v.erase(std::remove_if(v.begin(),
+                                   v.end(),
+                                   [index](const OpenedStream& s) { return s.record == index; }),
+                    v.end());
+        }
     }
 }
 

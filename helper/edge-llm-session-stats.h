@@ -7,6 +7,7 @@
 #include "ns3/application-container.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/traced-callback.h"
 
 #include <cstdint>
 #include <limits>
@@ -156,6 +157,10 @@ struct EdgeLlmHandoverRecord
     /// Tokens of the cache the target held from a pre-transfer and used (PreTransferUsed;
     /// the split n_pf, n_tx is of the rest)
     uint64_t preSentTokens{0};
+    /// The stream after the handover: from handoverTime to the session's G-th token after
+    /// it (EdgeLlmSessionStats StreamTokens = G > 0), s; unknown when G is 0, the
+    /// handover was cancelled, or the session decoded fewer than G more tokens
+    double streamDelay{UNKNOWN};
     bool started{false};              //!< HandoverStarted was traced (else context is unknown)
     Outcome outcome{PENDING};         //!< How it ended
     Time transferDoneAt{Time::Max()}; //!< When every KV byte was in (Max: never)
@@ -164,6 +169,19 @@ struct EdgeLlmHandoverRecord
     /// \return the outcome as written in the CSV: pending, restored, timed_out, cancelled,
     ///         lost, after_decoding
     std::string GetOutcomeName() const;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief One batch a source planned (ctHO's L for its members): the HandoverPlanned traces
+ *        of one BS at one instant.
+ */
+struct EdgeLlmHandoverBatch
+{
+    double plannedAt{0};       //!< Simulation time of the plan, s
+    uint16_t sourceCellId{0};  //!< The BS that planned it
+    uint64_t prefillLength{0}; //!< L, tokens (the largest n_pf of its members)
+    std::vector<uint64_t> ues; //!< Members' session ids (IMSIs), in plan order
 };
 
 /**
@@ -193,21 +211,14 @@ struct EdgeLlmHandoverRecord
  * resume instant, else "prefill"; ImpactHO: "transfer" if the whole cache arrived at that
  * instant, else "window".
  *
+ * With StreamTokens G > 0 (set before Install) it also measures each handover's stream:
+ * the time from the handover's start (HandoverStarted, context C) to the session's G-th
+ * token after it, the first token (the UE's TokenReceived) of index at least C - P + G
+ * (P: the UE's PromptTokens), into the record's streamDelay and the StreamMeasured trace. A
+ * cancelled handover's stream is dropped; StartStream() opens one without a handover.
+ *
  * The sinks hold this object (Ptr), so it lives as long as the applications.
  */
-/**
- * \ingroup edge-llm
- * \brief One batch a source planned (ctHO's L for its members): the HandoverPlanned traces
- *        of one BS at one instant.
- */
-struct EdgeLlmHandoverBatch
-{
-    double plannedAt{0};       //!< Simulation time of the plan, s
-    uint16_t sourceCellId{0};  //!< The BS that planned it
-    uint64_t prefillLength{0}; //!< L, tokens (the largest n_pf of its members)
-    std::vector<uint64_t> ues; //!< Members' session ids (IMSIs), in plan order
-};
-
 class EdgeLlmSessionStats : public Object
 {
   public:
@@ -286,6 +297,26 @@ class EdgeLlmSessionStats : public Object
     uint64_t GetPreWastedBytes(uint64_t sessionId) const;
 
     /**
+     * \brief Open the stream of a session that does not hand over, now: measure the time
+     *        to its G-th token after \p contextTokens (StreamTokens = G), as a handover's
+     *        stream is measured from the handover (e.g. a no-handover baseline measured
+     *        from the instant its counterpart handed over). Its delay is reported by the
+     *        StreamMeasured trace only (there is no handover record to carry it).
+     * \param sessionId the session (its UE application was installed)
+     * \param contextTokens its context now, tokens, prompt included (>= PromptTokens)
+     * Aborts (NS_FATAL_ERROR) if StreamTokens is 0, or the session's UE was not installed.
+     */
+    void StartStream(uint64_t sessionId, uint64_t contextTokens);
+
+    /**
+     * \brief TracedCallback signature of StreamMeasured.
+     * \param sessionId the session
+     * \param start when its stream opened (its handover's start, or StartStream())
+     * \param delay from start to its G-th token after it
+     */
+    typedef void (*StreamTracedCallback)(uint64_t sessionId, Time start, Time delay);
+
+    /**
      * \return the CSV text WriteCsv writes: a header and one line per record; an unknown
      *         value is an empty field
      */
@@ -327,6 +358,13 @@ class EdgeLlmSessionStats : public Object
     void OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell);
     void OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t target);
     void OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess);
+    /// Token \p index of session \p id arrived: close the streams it completes.
+    void OnToken(uint64_t id, uint32_t index);
+    /**
+     * \brief Open a stream of session \p id now, at its context \p context.
+     * \param record the handover record it belongs to (NO_RECORD: StartStream)
+     */
+    void OpenStream(uint64_t id, uint64_t context, std::size_t record);
     void OnPreUsed(EdgeLlmNode* node, uint64_t id, uint16_t source, uint64_t tokens);
     /// At Simulator::Destroy: keep the held and in-flight bytes, let the BSs go
     void ReleaseBs();
@@ -340,6 +378,21 @@ class EdgeLlmSessionStats : public Object
     std::map<uint64_t, std::vector<std::size_t>> m_bySession; //!< Record indices per session
     std::vector<EdgeLlmHandoverBatch> m_batches;              //!< In plan order
     std::map<uint16_t, std::size_t> m_latestBatch;            //!< Per source cell, its latest batch
+
+    /// A stream being measured: its session's G-th token after its start.
+    struct OpenedStream
+    {
+        uint64_t lastIndex{0}; //!< The token index that completes it
+        Time start;            //!< When it opened
+        std::size_t record{0}; //!< Its handover record (NO_RECORD: StartStream)
+    };
+
+    /// OpenedStream::record of a stream opened by StartStream.
+    static constexpr std::size_t NO_RECORD = std::numeric_limits<std::size_t>::max();
+    uint32_t m_streamTokens{0};                              //!< G (StreamTokens)
+    std::map<uint64_t, uint32_t> m_promptTokens;             //!< Per session, at Install
+    std::map<uint64_t, std::vector<OpenedStream>> m_streams; //!< Per session, open ones
+    TracedCallback<uint64_t, Time, Time> m_streamMeasured;   //!< StreamMeasured
 };
 
 /**

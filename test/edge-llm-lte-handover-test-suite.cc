@@ -14,6 +14,7 @@
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-ran.h"
 #include "ns3/edge-llm-session-stats.h"
+#include "ns3/edge-llm-ue-app.h"
 #include "ns3/internet-stack-helper.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
@@ -39,6 +40,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -738,7 +740,10 @@ class HelpersPathTestCase : public TestCase
  *        midpoint handed over by request at 2.0 and 2.05 s; InstallOnEnbs, ConnectBackhaul,
  *        ConnectHandoverTrace, AddEpcRoutes, InstallUe with the EPC's SGW, one
  *        EdgeLlmSessionStats. Both handovers must be recorded and restored at the target
- *        (two SessionRestored traces through EdgeLlmNode::GetTargetRole()).
+ *        (two SessionRestored traces through EdgeLlmNode::GetTargetRole()). With
+ *        StreamTokens G = 50 each record's streamDelay, and the stream StartStream opens
+ *        at 1 s, must equal the time to the first token of index >= C - P + G taken from
+ *        the raw traces (HandoverStarted's context, the UE's TokenReceived).
  */
 class WorkedExampleTestCase : public TestCase
 {
@@ -794,7 +799,41 @@ class WorkedExampleTestCase : public TestCase
         EdgeLlmHelper::AddEpcRoutes(epc->GetSgwNode(), epc->GetPgwNode(), enbs);
         const ApplicationContainer ues = edge.InstallUe(ueNodes, ueDevs, bs, epc->GetSgwNode());
         Ptr<EdgeLlmSessionStats> stats = CreateObject<EdgeLlmSessionStats>();
+        const uint32_t g = 50;
+        stats->SetAttribute("StreamTokens", UintegerValue(g));
         stats->Install(bs, ues);
+        // The streams, measured here from the raw traces: each handover's start and
+        // context, each UE's token arrivals, and a stream opened without a handover.
+        std::map<uint64_t, std::pair<double, uint64_t>> started; // id -> (tau, C)
+        std::map<uint64_t, std::map<uint32_t, double>> tokenAt;  // id -> index -> s
+        std::vector<std::tuple<uint64_t, double, double>> measured;
+        DynamicCast<EdgeLlmNode>(bs.Get(0))->GetSourceRole()->TraceConnectWithoutContext(
+            "HandoverStarted",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [&started](uint64_t id, uint16_t, uint64_t context) {
+                    started[id] = {Simulator::Now().GetSeconds(), context};
+                }));
+        for (uint32_t i = 0; i < ues.GetN(); ++i)
+        {
+            ues.Get(i)->TraceConnectWithoutContext(
+                "TokenReceived",
+                compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
+                    [&tokenAt](uint64_t id, uint32_t index, uint16_t) {
+                        tokenAt[id].emplace(index, Simulator::Now().GetSeconds());
+                    }));
+        }
+        stats->TraceConnectWithoutContext(
+            "StreamMeasured",
+            compat::MakeCallback<void, uint64_t, Time, Time>(
+                [&measured](uint64_t id, Time start, Time delay) {
+                    measured.emplace_back(id, start.GetSeconds(), delay.GetSeconds());
+                }));
+        const uint64_t first = DynamicCast<EdgeLlmUeApp>(ues.Get(0))->GetSessionId();
+        uint64_t contextAt1s = 0;
+        Simulator::Schedule(Seconds(1), [&]() {
+            contextAt1s = DynamicCast<EdgeLlmNode>(bs.Get(0))->PredictContextAt(first, Seconds(1));
+            stats->StartStream(first, contextAt1s);
+        });
         uint32_t restored = 0;
         DynamicCast<EdgeLlmNode>(bs.Get(1))->GetTargetRole()->TraceConnectWithoutContext(
             "SessionRestored",
@@ -814,6 +853,38 @@ class WorkedExampleTestCase : public TestCase
                               2u,
                               "both restored at the target");
         NS_TEST_EXPECT_MSG_EQ(restored, 2u, "SessionRestored through GetTargetRole()");
+        UintegerValue prompt;
+        ues.Get(0)->GetAttribute("PromptTokens", prompt);
+        // The time from start to the first token of index >= (context - prompt) + G.
+        auto streamOf = [&](uint64_t id, double start, uint64_t context) {
+            const auto token =
+                tokenAt[id].lower_bound(static_cast<uint32_t>(context - prompt.Get() + g));
+            return token == tokenAt[id].end() ? -1.0 : token->second - start;
+        };
+        for (const EdgeLlmHandoverRecord& r : stats->GetRecords())
+        {
+            const auto [tau, context] = started.at(r.sessionId);
+            const double expected = streamOf(r.sessionId, tau, context);
+            NS_TEST_EXPECT_MSG_GT(expected, 0.0, "the G-th token after the handover came");
+            NS_TEST_EXPECT_MSG_EQ_TOL(r.streamDelay,
+                                      expected,
+                                      1e-12,
+                                      "record's stream, session " << r.sessionId);
+        }
+        NS_TEST_ASSERT_MSG_EQ(measured.size(), 3u, "StreamMeasured: two handovers, one start");
+        const double baseline = streamOf(first, 1.0, contextAt1s);
+        NS_TEST_EXPECT_MSG_GT(baseline, 0.0, "the G-th token after 1 s came");
+        uint32_t baselines = 0;
+        for (const auto& [id, start, delay] : measured)
+        {
+            if (start == 1.0)
+            {
+                ++baselines;
+                NS_TEST_EXPECT_MSG_EQ(id, first, "StartStream's session");
+                NS_TEST_EXPECT_MSG_EQ_TOL(delay, baseline, 1e-12, "StartStream's stream");
+            }
+        }
+        NS_TEST_EXPECT_MSG_EQ(baselines, 1u, "one stream opened by StartStream");
         Simulator::Destroy();
     }
 };

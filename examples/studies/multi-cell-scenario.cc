@@ -145,15 +145,6 @@ struct MultiCellScenario::Counters
     std::set<uint64_t> settled;            //!< UEs nothing is left to wait for
     std::function<void()> stopWhenDrained; //!< Re-armed each ms
 
-    /// One UE's stream after its handover (MultiCellConfig::streamTokens).
-    struct Stream
-    {
-        uint64_t target{0};    //!< Token index that completes the G tokens
-        bool targetSet{false}; //!< target is set (the stream started)
-    };
-
-    std::map<uint64_t, Stream> streams; //!< By IMSI
-
     /// The stop rule's trigger: \p imsi has resumed, has no session to resume, or its
     /// handover never started; once all \p total UEs have, stopWhenDrained (if set) takes
     /// over. Each UE counts once, whichever way it settled first.
@@ -1297,6 +1288,7 @@ MultiCellScenario::ConnectOutputs()
     RequireDone(!m_outputsConnected, "ConnectOutputs", "already done (each part runs once)");
     m_outputsConnected = true;
     m_stats = CreateObject<EdgeLlmSessionStats>();
+    m_stats->SetAttribute("StreamTokens", UintegerValue(m_cfg.streamTokens));
     m_stats->Install(m_bsApps, m_ueApps);
     if (m_cfg.monitorInterval.IsStrictlyPositive())
     {
@@ -1327,6 +1319,7 @@ MultiCellScenario::ConnectOutputs()
     }
     ConnectRrcFailureTraces();
     ConnectUeTraces(total);
+    ConnectStreamMeasured(total);
 }
 
 void
@@ -1356,19 +1349,6 @@ MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
                 if (done)
                 {
                     c->Settle(id, total);
-                }
-            }));
-    // A UE's stream after its handover starts with the handover at its home site: its
-    // G-th token after it is the one past the context then (the prompt's included).
-    bs->GetSourceRole()->TraceConnectWithoutContext(
-        "HandoverStarted",
-        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-            [c, b, g = m_cfg.streamTokens](uint64_t id, uint16_t, uint64_t context) {
-                const auto u = c->ues.find(id);
-                if (u != c->ues.end() && u->second.homeSite == b)
-                {
-                    u->second.streamStart = Simulator::Now().GetSeconds();
-                    c->streams[id] = {context - u->second.promptTokens + g, true};
                 }
             }));
     bs->GetPrefillEngine()->TraceConnectWithoutContext(
@@ -1470,40 +1450,49 @@ MultiCellScenario::ConnectStream(uint32_t i, uint32_t total)
     Counters* c = m_counters.get();
     Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_ueApps.Get(i));
     const uint64_t imsi = app->GetSessionId();
-    const uint32_t g = m_cfg.streamTokens;
-    if (m_ues[i].streamFrom != Time::Max())
-    {
-        // No handover: the stream is measured from this instant, from the home site.
-        Ptr<EdgeLlmNode> home = DynamicCast<EdgeLlmNode>(m_bsApps.Get(m_home[i]));
-        const Time from = m_ues[i].streamFrom;
-        compat::Schedule(from - Simulator::Now(), [c, home, imsi, from, g]() {
-            EdgeLlmUeResult& u = c->ues[imsi];
-            u.streamStart = from.GetSeconds();
-            c->streams[imsi] = {home->PredictContextAt(imsi, from) - u.promptTokens + g, true};
-        });
-    }
-    if (g == 0)
+    if (m_cfg.streamTokens == 0)
     {
         return;
     }
-    // Its G-th token after the handover ends the stream; its session's last token ends it
-    // unmeasured (the handover came later than its tokens allowed for: streamDelay unknown).
+    if (m_ues[i].streamFrom != Time::Max())
+    {
+        // No handover: the stream is measured from this instant, at the home site.
+        Ptr<EdgeLlmNode> home = DynamicCast<EdgeLlmNode>(m_bsApps.Get(m_home[i]));
+        const Time from = m_ues[i].streamFrom;
+        Ptr<EdgeLlmSessionStats> stats = m_stats;
+        compat::Schedule(from - Simulator::Now(), [stats, home, imsi, from]() {
+            stats->StartStream(imsi, home->PredictContextAt(imsi, from));
+        });
+    }
+    // The session stats measure the stream; its first one measured is the UE's (its
+    // first handover's, a cancelled one's dropped). The session's last token ends the
+    // wait unmeasured (the handover came later than its tokens allowed for).
     app->TraceConnectWithoutContext(
         "TokenReceived",
         compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
             [c, imsi, total, last = m_ues[i].maxNewTokens](uint64_t, uint32_t index, uint16_t) {
-                const Counters::Stream& stream = c->streams[imsi];
-                EdgeLlmUeResult& u = c->ues[imsi];
-                if (stream.targetSet && index >= stream.target && std::isnan(u.streamDelay))
-                {
-                    u.streamDelay = Simulator::Now().GetSeconds() - u.streamStart;
-                    c->Settle(imsi, total);
-                }
-                else if (index >= last)
+                if (index >= last)
                 {
                     c->Settle(imsi, total);
                 }
             }));
+}
+
+void
+MultiCellScenario::ConnectStreamMeasured(uint32_t total)
+{
+    Counters* c = m_counters.get();
+    m_stats->TraceConnectWithoutContext("StreamMeasured",
+                                        compat::MakeCallback<void, uint64_t, Time, Time>(
+                                            [c, total](uint64_t imsi, Time start, Time delay) {
+                                                EdgeLlmUeResult& u = c->ues[imsi];
+                                                if (std::isnan(u.streamDelay))
+                                                {
+                                                    u.streamStart = start.GetSeconds();
+                                                    u.streamDelay = delay.GetSeconds();
+                                                    c->Settle(imsi, total);
+                                                }
+                                            }));
 }
 
 MultiCellResult

@@ -222,12 +222,12 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// Stop drainGrace after the backhaul has delivered every KV byte sent, once every UE
     /// has resumed (EdgeLlmHelper::StopWhenDrained), [0, 1 s]
     Time drainGrace{MilliSeconds(10)};
-    /// G, tokens: > 0: measure each UE's stream after its handover (the time from the
-    /// handover's start at its home site, or ScenarioUe::streamFrom, to its G-th token
-    /// after it: EdgeLlmUeResult::streamDelay), and the stop rule waits for a UE's G-th
-    /// token instead of its resume, or for its session's last token if that comes first
-    /// (its stream is then unknown: the handover came later than its tokens allowed for);
-    /// 0: no stream measured. [0, tokensAfterHandover]
+    /// G, tokens: > 0: measure each UE's stream after its handover (EdgeLlmSessionStats
+    /// StreamTokens: the time from its first handover's start that was not cancelled, or
+    /// ScenarioUe::streamFrom, to its G-th token after it: EdgeLlmUeResult::streamDelay), and the
+    /// stop rule waits for a UE's G-th token instead of its resume, or for its session's last token
+    /// if that comes first (its stream is then unknown: the handover came later than its tokens
+    /// allowed for); 0: no stream measured. [0, tokensAfterHandover]
     uint32_t streamTokens{0};
     /// true: the stop rule does not wait for a UE whose handover its home site gave up
     /// (HandoverFailed: the RRC aborted it); false: it waits for the UE's resume (an
@@ -374,8 +374,8 @@ struct EdgeLlmUeResult
     bool handoverFailed{false};   //!< The RRC aborted its handover (HandoverFailed at the
                                   //!< source, which serves it again)
     bool lost{false};             //!< A BS reported SessionLost for it
-    double streamStart{
-        UNKNOWN}; //!< Its handover's start at its home site (ScenarioUe::streamFrom), s
+    /// Its stream's start: the handover's (ScenarioUe::streamFrom without one), s
+    double streamStart{UNKNOWN};
     double streamDelay{UNKNOWN}; //!< From streamStart to its G-th token after it (streamTokens), s
     /// Tokens of its cache a pre-transfer had put at the target of its handover (the split
     /// n_pf, n_tx is of the rest; 0 without a PreTransferScheduler)
@@ -722,13 +722,20 @@ class MultiCellScenario
      */
     void ConnectUeTraces(uint32_t total);
     /**
-     * \brief UE \p i's stream after its handover (MultiCellConfig::streamTokens): its
-     *        start without a handover (ScenarioUe::streamFrom), its G-th token (the stop
-     *        rule then counts it done).
+     * \brief UE \p i's stream after its handover (MultiCellConfig::streamTokens, measured
+     *        by the session stats): its start without a handover (ScenarioUe::streamFrom,
+     *        EdgeLlmSessionStats::StartStream), and its session's last token (the stop rule
+     *        then counts it done, its stream unmeasured).
      * \param i the UE's index (BuildUes order)
      * \param total the UEs in the scenario (the stop rule's count)
      */
     void ConnectStream(uint32_t i, uint32_t total);
+    /**
+     * \brief Each UE's first stream the session stats measured (StreamMeasured) is its
+     *        EdgeLlmUeResult::streamDelay; the stop rule then counts it done.
+     * \param total the UEs in the scenario (the stop rule's count)
+     */
+    void ConnectStreamMeasured(uint32_t total);
 
     /// The online sources' arrival predictor (predictArrivals): a UE is expected where its
     /// road reaches the predicted handover distance.
