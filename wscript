@@ -21,7 +21,6 @@ MODULE_SOURCES = [
     'model/kv-datagram-header.cc',
     'model/kv-datagram-socket.cc',
     'model/prefill-engine.cc',
-    'model/fluid-backhaul.cc',
     'model/fluid-handover-engine.cc',
     'model/streaming-radio-model.cc',
     'model/accuracy-utility.cc',

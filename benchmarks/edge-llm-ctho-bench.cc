@@ -10,7 +10,7 @@
  *  * CtHoBruteForce/K: the O(K^2 C_max) scan the tests use as reference, same inputs,
  *    printed as a ratio against the planner.
  *  * FlowLevelRun/K: one Monte-Carlo run of the paper's road through the flow-level
- *    engine (events, FluidBackhaul, PrefillEngine); runs/s, and the ratio against the
+ *    core (FluidHandoverEngine); runs/s, and the ratio against the
  *    closed-form plan of the same batch.
  *  * Figure3All: all of Fig. 3 (4 panels, 100 runs per point, 3 schemes), seconds.
  */

@@ -4,6 +4,7 @@
 #include "fluid-handover-engine.h"
 
 #include "edge-llm-limits.h"
+#include "handover-batcher.h"
 #include "kv-pre-transfer-store.h"
 #include "llm-model-profile.h"
 #include "slot-allocator.h"
@@ -25,10 +26,21 @@ enum Kind
 {
     HOLD_EXPIRE = 0,
     TRIGGER_END = 1,
-    HANDOVER = 2,
-    TRIGGER = 3,
-    WAKE = 4, //!< A link's batch ends: pre-transfers may resume
+    HANDOVER = 2,     //!< A known-times batch is planned (index: the batch)
+    ARRIVAL = 3,      //!< Online: a handover happens (index: the episode)
+    GATHERED = 4,     //!< Online: a source plans its gathered handovers (index: the source)
+    RELEASE = 5,      //!< A known-times member's parts start (index: the episode)
+    TRIGGER = 6,      //!< A pre-transfer's trigger (index: the episode)
+    CLOSE = 7,        //!< A batcher's timer: an online batch closes (index: m_calls)
+    PREFILL_DONE = 8, //!< A GPU batch ends (index: m_gpuDone)
 };
+
+/// The first T_c boundary at or after \p t (ctHO Sec. II; within 1e-9 periods of one is it).
+double
+NextBoundary(double t, double period)
+{
+    return period > 0 ? std::ceil(t / period - 1e-9) * period : t;
+}
 
 bool
 IsTime(double t)
@@ -79,6 +91,11 @@ FluidEngineConfig::Validate() const
     {
         throw std::invalid_argument("kvMemoryCapacity must be >= 1 byte, got 0");
     }
+    if (gatherTime.IsStrictlyNegative() || gatherTime > Seconds(1))
+    {
+        throw std::invalid_argument("gatherTime must be in [0, 1] s, got " +
+                                    edgellm::FormatValue(gatherTime.GetSeconds()) + " s");
+    }
 }
 
 bool
@@ -107,6 +124,12 @@ FluidHandoverEngine::FluidHandoverEngine(const FluidEngineConfig& config,
     {
         throw std::invalid_argument("ns3::PreTransferScheduler::YieldToHandovers false needs "
                                     "RateShare < 1 (the handovers' part of the link)");
+    }
+    if (!m_config.knownHandoverTimes && m_scheduler->AllocatesSlots())
+    {
+        throw std::invalid_argument("knownHandoverTimes false (online batches) needs a batch "
+                                    "policy; " +
+                                    m_scheduler->GetSchemeName() + " allocates slots");
     }
     ValidateEpisodes();
     const LlmModelProfile profile = LlmModelProfile::FromPreset(m_config.model, m_config.kvBits);
@@ -248,9 +271,13 @@ FluidHandoverEngine::ScheduleEpisodes()
     {
         m_result.ues[i].ueId = m_ues[i].ueId;
         m_result.ues[i].handoverTime = m_ues[i].handoverTime;
-        if (!std::isnan(m_ues[i].handoverTime))
+        if (!std::isnan(m_ues[i].handoverTime) && m_config.knownHandoverTimes)
         {
             byPair[LinkKey(m_ues[i].source, m_ues[i].target)].push_back(i);
+        }
+        else if (!std::isnan(m_ues[i].handoverTime))
+        {
+            Push(m_ues[i].handoverTime, ARRIVAL, i);
         }
         if (m_pre && !std::isnan(m_ues[i].triggerTime))
         {
@@ -398,9 +425,24 @@ FluidHandoverEngine::ClaimSentAhead(const std::vector<std::size_t>& members, dou
         else
         {
             r.delay = 0; // the target holds the whole cache at the handover
+            r.prefillDone = m_ues[i].handoverTime;
+            r.transferDone = m_ues[i].handoverTime;
         }
     }
     return rest;
+}
+
+double
+FluidHandoverEngine::HandoverRate(uint16_t source, uint16_t target) const
+{
+    // Pre-transfers that do not yield keep RateShare x R while they send to this target.
+    bool othersSending = false;
+    for (std::size_t j = 0; j < m_ues.size() && !othersSending; ++j)
+    {
+        othersSending = m_state[j].phase == SENDING && m_ues[j].source == source &&
+                        m_ues[j].predictedTarget == target;
+    }
+    return m_linkBytesPerSecond * 8.0 * (!m_yield && othersSending ? 1.0 - m_share : 1.0);
 }
 
 void
@@ -414,42 +456,354 @@ FluidHandoverEngine::PlanBatch(const std::vector<std::size_t>& members, double n
     {
         return;
     }
-    bool othersSending = false;
-    for (std::size_t j = 0; j < m_ues.size(); ++j)
-    {
-        othersSending =
-            othersSending || (m_state[j].phase == SENDING && m_ues[j].source == source &&
-                              m_ues[j].predictedTarget == target);
-    }
-    const double rate =
-        m_linkBytesPerSecond * 8.0 * (!m_yield && othersSending ? 1.0 - m_share : 1.0);
+    const double rate = HandoverRate(source, target);
     CtHoSignalling signalling;
     signalling.gpuFreeAt = m_gpuFreeAt[target];
     const CtHoPlan p = m_scheduler->PlanBatch(rest,
                                               rate / m_bitsPerToken,
                                               m_config.prefill,
                                               m_config.batchPeriod.GetSeconds(),
-                                              m_linkBusy[link],
+                                              LinkFreeAt(link, now),
                                               signalling);
+    const uint64_t key = m_nextGpuKey++;
     for (const CtHoUePlan& u : p.ues)
     {
-        FluidEpisodeResult& r = m_result.ues[u.ueId];
-        r.prefillTokens = u.prefillTokens;
-        r.transferTokens = u.transferTokens;
-        r.handoverBytes = static_cast<double>(u.transferTokens) * m_bytesPerToken;
-        r.delay = u.delay;
-        if (u.transferTokens > 0)
-        {
-            m_linkBusy[link] = std::max(m_linkBusy[link], u.transferDone);
-        }
+        const std::size_t i = u.ueId;
+        BatchMember parts;
+        parts.gpuKey = key;
+        parts.gpuSize = static_cast<uint32_t>(rest.size());
+        parts.deadline = u.handoverTime + p.transferDelay;
+        parts.rate = rate;
+        Assign(i, u.prefillTokens, u.transferTokens, p.prefillLength, parts);
+        m_links[link].unreleasedSeconds += m_result.ues[i].handoverBytes * 8.0 / rate;
+        // Each member's parts start at its own handover (the first's is now).
+        Push(std::max(now, u.handoverTime), RELEASE, i);
     }
     if (p.prefillLength > 0)
     {
         m_gpuFreeAt[target] = std::max(m_gpuFreeAt[target], p.prefillDone);
     }
-    if (m_linkBusy[link] > now)
+}
+
+void
+FluidHandoverEngine::Assign(std::size_t i,
+                            uint64_t prefillTokens,
+                            uint64_t transferTokens,
+                            uint64_t prefillLength,
+                            const BatchMember& parts)
+{
+    FluidEpisodeResult& r = m_result.ues[i];
+    r.prefillTokens = prefillTokens;
+    r.transferTokens = transferTokens;
+    r.prefillLength = prefillLength;
+    r.handoverBytes = static_cast<double>(transferTokens) * m_bytesPerToken;
+    m_members[i] = parts;
+    if (transferTokens > 0)
     {
-        Push(m_linkBusy[link], WAKE, 0);
+        ++m_links[LinkKey(m_ues[i].source, m_ues[i].target)].planned; // pre-transfers yield
+    }
+}
+
+void
+FluidHandoverEngine::Release(std::size_t i, double now)
+{
+    const FluidEpisodeResult& r = m_result.ues[i];
+    BatchMember& m = m_members[i];
+    m.pending = 2;
+    m.last = now;
+    if (r.transferTokens > 0)
+    {
+        LinkState& link = m_links[LinkKey(m_ues[i].source, m_ues[i].target)];
+        link.unreleasedSeconds =
+            std::max(0.0, link.unreleasedSeconds - r.handoverBytes * 8.0 / m.rate);
+        AddTransfer(i, now);
+    }
+    else
+    {
+        m_result.ues[i].transferDone = m_ues[i].handoverTime;
+        PartDone(i, now);
+    }
+    if (r.prefillTokens > 0)
+    {
+        JoinGpu(m.gpuKey, m.gpuSize, i, now);
+    }
+    else
+    {
+        m_result.ues[i].prefillDone = m_ues[i].handoverTime;
+        PartDone(i, now);
+    }
+}
+
+HandoverBatcher&
+FluidHandoverEngine::Batcher(uint16_t source)
+{
+    std::unique_ptr<HandoverBatcher>& b = m_batchers[source];
+    if (b)
+    {
+        return *b;
+    }
+    b = std::make_unique<HandoverBatcher>(m_scheduler);
+    HandoverBatcher::Clock clock;
+    clock.now = [this]() { return Seconds(m_now); };
+    clock.call = [this](Time at, std::function<void()> action) {
+        m_calls.push_back(std::move(action));
+        Push(at.GetSeconds(), CLOSE, m_calls.size() - 1);
+    };
+    b->SetClock(clock);
+    b->SetBatchCompleteCallback(
+        [this, source](uint32_t id, uint16_t, uint16_t size, bool online, const CtHoPlan& plan) {
+            if (online && plan.prefillLength > 0)
+            {
+                CloseGpu((static_cast<uint64_t>(source) << 32) | id, size, m_now);
+            }
+        });
+    // The episodes foreseen within the Lookahead: perfect foresight of times and contexts.
+    b->SetArrivalPredictor([this, source](uint16_t target, Time now, Time horizon) {
+        std::vector<CtHoUe> next;
+        for (std::size_t j = 0; j < m_ues.size(); ++j)
+        {
+            const FluidHandoverEpisode& u = m_ues[j];
+            if (u.source == source && u.target == target && u.handoverTime > now.GetSeconds() &&
+                u.handoverTime <= (now + horizon).GetSeconds())
+            {
+                next.push_back(CtHoUe{j, u.handoverTime, u.contextTokens});
+            }
+        }
+        return next;
+    });
+    return *b;
+}
+
+void
+FluidHandoverEngine::Arrive(std::size_t i, double now)
+{
+    // Handovers within gatherTime of the first are planned together, as the packet level's
+    // EdgeLlmSourceRole does.
+    const uint16_t source = m_ues[i].source;
+    if (m_config.gatherTime.IsZero())
+    {
+        const std::vector<CtHoUe> rest = ClaimSentAhead({i}, now);
+        if (!rest.empty())
+        {
+            BeginOnline(i, rest.front().contextTokens, now);
+        }
+        return;
+    }
+    std::vector<std::size_t>& gathered = m_gathered[source];
+    if (gathered.empty())
+    {
+        Push(now + m_config.gatherTime.GetSeconds(), GATHERED, source);
+    }
+    gathered.push_back(i);
+}
+
+void
+FluidHandoverEngine::ProcessGathered(uint16_t source, double now)
+{
+    const std::vector<std::size_t> group = std::move(m_gathered[source]);
+    m_gathered.erase(source);
+    std::map<uint16_t, std::vector<CtHoUe>> byTarget;
+    for (std::size_t i : group)
+    {
+        for (const CtHoUe& rest : ClaimSentAhead({i}, now))
+        {
+            byTarget[m_ues[i].target].push_back(rest);
+        }
+    }
+    for (const auto& [target, arrivals] : byTarget)
+    {
+        Batcher(source).SetSimultaneous(target, arrivals);
+        for (const CtHoUe& ue : arrivals)
+        {
+            BeginOnline(ue.ueId, ue.contextTokens, now);
+        }
+    }
+}
+
+void
+FluidHandoverEngine::BeginOnline(std::size_t i, uint64_t context, double now)
+{
+    const FluidHandoverEpisode& u = m_ues[i];
+    const uint32_t link = LinkKey(u.source, u.target);
+    HandoverBatcher::PlanInputs inputs;
+    const double rate = HandoverRate(u.source, u.target);
+    inputs.backhaulTokensPerSecond = rate / m_bitsPerToken;
+    inputs.prefill = m_config.prefill;
+    inputs.batchPeriod = m_config.batchPeriod.GetSeconds();
+    inputs.backhaulFreeAt = LinkFreeAt(link, now);
+    const HandoverBatcher::Decision d =
+        Batcher(u.source).Start(i, u.target, context, Seconds(u.handoverTime), inputs, nullptr);
+    BatchMember parts;
+    parts.gpuKey = (static_cast<uint64_t>(u.source) << 32) | d.batchId;
+    parts.gpuSize = d.batchSize;
+    parts.deadline = d.deadline.GetSeconds();
+    parts.rate = rate;
+    Assign(i, d.prefillTokens, d.transferTokens, d.prefillLength, parts);
+    Release(i, now);
+}
+
+void
+FluidHandoverEngine::JoinGpu(uint64_t key, uint32_t size, std::size_t i, double now)
+{
+    auto it = m_gpuWaiting.find(key);
+    if (it == m_gpuWaiting.end())
+    {
+        GpuBatch b;
+        b.target = m_ues[i].target;
+        b.size = size;
+        b.prefillLength = m_result.ues[i].prefillLength;
+        b.lastHandover = m_ues[i].handoverTime;
+        it = m_gpuWaiting.emplace(key, b).first;
+    }
+    it->second.lastHandover = std::max(it->second.lastHandover, m_ues[i].handoverTime);
+    it->second.members.push_back(i);
+    StartGpuIfReady(key, now);
+}
+
+void
+FluidHandoverEngine::CloseGpu(uint64_t key, uint32_t size, double now)
+{
+    auto it = m_gpuWaiting.find(key);
+    if (it != m_gpuWaiting.end())
+    {
+        it->second.size = size;
+        StartGpuIfReady(key, now);
+    }
+}
+
+void
+FluidHandoverEngine::StartGpuIfReady(uint64_t key, double now)
+{
+    // As PrefillEngine: on the first T_c boundary at or after the last member's handover,
+    // now (every member in, or the close) and the GPU's previous batch.
+    auto it = m_gpuWaiting.find(key);
+    const GpuBatch& b = it->second;
+    if (b.size == 0 || b.members.size() < b.size)
+    {
+        return;
+    }
+    double& busy = m_gpuBusy[b.target];
+    const double ready = std::max({b.lastHandover, now, busy});
+    busy = NextBoundary(ready, m_config.batchPeriod.GetSeconds()) +
+           m_config.prefill.Evaluate(b.prefillLength);
+    m_gpuDone.push_back(b.members);
+    Push(busy, PREFILL_DONE, m_gpuDone.size() - 1);
+    m_gpuWaiting.erase(it);
+}
+
+void
+FluidHandoverEngine::AddTransfer(std::size_t i, double now)
+{
+    const FluidHandoverEpisode& u = m_ues[i];
+    LinkState& link = m_links[LinkKey(u.source, u.target)];
+    SettleLink(link, now);
+    LinkJob j;
+    j.episode = i;
+    j.bits = m_result.ues[i].handoverBytes * 8.0;
+    j.rate = m_members[i].rate;
+    j.job.sessionId = u.ueId;
+    j.job.handoverTime = Seconds(u.handoverTime);
+    j.job.deadline = Seconds(m_members[i].deadline);
+    link.jobs.push_back(j);
+    ServeLink(link, now);
+}
+
+void
+FluidHandoverEngine::SettleLink(LinkState& link, double now)
+{
+    if (link.busy)
+    {
+        LinkJob& j = link.jobs[link.serving];
+        j.bits -= std::min(j.bits, j.rate * (now - link.since));
+        link.since = now;
+        link.busy = false;
+    }
+}
+
+void
+FluidHandoverEngine::ServeLink(LinkState& link, double now) const
+{
+    if (link.jobs.empty())
+    {
+        return;
+    }
+    std::size_t pick = 0;
+    if (link.jobs.size() > 1)
+    {
+        // Assigned into a kept vector: a Time made outside a simulation costs a registry
+        // insertion (Time::Mark), and this runs at every join and end.
+        m_view.resize(link.jobs.size());
+        for (std::size_t k = 0; k < link.jobs.size(); ++k)
+        {
+            m_view[k] = link.jobs[k].job;
+            m_view[k].remainingBytes = static_cast<uint64_t>(std::ceil(link.jobs[k].bits / 8.0));
+        }
+        pick = m_scheduler->SelectNextTransfer(m_view);
+    }
+    link.serving = pick;
+    link.busy = true;
+    link.since = now;
+    link.doneAt = now + link.jobs[pick].bits / link.jobs[pick].rate;
+}
+
+double
+FluidHandoverEngine::LinkFreeAt(uint32_t key, double now) const
+{
+    // The backlog ahead of a new batch: every planned transfer, one after another.
+    const auto it = m_links.find(key);
+    if (it == m_links.end())
+    {
+        return now;
+    }
+    const LinkState& link = it->second;
+    double seconds = link.unreleasedSeconds;
+    for (std::size_t k = 0; k < link.jobs.size(); ++k)
+    {
+        const LinkJob& j = link.jobs[k];
+        const double sent = link.busy && k == link.serving ? j.rate * (now - link.since) : 0.0;
+        seconds += std::max(0.0, j.bits - sent) / j.rate;
+    }
+    return now + seconds;
+}
+
+double
+FluidHandoverEngine::NextTransferDone() const
+{
+    double next = std::numeric_limits<double>::infinity();
+    for (const auto& [key, link] : m_links)
+    {
+        next = link.busy ? std::min(next, link.doneAt) : next;
+    }
+    return next;
+}
+
+void
+FluidHandoverEngine::CompleteTransfers(double now)
+{
+    for (auto& [key, link] : m_links)
+    {
+        if (!link.busy || link.doneAt > now)
+        {
+            continue;
+        }
+        const std::size_t i = link.jobs[link.serving].episode;
+        link.jobs.erase(link.jobs.begin() + static_cast<std::ptrdiff_t>(link.serving));
+        link.busy = false;
+        --link.planned;
+        ServeLink(link, now);
+        m_result.ues[i].transferDone = now;
+        PartDone(i, now);
+    }
+}
+
+void
+FluidHandoverEngine::PartDone(std::size_t i, double now)
+{
+    BatchMember& m = m_members[i];
+    m.last = std::max(m.last, now);
+    if (--m.pending == 0)
+    {
+        m_result.ues[i].delay = m.last - m_ues[i].handoverTime;
     }
 }
 
@@ -474,6 +828,10 @@ FluidHandoverEngine::SendingRates(double now, std::vector<double>& rate)
     // Each sending episode's rate now, none while a batch uses the link if they yield: one
     // that has caught up with the decoding (FollowDecoding) follows it; the others share
     // equally what RateShare x R leaves.
+    if (m_share <= 0)
+    {
+        return m_events.empty() ? std::numeric_limits<double>::infinity() : m_events.top().time;
+    }
     std::map<uint32_t, uint32_t> catching;
     std::map<uint32_t, double> followed;
     for (std::size_t i = 0; i < m_ues.size(); ++i)
@@ -500,9 +858,10 @@ FluidHandoverEngine::SendingRates(double now, std::vector<double>& rate)
         }
         const uint32_t link = LinkKey(m_ues[i].source, m_ues[i].predictedTarget);
         const double allowed = m_share * m_linkBytesPerSecond;
-        if (m_yield && now < m_linkBusy[link])
+        const auto busy = m_links.find(link);
+        if (m_yield && busy != m_links.end() && busy->second.planned > 0)
         {
-            continue;
+            continue; // a planned transfer uses the link
         }
         const EpisodeState& e = m_state[i];
         const double g = GoalAt(i, now);
@@ -572,10 +931,29 @@ FluidHandoverEngine::Dispatch(const Event& e, double now)
     case HANDOVER:
         PlanBatch(m_batches[e.index], now);
         break;
+    case ARRIVAL:
+        Arrive(e.index, now);
+        break;
+    case GATHERED:
+        ProcessGathered(static_cast<uint16_t>(e.index), now);
+        break;
+    case RELEASE:
+        Release(e.index, now);
+        break;
     case TRIGGER:
         Trigger(e.index);
         break;
-    default: // WAKE: the rates are recomputed by the next SendingRates
+    case CLOSE:
+        m_calls[e.index]();
+        break;
+    case PREFILL_DONE:
+        for (std::size_t i : m_gpuDone[e.index])
+        {
+            m_result.ues[i].prefillDone = now;
+            PartDone(i, now);
+        }
+        break;
+    default:
         break;
     }
 }
@@ -805,18 +1183,21 @@ FluidHandoverEngine::Run()
         RunSlots();
         return m_result;
     }
+    m_members.assign(m_ues.size(), BatchMember());
     ScheduleEpisodes();
-    double now = 0;
+    double& now = m_now;
+    std::vector<double> rate;
     while (true)
     {
-        std::vector<double> rate(m_ues.size(), 0.0);
-        const double next = SendingRates(now, rate);
+        rate.assign(m_ues.size(), 0.0);
+        const double next = std::min(SendingRates(now, rate), NextTransferDone());
         if (!std::isfinite(next))
         {
             break;
         }
         Progress(rate, now, next);
         now = next;
+        CompleteTransfers(now);
         while (!m_events.empty() && m_events.top().time <= now)
         {
             const Event e = m_events.top();

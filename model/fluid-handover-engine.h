@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -25,6 +26,7 @@
 namespace ns3
 {
 
+class HandoverBatcher;
 class KvPreTransferStore;
 
 /**
@@ -47,6 +49,15 @@ struct FluidEngineConfig
     /// Memory for KV caches sent ahead, per target BS, bytes, >= 1 (the packet level's
     /// EdgeLlmPreTransferRole KvMemoryCapacity, whose default it takes)
     uint64_t kvMemoryCapacity{edgellm::DEFAULT_KV_MEMORY_CAPACITY};
+    /// Batch policies: true, the handover times are known ahead (ctHO's setting: batches
+    /// by batchSpan, planned at their first handover); false, online ctHO: each handover is
+    /// planned when it happens, with its source's others within gatherTime and the arrivals
+    /// the scheduler's Lookahead foresees (perfect foresight of the episodes), by the packet
+    /// level's HandoverBatcher (doc/edge-llm-design.rst, "Online ctHO")
+    bool knownHandoverTimes{true};
+    /// Online: a source's handovers within this time of the first are planned together (the
+    /// packet level's EdgeLlmSourceRole GatherTime), [0, 1] s
+    Time gatherTime{MilliSeconds(2)};
 
     /**
      * \brief Check every knob.
@@ -103,6 +114,11 @@ struct FluidEpisodeResult
     bool evicted{false};        //!< Its pre-sent bytes were evicted (memory full)
     uint64_t prefillTokens{0};  //!< Batch policies: n_pf of the rest, planned at the handover
     uint64_t transferTokens{0}; //!< Batch policies: n_tx of the rest
+    uint64_t prefillLength{0};  //!< Batch policies: L of its batch
+    /// Batch policies: when its batch's prefill ended, s (tau: nothing to prefill)
+    double prefillDone{std::numeric_limits<double>::quiet_NaN()};
+    /// Batch policies: when its last KV byte arrived, s (tau: nothing to transfer)
+    double transferDone{std::numeric_limits<double>::quiet_NaN()};
     /// KV bytes sent from the handover on: n_tx x bytes/token (slot policies: the
     /// fraction received after it, x bytes)
     double handoverBytes{0};
@@ -148,7 +164,16 @@ struct FluidEngineResult
  *
  * Batches: a source's handovers to one target within batchSpan of the batch's first are
  * planned at the first (ctHO Sec. II-III), each on its link's backlog and its target GPU's
- * previous batch (CtHoSignalling::gpuFreeAt). Pre-transfer: at its trigger an episode
+ * previous batch (CtHoSignalling::gpuFreeAt). With knownHandoverTimes false (online ctHO)
+ * each handover is planned when it happens instead, with its source's others within
+ * gatherTime, by a HandoverBatcher per source (the packet level's): an online batch takes
+ * the arrivals the scheduler's Lookahead foresees and closes on its GPU start. Then each
+ * member's prefill joins its target GPU's batch, which starts on the first T_c boundary at
+ * or after its last member's handover, the GPU's previous batch and (online) its close, and
+ * takes p(L) (as PrefillEngine); its transfer joins its directed link at its handover
+ * (online: when planned), where one transfer at a time is sent at R, picked by the policy's
+ * SelectNextTransfer() (EDF for ctHO, as at packet level); its delay D is the later of the
+ * two ends minus its handover time. Pre-transfer: at its trigger an episode
  * reserves room for its prefix at the predicted target (evicting the oldest entries when
  * full; a prefix larger than the whole memory is refused, counted as an eviction) and
  * sends it at its share of RateShare x R (pausing while a planned batch uses the link if
@@ -158,8 +183,8 @@ struct FluidEngineResult
  * with nothing left has D = 0. Bytes not used are waste: dropped HoldTime after the
  * source stopped, or at once when evicted. A trigger towards the cell the UE's last
  * handover came from, less than PingPongTime after it, is ignored (as at packet level).
- * Events happen only at triggers, handovers, batch ends and completions of a sending
- * rate, so a run costs microseconds per episode.
+ * Events happen only at triggers, handovers, batch closes, prefill and transfer ends and
+ * completions of a sending rate, so a run costs microseconds per episode.
  *
  * Slot policies (AllocatesSlots(), ImpactHO Sec. III-IV) run slot by slot instead: every
  * directed link's budget R dt (dt: GetSlotLength()) is shared among its active episodes
@@ -258,6 +283,48 @@ class FluidHandoverEngine
         double reach99{1}; //!< Fraction at 99 % of A_i's asymptote (infinity: never)
     };
 
+    /// A batch member's parts (batch policies): its prefill and its transfer.
+    struct BatchMember
+    {
+        uint64_t gpuKey{0};  //!< Its GPU batch
+        uint32_t gpuSize{0}; //!< Members the GPU batch waits for (0: until its close)
+        double deadline{0};  //!< Its transfer's EDF deadline tau + g(L), s
+        double rate{0};      //!< Its transfer's rate, bit/s
+        int pending{0};      //!< Parts not done
+        double last{0};      //!< When its last part so far ended, s
+    };
+
+    /// A transfer on a link (batch policies).
+    struct LinkJob
+    {
+        std::size_t episode{0}; //!< Whose
+        double bits{0};         //!< Not yet sent (as of the link's since when served)
+        double rate{0};         //!< Its rate when served, bit/s
+        KvTransferJob job;      //!< What SelectNextTransfer sees
+    };
+
+    /// A directed link's transfers (batch policies): one served at a time.
+    struct LinkState
+    {
+        std::vector<LinkJob> jobs;   //!< Released, not done
+        std::size_t serving{0};      //!< The one sent (busy)
+        bool busy{false};            //!< One is being sent
+        double since{0};             //!< Since when, s
+        double doneAt{0};            //!< When it ends, s (busy)
+        uint32_t planned{0};         //!< Planned transfers not done (pre-transfers yield)
+        double unreleasedSeconds{0}; //!< Planned transfers not yet released, s at their rate
+    };
+
+    /// A target GPU's batch waiting for its members (PrefillEngine's).
+    struct GpuBatch
+    {
+        uint16_t target{0};               //!< Whose GPU
+        uint32_t size{0};                 //!< Members to wait for (0: until the close)
+        uint64_t prefillLength{0};        //!< L
+        double lastHandover{0};           //!< Its members' latest handover, s
+        std::vector<std::size_t> members; //!< Joined so far
+    };
+
     /// \throws std::invalid_argument naming the episode's field (ues[i].field)
     void ValidateEpisodes() const;
     /// The slot policy's checks of episode \p i. \throws std::invalid_argument as above
@@ -296,6 +363,47 @@ class FluidHandoverEngine
     std::vector<CtHoUe> ClaimSentAhead(const std::vector<std::size_t>& members, double now);
     /// Plan batch \p members at \p now on its link's backlog and its GPU (ctHO Sec. II-III).
     void PlanBatch(const std::vector<std::size_t>& members, double now);
+    /// \return the rate a batch from \p source to \p target is planned and sent at, bit/s
+    double HandoverRate(uint16_t source, uint16_t target) const;
+    /**
+     * \brief Episode \p i's split (n_pf, n_tx of its batch's L) and its parts' GPU batch,
+     *        deadline and rate; a transfer counts as planned on its link from now.
+     */
+    void Assign(std::size_t i,
+                uint64_t prefillTokens,
+                uint64_t transferTokens,
+                uint64_t prefillLength,
+                const BatchMember& parts);
+    /// Episode \p i's handover: its prefill joins its GPU batch, its transfer its link.
+    void Release(std::size_t i, double now);
+    /// Online: episode \p i hands over now (gathered with its source's others).
+    void Arrive(std::size_t i, double now);
+    /// Online: plan \p source's gathered handovers together.
+    void ProcessGathered(uint16_t source, double now);
+    /// Online: plan episode \p i (the rest of its cache: \p context tokens) now.
+    void BeginOnline(std::size_t i, uint64_t context, double now);
+    /// \return \p source's batcher (online), made on first use
+    HandoverBatcher& Batcher(uint16_t source);
+    /// Episode \p i joins GPU batch \p key (\p size members, 0: until its close).
+    void JoinGpu(uint64_t key, uint32_t size, std::size_t i, double now);
+    /// Online batch \p key closed with \p size members.
+    void CloseGpu(uint64_t key, uint32_t size, double now);
+    /// Start GPU batch \p key if every member joined.
+    void StartGpuIfReady(uint64_t key, double now);
+    /// Episode \p i's transfer joins its link now.
+    void AddTransfer(std::size_t i, double now);
+    /// Count the bits \p link's served transfer sent up to \p now.
+    static void SettleLink(LinkState& link, double now);
+    /// Serve \p link's next transfer (the policy picks) from \p now.
+    void ServeLink(LinkState& link, double now) const;
+    /// \return when \p link would have sent every planned transfer, from \p now, s
+    double LinkFreeAt(uint32_t link, double now) const;
+    /// \return the earliest end of a served transfer, s (infinity: none)
+    double NextTransferDone() const;
+    /// The transfers that end at \p now are done.
+    void CompleteTransfers(double now);
+    /// One of episode \p i's parts ended at \p now; both: its delay.
+    void PartDone(std::size_t i, double now);
     /// \return bytes of episode \p i decoded (so sendable) by \p t, s
     double GoalAt(std::size_t i, double t) const;
     /// \return whether episode \p i has caught up with its decoding (FollowDecoding)
@@ -327,9 +435,19 @@ class FluidHandoverEngine
     std::vector<EpisodeState> m_state;                                //!< Per episode
     std::vector<SlotState> m_slot;                                    //!< Per episode (slots)
     std::map<uint16_t, std::unique_ptr<KvPreTransferStore>> m_memory; //!< Per target
-    std::map<uint32_t, double> m_linkBusy;                            //!< Per link: batch ends, s
-    std::map<uint16_t, double> m_gpuFreeAt;                         //!< Per target: prefill ends, s
-    std::vector<std::vector<std::size_t>> m_batches;                //!< Episodes of each batch
+    std::map<uint32_t, LinkState> m_links;                            //!< Per directed link
+    std::map<uint16_t, double> m_gpuFreeAt;          //!< Per target: planned prefill ends, s
+    std::map<uint16_t, double> m_gpuBusy;            //!< Per target: its GPU's last batch ends, s
+    std::map<uint64_t, GpuBatch> m_gpuWaiting;       //!< By key
+    std::vector<std::vector<std::size_t>> m_gpuDone; //!< Started batches' members
+    uint64_t m_nextGpuKey{1};                        //!< Known-times batch keys
+    std::vector<BatchMember> m_members;              //!< Per episode
+    std::map<uint16_t, std::unique_ptr<HandoverBatcher>> m_batchers; //!< Online: per source
+    std::map<uint16_t, std::vector<std::size_t>> m_gathered;         //!< Online: per source
+    std::vector<std::function<void()>> m_calls;                      //!< Batcher timers
+    double m_now{0};                                                 //!< The loop's time, s
+    mutable std::vector<KvTransferJob> m_view;       //!< Scratch: the jobs SelectNextTransfer sees
+    std::vector<std::vector<std::size_t>> m_batches; //!< Episodes of each batch
     std::priority_queue<Event, std::vector<Event>, Later> m_events; //!< Pending events
     uint64_t m_seq{0};                                              //!< Next event's seq
     bool m_ran{false};                                              //!< Run() was called

@@ -27,7 +27,10 @@ HandoverBatcher::~HandoverBatcher()
 {
     for (auto& [id, batch] : m_batches)
     {
-        batch.closeEvent.Cancel();
+        if (!m_clock.call)
+        {
+            batch.closeEvent.Cancel(); // the simulator's timer (another clock: its owner's)
+        }
     }
 }
 
@@ -35,6 +38,19 @@ Ptr<HandoverScheduler>
 HandoverBatcher::GetScheduler() const
 {
     return m_scheduler;
+}
+
+void
+HandoverBatcher::SetClock(Clock clock)
+{
+    NS_ABORT_MSG_IF(!clock.now || !clock.call, "HandoverBatcher::SetClock needs now and call");
+    m_clock = std::move(clock);
+}
+
+Time
+HandoverBatcher::Now() const
+{
+    return m_clock.now ? m_clock.now() : Simulator::Now();
 }
 
 void
@@ -250,10 +266,17 @@ HandoverBatcher::FormOnline(uint64_t sessionId,
         static_cast<int64_t>(std::abs(steps - nearest) < 1e-6 ? nearest : std::floor(steps));
     Time close = std::max(Seconds(last), TimeStep(latestStep));
     const uint32_t id = m_nextBatchId++;
-    close = std::max(close, Simulator::Now()); // gathered arrivals are planned a little later
+    close = std::max(close, Now()); // gathered arrivals are planned a little later
     batch.closeTime = close;
-    batch.closeEvent =
-        Simulator::Schedule(close - Simulator::Now(), &HandoverBatcher::Complete, this, id);
+    if (m_clock.call)
+    {
+        m_clock.call(close, [this, id]() { Complete(id); });
+    }
+    else
+    {
+        batch.closeEvent =
+            Simulator::Schedule(close - Simulator::Now(), &HandoverBatcher::Complete, this, id);
+    }
     NS_LOG_INFO(m_scheduler->GetSchemeName()
                 << ": online batch " << id << " to cell " << target << ", " << planned.size()
                 << " UEs planned (" << planned.size() - 1 << " predicted), L = "
@@ -381,8 +404,7 @@ HandoverBatcher::Complete(uint32_t batchId)
     // message, sent now, reaches the target.
     const bool closedByMessage = batch.online || batch.arrived.size() < batch.announced;
     CtHoSignalling sig = batch.inputs.signalling;
-    sig.closeSentAt =
-        closedByMessage && batch.prefillLength > 0 ? Simulator::Now().GetSeconds() : -1;
+    sig.closeSentAt = closedByMessage && batch.prefillLength > 0 ? Now().GetSeconds() : -1;
     if (sig.closeSentAt >= 0 && batch.inputs.closeAheadNow)
     {
         sig.closeAhead = batch.inputs.closeAheadNow(); // what is ahead of it now

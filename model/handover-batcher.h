@@ -23,7 +23,7 @@ namespace ns3
  * \ingroup edge-llm
  * \brief Groups the handovers of one source BS into ctHO batches and plans each once;
  *        shared by the packet level (EdgeLlmNode) and the flow level
- *        (FluidHandoverScenario), so both apply the same policy.
+ *        (FluidHandoverEngine, on its own clock: SetClock), so both apply the same policy.
  *
  * **Known handover times** (ctHO's setting): handovers announced with Expect() to the
  * same target and still pending when one of them starts form one batch, planned at
@@ -131,6 +131,20 @@ class HandoverBatcher
     /// \param cb called when a batch is complete or closed
     void SetBatchCompleteCallback(BatchCompleteCallback cb);
 
+    /**
+     * \brief The batcher's time: its current time and a timer for online batches' closes.
+     *        Empty (the default): ns-3's simulator (Simulator::Now, Simulator::Schedule).
+     *        The flow-level engine, which runs its own event loop, gives its own.
+     */
+    struct Clock
+    {
+        std::function<Time()> now;                                       //!< The current time
+        std::function<void(Time at, std::function<void()> action)> call; //!< Run action at `at`
+    };
+
+    /// \param clock the time source and timer to use (both set) instead of the simulator's
+    void SetClock(Clock clock);
+
     /// \param predictor expected arrivals, for online batches (none by default)
     void SetArrivalPredictor(ArrivalPredictor predictor);
 
@@ -208,7 +222,7 @@ class HandoverBatcher
         uint16_t target{0};          //!< Target cell
         bool online{false};          //!< Unknown times: closes at closeTime
         Time closeTime;              //!< Online: the planned GPU start
-        EventId closeEvent;          //!< Online: the close
+        EventId closeEvent;          //!< Online: the close (on the simulator's clock)
         uint64_t prefillLength{0};   //!< L
         double transferBound{0};     //!< g(L) of the plan, s
         std::set<uint64_t> members;  //!< Known times: the sessions to wait for
@@ -232,6 +246,10 @@ class HandoverBatcher
     void Complete(uint32_t batchId);
     /// Plans \p planned with the batch's inputs; sets its L and g(L).
     CtHoPlan Plan(Batch& batch, const std::vector<CtHoUe>& planned) const;
+    /// \return the current time (the clock's, else the simulator's)
+    Time Now() const;
+
+    Clock m_clock; //!< Empty: the simulator
 
     Ptr<HandoverScheduler> m_scheduler;        //!< Policy
     std::vector<Expected> m_expected;          //!< Announced, not yet batched

@@ -28,7 +28,7 @@ using namespace ns3;
 
 /**
  * \ingroup edge-llm-tests
- * \brief The flow-level engine (events, FluidBackhaul, PrefillEngine, HandoverBatcher)
+ * \brief The flow-level engine (FluidHandoverEngine through FluidHandoverScenario)
  *        reproduces the closed-form plan UE by UE, and ctHO attains the brute-force
  *        minimum and beats tHO and cHO, on random batches.
  *
@@ -239,6 +239,101 @@ class FluidEngineHandTestCase : public TestCase
                                   28125000.0 + 1010 * 57344.0,
                                   1e-3,
                                   "ahead + at tau");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The flow-level core's batches by hand: transfers on a link, released at their
+ *        handovers (online: when planned), one at a time by the policy's EDF across
+ *        batches; online gathering; the batch knobs' refusals.
+ *
+ * cHO (L = 0: every token over the backhaul) at R = 1000 tokens/s (0.458752 Gbit/s for
+ * qwen2.5-7b-instruct at q = 16), so C tokens take C ms.
+ */
+class FluidEngineBatchTestCase : public TestCase
+{
+  public:
+    FluidEngineBatchTestCase()
+        : TestCase("flow-level core: batches on a link (EDF across batches), online, refusals")
+    {
+    }
+
+  private:
+    static FluidHandoverEpisode Episode(uint64_t id, double tau, uint64_t context)
+    {
+        FluidHandoverEpisode e;
+        e.ueId = id;
+        e.handoverTime = tau;
+        e.contextTokens = context;
+        return e;
+    }
+
+    void DoRun() override
+    {
+        FluidEngineConfig config;
+        config.backhaulGbps = 0.458752;
+        // Known times, batchSpan 0.5 s: {A (0 s, 700), B (0.3 s, 100)}, then {C (0.55 s, 10)}.
+        // Batch 1: A 0-0.7 s, B 0.7-0.8 s, g = 0.7 s: deadlines A 0.7 s, B 1.0 s. Batch 2 is
+        // planned on the backlog (0.55 + 0.15 + 0.1 = 0.8 s): done 0.81 s, deadline 0.81 s.
+        // On the link C (deadline 0.81 s) goes before B (1.0 s): A 0-0.7, C 0.7-0.71, B
+        // 0.71-0.81. D_A = 0.7 s, D_B = 0.51 s, D_C = 0.16 s.
+        config.batchSpan = 0.5;
+        const std::vector<FluidHandoverEpisode> three{Episode(1, 0, 700),
+                                                      Episode(2, 0.3, 100),
+                                                      Episode(3, 0.55, 10)};
+        FluidEngineResult r =
+            FluidHandoverEngine(config, CreateObject<ChoScheduler>(), three).Run();
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, 0.7, 1e-9, "A: 0 to 0.7 s");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[2].delay, 0.16, 1e-9, "C before B: EDF across batches");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].delay, 0.51, 1e-9, "B after C");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].transferDone, 0.81, 1e-9, "B's last byte");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[2].prefillDone, 0.55, 1e-12, "nothing to prefill: tau");
+
+        // Online, gathered 10 ms: A (0 s, 100) and B (5 ms, 100) are planned together at
+        // 10 ms and sent from then: A 0.01-0.11 s, B 0.11-0.21 s.
+        config.knownHandoverTimes = false;
+        config.gatherTime = MilliSeconds(10);
+        const std::vector<FluidHandoverEpisode> two{Episode(1, 0, 100), Episode(2, 0.005, 100)};
+        r = FluidHandoverEngine(config, CreateObject<ChoScheduler>(), two).Run();
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, 0.11, 1e-9, "gathered: A sent from 10 ms");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].delay, 0.205, 1e-9, "gathered: B after A");
+        // Not gathered: each sent from its handover, A 0-0.1 s, B 0.1-0.2 s.
+        config.gatherTime = Seconds(0);
+        r = FluidHandoverEngine(config, CreateObject<ChoScheduler>(), two).Run();
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[0].delay, 0.1, 1e-9, "A sent from its handover");
+        NS_TEST_ASSERT_MSG_EQ_TOL(r.ues[1].delay, 0.195, 1e-9, "B after A");
+
+        // gatherTime: [0, 1] s; online batches need a batch policy.
+        config.gatherTime = Seconds(1);
+        NS_TEST_ASSERT_MSG_EQ(
+            FluidHandoverEngine(config, CreateObject<ChoScheduler>(), two).Run().ues.size(),
+            2u,
+            "gatherTime 1 s accepted");
+        config.gatherTime = MilliSeconds(1001);
+        Expect(config, CreateObject<ChoScheduler>(), two, "gatherTime must be in [0, 1] s");
+        config.gatherTime = NanoSeconds(-1);
+        Expect(config, CreateObject<ChoScheduler>(), two, "gatherTime must be in [0, 1] s");
+        config.gatherTime = Seconds(0);
+        Expect(config, CreateObject<ImpactHoScheduler>(), two, "needs a batch policy");
+    }
+
+    /// Constructing the engine throws std::invalid_argument containing \p what.
+    void Expect(const FluidEngineConfig& config,
+                Ptr<HandoverScheduler> scheduler,
+                const std::vector<FluidHandoverEpisode>& ues,
+                const std::string& what)
+    {
+        std::string message;
+        try
+        {
+            FluidHandoverEngine(config, scheduler, ues);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            message = e.what();
+        }
+        NS_TEST_EXPECT_MSG_NE(message.find(what), std::string::npos, "refused: " << what);
     }
 };
 
@@ -495,6 +590,7 @@ class EdgeLlmFluidTestSuite : public TestSuite
         AddTestCase(new FluidMatchesPlanTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidOnlineTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidEngineHandTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FluidEngineBatchTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidEngineSlotTestCase, EDGE_LLM_TEST_QUICK);
     }
 };

@@ -35,7 +35,7 @@ struct FluidHandoverConfig
     Time lookahead{Seconds(0)}; //!< Online: predicted arrivals within this (perfect
                                 //!< foresight of the road's times and contexts)
     /// Online: handovers within this time of the first are planned together (as
-    /// EdgeLlmNode's GatherTime does at packet level)
+    /// EdgeLlmSourceRole's GatherTime does at packet level), [0, 1] s
     Time gatherTime{MilliSeconds(2)};
     /// Attributes of the scheduler, name and value, set on it after Lookahead (a
     /// scheme's, HandoverScheme::attributes); Run refuses one the type does not have
@@ -55,15 +55,15 @@ struct FluidHandoverResult
 
 /**
  * \ingroup edge-llm
- * \brief Runs a batch of handovers with known times through the same objects as the
- *        packet level (the scheduler, HandoverBatcher, PrefillEngine) over a
- *        FluidBackhaul instead of packets.
+ * \brief ctHO's flow level: a preset of the flow-level core (FluidHandoverEngine) with
+ *        one source and one target BS and no pre-transfer; the handovers form one batch
+ *        (known times) or online batches (HandoverBatcher, as at packet level).
  */
 class FluidHandoverScenario
 {
   public:
     /**
-     * \brief One run; leaves the simulator destroyed.
+     * \brief One run (the ns-3 simulator is not used).
      * \param config scheme, model, backhaul, GPU
      * \param ues handover times (s, >= 0) and contexts (tokens, >= 1)
      * \return per-UE delays
