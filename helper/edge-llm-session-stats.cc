@@ -345,22 +345,29 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
             NS_FATAL_ERROR("EdgeLlmSessionStats::Install: UE application "
                            << i << " is not an ns3::EdgeLlmUeApp");
         }
+        InstallUe(ue);
+    }
+}
+
+void
+EdgeLlmSessionStats::InstallUe(Ptr<EdgeLlmUeApp> ue)
+{
+    Ptr<EdgeLlmSessionStats> self = this;
+    ue->TraceConnectWithoutContext(
+        "Stall",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
+            [self](uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess) {
+                self->OnStall(id, from, to, stall, excess);
+            }));
+    if (m_streamTokens > 0)
+    {
+        UintegerValue prompt;
+        ue->GetAttribute("PromptTokens", prompt);
+        m_promptTokens[ue->GetSessionId()] = static_cast<uint32_t>(prompt.Get());
         ue->TraceConnectWithoutContext(
-            "Stall",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
-                [self](uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess) {
-                    self->OnStall(id, from, to, stall, excess);
-                }));
-        if (m_streamTokens > 0)
-        {
-            UintegerValue prompt;
-            ue->GetAttribute("PromptTokens", prompt);
-            m_promptTokens[ue->GetSessionId()] = static_cast<uint32_t>(prompt.Get());
-            ue->TraceConnectWithoutContext(
-                "TokenReceived",
-                compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
-                    [self](uint64_t id, uint32_t index, uint16_t) { self->OnToken(id, index); }));
-        }
+            "TokenReceived",
+            compat::MakeCallback<void, uint64_t, uint32_t, uint16_t>(
+                [self](uint64_t id, uint32_t index, uint16_t) { self->OnToken(id, index); }));
     }
 }
 

@@ -19,6 +19,7 @@ namespace ns3
 {
 
 class EdgeLlmNode;
+class EdgeLlmUeApp;
 
 /**
  * \ingroup edge-llm
@@ -358,6 +359,8 @@ class EdgeLlmSessionStats : public Object
     void OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell);
     void OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t target);
     void OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess);
+    /// Connect UE application \p ue's traces (the Stall; with StreamTokens, its tokens).
+    void InstallUe(Ptr<EdgeLlmUeApp> ue);
     /// Token \p index of session \p id arrived: close the streams it completes.
     void OnToken(uint64_t id, uint32_t index);
     /**
