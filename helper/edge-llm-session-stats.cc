@@ -233,6 +233,7 @@ EdgeLlmSessionStats::DoDispose()
     m_batches.clear();
     m_latestBatch.clear();
     m_streams.clear();
+    m_promptTokens.clear();
     m_bs.clear();
     Object::DoDispose();
 }
@@ -361,6 +362,7 @@ EdgeLlmSessionStats::InstallUe(Ptr<EdgeLlmUeApp> ue)
             }));
     if (m_streamTokens > 0)
     {
+        m_streamsInstalled = true;
         UintegerValue prompt;
         ue->GetAttribute("PromptTokens", prompt);
         m_promptTokens[ue->GetSessionId()] = static_cast<uint32_t>(prompt.Get());
@@ -447,7 +449,7 @@ EdgeLlmSessionStats::OnHandoverStarted(EdgeLlmNode* node,
     r.started = true;
     m_bySession[id].push_back(m_records.size());
     m_records.push_back(r);
-    if (m_streamTokens > 0)
+    if (m_streamsInstalled)
     {
         OpenStream(id, context, m_records.size() - 1);
     }
@@ -473,6 +475,11 @@ EdgeLlmSessionStats::StartStream(uint64_t sessionId, uint64_t contextTokens)
     {
         NS_FATAL_ERROR("EdgeLlmSessionStats::StartStream: StreamTokens is 0 (set it > 0 "
                        "before Install to measure streams)");
+    }
+    if (!m_streamsInstalled)
+    {
+        NS_FATAL_ERROR("EdgeLlmSessionStats::StartStream: StreamTokens was set after Install "
+                       "(set it before Install, so the UEs' tokens are counted)");
     }
     if (m_promptTokens.count(sessionId) == 0)
     {

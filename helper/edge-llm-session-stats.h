@@ -305,7 +305,8 @@ class EdgeLlmSessionStats : public Object
      *        StreamMeasured trace only (there is no handover record to carry it).
      * \param sessionId the session (its UE application was installed)
      * \param contextTokens its context now, tokens, prompt included (>= PromptTokens)
-     * Aborts (NS_FATAL_ERROR) if StreamTokens is 0, or the session's UE was not installed.
+     * Aborts (NS_FATAL_ERROR) if StreamTokens is 0 or was set after Install, or the
+     * session's UE was not installed.
      */
     void StartStream(uint64_t sessionId, uint64_t contextTokens);
 
@@ -392,7 +393,8 @@ class EdgeLlmSessionStats : public Object
 
     /// OpenedStream::record of a stream opened by StartStream.
     static constexpr std::size_t NO_RECORD = std::numeric_limits<std::size_t>::max();
-    uint32_t m_streamTokens{0};                              //!< G (StreamTokens)
+    uint32_t m_streamTokens{0};     //!< G (StreamTokens)
+    bool m_streamsInstalled{false}; //!< Install connected the UEs' tokens (StreamTokens > 0)
     std::map<uint64_t, uint32_t> m_promptTokens;             //!< Per session, at Install
     std::map<uint64_t, std::vector<OpenedStream>> m_streams; //!< Per session, open ones
     TracedCallback<uint64_t, Time, Time> m_streamMeasured;   //!< StreamMeasured

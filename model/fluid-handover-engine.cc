@@ -35,6 +35,14 @@ enum Kind
     PREFILL_DONE = 8, //!< A GPU batch ends (index: m_gpuDone)
 };
 
+/// Four steps of a double at \p t, s: a remainder that takes less than this is done (time
+/// cannot advance by less).
+double
+Resolution(double t)
+{
+    return 4.0 * (std::nextafter(t, std::numeric_limits<double>::infinity()) - t);
+}
+
 /// The first T_c boundary at or after \p t (ctHO Sec. II; within 1e-9 periods of one is it).
 double
 NextBoundary(double t, double period)
@@ -132,6 +140,10 @@ FluidHandoverEngine::FluidHandoverEngine(const FluidEngineConfig& config,
                                     m_scheduler->GetSchemeName() + " allocates slots");
     }
     ValidateEpisodes();
+    if (!m_config.knownHandoverTimes)
+    {
+        CheckOnlineBatchSizes();
+    }
     const LlmModelProfile profile = LlmModelProfile::FromPreset(m_config.model, m_config.kvBits);
     m_bytesPerTokenInt = profile.BytesPerToken();
     m_bytesPerToken = static_cast<double>(profile.BytesPerToken());
@@ -186,6 +198,24 @@ FluidHandoverEngine::ValidateEpisodes() const
         if (m_scheduler->AllocatesSlots())
         {
             ValidateSlotEpisode(i);
+        }
+    }
+}
+
+void
+FluidHandoverEngine::CheckOnlineBatchSizes() const
+{
+    // HandoverBatcher counts an online batch's members in 16 bits (as the packet level).
+    std::map<uint32_t, uint64_t> handovers;
+    for (const FluidHandoverEpisode& u : m_ues)
+    {
+        if (!std::isnan(u.handoverTime) &&
+            ++handovers[LinkKey(u.source, u.target)] > std::numeric_limits<uint16_t>::max())
+        {
+            throw std::invalid_argument(
+                "knownHandoverTimes false (online batches) takes at most 65535 handovers from "
+                "one cell to another, got more from cell " +
+                std::to_string(u.source) + " to cell " + std::to_string(u.target));
         }
     }
 }
@@ -364,7 +394,7 @@ FluidHandoverEngine::Trigger(std::size_t i)
     KvPreTransferStore& mem = Store(u.predictedTarget);
     // FollowDecoding: the tokens decoded after the trigger follow, up to the context at the
     // handover; the room for all of them is reserved at once (flow level).
-    const bool follow = m_pre->followDecoding;
+    const bool follow = m_pre->followDecoding && u.decodeRate > 0;
     const uint64_t tokens = follow ? u.contextTokens : u.prefixTokens;
     if (tokens * m_bytesPerTokenInt > mem.GetCapacity())
     {
@@ -436,6 +466,10 @@ double
 FluidHandoverEngine::HandoverRate(uint16_t source, uint16_t target) const
 {
     // Pre-transfers that do not yield keep RateShare x R while they send to this target.
+    if (m_yield || m_share <= 0)
+    {
+        return m_linkBytesPerSecond * 8.0;
+    }
     bool othersSending = false;
     for (std::size_t j = 0; j < m_ues.size() && !othersSending; ++j)
     {
@@ -557,16 +591,33 @@ FluidHandoverEngine::Batcher(uint16_t source)
                 CloseGpu((static_cast<uint64_t>(source) << 32) | id, size, m_now);
             }
         });
-    // The episodes foreseen within the Lookahead: perfect foresight of times and contexts.
-    b->SetArrivalPredictor([this, source](uint16_t target, Time now, Time horizon) {
-        std::vector<CtHoUe> next;
-        for (std::size_t j = 0; j < m_ues.size(); ++j)
+    // The episodes foreseen within the Lookahead: perfect foresight of their times, and of
+    // their contexts less the whole tokens already sent ahead to that target.
+    std::vector<std::size_t> order;
+    for (std::size_t j = 0; j < m_ues.size(); ++j)
+    {
+        if (m_ues[j].source == source && !std::isnan(m_ues[j].handoverTime))
         {
-            const FluidHandoverEpisode& u = m_ues[j];
-            if (u.source == source && u.target == target && u.handoverTime > now.GetSeconds() &&
-                u.handoverTime <= (now + horizon).GetSeconds())
+            order.push_back(j);
+        }
+    }
+    std::stable_sort(order.begin(), order.end(), [this](std::size_t a, std::size_t c) {
+        return m_ues[a].handoverTime < m_ues[c].handoverTime;
+    });
+    b->SetArrivalPredictor([this, order](uint16_t target, Time now, Time horizon) {
+        const double from = now.GetSeconds();
+        const double to = (now + horizon).GetSeconds();
+        auto j =
+            std::upper_bound(order.begin(), order.end(), from, [this](double t, std::size_t k) {
+                return t < m_ues[k].handoverTime;
+            });
+        std::vector<CtHoUe> next;
+        for (; j != order.end() && m_ues[*j].handoverTime <= to; ++j)
+        {
+            const FluidHandoverEpisode& u = m_ues[*j];
+            if (u.target == target)
             {
-                next.push_back(CtHoUe{j, u.handoverTime, u.contextTokens});
+                next.push_back(CtHoUe{*j, u.handoverTime, PredictedRest(*j)});
             }
         }
         return next;
@@ -574,42 +625,43 @@ FluidHandoverEngine::Batcher(uint16_t source)
     return *b;
 }
 
+uint64_t
+FluidHandoverEngine::PredictedRest(std::size_t j) const
+{
+    const FluidHandoverEpisode& u = m_ues[j];
+    const EpisodeState& e = m_state[j];
+    const bool held = (e.phase == SENDING || e.phase == HELD) && u.predictedTarget == u.target;
+    const auto tokens = held ? static_cast<uint64_t>(std::floor(e.arrived / m_bytesPerToken)) : 0;
+    return u.contextTokens > tokens ? u.contextTokens - tokens : 0; // 0: nothing to plan
+}
+
 void
 FluidHandoverEngine::Arrive(std::size_t i, double now)
 {
-    // Handovers within gatherTime of the first are planned together, as the packet level's
-    // EdgeLlmSourceRole does.
+    // At its handover the source stops sending the episode ahead and the target takes what
+    // arrived; the rest is planned with the source's other handovers within gatherTime of
+    // the first (as the packet level's EdgeLlmSourceRole; 0: those of this instant).
     const uint16_t source = m_ues[i].source;
-    if (m_config.gatherTime.IsZero())
+    for (const CtHoUe& rest : ClaimSentAhead({i}, now))
     {
-        const std::vector<CtHoUe> rest = ClaimSentAhead({i}, now);
-        if (!rest.empty())
+        std::vector<CtHoUe>& gathered = m_gathered[source];
+        if (gathered.empty())
         {
-            BeginOnline(i, rest.front().contextTokens, now);
+            Push(now + m_config.gatherTime.GetSeconds(), GATHERED, source);
         }
-        return;
+        gathered.push_back(rest);
     }
-    std::vector<std::size_t>& gathered = m_gathered[source];
-    if (gathered.empty())
-    {
-        Push(now + m_config.gatherTime.GetSeconds(), GATHERED, source);
-    }
-    gathered.push_back(i);
 }
 
 void
 FluidHandoverEngine::ProcessGathered(uint16_t source, double now)
 {
-    const std::vector<std::size_t> group = std::move(m_gathered[source]);
-    m_gathered.erase(source);
     std::map<uint16_t, std::vector<CtHoUe>> byTarget;
-    for (std::size_t i : group)
+    for (const CtHoUe& rest : m_gathered[source])
     {
-        for (const CtHoUe& rest : ClaimSentAhead({i}, now))
-        {
-            byTarget[m_ues[i].target].push_back(rest);
-        }
+        byTarget[m_ues[rest.ueId].target].push_back(rest);
     }
+    m_gathered.erase(source);
     for (const auto& [target, arrivals] : byTarget)
     {
         Batcher(source).SetSimultaneous(target, arrivals);
@@ -631,6 +683,8 @@ FluidHandoverEngine::BeginOnline(std::size_t i, uint64_t context, double now)
     inputs.prefill = m_config.prefill;
     inputs.batchPeriod = m_config.batchPeriod.GetSeconds();
     inputs.backhaulFreeAt = LinkFreeAt(link, now);
+    const auto gpu = m_gpuBusy.find(u.target); // the target GPU's last batch, any source's
+    inputs.signalling.gpuFreeAt = gpu != m_gpuBusy.end() ? gpu->second : 0.0;
     const HandoverBatcher::Decision d =
         Batcher(u.source).Start(i, u.target, context, Seconds(u.handoverTime), inputs, nullptr);
     BatchMember parts;
@@ -810,8 +864,10 @@ FluidHandoverEngine::PartDone(std::size_t i, double now)
 double
 FluidHandoverEngine::GoalAt(std::size_t i, double t) const
 {
+    // What is decoded by t; within a time step of the whole context it is the whole.
     const EpisodeState& e = m_state[i];
-    return std::min(e.goal, e.goal0 + e.growth * (t - e.since));
+    const double g = e.goal0 + e.growth * (t - e.since);
+    return g >= e.goal - e.growth * Resolution(t) ? e.goal : g;
 }
 
 bool
@@ -903,12 +959,42 @@ FluidHandoverEngine::Progress(const std::vector<double>& rate, double now, doubl
             // Never ahead of the decoding.
             m_state[i].arrived =
                 std::min(m_state[i].arrived + rate[i] * (next - now), GoalAt(i, next));
-            if (m_state[i].arrived >= m_state[i].goal * (1 - 1e-12))
+            // All sent, or so nearly that the rest would take less than a time step.
+            const double left = m_state[i].goal - m_state[i].arrived;
+            if (left <= std::max(m_state[i].goal * 1e-12, rate[i] * Resolution(next)))
             {
                 m_state[i].arrived = m_state[i].goal;
                 m_state[i].phase = HELD;
             }
         }
+    }
+}
+
+void
+FluidHandoverEngine::CatchUpStalled(double now)
+{
+    // The sending episodes whose next change is due now have what was decoded (all of it
+    // without FollowDecoding); one that gained nothing would stall the loop for ever.
+    bool moved = false;
+    for (std::size_t i = 0; i < m_ues.size(); ++i)
+    {
+        EpisodeState& e = m_state[i];
+        if (e.phase != SENDING || e.completion > now)
+        {
+            continue;
+        }
+        const double target = std::min(e.goal, GoalAt(i, now));
+        moved = moved || target > e.arrived || target >= e.goal;
+        e.arrived = std::max(e.arrived, target);
+        if (e.arrived >= e.goal)
+        {
+            e.phase = HELD;
+        }
+    }
+    if (!moved)
+    {
+        throw std::logic_error("FluidHandoverEngine::Run: no progress at t = " +
+                               edgellm::FormatValue(now) + " s (please report this input)");
     }
 }
 
@@ -991,6 +1077,17 @@ FluidHandoverEngine::SumTotals()
     }
     m_result.meanDelay = handovers > 0 ? m_result.meanDelay / handovers : 0.0;
     m_result.backhaulBytes = m_result.preSentBytes + m_result.handoverBytes;
+    // A batch policy's handover that never ended makes the totals unknown, never smaller.
+    const bool unfinished =
+        !m_scheduler->AllocatesSlots() &&
+        std::any_of(m_result.ues.begin(), m_result.ues.end(), [](const FluidEpisodeResult& r) {
+            return r.handedOver && std::isnan(r.delay);
+        });
+    if (unfinished)
+    {
+        m_result.worstDelay = std::numeric_limits<double>::quiet_NaN();
+        m_result.meanDelay = std::numeric_limits<double>::quiet_NaN();
+    }
 }
 
 double
@@ -1194,6 +1291,12 @@ FluidHandoverEngine::Run()
         if (!std::isfinite(next))
         {
             break;
+        }
+        if (next <= now && (m_events.empty() || m_events.top().time > now) &&
+            NextTransferDone() > now)
+        {
+            CatchUpStalled(now); // a rate's change within a time step of now
+            continue;
         }
         Progress(rate, now, next);
         now = next;

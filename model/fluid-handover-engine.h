@@ -142,8 +142,8 @@ struct FluidEngineResult
 {
     std::string scheme;                  //!< The scheduler's name ("pre-ctho", "ctho", ...)
     std::vector<FluidEpisodeResult> ues; //!< Input order
-    double worstDelay{0};                //!< max D over handovers, s
-    double meanDelay{0};                 //!< mean D over handovers, s (0: none)
+    double worstDelay{0};                //!< max D over handovers, s (NaN: one never ended)
+    double meanDelay{0};                 //!< mean D over handovers, s (0: none; NaN: as worst)
     double preSentBytes{0};              //!< Sum of preSentBytes
     double wastedBytes{0};               //!< Sum of wastedBytes
     double handoverBytes{0};             //!< Sum of handoverBytes
@@ -327,6 +327,10 @@ class FluidHandoverEngine
 
     /// \throws std::invalid_argument naming the episode's field (ues[i].field)
     void ValidateEpisodes() const;
+    /// Online batches: at most 65535 handovers per directed link. \throws std::invalid_argument
+    void CheckOnlineBatchSizes() const;
+    /// \return episode \p j's context less the whole tokens its target already holds
+    uint64_t PredictedRest(std::size_t j) const;
     /// The slot policy's checks of episode \p i. \throws std::invalid_argument as above
     void ValidateSlotEpisode(std::size_t i) const;
     /// Slot policies: every slot until each window is closed or each cache whole.
@@ -376,7 +380,8 @@ class FluidHandoverEngine
                 const BatchMember& parts);
     /// Episode \p i's handover: its prefill joins its GPU batch, its transfer its link.
     void Release(std::size_t i, double now);
-    /// Online: episode \p i hands over now (gathered with its source's others).
+    /// Online: episode \p i hands over now: it stops being sent ahead, and the rest of its
+    /// cache is gathered with its source's others.
     void Arrive(std::size_t i, double now);
     /// Online: plan \p source's gathered handovers together.
     void ProcessGathered(uint16_t source, double now);
@@ -415,6 +420,9 @@ class FluidHandoverEngine
     double SendingRates(double now, std::vector<double>& rate);
     /// Move the bytes sent at \p rate from \p now to \p next.
     void Progress(const std::vector<double>& rate, double now, double next);
+    /// The sending episodes due at \p now within a time step take their change now.
+    /// \throws std::logic_error if none changes (the loop would not advance)
+    void CatchUpStalled(double now);
     /// Handle event \p e at \p now.
     void Dispatch(const Event& e, double now);
     /// Drop what is still held and sum the totals.
@@ -443,9 +451,9 @@ class FluidHandoverEngine
     uint64_t m_nextGpuKey{1};                        //!< Known-times batch keys
     std::vector<BatchMember> m_members;              //!< Per episode
     std::map<uint16_t, std::unique_ptr<HandoverBatcher>> m_batchers; //!< Online: per source
-    std::map<uint16_t, std::vector<std::size_t>> m_gathered;         //!< Online: per source
-    std::vector<std::function<void()>> m_calls;                      //!< Batcher timers
-    double m_now{0};                                                 //!< The loop's time, s
+    std::map<uint16_t, std::vector<CtHoUe>> m_gathered; //!< Online: per source, the rests
+    std::vector<std::function<void()>> m_calls;         //!< Batcher timers
+    double m_now{0};                                    //!< The loop's time, s
     mutable std::vector<KvTransferJob> m_view;       //!< Scratch: the jobs SelectNextTransfer sees
     std::vector<std::vector<std::size_t>> m_batches; //!< Episodes of each batch
     std::priority_queue<Event, std::vector<Event>, Later> m_events; //!< Pending events

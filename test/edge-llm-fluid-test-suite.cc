@@ -4,6 +4,7 @@
 #include "../examples/studies/fluid-handover-scenario.h"
 #include "ctho-brute-force.h"
 
+#include "ns3/boolean.h"
 #include "ns3/ctho-planner.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/double.h"
@@ -339,6 +340,162 @@ class FluidEngineBatchTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief The flow-level core on the inputs a review broke it with: rounding that froze the
+ *        clock, FollowDecoding without decoding, sending ahead after an online handover,
+ *        same-instant online handovers, a prediction blind to what was sent ahead, online
+ *        batches past 16 bits, and ctHO's preset on bad UEs.
+ *
+ * qwen2.5-7b-instruct at q = 16: 57344 bytes (458752 bit) per token.
+ */
+class FluidEngineEdgeTestCase : public TestCase
+{
+  public:
+    FluidEngineEdgeTestCase()
+        : TestCase("flow-level core: rounding, FollowDecoding, online pre-transfer, refusals")
+    {
+    }
+
+  private:
+    static Ptr<PreTransferScheduler> Pre(const std::string& inner)
+    {
+        Ptr<PreTransferScheduler> pre = CreateObject<PreTransferScheduler>();
+        pre->SetAttribute("InnerScheduler", StringValue(inner));
+        pre->SetAttribute("RateShare", DoubleValue(0.5));
+        return pre;
+    }
+
+    static FluidHandoverEpisode Episode(double trigger, double tau, uint64_t prefix, uint64_t c)
+    {
+        FluidHandoverEpisode e;
+        e.triggerTime = trigger;
+        e.handoverTime = tau;
+        e.prefixTokens = prefix;
+        e.contextTokens = c;
+        return e;
+    }
+
+    void DoRun() override
+    {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        // A one-token cache at 1000 Gbit/s, and ten tokens 1000 s in: the last bytes took
+        // less than a time step of the clock (it froze). Both whole at the handover: D = 0.
+        FluidEngineConfig fast;
+        fast.backhaulGbps = 1000;
+        FluidEngineResult r =
+            FluidHandoverEngine(fast, Pre("ns3::CtHoScheduler"), {Episode(0.04, 0.54, 1, 1)}).Run();
+        NS_TEST_EXPECT_MSG_EQ(r.ues[0].usedTokens, 1u, "the token arrived");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.worstDelay, 0.0, 1e-12, "whole at the handover");
+        r = FluidHandoverEngine(FluidEngineConfig(),
+                                Pre("ns3::CtHoScheduler"),
+                                {Episode(1000.01, 1000.51, 10, 10)})
+                .Run();
+        NS_TEST_EXPECT_MSG_EQ(r.ues[0].usedTokens, 10u, "ten tokens 1000 s in");
+
+        // FollowDecoding with no decoding sends the prefix only (it followed nothing for
+        // ever): one token ahead, no handover, wasted.
+        Ptr<PreTransferScheduler> follow = Pre("ns3::CtHoScheduler");
+        follow->SetAttribute("FollowDecoding", BooleanValue(true));
+        r = FluidHandoverEngine(FluidEngineConfig(), follow, {Episode(0, nan, 1, 2)}).Run();
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.preSentBytes, 57344.0, 1e-6, "the prefix, not the context");
+
+        // Online, gathered 2 ms, 100 Gbit/s, cHO: sending ahead stops at the handover. A
+        // trigger after it sends nothing: D = 2 ms + 100 x 458752 / 1e11 s. One 0.5 ms
+        // before it sends 0.5 x 1e11 / 8 x 0.0005 = 3125000 B: 54 whole tokens used,
+        // 28424 B wasted, the 46 left sent after the gathering.
+        FluidEngineConfig online;
+        online.backhaulGbps = 100;
+        online.knownHandoverTimes = false;
+        r = FluidHandoverEngine(online, Pre("ns3::ChoScheduler"), {Episode(0.101, 0.1, 100, 100)})
+                .Run();
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.preSentBytes, 0.0, 1e-6, "nothing ahead after tau");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.worstDelay, 0.002458752, 1e-12, "all after the gathering");
+        r = FluidHandoverEngine(online, Pre("ns3::ChoScheduler"), {Episode(0.0995, 0.1, 100, 100)})
+                .Run();
+        NS_TEST_EXPECT_MSG_EQ(r.ues[0].usedTokens, 54u, "sent ahead until tau only");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.wastedBytes, 28424.0, 1e-3, "the part token");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.worstDelay, 0.00221102592, 1e-12, "46 tokens after 2 ms");
+
+        // Online with gatherTime 0: handovers of one instant are planned together, as with
+        // known times (R = 1000 tokens/s, ctHO, two caches of 300 tokens at 0.1 s).
+        FluidEngineConfig together;
+        together.backhaulGbps = 0.458752;
+        const std::vector<FluidHandoverEpisode> pair{Episode(nan, 0.1, 0, 300),
+                                                     Episode(nan, 0.1, 0, 300)};
+        const double known =
+            FluidHandoverEngine(together, CreateObject<CtHoScheduler>(), pair).Run().worstDelay;
+        together.knownHandoverTimes = false;
+        together.gatherTime = Seconds(0);
+        NS_TEST_EXPECT_MSG_EQ_TOL(
+            FluidHandoverEngine(together, CreateObject<CtHoScheduler>(), pair).Run().worstDelay,
+            known,
+            1e-9,
+            "one instant, one plan");
+
+        // The Lookahead foresees B, whose whole cache is at the target already: A is planned
+        // alone (as without B), not with B's 1000 tokens.
+        online.backhaulGbps = 4.5;
+        online.gatherTime = Seconds(0);
+        Ptr<PreTransferScheduler> ahead = Pre("ns3::CtHoScheduler");
+        ahead->SetAttribute("Lookahead", TimeValue(Seconds(0.5)));
+        const double alone =
+            FluidHandoverEngine(online, ahead, {Episode(nan, 0.9, 0, 2000)}).Run().worstDelay;
+        r = FluidHandoverEngine(online,
+                                ahead,
+                                {Episode(nan, 0.9, 0, 2000), Episode(0, 1.0, 1000, 1000)})
+                .Run();
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.ues[0].delay, alone, 1e-12, "B predicted with nothing left");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.ues[1].delay, 0.0, 1e-12, "B whole at its handover");
+
+        // Online batches count members in 16 bits: 65535 handovers per link taken, 65536
+        // refused (checked before the run).
+        std::vector<FluidHandoverEpisode> many(65535, Episode(nan, 0.1, 0, 1));
+        FluidHandoverEngine(online, CreateObject<ThoScheduler>(), many);
+        many.push_back(Episode(nan, 0.1, 0, 1));
+        std::string message;
+        try
+        {
+            FluidHandoverEngine(online, CreateObject<ThoScheduler>(), many);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            message = e.what();
+        }
+        NS_TEST_EXPECT_MSG_NE(message.find("at most 65535 handovers"), std::string::npos, message);
+
+        // ctHO's preset: every UE hands over at a time >= 0; a batch policy; lookahead >= 0.
+        FluidHandoverConfig preset;
+        ExpectPreset(preset, {{7, nan, 1000}}, "ues[0].handoverTime must be a finite time");
+        ExpectPreset(preset, {{7, -1e-9, 1000}}, "ues[0].handoverTime must be a finite time");
+        NS_TEST_EXPECT_MSG_EQ(FluidHandoverScenario::Run(preset, {{7, 0.0, 1000}}).ues.size(),
+                              1u,
+                              "a handover at 0 s");
+        preset.lookahead = NanoSeconds(-1);
+        ExpectPreset(preset, {{7, 0.0, 1000}}, "lookahead must be >= 0 s");
+        preset.lookahead = Seconds(0);
+        preset.schedulerType = "ns3::ImpactHoScheduler";
+        ExpectPreset(preset, {{7, 0.0, 1000}}, "must be a batch policy");
+    }
+
+    /// FluidHandoverScenario::Run throws std::invalid_argument containing \p what.
+    void ExpectPreset(const FluidHandoverConfig& config,
+                      const std::vector<CtHoUe>& ues,
+                      const std::string& what)
+    {
+        std::string message;
+        try
+        {
+            FluidHandoverScenario::Run(config, ues);
+        }
+        catch (const std::invalid_argument& e)
+        {
+            message = e.what();
+        }
+        NS_TEST_EXPECT_MSG_NE(message.find(what), std::string::npos, "refused: " << what);
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The flow-level core with a slot policy, by hand: ImpactHO's equal-allocation
  *        baseline (EA) shares each link's slot budget R dt = 4.5e9 x 0.1 = 0.45 Gbit
  *        equally; a handover inside a slot waits for the next; a window that ends
@@ -591,6 +748,7 @@ class EdgeLlmFluidTestSuite : public TestSuite
         AddTestCase(new FluidOnlineTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidEngineHandTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidEngineBatchTestCase, EDGE_LLM_TEST_QUICK);
+        AddTestCase(new FluidEngineEdgeTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new FluidEngineSlotTestCase, EDGE_LLM_TEST_QUICK);
     }
 };

@@ -4,12 +4,15 @@
 #include "fluid-handover-scenario.h"
 
 #include "ns3/edge-llm-helper.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/fluid-handover-engine.h"
 #include "ns3/handover-scheme-registry.h"
 #include "ns3/object-factory.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
+#include <string>
 
 namespace ns3
 {
@@ -49,6 +52,21 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
     {
         throw std::invalid_argument("a flow-level batch needs at least one UE");
     }
+    if (config.lookahead.IsStrictlyNegative())
+    {
+        throw std::invalid_argument("lookahead must be >= 0 s, got " +
+                                    edgellm::FormatValue(config.lookahead.GetSeconds()) + " s");
+    }
+    for (std::size_t i = 0; i < ues.size(); ++i)
+    {
+        // Every UE hands over (NaN would be the core's "no handover").
+        if (!std::isfinite(ues[i].handoverTime) || ues[i].handoverTime < 0)
+        {
+            throw std::invalid_argument("ues[" + std::to_string(i) +
+                                        "].handoverTime must be a finite time >= 0 s, got " +
+                                        edgellm::FormatValue(ues[i].handoverTime));
+        }
+    }
     std::vector<FluidHandoverEpisode> episodes(ues.size());
     for (std::size_t i = 0; i < ues.size(); ++i)
     {
@@ -58,8 +76,14 @@ FluidHandoverScenario::Run(const FluidHandoverConfig& config, const std::vector<
         episodes[i].handoverTime = ues[i].handoverTime;
         episodes[i].contextTokens = ues[i].contextTokens;
     }
-    const FluidEngineResult run =
-        FluidHandoverEngine(engine, CreateScheduler(config), episodes).Run();
+    const Ptr<HandoverScheduler> scheduler = CreateScheduler(config);
+    if (scheduler->AllocatesSlots())
+    {
+        throw std::invalid_argument(
+            "schedulerType must be a batch policy (ctHO, tHO, cHO, ...): " + config.schedulerType +
+            " allocates slots (ImpactHoFluidScenario runs those)");
+    }
+    const FluidEngineResult run = FluidHandoverEngine(engine, scheduler, episodes).Run();
     FluidHandoverResult result;
     result.ues.resize(ues.size());
     double latest = -1;
