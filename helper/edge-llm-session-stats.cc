@@ -234,6 +234,8 @@ EdgeLlmSessionStats::DoDispose()
     m_latestBatch.clear();
     m_streams.clear();
     m_promptTokens.clear();
+    m_gpuBatchStart.clear();
+    m_gpuBatchStartByEnd.clear();
     m_bs.clear();
     Object::DoDispose();
 }
@@ -250,93 +252,12 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
             NS_FATAL_ERROR("EdgeLlmSessionStats::Install: BS application "
                            << i << " is not an ns3::EdgeLlmNode");
         }
-        EdgeLlmNode* n = PeekPointer(bs); // the sinks live in n's own traces
         if (m_bs.empty())
         {
             Simulator::ScheduleDestroy(&EdgeLlmSessionStats::ReleaseBs, self);
         }
         m_bs.push_back(bs);
-        bs->GetSourceRole()->TraceConnectWithoutContext(
-            "HandoverStarted",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [self, n](uint64_t id, uint16_t target, uint64_t context) {
-                    self->OnHandoverStarted(n, id, target, context);
-                }));
-        bs->GetSourceRole()->TraceConnectWithoutContext(
-            "HandoverPlanned",
-            compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
-                [self, n](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
-                    self->OnPlanned(n, id, npf, ntx, predicted);
-                }));
-        bs->GetTargetRole()->TraceConnectWithoutContext(
-            "KvTransferReceived",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [self, n](uint64_t id, uint16_t source, uint64_t bytes) {
-                    self->OnKvReceived(n, id, source, bytes);
-                }));
-        bs->GetTargetRole()->TraceConnectWithoutContext(
-            "PartialRestored",
-            compat::MakeCallback<void, uint64_t, uint16_t, double>(
-                [self, n](uint64_t id, uint16_t source, double fraction) {
-                    self->OnPartial(n, id, source, fraction);
-                }));
-        bs->GetTargetRole()->TraceConnectWithoutContext(
-            "TransferTimedOut",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [self, n](uint64_t id, uint16_t source, uint64_t missing) {
-                    self->OnTimedOut(n, id, source, missing);
-                }));
-        bs->GetTargetRole()->TraceConnectWithoutContext(
-            "TransferReplanned",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t, Time, Time>(
-                [self, n](uint64_t id, uint16_t source, uint64_t missing, Time, Time) {
-                    self->OnReplanned(n, id, source, missing);
-                }));
-        bs->GetTargetRole()->TraceConnectWithoutContext(
-            "SessionRestored",
-            compat::MakeCallback<void, uint64_t, uint16_t, Time>(
-                [self, n](uint64_t id, uint16_t source, Time delay) {
-                    self->OnRestored(n, id, source, delay);
-                }));
-        bs->TraceConnectWithoutContext("TransferCancelled",
-                                       compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                                           [self, n](uint64_t id, uint16_t other, uint64_t) {
-                                               self->OnCancelled(n, id, other);
-                                           }));
-        bs->GetSourceRole()->TraceConnectWithoutContext(
-            "HandoverAfterDecoding",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [self, n](uint64_t id, uint16_t target, uint64_t) {
-                    self->OnAfterDecoding(n, id, target);
-                }));
-        bs->GetPreTransferRole()->TraceConnectWithoutContext(
-            "PreTransferUsed",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [self, n](uint64_t id, uint16_t source, uint64_t tokens) {
-                    self->OnPreUsed(n, id, source, tokens);
-                }));
-        bs->GetPreTransferRole()->TraceConnectWithoutContext(
-            "PreTransferWasted",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [self](uint64_t id, uint16_t, uint64_t bytes) {
-                    self->m_preWasted[id] += bytes;
-                    self->m_pre.wastedBytes += bytes;
-                    self->m_pre.sentBytes += bytes;
-                }));
-        bs->GetPreTransferRole()->TraceConnectWithoutContext(
-            "PreTransferEvicted",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [self](uint64_t, uint16_t, uint64_t) { ++self->m_pre.evictions; }));
-        bs->GetPreTransferRole()->TraceConnectWithoutContext(
-            "PreTransferLost",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
-                [self](uint64_t, uint16_t, uint64_t) { ++self->m_pre.lost; }));
-        bs->TraceConnectWithoutContext(
-            "SessionLost",
-            compat::MakeCallback<void, uint64_t, uint16_t, EdgeLlmNode::LossReason>(
-                [self, n](uint64_t id, uint16_t cell, EdgeLlmNode::LossReason) {
-                    self->OnLost(n, id, cell);
-                }));
+        InstallBs(bs);
     }
     for (uint32_t i = 0; i < ueApps.GetN(); ++i)
     {
@@ -347,6 +268,136 @@ EdgeLlmSessionStats::Install(ApplicationContainer bsApps, ApplicationContainer u
                            << i << " is not an ns3::EdgeLlmUeApp");
         }
         InstallUe(ue);
+    }
+}
+
+void
+EdgeLlmSessionStats::InstallBs(Ptr<EdgeLlmNode> bs)
+{
+    Ptr<EdgeLlmSessionStats> self = this;
+    EdgeLlmNode* n = PeekPointer(bs); // the sinks live in n's own traces
+    const uint16_t cell = bs->GetCellId();
+    // The GPU's batches: which one a prefill-bound restore waited for.
+    bs->GetPrefillEngine()->TraceConnectWithoutContext(
+        "BatchStart",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+            [self, cell](uint64_t key, uint64_t, uint32_t) {
+                self->m_gpuBatchStart[cell][key] = Simulator::Now();
+            }));
+    bs->GetPrefillEngine()->TraceConnectWithoutContext(
+        "BatchEnd",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
+            [self, cell](uint64_t key, uint64_t, uint32_t) { self->OnGpuBatchEnd(cell, key); }));
+    bs->GetSourceRole()->TraceConnectWithoutContext(
+        "HandoverStarted",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [self, n](uint64_t id, uint16_t target, uint64_t context) {
+                self->OnHandoverStarted(n, id, target, context);
+            }));
+    bs->GetSourceRole()->TraceConnectWithoutContext(
+        "HandoverPlanned",
+        compat::MakeCallback<void, uint64_t, uint64_t, uint64_t, Time>(
+            [self, n](uint64_t id, uint64_t npf, uint64_t ntx, Time predicted) {
+                self->OnPlanned(n, id, npf, ntx, predicted);
+            }));
+    bs->GetTargetRole()->TraceConnectWithoutContext(
+        "KvTransferReceived",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [self, n](uint64_t id, uint16_t source, uint64_t bytes) {
+                self->OnKvReceived(n, id, source, bytes);
+            }));
+    bs->GetTargetRole()->TraceConnectWithoutContext(
+        "PartialRestored",
+        compat::MakeCallback<void, uint64_t, uint16_t, double>(
+            [self, n](uint64_t id, uint16_t source, double fraction) {
+                self->OnPartial(n, id, source, fraction);
+            }));
+    bs->GetTargetRole()->TraceConnectWithoutContext(
+        "TransferTimedOut",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [self, n](uint64_t id, uint16_t source, uint64_t missing) {
+                self->OnTimedOut(n, id, source, missing);
+            }));
+    bs->GetTargetRole()->TraceConnectWithoutContext(
+        "TransferReplanned",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t, Time, Time>(
+            [self, n](uint64_t id, uint16_t source, uint64_t missing, Time, Time) {
+                self->OnReplanned(n, id, source, missing);
+            }));
+    bs->GetTargetRole()->TraceConnectWithoutContext(
+        "SessionRestored",
+        compat::MakeCallback<void, uint64_t, uint16_t, Time>(
+            [self, n](uint64_t id, uint16_t source, Time delay) {
+                self->OnRestored(n, id, source, delay);
+            }));
+    bs->TraceConnectWithoutContext(
+        "TransferCancelled",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [self, n](uint64_t id, uint16_t other, uint64_t) { self->OnCancelled(n, id, other); }));
+    bs->GetSourceRole()->TraceConnectWithoutContext(
+        "HandoverAfterDecoding",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [self, n](uint64_t id, uint16_t target, uint64_t) {
+                self->OnAfterDecoding(n, id, target);
+            }));
+    bs->GetPreTransferRole()->TraceConnectWithoutContext(
+        "PreTransferUsed",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [self, n](uint64_t id, uint16_t source, uint64_t tokens) {
+                self->OnPreUsed(n, id, source, tokens);
+            }));
+    bs->GetPreTransferRole()->TraceConnectWithoutContext(
+        "PreTransferWasted",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [self](uint64_t id, uint16_t, uint64_t bytes) {
+                self->m_preWasted[id] += bytes;
+                self->m_pre.wastedBytes += bytes;
+                self->m_pre.sentBytes += bytes;
+            }));
+    bs->GetPreTransferRole()->TraceConnectWithoutContext(
+        "PreTransferEvicted",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [self](uint64_t, uint16_t, uint64_t) { ++self->m_pre.evictions; }));
+    bs->GetPreTransferRole()->TraceConnectWithoutContext(
+        "PreTransferLost",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+            [self](uint64_t, uint16_t, uint64_t) { ++self->m_pre.lost; }));
+    bs->TraceConnectWithoutContext(
+        "SessionLost",
+        compat::MakeCallback<void, uint64_t, uint16_t, EdgeLlmNode::LossReason>(
+            [self, n](uint64_t id, uint16_t cell, EdgeLlmNode::LossReason) {
+                self->OnLost(n, id, cell);
+            }));
+}
+
+void
+EdgeLlmSessionStats::OnGpuBatchEnd(uint16_t cell, uint64_t key)
+{
+    const Time start = m_gpuBatchStart[cell][key];
+    m_gpuBatchStart[cell].erase(key);
+    m_gpuBatchStartByEnd[cell][Simulator::Now()] = start;
+    // A restore traced before its batch's end in this same instant.
+    for (EdgeLlmHandoverRecord& r : m_records)
+    {
+        if (r.targetCellId == cell && r.restoredAt == Simulator::Now() && r.bound == "prefill")
+        {
+            r.batchStart = start.GetSeconds();
+        }
+    }
+}
+
+void
+EdgeLlmSessionStats::FindBatchStart(EdgeLlmHandoverRecord& r, uint16_t cell) const
+{
+    const auto byEnd = m_gpuBatchStartByEnd.find(cell);
+    if (r.bound != "prefill" || byEnd == m_gpuBatchStartByEnd.end())
+    {
+        return;
+    }
+    const auto batch = byEnd->second.find(r.restoredAt);
+    if (batch != byEnd->second.end())
+    {
+        r.batchStart = batch->second.GetSeconds();
     }
 }
 
@@ -715,6 +766,7 @@ EdgeLlmSessionStats::OnRestored(EdgeLlmNode* node, uint64_t id, uint16_t source,
             r->timedOut ? EdgeLlmHandoverRecord::TIMED_OUT : EdgeLlmHandoverRecord::RESTORED;
     }
     DecideBound(*r);
+    FindBatchStart(*r, node->GetCellId());
 }
 
 void

@@ -144,6 +144,9 @@ struct EdgeLlmHandoverRecord
     /// (ImpactHO: the transfer window closed before the whole cache arrived), "none" (not
     /// restored)
     std::string bound{"none"};
+    /// Prefill-bound restores: when the target GPU's batch whose end resumed the session
+    /// started (its PrefillEngine's BatchStart), s
+    double batchStart{UNKNOWN};
     /// n_tx x KV bytes per token of the source's model (ImpactHO: the whole cache offered)
     uint64_t kvBytesExpected{0};
     /// KV bytes the target had: all of them (KvTransferReceived), or, when the transfer
@@ -360,6 +363,12 @@ class EdgeLlmSessionStats : public Object
     void OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell);
     void OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t target);
     void OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess);
+    /// Connect BS application \p bs's traces (its roles', its GPU's).
+    void InstallBs(Ptr<EdgeLlmNode> bs);
+    /// GPU batch \p key of \p cell ended now: the start of the restores it bounded.
+    void OnGpuBatchEnd(uint16_t cell, uint64_t key);
+    /// A prefill-bound record restored at \p cell: the start of the batch that ended then.
+    void FindBatchStart(EdgeLlmHandoverRecord& r, uint16_t cell) const;
     /// Connect UE application \p ue's traces (the Stall; with StreamTokens, its tokens).
     void InstallUe(Ptr<EdgeLlmUeApp> ue);
     /// Token \p index of session \p id arrived: close the streams it completes.
@@ -393,7 +402,9 @@ class EdgeLlmSessionStats : public Object
 
     /// OpenedStream::record of a stream opened by StartStream.
     static constexpr std::size_t NO_RECORD = std::numeric_limits<std::size_t>::max();
-    uint32_t m_streamTokens{0};     //!< G (StreamTokens)
+    uint32_t m_streamTokens{0};                                    //!< G (StreamTokens)
+    std::map<uint16_t, std::map<uint64_t, Time>> m_gpuBatchStart;  //!< Per cell, by key
+    std::map<uint16_t, std::map<Time, Time>> m_gpuBatchStartByEnd; //!< Per cell: end -> start
     bool m_streamsInstalled{false}; //!< Install connected the UEs' tokens (StreamTokens > 0)
     std::map<uint64_t, uint32_t> m_promptTokens;             //!< Per session, at Install
     std::map<uint64_t, std::vector<OpenedStream>> m_streams; //!< Per session, open ones

@@ -454,7 +454,7 @@ class TwoHandoversTestCase : public TestCase
  * \brief tHO (the target prefills the whole context), T_c = 0: the restored delay is
  *        the request's trip (d plus its transmission, under 1 ms) plus p(300) =
  *        9.4267e-5 x 300 + 2.4e-3 = 30.6801 ms; n_pf = 300, n_tx = 0, no KV byte; bound
- *        "prefill".
+ *        "prefill", its batch started p(300) before the resume, after the request's trip.
  */
 class PrefillBoundTestCase : public TestCase
 {
@@ -479,6 +479,14 @@ class PrefillBoundTestCase : public TestCase
         NS_TEST_EXPECT_MSG_LT_OR_EQ(r[0].restoredDelay, p + 0.001, "p(300) + under 1 ms");
         NS_TEST_EXPECT_MSG_EQ(r[0].bound, "prefill", "prefill-bound");
         NS_TEST_EXPECT_MSG_EQ(r[0].GetOutcomeName(), "restored", "restored");
+        // T_c = 0: the batch starts when the request is in and lasts p(300) to the resume.
+        NS_TEST_EXPECT_MSG_EQ_TOL(r[0].batchStart + p,
+                                  r[0].restoredAt.GetSeconds(),
+                                  1e-9,
+                                  "the batch that ended at the resume started p(300) before");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(r[0].batchStart,
+                                    r[0].handoverTime + LINK_DELAY,
+                                    "after the request's trip");
     }
 };
 

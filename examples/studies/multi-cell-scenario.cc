@@ -129,15 +129,11 @@ TcpPayload(Ptr<const QueueDiscItem> item)
 struct MultiCellScenario::Counters
 {
     std::map<uint64_t, EdgeLlmUeResult> ues; //!< By IMSI
-    /// Each BS's GPU batches (cell -> batch key -> start, s), and start by end (cell ->
-    /// end -> start, s): which batch a prefill-bound restore waited for
-    std::map<uint16_t, std::map<uint64_t, double>> batchStartAt;
-    std::map<uint16_t, std::map<double, double>> batchStartByEnd; //!< see batchStartAt
-    std::vector<BackhaulLinkCount> links;                         //!< Road links
-    std::vector<double> sojourn;                                  //!< Queue-disc sojourn times, s
-    std::set<uint64_t> stalled;                                   //!< UEs whose stall was measured
-    uint32_t resumed{0};                                          //!< UEs whose stall was measured
-    uint32_t rrcFailures{0};                                      //!< RRC handover failures
+    std::vector<BackhaulLinkCount> links;    //!< Road links
+    std::vector<double> sojourn;             //!< Queue-disc sojourn times, s
+    std::set<uint64_t> stalled;              //!< UEs whose stall was measured
+    uint32_t resumed{0};                     //!< UEs whose stall was measured
+    uint32_t rrcFailures{0};                 //!< RRC handover failures
     std::set<uint64_t> noSession; //!< UEs that handed over before their prompt opened a session
     std::set<uint64_t> started;   //!< UEs whose source RRC traced HandoverStart
     /// UEs whose scripted handover had not started handoverStartTimeout after its request
@@ -1310,7 +1306,7 @@ MultiCellScenario::ConnectOutputs()
     }
     // The per-UE results come from the session records (m_stats, the one collector);
     // the traces below add what is no session record's: the RRC's side (HandoverEndOk,
-    // failures), the sources' aborted handovers, the GPUs' batches, the UEs' stalls (and
+    // failures), the sources' aborted handovers, the UEs' stalls (and
     // the UEs resumed: the stop rule).
     const uint32_t total = m_ueNodes.GetN();
     for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
@@ -1327,7 +1323,6 @@ MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
 {
     Counters* c = m_counters.get();
     Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
-    const uint16_t cell = bs->GetCellId();
     // A UE that left before its prompt opened a session has nothing to resume: the
     // stop rule does not wait for it (the result counts it).
     bs->GetSourceRole()->TraceConnectWithoutContext(
@@ -1350,19 +1345,6 @@ MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
                 {
                     c->Settle(id, total);
                 }
-            }));
-    bs->GetPrefillEngine()->TraceConnectWithoutContext(
-        "BatchStart",
-        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
-            [c, cell](uint64_t key, uint64_t, uint32_t) {
-                c->batchStartAt[cell][key] = Simulator::Now().GetSeconds();
-            }));
-    bs->GetPrefillEngine()->TraceConnectWithoutContext(
-        "BatchEnd",
-        compat::MakeCallback<void, uint64_t, uint64_t, uint32_t>(
-            [c, cell](uint64_t key, uint64_t, uint32_t) {
-                c->batchStartByEnd[cell][Simulator::Now().GetSeconds()] =
-                    c->batchStartAt[cell][key];
             }));
     // The source RRC reports HandoverStart once the target admitted the UE (its
     // HANDOVER REQUEST ACK): a scripted handover without it was refused or lost.
@@ -1751,6 +1733,7 @@ MultiCellScenario::FillFromRecord(const EdgeLlmHandoverRecord& rec, EdgeLlmUeRes
         r.restoredDelay = rec.restoredDelay;
         r.restoredAt = rec.restoredAt.GetSeconds();
         r.bound = rec.bound;
+        r.batchStart = rec.batchStart;
     }
     r.stall = rec.ueStall;
     r.measuredDelay = rec.ueDelay;
@@ -1790,20 +1773,6 @@ MultiCellScenario::AddBoundDetails(EdgeLlmUeResult& r) const
         r.accuracy = utility.Value(r.receivedFraction);
         // ImpactHO's starvation: the share stayed below the concavity anchor tau.
         r.starved = r.receivedFraction < utility.inflection;
-    }
-    else if (r.bound == "prefill")
-    {
-        // The target GPU's batch whose end resumed the session.
-        const auto& byEnd = m_counters->batchStartByEnd;
-        const auto cell = byEnd.find(r.targetCellId);
-        if (cell != byEnd.end())
-        {
-            const auto batch = cell->second.find(r.restoredAt);
-            if (batch != cell->second.end())
-            {
-                r.batchStart = batch->second;
-            }
-        }
     }
 }
 

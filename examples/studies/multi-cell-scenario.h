@@ -366,7 +366,8 @@ struct EdgeLlmUeResult
     /// "transfer", "prefill", "window" (ImpactHO), "none" (the session never resumed)
     std::string bound{"none"};
     double transferDone{UNKNOWN}; //!< When the target had every KV byte of it, s
-    double batchStart{UNKNOWN};   //!< Prefill-bound: start of the target's batch it waited for, s
+    double batchStart{UNKNOWN};   //!< Prefill-bound: start of the target's batch it waited for
+                                  //!< (EdgeLlmHandoverRecord::batchStart), s
     double accuracy{UNKNOWN};     //!< ImpactHO: accuracy reached on the received share
                                   //!< (the target's utility preset for this context)
     bool starved{false};          //!< ImpactHO: the received share stayed below the utility's
@@ -678,9 +679,8 @@ class MultiCellScenario
     void CollectOutputs(MultiCellResult& result, const std::string& monitorPlotStem);
 
     /**
-     * \brief What bounded a restored UE's delay, in detail: ImpactHO's accuracy on the share
-     *        received (its target's utility preset), or the start of the target GPU's batch
-     *        a prefill-bound restore waited for.
+     * \brief ImpactHO's accuracy on the share a restored UE received (its target's utility
+     *        preset); a prefill-bound restore's batch start is its record's.
      * \param r the UE's result (after FillFromRecord)
      */
     void AddBoundDetails(EdgeLlmUeResult& r) const;
