@@ -830,7 +830,7 @@ class WorkedExampleTestCase : public TestCase
                 }));
         const uint64_t first = DynamicCast<EdgeLlmUeApp>(ues.Get(0))->GetSessionId();
         uint64_t contextAt1s = 0;
-        Simulator::Schedule(Seconds(1), [&]() {
+        compat::Schedule(Seconds(1), [&]() {
             contextAt1s = DynamicCast<EdgeLlmNode>(bs.Get(0))->PredictContextAt(first, Seconds(1));
             stats->StartStream(first, contextAt1s);
         });
