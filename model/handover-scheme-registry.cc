@@ -93,7 +93,16 @@ FormulaScheme(const std::string& name, const std::string& description)
     return s;
 }
 
-/// \return every scheme (GetAll()'s list)
+/// \return \p s with its plot colour \p color
+HandoverScheme
+Painted(HandoverScheme s, const std::string& color)
+{
+    s.color = color;
+    return s;
+}
+
+/// \return every scheme (GetAll()'s list); colours from the Okabe-Ito and Tableau palettes,
+///         one per scheme, so a scheme looks the same in every figure
 std::vector<HandoverScheme>
 MakeSchemes()
 {
@@ -114,31 +123,65 @@ MakeSchemes()
     impactHo.admissionFallback = true;
     impactHo.label = "ours"; // ImpactHO's figures
     return {
-        ctHo,
-        BatchScheme("tho", "ns3::ThoScheduler", "tHO: the whole context prefilled at the target"),
-        BatchScheme("cho", "ns3::ChoScheduler", "cHO: the whole cache over the backhaul"),
-        tcCtHo,
-        PreTransferScheme("pre-ctho",
-                          ctHo,
-                          "proactive pre-transfer: the cache sent ahead on an A3 event, the "
-                          "rest planned by ctHO; --ns3::PreTransferScheduler::* tune it"),
-        impactHo,
-        SlotScheme("ea", "Equal", "EA: ImpactHO's slots shared equally"),
-        SlotScheme("wta", "Wta", "WTA: ImpactHO's slots, winner takes all"),
-        SlotScheme("pf", "Pf", "PF: ImpactHO's slots shared proportionally fair"),
-        PreTransferScheme("pre-impactho",
-                          impactHo,
-                          "pre-transfer in importance order, the rest sent by ImpactHO"),
-        FormulaScheme("re-prefill",
-                      "ImpactHO Table II: the user's context re-prefilled on its own GPU "
-                      "(flow level, no scheduler)"),
-        FormulaScheme("hybrid",
-                      "ImpactHO Table II: a ctHO split for the user alone behind a FCFS "
-                      "backhaul (flow level, no scheduler)"),
+        Painted(ctHo, "#0072B2"),
+        Painted(BatchScheme("tho",
+                            "ns3::ThoScheduler",
+                            "tHO: the whole context prefilled at the target"),
+                "#D55E00"),
+        Painted(BatchScheme("cho", "ns3::ChoScheduler", "cHO: the whole cache over the backhaul"),
+                "#009E73"),
+        Painted(tcCtHo, "#56B4E9"),
+        Painted(PreTransferScheme("pre-ctho",
+                                  ctHo,
+                                  "proactive pre-transfer: the cache sent ahead on an A3 event, "
+                                  "the rest planned by ctHO; --ns3::PreTransferScheduler::* tune "
+                                  "it"),
+                "#CC79A7"),
+        Painted(impactHo, "#E69F00"),
+        Painted(SlotScheme("ea", "Equal", "EA: ImpactHO's slots shared equally"), "#000000"),
+        Painted(SlotScheme("wta", "Wta", "WTA: ImpactHO's slots, winner takes all"), "#8C564B"),
+        Painted(SlotScheme("pf", "Pf", "PF: ImpactHO's slots shared proportionally fair"),
+                "#7F7F7F"),
+        Painted(PreTransferScheme("pre-impactho",
+                                  impactHo,
+                                  "pre-transfer in importance order, the rest sent by ImpactHO"),
+                "#BCBD22"),
+        Painted(FormulaScheme("re-prefill",
+                              "ImpactHO Table II: the user's context re-prefilled on its own GPU "
+                              "(flow level, no scheduler)"),
+                "#17BECF"),
+        Painted(FormulaScheme("hybrid",
+                              "ImpactHO Table II: a ctHO split for the user alone behind a FCFS "
+                              "backhaul (flow level, no scheduler)"),
+                "#9467BD"),
     };
 }
 
 } // namespace
+
+std::string
+HandoverSchemeRegistry::PlotColor(const std::string& series)
+{
+    // The scheme whose name or label the series is, or starts with followed by '-'
+    // ("ctho-packet-lte"); the longest such name wins ("pre-ctho" over "ctho").
+    std::string color;
+    std::size_t matched = 0;
+    for (const HandoverScheme& s : GetAll())
+    {
+        for (const std::string& n : {s.name, s.GetLabel()})
+        {
+            const bool whole = series == n;
+            const bool prefix = series.size() > n.size() && series.compare(0, n.size(), n) == 0 &&
+                                series[n.size()] == '-';
+            if ((whole || prefix) && n.size() > matched)
+            {
+                color = s.color;
+                matched = n.size();
+            }
+        }
+    }
+    return color;
+}
 
 const std::vector<HandoverScheme>&
 HandoverSchemeRegistry::GetAll()

@@ -46,6 +46,8 @@ struct HandoverScheme
     bool admissionFallback{false};
     std::string description; //!< One line, for help texts (no trailing period)
     std::string label;       //!< Figure legend if not the name ("ours"); "": the name
+    /// Plot colour, gnuplot's "#RRGGBB", one per scheme (figures draw it in that colour)
+    std::string color;
 
     /// \return whether a scheduler object runs the scheme (typeId not empty)
     bool HasScheduler() const;
@@ -86,6 +88,14 @@ class HandoverSchemeRegistry
      *         every name
      */
     static const HandoverScheme& Find(const std::string& name);
+
+    /**
+     * \brief The colour a figure draws a series in.
+     * \param series a curve's name: a scheme's name or label, alone or followed by '-' and
+     *        more ("ctho-packet-lte"; the longest matching name wins)
+     * \return the scheme's colour, "#RRGGBB"; "" for no scheme (gnuplot's own colours)
+     */
+    static std::string PlotColor(const std::string& series);
 
     /**
      * \param separator what goes between two names

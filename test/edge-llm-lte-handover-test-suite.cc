@@ -35,6 +35,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <iterator>
 #include <limits>
 #include <map>
 #include <sstream>
@@ -349,6 +350,20 @@ class MainJobOutputTestCase : public TestCase
         const std::string out = captured.str();
         NS_TEST_ASSERT_MSG_EQ(code, 0, "the run completes");
         NS_TEST_ASSERT_MSG_EQ(out.find("nan"), std::string::npos, "no NaN printed:\n" << out);
+        NS_TEST_EXPECT_MSG_NE(out.find("measured_s that gap's excess over the decode cadence: "
+                                       "the delay the user feels"),
+                              std::string::npos,
+                              "one legend line for the delay columns");
+        std::ifstream pltFile(dir + "/handover-delays.plt");
+        const std::string plt((std::istreambuf_iterator<char>(pltFile)),
+                              std::istreambuf_iterator<char>());
+        NS_TEST_EXPECT_MSG_NE(plt.find("title \"tho\" with yerrorbars lc rgb '#D55E00'"),
+                              std::string::npos,
+                              "tHO in its colour:\n"
+                                  << plt);
+        NS_TEST_EXPECT_MSG_NE(plt.find("title \"cho\" with yerrorbars lc rgb '#009E73'"),
+                              std::string::npos,
+                              "cHO in another");
 
         std::ifstream csvFile(dir + "/handover-delays.csv");
         std::string header;

@@ -474,7 +474,8 @@ class CtHoSignallingTestCase : public TestCase
  * \brief HandoverSchemeRegistry (issue 44): names unique; every entry's TypeId a
  *        HandoverScheduler that accepts each of its attributes; the created object reports
  *        the entry's name (the literal in its class, an independent check) and capabilities;
- *        an unknown name, a repeated or empty list refused naming the valid names.
+ *        an unknown name, a repeated or empty list refused naming the valid names; every
+ *        scheme its own plot colour, a series matched by name, label or name + '-'.
  */
 class SchemeRegistryTestCase : public TestCase
 {
@@ -564,6 +565,29 @@ class SchemeRegistryTestCase : public TestCase
             HandoverSchemeRegistry::AttributesSet().at("ns3::ImpactHoScheduler::Policy"),
             "set per scheme: impactho (WaterFilling), ea (Equal), wta (Wta), pf (Pf)",
             "the attributes the schemes set, by the TypeId that declares them");
+        // Plot colours: one per scheme, all different; a series is drawn in its scheme's.
+        std::set<std::string> colors;
+        for (const HandoverScheme& s : HandoverSchemeRegistry::GetAll())
+        {
+            NS_TEST_EXPECT_MSG_EQ(s.color.size(), 7u, s.name << ": a #RRGGBB colour");
+            colors.insert(s.color);
+        }
+        NS_TEST_EXPECT_MSG_EQ(colors.size(),
+                              HandoverSchemeRegistry::GetAll().size(),
+                              "every scheme its own colour");
+        NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::PlotColor("tho"), "#D55E00", "tHO");
+        NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::PlotColor("cho"), "#009E73", "cHO");
+        NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::PlotColor("ctho-packet-lte"),
+                              HandoverSchemeRegistry::Find("ctho").color,
+                              "a scheme's packet-level points");
+        NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::PlotColor("pre-ctho"),
+                              HandoverSchemeRegistry::Find("pre-ctho").color,
+                              "the longest name, not ctho's");
+        NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::PlotColor("ours"),
+                              HandoverSchemeRegistry::Find("impactho").color,
+                              "by label");
+        NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::PlotColor("no-ho"), "", "no scheme");
+        NS_TEST_EXPECT_MSG_EQ(HandoverSchemeRegistry::PlotColor("chop"), "", "no '-' after cho");
     }
 
     /**

@@ -625,6 +625,11 @@ RunRoadHandoverExample(int argc,
               << ", layer-wise " << (protocol.layerwise ? "on" : "off") << "), contexts Unif["
               << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, seed "
               << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+    std::cout << "delays per UE: predicted_s the plan's; restored_s the target's resume minus "
+                 "the handover's start; stall_s the UE's gap between its last token of the "
+                 "old cell and its first of the new; measured_s that gap's excess over the "
+                 "decode cadence: the delay the user feels"
+              << std::endl;
 
     const bool anyPre =
         std::any_of(o.schemes.begin(), o.schemes.end(), [](const auto& s) { return s.wrapsInner; });

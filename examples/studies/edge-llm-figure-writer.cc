@@ -4,6 +4,7 @@
 #include "edge-llm-figure-writer.h"
 
 #include "ns3/gnuplot.h"
+#include "ns3/handover-scheme-registry.h"
 
 #include <cstdlib>
 #include <filesystem>
@@ -73,6 +74,11 @@ WriteFigure(const std::string& stem,
             it->second.SetStyle(p.markersOnly ? Gnuplot2dDataset::POINTS
                                               : Gnuplot2dDataset::LINES_POINTS);
             it->second.SetErrorBars(Gnuplot2dDataset::Y);
+            const std::string color = HandoverSchemeRegistry::PlotColor(p.series);
+            if (!color.empty())
+            {
+                it->second.SetExtra("lc rgb '" + color + "'"); // a scheme's own colour
+            }
             order.push_back(p.series);
         }
         it->second.Add(p.x, p.mean, p.ci95);
