@@ -375,15 +375,9 @@ EdgeLlmSessionStats::OnGpuBatchEnd(uint16_t cell, uint64_t key)
 {
     const Time start = m_gpuBatchStart[cell][key];
     m_gpuBatchStart[cell].erase(key);
+    // (PrefillEngine traces BatchEnd before it calls its members back: a restore the batch
+    // bounds comes after this, and finds the batch in FindBatchStart.)
     m_gpuBatchStartByEnd[cell][Simulator::Now()] = start;
-    // A restore traced before its batch's end in this same instant.
-    for (EdgeLlmHandoverRecord& r : m_records)
-    {
-        if (r.targetCellId == cell && r.restoredAt == Simulator::Now() && r.bound == "prefill")
-        {
-            r.batchStart = start.GetSeconds();
-        }
-    }
 }
 
 void

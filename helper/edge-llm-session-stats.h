@@ -365,7 +365,7 @@ class EdgeLlmSessionStats : public Object
     void OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess);
     /// Connect BS application \p bs's traces (its roles', its GPU's).
     void InstallBs(Ptr<EdgeLlmNode> bs);
-    /// GPU batch \p key of \p cell ended now: the start of the restores it bounded.
+    /// GPU batch \p key of \p cell ended now: keep its start for the restores it bounds.
     void OnGpuBatchEnd(uint16_t cell, uint64_t key);
     /// A prefill-bound record restored at \p cell: the start of the batch that ended then.
     void FindBatchStart(EdgeLlmHandoverRecord& r, uint16_t cell) const;

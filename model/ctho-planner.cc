@@ -76,14 +76,20 @@ CtHoPlanner::GetBackhaulTokensPerSecond() const
 double
 CtHoPlanner::BatchStart(double lastHandoverTime) const
 {
-    if (m_batchPeriod == 0)
+    return BatchStart(lastHandoverTime, m_batchPeriod);
+}
+
+double
+CtHoPlanner::BatchStart(double lastHandoverTime, double batchPeriod)
+{
+    if (batchPeriod == 0)
     {
         return lastHandoverTime;
     }
     // A handover within 1e-9 T_c after a boundary counts as on it (floating-point
     // noise); the batch never starts before the handover itself.
-    const double periods = std::ceil(lastHandoverTime / m_batchPeriod - 1e-9);
-    return std::max(std::max(periods, 0.0) * m_batchPeriod, lastHandoverTime);
+    const double periods = std::ceil(lastHandoverTime / batchPeriod - 1e-9);
+    return std::max(std::max(periods, 0.0) * batchPeriod, lastHandoverTime);
 }
 
 CtHoPlanner::Batch

@@ -195,6 +195,14 @@ class CtHoPlanner
     double BatchStart(double lastHandoverTime) const;
 
     /**
+     * \brief The same for any batch period (ctHO Sec. II): the flow-level core's GPU uses it.
+     * \param lastHandoverTime tau_K (or when the batch is ready), s
+     * \param batchPeriod T_c, s (0: no alignment, t_s = tau_K)
+     * \return t_s in s
+     */
+    static double BatchStart(double lastHandoverTime, double batchPeriod);
+
+    /**
      * \brief Online use: the backhaul is busy with earlier transfers until \p time (s),
      *        so this batch's FIFO schedule starts then (`busy = max(time, tau_1)` in the
      *        recursion). Default 0: an idle backhaul, as in ctHO.

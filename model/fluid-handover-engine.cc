@@ -3,6 +3,7 @@
  */
 #include "fluid-handover-engine.h"
 
+#include "ctho-planner.h"
 #include "edge-llm-limits.h"
 #include "handover-batcher.h"
 #include "kv-pre-transfer-store.h"
@@ -41,13 +42,6 @@ double
 Resolution(double t)
 {
     return 4.0 * (std::nextafter(t, std::numeric_limits<double>::infinity()) - t);
-}
-
-/// The first T_c boundary at or after \p t (ctHO Sec. II; within 1e-9 periods of one is it).
-double
-NextBoundary(double t, double period)
-{
-    return period > 0 ? std::ceil(t / period - 1e-9) * period : t;
 }
 
 bool
@@ -476,7 +470,7 @@ FluidHandoverEngine::HandoverRate(uint16_t source, uint16_t target) const
         othersSending = m_state[j].phase == SENDING && m_ues[j].source == source &&
                         m_ues[j].predictedTarget == target;
     }
-    return m_linkBytesPerSecond * 8.0 * (!m_yield && othersSending ? 1.0 - m_share : 1.0);
+    return m_linkBytesPerSecond * 8.0 * (othersSending ? 1.0 - m_share : 1.0);
 }
 
 void
@@ -738,7 +732,7 @@ FluidHandoverEngine::StartGpuIfReady(uint64_t key, double now)
     }
     double& busy = m_gpuBusy[b.target];
     const double ready = std::max({b.lastHandover, now, busy});
-    busy = NextBoundary(ready, m_config.batchPeriod.GetSeconds()) +
+    busy = CtHoPlanner::BatchStart(ready, m_config.batchPeriod.GetSeconds()) +
            m_config.prefill.Evaluate(b.prefillLength);
     m_gpuDone.push_back(b.members);
     Push(busy, PREFILL_DONE, m_gpuDone.size() - 1);
@@ -983,7 +977,7 @@ FluidHandoverEngine::CatchUpStalled(double now)
         {
             continue;
         }
-        const double target = std::min(e.goal, GoalAt(i, now));
+        const double target = GoalAt(i, now); // never above the goal
         moved = moved || target > e.arrived || target >= e.goal;
         e.arrived = std::max(e.arrived, target);
         if (e.arrived >= e.goal)

@@ -3,6 +3,7 @@
  */
 #include "../examples/studies/fluid-handover-scenario.h"
 #include "ctho-brute-force.h"
+#include "edge-llm-test-util.h"
 
 #include "ns3/boolean.h"
 #include "ns3/ctho-planner.h"
@@ -325,15 +326,8 @@ class FluidEngineBatchTestCase : public TestCase
                 const std::vector<FluidHandoverEpisode>& ues,
                 const std::string& what)
     {
-        std::string message;
-        try
-        {
-            FluidHandoverEngine(config, scheduler, ues);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            message = e.what();
-        }
+        const std::string message =
+            edgellmtest::ErrorOf([&]() { FluidHandoverEngine(config, scheduler, ues); });
         NS_TEST_EXPECT_MSG_NE(message.find(what), std::string::npos, "refused: " << what);
     }
 };
@@ -451,15 +445,8 @@ class FluidEngineEdgeTestCase : public TestCase
         std::vector<FluidHandoverEpisode> many(65535, Episode(nan, 0.1, 0, 1));
         FluidHandoverEngine(online, CreateObject<ThoScheduler>(), many);
         many.push_back(Episode(nan, 0.1, 0, 1));
-        std::string message;
-        try
-        {
-            FluidHandoverEngine(online, CreateObject<ThoScheduler>(), many);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            message = e.what();
-        }
+        const std::string message = edgellmtest::ErrorOf(
+            [&]() { FluidHandoverEngine(online, CreateObject<ThoScheduler>(), many); });
         NS_TEST_EXPECT_MSG_NE(message.find("at most 65535 handovers"), std::string::npos, message);
 
         // ctHO's preset: every UE hands over at a time >= 0; a batch policy; lookahead >= 0.
@@ -481,15 +468,8 @@ class FluidEngineEdgeTestCase : public TestCase
                       const std::vector<CtHoUe>& ues,
                       const std::string& what)
     {
-        std::string message;
-        try
-        {
-            FluidHandoverScenario::Run(config, ues);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            message = e.what();
-        }
+        const std::string message =
+            edgellmtest::ErrorOf([&]() { FluidHandoverScenario::Run(config, ues); });
         NS_TEST_EXPECT_MSG_NE(message.find(what), std::string::npos, "refused: " << what);
     }
 };
@@ -546,15 +526,8 @@ class FluidEngineSlotTestCase : public TestCase
     static std::string Refusal(const std::vector<FluidHandoverEpisode>& ues,
                                Ptr<HandoverScheduler> policy = Ea())
     {
-        try
-        {
-            FluidHandoverEngine(FluidEngineConfig(), policy, ues);
-        }
-        catch (const std::invalid_argument& e)
-        {
-            return e.what();
-        }
-        return "";
+        return edgellmtest::ErrorOf(
+            [&]() { FluidHandoverEngine(FluidEngineConfig(), policy, ues); });
     }
 
     void OneLink()

@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "ctho-brute-force.h"
+#include "edge-llm-test-util.h"
 
 #include "ns3/coordinated-planner.h"
 #include "ns3/ctho-planner.h"
@@ -597,15 +598,7 @@ class SchemeRegistryTestCase : public TestCase
      */
     void ExpectRefused(const std::function<void()>& call, const std::string& text)
     {
-        std::string what;
-        try
-        {
-            call();
-        }
-        catch (const std::invalid_argument& e)
-        {
-            what = e.what();
-        }
+        const std::string what = edgellmtest::ErrorOf(call);
         NS_TEST_EXPECT_MSG_NE(what.find(text), std::string::npos, "message: " << what);
     }
 };

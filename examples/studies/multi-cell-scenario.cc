@@ -1306,8 +1306,8 @@ MultiCellScenario::ConnectOutputs()
     }
     // The per-UE results come from the session records (m_stats, the one collector);
     // the traces below add what is no session record's: the RRC's side (HandoverEndOk,
-    // failures), the sources' aborted handovers, the UEs' stalls (and
-    // the UEs resumed: the stop rule).
+    // failures), the sources' aborted handovers, the UEs' stalls (and the UEs resumed:
+    // the stop rule).
     const uint32_t total = m_ueNodes.GetN();
     for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
     {
