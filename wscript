@@ -72,6 +72,7 @@ TEST_SOURCES = [
     'test/edge-llm-backhaul-study-test-suite.cc',
     'test/edge-llm-bound-test-suite.cc',
     'test/edge-llm-pre-transfer-test-suite.cc',
+    'test/edge-llm-trace-test-suite.cc',
     # The program parts two suites test: examples' sources, not the module's API.
     'examples/common/program-options.cc',
     'examples/road-handover/road-handover-example.cc',
@@ -82,6 +83,8 @@ TEST_SOURCES = [
 # an internal static library, edge-llm-studies, not the module's API (../CMakeLists.txt).
 STUDY_SOURCES = [
     'examples/studies/multi-cell-scenario.cc',
+    'examples/studies/mobility-trace.cc',
+    'examples/studies/site-list.cc',
     'examples/studies/road-handover-scenario.cc',
     'examples/studies/road-ue-draw.cc',
     'examples/studies/fluid-handover-scenario.cc',

@@ -301,6 +301,14 @@ class EdgeLlmRan : public Object
     virtual uint64_t GetImsi(Ptr<NetDevice> ueDevice) const = 0;
 
     /**
+     * \brief Set one BS's transmit power (after Install, which gives every BS
+     *        EdgeLlmRanConfig::bsTxPowerDbm): a site list's own power per site.
+     * \param bsDevice a BS device of this RAN
+     * \param dbm dBm, [-30, 60] (the caller checks it)
+     */
+    virtual void SetBsTxPower(Ptr<NetDevice> bsDevice, double dbm) const = 0;
+
+    /**
      * \return the attribute of the BS device that holds its RRC, whose trace sources
      *         HandoverStart (imsi, cellId, rnti, targetCellId), HandoverEndOk and
      *         HandoverFailure* EdgeLlmHelper connects: "LteEnbRrc" or "NrGnbRrc"

@@ -207,6 +207,12 @@ LteEdgeLlmRan::GetImsi(Ptr<NetDevice> ueDevice) const
     return DeviceAs<LteUeNetDevice>(ueDevice, "LteUeNetDevice")->GetImsi();
 }
 
+void
+LteEdgeLlmRan::SetBsTxPower(Ptr<NetDevice> bsDevice, double dbm) const
+{
+    DeviceAs<LteEnbNetDevice>(bsDevice, "LteEnbNetDevice")->GetPhy()->SetTxPower(dbm);
+}
+
 std::string
 LteEdgeLlmRan::GetUeRrcName() const
 {

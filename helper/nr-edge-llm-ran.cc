@@ -15,6 +15,7 @@
 #include "ns3/nr-channel-helper.h"
 #include "ns3/nr-epc-x2.h"
 #include "ns3/nr-gnb-net-device.h"
+#include "ns3/nr-gnb-phy.h"
 #include "ns3/nr-gnb-rrc.h"
 #include "ns3/nr-handover-algorithm.h"
 #include "ns3/nr-helper.h"
@@ -217,6 +218,16 @@ uint64_t
 NrEdgeLlmRan::GetImsi(Ptr<NetDevice> ueDevice) const
 {
     return DeviceAs<NrUeNetDevice>(ueDevice, "NrUeNetDevice")->GetImsi();
+}
+
+void
+NrEdgeLlmRan::SetBsTxPower(Ptr<NetDevice> bsDevice, double dbm) const
+{
+    Ptr<NrGnbNetDevice> bs = DeviceAs<NrGnbNetDevice>(bsDevice, "NrGnbNetDevice");
+    for (uint32_t i = 0; i < bs->GetCcMapSize(); ++i)
+    {
+        bs->GetPhy(static_cast<uint8_t>(i))->SetTxPower(dbm);
+    }
 }
 
 std::string

@@ -71,6 +71,7 @@ class NrEdgeLlmRan : public EdgeLlmRan
                          Ptr<NetDevice> targetBsDevice) override;
     uint16_t GetCellId(Ptr<NetDevice> bsDevice) const override;
     uint64_t GetImsi(Ptr<NetDevice> ueDevice) const override;
+    void SetBsTxPower(Ptr<NetDevice> bsDevice, double dbm) const override;
     std::string GetRrcName() const override;
     std::string GetUeRrcName() const override;
     void AddPreTransferTrigger(Ptr<Node> bsNode,

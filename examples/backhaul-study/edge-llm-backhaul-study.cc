@@ -83,6 +83,7 @@ struct StudyRawOptions
     double promptTimeMs = 0;                                   //!< --promptTimeMs, ms
     double handoverLeadMs = 0;                                 //!< --handoverLeadMs, ms
     double monitorIntervalMs = 10;                             //!< --monitorIntervalMs, ms
+    double traceMinDwellMs = 500;                              //!< --traceMinDwellMs, ms
 };
 
 /**
@@ -181,7 +182,24 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
                            "Sites: 7 or 19 (hex), 2 to 57 (road)",
                            cfg.numSites,
                            MultiCellConfig::NumSitesRange());
-    options.AddValue("layout", "hex or road", cfg.layout);
+    options.AddValue("layout", "hex, road, or file (--siteFile)", cfg.layout);
+    options.AddValue("siteFile",
+                     "Sites from a CSV file with the header id,x,y,height,txPowerDbm (sets "
+                     "--layout=file; the file's rows replace --numSites and --interSiteDistance)",
+                     cfg.siteFile);
+    options.AddValue("mobilityTrace",
+                     "Vehicles from an ns-2 mobility trace (SUMO traceExporter.py "
+                     "--ns2mobility-output): one UE per vehicle, replacing --uesPerSite, --speed, "
+                     "--roads and --platoonSpreadMs; the run lasts as long as the trace",
+                     cfg.mobilityTrace);
+    options.AddValue("mobilityActivity",
+                     "With --mobilityTrace: its activity file (--ns2activity-output: when each "
+                     "vehicle enters and leaves)",
+                     cfg.mobilityActivity);
+    options.AddValue("traceMinDwellMs",
+                     "With --mobilityTrace: a change of the strongest cell is a handover only if "
+                     "the new cell stays the strongest this long, ms",
+                     raw.traceMinDwellMs);
     options.AddValue("interSiteDistance",
                      "Distance between neighbour sites, m",
                      cfg.interSiteDistance);
@@ -313,6 +331,69 @@ SetTimes(const StudyRawOptions& raw, MultiCellConfig& cfg)
 }
 
 /**
+ * \brief ParseOptions' step: the site file and the mobility trace set the layout and the
+ *        mobility, and take the place of the options they replace, which are then refused
+ *        (they would mean nothing): --numSites and --interSiteDistance with --siteFile;
+ *        --uesPerSite, --speed, --roads and --platoonSpreadMs with --mobilityTrace.
+ * \param argc the command line's argument count
+ * \param argv the command line
+ * \param raw the options as given
+ * \param cfg the scenario, its layout, mobility and traceMinDwell set
+ * \return false (after printing the option refused and why) to exit with status 2
+ */
+bool
+SetFileInputs(int argc, char* argv[], const StudyRawOptions& raw, MultiCellConfig& cfg)
+{
+    auto given = [argc, argv](const std::string& option) {
+        for (int i = 1; i < argc; ++i)
+        {
+            const std::string a = argv[i];
+            if (a == "--" + option || a.rfind("--" + option + "=", 0) == 0)
+            {
+                return true;
+            }
+        }
+        return false;
+    };
+    const std::pair<const char*, std::vector<const char*>> replaced[] = {
+        {"siteFile", {"numSites", "interSiteDistance"}},
+        {"mobilityTrace", {"uesPerSite", "speed", "roads", "platoonSpreadMs"}}};
+    for (const auto& [file, options] : replaced)
+    {
+        for (const char* option : options)
+        {
+            if (given(file) && given(option))
+            {
+                std::cerr << "error: --" << option << " means nothing with --" << file
+                          << ", which replaces it; leave it out" << std::endl;
+                return false;
+            }
+        }
+    }
+    if (given("traceMinDwellMs") && cfg.mobilityTrace.empty())
+    {
+        std::cerr << "error: --traceMinDwellMs means nothing without --mobilityTrace" << std::endl;
+        return false;
+    }
+    if (!cfg.siteFile.empty() && !given("layout"))
+    {
+        cfg.layout = "file";
+    }
+    if (!cfg.mobilityTrace.empty())
+    {
+        cfg.mobility = "trace";
+    }
+    if (!(raw.traceMinDwellMs >= 0 && raw.traceMinDwellMs <= 6e4))
+    {
+        std::cerr << "error: --traceMinDwellMs must be in [0, 60000] ms, got "
+                  << raw.traceMinDwellMs << std::endl;
+        return false;
+    }
+    cfg.traceMinDwell = NanoSeconds(std::llround(raw.traceMinDwellMs * 1e6));
+    return true;
+}
+
+/**
  * \brief ParseOptions' step: --loads, each a whole finite number in [0, 0.9], none twice.
  * \param loads the option as given
  * \param loadList the loads, in the order given
@@ -425,7 +506,7 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
         return 2;
     }
     cmd.Parse(argc, argv);
-    if (!SetTimes(raw, cfg))
+    if (!SetTimes(raw, cfg) || !SetFileInputs(argc, argv, raw, cfg))
     {
         return 2;
     }
@@ -521,10 +602,13 @@ class StudyTables
      * \brief Write backhaul-study.{csv,png}, queue-delay.{csv,png} and ue-delays.csv, each
      *        whole or not at all.
      * \param cfg the scenario (the title)
+     * \param ues the UEs, for the title ("14 UEs", "12 vehicles from FILE")
      * \param outputDir where they go
      * \return false (after printing why) if a file could not be written
      */
-    bool Write(const MultiCellConfig& cfg, const std::string& outputDir) const;
+    bool Write(const MultiCellConfig& cfg,
+               const std::string& ues,
+               const std::string& outputDir) const;
 
     /// \return whether any run measured the backhaul queues (queue-delay.png is drawn)
     bool HasQueueDelay() const
@@ -753,6 +837,18 @@ StudyTables::PrintNotes(const std::string& name, const MultiCellResult& r)
                           : std::string())
                   << "\n";
     }
+    if (r.impliedHandovers > 0 || r.impliedOffset.count > 0)
+    {
+        // A mobility trace: every handover (a vehicle hands over several times), and how far
+        // the RRC's were from the instants the trace implies.
+        std::cout << "        " << name << " every handover: " << r.handovers << " started ("
+                  << r.impliedHandovers << " implied by the trace), " << r.everyRestored.count
+                  << " restored, mean " << r.everyRestored.mean << " s, worst "
+                  << r.everyRestored.worst << " s; at the UE mean " << r.ueDelay.mean
+                  << " s, worst " << r.ueDelay.worst << " s; RRC start - implied instant: mean "
+                  << r.impliedOffset.mean << " s, worst " << r.impliedOffset.worst << " s over "
+                  << r.impliedOffset.count << " (" << r.unimpliedHandovers << " not implied)\n";
+    }
     if (r.accuracyUes > 0)
     {
         // ImpactHO's family: what the window left of each cache, and its accuracy.
@@ -782,14 +878,16 @@ StudyTables::PrintNotes(const std::string& name, const MultiCellResult& r)
 }
 
 bool
-StudyTables::Write(const MultiCellConfig& cfg, const std::string& outputDir) const
+StudyTables::Write(const MultiCellConfig& cfg,
+                   const std::string& ues,
+                   const std::string& outputDir) const
 {
     std::ostringstream title;
     // Three short lines: a long one is cut at both ends when the key sits outside the plot.
     title << "edge-llm-backhaul-study: UE-side handover delay vs cross-traffic load\\n"
           << cfg.Describe() << "\\n"
-          << cfg.numSites * cfg.uesPerSite << " UEs, " << cfg.model << " q = " << cfg.kvBits
-          << ", seed " << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun();
+          << ues << ", " << cfg.model << " q = " << cfg.kvBits << ", seed "
+          << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun();
     if (!WriteFigure(outputDir + "/backhaul-study",
                      m_csv.str(),
                      title.str(),
@@ -836,15 +934,34 @@ main(int argc, char* argv[])
     }
     MultiCellConfig& cfg = o.cfg;
     const std::string& outputDir = o.outputDir;
-    std::cout << "edge-llm-backhaul-study: " << (cfg.ran == "nr" ? "NR, " : "LTE, ") << cfg.numSites
-              << " " << cfg.layout << " sites " << cfg.interSiteDistance << " m apart, "
-              << cfg.uesPerSite << (cfg.uesPerSite == 1 ? " UE" : " UEs") << " per site ("
-              << cfg.numSites * cfg.uesPerSite << " UEs), " << cfg.backhaul << " backhaul "
-              << cfg.backhaulGbps << " Gbit/s per link (MTU " << cfg.backhaulMtu << "), "
-              << cfg.model << " q = " << cfg.kvBits << ", prompts U[" << cfg.promptMin << ", "
-              << cfg.promptMax << "] tokens"
+    // What the site file and the trace make of the config (numSites, distance, UEs).
+    const MultiCellScenario files(cfg);
+    const MultiCellConfig& derived = files.GetConfig();
+    std::ostringstream sites;
+    sites << derived.numSites << " "
+          << (cfg.layout == "file" ? "sites from " + cfg.siteFile : cfg.layout + " sites") << " "
+          << derived.interSiteDistance << " m apart" << (cfg.layout == "file" ? " at most" : "");
+    std::ostringstream ues;   // the banner's
+    std::ostringstream count; // the figure title's
+    if (files.GetMobilityTrace())
+    {
+        ues << files.GetMobilityTrace()->GetN() << " vehicles from " << cfg.mobilityTrace;
+        count << files.GetMobilityTrace()->GetN() << " vehicles";
+    }
+    else
+    {
+        ues << cfg.uesPerSite << (cfg.uesPerSite == 1 ? " UE" : " UEs") << " per site ("
+            << cfg.numSites * cfg.uesPerSite << " UEs)";
+        count << cfg.numSites * cfg.uesPerSite << " UEs";
+    }
+    std::cout << "edge-llm-backhaul-study: " << (cfg.ran == "nr" ? "NR, " : "LTE, ") << sites.str()
+              << ", " << ues.str() << ", " << cfg.backhaul << " backhaul " << cfg.backhaulGbps
+              << " Gbit/s per link (MTU " << cfg.backhaulMtu << "), " << cfg.model
+              << " q = " << cfg.kvBits << ", prompts U[" << cfg.promptMin << ", " << cfg.promptMax
+              << "] tokens"
               << (cfg.prefillPromptsOnGpu ? "" : " cached on arrival (no GPU warm-up)")
-              << ", handovers " << cfg.handover << ", roads " << cfg.roads << ", seed "
+              << ", handovers " << cfg.handover
+              << (files.GetMobilityTrace() ? std::string() : ", roads " + cfg.roads) << ", seed "
               << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
     for (const HandoverScheme& scheme : o.schemes)
     {
@@ -860,7 +977,7 @@ main(int argc, char* argv[])
     const bool preTransfer = std::any_of(o.schemes.begin(),
                                          o.schemes.end(),
                                          [](const HandoverScheme& s) { return s.wrapsInner; });
-    StudyTables tables(cfg, preTransfer);
+    StudyTables tables(derived, preTransfer);
     std::cout << "\n  load  scheme  UEs  restored  mean_s   p95_s    worst_s  queue_mean_s  "
                  "queue_p95_s  KV sent (B)   KV received (B)  KV dropped (B)  sim_s  cpu_s\n";
     for (double load : o.loads)
@@ -911,7 +1028,7 @@ main(int argc, char* argv[])
     }
 
     // Every file only after every run, each whole or not at all.
-    if (!tables.Write(cfg, outputDir))
+    if (!tables.Write(derived, count.str(), outputDir))
     {
         return 1;
     }

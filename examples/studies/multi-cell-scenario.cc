@@ -7,7 +7,9 @@
 
 #include "ns3/accuracy-utility.h"
 #include "ns3/boolean.h"
+#include "ns3/channel-condition-model.h"
 #include "ns3/config.h"
+#include "ns3/constant-position-mobility-model.h"
 #include "ns3/constant-velocity-mobility-model.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -32,6 +34,7 @@
 #include "ns3/position-allocator.h"
 #include "ns3/ppp-header.h"
 #include "ns3/prefill-time-model.h"
+#include "ns3/propagation-loss-model.h"
 #include "ns3/queue-disc.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/simulator.h"
@@ -87,6 +90,37 @@ constexpr double DECODE_LEAD = 0.1;
 /// Without the GPU warm-up: the prompts' uplink allowance per UE of a cell, s (the UEs
 /// start near the cell edge; 50 prompts per cell arrive within about 0.3 s there).
 constexpr double UPLINK_PER_UE = 0.02;
+/// Mobility "trace": how often each vehicle's strongest cell is sampled
+/// (MobilityTrace::StrongestCellChanges; the instants themselves to 1 us)
+const Time TRACE_STEP = MilliSeconds(100);
+/// LTE's downlink carrier at ns-3's default EARFCN 100, Hz (a Friis model's Frequency)
+constexpr double LTE_DL_FREQUENCY_HZ = 2.12e9;
+
+/// The RAN's path-loss model as the config makes the RAN build it, for the mobility
+/// trace's strongest cells: LTE's configured model (LogDistance with the reference loss
+/// BuildSites set, an Exponent where it has one; "": Friis at LTE's downlink carrier); NR:
+/// the 3GPP UMa model of its scenario at nrFrequencyHz without shadowing, line of sight
+/// (the channel condition the RAN uses by default).
+Ptr<PropagationLossModel>
+PathLossModelOf(const MultiCellConfig& cfg)
+{
+    if (cfg.ran == "nr")
+    {
+        ObjectFactory f("ns3::ThreeGppUmaPropagationLossModel");
+        f.Set("Frequency", DoubleValue(cfg.nrFrequencyHz));
+        f.Set("ShadowingEnabled", BooleanValue(false));
+        Ptr<PropagationLossModel> m = f.Create<PropagationLossModel>();
+        m->SetAttribute("ChannelConditionModel",
+                        PointerValue(CreateObject<AlwaysLosChannelConditionModel>()));
+        return m;
+    }
+    ObjectFactory f(cfg.pathlossModel.empty() ? "ns3::FriisPropagationLossModel"
+                                              : cfg.pathlossModel);
+    Ptr<PropagationLossModel> m = f.Create<PropagationLossModel>();
+    m->SetAttributeFailSafe("Exponent", DoubleValue(cfg.pathlossExponent));
+    m->SetAttributeFailSafe("Frequency", DoubleValue(LTE_DL_FREQUENCY_HZ));
+    return m;
+}
 
 void
 Require(bool ok, const std::string& what)
@@ -180,9 +214,16 @@ MultiCellConfig::ValidateSitesAndBackhaul() const
     Require(ran == "lte" || ran == "nr", "ran must be lte or nr, got '" + ran + "'");
     Require(EdgeLlmRan::IsAvailable(ran),
             "ran '" + ran + "' needs ns-3's nr module, which this build lacks; valid here: lte");
-    Require(layout == "road" || layout == "hex",
-            "layout must be road or hex, got '" + layout + "'");
-    if (layout == "road")
+    Require(layout == "road" || layout == "hex" || layout == "file",
+            "layout must be road, hex or file, got '" + layout + "'");
+    Require((layout == "file") == !siteFile.empty(),
+            "siteFile is read with layout file only, and layout file needs it; got layout '" +
+                layout + "' with siteFile '" + siteFile + "'");
+    if (layout == "file")
+    {
+        SiteRecord::Read(siteFile); // throws "FILE:LINE: ..."
+    }
+    else if (layout == "road")
     {
         Require(numSites >= 2 && numSites <= MAX_ROAD_SITES,
                 "numSites must be in " + NumSitesRange() + ", got " + std::to_string(numSites) +
@@ -242,16 +283,19 @@ MultiCellConfig::ValidateUesAndHandovers() const
 {
     Require(uesPerSite >= 1 && uesPerSite <= MAX_UES_PER_SITE,
             "uesPerSite must be in " + UesPerSiteRange() + ", got " + std::to_string(uesPerSite));
-    Require(mobility == "road" || mobility == "random-waypoint" || mobility == "gauss-markov",
-            "mobility must be road, random-waypoint or gauss-markov, got '" + mobility + "'");
+    Require(mobility == "road" || mobility == "random-waypoint" || mobility == "gauss-markov" ||
+                mobility == "trace",
+            "mobility must be road, random-waypoint, gauss-markov or trace, got '" + mobility +
+                "'");
+    ValidateTrace();
     CheckSpeed("speed", speed);
     Require(handover == "script" || handover == "A3-RSRP" || handover == "A2-A4-RSRQ" ||
                 handover.rfind("ns3::", 0) == 0,
             "handover must be script, A3-RSRP, A2-A4-RSRQ or a handover algorithm TypeId "
             "(ns3::...), got '" +
                 handover + "'");
-    Require(handover != "script" || mobility == "road",
-            "handover script needs mobility road (a scripted handover happens where the "
+    Require(handover != "script" || mobility == "road" || mobility == "trace",
+            "handover script needs mobility road or trace (a scripted handover happens where the "
             "road crosses the boundary); with " +
                 mobility + " use handover A3-RSRP or A2-A4-RSRQ");
     Require(roads == "cycle" || roads == "random",
@@ -288,6 +332,49 @@ MultiCellConfig::ValidateUesAndHandovers() const
     Require(streamTokens <= tokensAfterHandover,
             "streamTokens must be in [0, tokensAfterHandover] = [0, " +
                 std::to_string(tokensAfterHandover) + "] tokens");
+}
+
+void
+MultiCellConfig::ValidateTrace() const
+{
+    const bool trace = mobility == "trace";
+    Require(trace == !mobilityTrace.empty(),
+            "mobilityTrace is read with mobility trace only, and mobility trace needs it; got "
+            "mobility '" +
+                mobility + "' with mobilityTrace '" + mobilityTrace + "'");
+    Require(trace || mobilityActivity.empty(),
+            "mobilityActivity is read with mobility trace only, got mobility '" + mobility + "'");
+    Require(!traceMinDwell.IsStrictlyNegative() && traceMinDwell <= Seconds(60),
+            "traceMinDwell must be in [0, 60] s, got " +
+                edgellm::FormatValue(traceMinDwell.GetSeconds()) + " s");
+    if (!trace)
+    {
+        return;
+    }
+    Require(!predictArrivals,
+            "predictArrivals predicts along the drawn roads; mobility trace has none (with "
+            "handover script the sources know every handover the trace implies)");
+    const MobilityTrace vehicles = MobilityTrace::Read(mobilityTrace, mobilityActivity);
+    Require(vehicles.GetN() <= MAX_UES_PER_SITE,
+            "mobilityTrace: at most " + std::to_string(MAX_UES_PER_SITE) +
+                " vehicles (every one may be in one cell at once: uesPerSite's range " +
+                UesPerSiteRange() + "), got " + std::to_string(vehicles.GetN()));
+    Require(vehicles.GetEnd() <= MAX_SIM_SECONDS,
+            "mobilityTrace: the last vehicle must leave by " +
+                edgellm::FormatNumber(MAX_SIM_SECONDS) + " s (the longest run), got " +
+                edgellm::FormatNumber(vehicles.GetEnd()) + " s");
+    // Any cell may serve every vehicle at once (LTE's SRS slots).
+    MultiCellConfig cell = *this;
+    cell.uesPerSite = std::max<uint32_t>(vehicles.GetN(), 1);
+    try
+    {
+        cell.ValidateRanCoupling();
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument("mobilityTrace: " + std::to_string(vehicles.GetN()) +
+                                    " vehicles, each of which may be in one cell: " + e.what());
+    }
 }
 
 void
@@ -457,6 +544,57 @@ MultiCellScenario::MultiCellScenario(const MultiCellConfig& config)
       m_counters(std::make_unique<Counters>())
 {
     m_cfg.Validate();
+    if (m_cfg.layout == "file")
+    {
+        m_siteRecords = SiteRecord::Read(m_cfg.siteFile);
+        m_cfg.numSites = static_cast<uint32_t>(m_siteRecords.size());
+        // Each site's nearest other site; the largest of those is the layout's d, so that
+        // every site has a neighbour (Neighbours: within 1.01 d) and a peer.
+        double d = 0;
+        for (const SiteRecord& a : m_siteRecords)
+        {
+            double nearest = std::numeric_limits<double>::infinity();
+            for (const SiteRecord& b : m_siteRecords)
+            {
+                if (&a != &b)
+                {
+                    nearest = std::min(nearest, std::hypot(a.x - b.x, a.y - b.y));
+                }
+            }
+            d = std::max(d, nearest);
+        }
+        m_cfg.interSiteDistance = d;
+    }
+    if (m_cfg.mobility == "trace")
+    {
+        m_trace = std::make_unique<MobilityTrace>(
+            MobilityTrace::Read(m_cfg.mobilityTrace, m_cfg.mobilityActivity));
+        m_cfg.uesPerSite = m_trace->GetN();
+    }
+}
+
+const MobilityTrace*
+MultiCellScenario::GetMobilityTrace() const
+{
+    return m_trace.get();
+}
+
+const std::vector<SiteRecord>&
+MultiCellScenario::GetSiteRecords() const
+{
+    return m_siteRecords;
+}
+
+const std::vector<std::vector<MobilityTrace::CellChange>>&
+MultiCellScenario::GetImpliedHandovers() const
+{
+    return m_implied;
+}
+
+const MultiCellConfig&
+MultiCellScenario::GetConfig() const
+{
+    return m_cfg;
 }
 
 MultiCellScenario::~MultiCellScenario() = default;
@@ -635,7 +773,18 @@ MultiCellScenario::BuildSites()
 {
     RequireDone(m_bsNodes.GetN() == 0, "BuildSites", "already done (each part runs once)");
     Ipv4AddressGenerator::Reset();
-    m_sites = SitePositions(m_cfg.layout, m_cfg.numSites, m_cfg.interSiteDistance);
+    if (m_cfg.layout == "file")
+    {
+        m_sites.clear();
+        for (const SiteRecord& r : m_siteRecords)
+        {
+            m_sites.emplace_back(r.x, r.y, 0);
+        }
+    }
+    else
+    {
+        m_sites = SitePositions(m_cfg.layout, m_cfg.numSites, m_cfg.interSiteDistance);
+    }
     m_roadTarget = RoadTargets(m_sites, m_cfg.interSiteDistance);
     m_neighbours = Neighbours(m_sites, m_cfg.interSiteDistance);
     if (m_cfg.ran == "lte" && m_cfg.pathlossModel == "ns3::LogDistancePropagationLossModel" &&
@@ -650,9 +799,10 @@ MultiCellScenario::BuildSites()
     m_ran = EdgeLlmRan::Create(m_cfg.ran, m_cfg.GetRanConfig());
     m_bsNodes.Create(m_cfg.numSites);
     Ptr<ListPositionAllocator> pos = CreateObject<ListPositionAllocator>();
-    for (const auto& p : m_sites)
+    for (std::size_t i = 0; i < m_sites.size(); ++i)
     {
-        pos->Add(Vector(p.x, p.y, m_ran->GetBsHeight()));
+        const double z = m_siteRecords.empty() ? m_ran->GetBsHeight() : m_siteRecords[i].height;
+        pos->Add(Vector(m_sites[i].x, m_sites[i].y, z));
     }
     MobilityHelper mobility;
     mobility.SetPositionAllocator(pos);
@@ -664,6 +814,11 @@ MultiCellScenario::BuildUes()
 {
     RequireDone(m_bsNodes.GetN() > 0, "BuildUes", "call BuildSites first");
     RequireDone(m_ueNodes.GetN() == 0, "BuildUes", "already done (each part runs once)");
+    if (m_trace)
+    {
+        BuildTraceUes();
+        return;
+    }
     DrawUes();
     if (m_cfg.mobility == "road")
     {
@@ -672,6 +827,79 @@ MultiCellScenario::BuildUes()
         return;
     }
     InstallRandomMobility();
+}
+
+void
+MultiCellScenario::BuildTraceUes()
+{
+    m_loss = PathLossModelOf(m_cfg);
+    const uint32_t n = m_trace->GetN();
+    const double step = TRACE_STEP.GetSeconds();
+    m_ues.assign(n, ScenarioUe());
+    m_home.assign(n, 0);
+    m_implied.assign(n, {});
+    m_tau.clear();
+    Ptr<UniformRandomVariable> promptDraw = CreateObject<UniformRandomVariable>();
+    promptDraw->SetStream(STREAM_DRAWS + 2 * m_cfg.seedStream); // as DrawUes
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        const MobilityTrace::Vehicle& v = m_trace->Get(i);
+        ScenarioUe& ue = m_ues[i];
+        m_implied[i] = m_trace->StrongestCellChanges(
+            i,
+            [this](uint32_t site, const Vector& p) { return RxPowerDbm(site, p); },
+            m_cfg.numSites,
+            step,
+            m_cfg.traceMinDwell.GetSeconds(),
+            ue.homeSite);
+        m_home[i] = ue.homeSite;
+        ue.position = m_trace->GetPosition(i, 0);
+        // Its prompt when it enters (after the attach: promptTime at the earliest), to the
+        // microsecond; enough tokens to decode until it leaves, and tokensAfterHandover more.
+        const double promptAt = std::max(v.enter, m_cfg.promptTime.GetSeconds());
+        ue.promptAt = MicroSeconds(std::llround(promptAt * 1e6));
+        ue.leaveAt = MicroSeconds(std::llround(v.leave * 1e6));
+        if (ue.leaveAt <= ue.promptAt)
+        {
+            // Gone before it could send its prompt: no session (InstallApps never starts it).
+            ue.promptAt = Time::Max();
+        }
+        ue.promptTokens = promptDraw->GetInteger(m_cfg.promptMin, m_cfg.promptMax);
+        ue.maxNewTokens =
+            static_cast<uint32_t>(std::ceil(std::max(0.0, v.leave - promptAt) * m_cfg.decodeRate)) +
+            m_cfg.tokensAfterHandover;
+        for (const MobilityTrace::CellChange& c : m_implied[i])
+        {
+            if (m_cfg.handover != "script")
+            {
+                break; // the RRC's algorithm decides
+            }
+            const Time at = MicroSeconds(std::llround(c.at * 1e6));
+            if (ue.handoverAt == Time::Max())
+            {
+                ue.handoverAt = at;
+                ue.targetSite = c.to;
+            }
+            else
+            {
+                ue.laterHandovers.emplace_back(at, c.to);
+            }
+            m_tau.push_back(c.at);
+        }
+    }
+    m_handoverStart = m_tau.empty() ? 0 : *std::min_element(m_tau.begin(), m_tau.end());
+    m_ueNodes.Create(n);
+    m_trace->Install(m_ueNodes, m_ran->GetUeHeight());
+}
+
+double
+MultiCellScenario::RxPowerDbm(uint32_t site, const Vector& position) const
+{
+    Ptr<MobilityModel> ue = CreateObject<ConstantPositionMobilityModel>();
+    ue->SetPosition(Vector(position.x, position.y, m_ran->GetUeHeight()));
+    const double tx =
+        m_siteRecords.empty() ? m_cfg.bsTxPowerDbm : m_siteRecords.at(site).txPowerDbm;
+    return m_loss->CalcRxPower(tx, m_bsNodes.Get(site)->GetObject<MobilityModel>(), ue);
 }
 
 void
@@ -871,6 +1099,7 @@ MultiCellScenario::BuildUes(const std::vector<ScenarioUe>& ues)
         Require(!ue.promptAt.IsStrictlyNegative(), name + "promptAt must be >= 0");
         Require(!ue.handoverAt.IsStrictlyNegative(),
                 name + "handoverAt must be >= 0 (Time::Max(): none)");
+        CheckLaterHandovers(ue, name);
     }
     m_ues = ues;
     m_home.clear();
@@ -882,9 +1111,37 @@ MultiCellScenario::BuildUes(const std::vector<ScenarioUe>& ues)
         {
             m_tau.push_back(ue.handoverAt.GetSeconds());
         }
+        for (const auto& later : ue.laterHandovers)
+        {
+            m_tau.push_back(later.first.GetSeconds());
+        }
     }
     m_handoverStart = m_tau.empty() ? 0 : *std::min_element(m_tau.begin(), m_tau.end());
     CreateUeNodes();
+}
+
+void
+MultiCellScenario::CheckLaterHandovers(const ScenarioUe& ue, const std::string& name) const
+{
+    Require(ue.laterHandovers.empty() || ue.handoverAt != Time::Max(),
+            name + "laterHandovers needs a first handover (handoverAt)");
+    Time after = ue.handoverAt;
+    uint32_t from = ue.targetSite;
+    for (std::size_t k = 0; k < ue.laterHandovers.size(); ++k)
+    {
+        const auto& [at, to] = ue.laterHandovers[k];
+        const std::string field = name + "laterHandovers[" + std::to_string(k) + "]";
+        Require(at > after && at != Time::Max(),
+                field + ": its time must be after the previous handover's, " +
+                    edgellm::FormatNumber(after.GetSeconds()) + " s");
+        Require(to < m_cfg.numSites && to != from,
+                field + ": its site must be in [0, " + std::to_string(m_cfg.numSites - 1) +
+                    "] other than the previous target " + std::to_string(from) + ", got " +
+                    std::to_string(to));
+        after = at;
+        from = to;
+    }
+    Require(ue.leaveAt > ue.promptAt, name + "leaveAt must be after promptAt (Time::Max(): never)");
 }
 
 void
@@ -939,6 +1196,10 @@ MultiCellScenario::BuildRan()
         m_ran->SetBackhaul(backhaul);
     }
     m_ran->Install(m_bsNodes, m_ueNodes);
+    for (uint32_t s = 0; s < m_siteRecords.size(); ++s)
+    {
+        m_ran->SetBsTxPower(m_ran->GetBsDevices().Get(s), m_siteRecords[s].txPowerDbm);
+    }
     if (!m_cfg.pcapPrefix.empty())
     {
         // The usual helper call, on the sites' point-to-point devices (X2/Xn and S1-U);
@@ -1150,7 +1411,18 @@ MultiCellScenario::InstallApps(const std::string& schedulerType)
     m_bsApps.Start(Seconds(0));
     for (uint32_t i = 0; i < m_ueApps.GetN(); ++i)
     {
+        if (m_ues[i].promptAt == Time::Max())
+        {
+            // A trace's vehicle gone before its prompt: an application that never starts
+            // (ns-3 starts an Application at its start time even after its stop time).
+            m_ueApps.Get(i)->SetStartTime(Time::Max() / 2);
+            continue;
+        }
         m_ueApps.Get(i)->SetStartTime(m_ues[i].promptAt);
+        if (m_ues[i].leaveAt != Time::Max())
+        {
+            m_ueApps.Get(i)->SetStopTime(m_ues[i].leaveAt);
+        }
     }
 }
 
@@ -1169,8 +1441,6 @@ MultiCellScenario::ScheduleHandovers()
         }
         return;
     }
-    NetDeviceContainer bs = m_ran->GetBsDevices();
-    NetDeviceContainer ue = m_ran->GetUeDevices();
     for (uint32_t i = 0; i < m_ueNodes.GetN(); ++i)
     {
         const ScenarioUe& u = m_ues[i];
@@ -1178,39 +1448,54 @@ MultiCellScenario::ScheduleHandovers()
         {
             continue; // stays on its home site
         }
-        m_ran->HandoverRequest(u.handoverAt, ue.Get(i), bs.Get(u.homeSite), bs.Get(u.targetSite));
-        Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(m_bsApps.Get(u.homeSite));
-        const uint64_t imsi = m_ran->GetImsi(ue.Get(i));
-        source->ExpectHandover(imsi, m_ran->GetCellId(bs.Get(u.targetSite)), u.handoverAt);
-        // Proactive pre-transfer with a predicted crossing: the scripted handover is the
-        // crossing predicted from the UE's position and speed, LeadTime ahead.
-        const std::optional<PreTransferSettings> pre =
-            source->GetScheduler() ? source->GetScheduler()->GetPreTransfer() : std::nullopt;
-        if (pre && pre->trigger == PreTransferSettings::PREDICTED_CROSSING)
+        ScheduleHandover(i, u.handoverAt, u.homeSite, u.targetSite);
+        uint32_t from = u.targetSite;
+        for (const auto& [at, to] : u.laterHandovers)
         {
-            const Time at = std::max(Simulator::Now(), u.handoverAt - pre->leadTime);
-            Simulator::Schedule(at - Simulator::Now(),
-                                &EdgeLlmNode::NotifyHandoverLikely,
-                                source,
-                                imsi,
-                                m_ran->GetCellId(bs.Get(u.targetSite)));
+            ScheduleHandover(i, at, from, to);
+            from = to;
         }
-        // ns-3's RRCs (LTE and nr) take a target's HANDOVER PREPARATION FAILURE (no SRS
-        // index left, AdmitHandoverRequest false) back to CONNECTED_NORMALLY without a
-        // trace, and wait for ever for an answer that was lost: without HandoverStart by
-        // then, the source's batch goes on without the UE (NotifyHandoverFailure: the
-        // session stays at the source, HandoverFailed), the result counts it, and the
-        // stop rule does not wait for it.
-        Counters* c = m_counters.get();
-        const uint32_t total = m_ueNodes.GetN();
-        compat::Schedule(u.handoverAt + m_cfg.handoverStartTimeout, [c, source, imsi, total]() {
-            if (!c->started.count(imsi) && c->notStarted.insert(imsi).second)
-            {
-                source->NotifyHandoverFailure(imsi);
-                c->Settle(imsi, total);
-            }
-        });
     }
+}
+
+void
+MultiCellScenario::ScheduleHandover(uint32_t i, Time at, uint32_t from, uint32_t to)
+{
+    NetDeviceContainer bs = m_ran->GetBsDevices();
+    Ptr<NetDevice> ueDev = m_ran->GetUeDevices().Get(i);
+    m_ran->HandoverRequest(at, ueDev, bs.Get(from), bs.Get(to));
+    Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(m_bsApps.Get(from));
+    const uint64_t imsi = m_ran->GetImsi(ueDev);
+    const uint16_t targetCell = m_ran->GetCellId(bs.Get(to));
+    source->ExpectHandover(imsi, targetCell, at);
+    // Proactive pre-transfer with a predicted crossing: the scripted handover is the
+    // crossing predicted from the UE's position and speed, LeadTime ahead.
+    const std::optional<PreTransferSettings> pre =
+        source->GetScheduler() ? source->GetScheduler()->GetPreTransfer() : std::nullopt;
+    if (pre && pre->trigger == PreTransferSettings::PREDICTED_CROSSING)
+    {
+        const Time likely = std::max(Simulator::Now(), at - pre->leadTime);
+        Simulator::Schedule(likely - Simulator::Now(),
+                            &EdgeLlmNode::NotifyHandoverLikely,
+                            source,
+                            imsi,
+                            targetCell);
+    }
+    // ns-3's RRCs (LTE and nr) take a target's HANDOVER PREPARATION FAILURE (no SRS
+    // index left, AdmitHandoverRequest false) back to CONNECTED_NORMALLY without a
+    // trace, and wait for ever for an answer that was lost: without HandoverStart by
+    // then, the source's batch goes on without the UE (NotifyHandoverFailure: the
+    // session stays at the source, HandoverFailed), the result counts it, and the
+    // stop rule does not wait for it. (A UE's later handovers: only its first is watched.)
+    Counters* c = m_counters.get();
+    const uint32_t total = m_ueNodes.GetN();
+    compat::Schedule(at + m_cfg.handoverStartTimeout, [c, source, imsi, total]() {
+        if (!c->started.count(imsi) && c->notStarted.insert(imsi).second)
+        {
+            source->NotifyHandoverFailure(imsi);
+            c->Settle(imsi, total);
+        }
+    });
 }
 
 void
@@ -1504,6 +1789,12 @@ MultiCellScenario::GetStopTime() const
     {
         return m_cfg.maxSimTime;
     }
+    if (m_trace)
+    {
+        // The trace's end, then at most tailTime for the handovers still restoring (RunToStop
+        // stops once the backhaul is drained after the end).
+        return MicroSeconds(std::llround(m_trace->GetEnd() * 1e6)) + m_cfg.tailTime;
+    }
     const double lastTau =
         m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
     return Seconds(lastTau) + m_cfg.tailTime;
@@ -1539,7 +1830,17 @@ MultiCellScenario::RunToStop()
     Counters& c = *m_counters;
     // Every UE done (Counters::Settle): stop drainGrace after the backhaul has delivered
     // every KV byte sent (the scenarios' stop rule).
-    c.stopWhenDrained = [this]() { Stop(); };
+    if (!m_trace)
+    {
+        c.stopWhenDrained = [this]() { Stop(); };
+    }
+    else if (!m_cfg.maxSimTime.IsStrictlyPositive())
+    {
+        // A trace's run lasts as long as the trace, and until the backhaul is drained.
+        Simulator::Schedule(MicroSeconds(std::llround(m_trace->GetEnd() * 1e6)),
+                            &MultiCellScenario::Stop,
+                            this);
+    }
     const Time stopAt = GetStopTime();
     Simulator::Stop(stopAt);
     EdgeLlmRunProgress progress(
@@ -1644,6 +1945,16 @@ MultiCellScenario::CollectTotals(MultiCellResult& result) const
         restored.push_back(r.restoredDelay);
         complete = complete && !std::isnan(r.restoredDelay) && !std::isnan(r.measuredDelay);
     }
+    if (m_trace)
+    {
+        // A vehicle need not hand over, and leaves when the trace says: complete when every
+        // handover started was restored.
+        complete = true;
+        for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
+        {
+            complete = complete && (!rec.started || !std::isnan(rec.restoredDelay));
+        }
+    }
     result.complete = complete && handoverSent == handoverReceived;
     result.measured = EdgeLlmDelaySummary::OfKnown(measured);
     result.restored = EdgeLlmDelaySummary::OfKnown(restored);
@@ -1681,7 +1992,9 @@ MultiCellScenario::CollectOutputs(MultiCellResult& result, const std::string& mo
 {
     result.handoverCsv = m_stats->GetCsv();
     result.ueDelay = m_stats->SummarizeUeDelay();
+    result.everyRestored = m_stats->SummarizeRestoredDelay();
     result.preTransfer = m_stats->GetPreTransferTotals();
+    CollectImplied(result);
     if (m_monitor)
     {
         result.monitorCsv = m_monitor->GetCsv();
@@ -1695,6 +2008,51 @@ MultiCellScenario::CollectOutputs(MultiCellResult& result, const std::string& mo
             m_monitor->WritePlots(monitorPlotStem); // throws std::runtime_error
         }
     }
+}
+
+void
+MultiCellScenario::CollectImplied(MultiCellResult& result) const
+{
+    if (!m_trace)
+    {
+        return;
+    }
+    // By IMSI: each UE's implied changes as (instant, target cell).
+    std::map<uint64_t, std::vector<std::pair<double, uint16_t>>> implied;
+    NetDeviceContainer bs = m_ran->GetBsDevices();
+    for (uint32_t i = 0; i < m_implied.size(); ++i)
+    {
+        auto& list = implied[m_ran->GetImsi(m_ran->GetUeDevices().Get(i))];
+        for (const MobilityTrace::CellChange& c : m_implied[i])
+        {
+            list.emplace_back(c.at, m_ran->GetCellId(bs.Get(c.to)));
+        }
+        result.impliedHandovers += static_cast<uint32_t>(m_implied[i].size());
+    }
+    std::vector<double> offsets;
+    for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
+    {
+        const auto it = implied.find(rec.sessionId);
+        if (!rec.started || it == implied.end())
+        {
+            continue;
+        }
+        double best = std::numeric_limits<double>::infinity();
+        for (const auto& [at, cell] : it->second)
+        {
+            if (cell == rec.targetCellId && std::abs(rec.handoverTime - at) < std::abs(best))
+            {
+                best = rec.handoverTime - at;
+            }
+        }
+        if (std::isinf(best))
+        {
+            ++result.unimpliedHandovers;
+            continue;
+        }
+        offsets.push_back(best);
+    }
+    result.impliedOffset = EdgeLlmDelaySummary::OfKnown(offsets);
 }
 
 void

@@ -4,6 +4,9 @@
 #ifndef MULTI_CELL_SCENARIO_H
 #define MULTI_CELL_SCENARIO_H
 
+#include "mobility-trace.h"
+#include "site-list.h"
+
 #include "ns3/application-container.h"
 #include "ns3/backhaul-monitor.h"
 #include "ns3/edge-llm-ran.h"
@@ -26,6 +29,8 @@
 
 namespace ns3
 {
+
+class PropagationLossModel;
 
 /**
  * \ingroup edge-llm
@@ -130,9 +135,16 @@ struct MultiCellConfig : ScenarioCommonConfig
     static std::string UesPerSiteRange();
 
     // Sites
-    std::string layout{"hex"};     //!< "road" (sites on a line) or "hex" (hexagonal rings)
-    uint32_t numSites{7};          //!< road: [2, 57]; hex: 7 or 19
-    double interSiteDistance{500}; //!< Distance between neighbour sites, m, (0, 50000]
+    /// "road" (sites on a line), "hex" (hexagonal rings) or "file" (siteFile: each site's
+    /// position, antenna height and transmit power)
+    std::string layout{"hex"};
+    uint32_t numSites{7}; //!< road: [2, 57]; hex: 7 or 19; file: not read (its rows)
+    /// Distance between neighbour sites, m, (0, 50000]; layout "file": not read (the largest
+    /// distance from a site to its nearest other site, so that each site has a neighbour)
+    double interSiteDistance{500};
+    /// Layout "file": the site file (SiteRecord::Read: CSV id,x,y,height,txPowerDbm); its
+    /// heights and powers replace the RAN's BS height and bsTxPowerDbm
+    std::string siteFile;
     /// LogDistance's loss at 1 m, dB, [0, 100]: with exponent 3.76 the 3GPP macro-cell law
     /// L = 128.1 + 37.6 log10(R / 1 km) dB (TR 36.942); ignored by other models
     double pathlossReferenceDb{15.3};
@@ -170,8 +182,23 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// UEs starting on each site, [1, 100] (BuildUes(ues): the most on one site)
     uint32_t uesPerSite{2};
     /// "road" (ConstantVelocity along the site's road), "random-waypoint" (RandomWaypoint
-    /// in the layout's bounding box) or "gauss-markov" (GaussMarkov in that box)
+    /// in the layout's bounding box), "gauss-markov" (GaussMarkov in that box) or "trace"
+    /// (mobilityTrace: one UE per vehicle, uesPerSite not read)
     std::string mobility{"road"};
+    /// Mobility "trace": an ns-2 mobility trace (MobilityTrace; SUMO's traceExporter.py
+    /// --ns2mobility-output). Each vehicle is a UE attached to the strongest cell where it
+    /// enters; it sends its prompt when it enters (promptTime at the earliest) and its
+    /// application stops when it leaves; with handover "script" every change of its strongest
+    /// cell (MobilityTrace::StrongestCellChanges, with the RAN's path loss) is requested then
+    /// and announced to its source; the run lasts until the last vehicle leaves (maxSimTime
+    /// overrides)
+    std::string mobilityTrace;
+    /// Mobility "trace": its activity file (--ns2activity-output: when each vehicle enters
+    /// and leaves); "": each vehicle is present from its first setdest to its last
+    std::string mobilityActivity;
+    /// Mobility "trace": a change of the strongest cell counts as a handover only if the new
+    /// cell stays the strongest this long, [0, 60 s]
+    Time traceMinDwell{MilliSeconds(500)};
     double speed{20}; //!< UE speed (random-waypoint, gauss-markov: the mean), m/s
     /// "script" (handovers requested at the boundary crossing and announced to the source:
     /// needs mobility "road"), "A3-RSRP" or "A2-A4-RSRQ" (the RRC's algorithm decides), or
@@ -249,6 +276,9 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// Validate's part: UEs, mobility, speed, handovers, roads, platoons, timers.
     /// \throws std::invalid_argument as Validate
     void ValidateUesAndHandovers() const;
+    /// Validate's part: the mobility trace's knobs and file (its line-numbered errors).
+    /// \throws std::invalid_argument as Validate
+    void ValidateTrace() const;
     /// Validate's part: token size, times, the prefill model, batching, decoding, prompts,
     /// the monitor and the path loss. \throws std::invalid_argument as Validate
     void ValidateLlmAndRadio() const;
@@ -313,6 +343,11 @@ struct ScenarioUe
     /// Its scripted handover's request instant (announced to the home site), >= 0;
     /// Time::Max(): none
     Time handoverAt{Time::Max()};
+    /// Further scripted handovers after the first (handoverAt, homeSite to targetSite), by
+    /// time, each from the previous one's target (a vehicle of a mobility trace)
+    std::vector<std::pair<Time, uint32_t>> laterHandovers;
+    /// When its application stops (a trace's vehicle leaves); Time::Max(): never
+    Time leaveAt{Time::Max()};
     /// No handover (the road's no-HO baseline): with streamTokens > 0, measure its stream
     /// from this instant (its home site's context then); Time::Max(): from its handover's start
     Time streamFrom{Time::Max()};
@@ -457,6 +492,16 @@ struct MultiCellResult
     /// Restored vs planned delay over the UEs that have both (EdgeLlmUeResult's
     /// restoredDelay - predictedDelay; ImpactHO's have no plan)
     EdgeLlmPredictionError predictionError;
+    /// Target-side delay over every handover restored (a UE of a trace hands over several
+    /// times; the per-UE summaries above take its first)
+    EdgeLlmDelaySummary everyRestored;
+    /// Mobility "trace": the handover instants the trace implies (the strongest cell
+    /// changes) against the RRC's: per handover started, its start minus the implied instant
+    /// of the same UE and target nearest to it, s (OfKnown; empty without a trace)
+    EdgeLlmDelaySummary impliedOffset;
+    uint32_t impliedHandovers{0}; //!< Mobility "trace": strongest-cell changes of every UE
+    /// Mobility "trace": handovers started with no implied change of the same UE and target
+    uint32_t unimpliedHandovers{0};
     /// Proactive pre-transfers over every BS (all zero without a PreTransferScheduler)
     EdgeLlmSessionStats::PreTransferTotals preTransfer;
     /// Handovers whose target replanned the transfer (EdgeLlmHandoverRecord::replanned)
@@ -635,6 +680,18 @@ class MultiCellScenario
     /// \return the backhaul monitor (after ConnectOutputs, with monitorInterval > 0)
     Ptr<BackhaulMonitor> GetBackhaulMonitor() const;
 
+    /// \return the mobility trace (mobility "trace"; else nullptr)
+    const MobilityTrace* GetMobilityTrace() const;
+    /// \return the site file's sites (layout "file"; else empty)
+    const std::vector<SiteRecord>& GetSiteRecords() const;
+    /// \return each UE's strongest-cell changes (mobility "trace", after BuildUes; site
+    ///         indices), by UE index
+    const std::vector<std::vector<MobilityTrace::CellChange>>& GetImpliedHandovers() const;
+    /// \return the config with what the files set: numSites and interSiteDistance (layout
+    ///         "file"), uesPerSite (mobility "trace": the most UEs of one home site, after
+    ///         BuildUes)
+    const MultiCellConfig& GetConfig() const;
+
     NodeContainer GetBsNodes() const;             //!< After BuildSites
     NodeContainer GetUeNodes() const;             //!< After BuildUes
     Ptr<EdgeLlmRan> GetRan() const;               //!< After BuildRan
@@ -685,8 +742,29 @@ class MultiCellScenario
      */
     void AddBoundDetails(EdgeLlmUeResult& r) const;
 
+    /**
+     * \brief BuildUes(ues)' check of a UE's laterHandovers (each after the one before, to a
+     *        site other than the one it leaves) and leaveAt (after promptAt).
+     * \param ue the UE
+     * \param name "BuildUes: ues[i]." for the message
+     * \throws std::invalid_argument naming the field
+     */
+    void CheckLaterHandovers(const ScenarioUe& ue, const std::string& name) const;
+
     /// UE nodes for m_ues (BuildUes): mobility, then nothing else.
     void CreateUeNodes();
+
+    /// BuildUes for mobility "trace": one UE per vehicle, its home site the strongest cell
+    /// where it enters, its scripted handovers the strongest-cell changes (m_implied).
+    void BuildTraceUes();
+    /// Received power of site \p site's cell at \p position, dBm: its transmit power less
+    /// the path loss the RAN's model gives (a copy of it built from the config)
+    double RxPowerDbm(uint32_t site, const Vector& position) const;
+    /// The trace's implied handovers against the RRC's (MultiCellResult::impliedOffset).
+    void CollectImplied(MultiCellResult& result) const;
+    /// Schedule one scripted handover of UE \p i from site \p from to \p to at \p at,
+    /// announced to the source (ScheduleHandovers' step).
+    void ScheduleHandover(uint32_t i, Time at, uint32_t from, uint32_t to);
 
     /// BuildUes' first step: the UEs' home and target sites, prompts, token budgets and
     /// scripted handover times (m_ues, m_home, m_tau), and m_handoverStart, drawn from the
@@ -744,7 +822,12 @@ class MultiCellScenario
     /// Abort with "MultiCellScenario::<part>: <needs>" unless \p done.
     void RequireDone(bool done, const char* part, const char* needs) const;
 
-    MultiCellConfig m_cfg;                           //!< Validated knobs
+    MultiCellConfig m_cfg;                  //!< Validated knobs
+    std::unique_ptr<MobilityTrace> m_trace; //!< Mobility "trace": the vehicles
+    std::vector<SiteRecord> m_siteRecords;  //!< Layout "file": the sites
+    /// Mobility "trace": each UE's strongest-cell changes
+    std::vector<std::vector<MobilityTrace::CellChange>> m_implied;
+    Ptr<PropagationLossModel> m_loss;                //!< RxPowerDbm's path-loss model
     std::vector<Vector> m_sites;                     //!< Site positions
     std::vector<uint32_t> m_roadTarget;              //!< Road target of each site
     std::vector<std::vector<uint32_t>> m_neighbours; //!< Neighbours of each site

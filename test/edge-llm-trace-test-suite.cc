@@ -1,0 +1,268 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#include "../examples/studies/multi-cell-scenario.h"
+#include "edge-llm-study-checks.h"
+#include "edge-llm-test-util.h"
+
+#include "ns3/double.h"
+#include "ns3/edge-llm-compat.h"
+#include "ns3/lte-enb-net-device.h"
+#include "ns3/lte-enb-phy.h"
+#include "ns3/simulator.h"
+#include "ns3/test.h"
+
+#include <cmath>
+#include <fstream>
+#include <string>
+
+using namespace ns3;
+using edgellmtest::RepoFile;
+
+/**
+ * \file
+ * \ingroup edge-llm-tests
+ * Vehicles from an ns-2 mobility trace over sites from a file (issue 45, points 1 and 2),
+ * at packet level: test/data/trace's two vehicles over three sites 300 m apart, whose
+ * strongest-cell changes are computed by hand in the file's comments (vehicle 0 west to
+ * middle at 1.5 s and middle to east at 7.5 s; vehicle 1, entering at 2 s and leaving at
+ * 6 s, east to middle at 3 s). Scripted: every one of them is a handover at that instant,
+ * each restored. A3: the RRC's handovers come after the implied instants (hysteresis and
+ * time-to-trigger), one per implied change. And the config's refusals, both sides.
+ */
+
+namespace
+{
+
+/// The three sites, the two vehicles, small prompts.
+MultiCellConfig
+TraceConfig(const std::string& handover)
+{
+    MultiCellConfig cfg;
+    cfg.layout = "file";
+    cfg.siteFile = RepoFile("test/data/trace/three-sites.csv");
+    cfg.mobility = "trace";
+    cfg.mobilityTrace = RepoFile("test/data/trace/two-vehicles.ns2");
+    cfg.mobilityActivity = RepoFile("test/data/trace/two-vehicles.activity");
+    cfg.handover = handover;
+    cfg.backhaul = "mesh";
+    cfg.promptMin = 100;
+    cfg.promptMax = 200;
+    cfg.tokensAfterHandover = 50;
+    return cfg;
+}
+
+/// Scripted handovers at the trace's strongest-cell changes, every one recorded.
+class TraceScriptTestCase : public TestCase
+{
+  public:
+    TraceScriptTestCase()
+        : TestCase("trace + site file, scripted: a handover at each change computed by hand")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        MultiCellScenario s(TraceConfig("script"));
+        NS_TEST_ASSERT_MSG_EQ(s.GetConfig().numSites, 3, "sites from the file");
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.GetConfig().interSiteDistance, 300, 1e-9, "derived d");
+        s.BuildSites();
+        s.BuildUes();
+        const auto& implied = s.GetImpliedHandovers();
+        NS_TEST_ASSERT_MSG_EQ(implied.size(), 2, "one UE per vehicle");
+        NS_TEST_ASSERT_MSG_EQ(implied[0].size(), 2, "vehicle 0 crosses two boundaries");
+        NS_TEST_EXPECT_MSG_EQ_TOL(implied[0][0].at, 1.5, 1e-9, "x = 150 m at 1.5 s");
+        NS_TEST_EXPECT_MSG_EQ_TOL(implied[0][1].at, 7.5, 1e-9, "x = 450 m at 7.5 s");
+        NS_TEST_ASSERT_MSG_EQ(implied[1].size(), 1, "vehicle 1 crosses one");
+        NS_TEST_EXPECT_MSG_EQ_TOL(implied[1][0].at, 3.0, 1e-9, "x = 450 m at 3 s");
+        NS_TEST_EXPECT_MSG_EQ(s.GetUes()[0].homeSite, 0, "vehicle 0 enters at x = 100 m");
+        NS_TEST_EXPECT_MSG_EQ(s.GetUes()[1].homeSite, 2, "vehicle 1 enters at x = 500 m");
+        NS_TEST_EXPECT_MSG_EQ(s.GetUes()[1].promptAt, Seconds(2), "prompt when it enters");
+        NS_TEST_EXPECT_MSG_EQ(s.GetUes()[1].leaveAt, Seconds(6), "stops when it leaves");
+        s.BuildRan();
+        s.BuildBackhaul();
+        s.InstallApps("ns3::CtHoScheduler");
+        s.ScheduleHandovers();
+        s.ConnectOutputs();
+        const MultiCellResult r = s.Simulate();
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(r.simulatedSeconds, 9.7, "the run lasts the trace");
+        NS_TEST_EXPECT_MSG_LT(r.simulatedSeconds, 9.75, "and drains the backhaul after it");
+        NS_TEST_EXPECT_MSG_EQ(r.complete, true, "every handover restored");
+        NS_TEST_EXPECT_MSG_EQ(r.impliedHandovers, 3, "three changes");
+        NS_TEST_EXPECT_MSG_EQ(r.handovers, 3, "every handover recorded, not only the first");
+        NS_TEST_EXPECT_MSG_EQ(r.everyRestored.count, 3, "each restored");
+        NS_TEST_EXPECT_MSG_EQ(r.unimpliedHandovers, 0, "each at an implied change");
+        NS_TEST_EXPECT_MSG_EQ(r.impliedOffset.count, 3, "each matched");
+        // The source starts a handover when the target acknowledges its request: one X2
+        // round trip (2 x 100 us) after the implied instant.
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(r.impliedOffset.mean, 2e-4, "an X2 round trip");
+        NS_TEST_EXPECT_MSG_LT(r.impliedOffset.worst, 5e-4, "an X2 round trip");
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.ues[1].promptTime, 2.0, 1e-9, "vehicle 1's prompt");
+    }
+};
+
+/// The RRC's A3 algorithm decides; the trace's implied instants are its clairvoyant guess.
+class TraceA3TestCase : public TestCase
+{
+  public:
+    TraceA3TestCase()
+        : TestCase("trace, A3-RSRP: one RRC handover per implied change, each after it")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const MultiCellResult r =
+            MultiCellScenario::Run(TraceConfig("A3-RSRP"), "ns3::CtHoScheduler");
+        NS_TEST_EXPECT_MSG_EQ(r.impliedHandovers, 3, "three changes");
+        NS_TEST_EXPECT_MSG_EQ(r.handovers, 3, "three RRC handovers");
+        NS_TEST_EXPECT_MSG_EQ(r.unimpliedHandovers, 0, "each to an implied target");
+        NS_TEST_EXPECT_MSG_EQ(r.impliedOffset.count, 3, "each matched");
+        // A3's 3 dB hysteresis is 13.6 m past the boundary (exponent 3.76: the distance
+        // ratio 10^(3 / 37.6) = 1.2) = 0.27 s at 50 m/s, then its 256 ms time-to-trigger.
+        NS_TEST_EXPECT_MSG_GT(r.impliedOffset.mean, 0.27 + 0.256, "after the implied instant");
+        NS_TEST_EXPECT_MSG_LT(r.impliedOffset.worst, 1.5, "but not much after");
+        NS_TEST_EXPECT_MSG_EQ(r.everyRestored.count, 3, "each restored");
+    }
+};
+
+/// The trace's and the site file's knobs: accepted and refused by name, both sides.
+class TraceValidateTestCase : public TestCase
+{
+  public:
+    TraceValidateTestCase()
+        : TestCase("trace and site-file knobs: accepted, and refused by name past each rule")
+    {
+    }
+
+  private:
+    /// \return Validate's message for \p cfg ("" if accepted)
+    static std::string Error(const MultiCellConfig& cfg)
+    {
+        return edgellmtest::ErrorOf([&cfg] { cfg.Validate(); });
+    }
+
+    void DoRun() override
+    {
+        NS_TEST_EXPECT_MSG_EQ(Error(TraceConfig("script")), "", "the test data");
+        MultiCellConfig c = TraceConfig("script");
+        c.mobility = "road";
+        NS_TEST_EXPECT_MSG_NE(Error(c).find("mobilityTrace is read with mobility trace only"),
+                              std::string::npos,
+                              Error(c));
+        c = TraceConfig("script");
+        c.mobilityTrace = "";
+        NS_TEST_EXPECT_MSG_NE(Error(c).find("mobility trace needs it"), std::string::npos, "");
+        c = TraceConfig("script");
+        c.predictArrivals = true;
+        NS_TEST_EXPECT_MSG_NE(Error(c).find("predictArrivals"), std::string::npos, Error(c));
+        c = TraceConfig("script");
+        c.layout = "hex";
+        NS_TEST_EXPECT_MSG_NE(Error(c).find("siteFile is read with layout file only"),
+                              std::string::npos,
+                              Error(c));
+        c = TraceConfig("script");
+        c.traceMinDwell = Seconds(60);
+        NS_TEST_EXPECT_MSG_EQ(Error(c), "", "traceMinDwell at 60 s");
+        c.traceMinDwell = Seconds(60) + NanoSeconds(1);
+        NS_TEST_EXPECT_MSG_NE(Error(c).find("traceMinDwell must be in [0, 60] s"),
+                              std::string::npos,
+                              Error(c));
+        // A malformed trace: its file and line.
+        const std::string bad = CreateTempDirFilename("bad.ns2");
+        std::ofstream(bad) << "$node_(0) set X_ 0\n$node_(0) set Y_ 0\n"
+                              "$ns_ at 1 \"$node_(3) setdest 1 1 1\"\n";
+        c = TraceConfig("script");
+        c.mobilityTrace = bad;
+        c.mobilityActivity = "";
+        NS_TEST_EXPECT_MSG_NE(Error(c).find(bad + ":3: unknown node $node_(3)"),
+                              std::string::npos,
+                              Error(c));
+        // At most 100 vehicles (every one may be in one cell): 100 pass, 101 do not.
+        for (const uint32_t n : {100u, 101u})
+        {
+            const std::string many = CreateTempDirFilename("many.ns2");
+            std::ofstream out(many);
+            for (uint32_t v = 0; v < n; ++v)
+            {
+                out << "$node_(" << v << ") set X_ " << v << "\n$node_(" << v << ") set Y_ 0\n"
+                    << "$ns_ at 1 \"$node_(" << v << ") setdest " << v << " 50 10\"\n";
+            }
+            out.close();
+            c.mobilityTrace = many;
+            const std::string e = Error(c);
+            const bool refused = e.find("at most 100 vehicles") != std::string::npos;
+            const bool tooMany = n > 100;
+            NS_TEST_EXPECT_MSG_EQ(refused, tooMany, n << " vehicles: '" << e << "'");
+        }
+    }
+};
+
+/// A site's own transmit power: in the RAN's PHY, and in where the strongest cell changes.
+class TraceSitePowerTestCase : public TestCase
+{
+  public:
+    TraceSitePowerTestCase()
+        : TestCase("site file powers: each eNB's, and the change they move, solved by hand")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const std::string sites = CreateTempDirFilename("sites.csv");
+        std::ofstream(sites) << "id,x,y,height,txPowerDbm\nwest,0,0,0,43\nmiddle,300,0,0,40\n"
+                                "east,600,0,0,43\n";
+        MultiCellConfig cfg = TraceConfig("script");
+        cfg.siteFile = sites;
+        MultiCellScenario s(cfg);
+        s.BuildSites();
+        s.BuildUes();
+        s.BuildRan();
+        // LogDistance, exponent 3.76, heights 0: the cells are equal where the distances are
+        // in the ratio r = 10^(3 / 37.6); vehicle 0 drives along y = 5 m, so x solves
+        // x^2 + 25 = r^2 ((300 - x)^2 + 25), and it is there at 0.5 + (x - 100) / 50 s.
+        const double r2 = std::pow(10.0, 2 * 3 / 37.6);
+        const double a = 1 - r2;
+        const double b = 600 * r2;
+        const double c = 25 - r2 * (90000 + 25);
+        const double x = (-b + std::sqrt(b * b - 4 * a * c)) / (2 * a);
+        NS_TEST_ASSERT_MSG_EQ(s.GetImpliedHandovers()[0].empty(), false, "a change");
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.GetImpliedHandovers()[0][0].at,
+                                  0.5 + (x - 100) / 50,
+                                  1e-6,
+                                  "x = " << x << " m");
+        NS_TEST_EXPECT_MSG_GT(x, 150, "the weaker middle cell starts later");
+        const double expected[] = {43, 40, 43};
+        for (uint32_t i = 0; i < 3; ++i)
+        {
+            DoubleValue dbm;
+            s.GetRan()->GetBsDevices().Get(i)->GetObject<LteEnbNetDevice>()->GetPhy()->GetAttribute(
+                "TxPower",
+                dbm);
+            NS_TEST_EXPECT_MSG_EQ_TOL(dbm.Get(), expected[i], 1e-12, "site " << i << "'s PHY");
+        }
+        Simulator::Destroy();
+    }
+};
+
+/// The trace suite.
+class EdgeLlmTraceTestSuite : public TestSuite
+{
+  public:
+    EdgeLlmTraceTestSuite()
+        : TestSuite("edge-llm-trace", EDGE_LLM_TEST_SYSTEM)
+    {
+        AddTestCase(new TraceValidateTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TraceSitePowerTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TraceScriptTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TraceA3TestCase(), EDGE_LLM_TEST_QUICK);
+    }
+};
+
+/// Static instance.
+EdgeLlmTraceTestSuite g_edgeLlmTraceTestSuite;
+
+} // namespace
