@@ -172,6 +172,9 @@ class EdgeLlmX2PacketFilter : public Ipv4PacketFilter
  *   edge.ConnectHandoverTrace(bs);
  *   EdgeLlmHelper::AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), bsNodes);
  * \endcode
+ * (EdgeLlmHelper::Install(ran) makes the five edge calls at once.) A script that built its
+ * own LTE or NR gets its RAN from LteEdgeLlmRan::Wrap or NrEdgeLlmRan::Wrap instead of
+ * Create, Install and Attach.
  *
  * Subclasses: LteEdgeLlmRan (always built) and NrEdgeLlmRan (built when ns-3 has the nr
  * module; EDGE_LLM_HAVE_NR is then defined).
