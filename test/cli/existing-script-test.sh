@@ -99,6 +99,8 @@ expect 134 "call EdgeLlmHelper::ConnectHandoverTrace(bsApps) before Simulator::R
   "$probe" --case=forget=ConnectHandoverTrace
 expect 134 "no EPC: no RAN was set and no BS is linked to an SGW, so the BSs' UE-facing addresses are unknown; give the helper the RAN (SetRan, or Install(LteEdgeLlmRan::Wrap" \
   "$probe" --case=ue-without-epc
+expect 134 "is not an LteEnbNetDevice (devices of another RAT: give EdgeLlmHelper their RAN, SetRan or Install(LteEdgeLlmRan::Wrap / NrEdgeLlmRan::Wrap(...)))" \
+  "$probe" --case=foreign-bs-device
 expect 3 "handovers started at the source 1" "$probe" --case=forget=none
 if grep -qE "^tokens [1-9][0-9]*," "$tmp/err"; then ok; else bad "forget=none: no token: $(cat "$tmp/err")"; fi
 expect 2 "--case: forget=AddEpcRoutes|ConnectHandoverTrace|none, got 'x'" "$probe" --case=forget=x

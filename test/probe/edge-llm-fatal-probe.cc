@@ -24,6 +24,7 @@
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-epc-helper.h"
+#include "ns3/point-to-point-helper.h"
 
 #include <iostream>
 #include <string>
@@ -165,7 +166,7 @@ main(int argc, char* argv[])
     CommandLine cmd(__FILE__);
     cmd.AddValue("case",
                  "unknown-model | zero-backhaul-rate | own-cell-peer | no-scheduler | "
-                 "shared-slot-scheduler | ue-without-epc | "
+                 "shared-slot-scheduler | ue-without-epc | foreign-bs-device | "
                  "scheduler-type=NAME (EdgeLlmHelper::SetSchedulerType(NAME)) | "
                  "part-attribute=PART:NAME=VALUE (EdgeLlmHelper::Set<PART>Attribute(NAME, "
                  "VALUE), PART one of SourceRole, TargetRole, PreTransferRole, "
@@ -189,6 +190,15 @@ main(int argc, char* argv[])
         return 3;
     }
 
+    if (which == "foreign-bs-device")
+    {
+        // BS devices of a RAT the helper was not told about (no SetRan: it reads LTE); a
+        // point-to-point device stands for, e.g., an NrGnbNetDevice.
+        NodeContainer pair(2);
+        EdgeLlmHelper().InstallOnEnbs(PointToPointHelper().Install(pair));
+        std::cerr << "case '" << which << "' did not abort\n";
+        return 3;
+    }
     if (which == "ue-without-epc")
     {
         // InstallUe(nodes, devices, bsApps) with no RAN set: no EPC to address the BSs by.
