@@ -237,6 +237,11 @@ function(edge_llm_add_gtests)
   target_link_libraries(edge-llm-fatal-probe PRIVATE ns3-edge-llm)
   add_test(NAME cli-bad-input
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/bad-input-test.sh ${CMAKE_BINARY_DIR}/bin)
+  # Edge LLMs added to an existing LTE script in one call; each forgotten step-by-step call
+  # refused naming it (issue 45, point 4).
+  add_test(NAME cli-existing-script
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/existing-script-test.sh ${CMAKE_BINARY_DIR}/bin)
+  set_tests_properties(cli-existing-script PROPERTIES LABELS quick TIMEOUT 900)
   add_test(NAME cli-impactho-figures
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/impactho-figures-test.sh ${CMAKE_BINARY_DIR}/bin)
   add_test(NAME cli-edge-llm-plan

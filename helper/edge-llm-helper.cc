@@ -13,14 +13,18 @@
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/global-value.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4-static-routing-helper.h"
 #include "ns3/ipv4.h"
 #include "ns3/log.h"
 #include "ns3/nstime.h"
+#include "ns3/packet.h"
 #include "ns3/point-to-point-channel.h"
 #include "ns3/point-to-point-net-device.h"
 #include "ns3/pointer.h"
 #include "ns3/simulator.h"
+#include "ns3/socket.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
 
@@ -76,19 +80,62 @@ AddressOf(Ptr<NetDevice> dev)
     return ipv4->GetAddress(itf, 0).GetLocal();
 }
 
-/// \return whether \p node has a BS device of the RAN (one with the RRC attribute \p rrcName)
+/// \return whether \p node has a BS device of \p ran (EdgeLlmRan::IsBsDevice)
 bool
-IsRanBs(Ptr<Node> node, const std::string& rrcName)
+IsRanBs(Ptr<Node> node, const EdgeLlmRan& ran)
 {
     for (uint32_t i = 0; i < node->GetNDevices(); ++i)
     {
-        TypeId::AttributeInformation info;
-        if (node->GetDevice(i)->GetInstanceTypeId().LookupAttributeByName(rrcName, &info))
+        if (ran.IsBsDevice(node->GetDevice(i)))
         {
             return true;
         }
     }
     return false;
+}
+
+/// \return whether \p node's IPv4 routing has a route to \p destination
+bool
+HasRoute(Ptr<Node> node, Ipv4Address destination)
+{
+    Ptr<Ipv4> ipv4 = node->GetObject<Ipv4>();
+    if (!ipv4 || !ipv4->GetRoutingProtocol())
+    {
+        return false;
+    }
+    Ipv4Header header;
+    header.SetDestination(destination);
+    Socket::SocketErrno error;
+    return ipv4->GetRoutingProtocol()->RouteOutput(Create<Packet>(), header, nullptr, error) !=
+           nullptr;
+}
+
+/// \return the first IPv4 address of one of \p ueDevices (the EPC's, AssignUeIpv4Address),
+///         or 0.0.0.0 if none has one yet
+Ipv4Address
+FirstUeAddress(const NetDeviceContainer& ueDevices)
+{
+    for (uint32_t i = 0; i < ueDevices.GetN(); ++i)
+    {
+        Ptr<Ipv4> ipv4 = ueDevices.Get(i)->GetNode()->GetObject<Ipv4>();
+        const int32_t itf = ipv4 ? ipv4->GetInterfaceForDevice(ueDevices.Get(i)) : -1;
+        if (itf >= 0 && ipv4->GetNAddresses(itf) > 0)
+        {
+            return ipv4->GetAddress(itf, 0).GetLocal();
+        }
+    }
+    return Ipv4Address::GetAny();
+}
+
+/// The refusal of a missing EPC route (AddEpcRoutes forgotten), naming \p where.
+void
+RefuseMissingRoute(const std::string& where, Ipv4Address to)
+{
+    NS_FATAL_ERROR("EdgeLlmHelper: " << where << " has no route to " << to
+                                     << " through the EPC, so no prompt or token would arrive: "
+                                        "call EdgeLlmHelper::AddEpcRoutes(epcHelper->GetSgwNode(), "
+                                        "epcHelper->GetPgwNode(), bsNodes) before Simulator::Run "
+                                        "(EdgeLlmHelper::Install(ran) does it)");
 }
 
 /**
@@ -167,6 +214,7 @@ RequireTypeId(const std::string& field,
 }
 
 EdgeLlmHelper::EdgeLlmHelper()
+    : m_wiring(std::make_shared<Wiring>())
 {
     m_nodeFactory.SetTypeId("ns3::EdgeLlmNode");
     m_ueFactory.SetTypeId("ns3::EdgeLlmUeApp");
@@ -269,12 +317,47 @@ EdgeLlmHelper::AddPartAttribute(const std::string& part,
     m_partAttributes.emplace_back(part, name, checked);
 }
 
+EdgeLlmHelper::Installed
+EdgeLlmHelper::Install(Ptr<EdgeLlmRan> ran)
+{
+    NS_ABORT_MSG_IF(!ran || ran->GetBsDevices().GetN() == 0,
+                    "EdgeLlmHelper::Install: the RAN has no BS devices: give it a script's own "
+                    "(LteEdgeLlmRan::Wrap, NrEdgeLlmRan::Wrap) or install the module's "
+                    "(EdgeLlmRan::Create, then EdgeLlmRan::Install)");
+    SetRan(ran);
+    Installed installed;
+    installed.bsApps = InstallOnEnbs(ran->GetBsDevices());
+    if (ran->GetBackhaul())
+    {
+        ConnectBackhaul(installed.bsApps, ran->GetBackhaul());
+    }
+    else
+    {
+        ConnectBackhaul(installed.bsApps);
+    }
+    ConnectHandoverTrace(installed.bsApps);
+    NodeContainer bsNodes;
+    for (uint32_t i = 0; i < ran->GetBsDevices().GetN(); ++i)
+    {
+        bsNodes.Add(ran->GetBsDevices().Get(i)->GetNode());
+    }
+    AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), bsNodes);
+    NodeContainer ueNodes;
+    for (uint32_t i = 0; i < ran->GetUeDevices().GetN(); ++i)
+    {
+        ueNodes.Add(ran->GetUeDevices().Get(i)->GetNode());
+    }
+    installed.ueApps = InstallUe(ueNodes, ran->GetUeDevices(), installed.bsApps, ran->GetSgwNode());
+    return installed;
+}
+
 ApplicationContainer
 EdgeLlmHelper::InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellIds) const
 {
     NS_ABORT_MSG_IF(nodes.GetN() != cellIds.size(),
                     "EdgeLlmHelper::InstallBs: " << nodes.GetN() << " nodes but " << cellIds.size()
                                                  << " cell ids");
+    const Ptr<EdgeLlmRan> ran = GetRan();
     ApplicationContainer apps;
     for (uint32_t i = 0; i < nodes.GetN(); ++i)
     {
@@ -291,8 +374,80 @@ EdgeLlmHelper::InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellI
         }
         nodes.Get(i)->AddApplication(app);
         apps.Add(app);
+        if (IsRanBs(nodes.Get(i), *ran))
+        {
+            WatchHandoverTrace(app, ran->GetRrcName());
+        }
     }
     return apps;
+}
+
+void
+EdgeLlmHelper::WatchHandoverTrace(Ptr<EdgeLlmNode> app, const std::string& rrcName) const
+{
+    std::ostringstream path;
+    path << "/NodeList/" << app->GetNode()->GetId() << "/DeviceList/*/" << rrcName
+         << "/HandoverStart";
+    const std::shared_ptr<const Wiring> wiring = m_wiring;
+    const Application* bs = PeekPointer(app); // the app outlives its node's RRC traces
+    const uint32_t node = app->GetNode()->GetId();
+    Config::ConnectWithoutContextFailSafe(
+        path.str(),
+        compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
+            [wiring, bs, node](uint64_t imsi, uint16_t cellId, uint16_t, uint16_t targetCellId) {
+                NS_ABORT_MSG_IF(wiring->handoverTraced.count(bs) == 0 &&
+                                    wiring->sessions.count(imsi) > 0,
+                                "EdgeLlmHelper: UE " << imsi << " hands over from cell " << cellId
+                                                     << " to cell " << targetCellId
+                                                     << " (its RRC's HandoverStart), but the "
+                                                        "EdgeLlmNode on node "
+                                                     << node
+                                                     << " does not hear it, so the session "
+                                                        "would stay at the source: call "
+                                                        "EdgeLlmHelper::ConnectHandoverTrace("
+                                                        "bsApps) before Simulator::Run "
+                                                        "(EdgeLlmHelper::Install(ran) does it)");
+            }));
+}
+
+void
+EdgeLlmHelper::CheckEpcRoutesAtStart(NodeContainer bsNodes,
+                                     Ptr<Node> sgw,
+                                     NetDeviceContainer ueDevices)
+{
+    if (!sgw || bsNodes.GetN() == 0)
+    {
+        return; // no EPC between the BSs and their UEs
+    }
+    compat::Schedule(Seconds(0), [bsNodes, sgw, ueDevices]() {
+        const Ipv4Address ue = FirstUeAddress(ueDevices);
+        if (ue == Ipv4Address::GetAny())
+        {
+            return; // no UE address: nothing the routes could lead to
+        }
+        Ptr<Node> pgw = EdgeLlmRan::FindEpcGateways(bsNodes.Get(0)).second;
+        for (uint32_t i = 0; i < bsNodes.GetN(); ++i)
+        {
+            if (!HasRoute(bsNodes.Get(i), ue))
+            {
+                RefuseMissingRoute("the edge-LLM BS on node " +
+                                       std::to_string(bsNodes.Get(i)->GetId()),
+                                   ue);
+            }
+        }
+        if (!HasRoute(sgw, ue))
+        {
+            RefuseMissingRoute("the SGW (node " + std::to_string(sgw->GetId()) + ")", ue);
+        }
+        for (uint32_t i = 0; pgw && i < bsNodes.GetN(); ++i)
+        {
+            const Ipv4Address bs = GetUeFacingAddress(bsNodes.Get(i), sgw);
+            if (!HasRoute(pgw, bs))
+            {
+                RefuseMissingRoute("the PGW (node " + std::to_string(pgw->GetId()) + ")", bs);
+            }
+        }
+    });
 }
 
 ApplicationContainer
@@ -335,8 +490,7 @@ EdgeLlmHelper::ConnectBackhaul(ApplicationContainer bsApps) const
             ++links;
             DataRateValue rate;
             dev->GetAttribute("DataRate", rate);
-            if (IsRanBs(a->GetNode(), ran->GetRrcName()) &&
-                IsRanBs(b->GetNode(), ran->GetRrcName()))
+            if (IsRanBs(a->GetNode(), *ran) && IsRanBs(b->GetNode(), *ran))
             {
                 // An X2/Xn link, however it was made (LteHelper::AddX2Interface in a script
                 // of one's own): what EdgeLlmRan::Install gives its links.
@@ -535,6 +689,7 @@ EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::stri
             path.str(),
             MakeCallback(&EdgeLlmNode::RrcHandoverStart, app));
         NS_ABORT_MSG_IF(!ok, "EdgeLlmHelper::ConnectHandoverTrace: no trace at " << path.str());
+        m_wiring->handoverTraced.insert(PeekPointer(app));
         // Proactive pre-transfer: the RRC's own A3 event for the policy's trigger.
         const std::optional<PreTransferSettings> pre =
             app->GetScheduler() ? app->GetScheduler()->GetPreTransfer() : std::nullopt;
@@ -600,7 +755,14 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
         app->SetAttribute("ServerAddress", Ipv4AddressValue(serverAddress));
         ueNodes.Get(i)->AddApplication(app);
         apps.Add(app);
+        m_wiring->sessions.insert(app->GetSessionId());
         WaitForAttach(app, ueDevices.Get(i), ran->GetUeRrcName(), nullptr);
+    }
+    if (server)
+    {
+        CheckEpcRoutesAtStart(NodeContainer(server->GetNode()),
+                              EdgeLlmRan::FindEpcGateways(server->GetNode()).first,
+                              ueDevices);
     }
     return apps;
 }
@@ -637,12 +799,20 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
                          NetDeviceContainer ueDevices,
                          ApplicationContainer bsApps) const
 {
-    NS_ABORT_MSG_IF(!m_ran,
-                    "EdgeLlmHelper::InstallUe(ueNodes, ueDevices, bsApps): no RAN was set "
-                    "(SetRan), so there is no EPC to find the BSs' UE-facing addresses by; for "
-                    "an EPC of the script's own, pass its SGW: InstallUe(ueNodes, ueDevices, "
-                    "bsApps, epcHelper->GetSgwNode())");
-    return InstallUe(ueNodes, ueDevices, bsApps, m_ran->GetSgwNode());
+    if (m_ran)
+    {
+        return InstallUe(ueNodes, ueDevices, bsApps, m_ran->GetSgwNode());
+    }
+    // LTE without SetRan: a script's own EPC, found from the first BS's S1-U link.
+    Ptr<Node> sgw =
+        bsApps.GetN() > 0 ? EdgeLlmRan::FindEpcGateways(bsApps.Get(0)->GetNode()).first : nullptr;
+    NS_ABORT_MSG_IF(!sgw,
+                    "EdgeLlmHelper::InstallUe(ueNodes, ueDevices, bsApps): no EPC: no RAN was "
+                    "set and no BS is linked to an SGW, so the BSs' UE-facing addresses are "
+                    "unknown; give the helper the RAN (SetRan, or Install(LteEdgeLlmRan::Wrap"
+                    "(lteHelper, epcHelper, enbDevs, ueDevs))) or pass the SGW: "
+                    "InstallUe(ueNodes, ueDevices, bsApps, epcHelper->GetSgwNode())");
+    return InstallUe(ueNodes, ueDevices, bsApps, sgw);
 }
 
 ApplicationContainer
@@ -686,6 +856,7 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
         app->SetAttribute("SessionId", UintegerValue(ran->GetImsi(ueDevices.Get(i))));
         ueNodes.Get(i)->AddApplication(app);
         apps.Add(app);
+        m_wiring->sessions.insert(app->GetSessionId());
         WaitForAttach(app,
                       ueDevices.Get(i),
                       ran->GetUeRrcName(),
@@ -701,6 +872,12 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
                           return true;
                       });
     }
+    NodeContainer bsNodes;
+    for (uint32_t b = 0; b < bsApps.GetN(); ++b)
+    {
+        bsNodes.Add(bsApps.Get(b)->GetNode());
+    }
+    CheckEpcRoutesAtStart(bsNodes, sgwNode, ueDevices);
     return apps;
 }
 

@@ -18,6 +18,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <set>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -48,7 +50,23 @@ class EdgeLlmBackhaul;
  *   ApplicationContainer ue = edge.InstallUe(ueNodes, ran->GetUeDevices(), bs.Get(0),
  *       EdgeLlmHelper::GetUeFacingAddress(bsNodes.Get(0), ran->GetSgwNode()));
  * \endcode
- * Without SetRan() the helper reads LTE devices (LteEdgeLlmRan), as before NR existed.
+ * Without SetRan() the helper reads LTE devices (LteEdgeLlmRan), as before NR existed: a
+ * script's own LTE eNBs and UEs serve as they are, its EPC gateways found from the eNBs'
+ * links (EdgeLlmRan::FindEpcGateways).
+ *
+ * A script that built its own RAN adds the edge LLMs in one call instead (all of the above
+ * but the scheduler and attributes):
+ * \code
+ *   EdgeLlmHelper edge;
+ *   EdgeLlmHelper::Installed apps =
+ *       edge.Install(LteEdgeLlmRan::Wrap(lteHelper, epcHelper, enbDevs, ueDevs)); // or Nr...
+ * \endcode
+ *
+ * A call the step-by-step path needs and a script forgot is refused while the simulation
+ * runs (NS_FATAL_ERROR naming the call), before it can yield empty results:
+ * AddEpcRoutes at time 0 (an EdgeLlmNode behind an EPC with no route to its UEs, or the
+ * PGW none back to it), ConnectHandoverTrace at the first RRC HandoverStart of a UE of
+ * this helper at a BS whose EdgeLlmNode is not connected to it.
  */
 class EdgeLlmHelper
 {
@@ -117,6 +135,30 @@ class EdgeLlmHelper
      * \param value its value
      */
     void SetBackhaulTransportAttribute(const std::string& name, const AttributeValue& value);
+
+    /// What Install(ran) made.
+    struct Installed
+    {
+        ApplicationContainer bsApps; //!< One EdgeLlmNode per BS device, in device order
+        ApplicationContainer ueApps; //!< One EdgeLlmUeApp per UE device, in device order
+    };
+
+    /**
+     * \brief Everything that puts edge LLMs on a RAN, in one call: SetRan(\p ran),
+     *        InstallOnEnbs(its BS devices), ConnectBackhaul (over its X2/Xn links),
+     *        ConnectHandoverTrace, AddEpcRoutes (its SGW and PGW) and InstallUe(its UE
+     *        devices' nodes, its UE devices, the BS applications): each UE's prompt goes,
+     *        after its attach, to the EdgeLlmNode of the cell it attached to.
+     *
+     * For a script's own RAN: LteEdgeLlmRan::Wrap (LteHelper + PointToPointEpcHelper) or
+     * NrEdgeLlmRan::Wrap (NrHelper + NrPointToPointEpcHelper), called after the script has
+     * installed its devices and X2/Xn links; for the module's: EdgeLlmRan::Create, then
+     * Install and Attach. The scheduler and attributes are those set before.
+     * \param ran the RAN, with BS devices (aborts otherwise, naming Wrap)
+     * \return the BS and UE applications
+     * \throws std::invalid_argument as ConnectBackhaul (no X2/Xn links yet; a link too slow)
+     */
+    Installed Install(Ptr<EdgeLlmRan> ran);
 
     /**
      * \brief One EdgeLlmNode per node, with the given cell ids.
@@ -248,9 +290,11 @@ class EdgeLlmHelper
      * \param ueDevices their UE devices, of the RAN (SetRan(); default LTE)
      * \param bsApps the EdgeLlmNode of every cell a UE may attach to
      * \return the applications
-     * Aborts (at the attach) if a UE attaches to a cell none of \p bsApps serves. Needs the
-     * RAN's EPC (a RAN given to SetRan() and configured): without one it aborts, naming
-     * the overload that takes the SGW node (a script that built its own EPC).
+     * Aborts (at the attach) if a UE attaches to a cell none of \p bsApps serves. The BSs'
+     * UE-facing addresses are toward the RAN's SGW (SetRan()); without SetRan() (LTE),
+     * toward the SGW the first BS is linked to (EdgeLlmRan::FindEpcGateways); if it has
+     * none (no EPC) it aborts, naming SetRan, Install(ran) and the overload that takes the
+     * SGW node.
      */
     ApplicationContainer InstallUe(NodeContainer ueNodes,
                                    NetDeviceContainer ueDevices,
@@ -306,6 +350,35 @@ class EdgeLlmHelper
     /// \return the RAN set, or an unconfigured LteEdgeLlmRan (its device lookups)
     Ptr<EdgeLlmRan> GetRan() const;
 
+    /// What the step-by-step calls have wired, shared with the refusals that run with the
+    /// simulation (the helper may be gone by then).
+    struct Wiring
+    {
+        std::set<const Application*> handoverTraced; //!< BS apps ConnectHandoverTrace wired
+        std::set<uint64_t> sessions;                 //!< Session ids (IMSIs) of InstallUe
+    };
+
+    /**
+     * \brief Refuse, at the RRC's HandoverStart of a UE of this helper, a BS whose
+     *        EdgeLlmNode ConnectHandoverTrace never connected (the session would stay at
+     *        the source, unrecorded).
+     * \param app the EdgeLlmNode on a node with a BS device of the RAN
+     * \param rrcName the RAN's RRC attribute
+     */
+    void WatchHandoverTrace(Ptr<EdgeLlmNode> app, const std::string& rrcName) const;
+
+    /**
+     * \brief Refuse at time 0 (when the simulation starts) a UE the BSs cannot reach through
+     *        the EPC: a BS node with no route to \p ueDevices' addresses, the SGW with none,
+     *        or the PGW with none back to a BS's UE-facing address (AddEpcRoutes forgotten).
+     * \param bsNodes the serving BS nodes
+     * \param sgw the EPC's SGW (null: no EPC, nothing to check)
+     * \param ueDevices the UE devices
+     */
+    static void CheckEpcRoutesAtStart(NodeContainer bsNodes,
+                                      Ptr<Node> sgw,
+                                      NetDeviceContainer ueDevices);
+
     /**
      * \brief Make \p app's prompt wait for its UE's attach (the UE RRC's
      *        ConnectionEstablished trace), if the device has that trace.
@@ -320,6 +393,7 @@ class EdgeLlmHelper
                               EdgeLlmUeApp::ServerResolver resolver);
 
     Ptr<EdgeLlmRan> m_ran;            //!< SetRan(); null: LTE
+    std::shared_ptr<Wiring> m_wiring; //!< What the calls wired (copies share it)
     ObjectFactory m_nodeFactory;      //!< EdgeLlmNode
     ObjectFactory m_ueFactory;        //!< EdgeLlmUeApp
     ObjectFactory m_schedulerFactory; //!< HandoverScheduler subclass

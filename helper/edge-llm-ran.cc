@@ -6,6 +6,7 @@
 #include "edge-llm-helper.h"
 
 #include "ns3/abort.h"
+#include "ns3/application.h"
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/config.h"
@@ -37,11 +38,14 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstddef>
 #include <limits>
 #include <map>
 #include <set>
 #include <sstream>
 #include <stdexcept>
+#include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -427,29 +431,107 @@ EdgeLlmRan::ConfigureEpc(Ptr<Object> epc,
 Ptr<Node>
 EdgeLlmRan::GetSgwNode() const
 {
-    NS_ABORT_MSG_IF(!m_sgwNode, RanLabel() << ": no EPC before Configure()");
+    NS_ABORT_MSG_IF(!m_sgwNode,
+                    RanLabel() << ": no EPC: make the RAN with EdgeLlmRan::Create (its own EPC) "
+                                  "or wrap a script's with "
+                               << (GetRatName() == "nr" ? "NrEdgeLlmRan" : "LteEdgeLlmRan")
+                               << "::Wrap");
     return m_sgwNode;
 }
 
 Ptr<Node>
 EdgeLlmRan::GetPgwNode() const
 {
-    NS_ABORT_MSG_IF(!m_pgwNode, RanLabel() << ": no EPC before Configure()");
+    GetSgwNode(); // the same message: both come from Configure() or Adopt()
+    NS_ABORT_MSG_IF(!m_pgwNode, RanLabel() << ": no PGW node");
     return m_pgwNode;
+}
+
+bool
+EdgeLlmRan::IsBsDevice(Ptr<NetDevice> device) const
+{
+    TypeId::AttributeInformation info;
+    return device && device->GetInstanceTypeId().LookupAttributeByName(GetRrcName(), &info);
 }
 
 Ptr<NetDevice>
 EdgeLlmRan::BsDeviceOf(Ptr<Node> bsNode) const
 {
-    for (uint32_t i = 0; i < m_bsDevices.GetN(); ++i)
+    // The node's own devices, not m_bsDevices: a script's eNBs (LteHelper::InstallEnbDevice)
+    // are this RAT's BSs as much as the ones Install() made.
+    for (uint32_t i = 0; i < bsNode->GetNDevices(); ++i)
     {
-        if (m_bsDevices.Get(i)->GetNode() == bsNode)
+        if (IsBsDevice(bsNode->GetDevice(i)))
         {
-            return m_bsDevices.Get(i);
+            return bsNode->GetDevice(i);
         }
     }
-    NS_ABORT_MSG(RanLabel() << ": node " << bsNode->GetId() << " has no BS device of this RAN");
+    NS_ABORT_MSG(RanLabel() << ": node " << bsNode->GetId() << " has no BS device of this RAT (no "
+                            << GetRrcName() << ")");
     return nullptr;
+}
+
+namespace
+{
+
+/// The node across one of \p node's point-to-point links that runs an application whose
+/// TypeId name ends with \p appName (null if none).
+Ptr<Node>
+NeighbourRunning(Ptr<Node> node, const std::string& appName)
+{
+    for (uint32_t d = 0; node && d < node->GetNDevices(); ++d)
+    {
+        Ptr<PointToPointNetDevice> dev = DynamicCast<PointToPointNetDevice>(node->GetDevice(d));
+        Ptr<Channel> channel = dev ? dev->GetChannel() : nullptr;
+        for (std::size_t k = 0; channel && k < channel->GetNDevices(); ++k)
+        {
+            Ptr<Node> other = channel->GetDevice(k)->GetNode();
+            for (uint32_t a = 0; other != node && a < other->GetNApplications(); ++a)
+            {
+                const std::string name = other->GetApplication(a)->GetInstanceTypeId().GetName();
+                if (name.size() >= appName.size() &&
+                    name.compare(name.size() - appName.size(), appName.size(), appName) == 0)
+                {
+                    return other;
+                }
+            }
+        }
+    }
+    return nullptr;
+}
+
+} // namespace
+
+std::pair<Ptr<Node>, Ptr<Node>>
+EdgeLlmRan::FindEpcGateways(Ptr<Node> bsNode)
+{
+    Ptr<Node> sgw = NeighbourRunning(bsNode, "EpcSgwApplication");
+    Ptr<Node> pgw = NeighbourRunning(sgw, "EpcPgwApplication");
+    return {sgw, pgw};
+}
+
+void
+EdgeLlmRan::Adopt(Ptr<Node> sgw,
+                  Ptr<Node> pgw,
+                  NetDeviceContainer bsDevices,
+                  NetDeviceContainer ueDevices)
+{
+    NS_ABORT_MSG_IF(m_sgwNode || m_bsDevices.GetN() > 0,
+                    RanLabel() << "::Wrap: this RAN already has an EPC or devices");
+    NS_ABORT_MSG_IF(!sgw || !pgw, RanLabel() << "::Wrap: the EPC helper has no SGW or PGW node");
+    NS_ABORT_MSG_IF(bsDevices.GetN() == 0, RanLabel() << "::Wrap: no BS devices");
+    for (uint32_t i = 0; i < bsDevices.GetN(); ++i)
+    {
+        GetCellId(bsDevices.Get(i)); // aborts, naming the device, for another RAT's
+    }
+    for (uint32_t i = 0; i < ueDevices.GetN(); ++i)
+    {
+        GetImsi(ueDevices.Get(i));
+    }
+    m_sgwNode = sgw;
+    m_pgwNode = pgw;
+    m_bsDevices = bsDevices;
+    m_ueDevices = ueDevices;
 }
 
 std::string

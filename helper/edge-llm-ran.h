@@ -172,6 +172,9 @@ class EdgeLlmX2PacketFilter : public Ipv4PacketFilter
  *   edge.ConnectHandoverTrace(bs);
  *   EdgeLlmHelper::AddEpcRoutes(ran->GetSgwNode(), ran->GetPgwNode(), bsNodes);
  * \endcode
+ * (EdgeLlmHelper::Install(ran) makes the five edge calls at once.) A script that built its
+ * own LTE or NR gets its RAN from LteEdgeLlmRan::Wrap or NrEdgeLlmRan::Wrap instead of
+ * Create, Install and Attach.
  *
  * Subclasses: LteEdgeLlmRan (always built) and NrEdgeLlmRan (built when ns-3 has the nr
  * module; EDGE_LLM_HAVE_NR is then defined).
@@ -342,10 +345,30 @@ class EdgeLlmRan : public Object
                                        Time timeToTrigger,
                                        LikelyHandoverCallback likely) = 0;
 
-    /// \return the EPC's SGW node (after Configure(); aborts before)
+    /// \return the EPC's SGW node (after Configure() or the RAT's Wrap(); aborts before,
+    ///         naming both)
     Ptr<Node> GetSgwNode() const;
-    /// \return the EPC's PGW node (after Configure(); aborts before)
+    /// \return the EPC's PGW node (after Configure() or the RAT's Wrap(); aborts before)
     Ptr<Node> GetPgwNode() const;
+
+    /**
+     * \param device any net device
+     * \return whether it is a BS device of this RAT (its TypeId has the RRC attribute
+     *         GetRrcName()), whoever installed it: this RAN, the RAT helper of a script
+     */
+    bool IsBsDevice(Ptr<NetDevice> device) const;
+
+    /**
+     * \brief The EPC gateways a BS node is wired to, found from the topology (for a script
+     *        whose EPC helper the RAN never saw): the SGW is the node across one of the
+     *        BS's point-to-point links that runs an SGW application (TypeId name ending in
+     *        EpcSgwApplication: LTE's, nr's NrEpcSgwApplication), the PGW the node across
+     *        one of the SGW's links that runs a PGW application (...EpcPgwApplication).
+     * \param bsNode a BS node behind an EPC (PointToPointEpcHelper::AddEnb or nr's own)
+     * \return (SGW, PGW); a null SGW if \p bsNode has no S1-U link, a null PGW if the SGW
+     *         has no S5 link (the PGW and SGW on one node: the SGW then)
+     */
+    static std::pair<Ptr<Node>, Ptr<Node>> FindEpcGateways(Ptr<Node> bsNode);
 
     /**
      * \return the BS antenna height the RAT's propagation model expects, m (the z of a
@@ -481,15 +504,35 @@ class EdgeLlmRan : public Object
         NS_ABORT_MSG_IF(!typed,
                         RanLabel() << ": device " << (device ? device->GetIfIndex() : 0)
                                    << " of node " << (device ? device->GetNode()->GetId() : 0)
-                                   << " is not an " << typeName);
+                                   << " is not an " << typeName
+                                   << " (devices of another RAT: give EdgeLlmHelper their RAN, "
+                                      "SetRan or Install(LteEdgeLlmRan::Wrap / "
+                                      "NrEdgeLlmRan::Wrap(...)))");
         return typed;
     }
 
     /// \return "LTE RAN" or "NR RAN" (the RAT's name in capitals), for messages
     std::string RanLabel() const;
 
-    /// \return \p bsNode's BS device (of m_bsDevices); aborts if it has none
+    /**
+     * \param bsNode a node
+     * \return its first BS device of this RAT (IsBsDevice: made by Install(), a Wrap()ped
+     *         script or any RAT helper); aborts, naming the node and the RRC, if it has none
+     */
     Ptr<NetDevice> BsDeviceOf(Ptr<Node> bsNode) const;
+
+    /**
+     * \brief A RAT's Wrap(): adopt a script's own EPC and devices instead of Configure()
+     *        and Install().
+     * \param sgw the EPC helper's SGW node
+     * \param pgw its PGW node
+     * \param bsDevices the script's BS devices (each checked with IsBsDevice)
+     * \param ueDevices the script's UE devices (each checked with GetImsi)
+     */
+    void Adopt(Ptr<Node> sgw,
+               Ptr<Node> pgw,
+               NetDeviceContainer bsDevices,
+               NetDeviceContainer ueDevices);
 
     /**
      * \brief AddPreTransferTrigger for either RAT: LTE's LteEnbRrc and LteRrcSap, NR's

@@ -66,6 +66,20 @@ LteEdgeLlmRan::LteEdgeLlmRan() = default;
 
 LteEdgeLlmRan::~LteEdgeLlmRan() = default;
 
+Ptr<LteEdgeLlmRan>
+LteEdgeLlmRan::Wrap(Ptr<LteHelper> lte,
+                    Ptr<PointToPointEpcHelper> epc,
+                    NetDeviceContainer enbDevices,
+                    NetDeviceContainer ueDevices)
+{
+    NS_ABORT_MSG_IF(!lte || !epc, "LteEdgeLlmRan::Wrap: the LteHelper or EPC helper is null");
+    Ptr<LteEdgeLlmRan> ran = CreateObject<LteEdgeLlmRan>();
+    ran->Adopt(epc->GetSgwNode(), epc->GetPgwNode(), enbDevices, ueDevices);
+    ran->m_lte = lte;
+    ran->m_epc = epc;
+    return ran;
+}
+
 std::string
 LteEdgeLlmRan::GetRatName() const
 {
@@ -99,6 +113,8 @@ void
 LteEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
 {
     NS_ABORT_MSG_IF(!m_lte, "LteEdgeLlmRan::Install: call Configure() first");
+    NS_ABORT_MSG_IF(m_bsDevices.GetN() > 0,
+                    "LteEdgeLlmRan::Install: the RAN has its devices already (Install or Wrap)");
     // The AMC knob: every LteAmc (each UE PHY's, which computes the CQI reports, and each
     // eNB scheduler's) is created with the devices, so it is an attribute default during
     // both installs only, restored afterwards ("": ns-3's default, untouched).

@@ -39,6 +39,27 @@ class LteEdgeLlmRan : public EdgeLlmRan
     LteEdgeLlmRan();
     ~LteEdgeLlmRan() override;
 
+    /**
+     * \brief The RAN of a script that built its own LTE (e.g. ns-3's lena-* examples):
+     *        its LteHelper and EPC helper, its eNB and UE devices, as they are (no
+     *        Configure(), no Install(): nothing is created or reconfigured). Give it to
+     *        EdgeLlmHelper::Install, which adds the edge LLMs in one call.
+     *
+     * The script keeps its radio, handover algorithm and X2 links (LteHelper::AddX2Interface,
+     * before EdgeLlmHelper::Install). HandoverRequest and Attach use \p lte.
+     * \param lte the script's LteHelper (non-null)
+     * \param epc the EPC helper it was given (SetEpcHelper): its SGW and PGW nodes
+     * \param enbDevices the eNB devices (LteHelper::InstallEnbDevice), >= 1; aborts naming a
+     *        device that is no LteEnbNetDevice
+     * \param ueDevices the UE devices (LteHelper::InstallUeDevice) that get an edge-LLM
+     *        application; aborts naming a device that is no LteUeNetDevice
+     * \return the RAN (GetBsDevices() and GetUeDevices() are the given devices)
+     */
+    static Ptr<LteEdgeLlmRan> Wrap(Ptr<LteHelper> lte,
+                                   Ptr<PointToPointEpcHelper> epc,
+                                   NetDeviceContainer enbDevices,
+                                   NetDeviceContainer ueDevices);
+
     std::string GetRatName() const override;
     void Configure(const EdgeLlmRanConfig& config) override;
     void Install(NodeContainer bsNodes, NodeContainer ueNodes) override;

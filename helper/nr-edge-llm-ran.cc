@@ -56,6 +56,20 @@ NrEdgeLlmRan::NrEdgeLlmRan() = default;
 
 NrEdgeLlmRan::~NrEdgeLlmRan() = default;
 
+Ptr<NrEdgeLlmRan>
+NrEdgeLlmRan::Wrap(Ptr<NrHelper> nr,
+                   Ptr<NrPointToPointEpcHelper> epc,
+                   NetDeviceContainer gnbDevices,
+                   NetDeviceContainer ueDevices)
+{
+    NS_ABORT_MSG_IF(!nr || !epc, "NrEdgeLlmRan::Wrap: the NrHelper or EPC helper is null");
+    Ptr<NrEdgeLlmRan> ran = CreateObject<NrEdgeLlmRan>();
+    ran->Adopt(epc->GetSgwNode(), epc->GetPgwNode(), gnbDevices, ueDevices);
+    ran->m_nr = nr;
+    ran->m_epc = epc;
+    return ran;
+}
+
 std::string
 NrEdgeLlmRan::GetRatName() const
 {
@@ -119,6 +133,8 @@ void
 NrEdgeLlmRan::Install(NodeContainer bsNodes, NodeContainer ueNodes)
 {
     NS_ABORT_MSG_IF(!m_nr, "NrEdgeLlmRan::Install: call Configure() first");
+    NS_ABORT_MSG_IF(m_bsDevices.GetN() > 0,
+                    "NrEdgeLlmRan::Install: the RAN has its devices already (Install or Wrap)");
     const BandwidthPartInfoPtrVector bwps = CcBwpCreator::GetAllBwps({*m_band});
     // RACH knobs (0: nr's default), as for LTE: NrGnbRrc reads the MAC's RACH settings
     // while the device is installed.

@@ -56,6 +56,29 @@ class NrEdgeLlmRan : public EdgeLlmRan
     NrEdgeLlmRan();
     ~NrEdgeLlmRan() override;
 
+    /**
+     * \brief The RAN of a script that built its own NR (e.g. nr's cttc-* examples): its
+     *        NrHelper and EPC helper, its gNB and UE devices, as they are (no Configure(),
+     *        no Install(): nothing is created or reconfigured; in particular no handover
+     *        algorithm is installed on the gNBs, which nr v4.1.1's NrHelper itself never
+     *        does). Give it to EdgeLlmHelper::Install, which adds the edge LLMs in one call.
+     *
+     * The script keeps its radio and Xn links (NrHelper::AddX2Interface, before
+     * EdgeLlmHelper::Install). HandoverRequest and Attach use \p nr. GetBsHeight() and
+     * GetUeHeight() answer for the default scenario (UMa), not the script's.
+     * \param nr the script's NrHelper (non-null)
+     * \param epc the EPC helper it was given (SetEpcHelper): its SGW and PGW nodes
+     * \param gnbDevices the gNB devices (NrHelper::InstallGnbDevice), >= 1; aborts naming a
+     *        device that is no NrGnbNetDevice
+     * \param ueDevices the UE devices (NrHelper::InstallUeDevice) that get an edge-LLM
+     *        application; aborts naming a device that is no NrUeNetDevice
+     * \return the RAN (GetBsDevices() and GetUeDevices() are the given devices)
+     */
+    static Ptr<NrEdgeLlmRan> Wrap(Ptr<NrHelper> nr,
+                                  Ptr<NrPointToPointEpcHelper> epc,
+                                  NetDeviceContainer gnbDevices,
+                                  NetDeviceContainer ueDevices);
+
     std::string GetRatName() const override;
     void Configure(const EdgeLlmRanConfig& config) override;
     void Install(NodeContainer bsNodes, NodeContainer ueNodes) override;

@@ -201,7 +201,7 @@ expect 134 "ns3::EdgeLlmNode::Model / KvBits: model must be one of qwen2.5-7b-in
 expect 134 "backhaul link rate to cell 2 must be > 0 bit/s" $probe --case=zero-backhaul-rate
 expect 134 "peer cell id 1 is this BS's own" $probe --case=own-cell-peer
 expect 134 "ns3::EdgeLlmNode::Scheduler is not set (cell 1)" $probe --case=no-scheduler
-expect 134 "no RAN was set (SetRan), so there is no EPC to find the BSs' UE-facing addresses by; for an EPC of the script's own, pass its SGW: InstallUe(ueNodes, ueDevices, bsApps, epcHelper->GetSgwNode())" \
+expect 134 "no EPC: no RAN was set and no BS is linked to an SGW, so the BSs' UE-facing addresses are unknown; give the helper the RAN (SetRan, or Install(LteEdgeLlmRan::Wrap(lteHelper, epcHelper, enbDevs, ueDevs))) or pass the SGW: InstallUe(ueNodes, ueDevices, bsApps, epcHelper->GetSgwNode())" \
   $probe --case=ue-without-epc
 expect 134 "(a slot policy, which keeps its transfers' state) already serves node 0; node 1 needs its own" \
   $probe --case=shared-slot-scheduler
