@@ -409,6 +409,10 @@ TypesUnusedFor(const Options& o)
                             (o.figure == "bound" ? "" : ", without --packetLevel=1") +
                             "): no BS, UE, link or GPU of this module is built",
         used);
+    if (o.figure != "bound")
+    {
+        unused["ns3::ImpactHoClairvoyantBound"] = "only --figure=bound runs the clairvoyant bound";
+    }
     unused.merge(HandoverSchemeRegistry::TypesUnused(HandoverSchemeRegistry::Select(
         [](const HandoverScheme& s) { return s.slotPolicy && !s.wrapsInner; })));
     return unused;

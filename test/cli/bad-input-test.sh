@@ -576,6 +576,8 @@ expect 2 "--ns3::CoordinatedCtHoScheduler::PlanLead=1s: not used: no scheme of t
   $bin/impactho-figures --figure=3a --ns3::CoordinatedCtHoScheduler::PlanLead=1s --outputDir="$tmp/i45"
 expect 2 "--ns3::EdgeLlmUeApp::PromptRetry=1s: not used: edge-llm-pre-transfer runs at flow level" \
   $pre --ns3::EdgeLlmUeApp::PromptRetry=1s --outputDir="$tmp/pre45"
+expect 2 "--ns3::ImpactHoClairvoyantBound::TimeLimit=10s: not used: only --figure=bound runs the clairvoyant bound" \
+  $bin/impactho-figures --figure=3a --ns3::ImpactHoClairvoyantBound::TimeLimit=10s --outputDir="$tmp/i45"
 # edge-llm-plan takes no attribute at all (an unknown option).
 expect 2 "--ns3::EdgeLlmBackhaul::Topology: unknown option; valid options:" \
   $bin/edge-llm-plan --scheme=ctho --ues="$(dirname "$0")/four-ues.csv" --ns3::EdgeLlmBackhaul::Topology=Star
