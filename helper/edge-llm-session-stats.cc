@@ -58,10 +58,13 @@ EdgeLlmDelaySummary::Of(const std::vector<double>& samples)
 EdgeLlmDelaySummary
 EdgeLlmDelaySummary::OfKnown(std::vector<double> samples)
 {
+    const std::size_t all = samples.size();
     samples.erase(
         std::remove_if(samples.begin(), samples.end(), [](double x) { return std::isnan(x); }),
         samples.end());
-    return Of(samples);
+    EdgeLlmDelaySummary s = Of(samples);
+    s.unknown = all - samples.size();
+    return s;
 }
 
 EdgeLlmPredictionError
@@ -399,11 +402,14 @@ void
 EdgeLlmSessionStats::InstallUe(Ptr<EdgeLlmUeApp> ue)
 {
     Ptr<EdgeLlmSessionStats> self = this;
+    EdgeLlmUeApp* app = PeekPointer(ue); // the sink lives in the app's own trace
     ue->TraceConnectWithoutContext(
         "Stall",
         compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, Time, Time>(
-            [self](uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess) {
-                self->OnStall(id, from, to, stall, excess);
+            [self, app](uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess) {
+                // The app traces a stall right after keeping it: its index gap is the last.
+                const uint32_t missing = app->GetStalls().back().tokenGap - 1;
+                self->OnStall(id, from, to, stall, excess, missing);
             }));
     if (m_streamTokens > 0)
     {
@@ -821,7 +827,12 @@ EdgeLlmSessionStats::OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t ta
 }
 
 void
-EdgeLlmSessionStats::OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess)
+EdgeLlmSessionStats::OnStall(uint64_t id,
+                             uint16_t from,
+                             uint16_t to,
+                             Time stall,
+                             Time excess,
+                             uint32_t missing)
 {
     EdgeLlmHandoverRecord* r = Find(id, from, to);
     if (!r)
@@ -842,11 +853,12 @@ EdgeLlmSessionStats::OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall
     {
         r->ueStall = stall.GetSeconds();
         r->ueDelay = excess.GetSeconds();
+        r->ueTokensMissing = missing;
     }
 }
 
-EdgeLlmDelaySummary
-EdgeLlmSessionStats::Summarize(double EdgeLlmHandoverRecord::*field) const
+std::vector<double>
+EdgeLlmSessionStats::Samples(double EdgeLlmHandoverRecord::*field) const
 {
     std::vector<double> samples;
     for (const auto& r : m_records)
@@ -858,25 +870,26 @@ EdgeLlmSessionStats::Summarize(double EdgeLlmHandoverRecord::*field) const
             samples.push_back(r.*field);
         }
     }
-    return EdgeLlmDelaySummary::Of(samples);
+    return samples;
 }
 
 EdgeLlmDelaySummary
 EdgeLlmSessionStats::SummarizeRestoredDelay() const
 {
-    return Summarize(&EdgeLlmHandoverRecord::restoredDelay);
+    return EdgeLlmDelaySummary::Of(Samples(&EdgeLlmHandoverRecord::restoredDelay));
 }
 
 EdgeLlmDelaySummary
 EdgeLlmSessionStats::SummarizeUeDelay() const
 {
-    return Summarize(&EdgeLlmHandoverRecord::ueDelay);
+    // A record without a stall is not a longer delay (its UE measured none): leave it out.
+    return EdgeLlmDelaySummary::OfKnown(Samples(&EdgeLlmHandoverRecord::ueDelay));
 }
 
 EdgeLlmDelaySummary
 EdgeLlmSessionStats::SummarizePredictedDelay() const
 {
-    return Summarize(&EdgeLlmHandoverRecord::predictedDelay);
+    return EdgeLlmDelaySummary::Of(Samples(&EdgeLlmHandoverRecord::predictedDelay));
 }
 
 EdgeLlmPredictionError
@@ -898,7 +911,8 @@ EdgeLlmSessionStats::GetCsv() const
     auto field = &EdgeLlmCsvField;
     std::ostringstream csv;
     csv << "session_id,source_cell,target_cell,handover_s,context_tokens,prefill_tokens,"
-           "transfer_tokens,predicted_delay_s,restored_delay_s,ue_stall_s,ue_delay_s,bound,"
+           "transfer_tokens,predicted_delay_s,restored_s,stall_s,measured_delay_s,"
+           "tokens_missing,bound,"
            "kv_bytes_expected,kv_bytes_received,reprefill_tokens,received_fraction,outcome\n";
     for (const auto& r : m_records)
     {
@@ -909,9 +923,11 @@ EdgeLlmSessionStats::GetCsv() const
             << (r.planned || r.transferTokens > 0 ? std::to_string(r.transferTokens)
                                                   : std::string())
             << ',' << field(r.predictedDelay) << ',' << field(r.restoredDelay) << ','
-            << field(r.ueStall) << ',' << field(r.ueDelay) << ',' << r.bound << ','
-            << r.kvBytesExpected << ',' << r.kvBytesReceived << ',' << r.reprefillTokens << ','
-            << field(r.receivedFraction) << ',' << r.GetOutcomeName() << '\n';
+            << field(r.ueStall) << ',' << field(r.ueDelay) << ','
+            << (std::isnan(r.ueStall) ? std::string() : std::to_string(r.ueTokensMissing)) << ','
+            << r.bound << ',' << r.kvBytesExpected << ',' << r.kvBytesReceived << ','
+            << r.reprefillTokens << ',' << field(r.receivedFraction) << ',' << r.GetOutcomeName()
+            << '\n';
     }
     return csv.str();
 }

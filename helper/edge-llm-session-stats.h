@@ -25,12 +25,14 @@ class EdgeLlmUeApp;
  * \ingroup edge-llm
  * \brief Count, mean, median, 95th percentile and worst of a set of delays.
  *
- * NaN-safe: one unknown sample (NaN, e.g. a session that was lost) makes mean, median,
- * p95 and worst unknown (NaN), never smaller than they would be.
+ * NaN-safe: with Of(), one unknown sample (NaN, e.g. a session that was lost) makes mean,
+ * median, p95 and worst unknown (NaN), never smaller than they would be; with OfKnown(),
+ * the unknown samples are left out and counted (unknown).
  */
 struct EdgeLlmDelaySummary
 {
-    uint64_t count{0};                                       //!< Samples
+    uint64_t count{0};   //!< Samples (OfKnown: known ones)
+    uint64_t unknown{0}; //!< OfKnown: samples left out as unknown (NaN); Of: always 0
     double mean{std::numeric_limits<double>::quiet_NaN()};   //!< Mean, s (NaN if none/unknown)
     double median{std::numeric_limits<double>::quiet_NaN()}; //!< Nearest-rank median, s
     double p95{std::numeric_limits<double>::quiet_NaN()};    //!< Nearest-rank 95th percentile, s
@@ -53,7 +55,7 @@ struct EdgeLlmDelaySummary
      *        "not this kind" rather than "worse" (e.g. queue sojourns, or the UEs a study
      *        reports alongside how many were restored).
      * \param samples delays, s, any order
-     * \return the summary of the non-NaN ones
+     * \return the summary of the non-NaN ones, with unknown = how many were NaN
      */
     static EdgeLlmDelaySummary OfKnown(std::vector<double> samples);
 };
@@ -161,6 +163,12 @@ struct EdgeLlmHandoverRecord
     /// Tokens of the cache the target held from a pre-transfer and used (PreTransferUsed;
     /// the split n_pf, n_tx is of the rest)
     uint64_t preSentTokens{0};
+    /// UE: token indices its stream skipped at the stall (index gap - 1; 0 when nothing
+    /// was lost, or no stall was measured): tokens decoded that never reached the UE. They
+    /// lengthen ueStall by this many decode intervals and leave ueDelay as it is; a record
+    /// with tokens missing may have ueDelay below restoredDelay by more than the usual few
+    /// ms (doc: "Measured delay")
+    uint32_t ueTokensMissing{0};
     /// The stream after the handover: from handoverTime to the session's G-th token after
     /// it (EdgeLlmSessionStats StreamTokens = G > 0), s; unknown when G is 0, the
     /// handover was cancelled, or the session decoded fewer than G more tokens
@@ -261,7 +269,14 @@ class EdgeLlmSessionStats : public Object
      * \return the summary
      */
     EdgeLlmDelaySummary SummarizeRestoredDelay() const;
-    /// \return the same for the UE-side delay (the Stall's excess)
+    /**
+     * \brief UE-side delay (the Stall's excess) over the same records: over those whose UE
+     *        measured a stall (EdgeLlmDelaySummary::OfKnown); a record without one (no UE
+     *        application, a lost or pending session, a UE that never heard the target) is
+     *        left out and counted in unknown, so a valid run never gives NaN but for no stall
+     *        at all (count 0).
+     * \return the summary
+     */
     EdgeLlmDelaySummary SummarizeUeDelay() const;
     /// \return the same for the planner's predicted delay (unknown for ImpactHO)
     EdgeLlmDelaySummary SummarizePredictedDelay() const;
@@ -349,8 +364,8 @@ class EdgeLlmSessionStats : public Object
     static void KeepWholeTokens(EdgeLlmHandoverRecord& r, uint64_t bytesPerToken);
     /// Decide the record's bound from its times.
     static void DecideBound(EdgeLlmHandoverRecord& r);
-    /// \return the summary of one field over the records but the cancelled and after-decoding ones
-    EdgeLlmDelaySummary Summarize(double EdgeLlmHandoverRecord::*field) const;
+    /// \return one field's values over the records but the cancelled and after-decoding ones
+    std::vector<double> Samples(double EdgeLlmHandoverRecord::*field) const;
 
     void OnHandoverStarted(EdgeLlmNode* node, uint64_t id, uint16_t target, uint64_t context);
     void OnPlanned(EdgeLlmNode* node, uint64_t id, uint64_t npf, uint64_t ntx, Time predicted);
@@ -362,7 +377,13 @@ class EdgeLlmSessionStats : public Object
     void OnCancelled(EdgeLlmNode* node, uint64_t id, uint16_t other);
     void OnLost(EdgeLlmNode* node, uint64_t id, uint16_t cell);
     void OnAfterDecoding(EdgeLlmNode* node, uint64_t id, uint16_t target);
-    void OnStall(uint64_t id, uint16_t from, uint16_t to, Time stall, Time excess);
+    /// The UE's Stall: \p missing its stream's skipped token indices at the gap
+    void OnStall(uint64_t id,
+                 uint16_t from,
+                 uint16_t to,
+                 Time stall,
+                 Time excess,
+                 uint32_t missing);
     /// Connect BS application \p bs's traces (its roles', its GPU's).
     void InstallBs(Ptr<EdgeLlmNode> bs);
     /// GPU batch \p key of \p cell ended now: keep its start for the restores it bounds.

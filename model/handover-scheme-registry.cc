@@ -8,6 +8,7 @@
 #include "ns3/string.h"
 
 #include <algorithm>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 
@@ -305,6 +306,76 @@ HandoverSchemeRegistry::AttributesSet(const Filter& filter)
         }
     }
     return set;
+}
+
+namespace
+{
+
+/// Add \p name and its parents up to HandoverScheduler (a parent's attribute defaults
+/// apply to its subclasses' objects) to \p types.
+void
+AddWithParents(const std::string& name, std::set<std::string>& types)
+{
+    for (TypeId tid = TypeId::LookupByName(name); tid != Object::GetTypeId(); tid = tid.GetParent())
+    {
+        types.insert(tid.GetName());
+    }
+}
+
+/// \return the scheduler types \p s builds: its own and, if it wraps one, its inner
+///         policy's (the InnerScheduler value up to '['), each with its parents; none for
+///         a formula
+std::set<std::string>
+TypesBuilt(const HandoverScheme& s)
+{
+    std::set<std::string> types;
+    if (!s.HasScheduler())
+    {
+        return types;
+    }
+    AddWithParents(s.typeId, types);
+    for (const auto& [attribute, value] : s.attributes)
+    {
+        if (s.wrapsInner && attribute == "InnerScheduler")
+        {
+            AddWithParents(value.substr(0, value.find('[')), types);
+        }
+    }
+    return types;
+}
+
+} // namespace
+
+std::map<std::string, std::string>
+HandoverSchemeRegistry::TypesUnused(const std::vector<HandoverScheme>& schemes)
+{
+    std::set<std::string> built;
+    std::string running;
+    for (const HandoverScheme& s : schemes)
+    {
+        built.merge(TypesBuilt(s));
+        running += (running.empty() ? "" : ", ") + s.name;
+    }
+    std::map<std::string, std::string> builders; // type -> the schemes that build it
+    for (const HandoverScheme& s : GetAll())
+    {
+        for (const std::string& type : TypesBuilt(s))
+        {
+            std::string& names = builders[type];
+            names += (names.empty() ? "" : ", ") + s.name;
+        }
+    }
+    std::map<std::string, std::string> unused;
+    for (const auto& [type, names] : builders)
+    {
+        if (!built.count(type))
+        {
+            unused[type] = "no scheme of this run builds it (running: " +
+                           (running.empty() ? std::string("none") : running) +
+                           "); schemes that do: " + names;
+        }
+    }
+    return unused;
 }
 
 ObjectFactory

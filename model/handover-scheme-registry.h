@@ -130,6 +130,20 @@ class HandoverSchemeRegistry
     static std::map<std::string, std::string> AttributesSet(const Filter& filter = Filter());
 
     /**
+     * \brief The scheduler types that running \p schemes never builds, for
+     *        CheckAttributeArguments' unused types: a default set for one would change
+     *        nothing. A scheme builds its typeId and, wrapping an inner policy
+     *        (PreTransferScheduler), that policy's type; HandoverScheduler itself (whose
+     *        Lookahead every scheduler reads) is built when any scheme has a scheduler.
+     * \param schemes the schemes a run uses
+     * \return each scheduler TypeId of GetAll() (and ns3::HandoverScheduler) none of them
+     *         builds -> "no scheme of this run builds it (running: ctho, tho); schemes that
+     *         do: impactho, ea, ..."
+     */
+    static std::map<std::string, std::string> TypesUnused(
+        const std::vector<HandoverScheme>& schemes);
+
+    /**
      * \param name a scheme's name
      * \return a factory of its scheduler with its attributes set
      * \throws std::invalid_argument for an unknown name (Find()) or a scheme without a

@@ -19,14 +19,17 @@ struct Preset
     uint32_t layers;
     uint32_t kvHeads;
     uint32_t headDim;
+    uint64_t contextWindow;       // with the card's rope scaling, tokens
+    uint64_t nativeContextWindow; // without it, tokens
 };
 
-// Published config.json of each model (num_hidden_layers, num_key_value_heads, head_dim).
+// Published config.json of each model (num_hidden_layers, num_key_value_heads, head_dim)
+// and its model card's context length (LlmModelProfile's class comment cites them).
 const Preset g_presets[] = {
-    {"qwen2.5-7b-instruct", 28, 4, 128},
-    {"qwen3-8b", 36, 8, 128},
-    {"qwen3-14b", 40, 8, 128},
-    {"llama-3.1-8b-instruct", 32, 8, 128},
+    {"qwen2.5-7b-instruct", 28, 4, 128, 131072, 32768},
+    {"qwen3-8b", 36, 8, 128, 131072, 32768},
+    {"qwen3-14b", 40, 8, 128, 131072, 32768},
+    {"llama-3.1-8b-instruct", 32, 8, 128, 131072, 131072},
 };
 
 } // namespace
@@ -77,6 +80,30 @@ LlmModelProfile::Validate() const
             "kvBits must be in " + KvBitsRange() + ", got " + std::to_string(kvBits));
 }
 
+void
+LlmModelProfile::CheckContext(const std::string& field, uint64_t tokens, bool allowBeyond) const
+{
+    if (!allowBeyond && contextWindow > 0 && tokens > contextWindow)
+    {
+        throw std::invalid_argument(field + " = " + std::to_string(tokens) +
+                                    " tokens exceeds the context window of " + name + " (" +
+                                    std::to_string(contextWindow) +
+                                    " tokens); set allowBeyondContextWindow to simulate it anyway");
+    }
+}
+
+std::string
+LlmModelProfile::BeyondContextNote(uint64_t tokens) const
+{
+    if (contextWindow == 0 || tokens <= contextWindow)
+    {
+        return "";
+    }
+    return "note: contexts up to " + std::to_string(tokens) +
+           " tokens exceed the context window of " + name + " (" + std::to_string(contextWindow) +
+           " tokens): allowed by allowBeyondContextWindow";
+}
+
 std::string
 LlmModelProfile::KvBitsRange()
 {
@@ -96,6 +123,8 @@ LlmModelProfile::FromPreset(const std::string& name, uint32_t kvBits)
             profile.numKvHeads = p.kvHeads;
             profile.headDim = p.headDim;
             profile.kvBits = kvBits;
+            profile.contextWindow = p.contextWindow;
+            profile.nativeContextWindow = p.nativeContextWindow;
             profile.Validate();
             return profile;
         }

@@ -21,6 +21,14 @@ namespace ns3
  *
  * Presets come from each model's published config.json (num_hidden_layers,
  * num_key_value_heads, head_dim); see doc/edge-llm-design.rst, Model Description, KV cache size.
+ * Their context windows come from the model cards (Hugging Face, read 2026-12):
+ * - qwen2.5-7b-instruct: 32,768 tokens native (config.json max_position_embeddings), 131,072
+ *   with YaRN rope scaling (https://huggingface.co/Qwen/Qwen2.5-7B-Instruct, "Context Length:
+ *   Full 131,072 tokens");
+ * - qwen3-8b, qwen3-14b: 32,768 native, 131,072 with YaRN
+ *   (https://huggingface.co/Qwen/Qwen3-8B, https://huggingface.co/Qwen/Qwen3-14B);
+ * - llama-3.1-8b-instruct: 131,072 (128K; config.json max_position_embeddings, its llama3
+ *   rope scaling built in) (https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct).
  */
 struct LlmModelProfile
 {
@@ -29,6 +37,12 @@ struct LlmModelProfile
     uint32_t numKvHeads{0}; //!< N_kv_heads (grouped-query KV heads), >= 1
     uint32_t headDim{0};    //!< d_head, elements per head, >= 1
     uint32_t kvBits{16};    //!< q, bits per KV element: 16 (BF16), 8 or 4 (quantized)
+    /// The longest context the model card supports, tokens (with the rope scaling it
+    /// documents, e.g. Qwen's YaRN); 0: unknown (a hand-made profile), then not checked
+    uint64_t contextWindow{0};
+    /// The context the model was trained for without rope scaling, tokens (<=
+    /// contextWindow; 0: unknown)
+    uint64_t nativeContextWindow{0};
 
     /**
      * \return s_KV in bits per token, `2 * N_layers * N_kv_heads * d_head * q`.
@@ -61,6 +75,28 @@ struct LlmModelProfile
      * \throws std::invalid_argument naming the field and its valid range.
      */
     void Validate() const;
+
+    /**
+     * \brief Refuse a context longer than the model's window (contextWindow), unless the
+     *        caller allows it (and then says so on its output).
+     * \param field the field or option holding the context, as its user knows it
+     *        ("contextMax", "--promptMax", "ues row 3 context_tokens")
+     * \param tokens the context, tokens
+     * \param allowBeyond accept any length (allowBeyondContextWindow)
+     * \throws std::invalid_argument "<field> = <tokens> tokens exceeds the context window of
+     *         <name> (<contextWindow> tokens); set allowBeyondContextWindow to simulate it
+     *         anyway" when tokens > contextWindow > 0 and not \p allowBeyond
+     */
+    void CheckContext(const std::string& field, uint64_t tokens, bool allowBeyond) const;
+
+    /**
+     * \brief The line a program prints when it allows contexts beyond the window.
+     * \param tokens the longest context it runs, tokens
+     * \return "" when \p tokens fits (or the window is unknown), else "note: contexts up to
+     *         <tokens> tokens exceed the context window of <name> (<contextWindow> tokens):
+     *         allowed by allowBeyondContextWindow"
+     */
+    std::string BeyondContextNote(uint64_t tokens) const;
 
     /**
      * \brief A preset by name (case-sensitive).

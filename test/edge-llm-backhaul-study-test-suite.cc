@@ -335,8 +335,25 @@ class ValidateTestCase : public TestCase
               }),
               false,
               "promptMax");
-        Check(with([](C& c) { c.promptMax = 1000000; }), true, "promptMax");
-        Check(with([](C& c) { c.promptMax = 1000001; }), false, "promptMax");
+        // The model's context window (131072 tokens), then the knob's own range (1e6),
+        // which allowBeyondContextWindow does not widen.
+        Check(with([](C& c) { c.promptMax = 131072; }), true, "promptMax");
+        Check(with([](C& c) { c.promptMax = 131073; }),
+              false,
+              "promptMax = 131073 tokens exceeds the context window of qwen2.5-7b-instruct "
+              "(131072 tokens)");
+        Check(with([](C& c) {
+                  c.promptMax = 1000000;
+                  c.allowBeyondContextWindow = true;
+              }),
+              true,
+              "promptMax");
+        Check(with([](C& c) {
+                  c.promptMax = 1000001;
+                  c.allowBeyondContextWindow = true;
+              }),
+              false,
+              "promptMax must be in [1, 1000000]");
         Check(with([](C& c) { c.platoonSpread = Seconds(60); }), true, "platoonSpread");
         Check(with([](C& c) { c.platoonSpread = Seconds(60) + NanoSeconds(1); }),
               false,
@@ -481,6 +498,9 @@ class PresetUesTestCase : public TestCase
         refused(one([](ScenarioUe& u) { u.velocity.z = std::nan(""); }), "ues[1].velocity.z");
         refused(one([](ScenarioUe& u) { u.position.z = -INFINITY; }), "ues[1].position.z");
         refused(one([](ScenarioUe& u) { u.promptTokens = 0; }), "ues[1].promptTokens");
+        refused(one([](ScenarioUe& u) { u.promptTokens = 131073; }),
+                "BuildUes: ues[1].promptTokens = 131073 tokens exceeds the context window of "
+                "qwen2.5-7b-instruct (131072 tokens)");
         refused(one([](ScenarioUe& u) { u.maxNewTokens = 0; }), "ues[1].maxNewTokens");
         refused(one([](ScenarioUe& u) { u.promptAt = NanoSeconds(-1); }), "ues[1].promptAt");
         refused(one([](ScenarioUe& u) { u.handoverAt = NanoSeconds(-1); }), "ues[1].handoverAt");
@@ -496,6 +516,7 @@ class PresetUesTestCase : public TestCase
         stay.handoverAt = Time::Max();
         stay.position = Vector(600, -10, 0);
         stay.velocity = Vector(0, -3, 0);
+        stay.promptTokens = 131072; // the model's context window
         ues.push_back(stay);
         scenario.BuildUes(ues);
         NS_TEST_ASSERT_MSG_EQ(scenario.GetUes().size(), 101, "UEs built");

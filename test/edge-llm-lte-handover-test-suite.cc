@@ -371,7 +371,8 @@ class MainJobOutputTestCase : public TestCase
         NS_TEST_ASSERT_MSG_EQ(header,
                               "scheme,ue_id,handover_s,context_tokens,prefill_tokens,"
                               "transfer_tokens,predicted_delay_s,restored_s,stall_s,"
-                              "measured_delay_s,bound,batch_start_s,received_fraction,accuracy,"
+                              "measured_delay_s,tokens_missing,bound,batch_start_s,"
+                              "received_fraction,accuracy,"
                               "transport,layerwise",
                               "every column of the table");
         std::map<std::string, std::vector<std::vector<std::string>>> rows;
@@ -379,7 +380,7 @@ class MainJobOutputTestCase : public TestCase
         while (std::getline(csvFile, line))
         {
             const auto f = Split(line);
-            NS_TEST_ASSERT_MSG_EQ(f.size(), 16u, "16 fields: " << line);
+            NS_TEST_ASSERT_MSG_EQ(f.size(), 17u, "17 fields: " << line);
             rows[f[0]].push_back(f);
         }
         NS_TEST_ASSERT_MSG_EQ(rows["tho"].size(), 2u, "2 tHO rows");
@@ -395,9 +396,9 @@ class MainJobOutputTestCase : public TestCase
         const double prefill = cfg.prefillA * longest + cfg.prefillB; // c = 0
         for (const auto& f : rows["tho"])
         {
-            NS_TEST_ASSERT_MSG_EQ(f[10], "prefill", "tHO is bounded by its prefill batch");
+            NS_TEST_ASSERT_MSG_EQ(f[11], "prefill", "tHO is bounded by its prefill batch");
             const double handover = std::stod(f[2]);
-            const double batchStart = std::stod(f[11]);
+            const double batchStart = std::stod(f[12]);
             NS_TEST_ASSERT_MSG_GT_OR_EQ(batchStart, handover, "the batch starts after the HO");
             NS_TEST_ASSERT_MSG_EQ_TOL(std::stod(f[7]),
                                       batchStart + prefill - handover,
@@ -406,14 +407,14 @@ class MainJobOutputTestCase : public TestCase
         }
         for (const auto& f : rows["cho"])
         {
-            NS_TEST_ASSERT_MSG_EQ(f[10], "transfer", "cHO is bounded by its transfer");
-            NS_TEST_ASSERT_MSG_EQ(f[11], "", "no batch start");
+            NS_TEST_ASSERT_MSG_EQ(f[11], "transfer", "cHO is bounded by its transfer");
+            NS_TEST_ASSERT_MSG_EQ(f[12], "", "no batch start");
         }
         for (const auto& f : rows["impactho"])
         {
             NS_TEST_ASSERT_MSG_EQ(f[6], "", "ImpactHO plans no delay: an empty field");
-            const double share = std::stod(f[12]);
-            const double accuracy = std::stod(f[13]);
+            const double share = std::stod(f[13]);
+            const double accuracy = std::stod(f[14]);
             NS_TEST_ASSERT_MSG_GT(share, 0.0, "share received > 0");
             NS_TEST_ASSERT_MSG_LT_OR_EQ(share, 1.0, "share received <= 1");
             NS_TEST_ASSERT_MSG_GT(accuracy, 0.0, "accuracy > 0");

@@ -46,6 +46,7 @@
 #include <fstream>
 #include <functional>
 #include <limits>
+#include <list>
 #include <map>
 #include <memory>
 #include <sstream>
@@ -233,9 +234,14 @@ struct UeRun
  * A UE (EdgeLlmUeApp, session 7, 300-token prompt, \p maxNewTokens) linked to both BSs
  * (cells 1, 2; cHO) by point-to-point links, streaming from cell 1 from 50 ms, hands over
  * 1 -> 2 at 302.5 ms and back 2 -> 1 at 902.5 ms; 2.5 s are simulated.
+ * \param maxNewTokens the UE's MaxNewTokens
+ * \param dropFromCell2 the UE's device on cell 2's link drops the first this many packets
+ *        it receives (cell 2's first tokens: lost on the way)
+ * \param silentSession also session 8 on cell 1 (300 tokens of context, 500 to decode) with
+ *        no UE application, handed over 1 -> 2 with session 7: its record has no stall
  */
 UeRun
-RunUeHandovers(uint32_t maxNewTokens)
+RunUeHandovers(uint32_t maxNewTokens, uint32_t dropFromCell2 = 0, bool silentSession = false)
 {
     Ipv4AddressGenerator::Reset();
     NodeContainer nodes; // BS 1, BS 2, UE
@@ -248,7 +254,19 @@ RunUeHandovers(uint32_t maxNewTokens)
     addr.NewNetwork();
     const Ipv4InterfaceContainer ue1 = addr.Assign(p2p.Install(nodes.Get(0), nodes.Get(2)));
     addr.NewNetwork();
-    addr.Assign(p2p.Install(nodes.Get(1), nodes.Get(2)));
+    const NetDeviceContainer link2 = p2p.Install(nodes.Get(1), nodes.Get(2));
+    addr.Assign(link2);
+    if (dropFromCell2 > 0)
+    {
+        std::list<uint32_t> first;
+        for (uint32_t i = 0; i < dropFromCell2; ++i)
+        {
+            first.push_back(i);
+        }
+        Ptr<ReceiveListErrorModel> drop = CreateObject<ReceiveListErrorModel>();
+        drop->SetList(first);
+        link2.Get(1)->SetAttribute("ReceiveErrorModel", PointerValue(drop));
+    }
     Ipv4GlobalRoutingHelper::PopulateRoutingTables();
     EdgeLlmHelper edge;
     edge.SetSchedulerType("ns3::ChoScheduler");
@@ -294,6 +312,11 @@ RunUeHandovers(uint32_t maxNewTokens)
     }
     Simulator::Schedule(Seconds(0.3025), &EdgeLlmNode::NotifyHandoverStart, bs(1), 7, 2);
     Simulator::Schedule(Seconds(0.9025), &EdgeLlmNode::NotifyHandoverStart, bs(2), 7, 1);
+    if (silentSession)
+    {
+        bs(1)->OpenSession(8, 300, 500);
+        Simulator::Schedule(Seconds(0.3025), &EdgeLlmNode::NotifyHandoverStart, bs(1), 8, 2);
+    }
     bsApps.Start(Seconds(0));
     ue->SetStartTime(Seconds(0.05));
     Simulator::Stop(Seconds(2.5));
@@ -442,7 +465,8 @@ class TwoHandoversTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(row["handover_s"], "0.01", "handover time");
         NS_TEST_EXPECT_MSG_EQ(row["transfer_tokens"], "300", "n_tx");
         NS_TEST_EXPECT_MSG_EQ(row["kv_bytes_received"], "17203200", "300 x 57,344 B");
-        NS_TEST_EXPECT_MSG_EQ(row["ue_delay_s"], "", "unknown: an empty field, never nan");
+        NS_TEST_EXPECT_MSG_EQ(row["measured_delay_s"], "", "unknown: an empty field, never nan");
+        NS_TEST_EXPECT_MSG_EQ(row["tokens_missing"], "", "no stall: no count either");
         NS_TEST_EXPECT_MSG_EQ(row["bound"], "transfer", "bound");
         NS_TEST_EXPECT_MSG_EQ(row["outcome"], "restored", "outcome");
         std::filesystem::remove_all(dir);
@@ -807,6 +831,116 @@ class UeDelayTestCase : public TestCase
         }
         const EdgeLlmDelaySummary d = stats->SummarizeUeDelay();
         NS_TEST_EXPECT_MSG_EQ(d.worst, std::max(r[0].ueDelay, r[1].ueDelay), "worst UE delay");
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief SummarizeUeDelay over a run where one restored record has no stall (session 8,
+ *        with no UE application, hands over with session 7): the summary is over session
+ *        7's two known delays (count 2, mean and worst by hand from the records), never
+ *        NaN, and counts the record without one (unknown 1); its CSV row leaves the stall,
+ *        the delay and the tokens missing empty.
+ */
+class UeDelayWithoutStallTestCase : public TestCase
+{
+  public:
+    UeDelayWithoutStallTestCase()
+        : TestCase("session stats: a record without a stall leaves the UE delay summary known")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const UeRun run = RunUeHandovers(150, 0, true);
+        const auto& r = run.stats->GetRecords();
+        std::vector<double> known;
+        uint32_t silent = 0;
+        for (const auto& rec : r)
+        {
+            if (rec.sessionId == 8)
+            {
+                ++silent;
+                NS_TEST_EXPECT_MSG_EQ(rec.GetOutcomeName(), "restored", "session 8 restored");
+                NS_TEST_EXPECT_MSG_EQ(std::isnan(rec.ueStall), true, "session 8: no stall");
+            }
+            else
+            {
+                NS_TEST_ASSERT_MSG_EQ(std::isnan(rec.ueDelay), false, "session 7's delay");
+                known.push_back(rec.ueDelay);
+            }
+        }
+        NS_TEST_ASSERT_MSG_EQ(silent, 1u, "one record of session 8");
+        NS_TEST_ASSERT_MSG_EQ(known.size(), 2u, "two of session 7");
+        const EdgeLlmDelaySummary d = run.stats->SummarizeUeDelay();
+        NS_TEST_EXPECT_MSG_EQ(d.count, 2u, "the two known delays");
+        NS_TEST_EXPECT_MSG_EQ(d.unknown, 1u, "one record without a stall");
+        NS_TEST_EXPECT_MSG_EQ_TOL(d.mean, (known[0] + known[1]) / 2, 1e-15, "mean of the two");
+        NS_TEST_EXPECT_MSG_EQ(d.worst, std::max(known[0], known[1]), "worst of the two");
+        for (const std::string& line : Lines(run.stats->GetCsv()))
+        {
+            if (line.rfind("8,", 0) == 0)
+            {
+                NS_TEST_EXPECT_MSG_NE(line.find(",,,,"),
+                                      std::string::npos,
+                                      "stall, delay and tokens missing empty: " << line);
+            }
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief Tokens lost at the UE at a handover: the UE's device on cell 2's link drops cell
+ *        2's first N = 3 tokens. The record of the handover 1 -> 2 then says so
+ *        (ueTokensMissing N, the CSV's tokens_missing "3"; the handover back, and a run
+ *        without the drops, 0). By hand: the first token that arrives from cell 2 is N
+ *        indices later and N decode intervals (T = 10 ms) later than in the run without
+ *        the drops (same link, same packet size), so the raw stall grows by N T while the
+ *        measured delay (arrival - index x T against the old cell's reference) stays the
+ *        same, within 0.1 ms; the restore is the same.
+ */
+class TokensMissingTestCase : public TestCase
+{
+  public:
+    TokensMissingTestCase()
+        : TestCase("session stats: tokens lost at the UE at a handover are counted per record")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const uint32_t n = 3;
+        const double decodeInterval = 0.010; // 100 tokens/s, EdgeLlmNode's default
+        const UeRun whole = RunUeHandovers(150);
+        const UeRun lossy = RunUeHandovers(150, n);
+        const auto& w = whole.stats->GetRecords();
+        const auto& l = lossy.stats->GetRecords();
+        NS_TEST_ASSERT_MSG_EQ(w.size(), 2u, "two handovers");
+        NS_TEST_ASSERT_MSG_EQ(l.size(), 2u, "two handovers with the drops");
+        NS_TEST_EXPECT_MSG_EQ(w[0].ueTokensMissing, 0u, "nothing lost: 0");
+        NS_TEST_EXPECT_MSG_EQ(w[1].ueTokensMissing, 0u, "nothing lost on the way back");
+        NS_TEST_EXPECT_MSG_EQ(l[0].ueTokensMissing, n, "cell 2's first N tokens lost");
+        NS_TEST_EXPECT_MSG_EQ(l[1].ueTokensMissing, 0u, "the way back lost nothing");
+        NS_TEST_EXPECT_MSG_EQ_TOL(l[0].restoredDelay, w[0].restoredDelay, 1e-9, "same restore");
+        NS_TEST_EXPECT_MSG_EQ_TOL(l[0].ueDelay, w[0].ueDelay, 1e-4, "the time lost: the same");
+        NS_TEST_EXPECT_MSG_EQ_TOL(l[0].ueStall,
+                                  w[0].ueStall + n * decodeInterval,
+                                  1e-4,
+                                  "the raw gap: N intervals longer");
+        const auto lines = Lines(lossy.stats->GetCsv());
+        const auto header = Fields(lines.at(0));
+        const auto first = Fields(lines.at(1));
+        NS_TEST_ASSERT_MSG_EQ(first.size(), header.size(), "as many fields as columns");
+        std::map<std::string, std::string> row;
+        for (std::size_t c = 0; c < header.size(); ++c)
+        {
+            row[header[c]] = first[c];
+        }
+        NS_TEST_EXPECT_MSG_EQ(row["tokens_missing"], "3", "the record's column");
+        NS_TEST_EXPECT_MSG_EQ(Fields(lines.at(2)).at(11), "0", "the way back: 0, not empty");
     }
 };
 
@@ -1547,6 +1681,8 @@ class EdgeLlmOutputsTestSuite : public TestSuite
         AddTestCase(new OnlinePredictionTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new FailedHandoversTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new UeDelayTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new UeDelayWithoutStallTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TokensMissingTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PromptRetryTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new StateTransitionTestCase, EDGE_LLM_TEST_QUICK);
         AddTestCase(new HandoverAfterDecodingTestCase(), EDGE_LLM_TEST_QUICK);

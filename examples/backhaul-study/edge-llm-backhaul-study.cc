@@ -35,6 +35,7 @@
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/handover-scheme-registry.h"
+#include "ns3/llm-model-profile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -236,6 +237,9 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
                      raw.handoverLeadMs);
     options.AddValue("promptMin", "Shortest prompt, tokens", cfg.promptMin);
     options.AddValue("promptMax", "Longest prompt, tokens", cfg.promptMax);
+    options.AddValue("allowBeyondContextWindow",
+                     "Accept a promptMax beyond the model's context window (said on the output)",
+                     cfg.allowBeyondContextWindow);
     options.AddRangedValue("tokensAfterHandover",
                            "Tokens each session decodes after its handover",
                            cfg.tokensAfterHandover,
@@ -544,6 +548,20 @@ ParseOptions(int argc, char* argv[], StudyOptions& o)
     {
         return 2;
     }
+    // Now that the backhaul, the monitor and the schemes are known: an attribute of a type
+    // of this module that none of them builds.
+    TypesUnused unused = MultiCellScenario::GetTypesUnused(cfg);
+    unused.merge(HandoverSchemeRegistry::TypesUnused(runs));
+    if (!CheckAttributeArguments(argc, argv, attributesSet, std::cerr, unused))
+    {
+        return 2;
+    }
+    const std::string note =
+        LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BeyondContextNote(cfg.promptMax);
+    if (!note.empty())
+    {
+        std::cout << note << std::endl;
+    }
 
     o.loads = loadList;
     o.schemes = runs;
@@ -582,7 +600,8 @@ class StudyTables
                       "layout,sites,backhaul,kv_queue_disc,handover,roads\n";
         m_ueCsv << "load,scheme,imsi,home_site,source_cell,target_cell,handover_s,prompt_tokens,"
                    "context_tokens,prefill_tokens,transfer_tokens,predicted_delay_s,restored_s,"
-                   "measured_delay_s,kv_bytes_expected,kv_bytes_received,lost,received_fraction,"
+                   "stall_s,measured_delay_s,tokens_missing,kv_bytes_expected,kv_bytes_received,"
+                   "lost,received_fraction,"
                    "accuracy,starved"
                 << (tradeoff ? ",pre_sent_tokens,pre_wasted_bytes" : "")
                 << ",ran,layout,sites,backhaul,kv_queue_disc,handover,roads\n";
@@ -774,10 +793,10 @@ StudyTables::AddUeRows(double load, const std::string& name, const MultiCellResu
                 << EdgeLlmCsvField(ue.handoverTime) << "," << ue.promptTokens << ","
                 << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens << ","
                 << EdgeLlmCsvField(ue.predictedDelay) << "," << EdgeLlmCsvField(ue.restoredDelay)
-                << "," << EdgeLlmCsvField(ue.measuredDelay) << "," << ue.kvBytesExpected << ","
-                << ue.kvBytesReceived << "," << (ue.lost ? 1 : 0) << ","
-                << EdgeLlmCsvField(ue.receivedFraction) << "," << EdgeLlmCsvField(ue.accuracy)
-                << ","
+                << "," << EdgeLlmCsvField(ue.stall) << "," << EdgeLlmCsvField(ue.measuredDelay)
+                << "," << ue.tokensMissing << "," << ue.kvBytesExpected << "," << ue.kvBytesReceived
+                << "," << (ue.lost ? 1 : 0) << "," << EdgeLlmCsvField(ue.receivedFraction) << ","
+                << EdgeLlmCsvField(ue.accuracy) << ","
                 << (std::isnan(ue.receivedFraction) ? ""
                     : ue.starved                    ? "1"
                                                     : "0");

@@ -182,7 +182,8 @@ AcceptsValue(Ptr<const AttributeChecker> checker, const std::string& value)
 std::string
 AttributeArgumentProblem(const std::string& name,
                          const std::string& value,
-                         const std::map<std::string, std::string>& setByProgram)
+                         const std::map<std::string, std::string>& setByProgram,
+                         const TypesUnused& unused)
 {
     const std::string::size_type sep = name.rfind("::");
     const std::string tidName = name.substr(0, sep);
@@ -201,8 +202,11 @@ AttributeArgumentProblem(const std::string& name,
         {
             continue;
         }
+        // A type the program never builds: the value is checked, then refused as unused
+        // (whether or not the program would set the attribute, were the type built).
+        const auto notBuilt = unused.find(tidName);
         const auto set = setByProgram.find(name);
-        if (set != setByProgram.end())
+        if (set != setByProgram.end() && notBuilt == unused.end())
         {
             return "this program sets this attribute itself, so the value would be ignored; " +
                    set->second;
@@ -215,7 +219,7 @@ AttributeArgumentProblem(const std::string& name,
         {
             return "invalid value '" + value + "'; valid: " + ValidValues(info.checker);
         }
-        return "";
+        return notBuilt == unused.end() ? "" : "not used: " + notBuilt->second;
     }
     // Config::SetDefault sets only the TypeId's own attributes: name the parent's.
     for (TypeId parent = tid.GetParent(); parent != tid; tid = parent, parent = tid.GetParent())
@@ -311,11 +315,29 @@ CheckPreTransferSettings(const PreTransferSettings& pre, bool scripted, std::ost
 
 } // namespace
 
+TypesUnused
+FlowLevelTypesUnused(const std::string& why, const std::set<std::string>& used)
+{
+    const TypeId scheduler = TypeId::LookupByName("ns3::HandoverScheduler");
+    TypesUnused unused;
+    for (uint16_t i = 0; i < TypeId::GetRegisteredN(); ++i)
+    {
+        const TypeId tid = TypeId::GetRegistered(i);
+        if (tid.GetGroupName() == "EdgeLlm" && tid.GetAttributeN() > 0 &&
+            !tid.IsChildOf(scheduler) && tid != scheduler && !used.count(tid.GetName()))
+        {
+            unused[tid.GetName()] = why;
+        }
+    }
+    return unused;
+}
+
 bool
 CheckAttributeArguments(int argc,
                         char* argv[],
                         const std::map<std::string, std::string>& setByProgram,
-                        std::ostream& err)
+                        std::ostream& err,
+                        const TypesUnused& unused)
 {
     for (int i = 1; i < argc; ++i)
     {
@@ -325,9 +347,10 @@ CheckAttributeArguments(int argc,
         {
             continue; // a non-option argument: CommandLine's business
         }
-        const std::string problem = name.rfind("ns3::", 0) == 0
-                                        ? AttributeArgumentProblem(name, value, setByProgram)
-                                        : GlobalArgumentProblem(name, value);
+        const std::string problem =
+            name.rfind("ns3::", 0) == 0
+                ? AttributeArgumentProblem(name, value, setByProgram, unused)
+                : GlobalArgumentProblem(name, value);
         if (!problem.empty())
         {
             err << "error: " << argv[i] << ": " << problem << std::endl;
@@ -519,6 +542,11 @@ ProgramKnobOptions(ScenarioProgram program)
         {"srsPeriodicity", "srsPeriodicity", "", "", ""},
         {"amcModel", "amcModel", "amcModel", "", ""},
         {"prefillPromptsOnGpu", "warmupOnGpu", "warmupOnGpu", "", ""},
+        {"allowBeyondContextWindow",
+         "allowBeyondContextWindow",
+         "allowBeyondContextWindow",
+         "allowBeyondContextWindow",
+         ""},
         {"backhaul", "", "backhaul", "", ""},
         {"backhaulFile", "", "backhaulFile", "", ""},
         {"backhaulFileFormat", "", "backhaulFileFormat", "", ""},

@@ -17,6 +17,7 @@
 #include <limits>
 #include <map>
 #include <ostream>
+#include <set>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -44,6 +45,30 @@ bool CheckPacketPreTransfer(const std::vector<HandoverScheme>& schemes,
 
 /**
  * \ingroup edge-llm
+ * \brief This module's types (TypeId group "EdgeLlm") a program or config never builds,
+ *        each with why: the TypeId's name ("ns3::EdgeLlmBackhaul") -> the reason ("the
+ *        road's backhaul is the RAN's own X2 link; ..."). An attribute default of such a
+ *        type would be accepted and change nothing, so CheckAttributeArguments refuses it.
+ *        The owner of the choice says what it builds: MultiCellScenario::GetTypesUnused
+ *        (the engine's config), HandoverSchemeRegistry::TypesUnused (the schemes run),
+ *        FlowLevelTypesUnused (a flow-level run).
+ */
+using TypesUnused = std::map<std::string, std::string>;
+
+/**
+ * \ingroup edge-llm
+ * \brief The types a flow-level run never builds: every type of this module (TypeId group
+ *        "EdgeLlm") with attributes but the HandoverScheduler family (a flow-level engine
+ *        creates its schemes' schedulers, whose attribute defaults it reads) and \p used.
+ * \param why the reason each gets (e.g. "ctho-figures runs at flow level without
+ *        --packetLevel=1: no BS, UE, link or GPU of this module is built")
+ * \param used other types the run does build (e.g. "ns3::ImpactHoClairvoyantBound")
+ * \return TypeId name -> \p why
+ */
+TypesUnused FlowLevelTypesUnused(const std::string& why, const std::set<std::string>& used = {});
+
+/**
+ * \ingroup edge-llm
  * \brief What every program of the module does with its arguments before
  *        CommandLine::Parse: check each ns-3 attribute default (`--ns3::Type::Attribute=value`)
  *        and global value (`--RngRun=3`, `--SimulatorImplementationType=...`) it carries, so a
@@ -55,7 +80,9 @@ bool CheckPacketPreTransfer(const std::vector<HandoverScheme>& schemes,
  * the message names that parent), when the value does not parse or fails the attribute's
  * checker (the message quotes AttributeChecker::GetUnderlyingTypeInformation(), e.g.
  * "uint32_t 1024:16777216" or "Tcp|Udp"), or when the program sets that attribute itself
- * (\p setByProgram), which would overwrite the default without a word. A global value is
+ * (\p setByProgram), which would overwrite the default without a word, or when the program
+ * never builds the TypeId named (\p unused: "not used: <why>", after the value's own check;
+ * it takes the place of \p setByProgram's message). A global value is
  * refused when its value fails its checker; SimulatorImplementationType and SchedulerType
  * must name a registered ns3::SimulatorImpl / ns3::Scheduler subclass (RequireTypeId).
  * Other arguments (the program's own options, --PrintHelp, ...) are left to CommandLine.
@@ -66,13 +93,17 @@ bool CheckPacketPreTransfer(const std::vector<HandoverScheme>& schemes,
  *        sets itself, each with the advice printed when one is given (e.g. "use
  *        --decodeRate")
  * \param err where the one-line "error: --<argument>: ..." message goes
+ * \param unused the types of this module the program never builds (a program whose choice
+ *        depends on its options calls this again after CommandLine::Parse with them: that
+ *        call finds nothing else to refuse, as the first passed)
  * \return true if every such argument is valid; false after writing the message (the
  *         program then exits with code 2)
  */
 bool CheckAttributeArguments(int argc,
                              char* argv[],
                              const std::map<std::string, std::string>& setByProgram,
-                             std::ostream& err);
+                             std::ostream& err,
+                             const TypesUnused& unused = {});
 
 /**
  * \brief Whether \p name is one of ns-3 CommandLine's own options (--PrintHelp, --help,

@@ -24,6 +24,8 @@
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-stats.h"
+#include "ns3/handover-scheme-registry.h"
+#include "ns3/llm-model-profile.h"
 
 #include <algorithm>
 #include <chrono>
@@ -59,11 +61,17 @@ RunPacket(RoadHandoverConfig cfg, const std::string& curve)
     return RoadHandoverScenario::Run(cfg, scheme.typeId);
 }
 
-/// The packet-level road scenario for a figure point.
+/**
+ * \brief The packet-level road scenario for a figure point.
+ * \param s the point's settings
+ * \param allowBeyondContextWindow --allowBeyondContextWindow
+ * \return the road's config
+ */
 RoadHandoverConfig
-PacketConfig(const CtHoFigureSettings& s)
+PacketConfig(const CtHoFigureSettings& s, bool allowBeyondContextWindow)
 {
     RoadHandoverConfig cfg;
+    cfg.allowBeyondContextWindow = allowBeyondContextWindow;
     cfg.road = s.road;
     cfg.model = s.fluid.model;
     cfg.kvBits = s.fluid.kvBits;
@@ -84,6 +92,7 @@ struct FigureOptions
     uint32_t packetRuns{5};                        //!< Runs per packet-level point
     std::string outputDir{"results/ctho-figures"}; //!< Where fig<id>.* go
     std::vector<double> xs;                        //!< The figure's sweep
+    bool allowBeyondContextWindow{false};          //!< Accept C_max beyond the model's window
 };
 
 /**
@@ -146,6 +155,12 @@ CheckOptions(FigureOptions& o, int argc, char* argv[])
                                     "online");
     }
     o.base.road.Validate();
+    // C_max (Fig. 3c: the sweep's longest) against the model's window.
+    LlmModelProfile::FromPreset(o.base.fluid.model, o.base.fluid.kvBits)
+        .CheckContext(o.figure == "3c" ? "Fig. 3c's C_max sweep" : "--contextMax",
+                      o.figure == "3c" ? static_cast<uint64_t>(o.xs.back())
+                                       : o.base.road.contextMax,
+                      o.allowBeyondContextWindow);
     if (o.figure == "3c" && o.base.road.contextMin > o.xs.front())
     {
         // Every point of the C_max sweep must keep C_min <= C_max.
@@ -155,6 +170,34 @@ CheckOptions(FigureOptions& o, int argc, char* argv[])
         throw std::invalid_argument(what.str());
     }
     CheckOutputDirectory("--outputDir", o.outputDir); // before any simulation runs
+}
+
+/**
+ * \brief The types of this module ctho-figures never builds for \p o: its curves'
+ *        schedulers only (HandoverSchemeRegistry::TypesUnused); at flow level nothing else,
+ *        with --packetLevel=1 the road's engine (its backhaul the RAN's X2 link).
+ * \param o the options (parsed and checked)
+ * \return TypeId name -> why
+ */
+TypesUnused
+TypesUnusedFor(const FigureOptions& o)
+{
+    TypesUnused unused =
+        o.packetLevel
+            ? MultiCellScenario::GetTypesUnused(
+                  PacketConfig(o.base, o.allowBeyondContextWindow).GetEngineConfig())
+            : FlowLevelTypesUnused("ctho-figures runs at flow level without --packetLevel=1: "
+                                   "no BS, UE, link or GPU of this module is built");
+    std::vector<HandoverScheme> schemes;
+    for (const std::string& curve : CtHoFigures::Schemes(o.figure))
+    {
+        if (curve != "no-ho")
+        {
+            schemes.push_back(CtHoFigures::Scheme(curve));
+        }
+    }
+    unused.merge(HandoverSchemeRegistry::TypesUnused(schemes));
+    return unused;
 }
 
 /**
@@ -204,6 +247,9 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
                            base.road.numUes,
                            RoadUeDraw::NumUesRange());
     options.AddValue("prefillA", "Prefill slope a where not swept, s/token", prefillA);
+    options.AddValue("allowBeyondContextWindow",
+                     "Accept a C_max beyond the model's context window (said on the output)",
+                     o.allowBeyondContextWindow);
     // Attribute defaults first: a bad one, or one the packet-level road scenario sets
     // itself, is refused naming it and its valid range (exit 2).
     if (!options.Check(argc, argv, std::cerr) ||
@@ -228,6 +274,20 @@ ParseOptions(int argc, char* argv[], FigureOptions& o)
         std::cerr << "error: " << OptionMessage(e.what(), ScenarioProgram::CTHO_FIGURES)
                   << std::endl;
         return 2;
+    }
+    // Now that the figure and the level are known: an attribute of a type of this module
+    // the program never builds for them.
+    if (!CheckAttributeArguments(argc, argv, {}, std::cerr, TypesUnusedFor(o)))
+    {
+        return 2;
+    }
+    const std::string note =
+        LlmModelProfile::FromPreset(o.base.fluid.model, o.base.fluid.kvBits)
+            .BeyondContextNote(o.figure == "3c" ? static_cast<uint64_t>(o.xs.back())
+                                                : o.base.road.contextMax);
+    if (!note.empty())
+    {
+        std::cout << note << std::endl;
     }
     return 0;
 }
@@ -305,7 +365,7 @@ AddPacketPointsFig4(const FigureOptions& o, std::vector<CtHoFigurePoint>& points
             for (uint32_t r = 1; r <= o.packetRuns; ++r)
             {
                 RngSeedManager::SetRun(r);
-                RoadHandoverConfig cfg = PacketConfig(s);
+                RoadHandoverConfig cfg = PacketConfig(s, o.allowBeyondContextWindow);
                 cfg.bsDistance = x;
                 cfg.handoverDisabled = scheme == "no-ho";
                 cfg.streamTokens = o.base.streamTokens;
@@ -348,7 +408,8 @@ AddPacketPointsSweep(const FigureOptions& o, std::vector<CtHoFigurePoint>& point
             for (uint32_t r = 1; r <= o.packetRuns; ++r)
             {
                 RngSeedManager::SetRun(r);
-                const RoadHandoverResult res = RunPacket(PacketConfig(s), scheme);
+                const RoadHandoverResult res =
+                    RunPacket(PacketConfig(s, o.allowBeyondContextWindow), scheme);
                 double worst = 0;
                 for (const auto& ue : res.ues)
                 {

@@ -40,6 +40,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -368,6 +369,56 @@ CheckRanges(const Options& o)
 }
 
 /**
+ * \brief The types of this module impactho-figures never builds for \p o: every figure
+ *        runs the slot policies' ImpactHoScheduler (the flow level's engine reads its
+ *        defaults) and no other scheduler; the packet-level points (--packetLevel=1) add
+ *        two BSs (EdgeLlmNode, its parts, EdgeLlmSessionStats) on one point-to-point link,
+ *        with no RAN, UE application, EdgeLlmBackhaul or monitor; --figure=bound alone
+ *        builds ImpactHoClairvoyantBound.
+ * \param o the options (parsed)
+ * \return TypeId name -> why
+ */
+TypesUnused
+TypesUnusedFor(const Options& o)
+{
+    std::set<std::string> used;
+    if (o.figure == "bound")
+    {
+        used.insert("ns3::ImpactHoClairvoyantBound");
+    }
+    if (o.packetLevel)
+    {
+        for (const char* type : {"ns3::EdgeLlmNode",
+                                 "ns3::EdgeLlmSourceRole",
+                                 "ns3::EdgeLlmTargetRole",
+                                 "ns3::EdgeLlmPreTransferRole",
+                                 "ns3::PrefillEngine",
+                                 "ns3::EdgeLlmBackhaulTransport",
+                                 "ns3::KvTransferConnection",
+                                 "ns3::KvDatagramSocket",
+                                 "ns3::EdgeLlmSessionStats"})
+        {
+            used.insert(type);
+        }
+    }
+    TypesUnused unused = FlowLevelTypesUnused(
+        o.packetLevel ? "impactho-figures' packet-level points run two BSs over one "
+                        "point-to-point link (no RAN, UE application, EdgeLlmBackhaul or "
+                        "monitor)"
+                      : "impactho-figures runs at flow level (--figure=" + o.figure +
+                            (o.figure == "bound" ? "" : ", without --packetLevel=1") +
+                            "): no BS, UE, link or GPU of this module is built",
+        used);
+    if (o.figure != "bound")
+    {
+        unused["ns3::ImpactHoClairvoyantBound"] = "only --figure=bound runs the clairvoyant bound";
+    }
+    unused.merge(HandoverSchemeRegistry::TypesUnused(HandoverSchemeRegistry::Select(
+        [](const HandoverScheme& s) { return s.slotPolicy && !s.wrapsInner; })));
+    return unused;
+}
+
+/**
  * \brief Parse and check the command line: a bad option, attribute or combination is
  *        refused naming it and its valid range.
  * \param argc the command line's argument count
@@ -457,7 +508,12 @@ ParseOptions(int argc, char* argv[], const std::map<std::string, SweptFigure>& f
         std::cerr << "error: " << e.what() << std::endl;
         return 2;
     }
-
+    // Now that the figure and the level are known: an attribute of a type of this module
+    // the program never builds for them.
+    if (!CheckAttributeArguments(argc, argv, {}, std::cerr, TypesUnusedFor(o)))
+    {
+        return 2;
+    }
     return 0;
 }
 

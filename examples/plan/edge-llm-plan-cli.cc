@@ -18,6 +18,7 @@
 #include "ns3/prefill-time-model.h"
 #include "ns3/slot-allocator.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -251,6 +252,58 @@ FitCli(const std::string& file, const std::string& family, std::ostream& out)
     return 0;
 }
 
+/**
+ * \param value --allowBeyondContextWindow's value
+ * \return whether it allows contexts beyond the model's window
+ * \throws OptionError unless it is 0 or 1
+ */
+bool
+AllowBeyondOption(const std::string& value)
+{
+    if (value != "0" && value != "1")
+    {
+        throw OptionError("allowBeyondContextWindow", "must be 0 or 1, got '" + value + "'");
+    }
+    return value == "1";
+}
+
+/**
+ * \brief Refuse row \p r's context beyond the model's window (LlmModelProfile::CheckContext).
+ * \param table the file
+ * \param r the row
+ * \param profile the model
+ * \param context the row's context_tokens
+ * \param allowBeyond --allowBeyondContextWindow
+ * \throws std::invalid_argument "FILE:LINE: context_tokens = ... exceeds ..."
+ */
+void
+CheckRowContext(const EdgeLlmCsvTable& table,
+                std::size_t r,
+                const LlmModelProfile& profile,
+                uint64_t context,
+                bool allowBeyond)
+{
+    try
+    {
+        profile.CheckContext("context_tokens", context, allowBeyond);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        table.Fail(r, e.what());
+    }
+}
+
+/// Add LlmModelProfile::BeyondContextNote(\p longest) to \p j as "note", if any.
+void
+AddContextNote(nlohmann::ordered_json& j, const LlmModelProfile& profile, uint64_t longest)
+{
+    const std::string note = profile.BeyondContextNote(longest);
+    if (!note.empty())
+    {
+        j["note"] = note;
+    }
+}
+
 /// --scheme=*-slot: one ImpactHO backhaul slot (doc/edge-llm-design.rst, ImpactHO slot allocation).
 int
 SlotCli(const std::string& scheme,
@@ -261,9 +314,11 @@ SlotCli(const std::string& scheme,
         const std::string& slot,
         const std::string& fallback,
         const std::string& calibration,
+        bool allowBeyond,
         std::ostream& out)
 {
     const LlmModelProfile profile = ProfileOption(model, kvBits);
+    uint64_t longest = 0;
     // --calibration: the users' utilities are the presets of their context lengths, so
     // the file has no M, k, tau.
     const bool presets = !calibration.empty();
@@ -318,6 +373,8 @@ SlotCli(const std::string& scheme,
         }
         const uint64_t context =
             table.GetUnsigned(r, "context_tokens", 1, edgellm::MAX_CONTEXT_TOKENS);
+        CheckRowContext(table, r, profile, context, allowBeyond);
+        longest = std::max(longest, context);
         u.cacheBits = static_cast<double>(context) * static_cast<double>(profile.BitsPerToken());
         u.received = table.GetDouble(r, "received_fraction", 0, 1);
         if (presets)
@@ -351,6 +408,7 @@ SlotCli(const std::string& scheme,
     }
     j["price"] = std::isfinite(a.price) ? a.price : 0.0;
     j["budget_bits"] = a.budgetBits;
+    AddContextNote(j, profile, longest);
     j["users"] = nlohmann::ordered_json::array();
     double total = 0;
     for (std::size_t i = 0; i < users.size(); ++i)
@@ -372,21 +430,22 @@ SlotCli(const std::string& scheme,
 /// blank, so each is taken whole).
 struct PlanOptions
 {
-    std::string scheme;                //!< --scheme
-    std::string uesFile;               //!< --ues
-    std::string usersFile;             //!< --users
-    std::string fitFile;               //!< --fit
-    std::string family;                //!< --family (--fit only; default algebraic)
-    std::string slot{"0.1"};           //!< --slot
-    std::string fallback{"eb"};        //!< --fallback
-    std::string calibration;           //!< --calibration (slot schemes)
-    std::string model;                 //!< --model (default per scheme)
-    std::string kvBits{"16"};          //!< --kvBits
-    std::string backhaulGbps;          //!< --backhaulGbps (default per scheme)
-    std::string prefillA{"9.4267e-5"}; //!< --prefillA
-    std::string prefillB{"2.4e-3"};    //!< --prefillB
-    std::string prefillC{"0"};         //!< --prefillC
-    std::string batchPeriod{"0.01"};   //!< --batchPeriod
+    std::string scheme;                        //!< --scheme
+    std::string uesFile;                       //!< --ues
+    std::string usersFile;                     //!< --users
+    std::string fitFile;                       //!< --fit
+    std::string family;                        //!< --family (--fit only; default algebraic)
+    std::string slot{"0.1"};                   //!< --slot
+    std::string fallback{"eb"};                //!< --fallback
+    std::string calibration;                   //!< --calibration (slot schemes)
+    std::string model;                         //!< --model (default per scheme)
+    std::string kvBits{"16"};                  //!< --kvBits
+    std::string backhaulGbps;                  //!< --backhaulGbps (default per scheme)
+    std::string prefillA{"9.4267e-5"};         //!< --prefillA
+    std::string prefillB{"2.4e-3"};            //!< --prefillB
+    std::string prefillC{"0"};                 //!< --prefillC
+    std::string batchPeriod{"0.01"};           //!< --batchPeriod
+    std::string allowBeyondContextWindow{"0"}; //!< --allowBeyondContextWindow (0 or 1)
 };
 
 /**
@@ -415,7 +474,8 @@ ParseOptions(int argc, char** argv, PlanOptions& o)
                       "prefillA",
                       "prefillB",
                       "prefillC",
-                      "batchPeriod"});
+                      "batchPeriod",
+                      "allowBeyondContextWindow"});
     CommandLine cmd("edge-llm-plan");
     const auto addValue =
         [&cmd](const std::string& name, const std::string& help, std::string& value) {
@@ -452,6 +512,10 @@ ParseOptions(int argc, char** argv, PlanOptions& o)
              o.prefillB);
     addValue("prefillC", "Prefill quadratic coefficient c, s/token^2, >= 0", o.prefillC);
     addValue("batchPeriod", "Batching period T_c, s, in [0, 1]", o.batchPeriod);
+    addValue("allowBeyondContextWindow",
+             "1: accept contexts beyond the model's context window (the JSON's note says so); "
+             "0 (default): refuse them",
+             o.allowBeyondContextWindow);
     cmd.Parse(argc, argv);
 }
 
@@ -507,13 +571,16 @@ CheckSchemeOptions(int argc, char** argv, const PlanOptions& o)
 }
 
 /**
- * \brief Read the --ues file: one handover per row, ue_id unique.
+ * \brief Read the --ues file: one handover per row, ue_id unique, each context within the
+ *        model's window (LlmModelProfile::CheckContext) unless allowed.
  * \param file the CSV file (ue_id,handover_time_s,context_tokens)
+ * \param profile the model
+ * \param allowBeyond --allowBeyondContextWindow
  * \return the UEs in the file's order
  * \throws std::invalid_argument "FILE:LINE: what and the valid range"
  */
 std::vector<CtHoUe>
-ReadUes(const std::string& file)
+ReadUes(const std::string& file, const LlmModelProfile& profile, bool allowBeyond)
 {
     const EdgeLlmCsvTable table(file, {"ue_id", "handover_time_s", "context_tokens"});
     std::vector<CtHoUe> ues;
@@ -524,6 +591,7 @@ ReadUes(const std::string& file)
         ue.ueId = table.GetUnsigned(r, "ue_id", 0, UINT64_MAX);
         ue.handoverTime = table.GetDouble(r, "handover_time_s", 0, 1e9);
         ue.contextTokens = table.GetUnsigned(r, "context_tokens", 1, edgellm::MAX_CONTEXT_TOKENS);
+        CheckRowContext(table, r, profile, ue.contextTokens, allowBeyond);
         if (!ids.insert(ue.ueId).second)
         {
             table.Fail(r, "ue_id " + std::to_string(ue.ueId) + " appears twice");
@@ -558,7 +626,13 @@ BatchCli(const PlanOptions& o, std::ostream& out)
     {
         throw OptionError("ues", "missing; a CSV file with ue_id,handover_time_s,context_tokens");
     }
-    const std::vector<CtHoUe> ues = ReadUes(o.uesFile);
+    const bool allowBeyond = AllowBeyondOption(o.allowBeyondContextWindow);
+    const std::vector<CtHoUe> ues = ReadUes(o.uesFile, profile, allowBeyond);
+    uint64_t longest = 0;
+    for (const CtHoUe& ue : ues)
+    {
+        longest = std::max(longest, ue.contextTokens);
+    }
 
     const double rate = gbps * 1e9 / static_cast<double>(profile.BitsPerToken());
     const CtHoPlan plan = scheduler->PlanBatch(ues, rate, PrefillTimeModel(a, b, c), tc);
@@ -571,6 +645,7 @@ BatchCli(const PlanOptions& o, std::ostream& out)
     j["prefill_length"] = plan.prefillLength;
     j["worst_delay_s"] = plan.worstDelay;
     j["backhaul_tokens_per_s"] = plan.backhaulTokensPerSecond;
+    AddContextNote(j, profile, longest);
     j["ues"] = nlohmann::ordered_json::array();
     for (const auto& ue : plan.ues)
     {
@@ -631,6 +706,7 @@ EdgeLlmPlanCliMain(int argc, char** argv, std::ostream& out, std::ostream& err)
                            o.slot,
                            o.fallback,
                            o.calibration,
+                           AllowBeyondOption(o.allowBeyondContextWindow),
                            out);
         }
         return BatchCli(o, out);

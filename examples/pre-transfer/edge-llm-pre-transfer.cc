@@ -276,7 +276,17 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& offsets)
                   << std::endl;
         return 2;
     }
-
+    // Flow level: its schemes' schedulers only (the baselines and the pre-transfer one).
+    std::vector<HandoverScheme> schemes = HandoverSchemeRegistry::Select(IsBaseline);
+    schemes.push_back(HandoverSchemeRegistry::Find(PreTransferSchemeName()));
+    TypesUnused unused =
+        FlowLevelTypesUnused("edge-llm-pre-transfer runs at flow level: no BS, UE, link or GPU "
+                             "of this module is built");
+    unused.merge(HandoverSchemeRegistry::TypesUnused(schemes));
+    if (!CheckAttributeArguments(argc, argv, {}, std::cerr, unused))
+    {
+        return 2;
+    }
     return 0;
 }
 

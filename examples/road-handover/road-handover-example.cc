@@ -16,6 +16,7 @@
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
 #include "ns3/handover-scheme-registry.h"
+#include "ns3/llm-model-profile.h"
 #include "ns3/rng-seed-manager.h"
 
 #include <algorithm>
@@ -144,6 +145,9 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
                            "Context at the handover, upper bound (C_max), tokens",
                            cfg.road.contextMax,
                            edgellm::ContextTokensRange());
+    options.AddValue("allowBeyondContextWindow",
+                     "Accept a C_max beyond the model's context window (said on the output)",
+                     cfg.allowBeyondContextWindow);
     options.AddValue("model", "LLM preset", cfg.model);
     options.AddRangedValue("kvBits",
                            "KV precision q: 16, 8 or 4",
@@ -259,6 +263,34 @@ CheckRawOptions(const RawOptions& raw, RoadHandoverConfig& cfg)
 }
 
 /**
+ * \brief The types of this module the road never builds with \p cfg: the engine's choice
+ *        (MultiCellScenario::GetTypesUnused; the road's backhaul is always the RAN's X2
+ *        link) and, once they are known, the schemes' (HandoverSchemeRegistry::TypesUnused).
+ * \param cfg the road's config
+ * \param schemes the schemes run (null: not parsed yet, every scheduler counts as used)
+ * \return TypeId name -> why
+ */
+TypesUnused
+RoadTypesUnused(const RoadHandoverConfig& cfg, const std::vector<HandoverScheme>* schemes)
+{
+    TypesUnused unused = MultiCellScenario::GetTypesUnused(cfg.GetEngineConfig());
+    for (const char* type :
+         {"ns3::EdgeLlmBackhaul", "ns3::EdgeLlmBackhaulRouting", "ns3::CrossTrafficMeter"})
+    {
+        if (const auto it = unused.find(type); it != unused.end())
+        {
+            it->second = "the road's backhaul is the RAN's own X2 link; use "
+                         "edge-llm-backhaul-study (--backhaul) for EdgeLlmBackhaul";
+        }
+    }
+    if (schemes)
+    {
+        unused.merge(HandoverSchemeRegistry::TypesUnused(*schemes));
+    }
+    return unused;
+}
+
+/**
  * \brief Parse and check the command line (exit status 2 on bad input, with one line naming
  *        the option and its valid range), the output directory included.
  * \param argc the command line's argument count
@@ -293,7 +325,11 @@ ParseOptions(int argc,
         MultiCellScenario::GetAttributesSet(ProgramKnobOptions(ScenarioProgram::ROAD));
     attributesSet.merge(HandoverSchemeRegistry::AttributesSet(OnTheRoad));
     if (!options.Check(argc, argv, std::cerr) ||
-        !CheckAttributeArguments(argc, argv, attributesSet, std::cerr))
+        !CheckAttributeArguments(argc,
+                                 argv,
+                                 attributesSet,
+                                 std::cerr,
+                                 RoadTypesUnused(o.cfg, nullptr)))
     {
         return 2;
     }
@@ -326,6 +362,21 @@ ParseOptions(int argc,
     {
         std::cerr << "error: " << OptionMessage(e.what(), ScenarioProgram::ROAD) << std::endl;
         return 2;
+    }
+    // Now that the schemes are known: an attribute of a scheduler none of them builds.
+    if (!CheckAttributeArguments(argc,
+                                 argv,
+                                 attributesSet,
+                                 std::cerr,
+                                 RoadTypesUnused(o.cfg, &o.schemes)))
+    {
+        return 2;
+    }
+    const std::string note = LlmModelProfile::FromPreset(o.cfg.model, o.cfg.kvBits)
+                                 .BeyondContextNote(o.cfg.road.contextMax);
+    if (!note.empty())
+    {
+        std::cout << note << std::endl;
     }
     return 0;
 }
@@ -534,7 +585,8 @@ class RoadTables
           m_preTransfer(preTransfer)
     {
         m_csv << "scheme,ue_id,handover_s,context_tokens,prefill_tokens,transfer_tokens,"
-                 "predicted_delay_s,restored_s,stall_s,measured_delay_s,bound,batch_start_s,"
+                 "predicted_delay_s,restored_s,stall_s,measured_delay_s,tokens_missing,bound,"
+                 "batch_start_s,"
                  "received_fraction,accuracy,transport,layerwise"
               << (preTransfer ? ",pre_sent_tokens,pre_wasted_bytes" : "") << "\n";
         m_csv << std::setprecision(9);
@@ -554,9 +606,10 @@ class RoadTables
                   << ue.contextTokens << "," << ue.prefillTokens << "," << ue.transferTokens << ","
                   << EdgeLlmCsvField(ue.predictedDelay) << "," << EdgeLlmCsvField(ue.restoredDelay)
                   << "," << EdgeLlmCsvField(ue.stall) << "," << EdgeLlmCsvField(ue.measuredDelay)
-                  << "," << ue.bound << "," << EdgeLlmCsvField(ue.batchStart) << ","
-                  << EdgeLlmCsvField(ue.receivedFraction) << "," << EdgeLlmCsvField(ue.accuracy)
-                  << "," << m_protocol.transport << "," << (m_protocol.layerwise ? 1 : 0);
+                  << "," << ue.tokensMissing << "," << ue.bound << ","
+                  << EdgeLlmCsvField(ue.batchStart) << "," << EdgeLlmCsvField(ue.receivedFraction)
+                  << "," << EdgeLlmCsvField(ue.accuracy) << "," << m_protocol.transport << ","
+                  << (m_protocol.layerwise ? 1 : 0);
             if (m_preTransfer)
             {
                 m_csv << "," << ue.preSentTokens << "," << ue.preWastedBytes;

@@ -469,7 +469,8 @@ MultiCellConfig::ValidateRanCoupling() const
                     " bit/s): below it the X2 signalling, without X2SignallingPriority, waits "
                     "behind the shaped KV queue and ns-3's RRC aborts");
     }
-    (void)LlmModelProfile::FromPreset(model, kvBits);
+    LlmModelProfile::FromPreset(model, kvBits)
+        .CheckContext("promptMax", promptMax, allowBeyondContextWindow);
 }
 
 void
@@ -760,6 +761,31 @@ MultiCellScenario::GetAttributesSet(const std::map<std::string, std::string>& op
         }
     }
     return advice;
+}
+
+std::map<std::string, std::string>
+MultiCellScenario::GetTypesUnused(const MultiCellConfig& cfg)
+{
+    std::map<std::string, std::string> unused = {
+        {"ns3::ImpactHoClairvoyantBound",
+         "the scenario engine runs no clairvoyant bound (impactho-figures --figure=bound does)"},
+    };
+    if (cfg.backhaul == "x2")
+    {
+        for (const char* type :
+             {"ns3::EdgeLlmBackhaul", "ns3::EdgeLlmBackhaulRouting", "ns3::CrossTrafficMeter"})
+        {
+            unused[type] = "the backhaul is the RAN's own X2 link (backhaul x2): no "
+                           "EdgeLlmBackhaul, router or cross traffic is built";
+        }
+    }
+    if (!cfg.monitorInterval.IsStrictlyPositive())
+    {
+        unused["ns3::BackhaulMonitor"] = "monitorInterval is 0: no BackhaulMonitor is built";
+    }
+    unused[cfg.ran == "nr" ? "ns3::LteEdgeLlmRan" : "ns3::NrEdgeLlmRan"] =
+        "the RAN is " + cfg.ran + " (ran " + cfg.ran + ")";
+    return unused;
 }
 
 void
@@ -1065,6 +1091,7 @@ MultiCellScenario::BuildUes(const std::vector<ScenarioUe>& ues)
     RequireDone(m_bsNodes.GetN() > 0, "BuildUes", "call BuildSites first");
     RequireDone(m_ueNodes.GetN() == 0, "BuildUes", "already done (each part runs once)");
     Require(!ues.empty(), "BuildUes: ues must have at least one UE");
+    const LlmModelProfile profile = LlmModelProfile::FromPreset(m_cfg.model, m_cfg.kvBits);
     std::vector<uint32_t> perSite(m_cfg.numSites, 0);
     for (std::size_t i = 0; i < ues.size(); ++i)
     {
@@ -1095,6 +1122,9 @@ MultiCellScenario::BuildUes(const std::vector<ScenarioUe>& ues)
                     name + field + " must be finite, got " + edgellm::FormatValue(v));
         }
         Require(ue.promptTokens >= 1, name + "promptTokens must be >= 1");
+        profile.CheckContext(name + "promptTokens",
+                             ue.promptTokens,
+                             m_cfg.allowBeyondContextWindow);
         Require(ue.maxNewTokens >= 1, name + "maxNewTokens must be >= 1");
         Require(!ue.promptAt.IsStrictlyNegative(), name + "promptAt must be >= 0");
         Require(!ue.handoverAt.IsStrictlyNegative(),

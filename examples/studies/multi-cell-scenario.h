@@ -92,6 +92,9 @@ struct ScenarioCommonConfig
     double decodeRate{100};                   //!< tokens/s per session, [1e-3, 1e6]
     uint32_t tokensAfterHandover{200};        //!< Tokens decoded after the handover, >= 1
     uint32_t tokenBytes{4}; //!< Radio payload per streamed token, bytes (EdgeLlmNode TokenBytes)
+    /// Accept prompts and contexts longer than the model's context window
+    /// (LlmModelProfile::CheckContext; the programs then say so on their output)
+    bool allowBeyondContextWindow{false};
     // The planner
     Time lookahead{Seconds(0)}; //!< HandoverScheduler Lookahead (online batches), >= 0
     /// Attributes of every BS's scheduler, name and value, set on the object after
@@ -613,6 +616,17 @@ class MultiCellScenario
      */
     static std::map<std::string, std::string> GetAttributesSet(
         const std::map<std::string, std::string>& options);
+
+    /**
+     * \brief The types of this module the engine never builds with \p cfg (its schedulers:
+     *        HandoverSchemeRegistry::TypesUnused), for CheckAttributeArguments: backhaul
+     *        "x2" builds no EdgeLlmBackhaul (nor its routers' EdgeLlmBackhaulRouting or the
+     *        CrossTrafficMeter on its links); monitorInterval 0 no BackhaulMonitor; ran "lte"
+     *        no NrEdgeLlmRan and "nr" no LteEdgeLlmRan; ImpactHoClairvoyantBound never.
+     * \param cfg the config (validated)
+     * \return TypeId name -> why it is not built
+     */
+    static std::map<std::string, std::string> GetTypesUnused(const MultiCellConfig& cfg);
 
     void BuildSites(); //!< BS nodes at SitePositions (needs nothing)
     /// UE nodes and their mobility, with home sites, prompts and handover times drawn from

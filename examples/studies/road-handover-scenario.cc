@@ -13,6 +13,7 @@
 #include "ns3/edge-llm-session-stats.h"
 #include "ns3/handover-scheduler.h"
 #include "ns3/handover-scheme-registry.h"
+#include "ns3/llm-model-profile.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/prefill-time-model.h"
@@ -135,6 +136,8 @@ RoadHandoverConfig::Validate() const
     // draw's own check (any speed > 0, the flow level's).
     MultiCellConfig::CheckSpeed("speed", road.speed);
     road.Validate();
+    LlmModelProfile::FromPreset(model, kvBits)
+        .CheckContext("contextMax", road.contextMax, allowBeyondContextWindow);
     require(std::isfinite(bsDistance) && bsDistance > 0 &&
                 bsDistance <= MultiCellConfig::MAX_INTER_SITE,
             "bsDistance must be in (0, " + edgellm::FormatNumber(MultiCellConfig::MAX_INTER_SITE) +

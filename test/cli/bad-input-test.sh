@@ -172,9 +172,9 @@ expect 2 "--speed=nan: must be a finite number" $main --speed=nan
 expect 2 "--speed=1e999: must be a finite number" $main --speed=1e999
 expect 2 "--schemes=: must not be empty" $main --schemes=
 expect 2 "--pcap=maybe: must be true or false" $main --pcap=maybe
-expect 2 "--foo: unknown option; valid: --amcModel --backhaulDelayUs" $main --foo=1
+expect 2 "--foo: unknown option; valid: --allowBeyondContextWindow --amcModel --backhaulDelayUs" $main --foo=1
 expect 2 "'stray': unexpected argument" $main stray
-expect 2 "--bogus: unknown option; valid: --backhaulGbps" $bin/ctho-figures --bogus=1
+expect 2 "--bogus: unknown option; valid: --allowBeyondContextWindow --backhaulGbps" $bin/ctho-figures --bogus=1
 expect 2 "--runs=abc: must be a whole number" $bin/impactho-figures --figure=3a --runs=abc
 expect 0 "" $quick --numUes=1 --pcap
 # Online-only options without an online handover algorithm would be ignored.
@@ -382,9 +382,12 @@ expect 2 "--ns3::EdgeLlmBackhaul::RouterRouting=Global: invalid value 'Global'; 
 expect 2 "--ns3::EdgeLlmBackhaul::CrossTraffic=Poisson: invalid value 'Poisson'; valid: OnOff|BulkSend" \
   $main --ns3::EdgeLlmBackhaul::CrossTraffic=Poisson
 # The engine sets TopologyFormat from its backhaulFileFormat knob, for every preset: the road
-# (which has no backhaul file) refuses it as ignored, the study names its option.
-expect 2 "the scenario sets it from its backhaulFileFormat knob, which this program does not expose" \
+# (which builds no EdgeLlmBackhaul) refuses it as not used once the value is valid, the
+# study names its option.
+expect 2 "--ns3::EdgeLlmBackhaul::TopologyFormat=Gml: invalid value 'Gml'; valid: Inet|Orbis|Rocketfuel" \
   $main --ns3::EdgeLlmBackhaul::TopologyFormat=Gml
+expect 2 "--ns3::EdgeLlmBackhaul::TopologyFormat=Orbis: not used: the road's backhaul is the RAN's own X2 link; use edge-llm-backhaul-study (--backhaul) for EdgeLlmBackhaul" \
+  $main --ns3::EdgeLlmBackhaul::TopologyFormat=Orbis
 expect 2 "this program sets this attribute itself, so the value would be ignored; use --backhaulFileFormat" \
   $study --ns3::EdgeLlmBackhaul::TopologyFormat=Inet
 expect 2 "--ns3::EdgeLlmBackhaul::RouterRouting=: invalid value ''" \
@@ -537,6 +540,72 @@ expect 2 "--offsets: -6.0 is listed twice" $pre "--offsets=-6,-6.0" --outputDir=
   { echo "FAIL: edge-llm-pre-transfer wrote a CSV for a refused run"; fail=$((fail + 1)); }
 [ -s "$tmp/pre0/pre-transfer-ues.csv" ] ||
   { echo "FAIL: edge-llm-pre-transfer wrote no CSV for an accepted run"; fail=$((fail + 1)); }
+
+# Issue 45 point 5: an attribute of a type of this module the program never builds is
+# refused, naming why (exit 2), before anything runs; where the type is built it is not.
+# The main job's backhaul is the RAN's own X2 link: no EdgeLlmBackhaul.
+for a in QueueDisc=ns3::Foo Topology=Star LinkDataRate=1kbps; do
+  expect 2 "--ns3::EdgeLlmBackhaul::$a: not used: the road's backhaul is the RAN's own X2 link; use edge-llm-backhaul-study (--backhaul) for EdgeLlmBackhaul" \
+    $main --ns3::EdgeLlmBackhaul::$a
+done
+# The study builds one (mesh by default): the same three are its own knobs' (not "not used").
+expect 2 "--ns3::EdgeLlmBackhaul::QueueDisc=ns3::Foo: this program sets this attribute itself, so the value would be ignored; use --queueDisc" \
+  $study --ns3::EdgeLlmBackhaul::QueueDisc=ns3::Foo
+expect 2 "--ns3::EdgeLlmBackhaul::Topology=Star: this program sets this attribute itself, so the value would be ignored; use --backhaul" \
+  $study --ns3::EdgeLlmBackhaul::Topology=Star
+expect 2 "--ns3::EdgeLlmBackhaul::LinkDataRate=1kbps: this program sets this attribute itself, so the value would be ignored; use --aggregationGbps" \
+  $study --ns3::EdgeLlmBackhaul::LinkDataRate=1kbps
+# One it does not set: used with a built backhaul (star), not used with backhaul x2.
+tiny="--numSites=2 --layout=road --uesPerSite=1 --loads=0 --schemes=cho"
+expect 2 "--ns3::EdgeLlmBackhaul::SignallingPriority=false: not used: the backhaul is the RAN's own X2 link (backhaul x2)" \
+  $study $tiny --backhaul=x2 --ns3::EdgeLlmBackhaul::SignallingPriority=false
+expect 0 "" $study $tiny --backhaul=star --ns3::EdgeLlmBackhaul::SignallingPriority=false
+# Schedulers: only those the schemes run build (HandoverSchemeRegistry::TypesUnused).
+expect 2 "--ns3::ImpactHoScheduler::TransferWindow=400ms: not used: no scheme of this run builds it (running: tho); schemes that do: impactho, ea, wta, pf, pre-impactho" \
+  $quick --ns3::ImpactHoScheduler::TransferWindow=400ms
+expect 0 "" $main --numUes=1 --contextMax=1024 --schemes=impactho \
+  --ns3::ImpactHoScheduler::TransferWindow=400ms
+expect 2 "--ns3::PreTransferScheduler::PingPongTime=1s: not used: no scheme of this run builds it (running: tho)" \
+  $quick --ns3::PreTransferScheduler::PingPongTime=1s
+# Flow-level programs build no BS, UE, link or GPU of this module.
+expect 2 "--ns3::EdgeLlmTargetRole::TransferTimeout=1s: not used: ctho-figures runs at flow level without --packetLevel=1" \
+  $bin/ctho-figures --figure=3a --ns3::EdgeLlmTargetRole::TransferTimeout=1s --outputDir="$tmp/f45"
+expect 2 "--ns3::EdgeLlmBackhaul::RedForLink=true: not used: impactho-figures runs at flow level (--figure=3a, without --packetLevel=1)" \
+  $bin/impactho-figures --figure=3a --ns3::EdgeLlmBackhaul::RedForLink=true --outputDir="$tmp/i45"
+expect 2 "--ns3::CoordinatedCtHoScheduler::PlanLead=1s: not used: no scheme of this run builds it (running: impactho, ea, wta, pf); schemes that do: tc-ctho" \
+  $bin/impactho-figures --figure=3a --ns3::CoordinatedCtHoScheduler::PlanLead=1s --outputDir="$tmp/i45"
+expect 2 "--ns3::EdgeLlmUeApp::PromptRetry=1s: not used: edge-llm-pre-transfer runs at flow level" \
+  $pre --ns3::EdgeLlmUeApp::PromptRetry=1s --outputDir="$tmp/pre45"
+expect 2 "--ns3::ImpactHoClairvoyantBound::TimeLimit=10s: not used: only --figure=bound runs the clairvoyant bound" \
+  $bin/impactho-figures --figure=3a --ns3::ImpactHoClairvoyantBound::TimeLimit=10s --outputDir="$tmp/i45"
+# edge-llm-plan takes no attribute at all (an unknown option).
+expect 2 "--ns3::EdgeLlmBackhaul::Topology: unknown option; valid options:" \
+  $bin/edge-llm-plan --scheme=ctho --ues="$(dirname "$0")/four-ues.csv" --ns3::EdgeLlmBackhaul::Topology=Star
+
+# Contexts beyond the model's window (131,072 tokens for every preset, LlmModelProfile):
+# the window is accepted, one more refused naming the field, the model and the window,
+# unless --allowBeyondContextWindow=1. A later check's error shows the window passed.
+window="exceeds the context window of qwen2.5-7b-instruct (131072 tokens); set allowBeyondContextWindow to simulate it anyway"
+expect 2 "--contextMax = 131073 tokens $window" $main --contextMax=131073
+expect 2 "bsDistance must be in (0, " $main --contextMax=131072 --bsDistance=0
+expect 2 "bsDistance must be in (0, " $main --contextMax=131073 --allowBeyondContextWindow=1 --bsDistance=0
+expect 2 "--promptMax = 131073 tokens $window" $study --promptMax=131073
+expect 2 "--outputDir: cannot write" $bin/edge-llm-backhaul-study --promptMax=131072 --outputDir=/proc/no/such
+expect 2 "--outputDir: cannot write" $bin/edge-llm-backhaul-study --promptMax=131073 \
+  --allowBeyondContextWindow=1 --outputDir=/proc/no/such
+expect 2 "--contextMax = 131073 tokens $window" $bin/ctho-figures --figure=3a --contextMax=131073
+expect 2 "--outputDir: cannot write" $bin/ctho-figures --figure=3a --contextMax=131072 --outputDir=/proc/no/such
+printf 'ue_id,handover_time_s,context_tokens\n1,1.0,131072\n2,1.1,%s\n' 131073 >"$tmp/beyond.csv"
+printf 'ue_id,handover_time_s,context_tokens\n1,1.0,131072\n' >"$tmp/window.csv"
+expect 2 "beyond.csv:3: context_tokens = 131073 tokens $window" \
+  $bin/edge-llm-plan --scheme=tho --ues="$tmp/beyond.csv"
+expect 0 "" $bin/edge-llm-plan --scheme=tho --ues="$tmp/window.csv"
+grep -qF '"note"' "$tmp/out" && { echo "FAIL: edge-llm-plan notes a context within the window"; fail=$((fail + 1)); }
+expect 0 "" $bin/edge-llm-plan --scheme=tho --ues="$tmp/beyond.csv" --allowBeyondContextWindow=1
+grep -qF '"note": "note: contexts up to 131073 tokens exceed the context window of qwen2.5-7b-instruct (131072 tokens): allowed by allowBeyondContextWindow"' "$tmp/out" ||
+  { echo "FAIL: edge-llm-plan does not say it allowed a context beyond the window"; fail=$((fail + 1)); }
+expect 2 "--allowBeyondContextWindow: must be 0 or 1, got 'yes'" \
+  $bin/edge-llm-plan --scheme=tho --ues="$tmp/window.csv" --allowBeyondContextWindow=yes
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

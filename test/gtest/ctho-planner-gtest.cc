@@ -16,6 +16,7 @@
 #include <gtest/gtest.h>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 using namespace ns3;
 using ns3::edgellmtest::BruteForceMinimum;
@@ -219,6 +220,45 @@ TEST(LlmModelProfile, PresetsAndErrors)
             << "the message lists the valid models";
     }
     EXPECT_THROW(LlmModelProfile::FromPreset("qwen3-8b", 12), std::invalid_argument);
+}
+
+TEST(LlmModelProfile, ContextWindowAtBothSides)
+{
+    // The model cards (LlmModelProfile's comment): 131,072 tokens each, Qwen's with YaRN
+    // over a native 32,768.
+    const std::pair<const char*, uint64_t> native[] = {{"qwen2.5-7b-instruct", 32768},
+                                                       {"qwen3-8b", 32768},
+                                                       {"qwen3-14b", 32768},
+                                                       {"llama-3.1-8b-instruct", 131072}};
+    for (const auto& [name, nativeWindow] : native)
+    {
+        const LlmModelProfile p = LlmModelProfile::FromPreset(name);
+        EXPECT_EQ(p.contextWindow, 131072u) << name;
+        EXPECT_EQ(p.nativeContextWindow, nativeWindow) << name;
+        EXPECT_NO_THROW(p.CheckContext("contextMax", 131072, false)) << name << ": the window";
+        EXPECT_THROW(p.CheckContext("contextMax", 131073, false), std::invalid_argument)
+            << name << ": one more";
+        EXPECT_NO_THROW(p.CheckContext("contextMax", 2000000, true)) << name << ": allowed";
+        EXPECT_EQ(p.BeyondContextNote(131072), "") << name << ": nothing to say at the window";
+    }
+    const LlmModelProfile llama = LlmModelProfile::FromPreset("llama-3.1-8b-instruct");
+    try
+    {
+        llama.CheckContext("--promptMax", 2000000, false);
+        FAIL() << "2M tokens for a 128K model must throw";
+    }
+    catch (const std::invalid_argument& e)
+    {
+        EXPECT_EQ(std::string(e.what()),
+                  "--promptMax = 2000000 tokens exceeds the context window of "
+                  "llama-3.1-8b-instruct (131072 tokens); set allowBeyondContextWindow to "
+                  "simulate it anyway");
+    }
+    EXPECT_EQ(llama.BeyondContextNote(131073),
+              "note: contexts up to 131073 tokens exceed the context window of "
+              "llama-3.1-8b-instruct (131072 tokens): allowed by allowBeyondContextWindow");
+    LlmModelProfile handMade; // no window known: not checked
+    EXPECT_NO_THROW(handMade.CheckContext("contextMax", 2000000, false));
 }
 
 } // namespace

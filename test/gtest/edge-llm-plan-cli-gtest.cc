@@ -180,14 +180,26 @@ TEST(EdgeLlmPlanCli, HandWorkedBatchAsJson)
     EXPECT_NEAR(nlohmann::json::parse(tho.out)["worst_delay_s"].get<double>(), 0.51, 1e-9);
 }
 
-// The shared ranges' upper edges are accepted: 1000 Gbit/s and 10,000,000 tokens.
+// The shared ranges' upper edges are accepted: 1000 Gbit/s and 10,000,000 tokens (past
+// every model's context window, so with --allowBeyondContextWindow=1, which the JSON notes).
 TEST(EdgeLlmPlanCli, RangeEdgesAreAccepted)
 {
     const std::string file =
         WriteFile("edges.csv", "ue_id,handover_time_s,context_tokens\n1,0,10000000\n");
-    const CliResult r = RunCli({"--scheme=cho", "--ues=" + file, "--backhaulGbps=1000"});
+    const CliResult r = RunCli(
+        {"--scheme=cho", "--ues=" + file, "--backhaulGbps=1000", "--allowBeyondContextWindow=1"});
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(nlohmann::json::parse(r.out)["ues"][0]["transfer_tokens"], 10000000);
+    const nlohmann::json j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["ues"][0]["transfer_tokens"], 10000000);
+    EXPECT_EQ(j["note"],
+              "note: contexts up to 10000000 tokens exceed the context window of "
+              "qwen2.5-7b-instruct (131072 tokens): allowed by allowBeyondContextWindow");
+    const CliResult refused = RunCli({"--scheme=cho", "--ues=" + file, "--backhaulGbps=1000"});
+    EXPECT_EQ(refused.code, 2);
+    EXPECT_NE(refused.err.find("edges.csv:2: context_tokens = 10000000 tokens exceeds the "
+                               "context window of qwen2.5-7b-instruct (131072 tokens)"),
+              std::string::npos)
+        << refused.err;
 }
 
 struct BadCase
