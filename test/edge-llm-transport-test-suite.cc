@@ -801,6 +801,9 @@ class LongContextThoTestCase : public TestCase
         cfg.road.numUes = 1;
         cfg.road.contextMin = m_context;
         cfg.road.contextMax = m_context;
+        // Up to a million tokens on purpose (the request's size is the case), past the
+        // model's window.
+        cfg.allowBeyondContextWindow = true;
         cfg.tokensAfterHandover = 20;
         const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, "ns3::ThoScheduler");
         NS_TEST_ASSERT_MSG_EQ(r.complete, true, "the UE resumes");
@@ -859,6 +862,8 @@ class LongContextCtHoTestCase : public TestCase
         cfg.road.numUes = 1;
         cfg.road.contextMin = 262144;
         cfg.road.contextMax = 262144;
+        // Past the model's 131,072-token window on purpose: a request this large is the case.
+        cfg.allowBeyondContextWindow = true;
         cfg.backhaulMtu = 65535;
         cfg.prefillA = 1e-5;
         cfg.tokensAfterHandover = 20;
