@@ -242,6 +242,11 @@ function(edge_llm_add_gtests)
   add_test(NAME cli-existing-script
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/existing-script-test.sh ${CMAKE_BINARY_DIR}/bin)
   set_tests_properties(cli-existing-script PROPERTIES LABELS quick TIMEOUT 900)
+  # SUMO's vehicles end to end (issue 45, point 3): needs SUMO (scripts/test.sh --extensive
+  # installs it).
+  add_test(NAME cli-sumo-city
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/sumo-city-test.sh ${CMAKE_BINARY_DIR}/bin)
+  set_tests_properties(cli-sumo-city PROPERTIES LABELS extensive TIMEOUT 3600)
   add_test(NAME cli-impactho-figures
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/impactho-figures-test.sh ${CMAKE_BINARY_DIR}/bin)
   add_test(NAME cli-edge-llm-plan

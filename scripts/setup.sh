@@ -4,9 +4,17 @@
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 #
 #   bash scripts/setup.sh            # RelWithDebInfo build in build/
+#   bash scripts/setup.sh --sumo     # also SUMO (sumo, sumo-tools: examples/sumo-city)
 #   BUILD_TYPE=Debug bash scripts/setup.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
+sumo=
+if [ "${1:-}" = "--sumo" ]; then
+  sumo=1
+elif [ -n "${1:-}" ]; then
+  echo "setup: error: unknown option '$1' (valid: --sumo)" >&2
+  exit 2
+fi
 
 packages=(
   cmake ninja-build g++ ccache pkg-config clang-format
@@ -22,6 +30,9 @@ packages=(
   python3-sphinx                      # doc/edge-llm.rst with ns-3's Sphinx setup (scripts/check-doc.sh)
   slurm-wlm munge                     # the campaign tool's Slurm test (test/cli/campaign-slurm-test.sh)
 )
+if [ -n "$sumo" ]; then
+  packages+=(sumo sumo-tools)         # SUMO 1.15: the city example's vehicles (examples/sumo-city)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

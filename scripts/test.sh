@@ -6,18 +6,21 @@
 #
 #   scripts/test.sh               the quick set (every ctest test but label "extensive")
 #   scripts/test.sh --extensive   only the long cases (ns3-SUITE-extensive: the suites at
-#                                 EXTENSIVE fullness); CI runs both
+#                                 EXTENSIVE fullness, the SUMO city example, for which it
+#                                 installs SUMO); CI runs both
 #   scripts/test.sh -R NAME ...   other arguments go to ctest
 # Its last line gives the seconds of the set-up and build and of the tests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 labels=(-LE extensive)
+setup=()
 if [ "${1:-}" = "--extensive" ]; then
   labels=(-L extensive)
+  setup=(--sumo) # the SUMO city example is an extensive test
   shift
 fi
 start=$SECONDS
-bash scripts/setup.sh
+bash scripts/setup.sh "${setup[@]}"
 built=$SECONDS
 cd build
 status=0

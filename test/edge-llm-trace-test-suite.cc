@@ -170,6 +170,13 @@ class TraceValidateTestCase : public TestCase
         NS_TEST_EXPECT_MSG_NE(Error(c).find("traceMinDwell must be in [0, 60] s"),
                               std::string::npos,
                               Error(c));
+        c = TraceConfig("script");
+        c.traceAnnounceLead = Seconds(60);
+        NS_TEST_EXPECT_MSG_EQ(Error(c), "", "traceAnnounceLead at 60 s");
+        c.traceAnnounceLead = Seconds(0);
+        NS_TEST_EXPECT_MSG_NE(Error(c).find("traceAnnounceLead must be in (0, 60] s"),
+                              std::string::npos,
+                              Error(c));
         // A malformed trace: its file and line.
         const std::string bad = CreateTempDirFilename("bad.ns2");
         std::ofstream(bad) << "$node_(0) set X_ 0\n$node_(0) set Y_ 0\n"
@@ -248,6 +255,48 @@ class TraceSitePowerTestCase : public TestCase
     }
 };
 
+/// How far ahead a source learns of a trace's handovers bounds its batches.
+class TraceAnnounceLeadTestCase : public TestCase
+{
+  public:
+    TraceAnnounceLeadTestCase()
+        : TestCase("trace, tHO: handovers 3.5 s apart batch together only within the lead")
+    {
+    }
+
+  private:
+    /// The first handover's restore delay with \p lead: vehicles 0 and 1, both driving east
+    /// at 50 m/s from 0.5 s, from x = 100 m and x = -75 m, go west to middle (x = 150 m) at
+    /// 1.5 s and at 5 s.
+    double FirstDelay(Time lead)
+    {
+        const std::string trace = CreateTempDirFilename("lead.ns2");
+        std::ofstream(trace) << "$node_(0) set X_ 100\n$node_(0) set Y_ 5\n"
+                                "$node_(1) set X_ -75\n$node_(1) set Y_ -5\n"
+                                "$ns_ at 0.5 \"$node_(0) setdest 250 5 50\"\n"
+                                "$ns_ at 0.5 \"$node_(1) setdest 250 -5 50\"\n"
+                                "$ns_ at 7.0 \"$node_(0) setdest 250 5 50\"\n"
+                                "$ns_ at 7.0 \"$node_(1) setdest 250 -5 50\"\n";
+        MultiCellConfig cfg = TraceConfig("script");
+        cfg.mobilityTrace = trace;
+        cfg.mobilityActivity = "";
+        cfg.traceAnnounceLead = lead;
+        const MultiCellResult r = MultiCellScenario::Run(cfg, "ns3::ThoScheduler");
+        NS_TEST_EXPECT_MSG_EQ(r.everyRestored.count, 2, "both restored");
+        return r.ues.empty() ? -1 : r.ues[0].restoredDelay;
+    }
+
+    void DoRun() override
+    {
+        // 1 s ahead: two batches, the first restored after its own prefill; 10 s ahead: one
+        // batch, the first waiting for the second's handover 3.5 s later.
+        const double apart = FirstDelay(Seconds(1));
+        const double together = FirstDelay(Seconds(10));
+        NS_TEST_EXPECT_MSG_LT(apart, 0.5, "its own batch");
+        NS_TEST_EXPECT_MSG_GT(together, 3.5, "one batch with the later handover");
+    }
+};
+
 /// The trace suite.
 class EdgeLlmTraceTestSuite : public TestSuite
 {
@@ -259,6 +308,7 @@ class EdgeLlmTraceTestSuite : public TestSuite
         AddTestCase(new TraceSitePowerTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceScriptTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceA3TestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TraceAnnounceLeadTestCase(), EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -398,6 +398,61 @@ SetFileInputs(int argc, char* argv[], const StudyRawOptions& raw, MultiCellConfi
 }
 
 /**
+ * \brief A run's map with a mobility trace: the sites, every vehicle's path (sampled each
+ *        0.5 s while it is in the trace) and each handover where it happened, coloured by
+ *        its UE-side delay (the target's restore delay where the UE measured none).
+ * \param stem the files' path without extension
+ * \param files the scenario that read the site file and the trace
+ * \param r the run's result (its tracePoints)
+ * \param title the map's title
+ * \return false (after printing why) if a file cannot be written
+ */
+bool
+WriteTraceMap(const std::string& stem,
+              const MultiCellScenario& files,
+              const MultiCellResult& r,
+              const std::string& title)
+{
+    const MobilityTrace& trace = *files.GetMobilityTrace();
+    std::vector<MapSite> sites;
+    const std::vector<SiteRecord>& records = files.GetSiteRecords();
+    const MultiCellConfig& cfg = files.GetConfig();
+    const std::vector<Vector> positions =
+        records.empty()
+            ? MultiCellScenario::SitePositions(cfg.layout, cfg.numSites, cfg.interSiteDistance)
+            : std::vector<Vector>();
+    for (std::size_t i = 0; i < std::max(records.size(), positions.size()); ++i)
+    {
+        sites.push_back(records.empty() ? MapSite{std::to_string(i), positions[i].x, positions[i].y}
+                                        : MapSite{records[i].id, records[i].x, records[i].y});
+    }
+    std::vector<std::vector<std::pair<double, double>>> paths(trace.GetN());
+    for (uint32_t v = 0; v < trace.GetN(); ++v)
+    {
+        const MobilityTrace::Vehicle& veh = trace.Get(v);
+        for (double t = veh.enter;; t = std::min(t + 0.5, veh.leave))
+        {
+            const Vector p = trace.GetPosition(v, t);
+            paths[v].emplace_back(p.x, p.y);
+            if (t >= veh.leave)
+            {
+                break;
+            }
+        }
+    }
+    std::vector<MapPoint> points;
+    for (const TraceHandoverPoint& h : r.tracePoints)
+    {
+        const double delay = std::isnan(h.measuredDelay) ? h.restoredDelay : h.measuredDelay;
+        if (!std::isnan(delay))
+        {
+            points.push_back({h.x, h.y, delay});
+        }
+    }
+    return WriteMap(stem, title, "handover delay at the UE (s)", sites, paths, points);
+}
+
+/**
  * \brief ParseOptions' step: --loads, each a whole finite number in [0, 0.9], none twice.
  * \param loads the option as given
  * \param loadList the loads, in the order given
@@ -1039,6 +1094,15 @@ main(int argc, char* argv[])
             {
                 return 1;
             }
+            if (files.GetMobilityTrace() &&
+                !WriteTraceMap(outputDir + "/map-" + tag,
+                               files,
+                               r,
+                               "edge-llm-backhaul-study: handovers of " + count.str() + ", " +
+                                   name + ", load " + std::to_string(load).substr(0, 4)))
+            {
+                return 1;
+            }
             tables.Add(load,
                        name,
                        r,
@@ -1059,6 +1123,7 @@ main(int argc, char* argv[])
               << outputDir << "/ue-delays.csv"
               << (preTransfer ? ", " + outputDir + "/backhaul-tradeoff.{csv,png}" : std::string())
               << "; per run handovers-<run>.csv"
+              << (files.GetMobilityTrace() ? ", map-<run>.{csv,png}" : "")
               << (cfg.monitorInterval.IsStrictlyPositive()
                       ? " and backhaul-<run>.csv, -totals.csv, -utilization.png, -queue.png"
                       : "")

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -54,6 +55,34 @@ CheckOutputDirectory(const std::string& field, const std::string& dir)
     std::filesystem::remove(probe, ec);
 }
 
+namespace
+{
+
+/// stem.csv (\p csv), stem.plt (\p plot) and, with gnuplot installed, stem.png.
+bool
+WritePlot(const std::string& stem, const std::string& csv, Gnuplot& plot)
+{
+    std::ostringstream plt;
+    plot.GenerateOutput(plt);
+    if (!WriteFileAtomically(stem + ".csv", csv) || !WriteFileAtomically(stem + ".plt", plt.str()))
+    {
+        return false;
+    }
+    const std::string gnuplot = "gnuplot '" + stem + ".plt'";
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    {
+        std::cerr << "note: gnuplot not found; run " << gnuplot << " for the PNG" << std::endl;
+    }
+    else if (std::system(gnuplot.c_str()) != 0)
+    {
+        std::cerr << "error: " << gnuplot << " failed" << std::endl;
+        return false;
+    }
+    return true;
+}
+
+} // namespace
+
 bool
 WriteFigure(const std::string& stem,
             const std::string& csv,
@@ -97,23 +126,91 @@ WriteFigure(const std::string& stem,
     {
         plot.AddDataset(datasets.at(name));
     }
-    std::ostringstream plt;
-    plot.GenerateOutput(plt);
-    if (!WriteFileAtomically(stem + ".csv", csv) || !WriteFileAtomically(stem + ".plt", plt.str()))
+    return WritePlot(stem, csv, plot);
+}
+
+bool
+WriteMap(const std::string& stem,
+         const std::string& title,
+         const std::string& valueLabel,
+         const std::vector<MapSite>& sites,
+         const std::vector<std::vector<std::pair<double, double>>>& paths,
+         const std::vector<MapPoint>& points)
+{
+    std::ostringstream csv;
+    csv << "kind,id,x,y,value\n";
+    Gnuplot3dDataset roads("vehicles");
+    roads.SetStyle("with lines lc rgb '#b0b0b0' lw 1");
+    for (std::size_t p = 0; p < paths.size(); ++p)
     {
-        return false;
+        for (const auto& [x, y] : paths[p])
+        {
+            roads.Add(x, y, 0);
+            csv << "path," << p << "," << x << "," << y << ",\n";
+        }
+        roads.AddEmptyLine();
     }
-    const std::string gnuplot = "gnuplot '" + stem + ".plt'";
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+    Gnuplot3dDataset handovers("handovers");
+    handovers.SetStyle("with points pt 7 ps 1.4 palette");
+    for (const MapPoint& p : points)
     {
-        std::cerr << "note: gnuplot not found; run " << gnuplot << " for the PNG" << std::endl;
+        handovers.Add(p.x, p.y, p.value);
+        csv << "handover,," << p.x << "," << p.y << "," << p.value << "\n";
     }
-    else if (std::system(gnuplot.c_str()) != 0)
+    Gnuplot3dDataset bs("sites");
+    bs.SetStyle("with points pt 5 ps 2 lc rgb 'black'");
+    Gnuplot plot(stem + ".png");
+    plot.SetTerminal("png size 800,760");
+    plot.SetTitle(title);
+    plot.SetLegend("x (m)", "y (m)");
+    // A square view of everything, 10 % to spare, so a line of sites is not a sliver.
+    double lo[2] = {std::numeric_limits<double>::infinity(),
+                    std::numeric_limits<double>::infinity()};
+    double hi[2] = {-lo[0], -lo[1]};
+    auto grow = [&lo, &hi](double x, double y) {
+        lo[0] = std::min(lo[0], x);
+        lo[1] = std::min(lo[1], y);
+        hi[0] = std::max(hi[0], x);
+        hi[1] = std::max(hi[1], y);
+    };
+    for (const MapSite& site : sites)
     {
-        std::cerr << "error: " << gnuplot << " failed" << std::endl;
-        return false;
+        grow(site.x, site.y);
     }
-    return true;
+    for (const auto& path : paths)
+    {
+        for (const auto& [x, y] : path)
+        {
+            grow(x, y);
+        }
+    }
+    const double span = 1.1 * std::max({hi[0] - lo[0], hi[1] - lo[1], 1.0});
+    std::ostringstream range;
+    range << "set xrange [" << (lo[0] + hi[0] - span) / 2 << ":" << (lo[0] + hi[0] + span) / 2
+          << "]\nset yrange [" << (lo[1] + hi[1] - span) / 2 << ":" << (lo[1] + hi[1] + span) / 2
+          << "]";
+    plot.AppendExtra(range.str());
+    plot.AppendExtra("set view map");
+    plot.AppendExtra("set size ratio -1");
+    plot.AppendExtra("set key outside bottom center horizontal");
+    plot.AppendExtra("set cblabel '" + valueLabel + "'");
+    plot.AppendExtra("set palette defined (0 '#0072B2', 1 '#F0E442', 2 '#D55E00')");
+    for (const MapSite& site : sites)
+    {
+        bs.Add(site.x, site.y, 0);
+        csv << "site," << site.label << "," << site.x << "," << site.y << ",\n";
+        std::ostringstream label;
+        label << "set label '" << site.label << "' at " << site.x << "," << site.y
+              << ",0 offset 1,1 front";
+        plot.AppendExtra(label.str());
+    }
+    plot.AddDataset(roads);
+    if (!points.empty())
+    {
+        plot.AddDataset(handovers);
+    }
+    plot.AddDataset(bs);
+    return WritePlot(stem, csv.str(), plot);
 }
 
 } // namespace ns3

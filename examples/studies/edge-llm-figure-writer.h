@@ -5,6 +5,7 @@
 #define EDGE_LLM_FIGURE_WRITER_H
 
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -45,6 +46,51 @@ bool WriteFigure(const std::string& stem,
                  const std::string& yLabel,
                  const std::vector<FigurePoint>& points,
                  const std::vector<std::string>& extra = {});
+
+/**
+ * \ingroup edge-llm
+ * \brief A labelled place on a map (WriteMap): a site.
+ */
+struct MapSite
+{
+    std::string label; //!< Its name, printed beside it
+    double x{0};       //!< m
+    double y{0};       //!< m
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief A point on a map coloured by a value (WriteMap): a handover and its delay.
+ */
+struct MapPoint
+{
+    double x{0};     //!< m
+    double y{0};     //!< m
+    double value{0}; //!< Its colour on the palette (e.g. the delay, s)
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Writes a map seen from above: stem.csv (rows kind,id,x,y,value: each site, each
+ *        path's points, each coloured point), stem.plt (ns-3's Gnuplot, splot with
+ *        "set view map", equal axes) and stem.png if gnuplot is installed: the sites as
+ *        labelled black squares, each path as a grey line, each point filled with its
+ *        value's colour on a palette with a colour box.
+ * \param stem path without extension
+ * \param title plot title
+ * \param valueLabel the colour box's label (e.g. "UE-side handover delay (s)")
+ * \param sites the sites
+ * \param paths the paths (a vehicle's trajectory each), each as (x, y) points, m
+ * \param points the coloured points
+ * \return false (after an "error: ..." line on stderr) if a file cannot be written or
+ *         gnuplot fails
+ */
+bool WriteMap(const std::string& stem,
+              const std::string& title,
+              const std::string& valueLabel,
+              const std::vector<MapSite>& sites,
+              const std::vector<std::vector<std::pair<double, double>>>& paths,
+              const std::vector<MapPoint>& points);
 
 /**
  * \ingroup edge-llm

@@ -401,12 +401,15 @@ MobilityTrace::Install(NodeContainer nodes, double z) const
     for (uint32_t n = 0; n < GetN(); ++n)
     {
         Ptr<WaypointMobilityModel> m = CreateObject<WaypointMobilityModel>();
-        double last = -1;
+        Time last = Seconds(-1);
+        // In whole nanoseconds (a Time): an arrival a fraction of a ns before the next
+        // setdest is the same instant.
         auto add = [&m, &last, z](double t, Vector p) {
-            if (t > last)
+            const Time at = Seconds(t);
+            if (at > last)
             {
-                m->AddWaypoint(Waypoint(Seconds(t), Vector(p.x, p.y, z)));
-                last = t;
+                m->AddWaypoint(Waypoint(at, Vector(p.x, p.y, z)));
+                last = at;
             }
         };
         add(0, m_vehicles[n].initial);

@@ -347,6 +347,9 @@ MultiCellConfig::ValidateTrace() const
     Require(!traceMinDwell.IsStrictlyNegative() && traceMinDwell <= Seconds(60),
             "traceMinDwell must be in [0, 60] s, got " +
                 edgellm::FormatValue(traceMinDwell.GetSeconds()) + " s");
+    Require(traceAnnounceLead.IsStrictlyPositive() && traceAnnounceLead <= Seconds(60),
+            "traceAnnounceLead must be in (0, 60] s, got " +
+                edgellm::FormatValue(traceAnnounceLead.GetSeconds()) + " s");
     if (!trace)
     {
         return;
@@ -1497,7 +1500,21 @@ MultiCellScenario::ScheduleHandover(uint32_t i, Time at, uint32_t from, uint32_t
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(m_bsApps.Get(from));
     const uint64_t imsi = m_ran->GetImsi(ueDev);
     const uint16_t targetCell = m_ran->GetCellId(bs.Get(to));
-    source->ExpectHandover(imsi, targetCell, at);
+    if (m_trace && at - m_cfg.traceAnnounceLead > Simulator::Now())
+    {
+        // A trace's handovers spread over its whole length: each is announced only
+        // traceAnnounceLead ahead, so a batch holds the handovers that close together.
+        Simulator::Schedule(at - m_cfg.traceAnnounceLead - Simulator::Now(),
+                            &EdgeLlmNode::ExpectHandover,
+                            source,
+                            imsi,
+                            targetCell,
+                            at);
+    }
+    else
+    {
+        source->ExpectHandover(imsi, targetCell, at);
+    }
     // Proactive pre-transfer with a predicted crossing: the scripted handover is the
     // crossing predicted from the UE's position and speed, LeadTime ahead.
     const std::optional<PreTransferSettings> pre =
@@ -2049,10 +2066,13 @@ MultiCellScenario::CollectImplied(MultiCellResult& result) const
     }
     // By IMSI: each UE's implied changes as (instant, target cell).
     std::map<uint64_t, std::vector<std::pair<double, uint16_t>>> implied;
+    std::map<uint64_t, uint32_t> vehicle; // IMSI -> the trace's node number
     NetDeviceContainer bs = m_ran->GetBsDevices();
     for (uint32_t i = 0; i < m_implied.size(); ++i)
     {
-        auto& list = implied[m_ran->GetImsi(m_ran->GetUeDevices().Get(i))];
+        const uint64_t imsi = m_ran->GetImsi(m_ran->GetUeDevices().Get(i));
+        vehicle[imsi] = i;
+        auto& list = implied[imsi];
         for (const MobilityTrace::CellChange& c : m_implied[i])
         {
             list.emplace_back(c.at, m_ran->GetCellId(bs.Get(c.to)));
@@ -2067,6 +2087,10 @@ MultiCellScenario::CollectImplied(MultiCellResult& result) const
         {
             continue;
         }
+        const uint32_t v = vehicle.at(rec.sessionId);
+        const Vector at = m_trace->GetPosition(v, rec.handoverTime);
+        result.tracePoints.push_back(
+            {v, rec.handoverTime, at.x, at.y, rec.restoredDelay, rec.ueDelay});
         double best = std::numeric_limits<double>::infinity();
         for (const auto& [at, cell] : it->second)
         {

@@ -202,6 +202,12 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// Mobility "trace": a change of the strongest cell counts as a handover only if the new
     /// cell stays the strongest this long, [0, 60 s]
     Time traceMinDwell{MilliSeconds(500)};
+    /// Mobility "trace", handover "script": each handover is announced to its source
+    /// (ExpectHandover) this long before it, (0, 60 s]; the handovers of one source to one
+    /// target announced when the first of them starts form its batch, so this bounds how far
+    /// apart a batch's handovers are (announced all at once, a trace's would form batches
+    /// spanning minutes, each member waiting for the last)
+    Time traceAnnounceLead{Seconds(1)};
     double speed{20}; //!< UE speed (random-waypoint, gauss-markov: the mean), m/s
     /// "script" (handovers requested at the boundary crossing and announced to the source:
     /// needs mobility "road"), "A3-RSRP" or "A2-A4-RSRQ" (the RRC's algorithm decides), or
@@ -450,6 +456,21 @@ struct BackhaulLinkCount
 
 /**
  * \ingroup edge-llm
+ * \brief Where a handover of a mobility trace's vehicle happened, and its delays (the
+ *        study's map).
+ */
+struct TraceHandoverPoint
+{
+    uint32_t vehicle{0};                            //!< The trace's node number
+    double time{0};                                 //!< When its source started it, s
+    double x{0};                                    //!< Where the vehicle was, m
+    double y{0};                                    //!< m
+    double restoredDelay{EdgeLlmUeResult::UNKNOWN}; //!< Target-side delay, s
+    double measuredDelay{EdgeLlmUeResult::UNKNOWN}; //!< UE-side delay, s
+};
+
+/**
+ * \ingroup edge-llm
  * \brief One multi-cell run for one scheme.
  */
 struct MultiCellResult
@@ -503,6 +524,8 @@ struct MultiCellResult
     /// of the same UE and target nearest to it, s (OfKnown; empty without a trace)
     EdgeLlmDelaySummary impliedOffset;
     uint32_t impliedHandovers{0}; //!< Mobility "trace": strongest-cell changes of every UE
+    /// Mobility "trace": every handover started, where its vehicle was
+    std::vector<TraceHandoverPoint> tracePoints;
     /// Mobility "trace": handovers started with no implied change of the same UE and target
     uint32_t unimpliedHandovers{0};
     /// Proactive pre-transfers over every BS (all zero without a PreTransferScheduler)
@@ -774,7 +797,8 @@ class MultiCellScenario
     /// Received power of site \p site's cell at \p position, dBm: its transmit power less
     /// the path loss the RAN's model gives (a copy of it built from the config)
     double RxPowerDbm(uint32_t site, const Vector& position) const;
-    /// The trace's implied handovers against the RRC's (MultiCellResult::impliedOffset).
+    /// The trace's implied handovers against the RRC's (MultiCellResult::impliedOffset), and
+    /// where each handover happened (tracePoints).
     void CollectImplied(MultiCellResult& result) const;
     /// Schedule one scripted handover of UE \p i from site \p from to \p to at \p at,
     /// announced to the source (ScheduleHandovers' step).

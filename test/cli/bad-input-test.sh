@@ -607,5 +607,26 @@ grep -qF '"note": "note: contexts up to 131073 tokens exceed the context window 
 expect 2 "--allowBeyondContextWindow: must be 0 or 1, got 'yes'" \
   $bin/edge-llm-plan --scheme=tho --ues="$tmp/window.csv" --allowBeyondContextWindow=yes
 
+# Sites from a file, vehicles from a trace (issue 45): line-numbered errors, and the options
+# they replace refused beside them.
+study="$bin/edge-llm-backhaul-study --outputDir=$tmp/o"
+data=$(cd "$(dirname "$0")/../data/trace" && pwd)
+printf '$node_(0) set X_ 0\n$node_(0) set Y_ 0\n$ns_ at 1 "$node_(3) setdest 1 1 1"\n' >"$tmp/bad.ns2"
+expect 2 "bad.ns2:3: unknown node \$node_(3)" $study --mobilityTrace="$tmp/bad.ns2"
+printf '$node_(0) set X_ 0\n$node_(0) set Y_ 0\n$ns_ at 2 "$node_(0) setdest 1 1 1"\n$ns_ at 1 "$node_(0) setdest 2 2 1"\n' >"$tmp/back.ns2"
+expect 2 "back.ns2:4: time goes backwards for \$node_(0): 1 s after 2 s" $study --mobilityTrace="$tmp/back.ns2"
+expect 2 "--uesPerSite means nothing with --mobilityTrace" \
+  $study --mobilityTrace="$data/two-vehicles.ns2" --uesPerSite=3
+expect 2 "--numSites means nothing with --siteFile" $study --siteFile="$data/three-sites.csv" --numSites=7
+expect 2 "--traceMinDwellMs means nothing without --mobilityTrace" $study --traceMinDwellMs=100
+expect 2 "--traceMinDwellMs must be in [0, 60000] ms, got 60001" \
+  $study --mobilityTrace="$data/two-vehicles.ns2" --traceMinDwellMs=60001
+expect 2 "mobilityActivity is read with mobility trace only" \
+  $study --mobilityActivity="$data/two-vehicles.activity"
+printf 'id,x,y,height,txPowerDbm\na,0,0,301,43\nb,300,0,30,43\n' >"$tmp/sites.csv"
+expect 2 "sites.csv:2: height must be in [0, 300], got 301" $study --siteFile="$tmp/sites.csv"
+expect 2 "siteFile is read with layout file only" \
+  $study --siteFile="$data/three-sites.csv" --layout=hex
+
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -50,10 +50,10 @@ normalize() { # program file out: the normalized text of file on stdout
   local program=$1 file=$2 out=$3
   if [ "$program" = edge-llm-backhaul-study ] && [ "${file##*/}" = stdout ]; then
     # The table's last column is cpu_s.
-    sed -e "s#$out#OUT#g" -e '/^wall time/d' -e 's/ cpu_s$//' \
+    sed -e "s#$out#OUT#g" -e "s#$src#SRC#g" -e '/^wall time/d' -e 's/ cpu_s$//' \
       -e '/^ *[0-9.]\+ \+[a-z]\+ \+[0-9]/s/ \+[0-9.]\+$//' "$file"
   else
-    sed -e "s#$out#OUT#g" -e '/^wall time/d' "$file"
+    sed -e "s#$out#OUT#g" -e "s#$src#SRC#g" -e '/^wall time/d' "$file"
   fi
 }
 
