@@ -997,19 +997,16 @@ StudyTables::Write(const MultiCellConfig& cfg,
 
 } // namespace
 
-int
-main(int argc, char* argv[])
+/**
+ * \brief The study's first line: the RAT, the sites (the file's, with one), the UEs (the
+ *        trace's vehicles, with one), the backhaul, the LLM, the handovers, the seed.
+ * \param cfg the scenario as given
+ * \param files the scenario that read the site file and the trace (GetConfig: what they set)
+ * \return the UEs for the figures' titles ("14 UEs", "12 vehicles")
+ */
+std::string
+PrintBanner(const MultiCellConfig& cfg, const MultiCellScenario& files)
 {
-    const auto wallStart = std::chrono::steady_clock::now();
-    StudyOptions o;
-    if (const int status = ParseOptions(argc, argv, o); status != 0)
-    {
-        return status;
-    }
-    MultiCellConfig& cfg = o.cfg;
-    const std::string& outputDir = o.outputDir;
-    // What the site file and the trace make of the config (numSites, distance, UEs).
-    const MultiCellScenario files(cfg);
     const MultiCellConfig& derived = files.GetConfig();
     std::ostringstream sites;
     sites << derived.numSites << " "
@@ -1037,6 +1034,24 @@ main(int argc, char* argv[])
               << ", handovers " << cfg.handover
               << (files.GetMobilityTrace() ? std::string() : ", roads " + cfg.roads) << ", seed "
               << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+    return count.str();
+}
+
+int
+main(int argc, char* argv[])
+{
+    const auto wallStart = std::chrono::steady_clock::now();
+    StudyOptions o;
+    if (const int status = ParseOptions(argc, argv, o); status != 0)
+    {
+        return status;
+    }
+    MultiCellConfig& cfg = o.cfg;
+    const std::string& outputDir = o.outputDir;
+    // What the site file and the trace make of the config (numSites, distance, UEs).
+    const MultiCellScenario files(cfg);
+    const MultiCellConfig& derived = files.GetConfig();
+    const std::string count = PrintBanner(cfg, files);
     for (const HandoverScheme& scheme : o.schemes)
     {
         if (scheme.targetCoordinated && cfg.handover != "script")
@@ -1098,8 +1113,8 @@ main(int argc, char* argv[])
                 !WriteTraceMap(outputDir + "/map-" + tag,
                                files,
                                r,
-                               "edge-llm-backhaul-study: handovers of " + count.str() + ", " +
-                                   name + ", load " + std::to_string(load).substr(0, 4)))
+                               "edge-llm-backhaul-study: handovers of " + count + ", " + name +
+                                   ", load " + std::to_string(load).substr(0, 4)))
             {
                 return 1;
             }
@@ -1111,7 +1126,7 @@ main(int argc, char* argv[])
     }
 
     // Every file only after every run, each whole or not at all.
-    if (!tables.Write(derived, count.str(), outputDir))
+    if (!tables.Write(derived, count, outputDir))
     {
         return 1;
     }
