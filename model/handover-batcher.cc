@@ -121,6 +121,9 @@ HandoverBatcher::SetSimultaneous(uint16_t target, const std::vector<CtHoUe>& arr
 void
 HandoverBatcher::Expect(uint64_t sessionId, uint16_t target, Time when)
 {
+    // A new handover of a session that handed over from here before (a vehicle back in
+    // this cell): it may join a batch again.
+    m_started.erase(sessionId);
     m_expected.push_back({sessionId, target, when});
 }
 

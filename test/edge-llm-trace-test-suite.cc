@@ -297,6 +297,92 @@ class TraceAnnounceLeadTestCase : public TestCase
     }
 };
 
+/// Handovers a trace implies that the RAN could not carry out as implied: between sites
+/// without an X2/Xn (refused, naming them), before the UE's session is under way (not
+/// requested: its home is the strongest cell then), and one while the previous is still
+/// under way (requested once it has ended). Found by the review of issue 45.
+class TraceRanLimitsTestCase : public TestCase
+{
+  public:
+    TraceRanLimitsTestCase()
+        : TestCase("trace: handovers between non-peers refused; too early or too close ones "
+                   "wait for the RAN")
+    {
+    }
+
+  private:
+    /// A file of \p text, named \p name.
+    std::string File(const std::string& name, const std::string& text)
+    {
+        const std::string path = CreateTempDirFilename(name);
+        std::ofstream(path) << text;
+        return path;
+    }
+
+    void DoRun() override
+    {
+        // Sites at 0, 300, 1000, 1300 m: on a star (peers within 2.01 x 300 m) 300 m and
+        // 1000 m are no peers, and a vehicle from 500 m to 800 m crosses 650 m between them.
+        MultiCellConfig cfg = TraceConfig("script");
+        cfg.siteFile = File("gap.csv",
+                            "id,x,y,height,txPowerDbm\na,0,0,0,43\nb,300,0,0,43\n"
+                            "c,1000,0,0,43\nd,1300,0,0,43\n");
+        cfg.mobilityTrace = File("gap.ns2",
+                                 "$node_(0) set X_ 500\n$node_(0) set Y_ 0\n"
+                                 "$ns_ at 1 \"$node_(0) setdest 800 0 50\"\n");
+        cfg.mobilityActivity = "";
+        cfg.backhaul = "star";
+        const std::string refused = edgellmtest::ErrorOf([&cfg] {
+            MultiCellScenario s(cfg);
+            s.BuildSites();
+            s.BuildUes();
+        });
+        Simulator::Destroy();
+        NS_TEST_EXPECT_MSG_NE(refused.find("from site 1 to site 2 at 4 s, but the star backhaul "
+                                           "has no X2/Xn between them"),
+                              std::string::npos,
+                              refused);
+        cfg.backhaul = "mesh";
+        NS_TEST_EXPECT_MSG_EQ(MultiCellScenario::Run(cfg, "ns3::CtHoScheduler").everyRestored.count,
+                              1,
+                              "the mesh joins them");
+        // A vehicle at 149 m driving east at 50 m/s from 0 s crosses 150 m at 0.02 s, during
+        // its attach: its session is under way at 0.25 + 0.02 + 0.01 + p(200) + 0.1 s, its
+        // home then the east site, and no handover.
+        MultiCellConfig early = TraceConfig("script");
+        early.siteFile =
+            File("two.csv", "id,x,y,height,txPowerDbm\nwest,0,0,0,43\neast,300,0,0,43\n");
+        early.mobilityTrace = File("early.ns2",
+                                   "$node_(0) set X_ 149\n$node_(0) set Y_ 0\n"
+                                   "$ns_ at 0 \"$node_(0) setdest 290 0 50\"\n");
+        early.mobilityActivity = "";
+        MultiCellScenario s(early);
+        s.BuildSites();
+        s.BuildUes();
+        NS_TEST_EXPECT_MSG_EQ(s.GetUes()[0].homeSite, 1, "home: the strongest once under way");
+        NS_TEST_EXPECT_MSG_EQ(s.GetImpliedHandovers()[0].size(),
+                              0,
+                              "no handover during the attach");
+        Simulator::Destroy();
+        // Along y = 87.5 m between sites at (0, 0), (300, 0) and (150, 259.8) at 20 m/s with
+        // no dwell: west to north and north to east 0.25 s apart, the second while the first
+        // is under way; it runs (ns-3's RRC aborts on a request then) and both start.
+        MultiCellConfig close = TraceConfig("script");
+        close.siteFile = File("tri.csv",
+                              "id,x,y,height,txPowerDbm\nwest,0,0,0,43\neast,300,0,0,43\n"
+                              "north,150,259.8076,0,43\n");
+        close.mobilityTrace = File("tri.ns2",
+                                   "$node_(0) set X_ 100\n$node_(0) set Y_ 87.5\n"
+                                   "$ns_ at 1 \"$node_(0) setdest 200 87.5 20\"\n");
+        close.mobilityActivity = "";
+        close.traceMinDwell = Seconds(0);
+        const MultiCellResult r = MultiCellScenario::Run(close, "ns3::CtHoScheduler");
+        NS_TEST_EXPECT_MSG_EQ(r.impliedHandovers, 2, "two changes");
+        NS_TEST_EXPECT_MSG_EQ(r.handovers, 2, "both started");
+        NS_TEST_EXPECT_MSG_EQ(r.complete, true, "each restored or superseded");
+    }
+};
+
 /// The trace suite.
 class EdgeLlmTraceTestSuite : public TestSuite
 {
@@ -309,6 +395,7 @@ class EdgeLlmTraceTestSuite : public TestSuite
         AddTestCase(new TraceScriptTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceA3TestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceAnnounceLeadTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TraceRanLimitsTestCase(), EDGE_LLM_TEST_QUICK);
     }
 };
 

@@ -446,7 +446,7 @@ WriteTraceMap(const std::string& stem,
         const double delay = std::isnan(h.measuredDelay) ? h.restoredDelay : h.measuredDelay;
         if (!std::isnan(delay))
         {
-            points.push_back({h.x, h.y, delay});
+            points.push_back({h.x, h.y, delay, "vehicle " + std::to_string(h.vehicle)});
         }
     }
     return WriteMap(stem, title, "handover delay at the UE (s)", sites, paths, points);
@@ -916,12 +916,19 @@ StudyTables::PrintNotes(const std::string& name, const MultiCellResult& r)
         // A mobility trace: every handover (a vehicle hands over several times), and how far
         // the RRC's were from the instants the trace implies.
         std::cout << "        " << name << " every handover: " << r.handovers << " started ("
-                  << r.impliedHandovers << " implied by the trace), " << r.everyRestored.count
-                  << " restored, mean " << r.everyRestored.mean << " s, worst "
-                  << r.everyRestored.worst << " s; at the UE mean " << r.ueDelay.mean
-                  << " s, worst " << r.ueDelay.worst << " s; RRC start - implied instant: mean "
-                  << r.impliedOffset.mean << " s, worst " << r.impliedOffset.worst << " s over "
-                  << r.impliedOffset.count << " (" << r.unimpliedHandovers << " not implied)\n";
+                  << r.impliedHandovers << " implied by the trace"
+                  << (r.tracePlanMisses > 0
+                          ? ", " + std::to_string(r.tracePlanMisses) + " not as announced"
+                          : std::string())
+                  << "), " << r.everyRestored.count << " restored"
+                  << (r.everyRestored.unknown > 0
+                          ? " (" + std::to_string(r.everyRestored.unknown) + " not)"
+                          : std::string())
+                  << ", mean " << r.everyRestored.mean << " s, worst " << r.everyRestored.worst
+                  << " s; at the UE mean " << r.ueDelay.mean << " s, worst " << r.ueDelay.worst
+                  << " s; RRC start - implied instant: mean " << r.impliedOffset.mean
+                  << " s, worst " << r.impliedOffset.worst << " s over " << r.impliedOffset.count
+                  << " (" << r.unimpliedHandovers << " not implied)\n";
     }
     if (r.accuracyUes > 0)
     {

@@ -155,7 +155,7 @@ WriteMap(const std::string& stem,
     for (const MapPoint& p : points)
     {
         handovers.Add(p.x, p.y, p.value);
-        csv << "handover,," << p.x << "," << p.y << "," << p.value << "\n";
+        csv << "handover," << p.label << "," << p.x << "," << p.y << "," << p.value << "\n";
     }
     Gnuplot3dDataset bs("sites");
     bs.SetStyle("with points pt 5 ps 2 lc rgb 'black'");
@@ -199,8 +199,14 @@ WriteMap(const std::string& stem,
     {
         bs.Add(site.x, site.y, 0);
         csv << "site," << site.label << "," << site.x << "," << site.y << ",\n";
+        // gnuplot's single-quoted string: a quote is written twice.
+        std::string text;
+        for (const char ch : site.label)
+        {
+            text += ch == '\'' ? std::string("''") : std::string(1, ch);
+        }
         std::ostringstream label;
-        label << "set label '" << site.label << "' at " << site.x << "," << site.y
+        label << "set label '" << text << "' at " << site.x << "," << site.y
               << ",0 offset 1,1 front";
         plot.AppendExtra(label.str());
     }

@@ -64,9 +64,10 @@ struct MapSite
  */
 struct MapPoint
 {
-    double x{0};     //!< m
-    double y{0};     //!< m
-    double value{0}; //!< Its colour on the palette (e.g. the delay, s)
+    double x{0};       //!< m
+    double y{0};       //!< m
+    double value{0};   //!< Its colour on the palette (e.g. the delay, s)
+    std::string label; //!< Its id in the CSV (e.g. "vehicle 3")
 };
 
 /**

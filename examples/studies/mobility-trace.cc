@@ -94,6 +94,20 @@ Tokens(const std::string& line)
     return tokens;
 }
 
+/// A coordinate token, |v| <= MAX_COORDINATE m.
+double
+Coordinate(const std::string& text, const std::string& field, const std::string& where)
+{
+    const double v = Number(text, field, where);
+    if (std::abs(v) > MobilityTrace::MAX_COORDINATE)
+    {
+        Fail(where,
+             field + " must be in [-" + edgellm::FormatNumber(MobilityTrace::MAX_COORDINATE) +
+                 ", " + edgellm::FormatNumber(MobilityTrace::MAX_COORDINATE) + "] m, got " + text);
+    }
+    return v;
+}
+
 /// A time token of "$ns_ at t ...", >= 0.
 double
 AtTime(const std::string& text, const std::string& where)
@@ -142,6 +156,10 @@ MobilityTrace::Parse(std::istream& mobility,
     {
         trace.ParseMobilityLine(line, mobilityName + ":" + std::to_string(n));
     }
+    if (trace.m_vehicles.empty())
+    {
+        Fail(mobilityName, "no vehicle: the trace must set X_ and Y_ of $node_(0) at least");
+    }
     if (activity)
     {
         for (uint64_t n = 1; std::getline(*activity, line); ++n)
@@ -181,7 +199,7 @@ MobilityTrace::ParseMobilityLine(const std::string& line, const std::string& whe
     if (t.size() == 4 && t[1] == "set" && t[0].rfind("$node_(", 0) == 0)
     {
         const uint64_t node = NodeNumber(t[0], "$node_", where);
-        const double v = Number(t[3], t[2], where);
+        const double v = Coordinate(t[3], t[2], where);
         Vehicle& veh = At(node);
         if (!m_vehicles[node].legs.empty())
         {
@@ -218,7 +236,7 @@ MobilityTrace::ParseMobilityLine(const std::string& line, const std::string& whe
     }
     const double at = AtTime(t[2], where);
     const uint64_t node = NodeNumber(t[3], "$node_", where);
-    const Vector dest(Number(t[5], "x", where), Number(t[6], "y", where), 0);
+    const Vector dest(Coordinate(t[5], "x", where), Coordinate(t[6], "y", where), 0);
     const double speed = Number(t[7], "speed", where);
     if (speed < 0)
     {
@@ -249,6 +267,13 @@ MobilityTrace::ParseMobilityLine(const std::string& line, const std::string& whe
     {
         leg.velocity = Vector(dx / dist * speed, dy / dist * speed, 0);
         leg.arrive = at + dist / speed;
+        if (!(leg.arrive <= MAX_SECONDS))
+        {
+            Fail(where,
+                 "$node_(" + std::to_string(node) + ") would arrive at " +
+                     edgellm::FormatValue(leg.arrive) + " s (" + edgellm::FormatValue(dist) +
+                     " m at " + t[7] + " m/s), after " + edgellm::FormatNumber(MAX_SECONDS) + " s");
+        }
     }
     veh.legs.push_back(leg);
 }
@@ -298,7 +323,7 @@ MobilityTrace::ParseActivityLine(const std::string& line, const std::string& whe
     m_started[node] = 2;
     // SUMO's traceExporter writes "stop" at 0 for a vehicle still driving when its FCD
     // output ends: present until its last setdest.
-    const bool stillDriving = at == 0 && veh.enter > 0;
+    const bool stillDriving = at == 0;
     if (!stillDriving && at < veh.enter)
     {
         Fail(where,
@@ -326,7 +351,8 @@ MobilityTrace::Finish(const std::string& mobilityName, bool withActivity)
                      " without a gap, each with X_ and Y_ set: " + node +
                      " has no initial position");
         }
-        const double last = veh.legs.empty() ? 0 : veh.legs.back().start;
+        // The end of its motion: its last leg's arrival (at rest after it).
+        const double last = veh.legs.empty() ? 0 : veh.legs.back().arrive;
         if (!withActivity)
         {
             if (veh.legs.empty())
@@ -435,7 +461,8 @@ MobilityTrace::StrongestCellChanges(
     uint32_t cells,
     double step,
     double minDwell,
-    uint32_t& serving) const
+    uint32_t& serving,
+    double from) const
 {
     const Vehicle& v = m_vehicles.at(node);
     auto strongest = [&](double t) {
@@ -467,13 +494,14 @@ MobilityTrace::StrongestCellChanges(
         }
         return end <= t || strongest(end) == cell;
     };
-    serving = strongest(v.enter);
+    const double begin = std::min(std::max(v.enter, from), v.leave);
+    serving = strongest(begin);
     std::vector<CellChange> changes;
-    const auto samples = static_cast<uint64_t>(std::ceil((v.leave - v.enter) / step));
-    double before = v.enter;
+    const auto samples = static_cast<uint64_t>(std::ceil((v.leave - begin) / step));
+    double before = begin;
     for (uint64_t k = 1; k <= samples; ++k)
     {
-        const double t = std::min(v.enter + k * step, v.leave);
+        const double t = std::min(begin + k * step, v.leave);
         const uint32_t best = strongest(t);
         if (best != serving)
         {

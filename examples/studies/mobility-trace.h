@@ -29,10 +29,13 @@ namespace ns3
  * \endverbatim
  * `setdest` at t s: from where the vehicle is at t it drives straight toward (x, y) at
  * s m/s and stops there (s = 0: it stops where it is); a later setdest takes over from
- * the position reached by then. Activity file, one line per event:
+ * the position reached by then. Times (arrivals included) are at most MAX_SECONDS, coordinates
+ * at most MAX_COORDINATE in size. Activity file, one line per event:
  * `$ns_ at t "$g(N) start"` (the vehicle enters) and `$ns_ at t "$g(N) stop"` (it
- * leaves), each optionally followed by `; # comment`. Without an activity file a vehicle
- * is present from its first setdest to its last.
+ * leaves), each optionally followed by `; # comment`; a `stop` at 0 (what SUMO's exporter
+ * writes for a vehicle still driving when its output ends) means present to the end of its
+ * motion. Without an activity file a vehicle is present from its first setdest until it
+ * reaches its last destination.
  *
  * Refused, with "FILE:LINE: ..." (std::invalid_argument): a line of another form, a
  * number that does not parse or is not finite, a negative time or speed, a node whose
@@ -44,7 +47,8 @@ namespace ns3
 class MobilityTrace
 {
   public:
-    static constexpr double MAX_SECONDS = 86400; //!< Latest time a trace may name, s (a day)
+    static constexpr double MAX_SECONDS = 3600;   //!< Latest instant of a trace (arrivals too), s
+    static constexpr double MAX_COORDINATE = 1e6; //!< Largest |x|, |y|, |z|, m
 
     /// One straight drive: from \p from at \p start at \p velocity until \p arrive, then
     /// at rest at from + velocity (arrive - start) until the next leg.
@@ -123,17 +127,16 @@ class MobilityTrace
     /**
      * \brief The instants at which another cell becomes the strongest along vehicle
      *        \p node's path while it is in the trace: the received power of every cell is
-     *        sampled every \p step s from its entry to its leave; where the strongest
-     *        changes, the instant is found by bisection on the power difference of the two
-     *        cells to 1 us. A change whose new cell does not stay the strongest for \p
-     *        minDwell s (sampled) is no handover (the RRC could not finish two handovers that
-     *        close together, and an A3 event with a time-to-trigger would not fire).
-     * \param node the vehicle, < GetN()
-     * \param rxPowerDbm received power of cell (site index) at a position, dBm
-     * \param cells the number of cells, >= 1
+     *        sampled every \p step s from its entry (or \p from, if later) to its leave; where the
+     * strongest changes, the instant is found by bisection on the power difference of the two cells
+     * to 1 us. A change whose new cell does not stay the strongest for \p minDwell s (sampled) is
+     * no handover (the RRC could not finish two handovers that close together, and an A3 event with
+     * a time-to-trigger would not fire). \param node the vehicle, < GetN() \param rxPowerDbm
+     * received power of cell (site index) at a position, dBm \param cells the number of cells, >= 1
      * \param step the sampling step, s, > 0
      * \param minDwell the least time the new cell stays the strongest, s, >= 0
-     * \param[out] serving the strongest cell when the vehicle enters
+     * \param[out] serving the strongest cell when the vehicle enters (or at \p from)
+     * \param from the earliest instant considered, s (e.g. when its session is under way)
      * \return the changes, by time (each from the previous change's cell)
      */
     std::vector<CellChange> StrongestCellChanges(
@@ -142,7 +145,8 @@ class MobilityTrace
         uint32_t cells,
         double step,
         double minDwell,
-        uint32_t& serving) const;
+        uint32_t& serving,
+        double from = 0) const;
 
   private:
     /// Parse one mobility line into m_vehicles (\p where: "FILE:LINE" for messages).

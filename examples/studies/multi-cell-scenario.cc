@@ -172,8 +172,11 @@ struct MultiCellScenario::Counters
     std::set<uint64_t> started;   //!< UEs whose source RRC traced HandoverStart
     /// UEs whose scripted handover had not started handoverStartTimeout after its request
     std::set<uint64_t> notStarted;
-    std::set<uint64_t> settled;            //!< UEs nothing is left to wait for
-    std::function<void()> stopWhenDrained; //!< Re-armed each ms
+    std::set<uint64_t> settled;              //!< UEs nothing is left to wait for
+    std::map<uint64_t, uint16_t> joinedCell; //!< UE -> the cell of its last HandoverEndOk
+    std::set<uint64_t> moving;               //!< UEs between HandoverStart and HandoverEndOk
+    uint32_t tracePlanMisses{0};             //!< Trace handovers not requested as announced
+    std::function<void()> stopWhenDrained;   //!< Re-armed each ms
 
     /// The stop rule's trigger: \p imsi has resumed, has no session to resume, or its
     /// handover never started; once all \p total UEs have, stopWhenDrained (if set) takes
@@ -870,19 +873,11 @@ MultiCellScenario::BuildTraceUes()
     m_tau.clear();
     Ptr<UniformRandomVariable> promptDraw = CreateObject<UniformRandomVariable>();
     promptDraw->SetStream(STREAM_DRAWS + 2 * m_cfg.seedStream); // as DrawUes
+    const LlmModelProfile model = LlmModelProfile::FromPreset(m_cfg.model, m_cfg.kvBits);
     for (uint32_t i = 0; i < n; ++i)
     {
         const MobilityTrace::Vehicle& v = m_trace->Get(i);
         ScenarioUe& ue = m_ues[i];
-        m_implied[i] = m_trace->StrongestCellChanges(
-            i,
-            [this](uint32_t site, const Vector& p) { return RxPowerDbm(site, p); },
-            m_cfg.numSites,
-            step,
-            m_cfg.traceMinDwell.GetSeconds(),
-            ue.homeSite);
-        m_home[i] = ue.homeSite;
-        ue.position = m_trace->GetPosition(i, 0);
         // Its prompt when it enters (after the attach: promptTime at the earliest), to the
         // microsecond; enough tokens to decode until it leaves, and tokensAfterHandover more.
         const double promptAt = std::max(v.enter, m_cfg.promptTime.GetSeconds());
@@ -897,28 +892,87 @@ MultiCellScenario::BuildTraceUes()
         ue.maxNewTokens =
             static_cast<uint32_t>(std::ceil(std::max(0.0, v.leave - promptAt) * m_cfg.decodeRate)) +
             m_cfg.tokensAfterHandover;
-        for (const MobilityTrace::CellChange& c : m_implied[i])
-        {
-            if (m_cfg.handover != "script")
-            {
-                break; // the RRC's algorithm decides
-            }
-            const Time at = MicroSeconds(std::llround(c.at * 1e6));
-            if (ue.handoverAt == Time::Max())
-            {
-                ue.handoverAt = at;
-                ue.targetSite = c.to;
-            }
-            else
-            {
-                ue.laterHandovers.emplace_back(at, c.to);
-            }
-            m_tau.push_back(c.at);
-        }
+        model.CheckContext("mobilityTrace: vehicle " + std::to_string(i) +
+                               "'s context by the time it leaves (prompt + decodeRate x its stay)",
+                           uint64_t{ue.promptTokens} + ue.maxNewTokens,
+                           m_cfg.allowBeyondContextWindow);
+        // Its handovers once its session is under way (TraceReadyTime); its home is the
+        // strongest cell then.
+        m_implied[i] = m_trace->StrongestCellChanges(
+            i,
+            [this](uint32_t site, const Vector& p) { return RxPowerDbm(site, p); },
+            m_cfg.numSites,
+            step,
+            m_cfg.traceMinDwell.GetSeconds(),
+            ue.homeSite,
+            TraceReadyTime(promptAt));
+        m_home[i] = ue.homeSite;
+        ue.position = m_trace->GetPosition(i, 0);
+        AddTraceHandovers(i);
     }
     m_handoverStart = m_tau.empty() ? 0 : *std::min_element(m_tau.begin(), m_tau.end());
     m_ueNodes.Create(n);
     m_trace->Install(m_ueNodes, m_ran->GetUeHeight());
+}
+
+double
+MultiCellScenario::TraceReadyTime(double promptAt) const
+{
+    // As DrawUes' warm-up for one UE: the prompt's uplink, its prefill on the home site's
+    // GPU on a T_c boundary (without the GPU warm-up: the uplink allowance), DECODE_LEAD of
+    // decoding; or handoverLead after the prompt if that is longer.
+    const PrefillTimeModel p(m_cfg.prefillA, m_cfg.prefillB, m_cfg.prefillC);
+    const double gpu = m_cfg.prefillPromptsOnGpu ? m_cfg.batchPeriod.GetSeconds() +
+                                                       std::max(0.0, p.Evaluate(m_cfg.promptMax))
+                                                 : UPLINK_PER_UE;
+    return promptAt +
+           std::max(UPLINK_LATENCY + gpu, m_cfg.handoverLead.GetSeconds() - DECODE_LEAD) +
+           DECODE_LEAD;
+}
+
+void
+MultiCellScenario::AddTraceHandovers(uint32_t i)
+{
+    if (m_cfg.handover != "script")
+    {
+        return; // the RRC's algorithm decides
+    }
+    ScenarioUe& ue = m_ues[i];
+    for (const MobilityTrace::CellChange& c : m_implied[i])
+    {
+        Require(ArePeers(c.from, c.to),
+                "mobilityTrace: vehicle " + std::to_string(i) + " hands over from site " +
+                    std::to_string(c.from) + " to site " + std::to_string(c.to) + " at " +
+                    edgellm::FormatNumber(c.at) + " s, but the " + m_cfg.backhaul +
+                    " backhaul has no X2/Xn between them (peerRange " +
+                    edgellm::FormatNumber(m_cfg.peerRange) +
+                    " inter-site distances): raise peerRange (0: every pair) or use backhaul mesh");
+        const Time at = MicroSeconds(std::llround(c.at * 1e6));
+        if (ue.handoverAt == Time::Max())
+        {
+            ue.handoverAt = at;
+            ue.targetSite = c.to;
+        }
+        else
+        {
+            ue.laterHandovers.emplace_back(at, c.to);
+        }
+        m_tau.push_back(c.at);
+    }
+}
+
+bool
+MultiCellScenario::ArePeers(uint32_t a, uint32_t b) const
+{
+    // EdgeLlmBackhaul's PeerRange on Star, Ring and File (the BSs' 3-D distance); the mesh
+    // and the RAN's own X2 cables join every pair.
+    if (m_cfg.backhaul == "mesh" || m_cfg.backhaul == "x2" || m_cfg.peerRange == 0)
+    {
+        return true;
+    }
+    const Ptr<MobilityModel> pa = m_bsNodes.Get(a)->GetObject<MobilityModel>();
+    return pa->GetDistanceFrom(m_bsNodes.Get(b)->GetObject<MobilityModel>()) <=
+           m_cfg.peerRange * m_cfg.interSiteDistance;
 }
 
 double
@@ -1496,7 +1550,17 @@ MultiCellScenario::ScheduleHandover(uint32_t i, Time at, uint32_t from, uint32_t
 {
     NetDeviceContainer bs = m_ran->GetBsDevices();
     Ptr<NetDevice> ueDev = m_ran->GetUeDevices().Get(i);
-    m_ran->HandoverRequest(at, ueDev, bs.Get(from), bs.Get(to));
+    if (m_trace)
+    {
+        // A trace's UE may still be in its previous handover, or not where the trace put it.
+        compat::Schedule(at, [this, i, from, to, at]() {
+            RequestTraceHandover(i, from, to, at + m_cfg.handoverStartTimeout);
+        });
+    }
+    else
+    {
+        m_ran->HandoverRequest(at, ueDev, bs.Get(from), bs.Get(to));
+    }
     Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(m_bsApps.Get(from));
     const uint64_t imsi = m_ran->GetImsi(ueDev);
     const uint16_t targetCell = m_ran->GetCellId(bs.Get(to));
@@ -1543,6 +1607,43 @@ MultiCellScenario::ScheduleHandover(uint32_t i, Time at, uint32_t from, uint32_t
             c->Settle(imsi, total);
         }
     });
+}
+
+void
+MultiCellScenario::RequestTraceHandover(uint32_t i, uint32_t from, uint32_t to, Time deadline)
+{
+    Counters& c = *m_counters;
+    NetDeviceContainer bs = m_ran->GetBsDevices();
+    Ptr<NetDevice> ueDev = m_ran->GetUeDevices().Get(i);
+    const uint64_t imsi = m_ran->GetImsi(ueDev);
+    if (c.moving.count(imsi) && Simulator::Now() < deadline)
+    {
+        // Its previous handover has not ended (ns-3's RRCs abort on a request then): again
+        // in 10 ms, until handoverStartTimeout after the announced instant.
+        compat::Schedule(MilliSeconds(10), [this, i, from, to, deadline]() {
+            RequestTraceHandover(i, from, to, deadline);
+        });
+        return;
+    }
+    const auto joined = c.joinedCell.find(imsi);
+    uint32_t serving = m_home[i];
+    for (uint32_t s = 0; joined != c.joinedCell.end() && s < bs.GetN(); ++s)
+    {
+        serving = m_ran->GetCellId(bs.Get(s)) == joined->second ? s : serving;
+    }
+    if (serving == from && !c.moving.count(imsi))
+    {
+        m_ran->HandoverRequest(Seconds(0), ueDev, bs.Get(from), bs.Get(to));
+        return;
+    }
+    // Not where the trace put it (an earlier handover failed, or still pending): the
+    // announced source's batch goes on without it; it follows the trace from where it is.
+    ++c.tracePlanMisses;
+    DynamicCast<EdgeLlmNode>(m_bsApps.Get(from))->NotifyHandoverFailure(imsi);
+    if (!c.moving.count(imsi) && serving != to && ArePeers(serving, to))
+    {
+        m_ran->HandoverRequest(Seconds(0), ueDev, bs.Get(serving), bs.Get(to));
+    }
 }
 
 void
@@ -1686,7 +1787,10 @@ MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
     Config::ConnectWithoutContextFailSafe(
         startPath.str(),
         compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
-            [c](uint64_t imsi, uint16_t, uint16_t, uint16_t) { c->started.insert(imsi); }));
+            [c](uint64_t imsi, uint16_t, uint16_t, uint16_t) {
+                c->started.insert(imsi);
+                c->moving.insert(imsi);
+            }));
     // The RRC (LteEnbRrc or NrGnbRrc, the RAN's) that admitted a UE reports
     // HandoverEndOk once the UE has joined its cell.
     std::ostringstream path;
@@ -1696,6 +1800,8 @@ MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
         path.str(),
         compat::MakeCallback<void, uint64_t, uint16_t, uint16_t>(
             [c](uint64_t imsi, uint16_t cellId, uint16_t) {
+                c->moving.erase(imsi);
+                c->joinedCell[imsi] = cellId;
                 auto u = c->ues.find(imsi);
                 if (u != c->ues.end() && std::isnan(u->second.handoverEndTime))
                 {
@@ -1872,6 +1978,20 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
 }
 
 void
+MultiCellScenario::StopWhenSettled()
+{
+    for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
+    {
+        if (rec.started && rec.outcome == EdgeLlmHandoverRecord::PENDING)
+        {
+            Simulator::Schedule(MilliSeconds(10), &MultiCellScenario::StopWhenSettled, this);
+            return;
+        }
+    }
+    Stop();
+}
+
+void
 MultiCellScenario::RunToStop()
 {
     Counters& c = *m_counters;
@@ -1883,9 +2003,10 @@ MultiCellScenario::RunToStop()
     }
     else if (!m_cfg.maxSimTime.IsStrictlyPositive())
     {
-        // A trace's run lasts as long as the trace, and until the backhaul is drained.
+        // A trace's run lasts as long as the trace, then until every handover started is
+        // final and the backhaul is drained (at most tailTime: GetStopTime).
         Simulator::Schedule(MicroSeconds(std::llround(m_trace->GetEnd() * 1e6)),
-                            &MultiCellScenario::Stop,
+                            &MultiCellScenario::StopWhenSettled,
                             this);
     }
     const Time stopAt = GetStopTime();
@@ -1999,7 +2120,8 @@ MultiCellScenario::CollectTotals(MultiCellResult& result) const
         complete = true;
         for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
         {
-            complete = complete && (!rec.started || !std::isnan(rec.restoredDelay));
+            complete = complete && (!rec.started || !std::isnan(rec.restoredDelay) ||
+                                    rec.outcome == EdgeLlmHandoverRecord::CANCELLED);
         }
     }
     result.complete = complete && handoverSent == handoverReceived;
@@ -2039,7 +2161,18 @@ MultiCellScenario::CollectOutputs(MultiCellResult& result, const std::string& mo
 {
     result.handoverCsv = m_stats->GetCsv();
     result.ueDelay = m_stats->SummarizeUeDelay();
-    result.everyRestored = m_stats->SummarizeRestoredDelay();
+    // Over the handovers started and not cancelled (a superseded one has no restore of its
+    // own), the unrestored ones counted as unknown.
+    std::vector<double> restored;
+    for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
+    {
+        if (rec.started && rec.outcome != EdgeLlmHandoverRecord::CANCELLED)
+        {
+            restored.push_back(rec.restoredDelay);
+        }
+    }
+    result.everyRestored = EdgeLlmDelaySummary::OfKnown(restored);
+    result.tracePlanMisses = m_counters->tracePlanMisses;
     result.preTransfer = m_stats->GetPreTransferTotals();
     CollectImplied(result);
     if (m_monitor)

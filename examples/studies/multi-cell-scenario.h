@@ -516,14 +516,18 @@ struct MultiCellResult
     /// Restored vs planned delay over the UEs that have both (EdgeLlmUeResult's
     /// restoredDelay - predictedDelay; ImpactHO's have no plan)
     EdgeLlmPredictionError predictionError;
-    /// Target-side delay over every handover restored (a UE of a trace hands over several
-    /// times; the per-UE summaries above take its first)
+    /// Target-side delay over every handover started and not cancelled (OfKnown: count the
+    /// restored ones, unknown the others; a UE of a trace hands over several times, the per-UE
+    /// summaries above take its first)
     EdgeLlmDelaySummary everyRestored;
     /// Mobility "trace": the handover instants the trace implies (the strongest cell
     /// changes) against the RRC's: per handover started, its start minus the implied instant
     /// of the same UE and target nearest to it, s (OfKnown; empty without a trace)
     EdgeLlmDelaySummary impliedOffset;
     uint32_t impliedHandovers{0}; //!< Mobility "trace": strongest-cell changes of every UE
+    /// Mobility "trace": scripted handovers not requested as announced (the UE was not at
+    /// the announced source: an earlier handover failed or was still pending)
+    uint32_t tracePlanMisses{0};
     /// Mobility "trace": every handover started, where its vehicle was
     std::vector<TraceHandoverPoint> tracePoints;
     /// Mobility "trace": handovers started with no implied change of the same UE and target
@@ -759,6 +763,9 @@ class MultiCellScenario
      * \param r the UE's result
      */
     static void FillFromRecord(const EdgeLlmHandoverRecord& rec, EdgeLlmUeResult& r);
+    /// A trace's stop rule, from its end: Stop() once no handover started is pending, else
+    /// again in 10 ms (GetStopTime bounds it)
+    void StopWhenSettled();
     /// Simulate's first step: the stop rule (every UE resumed, or GetStopTime()), the
     /// progress line, Simulator::Run()
     void RunToStop();
@@ -794,6 +801,26 @@ class MultiCellScenario
     /// BuildUes for mobility "trace": one UE per vehicle, its home site the strongest cell
     /// where it enters, its scripted handovers the strongest-cell changes (m_implied).
     void BuildTraceUes();
+    /// A trace UE's first handover at the earliest (its session under way), s: as DrawUes'
+    /// warm-up for one UE after \p promptAt, or handoverLead after it if longer
+    double TraceReadyTime(double promptAt) const;
+    /// BuildTraceUes' step: UE \p i's implied handovers as its scripted ones (handover
+    /// "script"), each between peers. \throws std::invalid_argument for a non-peer pair
+    void AddTraceHandovers(uint32_t i);
+    /**
+     * \brief A trace UE's scripted handover from site \p from to \p to, at its instant:
+     *        requested if the UE is at \p from and no handover of it is under way; while
+     *        one is, tried again every 10 ms until \p deadline; else (not where the trace put
+     *        it) the announced source's batch goes on without it, and it is handed over
+     *        from where it is, unannounced (MultiCellResult::tracePlanMisses counts these).
+     * \param i the UE's index
+     * \param from the announced source site
+     * \param to the target site
+     * \param deadline the last instant to wait for the previous handover to end
+     */
+    void RequestTraceHandover(uint32_t i, uint32_t from, uint32_t to, Time deadline);
+    /// \return whether sites \p a and \p b have an X2/Xn (and KV) link between them
+    bool ArePeers(uint32_t a, uint32_t b) const;
     /// Received power of site \p site's cell at \p position, dBm: its transmit power less
     /// the path loss the RAN's model gives (a copy of it built from the config)
     double RxPowerDbm(uint32_t site, const Vector& position) const;

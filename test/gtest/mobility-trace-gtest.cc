@@ -85,10 +85,11 @@ TEST(MobilityTrace, PositionsEntriesAndLeavesByHand)
     EXPECT_NEAR(t.GetPosition(0, 20).x, 560, 1e-9);
     EXPECT_DOUBLE_EQ(t.GetPosition(1, 1.9).x, 500);
     EXPECT_DOUBLE_EQ(t.GetPosition(1, 6).x, 300);
-    // Without the activity file: from the first setdest to the last.
+    // Without the activity file: from the first setdest until it arrives (vehicle 1: 300 m
+    // at 50 m/s from 2 s).
     const MobilityTrace bare = MobilityTrace::Read(DATA + "two-vehicles.ns2", "");
     EXPECT_DOUBLE_EQ(bare.Get(1).enter, 2.0);
-    EXPECT_DOUBLE_EQ(bare.Get(1).leave, 2.0);
+    EXPECT_DOUBLE_EQ(bare.Get(1).leave, 8.0);
 }
 
 TEST(MobilityTrace, StrongestCellChangesByHand)
@@ -204,7 +205,17 @@ TEST(MobilityTrace, RefusedWithTheirLine)
     EXPECT_EQ(ErrorOf([&] { FromText(TWO_NODES + "$ns_ at 0 \"$node_(0) setdest 5 5 0\"\n"); }),
               "");
     EXPECT_EQ(ErrorOf([&] { FromText(TWO_NODES + "$ns_ at -1 \"$node_(0) setdest 5 5 0\"\n"); }),
-              "m.ns2:6: time must be in [0, 86400] s, got -1");
+              "m.ns2:6: time must be in [0, 3600] s, got -1");
+    // Coordinates within 1e6 m, arrivals by 3600 s: both sides.
+    EXPECT_EQ(ErrorOf([&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 1e6 0 1e4\"\n"); }),
+              "");
+    EXPECT_EQ(
+        ErrorOf([&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 1.1e6 0 1e4\"\n"); }),
+        "m.ns2:6: x must be in [-1e+06, 1e+06] m, got 1.1e6");
+    EXPECT_NE(ErrorOf([&] {
+                  FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 1e6 0 1\"\n");
+              }).find("m.ns2:6: $node_(0) would arrive at 1000001 s"),
+              std::string::npos);
     // Node numbers 0..n-1 without a gap.
     EXPECT_NE(ErrorOf([&] {
                   FromText("$node_(1) set X_ 1\n$node_(1) set Y_ 1\n");
@@ -228,13 +239,14 @@ TEST(MobilityTrace, ActivityRefusedWithTheirLine)
                   FromText(moves, "$ns_ at 1 \"$g(0) start\"\n");
               }).find("$node_(1) never enters"),
               std::string::npos);
-    // SUMO writes "stop" at 0 for a vehicle still driving at the end: present until its
-    // last setdest.
+    // A "stop" at 0 (SUMO's for a vehicle still driving at the end) and no stop: present
+    // until it arrives (vehicle 0: (0, 0) to (5, 5) at 1 m/s from 1 s; vehicle 1 from (11, 0)
+    // at 1 s).
     const MobilityTrace t = FromText(moves,
                                      "$ns_ at 0.5 \"$g(0) start\"\n$ns_ at 0 \"$g(0) "
                                      "stop\"\n$ns_ at 1 \"$g(1) start\"\n");
-    EXPECT_DOUBLE_EQ(t.Get(0).leave, 1.0);
-    EXPECT_DOUBLE_EQ(t.Get(1).leave, 1.0);
+    EXPECT_DOUBLE_EQ(t.Get(0).leave, 1 + std::sqrt(50.0));
+    EXPECT_DOUBLE_EQ(t.Get(1).leave, 1 + std::sqrt(61.0));
 }
 
 /// A site file with \p rows after the header.
