@@ -1502,7 +1502,7 @@ MultiCellScenario::InstallApps(const std::string& schedulerType)
         {
             // A trace's vehicle gone before its prompt: an application that never starts
             // (ns-3 starts an Application at its start time even after its stop time).
-            m_ueApps.Get(i)->SetStartTime(Time::Max() / 2);
+            m_ueApps.Get(i)->SetStartTime(TimeStep(Time::Max().GetTimeStep() / 2));
             continue;
         }
         m_ueApps.Get(i)->SetStartTime(m_ues[i].promptAt);

@@ -34,15 +34,27 @@ for arg in "$@"; do
     --depart=*) depart=${arg#*=} ;;
     --period=*) period=${arg#*=} ;;
     --outputDir=*) out=${arg#*=} ;;
+    --seed | --depart | --period | --outputDir)
+      echo "error: $arg needs a value: $arg=VALUE" >&2
+      exit 2
+      ;;
     *) study+=("$arg") ;;
   esac
 done
-for value in "$seed" "$depart" "$period"; do
-  if ! [[ "$value" =~ ^[0-9]+$ ]] || [ "$value" -lt 1 ] || [ "$value" -gt 3600 ]; then
-    echo "error: --seed, --depart and --period must be whole numbers in [1, 3600], got '$value'" >&2
+for option in seed depart period; do
+  value=${!option}
+  if ! [[ "$value" =~ ^[0-9]{1,4}$ ]] || [ "$value" -lt 1 ] || [ "$value" -gt 3600 ]; then
+    echo "error: --$option must be a whole number in [1, 3600], got '$value'" >&2
     exit 2
   fi
 done
+# randomTrips departs a vehicle every period s in [0, depart): at most 100 (the study's limit).
+vehicles=$(((depart + period - 1) / period))
+if [ "$vehicles" -gt 100 ]; then
+  echo "error: --depart / --period = $depart / $period gives $vehicles vehicles; the study takes" \
+    "at most 100 (every one may be in one cell): raise --period or lower --depart" >&2
+  exit 2
+fi
 export SUMO_HOME=${SUMO_HOME:-/usr/share/sumo}
 for tool in netgenerate sumo; do
   if ! command -v "$tool" > /dev/null; then
@@ -63,7 +75,10 @@ if [ ! -x "$bin/edge-llm-backhaul-study" ]; then
 fi
 
 city=$out/sumo
-mkdir -p "$city"
+if ! mkdir -p "$city" 2> /dev/null || [ ! -w "$city" ]; then
+  echo "error: --outputDir: cannot write to '$out'" >&2
+  exit 2
+fi
 step() { # a SUMO step, quiet unless it fails
   if ! "$@" > "$city/step.log" 2>&1; then
     cat "$city/step.log" >&2
