@@ -2,6 +2,7 @@
  * SPDX-License-Identifier: GPL-2.0-only
  */
 #include "../examples/studies/multi-cell-scenario.h"
+#include "../examples/studies/road-handover-scenario.h"
 #include "edge-llm-study-checks.h"
 #include "edge-llm-test-util.h"
 
@@ -99,6 +100,51 @@ class TraceScriptTestCase : public TestCase
         NS_TEST_EXPECT_MSG_GT_OR_EQ(r.impliedOffset.mean, 2e-4, "an X2 round trip");
         NS_TEST_EXPECT_MSG_LT(r.impliedOffset.worst, 5e-4, "an X2 round trip");
         NS_TEST_EXPECT_MSG_EQ_TOL(r.ues[1].promptTime, 2.0, 1e-9, "vehicle 1's prompt");
+    }
+};
+
+/// The road preset (the main job) on a trace: test/data/trace/road-both-ways, whose
+/// strongest-cell changes are computed by hand in the file's comments (vehicle 0 to the BS
+/// at 300 m at 3.5 s and back at 10 s; vehicle 1, entering at 1 s, to the BS at 0 at 5 s).
+class TraceRoadTestCase : public TestCase
+{
+  public:
+    TraceRoadTestCase()
+        : TestCase("road on a trace: every handover both ways at its hand-computed instant")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RoadHandoverConfig cfg;
+        cfg.mobilityTrace = RepoFile("test/data/trace/road-both-ways.ns2");
+        cfg.mobilityActivity = RepoFile("test/data/trace/road-both-ways.activity");
+        cfg.road.contextMin = 100;
+        cfg.road.contextMax = 200;
+        cfg.tokensAfterHandover = 50;
+        const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, "ns3::CtHoScheduler");
+        NS_TEST_ASSERT_MSG_EQ(r.ues.size(), 2, "one UE per vehicle, not numUes");
+        NS_TEST_EXPECT_MSG_EQ(r.impliedHandovers, 3, "three changes");
+        NS_TEST_EXPECT_MSG_EQ(r.handovers, 3, "every handover, both ways");
+        NS_TEST_EXPECT_MSG_EQ(r.everyRestored.count, 3, "each restored");
+        NS_TEST_EXPECT_MSG_EQ(r.unimpliedHandovers, 0, "each at an implied change");
+        NS_TEST_ASSERT_MSG_EQ(r.tracePoints.size(), 3, "three handover points");
+        const double at[] = {3.5, 5.0, 10.0}; // x = 150 m, by hand
+        for (std::size_t i = 0; i < 3; ++i)
+        {
+            // Started one X2 round trip (2 x 100 us) after the implied instant, at x = 150 m.
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(r.tracePoints[i].time, at[i] + 2e-4, "after the RTT");
+            NS_TEST_EXPECT_MSG_LT(r.tracePoints[i].time, at[i] + 5e-4, "handover " << i);
+            NS_TEST_EXPECT_MSG_EQ_TOL(r.tracePoints[i].x, 150, 0.02, "at the midpoint " << i);
+        }
+        NS_TEST_EXPECT_MSG_EQ(r.batches.size(), 3, "one batch per handover, seconds apart");
+        NS_TEST_EXPECT_MSG_EQ(r.kvBytesSent, r.kvBytesReceived, "every byte, both ways");
+        NS_TEST_EXPECT_MSG_GT(r.kvBytesSent, 0, "ctHO transfers part of each cache");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(r.simulatedSeconds, 13.5, "the run lasts the trace");
+        NS_TEST_EXPECT_MSG_EQ(r.complete, true, "every handover restored");
+        NS_TEST_EXPECT_MSG_EQ(std::isnan(r.clairvoyantWorst), true, "no flow-level replay");
+        NS_TEST_EXPECT_MSG_EQ(std::isnan(r.measuredWorst), false, "over the UEs that moved");
     }
 };
 
@@ -394,6 +440,7 @@ class EdgeLlmTraceTestSuite : public TestSuite
         AddTestCase(new TraceSitePowerTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceScriptTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceA3TestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TraceRoadTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceAnnounceLeadTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceRanLimitsTestCase(), EDGE_LLM_TEST_QUICK);
     }

@@ -84,7 +84,7 @@ struct StudyRawOptions
     double promptTimeMs = 0;                                   //!< --promptTimeMs, ms
     double handoverLeadMs = 0;                                 //!< --handoverLeadMs, ms
     double monitorIntervalMs = 10;                             //!< --monitorIntervalMs, ms
-    double traceMinDwellMs = 500;                              //!< --traceMinDwellMs, ms
+    TraceOptions trace; //!< --mobilityTrace, --mobilityActivity, --traceMinDwellMs
 };
 
 /**
@@ -188,19 +188,7 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
                      "Sites from a CSV file with the header id,x,y,height,txPowerDbm (sets "
                      "--layout=file; the file's rows replace --numSites and --interSiteDistance)",
                      cfg.siteFile);
-    options.AddValue("mobilityTrace",
-                     "Vehicles from an ns-2 mobility trace (SUMO traceExporter.py "
-                     "--ns2mobility-output): one UE per vehicle, replacing --uesPerSite, --speed, "
-                     "--roads and --platoonSpreadMs; the run lasts as long as the trace",
-                     cfg.mobilityTrace);
-    options.AddValue("mobilityActivity",
-                     "With --mobilityTrace: its activity file (--ns2activity-output: when each "
-                     "vehicle enters and leaves)",
-                     cfg.mobilityActivity);
-    options.AddValue("traceMinDwellMs",
-                     "With --mobilityTrace: a change of the strongest cell is a handover only if "
-                     "the new cell stays the strongest this long, ms",
-                     raw.traceMinDwellMs);
+    raw.trace.Add(options, {"uesPerSite", "speed", "roads", "platoonSpreadMs"});
     options.AddValue("interSiteDistance",
                      "Distance between neighbour sites, m",
                      cfg.interSiteDistance);
@@ -348,52 +336,31 @@ SetTimes(const StudyRawOptions& raw, MultiCellConfig& cfg)
 bool
 SetFileInputs(int argc, char* argv[], const StudyRawOptions& raw, MultiCellConfig& cfg)
 {
-    auto given = [argc, argv](const std::string& option) {
-        for (int i = 1; i < argc; ++i)
-        {
-            const std::string a = argv[i];
-            if (a == "--" + option || a.rfind("--" + option + "=", 0) == 0)
-            {
-                return true;
-            }
-        }
-        return false;
-    };
-    const std::pair<const char*, std::vector<const char*>> replaced[] = {
-        {"siteFile", {"numSites", "interSiteDistance"}},
-        {"mobilityTrace", {"uesPerSite", "speed", "roads", "platoonSpreadMs"}}};
-    for (const auto& [file, options] : replaced)
+    for (const char* option : {"numSites", "interSiteDistance"})
     {
-        for (const char* option : options)
+        if (!cfg.siteFile.empty() && OptionGiven(argc, argv, option))
         {
-            if (given(file) && given(option))
-            {
-                std::cerr << "error: --" << option << " means nothing with --" << file
-                          << ", which replaces it; leave it out" << std::endl;
-                return false;
-            }
+            std::cerr << "error: --" << option
+                      << " means nothing with --siteFile, which replaces it; leave it out"
+                      << std::endl;
+            return false;
         }
     }
-    if (given("traceMinDwellMs") && cfg.mobilityTrace.empty())
+    if (!raw.trace.Check(argc, argv, std::cerr))
     {
-        std::cerr << "error: --traceMinDwellMs means nothing without --mobilityTrace" << std::endl;
         return false;
     }
-    if (!cfg.siteFile.empty() && !given("layout"))
+    if (!cfg.siteFile.empty() && !OptionGiven(argc, argv, "layout"))
     {
         cfg.layout = "file";
     }
+    cfg.mobilityTrace = raw.trace.trace;
+    cfg.mobilityActivity = raw.trace.activity;
+    cfg.traceMinDwell = raw.trace.MinDwell();
     if (!cfg.mobilityTrace.empty())
     {
         cfg.mobility = "trace";
     }
-    if (!(raw.traceMinDwellMs >= 0 && raw.traceMinDwellMs <= 6e4))
-    {
-        std::cerr << "error: --traceMinDwellMs must be in [0, 60000] ms, got "
-                  << raw.traceMinDwellMs << std::endl;
-        return false;
-    }
-    cfg.traceMinDwell = NanoSeconds(std::llround(raw.traceMinDwellMs * 1e6));
     return true;
 }
 
@@ -911,24 +878,9 @@ StudyTables::PrintNotes(const std::string& name, const MultiCellResult& r)
                           : std::string())
                   << "\n";
     }
-    if (r.impliedHandovers > 0 || r.impliedOffset.count > 0)
+    if (const std::string trace = r.DescribeTraceHandovers(); !trace.empty())
     {
-        // A mobility trace: every handover (a vehicle hands over several times), and how far
-        // the RRC's were from the instants the trace implies.
-        std::cout << "        " << name << " every handover: " << r.handovers << " started ("
-                  << r.impliedHandovers << " implied by the trace"
-                  << (r.tracePlanMisses > 0
-                          ? ", " + std::to_string(r.tracePlanMisses) + " not as announced"
-                          : std::string())
-                  << "), " << r.everyRestored.count << " restored"
-                  << (r.everyRestored.unknown > 0
-                          ? " (" + std::to_string(r.everyRestored.unknown) + " not)"
-                          : std::string())
-                  << ", mean " << r.everyRestored.mean << " s, worst " << r.everyRestored.worst
-                  << " s; at the UE mean " << r.ueDelay.mean << " s, worst " << r.ueDelay.worst
-                  << " s; RRC start - implied instant: mean " << r.impliedOffset.mean
-                  << " s, worst " << r.impliedOffset.worst << " s over " << r.impliedOffset.count
-                  << " (" << r.unimpliedHandovers << " not implied)\n";
+        std::cout << "        " << name << " " << trace << "\n";
     }
     if (r.accuracyUes > 0)
     {

@@ -614,6 +614,80 @@ OptionMessage(const std::string& message, ScenarioProgram program)
 }
 
 bool
+OptionGiven(int argc, char* argv[], const std::string& name)
+{
+    for (int i = 1; i < argc; ++i)
+    {
+        const std::string a = argv[i];
+        if (a == "--" + name || a.rfind("--" + name + "=", 0) == 0)
+        {
+            return true;
+        }
+    }
+    return false;
+}
+
+void
+TraceOptions::Add(ProgramOptions& options, const std::vector<std::string>& replacedOptions)
+{
+    replaced = replacedOptions;
+    std::string replaces;
+    for (std::size_t i = 0; i < replaced.size(); ++i)
+    {
+        replaces += (i == 0 ? "--" : i + 1 == replaced.size() ? " and --" : ", --") + replaced[i];
+    }
+    options.AddValue("mobilityTrace",
+                     "Vehicles from an ns-2 mobility trace (SUMO traceExporter.py "
+                     "--ns2mobility-output): one UE per vehicle, replacing " +
+                         replaces + "; the run lasts as long as the trace",
+                     trace);
+    options.AddValue("mobilityActivity",
+                     "With --mobilityTrace: its activity file (--ns2activity-output: when each "
+                     "vehicle enters and leaves)",
+                     activity);
+    options.AddValue("traceMinDwellMs",
+                     "With --mobilityTrace: a change of the strongest cell is a handover only if "
+                     "the new cell stays the strongest this long, ms",
+                     minDwellMs);
+}
+
+bool
+TraceOptions::Check(int argc, char* argv[], std::ostream& err) const
+{
+    for (const std::string& option : replaced)
+    {
+        if (!trace.empty() && OptionGiven(argc, argv, option))
+        {
+            err << "error: --" << option
+                << " means nothing with --mobilityTrace, which replaces it; leave it out"
+                << std::endl;
+            return false;
+        }
+    }
+    for (const char* option : {"mobilityActivity", "traceMinDwellMs"})
+    {
+        if (trace.empty() && OptionGiven(argc, argv, option))
+        {
+            err << "error: --" << option << " means nothing without --mobilityTrace" << std::endl;
+            return false;
+        }
+    }
+    if (!(minDwellMs >= 0 && minDwellMs <= 6e4))
+    {
+        err << "error: --traceMinDwellMs must be in [0, 60000] ms, got "
+            << edgellm::FormatValue(minDwellMs) << std::endl;
+        return false;
+    }
+    return true;
+}
+
+Time
+TraceOptions::MinDwell() const
+{
+    return NanoSeconds(std::llround(minDwellMs * 1e6));
+}
+
+bool
 CheckTimeOptions(double backhaulDelayUs, double batchPeriodMs, std::ostream& err)
 {
     if (!(backhaulDelayUs >= 0 && backhaulDelayUs <= 1e6))

@@ -12,6 +12,7 @@
 #include "ns3/command-line.h"
 #include "ns3/edge-llm-compat.h"
 #include "ns3/handover-scheme-registry.h"
+#include "ns3/nstime.h"
 
 #include <functional>
 #include <limits>
@@ -342,6 +343,53 @@ class ProgramOptions
 
     CommandLine& m_cmd;                      //!< The program's CommandLine
     std::map<std::string, Check_t> m_checks; //!< Option name -> its value check
+};
+
+/**
+ * \ingroup edge-llm
+ * \param argc the command line's argument count
+ * \param argv the command line
+ * \param name an option's name, without dashes
+ * \return whether the command line gives it (--name or --name=value)
+ */
+bool OptionGiven(int argc, char* argv[], const std::string& name);
+
+/**
+ * \ingroup edge-llm
+ * \brief The mobility-trace options of the programs that take one (the road's main jobs,
+ *        the backhaul study), declared and checked once: --mobilityTrace (an ns-2 trace as
+ *        SUMO's traceExporter.py writes it), --mobilityActivity (its activity file) and
+ *        --traceMinDwellMs, [0, 60000] ms. The program moves them into its config's knobs of
+ *        the same names (ScenarioCommonConfig) after Check().
+ */
+struct TraceOptions
+{
+    std::string trace;                 //!< --mobilityTrace ("": none)
+    std::string activity;              //!< --mobilityActivity ("": none)
+    double minDwellMs{500};            //!< --traceMinDwellMs, ms
+    std::vector<std::string> replaced; //!< The options the trace replaces, without dashes
+
+    /**
+     * \brief Register the three options.
+     * \param options the program's options
+     * \param replacedOptions the program's options that the trace replaces, without dashes
+     *        (the help names them; Check() refuses them with a trace)
+     */
+    void Add(ProgramOptions& options, const std::vector<std::string>& replacedOptions);
+
+    /**
+     * \brief Refuse, with one line naming the option: any option the trace replaces given
+     *        with --mobilityTrace (it would mean nothing); --mobilityActivity or
+     *        --traceMinDwellMs without it; a dwell outside [0, 60000] ms.
+     * \param argc the command line's argument count
+     * \param argv the command line
+     * \param err where the one-line "error: ..." goes
+     * \return false after writing it
+     */
+    bool Check(int argc, char* argv[], std::ostream& err) const;
+
+    /// \return --traceMinDwellMs as a Time (after Check(): in range)
+    Time MinDwell() const;
 };
 
 } // namespace ns3

@@ -75,6 +75,23 @@ ProgramName(const std::string& programFile)
     return std::filesystem::path(programFile).stem().string();
 }
 
+/// \return the banner's and the plot title's UEs: "K UEs" or the trace's vehicles
+std::string
+UesText(const RoadHandoverConfig& cfg)
+{
+    return cfg.mobilityTrace.empty() ? std::to_string(cfg.road.numUes) + " UEs"
+                                     : "the vehicles of " + cfg.mobilityTrace + " (one UE each)";
+}
+
+/// \return the banner's and the plot title's contexts: "contexts Unif[a, b]" at the handover,
+///         or with a mobility trace the prompts' "prompts Unif[a, b]"
+std::string
+ContextsText(const RoadHandoverConfig& cfg)
+{
+    return (cfg.mobilityTrace.empty() ? "contexts Unif[" : "prompts Unif[") +
+           std::to_string(cfg.road.contextMin) + ", " + std::to_string(cfg.road.contextMax) + "]";
+}
+
 /// An attribute's value as its checker writes it (an enum's name, e.g. "Tcp").
 std::string
 AttributeText(Ptr<Object> object, const std::string& attribute)
@@ -112,6 +129,7 @@ struct RawOptions
     double batchPeriodMs{0};             //!< --batchPeriodMs
     uint32_t backhaulMtu{0};             //!< --backhaulMtu
     double lookaheadMs{0};               //!< --lookaheadMs
+    TraceOptions trace;                  //!< --mobilityTrace, --mobilityActivity, --traceMinDwellMs
 };
 
 /**
@@ -138,11 +156,13 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
     options.AddValue("startMax", "UE start position, upper bound, m", cfg.road.startMax);
     options.AddValue("speed", "UE speed, m/s", cfg.road.speed);
     options.AddRangedValue("contextMin",
-                           "Context at the handover, lower bound, tokens",
+                           "Context at the handover, lower bound (with --mobilityTrace: the "
+                           "prompt's), tokens",
                            cfg.road.contextMin,
                            edgellm::ContextTokensRange());
     options.AddRangedValue("contextMax",
-                           "Context at the handover, upper bound (C_max), tokens",
+                           "Context at the handover, upper bound (C_max; with --mobilityTrace: "
+                           "the prompt's), tokens",
                            cfg.road.contextMax,
                            edgellm::ContextTokensRange());
     options.AddValue("allowBeyondContextWindow",
@@ -202,6 +222,7 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
                      "Warm-up: prefill the prompts one after another on the source's GPU "
                      "(road time 0 grows with numUes) instead of taking them as prefilled",
                      cfg.warmupOnGpu);
+    raw.trace.Add(options, {"numUes", "startMin", "startMax", "speed", "boundary", "warmupOnGpu"});
     options.AddValue("outputDir", "Where handover-delays.csv goes", o.outputDir);
     options.AddValue("pcap", text.pcap, o.pcap);
 }
@@ -334,10 +355,13 @@ ParseOptions(int argc,
         return 2;
     }
     cmd.Parse(argc, argv);
-    if (!CheckRawOptions(raw, o.cfg))
+    if (!CheckRawOptions(raw, o.cfg) || !raw.trace.Check(argc, argv, std::cerr))
     {
         return 2;
     }
+    o.cfg.mobilityTrace = raw.trace.trace;
+    o.cfg.mobilityActivity = raw.trace.activity;
+    o.cfg.traceMinDwell = raw.trace.MinDwell();
     try
     {
         o.schemes = HandoverSchemeRegistry::ParseList(raw.schemes, OnTheRoad);
@@ -429,6 +453,10 @@ PrintRunTotals(const HandoverScheme& scheme, const RoadHandoverResult& r)
                                            "  [LOST: see the SessionLost trace]"
                                      : std::string())
               << (r.complete ? "" : "  [INCOMPLETE: some UE never resumed]") << "\n";
+    if (const std::string trace = r.DescribeTraceHandovers(); !trace.empty())
+    {
+        std::cout << "  " << trace << "\n"; // a UE's first handover in the table below
+    }
     // Every batch's prefill length L (online handovers make several batches).
     if (r.batches.empty())
     {
@@ -530,6 +558,13 @@ PrintWorstUser(const HandoverScheme& scheme, const RoadHandoverResult& r)
         }
         std::cout << "\n  " << r.predictionError.Describe() << "\n";
     }
+    if (std::isnan(r.clairvoyantWorst))
+    {
+        std::cout << "  flow level: n/a on a mobility trace (handovers both ways, several per "
+                     "UE)\n";
+        std::cout.unsetf(std::ios::fixed);
+        return;
+    }
     std::cout << "  flow level on these handovers: this policy"
               << (scheme.wrapsInner ? " (without pre-transfer) " : " ")
               << (std::isnan(r.fluidWorst) ? std::string("n/a (no flow-level model)")
@@ -552,8 +587,11 @@ PrintWorstUser(const HandoverScheme& scheme, const RoadHandoverResult& r)
 void
 PrintComparison(const RoadOptions& o, const std::vector<RoadHandoverResult>& results)
 {
-    std::cout << "\nschemes by measured (UE-side) delay, worst / mean over " << o.cfg.road.numUes
-              << " UEs:" << std::fixed << std::setprecision(4);
+    const bool trace = !o.cfg.mobilityTrace.empty();
+    std::cout << "\nschemes by measured (UE-side) delay, worst / mean over "
+              << (trace ? std::string("every handover")
+                        : std::to_string(o.cfg.road.numUes) + " UEs")
+              << ":" << std::fixed << std::setprecision(4);
     for (std::size_t i = 0; i < results.size(); ++i)
     {
         const RoadHandoverResult& r = results[i];
@@ -562,8 +600,10 @@ PrintComparison(const RoadOptions& o, const std::vector<RoadHandoverResult>& res
         {
             sum += ue.measuredDelay;
         }
-        std::cout << "  " << o.schemes[i].name << " " << TableCell(r.measuredWorst, 0) << " / "
-                  << TableCell(sum / static_cast<double>(r.ues.size()), 0) << " s";
+        const double worst = trace ? r.ueDelay.worst : r.measuredWorst;
+        const double mean = trace ? r.ueDelay.mean : sum / static_cast<double>(r.ues.size());
+        std::cout << "  " << o.schemes[i].name << " " << TableCell(worst, 0) << " / "
+                  << TableCell(mean, 0) << " s";
     }
     std::cout << std::endl;
     std::cout.unsetf(std::ios::fixed);
@@ -630,14 +670,25 @@ class RoadTables
                const RoadHandoverConfig& cfg,
                const std::string& stem) const
     {
+        const bool trace = !cfg.mobilityTrace.empty();
+        double lastUe = trace ? 1 : cfg.road.numUes; // a trace's: the highest IMSI plotted
+        for (const FigurePoint& p : m_points)
+        {
+            lastUe = trace ? std::max(lastUe, p.x) : lastUe;
+        }
         std::ostringstream title;
         title << name << ": measured handover delay per UE and scheme\\n"
-              << cfg.road.numUes << " UEs, " << cfg.model << " q = " << cfg.kvBits << ", backhaul "
+              << UesText(cfg) << ", " << cfg.model << " q = " << cfg.kvBits << ", backhaul "
               << cfg.backhaulGbps << " Gbit/s, transport " << m_protocol.transport
-              << ", layer-wise " << (m_protocol.layerwise ? "on" : "off") << "\\ncontexts U["
-              << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, "
-              << cfg.road.speed << " m/s, D_{bs} = " << cfg.bsDistance << " m, seed "
-              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun();
+              << ", layer-wise " << (m_protocol.layerwise ? "on" : "off") << "\\n"
+              << (trace ? "prompts U[" : "contexts U[") << cfg.road.contextMin << ", "
+              << cfg.road.contextMax << "] tokens, ";
+        if (!trace)
+        {
+            title << cfg.road.speed << " m/s, ";
+        }
+        title << "D_{bs} = " << cfg.bsDistance << " m, seed " << RngSeedManager::GetSeed()
+              << " run " << RngSeedManager::GetRun();
         return WriteFigure(stem,
                            m_csv.str(),
                            title.str(),
@@ -645,7 +696,7 @@ class RoadTables
                            "Measured handover delay at the UE (s)",
                            m_points,
                            {"set xtics 1",
-                            "set xrange [0.5:" + std::to_string(cfg.road.numUes) + ".5]",
+                            "set xrange [0.5:" + std::to_string(std::lround(lastUe)) + ".5]",
                             "set yrange [0:*]"});
     }
 
@@ -672,12 +723,12 @@ RunRoadHandoverExample(int argc,
     const std::string name = ProgramName(programFile);
     RoadHandoverConfig& cfg = o.cfg;
     const Protocol protocol = ReadProtocol();
-    std::cout << name << ": " << cfg.road.numUes << " UEs, " << cfg.model
-              << " at q = " << cfg.kvBits << " bits, backhaul " << cfg.backhaulGbps
-              << " Gbit/s (MTU " << cfg.backhaulMtu << ", transport " << protocol.transport
-              << ", layer-wise " << (protocol.layerwise ? "on" : "off") << "), contexts Unif["
-              << cfg.road.contextMin << ", " << cfg.road.contextMax << "] tokens, seed "
-              << RngSeedManager::GetSeed() << " run " << RngSeedManager::GetRun() << std::endl;
+    std::cout << name << ": " << UesText(cfg) << ", " << cfg.model << " at q = " << cfg.kvBits
+              << " bits, backhaul " << cfg.backhaulGbps << " Gbit/s (MTU " << cfg.backhaulMtu
+              << ", transport " << protocol.transport << ", layer-wise "
+              << (protocol.layerwise ? "on" : "off") << "), " << ContextsText(cfg)
+              << " tokens, seed " << RngSeedManager::GetSeed() << " run "
+              << RngSeedManager::GetRun() << std::endl;
     std::cout << "delays per UE: predicted_s the plan's; restored_s the target's resume minus "
                  "the handover's start; stall_s the UE's gap between its last token of the "
                  "old cell and its first of the new; measured_s that gap's excess over the "
@@ -708,6 +759,13 @@ RunRoadHandoverExample(int argc,
         PrintUeTable(r, scheme.wrapsInner);
         PrintWorstUser(scheme, r);
         tables.Add(scheme.name, r);
+        // A mobility trace: every handover's record (a vehicle hands over several times),
+        // each file whole or not at all.
+        const std::string every = o.outputDir + "/handovers-" + scheme.name + ".csv";
+        if (!cfg.mobilityTrace.empty() && !WriteFileAtomically(every, r.handoverCsv))
+        {
+            return 1;
+        }
     }
     PrintComparison(o, results);
 
@@ -717,7 +775,11 @@ RunRoadHandoverExample(int argc,
     {
         return 1;
     }
-    std::cout << "\nwrote " << stem << ".csv and " << stem << ".png" << std::endl;
+    std::cout << "\nwrote " << stem << ".csv and " << stem << ".png"
+              << (cfg.mobilityTrace.empty() ? std::string()
+                                            : " (each UE's first handover; every handover: " +
+                                                  o.outputDir + "/handovers-<scheme>.csv)")
+              << std::endl;
     return std::all_of(results.begin(),
                        results.end(),
                        [](const RoadHandoverResult& r) { return r.complete; })

@@ -47,6 +47,7 @@
 #include <cmath>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -2319,6 +2320,29 @@ MultiCellScenario::AddBoundDetails(EdgeLlmUeResult& r) const
         // ImpactHO's starvation: the share stayed below the concavity anchor tau.
         r.starved = r.receivedFraction < utility.inflection;
     }
+}
+
+std::string
+MultiCellResult::DescribeTraceHandovers() const
+{
+    if (impliedHandovers == 0 && impliedOffset.count == 0)
+    {
+        return "";
+    }
+    std::ostringstream os;
+    os << "every handover: " << handovers << " started (" << impliedHandovers
+       << " implied by the trace"
+       << (tracePlanMisses > 0 ? ", " + std::to_string(tracePlanMisses) + " not as announced"
+                               : std::string())
+       << "), " << everyRestored.count << " restored"
+       << (everyRestored.unknown > 0 ? " (" + std::to_string(everyRestored.unknown) + " not)"
+                                     : std::string())
+       << std::fixed << std::setprecision(4) << ", mean " << everyRestored.mean << " s, worst "
+       << everyRestored.worst << " s; at the UE mean " << ueDelay.mean << " s, worst "
+       << ueDelay.worst << " s; RRC start - implied instant: mean " << std::setprecision(2)
+       << 1e3 * impliedOffset.mean << " ms, worst " << 1e3 * impliedOffset.worst << " ms over "
+       << impliedOffset.count << " (" << unimpliedHandovers << " not implied)";
+    return os.str();
 }
 
 MultiCellResult

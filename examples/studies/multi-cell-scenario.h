@@ -104,6 +104,28 @@ struct ScenarioCommonConfig
     /// Online handovers: the sources plan with arrivals predicted from each UE's position
     /// and velocity along its road (HandoverScheduler Lookahead sets how far ahead)
     bool predictArrivals{false};
+    // Vehicles from a mobility trace (the road and the engine: mobility "trace")
+    /// An ns-2 mobility trace (MobilityTrace; SUMO's traceExporter.py
+    /// --ns2mobility-output); "": none. The engine reads it with mobility "trace"; the road
+    /// (RoadHandoverConfig) takes its vehicles instead of its drawn UEs. Each vehicle is a UE
+    /// attached to the strongest cell where it enters; it sends its prompt when it enters
+    /// (promptTime at the earliest) and its application stops when it leaves; with handover
+    /// "script" every change of its strongest cell (MobilityTrace::StrongestCellChanges, with the
+    /// RAN's path loss) is requested then and announced to its source; the run lasts until the last
+    /// vehicle leaves (maxSimTime overrides)
+    std::string mobilityTrace;
+    /// Mobility "trace": its activity file (--ns2activity-output: when each vehicle enters
+    /// and leaves); "": each vehicle is present from its first setdest to its last
+    std::string mobilityActivity;
+    /// Mobility "trace": a change of the strongest cell counts as a handover only if the new
+    /// cell stays the strongest this long, [0, 60 s]
+    Time traceMinDwell{MilliSeconds(500)};
+    /// Mobility "trace", handover "script": each handover is announced to its source
+    /// (ExpectHandover) this long before it, (0, 60 s]; the handovers of one source to one
+    /// target announced when the first of them starts form its batch, so this bounds how far
+    /// apart a batch's handovers are (announced all at once, a trace's would form batches
+    /// spanning minutes, each member waiting for the last)
+    Time traceAnnounceLead{Seconds(1)};
 };
 
 /**
@@ -188,26 +210,6 @@ struct MultiCellConfig : ScenarioCommonConfig
     /// in the layout's bounding box), "gauss-markov" (GaussMarkov in that box) or "trace"
     /// (mobilityTrace: one UE per vehicle, uesPerSite not read)
     std::string mobility{"road"};
-    /// Mobility "trace": an ns-2 mobility trace (MobilityTrace; SUMO's traceExporter.py
-    /// --ns2mobility-output). Each vehicle is a UE attached to the strongest cell where it
-    /// enters; it sends its prompt when it enters (promptTime at the earliest) and its
-    /// application stops when it leaves; with handover "script" every change of its strongest
-    /// cell (MobilityTrace::StrongestCellChanges, with the RAN's path loss) is requested then
-    /// and announced to its source; the run lasts until the last vehicle leaves (maxSimTime
-    /// overrides)
-    std::string mobilityTrace;
-    /// Mobility "trace": its activity file (--ns2activity-output: when each vehicle enters
-    /// and leaves); "": each vehicle is present from its first setdest to its last
-    std::string mobilityActivity;
-    /// Mobility "trace": a change of the strongest cell counts as a handover only if the new
-    /// cell stays the strongest this long, [0, 60 s]
-    Time traceMinDwell{MilliSeconds(500)};
-    /// Mobility "trace", handover "script": each handover is announced to its source
-    /// (ExpectHandover) this long before it, (0, 60 s]; the handovers of one source to one
-    /// target announced when the first of them starts form its batch, so this bounds how far
-    /// apart a batch's handovers are (announced all at once, a trace's would form batches
-    /// spanning minutes, each member waiting for the last)
-    Time traceAnnounceLead{Seconds(1)};
     double speed{20}; //!< UE speed (random-waypoint, gauss-markov: the mean), m/s
     /// "script" (handovers requested at the boundary crossing and announced to the source:
     /// needs mobility "road"), "A3-RSRP" or "A2-A4-RSRQ" (the RRC's algorithm decides), or
@@ -538,6 +540,15 @@ struct MultiCellResult
     uint32_t replannedTransfers{0};
     std::string monitorCsv;       //!< BackhaulMonitor::GetCsv() ("" without a monitor)
     std::string monitorTotalsCsv; //!< BackhaulMonitor::GetTotalsCsv() ("" without one)
+
+    /**
+     * \brief Mobility "trace": one line on every handover (a vehicle hands over several
+     *        times) and how far the RRC's were from the instants the trace implies.
+     * \return "every handover: N started (M implied by the trace), K restored, mean .. s,
+     *         worst .. s; at the UE mean .. s, worst .. s; RRC start - implied instant: ...";
+     *         "" without a trace
+     */
+    std::string DescribeTraceHandovers() const;
 };
 
 /**

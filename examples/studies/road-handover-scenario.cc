@@ -22,9 +22,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <map>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 
 namespace ns3
@@ -169,7 +171,10 @@ RoadHandoverConfig::Validate() const
             "announced) or a handover algorithm TypeId, e.g. ns3::A3RsrpHandoverAlgorithm, "
             "got '" +
                 handoverAlgorithm + "'");
-    if (ran == "lte" || ran == "nr")
+    require(mobilityTrace.empty() || !handoverDisabled,
+            "handoverDisabled: the trace's vehicles hand over wherever the trace takes them; "
+            "leave out mobilityTrace or handoverDisabled");
+    if ((ran == "lte" || ran == "nr") && mobilityTrace.empty())
     {
         // Each RACH/SRS knob as given (0: automatic) by its owner, then the dedicated
         // preambles' capacity for the crossings the draw gives (LteEnbMac or NrGnbMac).
@@ -236,6 +241,21 @@ RoadHandoverConfig::GetEngineConfig() const
     // serves it again): the road's run is over.
     e.streamTokens = streamTokens;
     e.failedHandoverDone = true;
+    if (!mobilityTrace.empty())
+    {
+        // The trace's vehicles replace the draw: the engine's trace mobility on the road's
+        // two sites, each vehicle's prompt drawn in [contextMin, contextMax] and prefilled
+        // on its home GPU when it enters, the RACH and SRS as given or the engine's
+        // defaults (sized for every vehicle in one cell), the run as long as the trace.
+        const MultiCellConfig defaults;
+        e.mobility = "trace";
+        e.promptMin = road.contextMin;
+        e.promptMax = road.contextMax;
+        e.prefillPromptsOnGpu = true;
+        e.raPreambles = raPreambles > 0 ? raPreambles : defaults.raPreambles;
+        e.preambleTransMax = preambleTransMax > 0 ? preambleTransMax : defaults.preambleTransMax;
+        e.srsPeriodicity = srsPeriodicity > 0 ? srsPeriodicity : defaults.srsPeriodicity;
+    }
     return e;
 }
 
@@ -542,6 +562,129 @@ CollectRoad(const RoadHandoverConfig& cfg,
     result.complete = done == cfg.road.numUes;
 }
 
+/**
+ * \brief The road's result on a mobility trace (Simulate's beforeDestroy): the engine's, as
+ *        it is (every UE, KV bytes both ways: the vehicles hand over either way), with the
+ *        batches, the timeouts and the aborted handovers the road reports.
+ * \param run the engine's result
+ * \param engine the engine (its session records, still alive)
+ * \param result filled
+ */
+void
+CollectTrace(const MultiCellResult& run, MultiCellScenario& engine, RoadHandoverResult& result)
+{
+    static_cast<MultiCellResult&>(result) = run;
+    for (const EdgeLlmHandoverRecord& rec : engine.GetSessionStats()->GetRecords())
+    {
+        result.timedOut += rec.timedOut ? 1 : 0;
+    }
+    result.batches = engine.GetSessionStats()->GetBatches();
+    for (const EdgeLlmHandoverBatch& batch : result.batches)
+    {
+        result.prefillLength = std::max(result.prefillLength, batch.prefillLength);
+    }
+    for (const EdgeLlmUeResult& r : result.ues)
+    {
+        result.handoverFailures += r.handoverFailed ? 1 : 0;
+    }
+}
+
+/**
+ * \brief Build the road in the engine (its sites, \p ues or, if null, the trace's vehicles,
+ *        the RAN, the X2/Xn cable, the applications, the handovers and the outputs), note
+ *        the two cells' ids, and simulate.
+ * \param engine the engine, made with the road's config
+ * \param ues the road's drawn UEs, or null for the trace's
+ * \param schedulerType the run's scheduler
+ * \param note printed before simulating if the run may be long ("": none)
+ * \param collect called with the engine's result before Simulator::Destroy
+ * \param result its cell ids set
+ */
+void
+SimulateRoad(MultiCellScenario& engine,
+             const std::vector<ScenarioUe>* ues,
+             const std::string& schedulerType,
+             const std::string& note,
+             const std::function<void(const MultiCellResult&)>& collect,
+             RoadHandoverResult& result)
+{
+    engine.BuildSites();
+    if (ues)
+    {
+        engine.BuildUes(*ues);
+    }
+    else
+    {
+        engine.BuildUes();
+    }
+    engine.BuildRan();
+    engine.BuildBackhaul();
+    engine.InstallApps(schedulerType); // a bad node configuration: destroyed, rethrown
+    engine.ScheduleHandovers();
+    engine.ConnectOutputs();
+    result.sourceCellId = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(0))->GetCellId();
+    result.targetCellId = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(1))->GetCellId();
+    if (!note.empty())
+    {
+        std::cerr << note << std::endl;
+    }
+    engine.Simulate("", collect);
+}
+
+/**
+ * \brief The worst cases over the result's UEs (EdgeLlmDelaySummary: a missing value makes
+ *        one unknown, never silently smaller) and the prediction error.
+ * \param result completed
+ * \param handedOverOnly only the UEs that handed over count (a trace's vehicle need not:
+ *        its delays do not exist); else every UE, which the road's draw hands over
+ */
+void
+SummarizeWorst(RoadHandoverResult& result, bool handedOverOnly)
+{
+    auto worst = [&result, handedOverOnly](double EdgeLlmUeResult::*delay) {
+        std::vector<double> v;
+        for (const auto& r : result.ues)
+        {
+            if (!handedOverOnly || !std::isnan(r.handoverTime))
+            {
+                v.push_back(r.*delay);
+            }
+        }
+        return EdgeLlmDelaySummary::Of(v).worst;
+    };
+    result.predictedWorst = worst(&EdgeLlmUeResult::predictedDelay);
+    result.measuredWorst = worst(&EdgeLlmUeResult::measuredDelay);
+    result.restoredWorst = worst(&EdgeLlmUeResult::restoredDelay);
+    result.streamWorst = worst(&EdgeLlmUeResult::streamDelay);
+    result.predictionError = EdgeLlmPredictionErrorOf(result.ues);
+}
+
+/**
+ * \brief The road on a mobility trace: the engine's run, without the draw's warm-up and
+ *        without the flow-level replay (the vehicles hand over both ways and several times:
+ *        clairvoyantWorst and fluidWorst NaN).
+ * \param cfg the road's config (mobilityTrace set)
+ * \param schedulerType the run's scheduler
+ * \return what happened
+ */
+RoadHandoverResult
+RunOnTrace(const RoadHandoverConfig& cfg, const std::string& schedulerType)
+{
+    RoadHandoverResult result;
+    MultiCellScenario engine(cfg.GetEngineConfig());
+    SimulateRoad(
+        engine,
+        nullptr,
+        schedulerType,
+        "",
+        [&](const MultiCellResult& run) { CollectTrace(run, engine, result); },
+        result);
+    SummarizeWorst(result, true);
+    result.clairvoyantWorst = std::numeric_limits<double>::quiet_NaN();
+    result.fluidWorst = std::numeric_limits<double>::quiet_NaN();
+    return result;
+}
+
 } // namespace
 
 RoadHandoverResult
@@ -554,64 +697,45 @@ RoadHandoverScenario::Run(const RoadHandoverConfig& given, const std::string& sc
     RoadHandoverConfig cfg = given;
     cfg.warmupOnGpu = cfg.warmupOnGpu || cfg.ran == "nr";
     RequireTypeId("schedulerType", schedulerType, "ns3::HandoverScheduler");
+    if (!cfg.mobilityTrace.empty())
+    {
+        return RunOnTrace(cfg, schedulerType);
+    }
 
     RoadHandoverResult result;
     const WarmupPlan plan = PlanWarmup(cfg);
-    const std::vector<CtHoUe>& drawn = plan.drawn;
     const PrefillTimeModel prefill(cfg.prefillA, cfg.prefillB, cfg.prefillC);
-    const Time warmup = plan.warmup;
-    result.warmup = warmup.GetSeconds();
+    result.warmup = plan.warmup.GetSeconds();
     const uint64_t bytesPerToken =
         LlmModelProfile::FromPreset(cfg.model, cfg.kvBits).BytesPerToken();
     double allBytes = 0;
-    const Time stopAt = StopTime(cfg, drawn, bytesPerToken, prefill, warmup, allBytes);
-
-    // The engine builds the road: the RAN (LTE or NR) with its EPC, X2/Xn cable and
-    // handover algorithm; known handover times are requested at the boundary crossing and
-    // announced, otherwise the RRC's algorithm decides (online ctHO).
-    const bool automatic = !cfg.handoverAlgorithm.empty();
-    MultiCellScenario engine(MakeEngineConfig(cfg, plan, stopAt));
-    engine.BuildSites();
-    engine.BuildUes(MakeEngineUes(cfg, plan));
-    engine.BuildRan();
-    engine.BuildBackhaul();
-    engine.InstallApps(schedulerType); // a bad node configuration: destroyed, rethrown
-    engine.ScheduleHandovers();
-    engine.ConnectOutputs();
-    Ptr<EdgeLlmNode> source = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(0));
-    result.sourceCellId = source->GetCellId();
-    result.targetCellId = DynamicCast<EdgeLlmNode>(engine.GetBsApps().Get(1))->GetCellId();
+    const Time stopAt = StopTime(cfg, plan.drawn, bytesPerToken, prefill, plan.warmup, allBytes);
 
     // A slow backhaul can make the run simulate many minutes of LTE (about as many minutes
     // of wall time): say so up front, and report progress (wall time and ETA) rather than
     // run silently; so does any run slow in wall time (e.g. a high decode rate).
+    std::ostringstream note;
     if (stopAt > Seconds(LONG_RUN_SECONDS))
     {
-        std::cerr << "note: " << schedulerType << ": this run simulates up to "
-                  << stopAt.GetSeconds() << " s (all " << allBytes << " KV bytes at "
-                  << cfg.backhaulGbps << " Gbit/s take "
-                  << 8.0 * allBytes / (cfg.backhaulGbps * 1e9)
-                  << " s); a progress line every 10 s of wall time" << std::endl;
+        note << "note: " << schedulerType << ": this run simulates up to " << stopAt.GetSeconds()
+             << " s (all " << allBytes << " KV bytes at " << cfg.backhaulGbps << " Gbit/s take "
+             << 8.0 * allBytes / (cfg.backhaulGbps * 1e9)
+             << " s); a progress line every 10 s of wall time";
     }
-    engine.Simulate("", [&](const MultiCellResult& run) {
-        CollectRoad(cfg, run, engine, plan, result);
-    });
-    // The worst cases (EdgeLlmDelaySummary: a missing value makes one unknown, never
-    // silently smaller).
-    auto worst = [&result](double EdgeLlmUeResult::*delay) {
-        std::vector<double> v;
-        for (const auto& r : result.ues)
-        {
-            v.push_back(r.*delay);
-        }
-        return EdgeLlmDelaySummary::Of(v).worst;
-    };
-    result.predictedWorst = worst(&EdgeLlmUeResult::predictedDelay);
-    result.measuredWorst = worst(&EdgeLlmUeResult::measuredDelay);
-    result.restoredWorst = worst(&EdgeLlmUeResult::restoredDelay);
-    result.streamWorst = worst(&EdgeLlmUeResult::streamDelay);
-    result.predictionError = EdgeLlmPredictionErrorOf(result.ues);
-
+    // The engine builds the road: the RAN (LTE or NR) with its EPC, X2/Xn cable and
+    // handover algorithm; known handover times are requested at the boundary crossing and
+    // announced, otherwise the RRC's algorithm decides (online ctHO).
+    MultiCellScenario engine(MakeEngineConfig(cfg, plan, stopAt));
+    const std::vector<ScenarioUe> ues = MakeEngineUes(cfg, plan);
+    SimulateRoad(
+        engine,
+        &ues,
+        schedulerType,
+        note.str(),
+        [&](const MultiCellResult& run) { CollectRoad(cfg, run, engine, plan, result); },
+        result);
+    SummarizeWorst(result, false);
+    const bool automatic = !cfg.handoverAlgorithm.empty();
     ReplayFlowLevel(cfg, schedulerType, automatic, prefill, result);
     return result;
 }

@@ -32,6 +32,14 @@ namespace ns3
  * the current run (the flow level draws the same ones); each UE's prompt is sized so that, with the
  * tokens decoded before the handover, its context at the handover is the drawn C_i (within a few
  * tokens: the prompt's radio latency is estimated as uplinkLatency).
+ *
+ * With mobilityTrace (ScenarioCommonConfig) the trace's vehicles replace the draw (numUes,
+ * startMin, startMax, speed and boundary are not read; handoverDisabled is refused): one UE
+ * per vehicle on the same two BSs, as the engine's mobility "trace" builds it (each
+ * vehicle's prompt drawn in [contextMin, contextMax] and prefilled on its home BS's GPU when
+ * it enters, a handover at every change of its strongest cell, either way; the run as long
+ * as the trace). There is no warm-up (W = 0: handover times are simulation times) and no
+ * flow-level replay.
  */
 struct RoadHandoverConfig : ScenarioCommonConfig
 {
@@ -142,7 +150,8 @@ struct RoadHandoverConfig : ScenarioCommonConfig
  *        (MultiCellScenario::Simulate) with what the road adds.
  *
  * The road's view of the engine's fields: \c ues in draw order, each with the road's
- * drawn context; \c kvBytesSent and \c kvBytesReceived of the source-to-target connection;
+ * drawn context; \c kvBytesSent and \c kvBytesReceived of the source-to-target connection
+ * (on a mobility trace: the engine's fields as they are, both directions);
  * \c predictionError over those UEs; \c complete: every UE handed over and resumed (with
  * streamTokens: received its G-th token after the handover).
  */
@@ -162,10 +171,11 @@ struct RoadHandoverResult : MultiCellResult
     double restoredWorst{0};      //!< max_i restoredDelay, s (NaN if one is missing)
     double streamWorst{0};        //!< max_i streamDelay, s (NaN if one is missing)
     /// Flow level on the actual handover times and contexts, all known in advance:
-    /// ctHO's clairvoyant plan (the yardstick of online ctHO)
+    /// ctHO's clairvoyant plan (the yardstick of online ctHO); NaN on a mobility trace
     double clairvoyantWorst{0};
     /// Flow level on the actual times and contexts with the same policy as the run
-    /// (online batches if the handovers were not announced)
+    /// (online batches if the handovers were not announced); NaN on a mobility trace or
+    /// for a policy without a flow-level model
     double fluidWorst{0};
 };
 
@@ -182,7 +192,7 @@ class RoadHandoverScenario
      * \brief Run once, then Simulator::Destroy().
      *
      * The UEs are cfg.road.Draw(current run) (RngSeedManager), so every scheme, and
-     * the flow level, sees the same UEs.
+     * the flow level, sees the same UEs; or, with cfg.mobilityTrace, the trace's vehicles.
      * \param config the knobs (validated)
      * \param schedulerType e.g. "ns3::CtHoScheduler"
      * \return what happened

@@ -621,8 +621,18 @@ expect 2 "--numSites means nothing with --siteFile" $study --siteFile="$data/thr
 expect 2 "--traceMinDwellMs means nothing without --mobilityTrace" $study --traceMinDwellMs=100
 expect 2 "--traceMinDwellMs must be in [0, 60000] ms, got 60001" \
   $study --mobilityTrace="$data/two-vehicles.ns2" --traceMinDwellMs=60001
-expect 2 "mobilityActivity is read with mobility trace only" \
+expect 2 "--mobilityActivity means nothing without --mobilityTrace" \
   $study --mobilityActivity="$data/two-vehicles.activity"
+# The main job (the road) takes a trace too: the same errors, the road's draw refused beside it.
+expect 2 "bad.ns2:3: unknown node \$node_(3)" $main --mobilityTrace="$tmp/bad.ns2"
+for option in numUes=4 startMin=10 startMax=100 speed=10 boundary=100 warmupOnGpu=1; do
+  expect 2 "--${option%=*} means nothing with --mobilityTrace" \
+    $main --mobilityTrace="$data/road-both-ways.ns2" --"$option"
+done
+expect 2 "--mobilityActivity means nothing without --mobilityTrace" \
+  $main --mobilityActivity="$data/road-both-ways.activity"
+expect 2 "--traceMinDwellMs must be in [0, 60000] ms, got -1" \
+  $main --mobilityTrace="$data/road-both-ways.ns2" --traceMinDwellMs=-1
 printf 'id,x,y,height,txPowerDbm\na,0,0,301,43\nb,300,0,30,43\n' >"$tmp/sites.csv"
 expect 2 "sites.csv:2: height must be in [0, 300], got 301" $study --siteFile="$tmp/sites.csv"
 expect 2 "siteFile is read with layout file only" \

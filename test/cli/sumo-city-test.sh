@@ -35,9 +35,9 @@ for scheme in ctho tho cho pre-ctho; do
     continue
   fi
   read -r started implied restored offset missing < <(echo "$line" |
-    sed -E 's/.*: ([0-9]+) started \(([0-9]+) implied.*\), ([0-9]+) restored.*worst ([0-9.e-]+) s over [0-9]+ \(([0-9]+) not implied\).*/\1 \2 \3 \4 \5/')
+    sed -E 's/.*: ([0-9]+) started \(([0-9]+) implied.*\), ([0-9]+) restored.*worst ([0-9.e-]+) ms over [0-9]+ \(([0-9]+) not implied\).*/\1 \2 \3 \4 \5/')
   [ "$started" -gt 0 ] && [ "$started" = "$implied" ] && [ "$restored" = "$started" ] &&
-    [ "$missing" = 0 ] && awk -v o="$offset" 'BEGIN { exit !(o >= 0 && o < 1e-3) }' ||
+    [ "$missing" = 0 ] && awk -v o="$offset" 'BEGIN { exit !(o >= 0 && o < 1) }' ||
     { echo "FAIL: $scheme: $line"; fail=1; }
   rows=$(($(wc -l < "$tmp/a/handovers-load0-$scheme.csv") - 1))
   [ "$rows" -ge "$started" ] || { echo "FAIL: $scheme: $rows records for $started handovers"; fail=1; }
