@@ -958,19 +958,25 @@ EdgeLlmBackhaul::HasPath(uint32_t from, uint32_t to) const
 bool
 EdgeLlmBackhaul::InRange(uint32_t i, uint32_t j) const
 {
-    if (m_peerRange == 0)
+    return WithinPeerRange(m_sites.Get(i), m_sites.Get(j), m_peerRange);
+}
+
+bool
+EdgeLlmBackhaul::WithinPeerRange(Ptr<Node> a, Ptr<Node> b, double range)
+{
+    if (range == 0)
     {
         return true;
     }
-    Ptr<MobilityModel> a = m_sites.Get(i)->GetObject<MobilityModel>();
-    Ptr<MobilityModel> b = m_sites.Get(j)->GetObject<MobilityModel>();
-    if (!a || !b)
+    Ptr<MobilityModel> pa = a->GetObject<MobilityModel>();
+    Ptr<MobilityModel> pb = b->GetObject<MobilityModel>();
+    if (!pa || !pb)
     {
         throw std::invalid_argument("PeerRange needs every site's position (a MobilityModel "
-                                    "on site " +
-                                    std::to_string(a ? j : i) + ")");
+                                    "on node " +
+                                    std::to_string((pa ? b : a)->GetId()) + ")");
     }
-    return a->GetDistanceFrom(b) <= m_peerRange;
+    return pa->GetDistanceFrom(pb) <= range;
 }
 
 bool

@@ -254,6 +254,19 @@ class EdgeLlmBackhaul : public Object
     Path GetPath(uint32_t from, uint32_t to) const;
 
     /**
+     * \brief The PeerRange rule, the one place it is decided (this backhaul's InRange; the
+     *        scenario engine's handover checks): two sites are peers if their nodes' 3-D
+     *        distance (MobilityModel::GetDistanceFrom) is at most \p range.
+     * \param a one site's node
+     * \param b the other's
+     * \param range the peer range, m; 0: every pair is
+     * \return whether they are peers
+     * \throws std::invalid_argument naming the node if one has no MobilityModel (with
+     *         range > 0)
+     */
+    static bool WithinPeerRange(Ptr<Node> a, Ptr<Node> b, double range);
+
+    /**
      * \return whether sites \p from and \p to have a path (every pair unless PeerRange
      *         leaves them out)
      */

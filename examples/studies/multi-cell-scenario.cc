@@ -73,6 +73,15 @@ EdgeLlmPredictionErrorOf(const std::vector<EdgeLlmUeResult>& ues)
 
 namespace
 {
+
+/// \return a mobility trace's instant \p seconds as a Time, rounded to the microsecond (the
+///         resolution every trace-derived event of the engine uses)
+Time
+TraceInstant(double seconds)
+{
+    return MicroSeconds(std::llround(seconds * 1e6));
+}
+
 /// First random stream of the RAN's models (every scenario, the road preset included).
 constexpr int64_t STREAM_RAN = 100;
 /// Random streams of the scenario's own draws (prompts, handover times; mobility).
@@ -882,8 +891,8 @@ MultiCellScenario::BuildTraceUes()
         // Its prompt when it enters (after the attach: promptTime at the earliest), to the
         // microsecond; enough tokens to decode until it leaves, and tokensAfterHandover more.
         const double promptAt = std::max(v.enter, m_cfg.promptTime.GetSeconds());
-        ue.promptAt = MicroSeconds(std::llround(promptAt * 1e6));
-        ue.leaveAt = MicroSeconds(std::llround(v.leave * 1e6));
+        ue.promptAt = TraceInstant(promptAt);
+        ue.leaveAt = TraceInstant(v.leave);
         if (ue.leaveAt <= ue.promptAt)
         {
             // Gone before it could send its prompt: no session (InstallApps never starts it).
@@ -948,7 +957,7 @@ MultiCellScenario::AddTraceHandovers(uint32_t i)
                     " backhaul has no X2/Xn between them (peerRange " +
                     edgellm::FormatNumber(m_cfg.peerRange) +
                     " inter-site distances): raise peerRange (0: every pair) or use backhaul mesh");
-        const Time at = MicroSeconds(std::llround(c.at * 1e6));
+        const Time at = TraceInstant(c.at);
         if (ue.handoverAt == Time::Max())
         {
             ue.handoverAt = at;
@@ -971,9 +980,9 @@ MultiCellScenario::ArePeers(uint32_t a, uint32_t b) const
     {
         return true;
     }
-    const Ptr<MobilityModel> pa = m_bsNodes.Get(a)->GetObject<MobilityModel>();
-    return pa->GetDistanceFrom(m_bsNodes.Get(b)->GetObject<MobilityModel>()) <=
-           m_cfg.peerRange * m_cfg.interSiteDistance;
+    return EdgeLlmBackhaul::WithinPeerRange(m_bsNodes.Get(a),
+                                            m_bsNodes.Get(b),
+                                            m_cfg.peerRange * m_cfg.interSiteDistance);
 }
 
 double
@@ -1947,7 +1956,7 @@ MultiCellScenario::GetStopTime() const
     {
         // The trace's end, then at most tailTime for the handovers still restoring (RunToStop
         // stops once the backhaul is drained after the end).
-        return MicroSeconds(std::llround(m_trace->GetEnd() * 1e6)) + m_cfg.tailTime;
+        return TraceInstant(m_trace->GetEnd()) + m_cfg.tailTime;
     }
     const double lastTau =
         m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
@@ -2006,7 +2015,7 @@ MultiCellScenario::RunToStop()
     {
         // A trace's run lasts as long as the trace, then until every handover started is
         // final and the backhaul is drained (at most tailTime: GetStopTime).
-        Simulator::Schedule(MicroSeconds(std::llround(m_trace->GetEnd() * 1e6)),
+        Simulator::Schedule(TraceInstant(m_trace->GetEnd()),
                             &MultiCellScenario::StopWhenSettled,
                             this);
     }
