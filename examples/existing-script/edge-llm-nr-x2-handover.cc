@@ -21,17 +21,17 @@
  * from there reaching the UE (its stall measured) or came after the session's last token
  * (nothing to restore).
  *
- * Three settings are the script's own, not the edge LLMs': single-element antennas and no
- * shadowing, so that the A3 event holds past the midpoint, and two nr v4.1.1 workarounds any
- * NR script with measured handovers needs (doc/edge-llm-design.rst, "Workarounds for nr
- * v4.1.1"): nr's NrHelper stores a handover algorithm type but never installs it, so the
- * script puts one on each gNB's RRC itself (as LteHelper does for an eNB); and a UE that
- * hands over within one band may send the target a DL CQI report with its RNTI of the source
- * cell, on which nr's scheduler asserts, so the DL runs at a fixed MCS.
+ * Three settings are the script's own, not the edge LLMs': no shadowing, so that the A3
+ * event holds where the geometry says, and two nr v4.1.1 workarounds any NR script with
+ * measured handovers needs (doc/edge-llm-design.rst, "Workarounds for nr v4.1.1"): nr's
+ * NrHelper stores a handover algorithm type but never installs it, so the script puts one
+ * on each gNB's RRC itself (as LteHelper does for an eNB); and a UE that hands over within
+ * one band may send the target a DL CQI report with its RNTI of the source cell, on which
+ * nr's scheduler asserts, so the DL runs at a fixed MCS.
  *
  * Output: each UE's handovers as the RRC reports them, the edge-LLM session records
  * (EdgeLlmSessionStats CSV: one row per handover) and the check's line. By default two UEs
- * hand over once each within the 5 s (about 2.5 s of wall time on one core).
+ * hand over once each within the 5 s (3 s of wall time on one core).
  *
  *   ./edge-llm-nr-x2-handover --numberOfUes=4 --scheme=pre-ctho
  *
@@ -97,7 +97,8 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::NrGnbPhy::TxPower", DoubleValue(gnbTxPowerDbm));
     Config::SetDefault("ns3::NrUePhy::TxPower", DoubleValue(23));
     Config::SetDefault("ns3::NrUePhy::EnableUplinkPowerControl", BooleanValue(false));
-    // No shadowing: the road's geometry alone decides where the A3 event holds.
+    // No shadowing: the geometry alone decides where the A3 event holds (with shadowing,
+    // neither of the default two UEs handed over within the 5 s).
     Config::SetDefault("ns3::ThreeGppPropagationLossModel::ShadowingEnabled", BooleanValue(false));
     Ptr<NrPointToPointEpcHelper> epcHelper = CreateObject<NrPointToPointEpcHelper>();
     Ptr<IdealBeamformingHelper> beamformingHelper = CreateObject<IdealBeamformingHelper>();
@@ -106,13 +107,6 @@ main(int argc, char* argv[])
     Ptr<NrHelper> nrHelper = CreateObject<NrHelper>();
     nrHelper->SetBeamformingHelper(beamformingHelper);
     nrHelper->SetEpcHelper(epcHelper);
-    // Single-element (isotropic) antennas: with arrays, the serving cell's beam toward the
-    // UE outweighs a neighbour's, measured through its beam toward its own UEs.
-    for (const char* attribute : {"NumRows", "NumColumns"})
-    {
-        nrHelper->SetGnbAntennaAttribute(attribute, UintegerValue(1));
-        nrHelper->SetUeAntennaAttribute(attribute, UintegerValue(1));
-    }
     nrHelper->SetSchedulerAttribute("FixedMcsDl", BooleanValue(true)); // nr v4.1.1: see top
 
     // gNBs at (distance, 0, 25), (2 distance, 0, 25), ...; UEs on the same row at 1.5 m,
