@@ -55,7 +55,7 @@ cpp_examples = [
     # A user's own NR script with edge LLMs added (examples/existing-script), the NR twin of
     # edge-llm-lena-x2-handover: two UEs, one A3 handover each (3.5 and 4.3 s). It checks
     # itself: exit 1 unless each handover's session was restored at the RRC's target with a
-    # token from it reaching the UE (2 s). Built only with nr, as the one above.
+    # token from it reaching the UE (2 to 3 s). Built only with nr, as the one above.
     (
         "edge-llm-nr-x2-handover --numberOfUes=2 --simTime=5",
         "'ns3-nr' in NS3_ENABLED_CONTRIBUTED_MODULES",

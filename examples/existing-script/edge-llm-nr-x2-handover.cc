@@ -31,7 +31,7 @@
  *
  * Output: each UE's handovers as the RRC reports them, the edge-LLM session records
  * (EdgeLlmSessionStats CSV: one row per handover) and the check's line. By default two UEs
- * hand over once each within the 5 s (3 s of wall time on one core).
+ * hand over once each within the 5 s (2 to 3 s of wall time on one core).
  *
  *   ./edge-llm-nr-x2-handover --numberOfUes=4 --scheme=pre-ctho
  *
