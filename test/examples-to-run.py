@@ -13,7 +13,7 @@
 #  * every output (results/<program>/...) lands in that folder, not in the
 #    source tree.
 # Each LTE example below finishes in under 2 s on one core (standalone build,
-# build/bin/: 0.1 s, 0.6 s, 0.2 s, 1.8 s); the NR one has the LTE one's options.
+# build/bin/: 0.1 s, 0.6 s, 0.2 s, 1.8 s); edge-llm-nr-handover has the LTE road's options.
 cpp_examples = [
     # One ctHO batch plan (JSON on stdout) from the CLI test's four UEs.
     (
@@ -49,6 +49,15 @@ cpp_examples = [
     # (test.py also skips an example whose program was not built).
     (
         "edge-llm-nr-handover --numUes=2 --contextMax=2048 --tokensAfterHandover=50",
+        "'ns3-nr' in NS3_ENABLED_CONTRIBUTED_MODULES",
+        "False",
+    ),
+    # A user's own NR script with edge LLMs added (examples/existing-script), the NR twin of
+    # edge-llm-lena-x2-handover: two UEs, one A3 handover each (3.5 and 4.3 s). It checks
+    # itself: exit 1 unless each handover's session was restored at the RRC's target with a
+    # token from it reaching the UE (2 to 3 s). Built only with nr, as the one above.
+    (
+        "edge-llm-nr-x2-handover --numberOfUes=2 --simTime=5",
         "'ns3-nr' in NS3_ENABLED_CONTRIBUTED_MODULES",
         "False",
     ),
