@@ -254,7 +254,7 @@ void
 NrEdgeLlmRan::SetBsAntenna(Ptr<NetDevice> bsDevice, const EdgeLlmSectorAntenna& antenna) const
 {
     Ptr<NrGnbNetDevice> bs = DeviceAs<NrGnbNetDevice>(bsDevice, "NrGnbNetDevice");
-    // The array's bearing in (-pi, pi] (its attribute's range), the element unturned: the
+    // The array's bearing in [-pi, pi] (its attribute's range), the element unturned: the
     // array evaluates the element in its own coordinates (TR 38.901 7.1-7, 7.1-8).
     antenna.Validate();
     const double pi = std::acos(-1.0);

@@ -415,7 +415,7 @@ class TraceSectorsTestCase : public TestCase
   public:
     TraceSectorsTestCase()
         : TestCase("site file sectors: the cosine gain decides the strongest cell; a scripted "
-                   "handover between two sectors at the instant solved by hand")
+                   "handover between two sectors at the instant solved by hand, mesh and star")
     {
     }
 
@@ -492,6 +492,12 @@ class TraceSectorsTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(r.impliedOffset.count, 1, "at the implied change");
         NS_TEST_EXPECT_MSG_GT_OR_EQ(r.impliedOffset.mean, 2e-4, "an X2 round trip");
         NS_TEST_EXPECT_MSG_LT(r.impliedOffset.worst, 5e-4, "an X2 round trip");
+        // On a star with peers within 1 d, the sectors are peers at 0 m.
+        MultiCellConfig star = SectorConfig("script");
+        star.backhaul = "star";
+        star.peerRange = 1;
+        const MultiCellResult viaStar = MultiCellScenario::Run(star, "ns3::CtHoScheduler");
+        NS_TEST_EXPECT_MSG_EQ(viaStar.everyRestored.count, 1, "restored over the star");
     }
 };
 
