@@ -118,7 +118,7 @@ def configure(conf):
 def build(bld):
     module = bld.create_ns3_module(
         'edge-llm',
-        ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'lte', 'stats', 'traffic-control', 'topology-read'])
+        ['core', 'network', 'internet', 'point-to-point', 'applications', 'mobility', 'antenna', 'lte', 'stats', 'traffic-control', 'topology-read'])
     module.source = MODULE_SOURCES
     module.use.append('CBC')
     # The module and everything that uses it (its tests, examples, scratch programs).

@@ -10,6 +10,7 @@
 #include "ns3/boolean.h"
 #include "ns3/channel.h"
 #include "ns3/config.h"
+#include "ns3/cosine-antenna-model.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-limits.h"
@@ -119,6 +120,34 @@ RrcTimer(const std::string& rat, const std::string& attribute)
 }
 
 } // namespace
+
+void
+EdgeLlmSectorAntenna::Validate() const
+{
+    const double a = MAX_AZIMUTH_DEG;
+    if (!(std::isfinite(azimuthDeg) && azimuthDeg >= -a && azimuthDeg <= a))
+    {
+        throw std::invalid_argument("azimuth must be in [-" + edgellm::FormatNumber(a) + ", " +
+                                    edgellm::FormatNumber(a) + "] degrees, got " +
+                                    edgellm::FormatValue(azimuthDeg));
+    }
+    if (!(std::isfinite(beamwidthDeg) && beamwidthDeg > 0 && beamwidthDeg <= MAX_BEAMWIDTH_DEG))
+    {
+        throw std::invalid_argument("beamwidth must be in (0, " +
+                                    edgellm::FormatNumber(MAX_BEAMWIDTH_DEG) + "] degrees, got " +
+                                    edgellm::FormatValue(beamwidthDeg));
+    }
+}
+
+Ptr<AntennaModel>
+EdgeLlmSectorAntenna::CreateModel(bool oriented) const
+{
+    Validate();
+    Ptr<CosineAntennaModel> model = CreateObject<CosineAntennaModel>();
+    model->SetAttribute("HorizontalBeamwidth", DoubleValue(beamwidthDeg));
+    model->SetAttribute("Orientation", DoubleValue(oriented ? azimuthDeg : 0.0));
+    return model;
+}
 
 void
 EdgeLlmRanConfig::Validate(const std::string& rat) const

@@ -29,9 +29,44 @@
 namespace ns3
 {
 
+class AntennaModel;
 class SpectrumChannel;
 
 class PointToPointNetDevice;
+
+/**
+ * \ingroup edge-llm
+ * \brief A BS's sector antenna (a site file's azimuth and beamwidth): ns-3's
+ *        CosineAntennaModel, shaped in the horizontal plane only.
+ *
+ * Its power gain toward a direction at azimuth phi (from the +x axis, counter-clockwise),
+ * as CosineAntennaModel::GetGainDb computes it: G = 20 n log10 cos((phi - azimuth) / 2) dB,
+ * the angle difference taken in (-180, 180] degrees, with n = -3 / (20 log10 cos(beamwidth
+ * / 4)): 0 dB on the boresight, -3 dB at beamwidth / 2 either side, the least toward the
+ * back; beamwidth 360 is n = 0, 0 dB everywhere (omnidirectional). MaxGain 0 dB, the
+ * vertical beamwidth 360 degrees (no gain in elevation).
+ */
+struct EdgeLlmSectorAntenna
+{
+    /// The largest |azimuth|, degrees (CosineAntennaModel Orientation's range)
+    static constexpr double MAX_AZIMUTH_DEG = 360;
+    /// The widest beamwidth, degrees (omnidirectional)
+    static constexpr double MAX_BEAMWIDTH_DEG = 360;
+
+    double azimuthDeg{0}; //!< Boresight, degrees from the +x axis counter-clockwise, [-360, 360]
+    double beamwidthDeg{360}; //!< -3 dB horizontal beamwidth, degrees, (0, 360]
+
+    /// \throws std::invalid_argument naming azimuth or beamwidth and its valid range
+    void Validate() const;
+
+    /**
+     * \param oriented true: pointed at azimuthDeg (Orientation); false: at 0 degrees, as the
+     *        element of an array that its own bearing turns (NR)
+     * \return a new ns3::CosineAntennaModel with HorizontalBeamwidth beamwidthDeg
+     * \throws std::invalid_argument as Validate()
+     */
+    Ptr<AntennaModel> CreateModel(bool oriented) const;
+};
 
 /**
  * \ingroup edge-llm
@@ -310,6 +345,19 @@ class EdgeLlmRan : public Object
      * \param dbm dBm, [-30, 60] (the caller checks it)
      */
     virtual void SetBsTxPower(Ptr<NetDevice> bsDevice, double dbm) const = 0;
+
+    /**
+     * \brief Give one BS a sector antenna (after Install, which leaves every BS
+     *        omnidirectional): a site file's azimuth and beamwidth per cell. LTE: a
+     *        CosineAntennaModel pointed at the azimuth on the eNB's downlink and uplink
+     *        spectrum PHYs; NR: on each of the gNB's PHYs, the uniform planar array turned to
+     *        the azimuth (BearingAngle) with a CosineAntennaModel as its element.
+     * \param bsDevice a BS device of this RAN
+     * \param antenna its azimuth and beamwidth
+     * \throws std::invalid_argument as EdgeLlmSectorAntenna::Validate
+     */
+    virtual void SetBsAntenna(Ptr<NetDevice> bsDevice,
+                              const EdgeLlmSectorAntenna& antenna) const = 0;
 
     /**
      * \return the attribute of the BS device that holds its RRC, whose trace sources

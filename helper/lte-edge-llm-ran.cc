@@ -5,6 +5,7 @@
 
 #include "edge-llm-backhaul-helper.h"
 
+#include "ns3/antenna-model.h"
 #include "ns3/config.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -14,6 +15,7 @@
 #include "ns3/lte-enb-phy.h"
 #include "ns3/lte-enb-rrc.h"
 #include "ns3/lte-helper.h"
+#include "ns3/lte-spectrum-phy.h"
 #include "ns3/lte-ue-net-device.h"
 #include "ns3/point-to-point-epc-helper.h"
 #include "ns3/string.h"
@@ -227,6 +229,16 @@ void
 LteEdgeLlmRan::SetBsTxPower(Ptr<NetDevice> bsDevice, double dbm) const
 {
     DeviceAs<LteEnbNetDevice>(bsDevice, "LteEnbNetDevice")->GetPhy()->SetTxPower(dbm);
+}
+
+void
+LteEdgeLlmRan::SetBsAntenna(Ptr<NetDevice> bsDevice, const EdgeLlmSectorAntenna& antenna) const
+{
+    Ptr<LteEnbPhy> phy = DeviceAs<LteEnbNetDevice>(bsDevice, "LteEnbNetDevice")->GetPhy();
+    // One model for both directions, as LteHelper gives each eNB its one antenna.
+    Ptr<AntennaModel> model = antenna.CreateModel(true);
+    phy->GetDownlinkSpectrumPhy()->SetAntenna(model);
+    phy->GetUplinkSpectrumPhy()->SetAntenna(model);
 }
 
 std::string

@@ -76,6 +76,7 @@ class LteEdgeLlmRan : public EdgeLlmRan
     uint16_t GetCellId(Ptr<NetDevice> bsDevice) const override;
     uint64_t GetImsi(Ptr<NetDevice> ueDevice) const override;
     void SetBsTxPower(Ptr<NetDevice> bsDevice, double dbm) const override;
+    void SetBsAntenna(Ptr<NetDevice> bsDevice, const EdgeLlmSectorAntenna& antenna) const override;
     std::string GetRrcName() const override;
     std::string GetUeRrcName() const override;
     void AddPreTransferTrigger(Ptr<Node> bsNode,

@@ -5,6 +5,7 @@
 
 #include "edge-llm-backhaul-helper.h"
 
+#include "ns3/antenna-model.h"
 #include "ns3/boolean.h"
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
@@ -20,12 +21,15 @@
 #include "ns3/nr-handover-algorithm.h"
 #include "ns3/nr-helper.h"
 #include "ns3/nr-point-to-point-epc-helper.h"
+#include "ns3/nr-spectrum-phy.h"
 #include "ns3/nr-ue-net-device.h"
 #include "ns3/object-factory.h"
 #include "ns3/pointer.h"
 #include "ns3/string.h"
 #include "ns3/uinteger.h"
+#include "ns3/uniform-planar-array.h"
 
+#include <cmath>
 #include <stdexcept>
 
 namespace ns3
@@ -243,6 +247,28 @@ NrEdgeLlmRan::SetBsTxPower(Ptr<NetDevice> bsDevice, double dbm) const
     for (uint32_t i = 0; i < bs->GetCcMapSize(); ++i)
     {
         bs->GetPhy(static_cast<uint8_t>(i))->SetTxPower(dbm);
+    }
+}
+
+void
+NrEdgeLlmRan::SetBsAntenna(Ptr<NetDevice> bsDevice, const EdgeLlmSectorAntenna& antenna) const
+{
+    Ptr<NrGnbNetDevice> bs = DeviceAs<NrGnbNetDevice>(bsDevice, "NrGnbNetDevice");
+    // The array's bearing in [-pi, pi] (its attribute's range), the element unturned: the
+    // array evaluates the element in its own coordinates (TR 38.901 7.1-7, 7.1-8).
+    antenna.Validate();
+    const double pi = std::acos(-1.0);
+    const double bearing = std::remainder(antenna.azimuthDeg * pi / 180, 2 * pi); // [-pi, pi]
+    for (uint32_t i = 0; i < bs->GetCcMapSize(); ++i)
+    {
+        Ptr<UniformPlanarArray> array = bs->GetPhy(static_cast<uint8_t>(i))
+                                            ->GetSpectrumPhy()
+                                            ->GetAntenna()
+                                            ->GetObject<UniformPlanarArray>();
+        NS_ABORT_MSG_IF(!array,
+                        "NrEdgeLlmRan::SetBsAntenna: the gNB's antenna is no UniformPlanarArray");
+        array->SetAttribute("AntennaElement", PointerValue(antenna.CreateModel(false)));
+        array->SetAttribute("BearingAngle", DoubleValue(bearing));
     }
 }
 

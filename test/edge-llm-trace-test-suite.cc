@@ -29,7 +29,10 @@ using edgellmtest::RepoFile;
  * middle at 1.5 s and middle to east at 7.5 s; vehicle 1, entering at 2 s and leaving at
  * 6 s, east to middle at 3 s). Scripted: every one of them is a handover at that instant,
  * each restored. A3: the RRC's handovers come after the implied instants (hysteresis and
- * time-to-trigger), one per implied change. And the config's refusals, both sides.
+ * time-to-trigger), one per implied change. And the config's refusals, both sides. Sector
+ * antennas: two co-located sectors of test/data/trace/two-sectors.csv, their cosine gains in
+ * the engine's received power by hand, the handover between them at the instant solved in
+ * past-two-sectors.ns2, and the RRC's A3 handover that only the eNBs' antennas cause.
  */
 
 namespace
@@ -50,6 +53,17 @@ TraceConfig(const std::string& handover)
     cfg.promptMin = 100;
     cfg.promptMax = 200;
     cfg.tokensAfterHandover = 50;
+    return cfg;
+}
+
+/// Two co-located sectors (test/data/trace/two-sectors.csv) and a vehicle driving past them.
+MultiCellConfig
+SectorConfig(const std::string& handover)
+{
+    MultiCellConfig cfg = TraceConfig(handover);
+    cfg.siteFile = RepoFile("test/data/trace/two-sectors.csv");
+    cfg.mobilityTrace = RepoFile("test/data/trace/past-two-sectors.ns2");
+    cfg.mobilityActivity = "";
     return cfg;
 }
 
@@ -207,6 +221,17 @@ class TraceValidateTestCase : public TestCase
         c = TraceConfig("script");
         c.layout = "hex";
         NS_TEST_EXPECT_MSG_NE(Error(c).find("siteFile is read with layout file only"),
+                              std::string::npos,
+                              Error(c));
+        // Sectors need the trace (its UEs attach to the strongest cell): with it they pass,
+        // with the drawn UEs they are refused.
+        c = SectorConfig("script");
+        NS_TEST_EXPECT_MSG_EQ(Error(c), "", "sectors with a trace");
+        c.mobility = "random-waypoint";
+        c.mobilityTrace = "";
+        c.handover = "A3-RSRP";
+        NS_TEST_EXPECT_MSG_NE(Error(c).find("siteFile: sector antennas (azimuth, beamwidth "
+                                            "columns) need mobility trace"),
                               std::string::npos,
                               Error(c));
         c = TraceConfig("script");
@@ -429,7 +454,132 @@ class TraceRanLimitsTestCase : public TestCase
     }
 };
 
-/// The trace suite.
+/// Sector antennas (issue 45 point 2): the gain toward the UE in the engine's strongest cell,
+/// the implied handover between two sectors of one site, scripted and restored.
+class TraceSectorsTestCase : public TestCase
+{
+  public:
+    TraceSectorsTestCase()
+        : TestCase("site file sectors: the cosine gain decides the strongest cell; a scripted "
+                   "handover between two sectors at the instant solved by hand, mesh and star")
+    {
+    }
+
+  private:
+    /// The received powers, by hand: LogDistance 15.3 dB at 1 m, exponent 3.76, the site
+    /// 30 m up and the UE at 0; cosine pattern 20 n log10 cos(angle / 2), n = -3 / (20
+    /// log10 cos(22.5 deg)) for a beamwidth of 90 degrees.
+    void CheckPowers(const MultiCellScenario& s)
+    {
+        const double pi = std::acos(-1.0);
+        const double n = -3 / (20 * std::log10(std::cos(pi / 8)));
+        // (100, 100): 45 degrees off east's boresight (-3 dB, its half beamwidth), 135 off
+        // west's: 20 n log10 cos(67.5 deg) = -36.396 dB.
+        const double loss = 15.3 + 37.6 * std::log10(std::sqrt(100 * 100 * 2 + 30 * 30.0));
+        const double back = 20 * n * std::log10(std::cos(3 * pi / 8));
+        const Vector ne(100, 100, 0);
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.RxPowerDbm(0, ne), 43 - loss - 3, 1e-9, "east at -3 dB");
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.RxPowerDbm(1, ne), 40 - loss + back, 1e-9, "west's back");
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.RxPowerDbm(0, ne) - s.RxPowerDbm(1, ne),
+                                  36.396498722,
+                                  1e-6,
+                                  "3 dB of power + 33.4 dB of pattern");
+        // (-100, 100): west, 3 dB weaker, is the stronger by 36.396 - 6 dB.
+        const Vector nw(-100, 100, 0);
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.RxPowerDbm(1, nw) - s.RxPowerDbm(0, nw),
+                                  30.396498722,
+                                  1e-6,
+                                  "the gain decides");
+        // (100, 0): on east's boresight (0 dB), straight behind west.
+        const Vector e(100, 0, 0);
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.RxPowerDbm(0, e),
+                                  43 - 15.3 - 37.6 * std::log10(std::sqrt(100 * 100 + 30 * 30.0)),
+                                  1e-9,
+                                  "boresight");
+        NS_TEST_EXPECT_MSG_GT(s.RxPowerDbm(0, e) - s.RxPowerDbm(1, e), 100, "the back lobe");
+        // The far omnidirectional cell: no gain.
+        const double far = 15.3 + 37.6 * std::log10(std::sqrt(1900 * 1900 + 30 * 30.0));
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.RxPowerDbm(2, e), 43 - far, 1e-9, "omnidirectional");
+    }
+
+    void DoRun() override
+    {
+        MultiCellScenario s(SectorConfig("script"));
+        NS_TEST_ASSERT_MSG_EQ(s.GetConfig().numSites, 3, "three cells");
+        NS_TEST_EXPECT_MSG_EQ_TOL(s.GetConfig().interSiteDistance,
+                                  2000,
+                                  1e-9,
+                                  "d between positions, not between co-located sectors");
+        s.BuildSites();
+        s.BuildUes();
+        CheckPowers(s);
+        // The change solved in past-two-sectors.ns2: tan(phi / 2) = 1 / cos(22.5 deg).
+        const double pi = std::acos(-1.0);
+        const double x = 50 / std::tan(2 * std::atan(1 / std::cos(pi / 8)));
+        const auto& implied = s.GetImpliedHandovers();
+        NS_TEST_EXPECT_MSG_EQ(s.GetUes()[0].homeSite, 0, "east at x = 100 m");
+        NS_TEST_ASSERT_MSG_EQ(implied[0].size(), 1, "one change");
+        NS_TEST_EXPECT_MSG_EQ(implied[0][0].from, 0, "from east");
+        NS_TEST_EXPECT_MSG_EQ(implied[0][0].to, 1, "to west");
+        NS_TEST_EXPECT_MSG_EQ_TOL(implied[0][0].at,
+                                  1 + (100 - x) / 50,
+                                  1e-6,
+                                  "x = " << x << " m, 3.079256 s");
+        s.BuildRan();
+        s.BuildBackhaul();
+        s.InstallApps("ns3::CtHoScheduler");
+        s.ScheduleHandovers();
+        s.ConnectOutputs();
+        const MultiCellResult r = s.Simulate();
+        NS_TEST_EXPECT_MSG_EQ(r.impliedHandovers, 1, "one change");
+        NS_TEST_EXPECT_MSG_EQ(r.handovers, 1, "one handover");
+        NS_TEST_EXPECT_MSG_EQ(r.everyRestored.count, 1, "restored at the other sector");
+        NS_TEST_EXPECT_MSG_EQ(r.complete, true, "complete");
+        NS_TEST_EXPECT_MSG_EQ(r.impliedOffset.count, 1, "at the implied change");
+        NS_TEST_EXPECT_MSG_GT_OR_EQ(r.impliedOffset.mean, 2e-4, "an X2 round trip");
+        NS_TEST_EXPECT_MSG_LT(r.impliedOffset.worst, 5e-4, "an X2 round trip");
+        // On a star with peers within 1 d, the sectors are peers at 0 m.
+        MultiCellConfig star = SectorConfig("script");
+        star.backhaul = "star";
+        star.peerRange = 1;
+        const MultiCellResult viaStar = MultiCellScenario::Run(star, "ns3::CtHoScheduler");
+        NS_TEST_EXPECT_MSG_EQ(viaStar.everyRestored.count, 1, "restored over the star");
+    }
+};
+
+/// The RRC's A3 algorithm between two sectors: it hands over only because the eNBs' PHYs
+/// have the sector antennas (with omnidirectional ones east would stay 3 dB stronger).
+class TraceSectorsA3TestCase : public TestCase
+{
+  public:
+    TraceSectorsA3TestCase()
+        : TestCase("site file sectors, A3-RSRP: the eNBs' antennas make the RRC hand over")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        const MultiCellResult r =
+            MultiCellScenario::Run(SectorConfig("A3-RSRP"), "ns3::CtHoScheduler");
+        NS_TEST_EXPECT_MSG_EQ(r.impliedHandovers, 1, "one change");
+        NS_TEST_EXPECT_MSG_EQ(r.handovers, 1, "one RRC handover");
+        NS_TEST_EXPECT_MSG_EQ(r.unimpliedHandovers, 0, "to the implied sector");
+        NS_TEST_EXPECT_MSG_EQ(r.everyRestored.count, 1, "restored");
+        // A3 enters once west is 3 dB (hysteresis) above east: the pattern difference
+        // 20 n log10 tan(phi / 2) = 6 dB, tan(phi / 2) = 1 / cos^2(22.5 deg), x = -7.9505 m
+        // at 3.159010 s, 0.079754 s after the implied instant; then 256 ms to trigger.
+        const double pi = std::acos(-1.0);
+        const double x = 50 / std::tan(2 * std::atan(1 / std::pow(std::cos(pi / 8), 2)));
+        const double x0 = 50 / std::tan(2 * std::atan(1 / std::cos(pi / 8)));
+        NS_TEST_EXPECT_MSG_GT(r.impliedOffset.mean,
+                              (x0 - x) / 50 + 0.256,
+                              "after hysteresis and time-to-trigger");
+        NS_TEST_EXPECT_MSG_LT(r.impliedOffset.worst, 1.5, "but not much after");
+    }
+};
+
+/// The trace suite./// The trace suite.
 class EdgeLlmTraceTestSuite : public TestSuite
 {
   public:
@@ -443,6 +593,8 @@ class EdgeLlmTraceTestSuite : public TestSuite
         AddTestCase(new TraceRoadTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceAnnounceLeadTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new TraceRanLimitsTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TraceSectorsTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TraceSectorsA3TestCase(), EDGE_LLM_TEST_QUICK);
     }
 };
 

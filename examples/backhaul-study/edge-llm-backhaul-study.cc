@@ -968,8 +968,17 @@ PrintBanner(const MultiCellConfig& cfg, const MultiCellScenario& files)
 {
     const MultiCellConfig& derived = files.GetConfig();
     std::ostringstream sites;
-    sites << derived.numSites << " "
-          << (cfg.layout == "file" ? "sites from " + cfg.siteFile : cfg.layout + " sites") << " "
+    const std::vector<SiteRecord>& records = files.GetSiteRecords();
+    if (SiteRecord::AreSectors(records))
+    {
+        sites << derived.numSites << " cells (sectors) at " << SiteRecord::CountPositions(records)
+              << " ";
+    }
+    else
+    {
+        sites << derived.numSites << " ";
+    }
+    sites << (cfg.layout == "file" ? "sites from " + cfg.siteFile : cfg.layout + " sites") << " "
           << derived.interSiteDistance << " m apart" << (cfg.layout == "file" ? " at most" : "");
     std::ostringstream ues;   // the banner's
     std::ostringstream count; // the figure title's

@@ -6,6 +6,8 @@
 #include "edge-llm-run-progress.h"
 
 #include "ns3/accuracy-utility.h"
+#include "ns3/angles.h"
+#include "ns3/antenna-model.h"
 #include "ns3/boolean.h"
 #include "ns3/channel-condition-model.h"
 #include "ns3/config.h"
@@ -234,7 +236,12 @@ MultiCellConfig::ValidateSitesAndBackhaul() const
                 layout + "' with siteFile '" + siteFile + "'");
     if (layout == "file")
     {
-        SiteRecord::Read(siteFile); // throws "FILE:LINE: ..."
+        // Sectors point somewhere: only a trace's UEs attach to the strongest cell (antenna
+        // gains included); the drawn ones start around their home site as if it were omni.
+        Require(!SiteRecord::AreSectors(SiteRecord::Read(siteFile)) || mobility == "trace",
+                "siteFile: sector antennas (azimuth, beamwidth columns) need mobility trace "
+                "(its UEs attach to the strongest cell, antenna gains included), got mobility " +
+                    mobility);
     }
     else if (layout == "road")
     {
@@ -565,15 +572,16 @@ MultiCellScenario::MultiCellScenario(const MultiCellConfig& config)
     {
         m_siteRecords = SiteRecord::Read(m_cfg.siteFile);
         m_cfg.numSites = static_cast<uint32_t>(m_siteRecords.size());
-        // Each site's nearest other site; the largest of those is the layout's d, so that
-        // every site has a neighbour (Neighbours: within 1.01 d) and a peer.
+        // Each cell's nearest cell at another position (not its site's other sectors); the
+        // largest of those is the layout's d, so that every site has a neighbour
+        // (Neighbours: within 1.01 d) and a peer.
         double d = 0;
         for (const SiteRecord& a : m_siteRecords)
         {
             double nearest = std::numeric_limits<double>::infinity();
             for (const SiteRecord& b : m_siteRecords)
             {
-                if (&a != &b)
+                if (a.x != b.x || a.y != b.y)
                 {
                     nearest = std::min(nearest, std::hypot(a.x - b.x, a.y - b.y));
                 }
@@ -818,9 +826,12 @@ MultiCellScenario::BuildSites()
     if (m_cfg.layout == "file")
     {
         m_sites.clear();
+        m_antennas.clear();
         for (const SiteRecord& r : m_siteRecords)
         {
             m_sites.emplace_back(r.x, r.y, 0);
+            // The engine's copy of the cell's antenna (BuildRan gives the RAN its own).
+            m_antennas.push_back(r.sector ? r.antenna.CreateModel(true) : nullptr);
         }
     }
     else
@@ -992,7 +1003,14 @@ MultiCellScenario::RxPowerDbm(uint32_t site, const Vector& position) const
     ue->SetPosition(Vector(position.x, position.y, m_ran->GetUeHeight()));
     const double tx =
         m_siteRecords.empty() ? m_cfg.bsTxPowerDbm : m_siteRecords.at(site).txPowerDbm;
-    return m_loss->CalcRxPower(tx, m_bsNodes.Get(site)->GetObject<MobilityModel>(), ue);
+    Ptr<MobilityModel> bs = m_bsNodes.Get(site)->GetObject<MobilityModel>();
+    const double rx = m_loss->CalcRxPower(tx, bs, ue);
+    if (site >= m_antennas.size() || !m_antennas[site])
+    {
+        return rx; // omnidirectional
+    }
+    // The UE's direction from the BS, as the spectrum channel gives the transmitter's antenna.
+    return rx + m_antennas[site]->GetGainDb(Angles(ue->GetPosition(), bs->GetPosition()));
 }
 
 void
@@ -1296,6 +1314,10 @@ MultiCellScenario::BuildRan()
     for (uint32_t s = 0; s < m_siteRecords.size(); ++s)
     {
         m_ran->SetBsTxPower(m_ran->GetBsDevices().Get(s), m_siteRecords[s].txPowerDbm);
+        if (m_siteRecords[s].sector)
+        {
+            m_ran->SetBsAntenna(m_ran->GetBsDevices().Get(s), m_siteRecords[s].antenna);
+        }
     }
     if (!m_cfg.pcapPrefix.empty())
     {

@@ -160,15 +160,17 @@ struct MultiCellConfig : ScenarioCommonConfig
     static std::string UesPerSiteRange();
 
     // Sites
-    /// "road" (sites on a line), "hex" (hexagonal rings) or "file" (siteFile: each site's
-    /// position, antenna height and transmit power)
+    /// "road" (sites on a line), "hex" (hexagonal rings) or "file" (siteFile: each cell's
+    /// position, antenna height, transmit power and optionally its sector antenna)
     std::string layout{"hex"};
     uint32_t numSites{7}; //!< road: [2, 57]; hex: 7 or 19; file: not read (its rows)
     /// Distance between neighbour sites, m, (0, 50000]; layout "file": not read (the largest
-    /// distance from a site to its nearest other site, so that each site has a neighbour)
+    /// distance from a cell to its nearest cell at another position, so that each site has a
+    /// neighbour)
     double interSiteDistance{500};
-    /// Layout "file": the site file (SiteRecord::Read: CSV id,x,y,height,txPowerDbm); its
-    /// heights and powers replace the RAN's BS height and bsTxPowerDbm
+    /// Layout "file": the site file (SiteRecord::Read: CSV id,x,y,height,txPowerDbm, and
+    /// optionally azimuth,beamwidth); its heights and powers replace the RAN's BS height and
+    /// bsTxPowerDbm, its sectors (EdgeLlmRan::SetBsAntenna) need mobility "trace"
     std::string siteFile;
     /// LogDistance's loss at 1 m, dB, [0, 100]: with exponent 3.76 the 3GPP macro-cell law
     /// L = 128.1 + 37.6 log10(R / 1 km) dB (TR 36.942); ignored by other models
@@ -751,6 +753,19 @@ class MultiCellScenario
     ApplicationContainer GetUeApps() const;       //!< After InstallApps
     uint32_t GetHomeSite(uint32_t ueIndex) const; //!< After BuildUes
 
+    /**
+     * \brief The received power the engine estimates the strongest cell from (a trace's
+     *        homes and implied handovers): the cell's transmit power, less the path loss
+     *        the RAN's model gives (a copy of it built from the config), plus the gain of
+     *        the cell's sector antenna toward the UE (a site file's azimuth and beamwidth:
+     *        the same ns3::CosineAntennaModel the RAN gets, GetGainDb at the UE's direction
+     *        from the BS; an omnidirectional cell: 0 dB).
+     * \param site the cell's index
+     * \param position the UE's x and y, m (z: the RAN's UE height)
+     * \return dBm (after BuildUes with mobility "trace", which builds the path-loss model)
+     */
+    double RxPowerDbm(uint32_t site, const Vector& position) const;
+
   private:
     /**
      * \brief Count the TCP payload offered to \p qd, dropped by it or by \p out, and
@@ -832,9 +847,6 @@ class MultiCellScenario
     void RequestTraceHandover(uint32_t i, uint32_t from, uint32_t to, Time deadline);
     /// \return whether sites \p a and \p b have an X2/Xn (and KV) link between them
     bool ArePeers(uint32_t a, uint32_t b) const;
-    /// Received power of site \p site's cell at \p position, dBm: its transmit power less
-    /// the path loss the RAN's model gives (a copy of it built from the config)
-    double RxPowerDbm(uint32_t site, const Vector& position) const;
     /// The trace's implied handovers against the RRC's (MultiCellResult::impliedOffset), and
     /// where each handover happened (tracePoints).
     void CollectImplied(MultiCellResult& result) const;
@@ -904,6 +916,7 @@ class MultiCellScenario
     /// Mobility "trace": each UE's strongest-cell changes
     std::vector<std::vector<MobilityTrace::CellChange>> m_implied;
     Ptr<PropagationLossModel> m_loss;                //!< RxPowerDbm's path-loss model
+    std::vector<Ptr<AntennaModel>> m_antennas;       //!< Each cell's sector antenna, or null
     std::vector<Vector> m_sites;                     //!< Site positions
     std::vector<uint32_t> m_roadTarget;              //!< Road target of each site
     std::vector<std::vector<uint32_t>> m_neighbours; //!< Neighbours of each site

@@ -637,6 +637,14 @@ printf 'id,x,y,height,txPowerDbm\na,0,0,301,43\nb,300,0,30,43\n' >"$tmp/sites.cs
 expect 2 "sites.csv:2: height must be in [0, 300], got 301" $study --siteFile="$tmp/sites.csv"
 expect 2 "siteFile is read with layout file only" \
   $study --siteFile="$data/three-sites.csv" --layout=hex
+# Sectors (azimuth, beamwidth): both columns or neither, each in its range, with a trace.
+printf 'id,x,y,height,txPowerDbm,azimuth\na,0,0,30,43,0\nb,300,0,30,43,0\n' >"$tmp/lone.csv"
+expect 2 "lone.csv:1: the header has azimuth but no beamwidth" $study --siteFile="$tmp/lone.csv"
+printf 'id,x,y,height,txPowerDbm,azimuth,beamwidth\na,0,0,30,43,0,65\nb,0,0,30,43,120,0\nc,300,0,30,43,0,360\n' >"$tmp/narrow.csv"
+expect 2 "narrow.csv:3: beamwidth must be in (0, 360], got 0" \
+  $study --siteFile="$tmp/narrow.csv" --mobilityTrace="$data/past-two-sectors.ns2"
+expect 2 "sector antennas (azimuth, beamwidth columns) need mobility trace" \
+  $study --siteFile="$data/two-sectors.csv"
 
 echo "$pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -9,6 +9,8 @@
 #include "../../examples/studies/mobility-trace.h"
 #include "../../examples/studies/site-list.h"
 
+#include "ns3/angles.h"
+#include "ns3/antenna-model.h"
 #include "ns3/mobility-model.h"
 #include "ns3/node-container.h"
 #include "ns3/ns2-mobility-helper.h"
@@ -290,19 +292,151 @@ TEST(SiteRecord, ReadsAndRefusesBothSides)
                   SiteRecord::Read(SiteFile("a,0,0,30,43\nb,0,0,10,43\n"));
               }).find(":3: site 'b' is at the position of an earlier site"),
               std::string::npos);
-    // The header: in order, and no sectors.
+    // The header: in order.
     EXPECT_NE(ErrorOf([] {
                   SiteRecord::Read(
                       SiteFile("a,0,0,30,43\nb,1,0,0,43\n", "id,y,x,height,txPowerDbm"));
-              }).find(":1: the header must be id,x,y,height,txPowerDbm"),
-              std::string::npos);
-    EXPECT_NE(ErrorOf([] {
-                  SiteRecord::Read(SiteFile("a,0,0,30,43,0,65\nb,1,0,0,43,120,65\n",
-                                            "id,x,y,height,txPowerDbm,azimuth,beamwidth"));
-              }).find("sectorised sites"),
+              })
+                  .find(":1: the header must be id,x,y,height,txPowerDbm (omnidirectional "
+                        "cells) or id,x,y,height,txPowerDbm,azimuth,beamwidth (sectors)"),
               std::string::npos);
     EXPECT_EQ(ErrorOf([] { SiteRecord::Read("/nonexistent/sites.csv"); }).rfind("siteFile: ", 0),
               0U);
+}
+
+/// The header of a file with sectors.
+const std::string SECTORS = "id,x,y,height,txPowerDbm,azimuth,beamwidth";
+
+/// Read() of \p rows under SECTORS: its error, "" if none.
+std::string
+SectorError(const std::string& rows)
+{
+    return ErrorOf([&rows] { SiteRecord::Read(SiteFile(rows, SECTORS)); });
+}
+
+TEST(SiteRecord, SectorsAtTheirBoundsAndPastThem)
+{
+    // Azimuth [-360, 360] and beamwidth (0, 360]: the bounds pass; two sectors at (0, 0),
+    // an omnidirectional cell (360) alone at (500, 0).
+    const std::vector<SiteRecord> s = SiteRecord::Read(
+        SiteFile("a,0,0,30,43,-360,0.001\nb,0,0,30,40,90,359.999\nc,500,0,30,43,360,360\n",
+                 SECTORS));
+    ASSERT_EQ(s.size(), 3U);
+    EXPECT_TRUE(SiteRecord::AreSectors(s));
+    EXPECT_TRUE(s[0].sector);
+    EXPECT_DOUBLE_EQ(s[0].antenna.azimuthDeg, -360);
+    EXPECT_DOUBLE_EQ(s[0].antenna.beamwidthDeg, 0.001);
+    EXPECT_DOUBLE_EQ(s[1].antenna.azimuthDeg, 90);
+    EXPECT_DOUBLE_EQ(s[1].txPowerDbm, 40);
+    EXPECT_DOUBLE_EQ(s[2].antenna.beamwidthDeg, 360);
+    EXPECT_FALSE(SiteRecord::AreSectors(SiteRecord::Read(DATA + "three-sites.csv")));
+    // Just past each bound, with the line and the range.
+    EXPECT_NE(SectorError("a,0,0,30,43,-360.5,65\nb,1,0,30,43,0,65\n")
+                  .find(".csv:2: azimuth must be in [-360, 360], got -360.5"),
+              std::string::npos);
+    EXPECT_NE(SectorError("a,0,0,30,43,0,65\nb,1,0,30,43,360.5,65\n")
+                  .find(".csv:3: azimuth must be in [-360, 360], got 360.5"),
+              std::string::npos);
+    EXPECT_NE(SectorError("a,0,0,30,43,0,0\nb,1,0,30,43,0,65\n")
+                  .find(".csv:2: beamwidth must be in (0, 360], got 0"),
+              std::string::npos);
+    EXPECT_NE(SectorError("a,0,0,30,43,0,65\nb,1,0,30,43,0,360.5\n")
+                  .find(".csv:3: beamwidth must be in (0, 360], got 360.5"),
+              std::string::npos);
+    // Every record gives both: an empty cell is no number.
+    EXPECT_NE(SectorError("a,0,0,30,43,,65\nb,1,0,30,43,0,65\n")
+                  .find(".csv:2: azimuth must be a number in [-360, 360], got ''"),
+              std::string::npos);
+}
+
+TEST(SiteRecord, SectorColumnsBothOrNeither)
+{
+    const std::string rows = "a,0,0,30,43,0\nb,1,0,30,43,0\n";
+    EXPECT_NE(ErrorOf([&rows] {
+                  SiteRecord::Read(SiteFile(rows, "id,x,y,height,txPowerDbm,azimuth"));
+              }).find(".csv:1: the header has azimuth but no beamwidth"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([&rows] {
+                  SiteRecord::Read(SiteFile(rows, "id,x,y,height,txPowerDbm,beamwidth"));
+              }).find(".csv:1: the header has beamwidth but no azimuth"),
+              std::string::npos);
+    EXPECT_NE(ErrorOf([] {
+                  SiteRecord::Read(SiteFile("a,0,0,30,43,65,0\nb,1,0,30,43,65,0\n",
+                                            "id,x,y,height,txPowerDbm,beamwidth,azimuth"));
+              }).find(".csv:1: the header must be"),
+              std::string::npos);
+}
+
+TEST(SiteRecord, SectorsOfOneSite)
+{
+    // Azimuths differing by 0.5 degree are two sectors; equal modulo 360 are refused.
+    EXPECT_EQ(SectorError("a,0,0,30,43,0,65\nb,0,0,30,43,0.5,65\nc,9,0,30,43,0,360\n"), "");
+    EXPECT_NE(SectorError("a,0,0,30,43,0,65\nb,0,0,30,43,360,65\nc,9,0,30,43,0,360\n")
+                  .find(".csv:3: site 'b' points where site 'a' at its position does (azimuth "
+                        "360 and 0, equal modulo 360)"),
+              std::string::npos);
+    EXPECT_NE(SectorError("a,0,0,30,43,-90,65\nb,5,5,30,43,0,65\nc,0,0,30,43,270,65\n")
+                  .find(".csv:4: site 'c' points where site 'a'"),
+              std::string::npos);
+    // A shared position takes sectors only: 360 degrees (omnidirectional) there is refused,
+    // whether it comes first or later; 359.999 passes.
+    EXPECT_NE(SectorError("a,0,0,30,43,0,360\nb,0,0,30,43,180,65\nc,9,0,30,43,0,65\n")
+                  .find(".csv:3: site 'b' shares its position with site 'a': cells at one "
+                        "position are the sectors of a site, each with a beamwidth in (0, 360) "
+                        "degrees; 'a' has 360"),
+              std::string::npos);
+    EXPECT_NE(SectorError("a,0,0,30,43,0,65\nb,0,0,30,43,180,360\nc,9,0,30,43,0,65\n")
+                  .find(".csv:3: site 'b' shares its position with site 'a'"),
+              std::string::npos);
+    EXPECT_EQ(SectorError("a,0,0,30,43,0,65\nb,0,0,30,43,180,359.999\nc,9,0,30,43,0,65\n"), "");
+    // Two positions at least: the third sector elsewhere passes (above), all at one are
+    // refused for the file as a whole.
+    EXPECT_NE(SectorError("a,0,0,30,43,0,65\nb,0,0,30,43,120,65\nc,0,0,30,43,240,65\n")
+                  .find(".csv: every sector stands at one position: the cells must stand at 2 "
+                        "positions at least"),
+              std::string::npos);
+    // An omnidirectional file still refuses a shared position.
+    EXPECT_NE(ErrorOf([] {
+                  SiteRecord::Read(SiteFile("a,0,0,30,43\nb,0,0,10,43\n"));
+              }).find("one omnidirectional cell per position"),
+              std::string::npos);
+}
+
+TEST(SiteRecord, SectorAntennaRangesAndModel)
+{
+    // EdgeLlmSectorAntenna, which the RAN and the engine build from: the same ranges.
+    EXPECT_EQ(ErrorOf([] { EdgeLlmSectorAntenna{-360, 360}.Validate(); }), "");
+    EXPECT_EQ(ErrorOf([] { EdgeLlmSectorAntenna{360, 1e-9}.Validate(); }), "");
+    EXPECT_EQ(ErrorOf([] {
+                  EdgeLlmSectorAntenna{360.001, 65}.Validate();
+              }),
+              "azimuth must be in [-360, 360] degrees, got 360.001");
+    EXPECT_EQ(ErrorOf([] {
+                  EdgeLlmSectorAntenna{0, 0}.Validate();
+              }),
+              "beamwidth must be in (0, 360] degrees, got 0");
+    EXPECT_EQ(ErrorOf([] {
+                  EdgeLlmSectorAntenna{0, 360.001}.Validate();
+              }),
+              "beamwidth must be in (0, 360] degrees, got 360.001");
+    // The cosine pattern by hand (ns-3's CosineAntennaModel documentation): beamwidth 90,
+    // pointed at 180 degrees: 0 dB toward 180, -3 dB toward 135 and -135, and toward 90
+    // 20 n log10 cos(45 deg) with n = -3 / (20 log10 cos(22.5 deg)).
+    const EdgeLlmSectorAntenna sector{180, 90};
+    Ptr<AntennaModel> west = sector.CreateModel(true);
+    const double pi = std::acos(-1.0);
+    auto degrees = [pi](double d) { return Angles(d * pi / 180, pi / 2); };
+    const double n = -3 / (20 * std::log10(std::cos(pi / 8)));
+    EXPECT_NEAR(west->GetGainDb(degrees(180)), 0, 1e-9);
+    EXPECT_NEAR(west->GetGainDb(degrees(135)), -3, 1e-9);
+    EXPECT_NEAR(west->GetGainDb(degrees(-135)), -3, 1e-9);
+    EXPECT_NEAR(west->GetGainDb(degrees(90)), 20 * n * std::log10(std::cos(pi / 4)), 1e-9);
+    // Unoriented (an NR array element): the boresight is the +x axis.
+    const EdgeLlmSectorAntenna element{180, 90};
+    EXPECT_NEAR(element.CreateModel(false)->GetGainDb(degrees(45)), -3, 1e-9);
+    // 360 degrees: 0 dB everywhere.
+    const EdgeLlmSectorAntenna omni{0, 360};
+    EXPECT_EQ(omni.CreateModel(true)->GetGainDb(degrees(180)), 0);
 }
 
 } // namespace
