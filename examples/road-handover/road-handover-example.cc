@@ -524,6 +524,27 @@ PrintUeTable(const RoadHandoverResult& r, bool ahead)
 }
 
 /**
+ * \param r a run's result
+ * \return "" if every UE that handed over measured its delay at the UE, else " over the N
+ *         of M UEs that handed over measured at the UE" (a trace's worst cases are over those)
+ */
+std::string
+MeasuredOver(const RoadHandoverResult& r)
+{
+    uint32_t handedOver = 0;
+    uint32_t measured = 0;
+    for (const EdgeLlmUeResult& u : r.ues)
+    {
+        handedOver += std::isnan(u.handoverTime) ? 0 : 1;
+        measured += std::isnan(u.handoverTime) || std::isnan(u.measuredDelay) ? 0 : 1;
+    }
+    return measured == handedOver
+               ? std::string()
+               : " over the " + std::to_string(measured) + " of " + std::to_string(handedOver) +
+                     " UEs that handed over measured at the UE";
+}
+
+/**
  * \brief Print one run's worst-user delays: planned vs measured, and the flow level on the
  *        same handovers.
  * \param scheme the scheme
@@ -534,15 +555,22 @@ PrintWorstUser(const HandoverScheme& scheme, const RoadHandoverResult& r)
 {
     const std::string& name = scheme.name;
     std::cout << std::fixed << std::setprecision(4);
-    if (std::isnan(r.predictedWorst))
+    const std::string measuredOver = MeasuredOver(r);
+    if (std::none_of(r.ues.begin(), r.ues.end(), [](const EdgeLlmUeResult& u) {
+            return !std::isnan(u.handoverTime);
+        }))
     {
-        std::cout << "  worst-user delay: measured " << TableCell(r.measuredWorst, 0) << " s ("
-                  << name << " has no planned delay to compare)\n";
+        std::cout << "  worst-user delay: n/a (no UE handed over)\n";
+    }
+    else if (std::isnan(r.predictedWorst))
+    {
+        std::cout << "  worst-user delay: measured " << TableCell(r.measuredWorst, 0) << " s"
+                  << measuredOver << " (" << name << " has no planned delay to compare)\n";
     }
     else
     {
         std::cout << "  worst-user delay: predicted " << r.predictedWorst << " s, measured "
-                  << TableCell(r.measuredWorst, 0) << " s (" << std::showpos
+                  << TableCell(r.measuredWorst, 0) << " s" << measuredOver << " (" << std::showpos
                   << 100.0 * (r.measuredWorst - r.predictedWorst) / r.predictedWorst
                   << std::noshowpos << " %)";
         // The plan covers the BS side only; at a small delay the UE side's own share
@@ -697,7 +725,13 @@ class RoadTables
                            m_points,
                            {"set xtics 1",
                             "set xrange [0.5:" + std::to_string(std::lround(lastUe)) + ".5]",
-                            "set yrange [0:*]"});
+                            // gnuplot refuses to autoscale a plot without one defined
+                            // point (a trace where no UE handed over)
+                            std::any_of(m_points.begin(),
+                                        m_points.end(),
+                                        [](const FigurePoint& p) { return std::isfinite(p.mean); })
+                                ? "set yrange [0:*]"
+                                : "set yrange [0:1]"});
     }
 
   private:

@@ -528,6 +528,7 @@ struct MultiCellResult
     /// changes) against the RRC's: per handover started, its start minus the implied instant
     /// of the same UE and target nearest to it, s (OfKnown; empty without a trace)
     EdgeLlmDelaySummary impliedOffset;
+    bool fromTrace{false};        //!< The UEs were a mobility trace's vehicles
     uint32_t impliedHandovers{0}; //!< Mobility "trace": strongest-cell changes of every UE
     /// Mobility "trace": scripted handovers not requested as announced (the UE was not at
     /// the announced source: an earlier handover failed or was still pending)
@@ -546,9 +547,11 @@ struct MultiCellResult
     /**
      * \brief Mobility "trace": one line on every handover (a vehicle hands over several
      *        times) and how far the RRC's were from the instants the trace implies.
-     * \return "every handover: N started (M implied by the trace), K restored, mean .. s,
-     *         worst .. s; at the UE mean .. s, worst .. s; RRC start - implied instant: ...";
-     *         "" without a trace
+     * \return "every handover: N started (M implied by the trace[, J implied never
+     *         started]), K restored, mean .. s, worst .. s; at the UE mean .. s, worst .. s[
+     *         (measured at the UE in I of H)]; RRC start - implied instant: ..." (J: implied
+     *         changes no handover started matched; H - I: records whose UE saw no stall); ""
+     *         without a trace
      */
     std::string DescribeTraceHandovers() const;
 };

@@ -636,7 +636,8 @@ SimulateRoad(MultiCellScenario& engine,
  *        one unknown, never silently smaller) and the prediction error.
  * \param result completed
  * \param handedOverOnly only the UEs that handed over count (a trace's vehicle need not:
- *        its delays do not exist); else every UE, which the road's draw hands over
+ *        its delays do not exist), and each worst case is over the known values; else every
+ *        UE, which the road's draw hands over, a missing value making the worst unknown
  */
 void
 SummarizeWorst(RoadHandoverResult& result, bool handedOverOnly)
@@ -650,7 +651,9 @@ SummarizeWorst(RoadHandoverResult& result, bool handedOverOnly)
                 v.push_back(r.*delay);
             }
         }
-        return EdgeLlmDelaySummary::Of(v).worst;
+        // A trace: the worst over the known values (the program says over how many).
+        return handedOverOnly ? EdgeLlmDelaySummary::OfKnown(v).worst
+                              : EdgeLlmDelaySummary::Of(v).worst;
     };
     result.predictedWorst = worst(&EdgeLlmUeResult::predictedDelay);
     result.measuredWorst = worst(&EdgeLlmUeResult::measuredDelay);

@@ -633,6 +633,15 @@ expect 2 "--mobilityActivity means nothing without --mobilityTrace" \
   $main --mobilityActivity="$data/road-both-ways.activity"
 expect 2 "--traceMinDwellMs must be in [0, 60000] ms, got -1" \
   $main --mobilityTrace="$data/road-both-ways.ns2" --traceMinDwellMs=-1
+# A valid trace in which no vehicle hands over (x from 20 to 120 m, the cells change at 150 m;
+# road-both-ways, the golden main-trace set, is the other side): exit 0, said, a plot.
+printf '$node_(0) set X_ 20\n$node_(0) set Y_ 10\n$ns_ at 1 "$node_(0) setdest 120 10 20"\n' >"$tmp/stay.ns2"
+expect 0 "" $main --mobilityTrace="$tmp/stay.ns2" --schemes=ctho
+for line in "every handover: 0 started (0 implied by the trace), 0 restored, n/a" \
+  "worst-user delay: n/a (no UE handed over)"; do
+  grep -qF "$line" "$tmp/out" || { echo "FAIL: no-handover trace: no '$line'"; fail=$((fail + 1)); }
+done
+[ -s "$tmp/o/handover-delays.png" ] || { echo "FAIL: no-handover trace: empty PNG"; fail=$((fail + 1)); }
 printf 'id,x,y,height,txPowerDbm\na,0,0,301,43\nb,300,0,30,43\n' >"$tmp/sites.csv"
 expect 2 "sites.csv:2: height must be in [0, 300], got 301" $study --siteFile="$tmp/sites.csv"
 expect 2 "siteFile is read with layout file only" \
