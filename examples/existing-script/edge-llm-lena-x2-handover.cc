@@ -63,7 +63,9 @@ main(int argc, char* argv[])
     cmd.AddValue("speed", "the UEs' speed, m/s", speed);
     cmd.AddValue("simTime", "simulated time, s", simTime);
     cmd.AddValue("enbTxPowerDbm", "eNB transmit power, dBm", enbTxPowerDbm);
-    cmd.AddValue("scheme", HandoverSchemeRegistry::Describe(), scheme); // edge-llm
+    cmd.AddValue("scheme",
+                 HandoverSchemeRegistry::Describe(&HandoverScheme::HasScheduler),
+                 scheme); // edge-llm
     cmd.Parse(argc, argv);
 
     Config::SetDefault("ns3::LteHelper::UseIdealRrc", BooleanValue(true));

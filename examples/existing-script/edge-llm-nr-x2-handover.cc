@@ -91,7 +91,9 @@ main(int argc, char* argv[])
     cmd.AddValue("speed", "the UEs' speed, m/s", speed);
     cmd.AddValue("simTime", "simulated time, s", simTime);
     cmd.AddValue("gnbTxPowerDbm", "gNB transmit power, dBm", gnbTxPowerDbm);
-    cmd.AddValue("scheme", HandoverSchemeRegistry::Describe(), scheme); // edge-llm
+    cmd.AddValue("scheme",
+                 HandoverSchemeRegistry::Describe(&HandoverScheme::HasScheduler),
+                 scheme); // edge-llm
     cmd.Parse(argc, argv);
 
     Config::SetDefault("ns3::NrGnbPhy::TxPower", DoubleValue(gnbTxPowerDbm));
