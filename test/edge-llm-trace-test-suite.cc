@@ -201,8 +201,9 @@ class TraceA3TestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(r.handovers, 3, "three RRC handovers");
         NS_TEST_EXPECT_MSG_EQ(r.unimpliedHandovers, 0, "each to an implied target");
         NS_TEST_EXPECT_MSG_EQ(r.impliedOffset.count, 3, "each matched");
-        // A3's 3 dB hysteresis is 13.6 m past the boundary (exponent 3.76: the distance
-        // ratio 10^(3 / 37.6) = 1.2) = 0.27 s at 50 m/s, then its 256 ms time-to-trigger.
+        // A3's 3 dB hysteresis is 13.7 m past the boundary (exponent 3.76: the distance
+        // ratio 10^(3 / 37.6) = 1.2016) = 0.275 s at 50 m/s (bound: 0.27 s), then its 256 ms
+        // time-to-trigger.
         NS_TEST_EXPECT_MSG_GT(r.impliedOffset.mean, 0.27 + 0.256, "after the implied instant");
         NS_TEST_EXPECT_MSG_LT(r.impliedOffset.worst, 1.5, "but not much after");
         NS_TEST_EXPECT_MSG_EQ(r.everyRestored.count, 3, "each restored");

@@ -185,7 +185,8 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
                            MultiCellConfig::NumSitesRange());
     options.AddValue("layout", "hex, road, or file (--siteFile)", cfg.layout);
     options.AddValue("siteFile",
-                     "Sites from a CSV file with the header id,x,y,height,txPowerDbm (sets "
+                     "Sites from a CSV file with the header id,x,y,height,txPowerDbm and "
+                     "optionally ,azimuth,beamwidth (sectors; with --mobilityTrace) (sets "
                      "--layout=file; the file's rows replace --numSites and --interSiteDistance)",
                      cfg.siteFile);
     raw.trace.Add(options, {"uesPerSite", "speed", "roads", "platoonSpreadMs"});
