@@ -623,13 +623,19 @@ PrintComparison(const RoadOptions& o, const std::vector<RoadHandoverResult>& res
     for (std::size_t i = 0; i < results.size(); ++i)
     {
         const RoadHandoverResult& r = results[i];
-        double sum = 0;
-        for (const auto& ue : r.ues)
+        // The road's draw: over its UEs (a missing delay makes the mean unknown); a trace:
+        // the engine's summary over every handover.
+        double mean = r.ueDelay.mean;
+        if (!trace)
         {
-            sum += ue.measuredDelay;
+            double sum = 0;
+            for (const auto& ue : r.ues)
+            {
+                sum += ue.measuredDelay;
+            }
+            mean = sum / static_cast<double>(r.ues.size());
         }
         const double worst = trace ? r.ueDelay.worst : r.measuredWorst;
-        const double mean = trace ? r.ueDelay.mean : sum / static_cast<double>(r.ues.size());
         std::cout << "  " << o.schemes[i].name << " " << TableCell(worst, 0) << " / "
                   << TableCell(mean, 0) << " s";
     }
@@ -699,10 +705,14 @@ class RoadTables
                const std::string& stem) const
     {
         const bool trace = !cfg.mobilityTrace.empty();
-        double lastUe = trace ? 1 : cfg.road.numUes; // a trace's: the highest IMSI plotted
-        for (const FigurePoint& p : m_points)
+        double lastUe = cfg.road.numUes;
+        if (trace)
         {
-            lastUe = trace ? std::max(lastUe, p.x) : lastUe;
+            lastUe = 1; // the highest IMSI plotted
+            for (const FigurePoint& p : m_points)
+            {
+                lastUe = std::max(lastUe, p.x);
+            }
         }
         std::ostringstream title;
         title << name << ": measured handover delay per UE and scheme\\n"

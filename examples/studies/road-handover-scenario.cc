@@ -508,6 +508,21 @@ MakeEngineUes(const RoadHandoverConfig& cfg, const WarmupPlan& plan)
 }
 
 /**
+ * \brief Every planned batch (the session records') and the largest L among them.
+ * \param engine the engine (its session records, still alive)
+ * \param result its batches and prefillLength set
+ */
+void
+CollectBatches(MultiCellScenario& engine, RoadHandoverResult& result)
+{
+    result.batches = engine.GetSessionStats()->GetBatches();
+    for (const EdgeLlmHandoverBatch& batch : result.batches)
+    {
+        result.prefillLength = std::max(result.prefillLength, batch.prefillLength);
+    }
+}
+
+/**
  * \brief The road's result from the engine's (Simulate's beforeDestroy): per UE the
  *        engine's result with the road's draw; the batches (the session records'); totals.
  * \param cfg the road
@@ -535,11 +550,7 @@ CollectRoad(const RoadHandoverConfig& cfg,
         // TransferTimedOut at the target, as the road counted it.
         result.timedOut += rec.timedOut && rec.targetCellId == target->GetCellId() ? 1 : 0;
     }
-    result.batches = engine.GetSessionStats()->GetBatches();
-    for (const EdgeLlmHandoverBatch& batch : result.batches)
-    {
-        result.prefillLength = std::max(result.prefillLength, batch.prefillLength);
-    }
+    CollectBatches(engine, result);
     std::map<uint64_t, const EdgeLlmUeResult*> byId;
     for (const EdgeLlmUeResult& ue : run.ues)
     {
@@ -578,11 +589,7 @@ CollectTrace(const MultiCellResult& run, MultiCellScenario& engine, RoadHandover
     {
         result.timedOut += rec.timedOut ? 1 : 0;
     }
-    result.batches = engine.GetSessionStats()->GetBatches();
-    for (const EdgeLlmHandoverBatch& batch : result.batches)
-    {
-        result.prefillLength = std::max(result.prefillLength, batch.prefillLength);
-    }
+    CollectBatches(engine, result);
     for (const EdgeLlmUeResult& r : result.ues)
     {
         result.handoverFailures += r.handoverFailed ? 1 : 0;
