@@ -21,6 +21,8 @@ MODULE_SOURCES = [
     'model/kv-datagram-header.cc',
     'model/kv-datagram-socket.cc',
     'model/prefill-engine.cc',
+    'model/gpu-iteration-model.cc',
+    'model/continuous-batching-gpu.cc',
     'model/fluid-handover-engine.cc',
     'model/streaming-radio-model.cc',
     'model/accuracy-utility.cc',

@@ -7,9 +7,9 @@
 #include "gpu-iteration-model.h"
 
 #include <cstdint>
-#include <deque>
 #include <list>
-#include <map>
+#include <unordered_map>
+#include <utility>
 #include <vector>
 
 namespace ns3
@@ -156,6 +156,7 @@ class ContinuousBatchingGpu
      * \param tokens its context, tokens
      * \return false, and nothing kept, when it does not fit even after evicting every
      *         other idle cache (counted as an eviction)
+     * \throws std::invalid_argument for a conversation already parked or 0 tokens
      */
     bool Park(uint64_t conversation, uint64_t tokens);
 
@@ -197,29 +198,67 @@ class ContinuousBatchingGpu
     /// A sequence's progress.
     struct Sequence
     {
-        uint64_t id{0};        //!< Its id
-        GpuSequenceSpec spec;  //!< Its work
-        uint64_t prefilled{0}; //!< Tokens prefilled
-        uint64_t decoded{0};   //!< Tokens decoded
-        bool admitted{false};  //!< Admitted (its room reserved)
-        uint64_t chunk{0};     //!< This iteration's prefill chunk
-        bool decodes{false};   //!< Decodes in this iteration
+        uint64_t id{0};         //!< Its id
+        GpuSequenceSpec spec;   //!< Its work
+        uint64_t room{0};       //!< Its whole final context, bytes (reserved once admitted)
+        uint64_t prefilled{0};  //!< Tokens prefilled
+        uint64_t decoded{0};    //!< Tokens decoded
+        bool admitted{false};   //!< Admitted (its room reserved)
+        uint64_t chunk{0};      //!< This iteration's prefill chunk
+        bool decodes{false};    //!< Decodes one token in this iteration (a decode step)
+        bool firstToken{false}; //!< Decodes its first token with this iteration's last chunk
     };
 
-    /// \return the sequence's reserved room, bytes
-    uint64_t Room(const Sequence& s) const;
+    using SequenceList = std::list<Sequence>; //!< Sequences in order
+
+    /// An idle conversation cache.
+    struct Parked
+    {
+        uint64_t conversation{0}; //!< The conversation
+        uint64_t tokens{0};       //!< Its context, tokens
+        uint64_t bytes{0};        //!< Its room, bytes
+    };
+
+    using ParkedList = std::list<Parked>; //!< Least recently parked first
+
+    /**
+     * \brief Add (\p sign +1) or take (-1) a sequence's share of the running totals
+     *        (m_prefilling, m_decodable, m_decodeContext, m_waitingPrefill,
+     *        m_priorityPrefillLeft), as its state is now.
+     */
+    void Track(const Sequence& s, int sign);
     /// \return whether \p bytes fit after evicting idle caches (evicts them if so)
     bool MakeRoom(uint64_t bytes);
+    /// Admit waiting sequences (priority first, FIFO in each class, no overtaking).
     void Admit();
+    /// \return the waiting queue admitted from next (nullptr if none waits)
+    SequenceList* NextWaiting();
+    /// \return the list that holds \p s (admitted, or its waiting class)
+    SequenceList& ListOf(const Sequence& s);
+    /// \return the decode steps B of the next iteration and their KV reads K (a share of
+    ///         m_decodeContext when the budget cannot take every decode step)
+    std::pair<uint64_t, uint64_t> ExpectedDecodes() const;
 
-    GpuIterationModel m_model;               //!< Time and limits
-    uint64_t m_bytesPerToken;                //!< KV bytes per token
-    std::deque<Sequence> m_sequences;        //!< Admitted first (admission order), then waiting
-    std::map<uint64_t, std::size_t> m_index; //!< Not used across calls (rebuilt)
-    uint64_t m_inUse{0};                     //!< Bytes reserved by admitted sequences and caches
-    std::list<std::pair<uint64_t, uint64_t>> m_parked; //!< (conversation, tokens), oldest first
-    uint64_t m_evictions{0};                           //!< Idle caches evicted or refused
-    bool m_busy{false};                                //!< An iteration is under way
+    GpuIterationModel m_model;      //!< Time and limits
+    uint64_t m_bytesPerToken;       //!< KV bytes per token
+    SequenceList m_admitted;        //!< Admitted, in admission order
+    SequenceList m_waitingPriority; //!< Waiting with priority, first come first
+    SequenceList m_waitingNormal;   //!< Waiting without priority, first come first
+    std::unordered_map<uint64_t, SequenceList::iterator> m_index; //!< Every sequence by id
+    std::vector<uint64_t> m_working; //!< This iteration's sequences, admission order
+    std::vector<SequenceList::iterator> m_priorityChunks; //!< Scratch: priority prefills
+    std::vector<SequenceList::iterator> m_normalChunks;   //!< Scratch: other prefills
+    uint64_t m_inUse{0}; //!< Bytes reserved by admitted sequences and caches
+    ParkedList m_parked; //!< Idle caches, least recently parked first
+    std::unordered_map<uint64_t, ParkedList::iterator> m_parkedIndex; //!< Caches by id
+    uint64_t m_parkedBytes{0};                                        //!< Bytes of the idle caches
+    uint64_t m_evictions{0};           //!< Idle caches evicted or refused
+    bool m_busy{false};                //!< An iteration is under way
+    uint32_t m_prefilling{0};          //!< Admitted sequences with prefill left
+    uint32_t m_decodable{0};           //!< Admitted, prefilled, not held, tokens left
+    uint64_t m_decodeContext{0};       //!< Sum of the contexts of the m_decodable ones
+    uint64_t m_waitingPrefill{0};      //!< Waiting sequences with prefill
+    uint64_t m_priorityPrefillLeft{0}; //!< Prefill tokens left of priority sequences
 };
 
 } // namespace ns3

@@ -43,7 +43,7 @@ class GpuIterationModel
     double cKv{2.8124e-8};                  //!< Per KV token read, s/token, [0, 1e-3]
     uint64_t tokenBudget{2048};             //!< Tokens per iteration, [1, MAX_TOKEN_BUDGET]
     uint32_t maxRunning{256};               //!< Sequences admitted at once, [1, MAX_RUNNING]
-    uint64_t kvMemoryBytes{60000000000ULL}; //!< KV memory, bytes, [1, MAX_KV_MEMORY]
+    uint64_t kvMemoryBytes{56770000000ULL}; //!< KV memory, bytes, [1, MAX_KV_MEMORY]
 
     /**
      * \param prefillTokens P
@@ -63,7 +63,9 @@ class GpuIterationModel
 
     /**
      * \brief A preset: constants for a model on a GPU, each from a cited measurement or
-     *        datasheet (doc/edge-llm-design.rst lists them).
+     *        datasheet (doc/edge-llm-design.rst lists them): "ctho-a100" (ctHO's Qwen2.5-7B
+     *        prefill model on an A100 80GB; the field defaults) and "impactho-qwen3-8b-a100"
+     *        (Qwen3-8B on the same GPU, fitted to ImpactHO Table II's re-prefill times).
      * \param name one of PresetNames()
      * \return the preset
      * \throws std::invalid_argument naming the valid presets
