@@ -8,6 +8,7 @@ import re
 MODULE_SOURCES = [
     'model/llm-model-profile.cc',
     'model/prefill-time-model.cc',
+    'model/llm-request-trace.cc',
     'model/ctho-planner.cc',
     'model/coordinated-planner.cc',
     'model/handover-scheduler.cc',

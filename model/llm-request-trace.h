@@ -68,11 +68,13 @@ struct RequestTraceOptions
     /// A UE's consecutive requests form conversations of this many turns (1: every request
     /// is a conversation of its own), [1, MAX_TURNS]
     uint32_t turnsPerConversation{1};
-    /// RNG stream of the uniform mapping (ns-3's RngSeedManager gives seed and run)
+    /// RNG stream of the uniform mapping (ns-3's RngSeedManager gives seed and run), >= 0
     int64_t stream{0};
 
     /**
-     * \brief Check every field.
+     * \brief Check every field (NaN is refused wherever a number is expected). Besides each
+     *        field's range: PER_UE_STREAMS needs a finite duration (and a finite
+     *        start + numUes * duration).
      * \throws std::invalid_argument "<field> must be in <range>, got <value>"
      */
     void Validate() const;
@@ -124,10 +126,16 @@ struct RequestGeneratorConfig
     std::vector<std::pair<uint64_t, uint64_t>> empirical;
     uint32_t numUes{1};               //!< UEs the requests go to uniformly, [1, 100000]
     uint32_t turnsPerConversation{1}; //!< As RequestTraceOptions', [1, 1000]
-    int64_t stream{0};                //!< First RNG stream (uses stream .. stream + 3)
+    /// First RNG stream, [0, 2^63 - 4]: gaps on stream, prompt lengths (or the empirical
+    /// index) on stream + 1, output lengths on stream + 2, the UE on stream + 3
+    int64_t stream{0};
 
     /**
-     * \brief Check every field.
+     * \brief Check every field (NaN refused; every scalar field is checked whatever the
+     *        laws). With LOGNORMAL, a law of which fewer than 1 draw in 1000 rounds into
+     *        [1, maxTokens] is refused (the redraw loop would hardly end); its share is
+     *        Phi((ln(maxTokens + 0.5) - mu) / sigma) - Phi((ln 0.5 - mu) / sigma). With
+     *        EMPIRICAL, each pair's counts must be in [1, MAX_TOKENS].
      * \throws std::invalid_argument "<field> must be in <range>, got <value>"
      */
     void Validate() const;
@@ -147,8 +155,32 @@ struct RequestGeneratorConfig
  *   num_decode_tokens.
  * Rows must be in non-decreasing time. A row with 0 tokens in either count is refused.
  *
- * Every result is sorted by arrival, then UE; conversations are numbered in order of their
- * first turn; a conversation's turns belong to one UE.
+ * In detail: the first line that is neither blank nor a comment is the header; names are
+ * case-sensitive, and a header naming TIMESTAMP is Azure, one naming arrived_at processed
+ * (both, or a needed column twice, is refused). Lines may end in CRLF; a UTF-8 byte-order
+ * mark before the header is skipped; fields are trimmed of spaces and tabs, with no quoting.
+ * Every row has as many fields as the header. TIMESTAMP is "YYYY-MM-DD HH:MM:SS" (' ' or 'T'
+ * between date and time) with an optional '.' and 1 to 9 fraction digits (the real files
+ * have 7), no timezone (UTC), proleptic Gregorian calendar (leap years checked; no leap
+ * second); it is converted with a days-from-civil count (H. Hinnant), with no locale or
+ * timegm. arrived_at is any finite number of s. Token counts are integers (digits only) in
+ * [1, RequestGeneratorConfig::MAX_TOKENS]. A row's trace time t is s after the first data
+ * row (the first row has t = 0).
+ *
+ * Window and UEs (Parse, Read): with UNIFORM, the rows with t in [start, start + duration)
+ * arrive at (t - start) / rateScale, each at a UE drawn by an ns-3 UniformRandomVariable
+ * (integer in [0, numUes - 1], stream `stream`) in trace order. With PER_UE_STREAMS, UE u
+ * replays the rows with t in [start + u duration, start + (u + 1) duration), arriving at
+ * (t - start - u duration) / rateScale; the trace's last row must be at or after
+ * start + numUes duration, else the trace is refused.
+ *
+ * Every result is sorted by arrival, then UE (stable: ties keep trace or draw order);
+ * conversations are numbered in order of their first turn; a conversation's turns belong to
+ * one UE: each UE's requests in that order form conversations of turnsPerConversation
+ * consecutive turns (the last one possibly shorter), turn 0, 1, ... within each.
+ *
+ * Every file error reads "<name>:<line>: <what>" (line 1 the file's first, 0 for a file that
+ * cannot be opened), <what> naming the field and its valid range.
  */
 class LlmRequestTrace
 {
@@ -188,6 +220,14 @@ class LlmRequestTrace
     /**
      * \brief Draw requests (ns-3 random variables: RngSeedManager's seed and run, the
      *        config's streams).
+     *
+     * Gaps: ExponentialRandomVariable (Mean 1 / rate, Bound 0) or GammaRandomVariable
+     * (Alpha k = 1 / cv^2, Beta 1 / (rate k)) on `stream`; arrivals are the gaps' running sums
+     * from 0, those < duration kept. Then, per arrival in order: LOGNORMAL lengths from
+     * LogNormalRandomVariable(Mu, Sigma) on stream + 1 (prompt) and stream + 2 (output), each
+     * rounded to the nearest integer and redrawn while outside [1, maxTokens]; or EMPIRICAL,
+     * the pair at a UniformRandomVariable index on stream + 1. Then the UE, uniform in
+     * [0, numUes - 1], on stream + 3; then conversations as Parse's.
      * \param config the generator (validated)
      * \return the requests in [0, duration)
      * \throws std::invalid_argument for a bad config
@@ -198,6 +238,11 @@ class LlmRequestTrace
      * \brief Write requests as the processed form plus the UE, conversation and turn
      *        columns (arrived_at,num_prefill_tokens,num_decode_tokens,ue,conversation,turn),
      *        which Parse reads back (extra columns ignored).
+     *
+     * arrived_at has 17 significant digits (a double reads back to itself), '.' decimal
+     * point whatever the locale. Parsed back, the prompts and outputs are the same and the
+     * arrivals are the same less the first one (Parse counts from the first row: identical
+     * when the first arrival is 0).
      * \param requests the requests
      * \param out where to write
      */
