@@ -60,7 +60,8 @@ IdText(uint64_t id)
  *   ordinary decode step (budget token, B, K = its whole context). A sequence with
  *   prefillTokens = 0 never gets PREFILL_DONE. FINISHED follows the TOKEN that makes decoded
  *   = decodeTokens. A Release during an iteration counts from the next one.
- * - A decode step's K is the sequence's context cachedTokens + prefilled + decoded; a chunk's
+ * - A decode step's K is the sequence's context cachedTokens + suffixTokens + prefilled +
+ *   decoded; a chunk's
  *   K is its prefix cachedTokens + prefilled. When the decode steps outnumber the budget the
  *   first ones in admission order run (the rest wait for an iteration with room).
  * - BeginIteration makes one pass over the admitted sequences; EndIteration one pass over
@@ -110,7 +111,7 @@ ContinuousBatchingGpu::Track(const Sequence& s, int sign)
     else if (!s.spec.held && s.decoded < s.spec.decodeTokens)
     {
         add(m_decodable, 1);
-        add(m_decodeContext, s.spec.cachedTokens + s.prefilled + s.decoded);
+        add(m_decodeContext, s.spec.cachedTokens + s.spec.suffixTokens + s.prefilled + s.decoded);
     }
 }
 
@@ -152,7 +153,8 @@ ContinuousBatchingGpu::Add(uint64_t id, const GpuSequenceSpec& spec)
             IdText(id));
     }
     const uint64_t tokens =
-        SatAdd(SatAdd(spec.cachedTokens, spec.prefillTokens), spec.decodeTokens);
+        SatAdd(SatAdd(SatAdd(spec.cachedTokens, spec.suffixTokens), spec.prefillTokens),
+               spec.decodeTokens);
     const uint64_t room = SatMul(tokens, m_bytesPerToken);
     if (room > m_model.kvMemoryBytes)
     {
@@ -192,7 +194,8 @@ ContinuousBatchingGpu::Remove(uint64_t id)
         throw std::invalid_argument("Remove: unknown " + IdText(id));
     }
     const SequenceList::iterator it = f->second;
-    const uint64_t context = it->spec.cachedTokens + it->prefilled + it->decoded;
+    const uint64_t context =
+        it->spec.cachedTokens + it->spec.suffixTokens + it->prefilled + it->decoded;
     Track(*it, -1);
     if (it->admitted)
     {
@@ -324,7 +327,8 @@ ContinuousBatchingGpu::BeginIteration()
             s.decodes = true;
             --budget;
             ++plan.decodeSequences;
-            plan.kvTokensRead += s.spec.cachedTokens + s.prefilled + s.decoded;
+            plan.kvTokensRead +=
+                s.spec.cachedTokens + s.spec.suffixTokens + s.prefilled + s.decoded;
             m_working.push_back(s.id);
         }
     }
@@ -482,8 +486,8 @@ ContinuousBatchingGpu::ExpectedDecodes() const
 
 /**
  * With D admitted sequences that can take a decode step (prefill done, not held, tokens
- * left), C the sum of their contexts (cachedTokens + prefilled + decoded) and T the token
- * budget: B = min(D, T) and K = C (K = round(C B / D) when D > T). P = T - B when prefill
+ * left), C the sum of their contexts (cachedTokens + suffixTokens + prefilled + decoded) and T the
+ * token budget: B = min(D, T) and K = C (K = round(C B / D) when D > T). P = T - B when prefill
  * waits (an admitted sequence with prefill left, or a waiting one with prefillTokens > 0),
  * else 0. The result is t_iter(P, B, K) = c0 + c_p P + c_d B + c_kv K, and c0 + c_p when
  * P = B = 0. The prefill chunks' prefix reads are left out (they depend on which chunks run).

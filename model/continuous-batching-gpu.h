@@ -25,6 +25,10 @@ struct GpuSequenceSpec
     /// KV tokens already in memory for it (a held conversation cache, KV received over the
     /// backhaul): counted in its context, never prefilled
     uint64_t cachedTokens{0};
+    /// KV tokens of positions after the prefill, received over the backhaul (a ctHO
+    /// restore's transferred suffix): in its room and its decode context, not read by its
+    /// prefill chunks (which attend to the prefix only)
+    uint64_t suffixTokens{0};
     uint64_t prefillTokens{0}; //!< Tokens to prefill, in chunks
     /// Tokens to decode after the prefill, the first token included (0: prefill only)
     uint64_t decodeTokens{0};
@@ -73,8 +77,8 @@ struct GpuIteration
  *
  * Admission (at the start of each iteration): waiting sequences, priority ones first and
  * each class first come first served, are admitted in order while fewer than maxRunning
- * run and the memory has room for the sequence's whole final context, (cachedTokens +
- * prefillTokens + decodeTokens) x bytes per token, evicting idle conversation caches least
+ * run and the memory has room for the sequence's whole final context, (cachedTokens + suffixTokens
+ * + prefillTokens + decodeTokens) x bytes per token, evicting idle conversation caches least
  * recently parked first; the first that does not fit stops admission (no overtaking).
  *
  * An iteration (stall-free batching, as Sarathi-Serve's): first one decode step for every
@@ -121,7 +125,7 @@ class ContinuousBatchingGpu
      * \brief Take a sequence off the GPU (its UE handed over): its KV room is freed; work
      *        of the iteration under way counts for nothing.
      * \param id a sequence on this GPU
-     * \return its context, tokens (cached + prefilled + decoded)
+     * \return its context, tokens (cached + suffix + prefilled + decoded)
      * \throws std::invalid_argument for an unknown id
      */
     uint64_t Remove(uint64_t id);
@@ -188,6 +192,14 @@ class ContinuousBatchingGpu
      */
     double ExpectedPriorityPrefillTime(uint64_t tokens) const;
 
+    /**
+     * \brief The decode steps of the next iteration if nothing changes: what a planner needs
+     *        to price a prefill that shares iterations with them.
+     * \return (B, K): decode steps (at most the token budget) and their KV reads, tokens (a
+     *         pro-rata share of every decoder's context when the budget cannot take them all)
+     */
+    std::pair<uint64_t, uint64_t> ExpectedDecodes() const;
+
     uint32_t GetRunning() const;      //!< \return admitted sequences
     uint32_t GetWaiting() const;      //!< \return sequences waiting for admission
     uint64_t GetKvBytesInUse() const; //!< \return bytes reserved by sequences and idle caches
@@ -235,9 +247,6 @@ class ContinuousBatchingGpu
     SequenceList* NextWaiting();
     /// \return the list that holds \p s (admitted, or its waiting class)
     SequenceList& ListOf(const Sequence& s);
-    /// \return the decode steps B of the next iteration and their KV reads K (a share of
-    ///         m_decodeContext when the budget cannot take every decode step)
-    std::pair<uint64_t, uint64_t> ExpectedDecodes() const;
 
     GpuIterationModel m_model;      //!< Time and limits
     uint64_t m_bytesPerToken;       //!< KV bytes per token

@@ -391,6 +391,31 @@ TEST(ContinuousBatchingGpu, HeldSequencesWaitForRelease)
     EXPECT_EQ(Text(gpu.EndIteration()), "5:T:1 5:F:1");
 }
 
+// A ctHO restore: the first L tokens prefilled, the rest (the suffix) received over the
+// backhaul. The suffix is in the room and in every decode step's context, never in a
+// prefill chunk's prefix.
+TEST(ContinuousBatchingGpu, SuffixTokensAreReadByDecodeStepsOnly)
+{
+    GpuSequenceSpec restore = Spec(100, 2, 0, true, true);
+    restore.suffixTokens = 500;
+    // Room 500 + 100 + 2 = 602 tokens at 1 byte per token: fits in 602, not in 601.
+    EXPECT_FALSE(ContinuousBatchingGpu(Simple(1000, 100, 601), 1).Add(1, restore));
+    ContinuousBatchingGpu gpu(Simple(60, 100, 602), 1);
+    ASSERT_TRUE(gpu.Add(1, restore));
+    // Two chunks (budget 60): the second reads the first's 60 tokens, not the suffix.
+    ExpectIteration(gpu.BeginIteration(), 60, 0, 0, 0.01 + 0.060);
+    EXPECT_EQ(Text(gpu.EndIteration()), "");
+    ExpectIteration(gpu.BeginIteration(), 40, 0, 60, 0.01 + 0.040 + 60e-5);
+    EXPECT_EQ(Text(gpu.EndIteration()), "1:P:0"); // held: no first token
+    EXPECT_EQ(gpu.GetKvBytesInUse(), 602U);
+    gpu.Release(1);
+    // Decode steps read the whole context: suffix 500 + prefix 100 (+ decoded).
+    ExpectIteration(gpu.BeginIteration(), 0, 1, 600, 0.01 + 0.002 + 600e-5);
+    EXPECT_EQ(Text(gpu.EndIteration()), "1:T:1");
+    EXPECT_EQ(gpu.Remove(1), 601U); // 500 + 100 + 1 decoded
+    EXPECT_EQ(gpu.GetKvBytesInUse(), 0U);
+}
+
 TEST(ContinuousBatchingGpu, PriorityGoesFirstInAdmissionAndChunks)
 {
     // Admission: maxRunning 2; two plain sequences queued before a priority one.
