@@ -25,6 +25,7 @@ MODULE_SOURCES = [
     'model/gpu-iteration-model.cc',
     'model/continuous-batching-gpu.cc',
     'model/fluid-handover-engine.cc',
+    'model/fluid-serving-engine.cc',
     'model/streaming-radio-model.cc',
     'model/accuracy-utility.cc',
     'model/slot-allocator.cc',

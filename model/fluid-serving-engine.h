@@ -1,0 +1,225 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ */
+#ifndef FLUID_SERVING_ENGINE_H
+#define FLUID_SERVING_ENGINE_H
+
+#include "continuous-batching-gpu.h"
+#include "gpu-iteration-model.h"
+#include "llm-request-trace.h"
+
+#include "ns3/ptr.h"
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <memory>
+#include <queue>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace ns3
+{
+
+class HandoverScheduler;
+
+/**
+ * \ingroup edge-llm
+ * \brief What a BS does with an idle UE's conversation cache when the UE hands over between
+ *        two turns (doc/edge-llm-design.rst, "Conversations").
+ */
+enum class IdleCachePolicy
+{
+    MOVE_NOW,          //!< Send it to the target at the handover
+    MOVE_ON_NEXT_TURN, //!< Leave it at the source; the next turn fetches it if still held
+    DROP,              //!< Free it; the next turn re-prefills the whole context
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief The idle-cache policies' names, in enum order ("move-now", "move-on-next-turn",
+ *        "drop").
+ * \return the names
+ */
+const std::vector<std::string>& IdleCachePolicyNames();
+
+/**
+ * \ingroup edge-llm
+ * \brief A policy by name.
+ * \param name one of IdleCachePolicyNames()
+ * \return the policy
+ * \throws std::invalid_argument "idlePolicy must be one of ..., got ..."
+ */
+IdleCachePolicy IdleCachePolicyFromName(const std::string& name);
+
+/**
+ * \ingroup edge-llm
+ * \brief A UE's change of serving cell.
+ */
+struct ServingHandover
+{
+    uint32_t ue{0};     //!< The UE
+    double time{0};     //!< tau, s, >= 0
+    uint16_t target{1}; //!< The new serving cell, in [1, numCells], != the serving one
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Knobs of the flow-level serving engine (doc/edge-llm-design.rst, "Serving many
+ *        users").
+ */
+struct FluidServingConfig
+{
+    std::string model{"qwen2.5-7b-instruct"}; //!< LLM preset (KV bytes per token)
+    uint32_t kvBits{16};                      //!< q: 16, 8 or 4
+    GpuIterationModel gpu;                    //!< Every BS's GPU (validated)
+    double backhaulGbps{4.5};   //!< R of every directed BS-to-BS link, Gbit/s, (0, 1e4]
+    double uplinkDelay{0.01};   //!< A prompt's radio uplink time, s, [0, 10]
+    double downlinkDelay{0.01}; //!< A token's radio delivery time, s, [0, 10]
+    IdleCachePolicy idlePolicy{IdleCachePolicy::MOVE_ON_NEXT_TURN}; //!< Idle caches
+    double ttftSlo{2.0};    //!< SLO: time to first token at most, s, (0, 3600]
+    double tpotSlo{0.2};    //!< SLO: mean time per output token at most, s, (0, 3600]
+    double seriesStep{1.0}; //!< GPU series period, s, [1e-3, 3600]
+
+    /**
+     * \brief Check every knob.
+     * \throws std::invalid_argument "<field> must be in <range>, got <value>"
+     */
+    void Validate() const;
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief What happened to one request (a turn).
+ *
+ * Times are from the request's send time: turn 0 (and a turn whose previous turn ended
+ * before its trace arrival) is sent at its arrival; a later turn is sent when the previous
+ * turn's last token reached the UE, if that is later. NaN: never happened.
+ */
+struct ServingRequestResult
+{
+    uint32_t ue{0};             //!< Its UE
+    uint64_t conversation{0};   //!< Its conversation
+    uint32_t turn{0};           //!< Its turn
+    double arrival{0};          //!< Its trace arrival, s
+    double sent{0};             //!< When the UE sent it, s (>= arrival)
+    uint64_t promptTokens{0};   //!< New prompt tokens
+    uint64_t outputTokens{0};   //!< Tokens it asked for
+    uint64_t contextTokens{0};  //!< Its context at the start: earlier turns + prompt
+    uint64_t decodedTokens{0};  //!< Tokens decoded (= outputTokens when served)
+    uint64_t cachedTokens{0};   //!< Of its earlier turns, tokens found held (no prefill)
+    uint64_t prefillTokens{0};  //!< Tokens prefilled for it, restores included
+    uint64_t transferTokens{0}; //!< KV tokens moved over the backhaul for it
+    uint32_t handovers{0};      //!< Handovers while it decoded (stalls)
+    double ttft{std::numeric_limits<double>::quiet_NaN()}; //!< First token at the UE - sent, s
+    double tpot{std::numeric_limits<double>::quiet_NaN()}; //!< (last - first) / (outputs - 1), s
+    double e2e{std::numeric_limits<double>::quiet_NaN()};  //!< Last token at the UE - sent, s
+    /// Sum over its handovers of the time from the handover to its next decoded token, s
+    double stall{0};
+    double worstStall{0}; //!< The longest of them, s
+    bool served{false};   //!< It decoded every token
+    bool sloMet{false};   //!< Served with ttft <= ttftSlo and (one token or tpot <= tpotSlo)
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief One GPU's state over one series period.
+ */
+struct ServingGpuSample
+{
+    double time{0};        //!< The period's end, s
+    uint16_t cell{1};      //!< The BS
+    double utilization{0}; //!< Busy share of the period, [0, 1]
+    uint32_t running{0};   //!< Admitted sequences at the period's end
+    uint32_t waiting{0};   //!< Sequences waiting for admission then
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief The outcome of one serving run.
+ */
+struct FluidServingResult
+{
+    std::string scheme;                         //!< The handover policy's name
+    std::vector<ServingRequestResult> requests; //!< Input order
+    std::vector<ServingGpuSample> series;       //!< By time, then cell
+    double end{0};                              //!< The last event, s
+    double sloAttainment{0};                    //!< Share of requests with sloMet (0 with none)
+    uint64_t evictions{0};                      //!< Idle caches evicted or refused, all BSs
+    uint64_t idleMoves{0};                      //!< Idle caches sent at a handover (move-now)
+    uint64_t idleFetches{0}; //!< Idle caches fetched by a next turn from another BS
+    uint64_t idleDrops{0};   //!< Idle caches freed at a handover (drop)
+    uint64_t restores{0};    //!< Handovers of a request on a GPU
+    double backhaulBytes{0}; //!< KV bytes over the backhaul
+};
+
+/**
+ * \ingroup edge-llm
+ * \brief Many users on many BSs at flow level: requests (LlmRequestTrace), a continuous-
+ *        batching GPU per BS (ContinuousBatchingGpu), a fluid backhaul link per directed BS
+ *        pair, and the handover policy for requests caught by a handover
+ *        (doc/edge-llm-design.rst, "Serving many users").
+ *
+ * A request is sent by its UE (turns: see ServingRequestResult), reaches the UE's serving
+ * BS uplinkDelay later and joins its GPU with its context: the earlier turns' tokens held
+ * there (Unpark), fetched from the BS that holds them (the backhaul, then held here), or
+ * re-prefilled when none holds them. Each decoded token reaches the UE downlinkDelay
+ * later. When its last token is decoded, a conversation with turns left parks its cache on
+ * that GPU.
+ *
+ * A handover of a UE takes each of its requests off the source GPU with the C tokens of
+ * context there; the handovers from one source to one target at one instant form a batch,
+ * whose prefill length L the policy chooses (HandoverScheduler::ChoosePrefillLength, ctHO
+ * Prop. 1) on a planner whose p(L) is the target GPU's today: with (B, K) its next decode
+ * steps and reads (ContinuousBatchingGpu::ExpectedDecodes), share = budget - B (at least
+ * 1) and o = c0 + c_d B + c_kv K, p(L) = (c_p + o / share) L + o, and T_c = 0. A
+ * member prefills min(L, C) tokens (plus any prompt tokens not yet prefilled) as a
+ * priority sequence on the target GPU; the other C - min(L, C) tokens' KV is sent over the
+ * link (one transfer at a time at R, the policy's SelectNextTransfer picking), and the
+ * member decodes only once it has arrived. Its stall is the time from the handover to its
+ * next decoded token. An idle UE's caches follow the idle policy. Slot policies (ImpactHO
+ * and its baselines) and pre-transfer policies are refused.
+ *
+ * Events are processed in time order (ties: iteration ends, transfer ends, handovers,
+ * batch plans, arrivals at the BS, sends); a run is deterministic.
+ */
+class FluidServingEngine
+{
+  public:
+    /**
+     * \param config the knobs (validated)
+     * \param scheduler a batch policy (ctHO, tHO, cHO)
+     * \param numCells BSs, cells 1..numCells, [1, 65535]
+     * \param initialCell each UE's serving cell at time 0 (one per UE, in [1, numCells])
+     * \param handovers serving-cell changes (any order; each to another cell than the UE's
+     *        serving one at that time)
+     * \param requests the requests (each ue < initialCell.size(); a conversation's turns
+     *        on one UE, numbered 0, 1, ... in arrival order)
+     * \throws std::invalid_argument naming the field for a bad input or policy
+     */
+    FluidServingEngine(const FluidServingConfig& config,
+                       Ptr<HandoverScheduler> scheduler,
+                       uint16_t numCells,
+                       const std::vector<uint16_t>& initialCell,
+                       const std::vector<ServingHandover>& handovers,
+                       const std::vector<LlmRequest>& requests);
+
+    ~FluidServingEngine();
+
+    /**
+     * \brief Run every request to its end.
+     * \return per request (input order), GPU series and totals
+     * \throws std::logic_error when called a second time, or when an invariant breaks
+     *         (tokens not conserved)
+     */
+    FluidServingResult Run();
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl; //!< The run's state
+};
+
+} // namespace ns3
+
+#endif /* FLUID_SERVING_ENGINE_H */
