@@ -1,0 +1,495 @@
+/*
+ * SPDX-License-Identifier: GPL-2.0-only
+ *
+ * Many users on the 7-site hexagon at flow level (doc/edge-llm-design.rst, "Serving many
+ * users"): a request trace (a file, e.g. the shipped Azure excerpt, or the seeded
+ * generator) on UEs that drive straight across the sites (or an ns-2 mobility trace), a
+ * continuous-batching GPU per BS, and each handover policy for the requests a handover
+ * catches. Prints per scheme and load the SLO attainment and the per-request stall, and
+ * writes per-request CSVs, a summary and figures (SLO attainment against load, the stall's
+ * CDF, GPU utilization over time).
+ */
+#include "../common/program-options.h"
+#include "../studies/edge-llm-figure-writer.h"
+#include "../studies/mobility-trace.h"
+#include "../studies/multi-cell-scenario.h"
+
+#include "ns3/core-module.h"
+#include "ns3/edge-llm-csv.h"
+#include "ns3/edge-llm-stats.h"
+#include "ns3/fluid-serving-engine.h"
+#include "ns3/handover-scheduler.h"
+#include "ns3/handover-scheme-registry.h"
+#include "ns3/llm-request-trace.h"
+#include "ns3/mobility-module.h"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+/// RNG streams of the UEs' drives (the generator and the mapping use 0..4).
+constexpr int64_t STREAM_DRIVES = 100;
+
+/// The program's options.
+struct Options
+{
+    std::string requestTrace;                    //!< Request trace file ("": the generator)
+    double traceStart{0};                        //!< Window start, s of trace time
+    double traceDuration{60};                    //!< Window length, s of trace time
+    std::string loads{"1,2"};                    //!< Rate scales swept
+    std::string mapping{"uniform"};              //!< uniform or per-ue
+    uint32_t turns{1};                           //!< Turns per conversation
+    std::string arrivals{"poisson"};             //!< Generator: poisson or gamma
+    double rate{5};                              //!< Generator: requests/s at load 1
+    double cv{1};                                //!< Generator: gamma gaps' cv
+    uint32_t numUes{70};                         //!< UEs
+    double speed{15};                            //!< UEs' speed, m/s
+    double interSiteDistance{500};               //!< d, m
+    std::string schemes{"ctho,tho,cho"};         //!< Handover policies
+    std::string gpuPreset{"ctho-a100"};          //!< GpuIterationModel preset
+    std::string idlePolicy{"move-on-next-turn"}; //!< Idle caches at a handover
+    double backhaulGbps{4.5};                    //!< R
+    double uplinkDelayMs{10};                    //!< Radio uplink of a prompt
+    double downlinkDelayMs{10};                  //!< Radio delivery of a token
+    double ttftSloMs{2000};                      //!< SLO on TTFT
+    double tpotSloMs{200};                       //!< SLO on TPOT
+    std::string outputDir{"results/edge-llm-serving-study"}; //!< Where files go
+};
+
+/// \return \p text's comma-separated items; throws naming \p field for an empty one
+std::vector<std::string>
+SplitList(const std::string& field, const std::string& text)
+{
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string item;
+    while (std::getline(in, item, ','))
+    {
+        out.push_back(item);
+    }
+    if (out.empty() || text.back() == ',' ||
+        std::any_of(out.begin(), out.end(), [](const std::string& s) { return s.empty(); }))
+    {
+        throw std::invalid_argument("--" + field +
+                                    " must be a comma-separated list without "
+                                    "empty items, got '" +
+                                    text + "'");
+    }
+    return out;
+}
+
+/// \return the loads of --loads, each in (0, 1000], none twice
+std::vector<double>
+ParseLoads(const std::string& text)
+{
+    std::vector<double> out;
+    for (const auto& item : SplitList("loads", text))
+    {
+        double v = 0;
+        if (!EdgeLlmParseDouble(item, v) || !(v > 0 && v <= RequestTraceOptions::MAX_RATE_SCALE))
+        {
+            throw std::invalid_argument("--loads must list rate scales in (0, 1000], got '" + item +
+                                        "'");
+        }
+        if (std::find(out.begin(), out.end(), v) != out.end())
+        {
+            throw std::invalid_argument("--loads: " + item + " is listed twice");
+        }
+        out.push_back(v);
+    }
+    return out;
+}
+
+/// The UEs' cells over time.
+struct Mobility
+{
+    std::vector<uint16_t> initialCell;      //!< Per UE
+    std::vector<ServingHandover> handovers; //!< Nearest-site changes
+};
+
+/**
+ * \brief Each UE drives straight at --speed from a point drawn uniformly in a disc of
+ *        radius 1.5 d around the centre site, in a uniformly drawn direction (ns-3's
+ *        UniformDiscPositionAllocator and UniformRandomVariable, streams from
+ *        STREAM_DRIVES), as an ns-2 trace read by MobilityTrace; it is served by its
+ *        nearest site (equal powers: the strongest), a change lasting less than 150 ms
+ *        being no handover.
+ */
+Mobility
+DriveUes(const Options& o, double horizon)
+{
+    const std::vector<Vector> sites =
+        MultiCellScenario::SitePositions("hex", 7, o.interSiteDistance);
+    auto disc = CreateObject<UniformDiscPositionAllocator>();
+    disc->SetRho(1.5 * o.interSiteDistance);
+    disc->AssignStreams(STREAM_DRIVES);
+    auto heading = CreateObject<UniformRandomVariable>();
+    heading->SetStream(STREAM_DRIVES + 2);
+    std::ostringstream ns2;
+    ns2 << std::setprecision(12);
+    for (uint32_t u = 0; u < o.numUes; ++u)
+    {
+        Vector p = disc->GetNext();
+        double angle = heading->GetValue(0, 2 * M_PI);
+        double reach = o.speed * horizon;
+        ns2 << "$node_(" << u << ") set X_ " << p.x << "\n$node_(" << u << ") set Y_ " << p.y
+            << "\n$ns_ at 0.0 \"$node_(" << u << ") setdest " << p.x + reach * std::cos(angle)
+            << ' ' << p.y + reach * std::sin(angle) << ' ' << o.speed << "\"\n";
+    }
+    std::istringstream in(ns2.str());
+    MobilityTrace trace = MobilityTrace::Parse(in, "drives", nullptr, "");
+    auto rx = [&sites](uint32_t site, const Vector& at) {
+        return -CalculateDistance(Vector(at.x, at.y, 0), Vector(sites[site].x, sites[site].y, 0));
+    };
+    Mobility m;
+    for (uint32_t u = 0; u < o.numUes; ++u)
+    {
+        uint32_t serving = 0;
+        auto changes = trace.StrongestCellChanges(u, rx, sites.size(), 0.1, 0.15, serving);
+        m.initialCell.push_back(static_cast<uint16_t>(serving + 1));
+        for (const auto& c : changes)
+        {
+            m.handovers.push_back(ServingHandover{u, c.at, static_cast<uint16_t>(c.to + 1)});
+        }
+    }
+    return m;
+}
+
+/// \return the requests at load \p scale
+std::vector<LlmRequest>
+BuildRequests(const Options& o, double scale)
+{
+    if (!o.requestTrace.empty())
+    {
+        RequestTraceOptions t;
+        t.start = o.traceStart;
+        t.duration = o.traceDuration;
+        t.rateScale = scale;
+        t.numUes = o.numUes;
+        t.mapping =
+            o.mapping == "per-ue" ? RequestUeMapping::PER_UE_STREAMS : RequestUeMapping::UNIFORM;
+        t.turnsPerConversation = o.turns;
+        return LlmRequestTrace::Read(o.requestTrace, t);
+    }
+    RequestGeneratorConfig g;
+    g.arrivals =
+        o.arrivals == "gamma" ? RequestGeneratorConfig::GAMMA : RequestGeneratorConfig::POISSON;
+    g.rate = o.rate * scale;
+    g.cv = o.cv;
+    g.duration = o.traceDuration;
+    g.numUes = o.numUes;
+    g.turnsPerConversation = o.turns;
+    return LlmRequestTrace::Generate(g);
+}
+
+/// Nearest-rank percentile \p p (0..100) of \p v; NaN for none.
+double
+Percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+    {
+        return std::nan("");
+    }
+    std::sort(v.begin(), v.end());
+    auto rank = static_cast<std::size_t>(std::ceil(p / 100.0 * v.size()));
+    return v[std::max<std::size_t>(rank, 1) - 1];
+}
+
+/// Everything the figures and the summary need.
+struct Outputs
+{
+    std::ostringstream summary;           //!< serving-summary.csv
+    std::ostringstream requests;          //!< serving-requests.csv
+    std::vector<FigurePoint> slo;         //!< SLO attainment against load
+    std::vector<FigurePoint> stallCdf;    //!< Stall CDF at the highest load
+    std::vector<FigurePoint> utilization; //!< Mean GPU utilization at the highest load
+};
+
+/// Adds one run's rows and points.
+void
+Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
+{
+    std::vector<double> ttft;
+    std::vector<double> tpot;
+    std::vector<double> stall;
+    uint32_t served = 0;
+    for (const auto& q : r.requests)
+    {
+        out.requests << r.scheme << ',' << load << ',' << q.ue << ',' << q.conversation << ','
+                     << q.turn << ',' << EdgeLlmCsvField(q.arrival) << ','
+                     << EdgeLlmCsvField(q.sent) << ',' << q.promptTokens << ',' << q.outputTokens
+                     << ',' << q.contextTokens << ',' << q.cachedTokens << ',' << q.prefillTokens
+                     << ',' << q.transferTokens << ',' << q.handovers << ','
+                     << EdgeLlmCsvField(q.ttft) << ',' << EdgeLlmCsvField(q.tpot) << ','
+                     << EdgeLlmCsvField(q.e2e) << ',' << EdgeLlmCsvField(q.stall) << ','
+                     << (q.served ? 1 : 0) << ',' << (q.sloMet ? 1 : 0) << '\n';
+        served += q.served ? 1 : 0;
+        if (q.served)
+        {
+            ttft.push_back(q.ttft);
+            if (q.outputTokens > 1)
+            {
+                tpot.push_back(q.tpot);
+            }
+        }
+        if (q.handovers > 0)
+        {
+            stall.push_back(q.stall);
+        }
+    }
+    double p50 = Percentile(stall, 50);
+    double p99 = Percentile(stall, 99);
+    out.summary << r.scheme << ',' << load << ',' << r.requests.size() << ',' << served << ','
+                << EdgeLlmCsvField(r.sloAttainment) << ',' << EdgeLlmCsvField(Percentile(ttft, 50))
+                << ',' << EdgeLlmCsvField(Percentile(ttft, 99)) << ','
+                << EdgeLlmCsvField(Percentile(tpot, 50)) << ',' << stall.size() << ','
+                << EdgeLlmCsvField(p50) << ',' << EdgeLlmCsvField(p99) << ',' << r.restores << ','
+                << r.evictions << ',' << r.idleMoves << ',' << r.idleFetches << ',' << r.idleDrops
+                << ',' << EdgeLlmCsvField(r.backhaulBytes / 1e9) << ',' << EdgeLlmCsvField(r.end)
+                << '\n';
+    std::cout << "  " << std::left << std::setw(6) << r.scheme << std::right << " load "
+              << std::setw(5) << load << ": " << std::setw(6) << r.requests.size()
+              << " requests, SLO attainment " << std::fixed << std::setprecision(3)
+              << r.sloAttainment << ", stall p50/p99 " << std::setprecision(4)
+              << (stall.empty() ? 0.0 : p50) << " / " << (stall.empty() ? 0.0 : p99) << " s over "
+              << stall.size() << " handed-over requests, " << r.evictions << " evictions\n";
+    std::cout.unsetf(std::ios::fixed);
+    out.slo.push_back(FigurePoint{load, r.scheme, r.sloAttainment, 0, false});
+    if (!highest)
+    {
+        return;
+    }
+    std::sort(stall.begin(), stall.end());
+    for (std::size_t i = 0; i < stall.size(); ++i)
+    {
+        out.stallCdf.push_back(FigurePoint{stall[i], r.scheme, (i + 1.0) / stall.size(), 0, false});
+    }
+    for (std::size_t i = 0; i < r.series.size();)
+    {
+        double t = r.series[i].time;
+        double sum = 0;
+        uint32_t n = 0;
+        for (; i < r.series.size() && r.series[i].time == t; ++i, ++n)
+        {
+            sum += r.series[i].utilization;
+        }
+        out.utilization.push_back(FigurePoint{t, r.scheme, sum / n, 0, false});
+    }
+}
+
+/**
+ * \brief Parse and check the command line.
+ * \return 0 to run, 2 after printing the error
+ */
+int
+ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
+{
+    CommandLine cmd(__FILE__);
+    ProgramOptions options(cmd);
+    cmd.Usage("Many users on the 7-site hexagon at flow level: a request trace, a continuous-"
+              "batching GPU per BS, and each handover policy; SLO attainment and per-request "
+              "stall per scheme and load.");
+    options.AddValue("requestTrace",
+                     "Request trace CSV (Azure 2023 or processed form); \"\": the generator",
+                     o.requestTrace);
+    options.AddValue("traceStart", "Trace window start, s of trace time, >= 0", o.traceStart);
+    options.AddValue("traceDuration",
+                     "Trace window length (the generator's duration), s, > 0",
+                     o.traceDuration);
+    options.AddValue("loads", "Rate scales swept, comma-separated, each in (0, 1000]", o.loads);
+    options.AddValue("mapping", "Requests to UEs: uniform or per-ue", o.mapping);
+    options.AddValue("turns", "Turns per conversation, [1, 1000]", o.turns);
+    options.AddValue("arrivals", "Generator: poisson or gamma", o.arrivals);
+    options.AddValue("rate", "Generator: requests/s at load 1, (0, 1e6]", o.rate);
+    options.AddValue("cv", "Generator: gamma gaps' coefficient of variation, [0.01, 100]", o.cv);
+    options.AddValue("numUes", "UEs, [1, 100000]", o.numUes);
+    options.AddValue("speed", "UEs' speed, m/s, (0, 100]", o.speed);
+    options.AddValue("interSiteDistance", "d, m, [10, 10000]", o.interSiteDistance);
+    options.AddValue("schemes", "Handover policies, comma-separated (ctho, tho, cho)", o.schemes);
+    options.AddValue("gpuPreset", "GPU iteration model preset", o.gpuPreset);
+    options.AddValue("idlePolicy", "move-now, move-on-next-turn or drop", o.idlePolicy);
+    options.AddValue("backhaulGbps", "R, Gbit/s, (0, 1e4]", o.backhaulGbps);
+    options.AddValue("uplinkDelayMs", "A prompt's radio uplink, ms, [0, 10000]", o.uplinkDelayMs);
+    options.AddValue("downlinkDelayMs",
+                     "A token's radio delivery, ms, [0, 10000]",
+                     o.downlinkDelayMs);
+    options.AddValue("ttftSloMs", "SLO: time to first token, ms, (0, 3.6e6]", o.ttftSloMs);
+    options.AddValue("tpotSloMs", "SLO: time per output token, ms, (0, 3.6e6]", o.tpotSloMs);
+    options.AddValue("outputDir", "Where the CSV, gnuplot and PNG files go", o.outputDir);
+    if (!options.Check(argc, argv, std::cerr))
+    {
+        return 2;
+    }
+    cmd.Parse(argc, argv);
+    try
+    {
+        loads = ParseLoads(o.loads);
+        if (o.mapping != "uniform" && o.mapping != "per-ue")
+        {
+            throw std::invalid_argument("--mapping must be uniform or per-ue, got '" + o.mapping +
+                                        "'");
+        }
+        if (o.arrivals != "poisson" && o.arrivals != "gamma")
+        {
+            throw std::invalid_argument("--arrivals must be poisson or gamma, got '" + o.arrivals +
+                                        "'");
+        }
+        if (!(o.speed > 0 && o.speed <= 100))
+        {
+            throw std::invalid_argument("--speed must be in (0, 100] m/s, got " +
+                                        std::to_string(o.speed));
+        }
+        if (!(o.interSiteDistance >= 10 && o.interSiteDistance <= 10000))
+        {
+            throw std::invalid_argument("--interSiteDistance must be in [10, 10000] m, got " +
+                                        std::to_string(o.interSiteDistance));
+        }
+        if (o.numUes < 1 || o.numUes > RequestTraceOptions::MAX_UES)
+        {
+            throw std::invalid_argument("--numUes must be in [1, 100000], got " +
+                                        std::to_string(o.numUes));
+        }
+        for (const auto& s : SplitList("schemes", o.schemes))
+        {
+            const HandoverScheme& scheme = HandoverSchemeRegistry::Find(s);
+            if (!scheme.batchPlan || scheme.wrapsInner || scheme.targetCoordinated)
+            {
+                throw std::invalid_argument("--schemes: '" + s +
+                                            "' is not modelled in serving mode (ctho, tho, cho)");
+            }
+        }
+        IdleCachePolicyFromName(o.idlePolicy);
+        GpuIterationModel::FromPreset(o.gpuPreset);
+        CheckOutputDirectory("--outputDir", o.outputDir);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
+    return 0;
+}
+
+/// \return the engine's knobs from the options (validated by the engine)
+FluidServingConfig
+ServingConfig(const Options& o)
+{
+    FluidServingConfig c;
+    c.gpu = GpuIterationModel::FromPreset(o.gpuPreset);
+    c.backhaulGbps = o.backhaulGbps;
+    c.uplinkDelay = o.uplinkDelayMs / 1e3;
+    c.downlinkDelay = o.downlinkDelayMs / 1e3;
+    c.idlePolicy = IdleCachePolicyFromName(o.idlePolicy);
+    c.ttftSlo = o.ttftSloMs / 1e3;
+    c.tpotSlo = o.tpotSloMs / 1e3;
+    return c;
+}
+
+/// Every load and scheme; false after printing an error.
+bool
+RunAll(const Options& o, const std::vector<double>& loads, Outputs& out)
+{
+    out.summary << "scheme,load,requests,served,slo_attainment,ttft_p50_s,ttft_p99_s,tpot_p50_s,"
+                   "handed_over_requests,stall_p50_s,stall_p99_s,restores,evictions,idle_moves,"
+                   "idle_fetches,idle_drops,backhaul_gb,end_s\n";
+    out.requests << "scheme,load,ue,conversation,turn,arrival_s,sent_s,prompt_tokens,"
+                    "output_tokens,context_tokens,cached_tokens,prefill_tokens,transfer_tokens,"
+                    "handovers,ttft_s,tpot_s,e2e_s,stall_s,served,slo_met\n";
+    const double highest = *std::max_element(loads.begin(), loads.end());
+    try
+    {
+        const FluidServingConfig config = ServingConfig(o);
+        for (double load : loads)
+        {
+            std::vector<LlmRequest> requests = BuildRequests(o, load);
+            double horizon = 60;
+            for (const auto& q : requests)
+            {
+                horizon = std::max(horizon, q.arrival + 60);
+            }
+            Mobility m = DriveUes(o, std::min(horizon, MobilityTrace::MAX_SECONDS));
+            std::cout << "load " << load << ": " << requests.size() << " requests, "
+                      << m.handovers.size() << " handovers of " << o.numUes << " UEs\n";
+            for (const auto& name : SplitList("schemes", o.schemes))
+            {
+                FluidServingEngine engine(config,
+                                          HandoverSchemeRegistry::Create(name),
+                                          7,
+                                          m.initialCell,
+                                          m.handovers,
+                                          requests);
+                Record(engine.Run(), load, load == highest, out);
+            }
+        }
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return false;
+    }
+    return true;
+}
+
+/// Writes every file; the exit status (1: a file could not be written).
+int
+WriteOutputs(const Options& o, const Outputs& out)
+{
+    const std::string dir = o.outputDir + "/";
+    const bool ok = WriteFileAtomically(dir + "serving-requests.csv", out.requests.str()) &&
+                    WriteFigure(dir + "serving-slo",
+                                out.summary.str(),
+                                "SLO attainment against load",
+                                "load (rate scale)",
+                                "SLO attainment",
+                                out.slo,
+                                {"set yrange [0:1.05]"}) &&
+                    WriteFigure(dir + "serving-stall-cdf",
+                                out.summary.str(),
+                                "Per-request handover stall, highest load",
+                                "stall (s)",
+                                "CDF",
+                                out.stallCdf,
+                                {"set yrange [0:1.05]"}) &&
+                    WriteFigure(dir + "serving-gpu",
+                                out.summary.str(),
+                                "Mean GPU utilization over the BSs, highest load",
+                                "time (s)",
+                                "utilization",
+                                out.utilization,
+                                {"set yrange [0:1.05]"});
+    if (ok)
+    {
+        std::cout << "wrote " << dir << "serving-{slo,stall-cdf,gpu}.{csv,plt,png} and " << dir
+                  << "serving-requests.csv" << std::endl;
+    }
+    return ok ? 0 : 1;
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    Options o;
+    std::vector<double> loads;
+    if (const int status = ParseOptions(argc, argv, o, loads); status != 0)
+    {
+        return status;
+    }
+    Outputs out;
+    if (!RunAll(o, loads, out))
+    {
+        return 2;
+    }
+    return WriteOutputs(o, out);
+}
