@@ -560,4 +560,22 @@ ContinuousBatchingGpu::GetModel() const
     return m_model;
 }
 
+PrefillTimeModel
+ContinuousBatchingGpu::ExpectedPrefillModel() const
+{
+    const auto [b, k] = ExpectedDecodes();
+    const uint64_t share = m_model.tokenBudget > b ? m_model.tokenBudget - b : 1;
+    const double overhead = m_model.c0 + m_model.cDecode * static_cast<double>(b) +
+                            m_model.cKv * static_cast<double>(k);
+    return PrefillTimeModel(m_model.cPrefill + overhead / static_cast<double>(share),
+                            overhead,
+                            0.0);
+}
+
+uint64_t
+ContinuousBatchingGpu::GetPriorityPrefillLeft() const
+{
+    return m_priorityPrefillLeft;
+}
+
 } // namespace ns3

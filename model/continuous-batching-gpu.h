@@ -5,6 +5,7 @@
 #define CONTINUOUS_BATCHING_GPU_H
 
 #include "gpu-iteration-model.h"
+#include "prefill-time-model.h"
 
 #include <cstdint>
 #include <list>
@@ -199,6 +200,20 @@ class ContinuousBatchingGpu
      *         pro-rata share of every decoder's context when the budget cannot take them all)
      */
     std::pair<uint64_t, uint64_t> ExpectedDecodes() const;
+
+    /**
+     * \brief p(L) of a priority prefill of L tokens joining now, as a handover planner reads
+     *        it: with (B, K) = ExpectedDecodes(), s = tokenBudget - B (at least 1) and
+     *        o = c0 + cDecode B + cKv K, the prefill takes ceil(L / s) iterations, about
+     *        p(L) = (cPrefill + o / s) L + o.
+     * \return that model (c = 0)
+     * \throws std::invalid_argument when its slope or constant leave PrefillTimeModel's
+     *         ranges (GpuIterationModel::CheckPlanning rules it out)
+     */
+    PrefillTimeModel ExpectedPrefillModel() const;
+
+    /// \return prefill tokens of admitted and waiting priority sequences not yet run
+    uint64_t GetPriorityPrefillLeft() const;
 
     uint32_t GetRunning() const;      //!< \return admitted sequences
     uint32_t GetWaiting() const;      //!< \return sequences waiting for admission

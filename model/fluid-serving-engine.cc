@@ -70,19 +70,13 @@ FluidServingConfig::Validate() const
     CheckRange("ttftSlo", ttftSlo, 0, 3600, true);
     CheckRange("tpotSlo", tpotSlo, 0, 3600, true);
     CheckRange("seriesStep", seriesStep, 1e-3, 3600);
-    // The planner's p(L) (PlanBatch) must stay a valid PrefillTimeModel at the GPU's worst:
-    // every running sequence decoding, the whole KV memory read, one prefill token left.
-    const double tokens = static_cast<double>(gpu.kvMemoryBytes) /
-                          LlmModelProfile::FromPreset(model, kvBits).BytesPerToken();
-    const double fixed = gpu.c0 + gpu.cDecode * gpu.maxRunning + gpu.cKv * tokens;
-    if (gpu.cPrefill + fixed > 1)
+    if (model != gpu.llm)
     {
-        std::ostringstream msg;
-        msg << "gpu: an iteration's fixed part c0 + cDecode x maxRunning + cKv x KV memory ("
-            << fixed << " s) plus cPrefill must be at most 1 s (the handover planner's prefill "
-            << "slope), got " << gpu.cPrefill + fixed << " s";
-        throw std::invalid_argument(msg.str());
+        throw std::invalid_argument("model must be the GPU model's LLM '" + gpu.llm +
+                                    "' (gpu.llm: its constants assume its KV size), got '" + model +
+                                    "'");
     }
+    gpu.CheckPlanning(LlmModelProfile::FromPreset(model, kvBits).BytesPerToken());
 }
 
 /// The run's state.
@@ -193,8 +187,9 @@ struct FluidServingEngine::Impl
     uint16_t numCells{1};
     std::vector<uint16_t> ueCell;
     std::vector<ServingHandover> handovers;
-    const std::vector<LlmRequest>& inputs;
+    std::vector<LlmRequest> inputs; //!< A copy: the caller's may be a temporary
     uint64_t bytesPerToken{1};
+    uint64_t contextWindow{0}; //!< The model's longest context, tokens (0: unknown)
     double bitsPerSecond{1};
 
     std::vector<std::unique_ptr<ContinuousBatchingGpu>> gpus; //!< By cell - 1
@@ -203,7 +198,7 @@ struct FluidServingEngine::Impl
     std::vector<Link> links;                                  //!< (from - 1) * n + to - 1
     std::vector<Request> requests;
     std::map<uint64_t, Conversation> conversations;
-    std::vector<std::vector<std::size_t>> active;       //!< By UE: requests started, not done
+    std::vector<std::set<std::size_t>> active;          //!< By UE: requests started, not done
     std::vector<std::vector<uint64_t>> ueConversations; //!< By UE: its conversations
     std::vector<Batch> batches;                         //!< This instant's
     std::priority_queue<Event, std::vector<Event>, Later> events;
@@ -241,6 +236,8 @@ struct FluidServingEngine::Impl
     void StartTurn(std::size_t r);
     void Join(std::size_t r, uint16_t cell, const GpuSequenceSpec& spec);
     void OnHandover(const ServingHandover& h);
+    void CloseStall(std::size_t r, double at);
+    bool Retarget(std::size_t r, uint16_t from, uint16_t to);
     void MoveIdle(uint64_t id, uint16_t source, uint16_t target);
     void PlanBatches();
     void PlanBatch(const Batch& batch);
@@ -349,6 +346,7 @@ FluidServingEngine::Impl::Setup()
 {
     auto profile = LlmModelProfile::FromPreset(config.model, config.kvBits);
     bytesPerToken = profile.BytesPerToken();
+    contextWindow = profile.contextWindow;
     bitsPerSecond = config.backhaulGbps * 1e9;
     for (uint16_t c = 1; c <= numCells; ++c)
     {
@@ -519,9 +517,7 @@ FluidServingEngine::Impl::OnToken(std::size_t r, const GpuEvent& ev, uint16_t ce
     }
     if (q.handoverAt >= 0)
     {
-        double stall = now - q.handoverAt;
-        out.stall += stall;
-        out.worstStall = std::max(out.worstStall, stall);
+        CloseStall(r, now);
         q.handoverAt = -1;
     }
     if (out.decodedTokens == out.outputTokens)
@@ -546,8 +542,7 @@ FluidServingEngine::Impl::Finish(std::size_t r, bool served)
     q.done = true;
     uint16_t cell = q.cell;
     q.cell = 0;
-    auto& list = active[q.in->ue];
-    list.erase(std::remove(list.begin(), list.end(), r), list.end());
+    active[q.in->ue].erase(r);
     out.served = served;
     out.sloMet = served && out.ttft <= config.ttftSlo &&
                  (out.outputTokens == 1 || out.tpot <= config.tpotSlo);
@@ -589,8 +584,14 @@ FluidServingEngine::Impl::StartTurn(std::size_t r)
     if (!q.started)
     {
         q.started = true;
-        active[q.in->ue].push_back(r);
+        active[q.in->ue].insert(r);
         out.contextTokens = conv.context + q.in->promptTokens;
+    }
+    if (contextWindow > 0 && out.contextTokens + q.in->outputTokens > contextWindow)
+    {
+        result.overContext += 1;
+        Finish(r, false); // beyond the model's context window: refused, as a server would
+        return;
     }
     GpuSequenceSpec spec;
     spec.decodeTokens = q.in->outputTokens;
@@ -656,6 +657,18 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
     for (std::size_t r : active[h.ue])
     {
         auto& q = requests[r];
+        if (q.handoverAt >= 0)
+        {
+            // Handed over again before its next token: the stall so far counts, a new one
+            // starts (the UE's gap is the sum).
+            CloseStall(r, h.time);
+            q.handoverAt = h.time;
+            result.requests[r].handovers += 1;
+        }
+        if (q.cell == 0 && Retarget(r, source, h.target))
+        {
+            continue; // its restore, not yet planned, now goes to the new cell
+        }
         if (q.cell != source)
         {
             continue; // waiting for its conversation's cache: it starts where the UE is then
@@ -672,7 +685,7 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
         rest.decodeTokens = q.spec.decodeTokens - decodedHere;
         rest.prefillTokens = q.spec.prefillTokens - prefilled;
         q.spec = rest; // the batch's plan completes it
-        if (out.decodedTokens > 0)
+        if (out.decodedTokens > 0 && q.handoverAt < 0)
         {
             out.handovers += 1;
             q.handoverAt = h.time;
@@ -697,6 +710,53 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
         }
     }
     Push(h.time, PLAN, 0);
+}
+
+void
+FluidServingEngine::Impl::CloseStall(std::size_t r, double at)
+{
+    auto& out = result.requests[r];
+    const double stall = at - requests[r].handoverAt;
+    out.stall += stall;
+    out.worstStall = std::max(out.worstStall, stall);
+}
+
+bool
+FluidServingEngine::Impl::Retarget(std::size_t r, uint16_t from, uint16_t to)
+{
+    // A second handover at the same instant as the first (before its batch was planned):
+    // the restore goes from the first source straight to the last cell.
+    for (auto& b : batches)
+    {
+        auto it = std::find(b.members.begin(), b.members.end(), r);
+        if (it == b.members.end() || b.target != from)
+        {
+            continue;
+        }
+        const auto k = static_cast<std::size_t>(it - b.members.begin());
+        const uint64_t context = b.contexts[k];
+        b.members.erase(it);
+        b.contexts.erase(b.contexts.begin() + static_cast<std::ptrdiff_t>(k));
+        const uint16_t source = b.source;
+        if (source == to)
+        {
+            // Back where its context is: it decodes there again, nothing to restore.
+            batches.push_back(Batch{source, to, now, {r}, {context}});
+            return true;
+        }
+        auto next = std::find_if(batches.begin(), batches.end(), [&](const Batch& n) {
+            return n.source == source && n.target == to;
+        });
+        if (next == batches.end())
+        {
+            batches.push_back(Batch{source, to, now, {}, {}});
+            next = batches.end() - 1;
+        }
+        next->members.push_back(r);
+        next->contexts.push_back(context);
+        return true;
+    }
+    return false;
 }
 
 void
@@ -746,20 +806,23 @@ FluidServingEngine::Impl::PlanBatch(const Batch& batch)
         }
     }
     uint64_t l = 0;
-    if (!ues.empty())
+    if (!ues.empty() && batch.source != batch.target)
     {
-        // The target GPU's speed today (doc: "Serving many users"): a prefill of L tokens
-        // gets what the decode steps leave of each iteration's budget, ceil(L / share)
-        // iterations, each with the decode steps' fixed part.
+        // The target GPU's speed today (doc: "Serving many users"): the members' prefills
+        // share its iterations, K x L tokens at most, behind the priority prefill queued
+        // there; T_c = 0: a restore joins the GPU at once.
         const auto& gpu = Gpu(batch.target);
-        const auto& m = gpu.GetModel();
-        const auto [decodes, reads] = gpu.ExpectedDecodes();
-        const uint64_t share = std::max<uint64_t>(m.tokenBudget - decodes, 1);
-        const double overhead = m.c0 + m.cDecode * decodes + m.cKv * reads;
-        PrefillTimeModel prefill(m.cPrefill + overhead / share, overhead, 0.0);
-        // T_c = 0: a restore joins the GPU at once (its wait for the iteration under way is
-        // the overhead b).
-        CtHoPlanner planner(bitsPerSecond / (8.0 * bytesPerToken), prefill, 0.0);
+        const PrefillTimeModel one = gpu.ExpectedPrefillModel();
+        const double k = static_cast<double>(ues.size());
+        // (PrefillTimeModel's slope is at most 1 s/token: a batch that would be slower is
+        // planned at that slope, which still makes L = 0 cheapest but for a slower link.)
+        const double slope = std::min(one.GetA() * k, 1.0);
+        CtHoPlanner planner(bitsPerSecond / (8.0 * bytesPerToken),
+                            PrefillTimeModel(slope, one.GetB(), 0.0),
+                            0.0);
+        CtHoSignalling signalling;
+        signalling.gpuFreeAt = batch.tau + one.GetA() * gpu.GetPriorityPrefillLeft();
+        planner.SetSignalling(signalling);
         l = scheduler->ChoosePrefillLength(planner, ues);
     }
     for (std::size_t i = 0; i < batch.members.size(); ++i)
@@ -768,15 +831,19 @@ FluidServingEngine::Impl::PlanBatch(const Batch& batch)
         uint64_t context = batch.contexts[i];
         auto& q = requests[r];
         auto& out = result.requests[r];
-        uint64_t prefill = std::min(l, context);
-        uint64_t transfer = context - prefill;
+        // Back at the BS that holds its context (two handovers at one instant): it goes on
+        // there with its context cached.
+        const bool home = batch.source == batch.target;
+        uint64_t prefill = home ? 0 : std::min(l, context);
+        uint64_t transfer = home ? 0 : context - prefill;
         GpuSequenceSpec spec;
+        spec.cachedTokens = home ? context : 0;
         spec.suffixTokens = transfer;
         spec.prefillTokens = prefill + q.spec.prefillTokens;
         spec.decodeTokens = q.spec.decodeTokens;
         spec.priority = true;
         spec.held = transfer > 0;
-        result.restores += context > 0 ? 1 : 0;
+        result.restores += context > 0 && !home ? 1 : 0;
         out.transferTokens += transfer;
         Join(r, batch.target, spec);
         if (transfer > 0 && !q.done)

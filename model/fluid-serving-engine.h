@@ -151,6 +151,7 @@ struct FluidServingResult
     uint64_t idleFetches{0}; //!< Idle caches fetched by a next turn from another BS
     uint64_t idleDrops{0};   //!< Idle caches freed at a handover (drop)
     uint64_t restores{0};    //!< Handovers of a request on a GPU
+    uint64_t overContext{0}; //!< Requests refused: context + output beyond the model's window
     double backhaulBytes{0}; //!< KV bytes over the backhaul
 };
 

@@ -4,6 +4,7 @@
 #include "gpu-iteration-model.h"
 
 #include <charconv>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -114,6 +115,7 @@ ImpactHoQwen3A100()
     m.cDecode = 8.7892e-5;
     // 0.9 x 80e9 - 16.38e9 (Qwen3-8B: 8.19e9 parameters at 2 bytes) = 55.62e9 bytes.
     m.kvMemoryBytes = 55620000000ULL;
+    m.llm = "qwen3-8b";
     return m;
 }
 
@@ -142,6 +144,25 @@ GpuIterationModel::Validate() const
     CheckRange("tokenBudget", tokenBudget, 1, MAX_TOKEN_BUDGET);
     CheckRange("maxRunning", maxRunning, 1, MAX_RUNNING);
     CheckRange("kvMemoryBytes", kvMemoryBytes, 1, MAX_KV_MEMORY);
+}
+
+void
+GpuIterationModel::CheckPlanning(uint64_t bytesPerToken) const
+{
+    if (bytesPerToken < 1)
+    {
+        throw std::invalid_argument("bytesPerToken must be >= 1, got 0");
+    }
+    const double tokens = static_cast<double>(kvMemoryBytes) / static_cast<double>(bytesPerToken);
+    const double fixed = c0 + cDecode * maxRunning + cKv * tokens;
+    if (!(cPrefill + fixed <= 1))
+    {
+        std::ostringstream msg;
+        msg << "gpu: cPrefill + c0 + cDecode x maxRunning + cKv x KV memory in tokens must be at "
+               "most 1 s (the handover planner's largest prefill slope), got "
+            << cPrefill + fixed << " s";
+        throw std::invalid_argument(msg.str());
+    }
 }
 
 std::vector<std::string>

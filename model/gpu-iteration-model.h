@@ -44,6 +44,9 @@ class GpuIterationModel
     uint64_t tokenBudget{2048};             //!< Tokens per iteration, [1, MAX_TOKEN_BUDGET]
     uint32_t maxRunning{256};               //!< Sequences admitted at once, [1, MAX_RUNNING]
     uint64_t kvMemoryBytes{56770000000ULL}; //!< KV memory, bytes, [1, MAX_KV_MEMORY]
+    /// The LlmModelProfile preset whose KV size (cKv, kvMemoryBytes) the constants assume;
+    /// a serving engine sizes KV caches with it (FluidServingConfig::model must match)
+    std::string llm{"qwen2.5-7b-instruct"};
 
     /**
      * \param prefillTokens P
@@ -60,6 +63,16 @@ class GpuIterationModel
      * \throws std::invalid_argument "<field> must be in <range>, got <value>"
      */
     void Validate() const;
+
+    /**
+     * \brief Check that a handover planner can read this GPU at its busiest
+     *        (ContinuousBatchingGpu::ExpectedPrefillModel): with every admissible sequence
+     *        decoding and the whole KV memory read, cPrefill + c0 + cDecode maxRunning +
+     *        cKv (kvMemoryBytes / bytesPerToken) <= 1 s (PrefillTimeModel's largest slope).
+     * \param bytesPerToken KV bytes per token, >= 1
+     * \throws std::invalid_argument stating both sides
+     */
+    void CheckPlanning(uint64_t bytesPerToken) const;
 
     /**
      * \brief A preset: constants for a model on a GPU, each from a cited measurement or

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,7 +32,7 @@ HandConfig()
     c.gpu.cDecode = 0.002;
     c.gpu.cKv = 1e-5;
     c.gpu.tokenBudget = 100000;
-    c.gpu.kvMemoryBytes = 20000 * 57344; // 20,000 tokens
+    c.gpu.kvMemoryBytes = 20000ULL * 57344; // 20,000 tokens
     c.backhaulGbps = 4.5;
     c.uplinkDelay = 0.01;
     c.downlinkDelay = 0.02;
@@ -169,6 +170,95 @@ TEST(FluidServingEngine, HandoverStallByHand)
                 1e-12);
     EXPECT_LT(s.stall, std::min(c.stall, t.stall));
     EXPECT_EQ(s.decodedTokens, 10u);
+}
+
+// A second handover 80 ms after the first, before the next token: the stall is the UE's
+// whole gap, from the first handover to the next token (cHO: the second restore sends the
+// context again, then one decode step).
+TEST(FluidServingEngine, TwoQuickHandoversAddUp)
+{
+    const double iter1 = 0.01 + 0.001 * 1000;
+    const double iter2 = 0.01 + 0.002 + 1e-5 * 1001;
+    const double tau = 0.01 + iter1 + iter2 + 0.005;
+    FluidServingEngine e(HandConfig(),
+                         HandoverSchemeRegistry::Create("cho"),
+                         3,
+                         {1},
+                         {{0, tau, 2}, {0, tau + 0.08, 3}},
+                         {Req(0, 1000, 10, 0, 0, 0)});
+    const auto q = e.Run().requests[0];
+    EXPECT_EQ(q.handovers, 2u);
+    EXPECT_NEAR(q.stall, 0.08 + TransferTime(1002) + (0.01 + 0.002 + 1e-5 * 1002), 1e-12);
+    EXPECT_NEAR(q.worstStall, TransferTime(1002) + (0.01 + 0.002 + 1e-5 * 1002), 1e-12);
+    EXPECT_EQ(q.decodedTokens, 10u);
+}
+
+// Two handovers at one instant (1 to 2, 2 to 3), then 3 to 1: the restore goes from cell 1
+// straight to cell 3, cell 2 never serves it.
+TEST(FluidServingEngine, SameInstantHandoversFollowTheUe)
+{
+    FluidServingEngine e(HandConfig(),
+                         HandoverSchemeRegistry::Create("cho"),
+                         3,
+                         {1},
+                         {{0, 1.1, 2}, {0, 1.1, 3}, {0, 1.5, 1}},
+                         {Req(0, 1000, 200, 0, 0, 0)});
+    const auto r = e.Run();
+    EXPECT_EQ(r.requests[0].handovers, 3u);
+    EXPECT_EQ(r.requests[0].decodedTokens, 200u);
+    EXPECT_EQ(r.restores, 2u); // 1 to 3, then 3 to 1
+    for (const auto& s : r.series)
+    {
+        if (s.cell == 2)
+        {
+            EXPECT_EQ(s.utilization, 0.0) << s.time;
+        }
+    }
+}
+
+// K requests of one UE hand over together: ctHO's batch prices K x L prefill tokens on the
+// target, so it stays no worse than the better of cHO and tHO.
+TEST(FluidServingEngine, CtHoBatchOfManyRequests)
+{
+    for (uint32_t k : {1u, 4u, 16u})
+    {
+        std::vector<LlmRequest> rq;
+        for (uint32_t i = 0; i < k; ++i)
+        {
+            rq.push_back(Req(0, 1000, 400, 0, i, 0));
+        }
+        auto c = HandConfig();
+        c.gpu.tokenBudget = 2048;
+        std::map<std::string, double> worst;
+        for (const char* s : {"cho", "tho", "ctho"})
+        {
+            FluidServingEngine e(c, HandoverSchemeRegistry::Create(s), 2, {1}, {{0, 30.0, 2}}, rq);
+            for (const auto& q : e.Run().requests)
+            {
+                worst[s] = std::max(worst[s], q.stall);
+            }
+        }
+        EXPECT_LE(worst["ctho"], std::min(worst["cho"], worst["tho"]) * 1.05) << "K = " << k;
+    }
+}
+
+// Qwen2.5-7B-Instruct's context window is 131072 tokens (its model card's, with YaRN):
+// context + output up to it is served, one token more is refused (reported, not served).
+TEST(FluidServingEngine, ContextWindowBothSides)
+{
+    auto c = HandConfig();
+    c.gpu.kvMemoryBytes = 140000ULL * 57344;
+    c.gpu.cKv = 1e-6;
+    FluidServingEngine e(c,
+                         HandoverSchemeRegistry::Create("ctho"),
+                         2,
+                         {1},
+                         {},
+                         {Req(0, 131070, 2, 0, 0, 0), Req(200, 131071, 2, 0, 1, 0)});
+    const auto r = e.Run();
+    EXPECT_TRUE(r.requests[0].served);
+    EXPECT_FALSE(r.requests[1].served);
+    EXPECT_EQ(r.overContext, 1u);
 }
 
 /// Two turns of one conversation; the UE hands over between them (at 3 s).
