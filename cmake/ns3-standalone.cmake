@@ -247,6 +247,10 @@ function(edge_llm_add_gtests)
   add_test(NAME cli-sumo-city
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/sumo-city-test.sh ${CMAKE_BINARY_DIR}/bin)
   set_tests_properties(cli-sumo-city PROPERTIES LABELS extensive TIMEOUT 3600)
+  # The serving study on the shipped Azure excerpt and its refusals (issue 46).
+  add_test(NAME cli-serving-study
+           COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/serving-study-test.sh ${CMAKE_BINARY_DIR}/bin
+                   ${CMAKE_SOURCE_DIR})
   add_test(NAME cli-impactho-figures
            COMMAND bash ${CMAKE_SOURCE_DIR}/test/cli/impactho-figures-test.sh ${CMAKE_BINARY_DIR}/bin)
   add_test(NAME cli-edge-llm-plan

@@ -213,6 +213,9 @@ struct Outputs
     std::vector<FigurePoint> slo;         //!< SLO attainment against load
     std::vector<FigurePoint> stallCdf;    //!< Stall CDF at the highest load
     std::vector<FigurePoint> utilization; //!< Mean GPU utilization at the highest load
+    std::ostringstream sloCsv;            //!< serving-slo.csv
+    std::ostringstream stallCsv;          //!< serving-stall-cdf.csv
+    std::ostringstream gpuCsv;            //!< serving-gpu.csv
 };
 
 /// Adds one run's rows and points.
@@ -232,7 +235,8 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
                      << ',' << q.transferTokens << ',' << q.handovers << ','
                      << EdgeLlmCsvField(q.ttft) << ',' << EdgeLlmCsvField(q.tpot) << ','
                      << EdgeLlmCsvField(q.e2e) << ',' << EdgeLlmCsvField(q.stall) << ','
-                     << (q.served ? 1 : 0) << ',' << (q.sloMet ? 1 : 0) << '\n';
+                     << EdgeLlmCsvField(q.worstStall) << ',' << (q.served ? 1 : 0) << ','
+                     << (q.sloMet ? 1 : 0) << '\n';
         served += q.served ? 1 : 0;
         if (q.served)
         {
@@ -255,8 +259,8 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
                 << EdgeLlmCsvField(Percentile(tpot, 50)) << ',' << stall.size() << ','
                 << EdgeLlmCsvField(p50) << ',' << EdgeLlmCsvField(p99) << ',' << r.restores << ','
                 << r.evictions << ',' << r.idleMoves << ',' << r.idleFetches << ',' << r.idleDrops
-                << ',' << EdgeLlmCsvField(r.backhaulBytes / 1e9) << ',' << EdgeLlmCsvField(r.end)
-                << '\n';
+                << ',' << r.overContext << ',' << EdgeLlmCsvField(r.backhaulBytes / 1e9) << ','
+                << EdgeLlmCsvField(r.end) << '\n';
     std::cout << "  " << std::left << std::setw(6) << r.scheme << std::right << " load "
               << std::setw(5) << load << ": " << std::setw(6) << r.requests.size()
               << " requests, SLO attainment " << std::fixed << std::setprecision(3)
@@ -265,6 +269,7 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
               << stall.size() << " handed-over requests, " << r.evictions << " evictions\n";
     std::cout.unsetf(std::ios::fixed);
     out.slo.push_back(FigurePoint{load, r.scheme, r.sloAttainment, 0, false});
+    out.sloCsv << r.scheme << ',' << load << ',' << EdgeLlmCsvField(r.sloAttainment) << '\n';
     if (!highest)
     {
         return;
@@ -272,7 +277,10 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
     std::sort(stall.begin(), stall.end());
     for (std::size_t i = 0; i < stall.size(); ++i)
     {
-        out.stallCdf.push_back(FigurePoint{stall[i], r.scheme, (i + 1.0) / stall.size(), 0, false});
+        const double cdf = (i + 1.0) / stall.size();
+        out.stallCdf.push_back(FigurePoint{stall[i], r.scheme, cdf, 0, false});
+        out.stallCsv << r.scheme << ',' << EdgeLlmCsvField(stall[i]) << ',' << EdgeLlmCsvField(cdf)
+                     << '\n';
     }
     for (std::size_t i = 0; i < r.series.size();)
     {
@@ -284,6 +292,129 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
             sum += r.series[i].utilization;
         }
         out.utilization.push_back(FigurePoint{t, r.scheme, sum / n, 0, false});
+        out.gpuCsv << r.scheme << ',' << EdgeLlmCsvField(t) << ',' << EdgeLlmCsvField(sum / n)
+                   << '\n';
+    }
+}
+
+/// \return the engine's knobs from the options (validated by the engine)
+FluidServingConfig
+ServingConfig(const Options& o)
+{
+    FluidServingConfig c;
+    c.gpu = GpuIterationModel::FromPreset(o.gpuPreset);
+    c.model = c.gpu.llm; // the preset's constants assume its LLM's KV size
+    c.backhaulGbps = o.backhaulGbps;
+    c.uplinkDelay = o.uplinkDelayMs / 1e3;
+    c.downlinkDelay = o.downlinkDelayMs / 1e3;
+    c.idlePolicy = IdleCachePolicyFromName(o.idlePolicy);
+    c.ttftSlo = o.ttftSloMs / 1e3;
+    c.tpotSlo = o.tpotSloMs / 1e3;
+    return c;
+}
+
+/// Refuse \p value outside [lo, hi] (or (lo, hi] when \p openLo) for --\p option.
+void
+Range(const std::string& option,
+      double value,
+      double lo,
+      double hi,
+      bool openLo,
+      const std::string& unit)
+{
+    if (std::isnan(value) || value > hi || (openLo ? value <= lo : value < lo))
+    {
+        std::ostringstream msg;
+        msg << "--" << option << " must be in " << (openLo ? "(" : "[") << lo << ", " << hi << "]"
+            << unit << ", got " << value;
+        throw std::invalid_argument(msg.str());
+    }
+}
+
+/// Every option's own range, before anything runs.
+void
+CheckOptions(const Options& o, const std::vector<double>& loads)
+{
+    const double maxLoad = *std::max_element(loads.begin(), loads.end());
+    Range("traceStart", o.traceStart, 0, MobilityTrace::MAX_SECONDS * 1e3, false, " s");
+    Range("traceDuration", o.traceDuration, 0, RequestGeneratorConfig::MAX_DURATION, true, " s");
+    Range("turns", o.turns, 1, RequestTraceOptions::MAX_TURNS, false, "");
+    Range("numUes", o.numUes, 1, RequestTraceOptions::MAX_UES, false, "");
+    Range("rate",
+          o.rate,
+          0,
+          RequestGeneratorConfig::MAX_RATE / maxLoad,
+          true,
+          " requests/s (1e6 at the highest --loads)");
+    Range("cv", o.cv, 0.01, 100, false, "");
+    Range("speed", o.speed, 0, 100, true, " m/s");
+    Range("interSiteDistance", o.interSiteDistance, 10, 10000, false, " m");
+    Range("backhaulGbps", o.backhaulGbps, 0, 1e4, true, " Gbit/s");
+    Range("uplinkDelayMs", o.uplinkDelayMs, 0, 1e4, false, " ms");
+    Range("downlinkDelayMs", o.downlinkDelayMs, 0, 1e4, false, " ms");
+    Range("ttftSloMs", o.ttftSloMs, 0, 3.6e6, true, " ms");
+    Range("tpotSloMs", o.tpotSloMs, 0, 3.6e6, true, " ms");
+    if (o.mapping != "uniform" && o.mapping != "per-ue")
+    {
+        throw std::invalid_argument("--mapping must be uniform or per-ue, got '" + o.mapping + "'");
+    }
+    if (o.arrivals != "poisson" && o.arrivals != "gamma")
+    {
+        throw std::invalid_argument("--arrivals must be poisson or gamma, got '" + o.arrivals +
+                                    "'");
+    }
+    const auto names = SplitList("schemes", o.schemes);
+    for (std::size_t i = 0; i < names.size(); ++i)
+    {
+        if (std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i)
+        {
+            throw std::invalid_argument("--schemes: " + names[i] + " is listed twice");
+        }
+        const HandoverScheme& scheme = HandoverSchemeRegistry::Find(names[i]);
+        if (!scheme.batchPlan || scheme.wrapsInner || scheme.targetCoordinated)
+        {
+            throw std::invalid_argument("--schemes: '" + names[i] +
+                                        "' is not modelled in serving mode (ctho, tho, cho)");
+        }
+    }
+    try
+    {
+        IdleCachePolicyFromName(o.idlePolicy);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(std::string("--") + e.what());
+    }
+    const auto presets = GpuIterationModel::PresetNames();
+    if (std::find(presets.begin(), presets.end(), o.gpuPreset) == presets.end())
+    {
+        std::string list;
+        for (const auto& n : presets)
+        {
+            list += (list.empty() ? "" : ", ") + n;
+        }
+        throw std::invalid_argument("--gpuPreset must be one of " + list + ", got '" + o.gpuPreset +
+                                    "'");
+    }
+}
+
+/// The generator's options without a trace, the trace's with one: never both.
+void
+CheckSources(int argc, char* argv[], const Options& o)
+{
+    const std::vector<std::string> traceOnly{"traceStart", "mapping"};
+    const std::vector<std::string> generatorOnly{"arrivals", "rate", "cv"};
+    const auto& refused = o.requestTrace.empty() ? traceOnly : generatorOnly;
+    for (const auto& name : refused)
+    {
+        if (OptionGiven(argc, argv, name))
+        {
+            throw std::invalid_argument(
+                "--" + name +
+                (o.requestTrace.empty()
+                     ? " needs --requestTrace (the generator has no such knob)"
+                     : " is the generator's: it means nothing with --requestTrace"));
+        }
     }
 }
 
@@ -334,43 +465,9 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
     try
     {
         loads = ParseLoads(o.loads);
-        if (o.mapping != "uniform" && o.mapping != "per-ue")
-        {
-            throw std::invalid_argument("--mapping must be uniform or per-ue, got '" + o.mapping +
-                                        "'");
-        }
-        if (o.arrivals != "poisson" && o.arrivals != "gamma")
-        {
-            throw std::invalid_argument("--arrivals must be poisson or gamma, got '" + o.arrivals +
-                                        "'");
-        }
-        if (!(o.speed > 0 && o.speed <= 100))
-        {
-            throw std::invalid_argument("--speed must be in (0, 100] m/s, got " +
-                                        std::to_string(o.speed));
-        }
-        if (!(o.interSiteDistance >= 10 && o.interSiteDistance <= 10000))
-        {
-            throw std::invalid_argument("--interSiteDistance must be in [10, 10000] m, got " +
-                                        std::to_string(o.interSiteDistance));
-        }
-        if (o.numUes < 1 || o.numUes > RequestTraceOptions::MAX_UES)
-        {
-            throw std::invalid_argument("--numUes must be in [1, 100000], got " +
-                                        std::to_string(o.numUes));
-        }
-        for (const auto& s : SplitList("schemes", o.schemes))
-        {
-            const HandoverScheme& scheme = HandoverSchemeRegistry::Find(s);
-            if (!scheme.batchPlan || scheme.wrapsInner || scheme.targetCoordinated)
-            {
-                throw std::invalid_argument("--schemes: '" + s +
-                                            "' is not modelled in serving mode (ctho, tho, cho)");
-            }
-        }
-        IdleCachePolicyFromName(o.idlePolicy);
-        GpuIterationModel::FromPreset(o.gpuPreset);
-        CheckOutputDirectory("--outputDir", o.outputDir);
+        CheckOptions(o, loads);
+        CheckSources(argc, argv, o);
+        ServingConfig(o).Validate();
     }
     catch (const std::invalid_argument& e)
     {
@@ -380,56 +477,50 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
     return 0;
 }
 
-/// \return the engine's knobs from the options (validated by the engine)
-FluidServingConfig
-ServingConfig(const Options& o)
+/// One load's requests and the UEs' drives.
+struct Work
 {
-    FluidServingConfig c;
-    c.gpu = GpuIterationModel::FromPreset(o.gpuPreset);
-    c.backhaulGbps = o.backhaulGbps;
-    c.uplinkDelay = o.uplinkDelayMs / 1e3;
-    c.downlinkDelay = o.downlinkDelayMs / 1e3;
-    c.idlePolicy = IdleCachePolicyFromName(o.idlePolicy);
-    c.ttftSlo = o.ttftSloMs / 1e3;
-    c.tpotSlo = o.tpotSloMs / 1e3;
-    return c;
-}
+    double load{1};                   //!< Its rate scale
+    std::vector<LlmRequest> requests; //!< Its requests
+    Mobility mobility;                //!< The UEs' cells over time
+    double horizon{0};                //!< The drives' end, s
+};
 
-/// Every load and scheme; false after printing an error.
+/**
+ * \brief Every load's requests and drives, before any file is written.
+ * \return false after printing why (a bad trace, an empty window, arrivals after the
+ *         drives can last)
+ */
 bool
-RunAll(const Options& o, const std::vector<double>& loads, Outputs& out)
+BuildWork(const Options& o, const std::vector<double>& loads, std::vector<Work>& work)
 {
-    out.summary << "scheme,load,requests,served,slo_attainment,ttft_p50_s,ttft_p99_s,tpot_p50_s,"
-                   "handed_over_requests,stall_p50_s,stall_p99_s,restores,evictions,idle_moves,"
-                   "idle_fetches,idle_drops,backhaul_gb,end_s\n";
-    out.requests << "scheme,load,ue,conversation,turn,arrival_s,sent_s,prompt_tokens,"
-                    "output_tokens,context_tokens,cached_tokens,prefill_tokens,transfer_tokens,"
-                    "handovers,ttft_s,tpot_s,e2e_s,stall_s,served,slo_met\n";
-    const double highest = *std::max_element(loads.begin(), loads.end());
     try
     {
-        const FluidServingConfig config = ServingConfig(o);
         for (double load : loads)
         {
-            std::vector<LlmRequest> requests = BuildRequests(o, load);
-            double horizon = 60;
-            for (const auto& q : requests)
+            Work w;
+            w.load = load;
+            w.requests = BuildRequests(o, load);
+            if (w.requests.empty())
             {
-                horizon = std::max(horizon, q.arrival + 60);
+                throw std::invalid_argument("load " + EdgeLlmCsvField(load) +
+                                            ": the window holds no request (--traceStart, "
+                                            "--traceDuration, --loads)");
             }
-            Mobility m = DriveUes(o, std::min(horizon, MobilityTrace::MAX_SECONDS));
-            std::cout << "load " << load << ": " << requests.size() << " requests, "
-                      << m.handovers.size() << " handovers of " << o.numUes << " UEs\n";
-            for (const auto& name : SplitList("schemes", o.schemes))
+            const double last = w.requests.back().arrival;
+            // The drives are an ns-2 trace (MobilityTrace: at most 3600 s): the UEs move until
+            // 300 s after the last arrival.
+            const double limit = MobilityTrace::MAX_SECONDS - 1;
+            if (last > limit)
             {
-                FluidServingEngine engine(config,
-                                          HandoverSchemeRegistry::Create(name),
-                                          7,
-                                          m.initialCell,
-                                          m.handovers,
-                                          requests);
-                Record(engine.Run(), load, load == highest, out);
+                throw std::invalid_argument(
+                    "load " + EdgeLlmCsvField(load) + ": requests arrive until " +
+                    EdgeLlmCsvField(last) + " s, after the UEs' drives can end (" +
+                    EdgeLlmCsvField(limit) + " s): shorten --traceDuration or raise --loads");
             }
+            w.horizon = std::min(limit, last + 300);
+            w.mobility = DriveUes(o, w.horizon);
+            work.push_back(std::move(w));
         }
     }
     catch (const std::invalid_argument& e)
@@ -440,37 +531,76 @@ RunAll(const Options& o, const std::vector<double>& loads, Outputs& out)
     return true;
 }
 
+/// Every load and scheme.
+void
+RunAll(const Options& o, const std::vector<Work>& work, Outputs& out)
+{
+    out.summary << "scheme,load,requests,served,slo_attainment,ttft_p50_s,ttft_p99_s,tpot_p50_s,"
+                   "handed_over_requests,stall_p50_s,stall_p99_s,restores,evictions,idle_moves,"
+                   "idle_fetches,idle_drops,over_context,backhaul_gb,end_s\n";
+    out.requests << "scheme,load,ue,conversation,turn,arrival_s,sent_s,prompt_tokens,"
+                    "output_tokens,context_tokens,cached_tokens,prefill_tokens,transfer_tokens,"
+                    "handovers,ttft_s,tpot_s,e2e_s,stall_s,worst_stall_s,served,slo_met\n";
+    out.sloCsv << "scheme,load,slo_attainment\n";
+    out.stallCsv << "scheme,stall_s,cdf\n";
+    out.gpuCsv << "scheme,time_s,mean_utilization\n";
+    const FluidServingConfig config = ServingConfig(o);
+    for (const Work& w : work)
+    {
+        std::cout << "load " << w.load << ": " << w.requests.size() << " requests, "
+                  << w.mobility.handovers.size() << " handovers of " << o.numUes << " UEs\n";
+        for (const auto& name : SplitList("schemes", o.schemes))
+        {
+            FluidServingEngine engine(config,
+                                      HandoverSchemeRegistry::Create(name),
+                                      7,
+                                      w.mobility.initialCell,
+                                      w.mobility.handovers,
+                                      w.requests);
+            const FluidServingResult r = engine.Run();
+            Record(r, w.load, &w == &work.back(), out);
+            if (r.end > w.horizon)
+            {
+                std::cout << "    note: the UEs stop at " << w.horizon << " s, the run ends at "
+                          << r.end << " s: no handover catches what is served after\n";
+            }
+        }
+    }
+}
+
 /// Writes every file; the exit status (1: a file could not be written).
 int
 WriteOutputs(const Options& o, const Outputs& out)
 {
     const std::string dir = o.outputDir + "/";
-    const bool ok = WriteFileAtomically(dir + "serving-requests.csv", out.requests.str()) &&
+    const std::vector<std::string> unit{"set yrange [0:1.05]"};
+    const bool ok = WriteFileAtomically(dir + "serving-summary.csv", out.summary.str()) &&
+                    WriteFileAtomically(dir + "serving-requests.csv", out.requests.str()) &&
                     WriteFigure(dir + "serving-slo",
-                                out.summary.str(),
+                                out.sloCsv.str(),
                                 "SLO attainment against load",
                                 "load (rate scale)",
                                 "SLO attainment",
                                 out.slo,
-                                {"set yrange [0:1.05]"}) &&
+                                unit) &&
                     WriteFigure(dir + "serving-stall-cdf",
-                                out.summary.str(),
+                                out.stallCsv.str(),
                                 "Per-request handover stall, highest load",
                                 "stall (s)",
                                 "CDF",
                                 out.stallCdf,
-                                {"set yrange [0:1.05]"}) &&
+                                unit) &&
                     WriteFigure(dir + "serving-gpu",
-                                out.summary.str(),
+                                out.gpuCsv.str(),
                                 "Mean GPU utilization over the BSs, highest load",
                                 "time (s)",
                                 "utilization",
                                 out.utilization,
-                                {"set yrange [0:1.05]"});
+                                unit);
     if (ok)
     {
-        std::cout << "wrote " << dir << "serving-{slo,stall-cdf,gpu}.{csv,plt,png} and " << dir
-                  << "serving-requests.csv" << std::endl;
+        std::cout << "wrote " << dir << "serving-{summary,requests}.csv and " << dir
+                  << "serving-{slo,stall-cdf,gpu}.{csv,plt,png}" << std::endl;
     }
     return ok ? 0 : 1;
 }
@@ -486,10 +616,21 @@ main(int argc, char* argv[])
     {
         return status;
     }
-    Outputs out;
-    if (!RunAll(o, loads, out))
+    std::vector<Work> work;
+    if (!BuildWork(o, loads, work))
     {
         return 2;
     }
+    try
+    {
+        CheckOutputDirectory("--outputDir", o.outputDir);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return 2;
+    }
+    Outputs out;
+    RunAll(o, work, out);
     return WriteOutputs(o, out);
 }

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# edge-llm-serving-study (issue 46): the shipped Azure excerpt end to end (every request
+# ends, the files are written, a second run is byte-identical), the generator's runs differ
+# by RngRun, and bad input on both sides of each boundary: exit 2 naming the option, no
+# output directory made.
+# Usage: serving-study-test.sh BIN_DIR SOURCE_DIR
+set -u
+bin=$1
+src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+pass=0
+fail=0
+study="$bin/edge-llm-serving-study"
+conv="$src/test/data/requests/azure-conv-2023-excerpt.csv"
+ok() { # description, then the condition's command
+  local what=$1
+  shift
+  if "$@"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $what"
+  fi
+}
+expect() { # expected-exit-code message-substring args...
+  local code=$1 text=$2
+  shift 2
+  rm -rf "$tmp/o"
+  "$study" --outputDir="$tmp/o" "$@" >"$tmp/out" 2>"$tmp/err"
+  local got=$?
+  if [ "$got" -eq "$code" ] && { [ -z "$text" ] || grep -qF -- "$text" "$tmp/err"; } &&
+    { [ "$code" -eq 0 ] || [ ! -e "$tmp/o" ]; }; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: $* -> exit $got, stderr: $(head -c 300 "$tmp/err")"
+  fi
+}
+
+# The excerpt: 1445 requests in its 300 s, each row a request (rows counted here).
+rows=$(grep -c '^2023-' "$conv")
+"$study" --requestTrace="$conv" --traceDuration=300 --loads=1,10 --turns=4 \
+  --outputDir="$tmp/a" >"$tmp/a.out" 2>&1
+ok "the excerpt runs (exit 0)" test $? -eq 0
+ok "1445 rows in the excerpt" test "$rows" -eq 1445
+# 3 schemes x 2 loads, every request in the requests CSV and served.
+ok "summary rows" test "$(tail -n +2 "$tmp/a/serving-summary.csv" | wc -l)" -eq 6
+ok "requests rows" test "$(tail -n +2 "$tmp/a/serving-requests.csv" | wc -l)" -eq $((6 * rows))
+ok "all served" test "$(awk -F, 'NR > 1 && $20 != 1' "$tmp/a/serving-requests.csv" | wc -l)" -eq 0
+for f in serving-slo serving-stall-cdf serving-gpu; do
+  ok "$f.csv and .plt" test -s "$tmp/a/$f.csv" -a -s "$tmp/a/$f.plt"
+done
+ok "per-scheme lines printed" test "$(grep -c 'SLO attainment' "$tmp/a.out")" -eq 6
+"$study" --requestTrace="$conv" --traceDuration=300 --loads=1,10 --turns=4 \
+  --outputDir="$tmp/b" >"$tmp/b.out" 2>&1
+for f in serving-summary.csv serving-requests.csv serving-stall-cdf.csv; do
+  ok "$f byte-identical on a second run" cmp -s "$tmp/a/$f" "$tmp/b/$f"
+done
+# The generator: RngRun draws another trace.
+"$study" --traceDuration=20 --loads=1 --outputDir="$tmp/g1" >/dev/null 2>&1
+"$study" --traceDuration=20 --loads=1 --RngRun=2 --outputDir="$tmp/g2" >/dev/null 2>&1
+differ() { ! cmp -s "$1" "$2"; }
+ok "another RngRun, other requests" differ "$tmp/g1/serving-requests.csv" "$tmp/g2/serving-requests.csv"
+
+# Both sides of each boundary (a small generator run where accepted).
+g="--traceDuration=5 --numUes=7"
+expect 0 "" $g --uplinkDelayMs=10000
+expect 2 "--uplinkDelayMs must be in [0, 10000] ms, got 10001" $g --uplinkDelayMs=10001
+expect 2 "--downlinkDelayMs must be in [0, 10000] ms, got -1" $g --downlinkDelayMs=-1
+expect 2 "--ttftSloMs must be in (0, 3.6e+06] ms, got 0" $g --ttftSloMs=0
+expect 0 "" $g --turns=1000
+expect 2 "--turns must be in [1, 1000], got 0" $g --turns=0
+expect 0 "" $g --loads=1000
+expect 2 "--loads must list rate scales in (0, 1000], got '1001'" $g --loads=1001
+expect 2 "--loads: 2 is listed twice" $g --loads=2,2
+expect 2 "--schemes: ctho is listed twice" $g --schemes=ctho,ctho
+expect 2 "--schemes: 'impactho' is not modelled in serving mode" $g --schemes=impactho
+expect 2 "--schemes: 'pre-ctho' is not modelled in serving mode" $g --schemes=pre-ctho
+expect 2 "--gpuPreset must be one of ctho-a100, impactho-qwen3-8b-a100, got 'h100'" $g --gpuPreset=h100
+expect 0 "" $g --gpuPreset=impactho-qwen3-8b-a100
+expect 2 "--idlePolicy must be one of move-now, move-on-next-turn, drop, got 'keep'" $g --idlePolicy=keep
+expect 0 "" $g --idlePolicy=drop
+expect 2 "--traceStart needs --requestTrace" $g --traceStart=1
+expect 2 "--mapping needs --requestTrace" $g --mapping=per-ue
+expect 2 "--rate is the generator's" --requestTrace="$conv" --rate=3
+expect 2 "--rate must be in (0, 500000]" $g --rate=1e6 --loads=1,2
+expect 0 "" $g --rate=5e5 --loads=2 --traceDuration=0.01
+# The drives last at most 3599 s: arrivals up to then run, later ones are refused.
+expect 2 "requests arrive until" --requestTrace="$conv" --traceDuration=300 --loads=0.08
+expect 0 "" --requestTrace="$conv" --traceDuration=300 --loads=0.09 --numUes=7
+expect 2 "the window holds no request" --requestTrace="$conv" --traceStart=400
+printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,0,5\n' >"$tmp/bad.csv"
+expect 2 "bad.csv:3:" --requestTrace="$tmp/bad.csv"
+expect 2 "" --requestTrace="$tmp/missing.csv"
+
+echo "serving-study-test: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
