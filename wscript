@@ -22,6 +22,7 @@ MODULE_SOURCES = [
     'model/kv-datagram-header.cc',
     'model/kv-datagram-socket.cc',
     'model/prefill-engine.cc',
+    'model/edge-llm-serving-gpu.cc',
     'model/gpu-iteration-model.cc',
     'model/continuous-batching-gpu.cc',
     'model/fluid-handover-engine.cc',
@@ -77,6 +78,7 @@ TEST_SOURCES = [
     'test/edge-llm-bound-test-suite.cc',
     'test/edge-llm-pre-transfer-test-suite.cc',
     'test/edge-llm-trace-test-suite.cc',
+    'test/edge-llm-serving-test-suite.cc',
     # The program parts two suites test: examples' sources, not the module's API.
     'examples/common/program-options.cc',
     'examples/road-handover/road-handover-example.cc',

@@ -12,7 +12,9 @@
 #include "ns3/data-rate.h"
 #include "ns3/double.h"
 #include "ns3/edge-llm-compat.h"
+#include "ns3/edge-llm-serving-gpu.h"
 #include "ns3/global-value.h"
+#include "ns3/gpu-iteration-model.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/ipv4-routing-protocol.h"
 #include "ns3/ipv4-static-routing-helper.h"
@@ -275,6 +277,23 @@ EdgeLlmHelper::SetPrefillEngineAttribute(const std::string& name, const Attribut
 }
 
 void
+EdgeLlmHelper::EnableServingGpu(const std::string& preset)
+{
+    if (!preset.empty())
+    {
+        GpuIterationModel::FromPreset(preset); // an unknown name: its list of valid ones
+    }
+    m_serving = true;
+    m_servingPreset = preset;
+}
+
+void
+EdgeLlmHelper::SetServingGpuAttribute(const std::string& name, const AttributeValue& value)
+{
+    m_servingAttributes.emplace_back(name, value.Copy());
+}
+
+void
 EdgeLlmHelper::SetSourceRoleAttribute(const std::string& name, const AttributeValue& value)
 {
     AddPartAttribute("SourceRole", name, value);
@@ -366,6 +385,19 @@ EdgeLlmHelper::InstallBs(NodeContainer nodes, const std::vector<uint16_t>& cellI
         app->SetAttribute("Scheduler",
                           PointerValue(m_schedulerFactory.Create<HandoverScheduler>()));
         app->SetAttribute("PrefillEngine", PointerValue(m_gpuFactory.Create<PrefillEngine>()));
+        if (m_serving)
+        {
+            Ptr<EdgeLlmServingGpu> gpu = CreateObject<EdgeLlmServingGpu>();
+            if (!m_servingPreset.empty())
+            {
+                gpu->SetPreset(m_servingPreset);
+            }
+            for (const auto& [name, value] : m_servingAttributes)
+            {
+                gpu->SetAttribute(name, *value);
+            }
+            app->SetAttribute("ServingGpu", PointerValue(gpu));
+        }
         for (const auto& [part, name, value] : m_partAttributes)
         {
             PointerValue object;

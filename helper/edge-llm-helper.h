@@ -103,6 +103,17 @@ class EdgeLlmHelper
     /// Set an attribute of every PrefillEngine (GPU) installed afterwards.
     void SetPrefillEngineAttribute(const std::string& name, const AttributeValue& value);
     /**
+     * \brief Give every EdgeLlmNode installed afterwards a GPU that serves many users
+     *        (EdgeLlmServingGpu, its ServingGpu attribute): prompts, decoding and restore
+     *        prefills share its iterations.
+     * \param preset a GpuIterationModel preset applied to each GPU before the attributes of
+     *        SetServingGpuAttribute ("": the attributes' defaults, which Config and the
+     *        command line can set)
+     */
+    void EnableServingGpu(const std::string& preset = "");
+    /// Set an attribute of every EdgeLlmServingGpu installed afterwards (after its preset).
+    void SetServingGpuAttribute(const std::string& name, const AttributeValue& value);
+    /**
      * \brief Set an attribute of the source role (ns3::EdgeLlmSourceRole: PlanningRate,
      *        PlanningFairQueue, PlanningCrossTraffic, GatherTime, LayerwiseStreaming,
      *        ImportanceOrder, KvAccuracyLoss, UtilityCalibration) of every EdgeLlmNode
@@ -398,6 +409,9 @@ class EdgeLlmHelper
     ObjectFactory m_ueFactory;        //!< EdgeLlmUeApp
     ObjectFactory m_schedulerFactory; //!< HandoverScheduler subclass
     ObjectFactory m_gpuFactory;       //!< PrefillEngine
+    bool m_serving{false};            //!< EnableServingGpu was called
+    std::string m_servingPreset;      //!< Its preset ("": none)
+    std::vector<std::pair<std::string, Ptr<AttributeValue>>> m_servingAttributes; //!< After it
     /// Part attributes, in the order set: (the node's part attribute, name, value)
     std::vector<std::tuple<std::string, std::string, Ptr<AttributeValue>>> m_partAttributes;
 

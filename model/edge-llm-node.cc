@@ -139,6 +139,14 @@ EdgeLlmNode::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&EdgeLlmNode::m_gpu),
                           MakePointerChecker<PrefillEngine>())
+            .AddAttribute("ServingGpu",
+                          "A GPU that serves many users (continuous batching): the node's prompts, "
+                          "decoding and handover restore prefills run on it and share its "
+                          "iterations. Null (the default): the papers' single-session mode, each "
+                          "session decoding at DecodeRate and prefills on PrefillEngine's p(L).",
+                          PointerValue(),
+                          MakePointerAccessor(&EdgeLlmNode::m_serving),
+                          MakePointerChecker<EdgeLlmServingGpu>())
             .AddAttribute("SourceRole",
                           "The source side of this BS's handovers (ns3::EdgeLlmSourceRole: "
                           "planning, gathering and sending knobs).",
@@ -263,6 +271,7 @@ EdgeLlmNode::DoDispose()
     m_state->ClearSessions();
     m_scheduler = nullptr;
     m_gpu = nullptr;
+    m_serving = nullptr;
     m_ueSocket = nullptr;
     Application::DoDispose();
 }
@@ -326,6 +335,12 @@ Ptr<PrefillEngine>
 EdgeLlmNode::GetPrefillEngine() const
 {
     return m_gpu;
+}
+
+Ptr<EdgeLlmServingGpu>
+EdgeLlmNode::GetServingGpu() const
+{
+    return m_serving;
 }
 
 Ptr<Object>
@@ -573,6 +588,11 @@ EdgeLlmNode::StartApplication()
     NS_ABORT_MSG_IF(!error.empty(), error);
     m_scheduler->BindToBs(GetNode()->GetId());
     m_state->SetProfile(LlmModelProfile::FromPreset(m_modelName, m_kvBits));
+    if (m_serving)
+    {
+        m_serving->SetBytesPerToken(m_state->GetProfile().BytesPerToken());
+        m_gpu->SetServingGpu(m_serving); // restore prefills share its iterations
+    }
     m_backhaul->SizeBuffers();
     m_ueSocket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     NS_ABORT_MSG_IF(m_ueSocket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_uePort)) != 0,
@@ -587,7 +607,7 @@ EdgeLlmNode::StopApplication()
     NS_LOG_FUNCTION(this);
     for (auto& [id, s] : m_state->GetSessions())
     {
-        s.decodeEvent.Cancel();
+        StopDecoding(s);
     }
     if (m_ueSocket)
     {
@@ -639,6 +659,13 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
         s.promptTokens = prompt.promptTokens;
         s.maxNewTokens = prompt.maxNewTokens;
         m_sessionStartedTrace(s.id, m_cellId, s.promptTokens);
+        if (m_serving)
+        {
+            // Many users: prefill and decoding share the GPU's iterations (warm-up: the
+            // context exists now, only the decoding runs).
+            ServeOnGpu(s, m_promptsOnGpu);
+            continue;
+        }
         if (!m_promptsOnGpu)
         {
             // Warm-up shortcut: the context exists now, without GPU time.
@@ -676,6 +703,11 @@ EdgeLlmNode::StartDecoding(Session& session, Time firstToken)
         session.SwitchToState(FINISHED);
         return;
     }
+    if (m_serving)
+    {
+        ServeOnGpu(session, false); // the GPU's iterations decide when its tokens come
+        return;
+    }
     session.SwitchToState(DECODING);
     session.nextToken = firstToken;
     session.decodeEvent = Simulator::Schedule(session.nextToken - Simulator::Now(),
@@ -689,6 +721,18 @@ void
 EdgeLlmNode::DecodeToken(uint64_t sessionId)
 {
     Session& s = m_state->GetSession(sessionId);
+    if (!EmitToken(s))
+    {
+        return;
+    }
+    s.nextToken += Seconds(1.0 / m_decodeRate);
+    s.decodeEvent =
+        Simulator::Schedule(s.nextToken - Simulator::Now(), &EdgeLlmNode::DecodeToken, this, s.id);
+}
+
+bool
+EdgeLlmNode::EmitToken(Session& s)
+{
     ++s.generated;
     EdgeLlmTokenHeader token;
     token.sessionId = s.id;
@@ -704,11 +748,69 @@ EdgeLlmNode::DecodeToken(uint64_t sessionId)
     if (s.generated >= s.maxNewTokens)
     {
         s.SwitchToState(FINISHED);
+        return false;
+    }
+    return true;
+}
+
+void
+EdgeLlmNode::ServeOnGpu(Session& s, bool prefill)
+{
+    GpuSequenceSpec spec;
+    spec.cachedTokens = prefill ? 0 : s.promptTokens + s.generated;
+    spec.prefillTokens = prefill ? s.promptTokens : 0;
+    spec.decodeTokens = s.maxNewTokens - s.generated;
+    spec.priority = !prefill; // a session going on (restored, or back at its source)
+    const uint64_t handle =
+        m_serving->Add(spec, compat::Bind(MakeCallback(&EdgeLlmNode::OnServingEvent, this), s.id));
+    NS_ABORT_MSG_IF(handle == 0,
+                    "EdgeLlmNode (cell "
+                        << m_cellId << "): session " << s.id << " needs "
+                        << spec.cachedTokens + spec.prefillTokens + spec.decodeTokens
+                        << " tokens of KV memory, more than the ServingGpu's "
+                           "KvMemory");
+    s.servingHandle = handle;
+    if (!prefill)
+    {
+        s.SwitchToState(DECODING);
+        m_preTransfer->OnSessionReady(s.id); // a likely handover noted before
+    }
+}
+
+void
+EdgeLlmNode::OnServingEvent(uint64_t sessionId, const GpuEvent& event)
+{
+    Session* s = m_state->FindSession(sessionId);
+    if (!s || s->servingHandle != event.id)
+    {
+        return; // a stale sequence (the session left and came back)
+    }
+    if (event.kind == GpuEvent::FINISHED)
+    {
+        s->servingHandle = 0;
         return;
     }
-    s.nextToken += Seconds(1.0 / m_decodeRate);
-    s.decodeEvent =
-        Simulator::Schedule(s.nextToken - Simulator::Now(), &EdgeLlmNode::DecodeToken, this, s.id);
+    if (event.kind != GpuEvent::TOKEN)
+    {
+        return;
+    }
+    if (s->GetState() == PREFILLING)
+    {
+        s->SwitchToState(DECODING);
+        m_preTransfer->OnSessionReady(s->id); // a likely handover noted before
+    }
+    EmitToken(*s);
+}
+
+void
+EdgeLlmNode::StopDecoding(Session& s)
+{
+    s.decodeEvent.Cancel();
+    if (m_serving && s.servingHandle != 0)
+    {
+        m_serving->Remove(s.servingHandle);
+        s.servingHandle = 0;
+    }
 }
 
 uint64_t
@@ -973,7 +1075,7 @@ EdgeLlmNode::LoseSession(Session& s, uint16_t cellId, LossReason reason)
 {
     NS_LOG_WARN("cell " << m_cellId << ": session " << s.id << " lost: no backhaul path to cell "
                         << cellId << " (reason " << +reason << ")");
-    s.decodeEvent.Cancel();
+    StopDecoding(s);
     if (s.GetState() == REDIRECTING || s.GetState() == RESTORING)
     {
         m_target->SendStatus(s.id, KvTransferStatusHeader::LOST); // the source forgets its copy

@@ -6,6 +6,7 @@
 
 #include "accuracy-utility.h"
 #include "edge-llm-peer.h"
+#include "edge-llm-serving-gpu.h"
 #include "edge-llm-session.h"
 #include "handover-batcher.h"
 #include "handover-scheduler.h"
@@ -457,6 +458,17 @@ class EdgeLlmNode : public Application
     Ptr<HandoverScheduler> GetScheduler() const;
     /// \return the GPU
     Ptr<PrefillEngine> GetPrefillEngine() const;
+
+    /// \return the GPU that serves many users, or nullptr (the papers' single-session mode)
+    Ptr<EdgeLlmServingGpu> GetServingGpu() const;
+
+    /**
+     * \brief Stop decoding \p session here (its handover starts, it is lost or the node
+     *        stops): its pending decode event is cancelled and, with a ServingGpu, its
+     *        sequence taken off the GPU.
+     * \param session a session of this BS
+     */
+    void StopDecoding(EdgeLlmSession& session);
     /// \return the source role (ns3::EdgeLlmSourceRole), for its attributes
     Ptr<Object> GetSourceRole() const;
     /// \return the target role (ns3::EdgeLlmTargetRole), for its attributes
@@ -541,6 +553,14 @@ class EdgeLlmNode : public Application
     void OnPromptPrefilled(uint64_t sessionId);
     void StartDecoding(Session& session, Time firstToken);
     void DecodeToken(uint64_t sessionId);
+    /// Send the session's next token to its UE (TokenDecoded); FINISHED after its last.
+    /// \return whether it has tokens left
+    bool EmitToken(Session& session);
+    /// Decode \p session on the ServingGpu: its context so far cached, the rest to decode
+    /// (a prompt: its prefill first, unless \p prefill is false).
+    void ServeOnGpu(Session& session, bool prefill);
+    /// An event of a session's sequence on the ServingGpu (its id: the sequence's handle).
+    void OnServingEvent(uint64_t sessionId, const GpuEvent& event);
     /**
      * \brief A backhaul message from \p peerCellId: handed to the target role (request,
      *        complete, redirect refused, batch close) or the source role (response,
@@ -570,6 +590,7 @@ class EdgeLlmNode : public Application
     uint16_t m_uePort;                  //!< UDP port for prompts
     Ptr<HandoverScheduler> m_scheduler; //!< Policy
     Ptr<PrefillEngine> m_gpu;           //!< GPU
+    Ptr<EdgeLlmServingGpu> m_serving;   //!< GPU of many users (null: single-session mode)
 
     Ptr<Socket> m_ueSocket; //!< UDP, prompts in, tokens out
 

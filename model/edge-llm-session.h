@@ -97,6 +97,8 @@ class EdgeLlmSession
     uint32_t generated{0};    //!< Tokens decoded so far
     Time nextToken;           //!< When the next token is decoded
     EventId decodeEvent;      //!< Pending decode
+    /// Its sequence on the node's ServingGpu (0: none; the single-session mode's DecodeRate)
+    uint64_t servingHandle{0};
     // Target side:
     uint16_t sourceCellId{0};         //!< Source BS
     uint16_t targetCellId{0};         //!< Target BS (source side, once handed over)

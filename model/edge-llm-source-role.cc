@@ -435,7 +435,7 @@ EdgeLlmSourceRole::BeginHandover(uint64_t sessionId, uint16_t targetCellId, Time
         Withdraw(sessionId); // no announced batch may wait for it
         return;
     }
-    s.decodeEvent.Cancel();
+    m_node->StopDecoding(s);
     if (!m_bs->HasPeer(targetCellId))
     {
         // No backhaul link to the UE's new cell: the session cannot follow the UE.

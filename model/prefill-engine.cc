@@ -5,6 +5,7 @@
 
 #include "edge-llm-compat.h"
 #include "edge-llm-limits.h"
+#include "edge-llm-serving-gpu.h"
 
 #include "ns3/double.h"
 #include "ns3/log.h"
@@ -74,12 +75,23 @@ void
 PrefillEngine::DoDispose()
 {
     m_waiting.clear();
+    m_serving = nullptr;
     Object::DoDispose();
+}
+
+void
+PrefillEngine::SetServingGpu(Ptr<EdgeLlmServingGpu> gpu)
+{
+    m_serving = gpu;
 }
 
 PrefillTimeModel
 PrefillEngine::GetModel() const
 {
+    if (m_serving)
+    {
+        return m_serving->GetPlanningModel();
+    }
     return PrefillTimeModel(m_a, m_b, m_c);
 }
 
@@ -159,6 +171,21 @@ PrefillEngine::MaybeStart(uint64_t batchKey)
         return;
     }
     const Time start = GetStartFor(batch.lastHandover);
+    if (m_serving)
+    {
+        // Its length comes from the shared GPU's iterations; the next batch may start at
+        // once (a priority prefill behind this one).
+        m_busyUntil = start;
+        Simulator::Schedule(start - Simulator::Now(),
+                            &PrefillEngine::StartOnServingGpu,
+                            this,
+                            batchKey,
+                            batch.done,
+                            batch.prefillLength,
+                            static_cast<uint32_t>(batch.done.size()));
+        m_waiting.erase(it);
+        return;
+    }
     const Time duration = Seconds(GetModel().Evaluate(batch.prefillLength));
     m_busyUntil = start + duration;
     const uint64_t l = batch.prefillLength;
@@ -173,6 +200,29 @@ PrefillEngine::MaybeStart(uint64_t batchKey)
                         l,
                         members);
     m_waiting.erase(it);
+}
+
+void
+PrefillEngine::StartOnServingGpu(uint64_t batchKey,
+                                 std::vector<Callback<void>> done,
+                                 uint64_t l,
+                                 uint32_t n)
+{
+    m_batchStartTrace(batchKey, l, n);
+    GpuSequenceSpec spec;
+    spec.prefillTokens = l * n; // each member's first L tokens
+    spec.priority = true;
+    const uint64_t handle = m_serving->Add(spec,
+                                           compat::MakeCallback<void, const GpuEvent&>(
+                                               [this, batchKey, done, l, n](const GpuEvent& e) {
+                                                   if (e.kind == GpuEvent::FINISHED)
+                                                   {
+                                                       Finish(batchKey, done, l, n);
+                                                   }
+                                               }));
+    NS_ABORT_MSG_IF(handle == 0,
+                    "PrefillEngine: a batch of " << n << " x " << l
+                                                 << " tokens never fits the ServingGpu's KvMemory");
 }
 
 void

@@ -9,6 +9,7 @@
 #include "ns3/callback.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/ptr.h"
 #include "ns3/traced-callback.h"
 
 #include <cstdint>
@@ -17,6 +18,8 @@
 
 namespace ns3
 {
+
+class EdgeLlmServingGpu;
 
 /**
  * \ingroup edge-llm
@@ -73,7 +76,16 @@ class PrefillEngine : public Object
      */
     void Close(uint64_t batchKey, uint32_t batchSize);
 
-    /// \return the prefill time model of this GPU
+    /**
+     * \brief Run the batches on a GPU that serves many users: a batch that starts joins
+     *        it as one priority prefill of L tokens per member (no decoding), and ends when
+     *        that prefill's last chunk ran; GetModel() is then the GPU's
+     *        EdgeLlmServingGpu::GetPlanningModel() and GetBusyUntil() the batches' starts.
+     * \param gpu the node's ServingGpu
+     */
+    void SetServingGpu(Ptr<EdgeLlmServingGpu> gpu);
+
+    /// \return the prefill time model of this GPU (with a ServingGpu: its planning model now)
     PrefillTimeModel GetModel() const;
 
     /// \return the batching period T_c
@@ -105,6 +117,11 @@ class PrefillEngine : public Object
     };
 
     void Finish(uint64_t batchKey, std::vector<Callback<void>> done, uint64_t l, uint32_t n);
+    /// With a ServingGpu: the batch joins it now (at its start).
+    void StartOnServingGpu(uint64_t batchKey,
+                           std::vector<Callback<void>> done,
+                           uint64_t l,
+                           uint32_t n);
     void MaybeStart(uint64_t batchKey);
 
     double m_a;                          //!< s/token
@@ -112,6 +129,7 @@ class PrefillEngine : public Object
     double m_c;                          //!< s/token^2
     Time m_batchPeriod;                  //!< T_c
     Time m_busyUntil;                    //!< End of the last scheduled batch
+    Ptr<EdgeLlmServingGpu> m_serving;    //!< GPU of many users (null: p(L) alone)
     std::map<uint64_t, Batch> m_waiting; //!< Batches not yet complete
 
     TracedCallback<uint64_t, uint64_t, uint32_t> m_batchStartTrace; //!< BatchStart

@@ -20,6 +20,7 @@
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
+#include "ns3/gpu-iteration-model.h"
 #include "ns3/handover-scheme-registry.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-address-generator.h"
@@ -431,6 +432,18 @@ MultiCellConfig::ValidateLlmAndRadio() const
                                         "prefillC");
     edgellm::CheckBatchPeriod("batchPeriod", batchPeriod.GetSeconds());
     EdgeLlmNode::CheckDecodeRate("decodeRate", decodeRate);
+    if (!servingGpu.empty())
+    {
+        try
+        {
+            GpuIterationModel::FromPreset(servingGpu)
+                .CheckPlanning(LlmModelProfile::FromPreset(model, kvBits).BytesPerToken());
+        }
+        catch (const std::invalid_argument& e)
+        {
+            throw std::invalid_argument(std::string("servingGpu: ") + e.what());
+        }
+    }
     Require(promptMax >= 1 && promptMax <= MAX_PROMPT,
             "promptMax must be in [1, " + std::to_string(MAX_PROMPT) + "] tokens, got " +
                 std::to_string(promptMax));
@@ -732,6 +745,14 @@ MultiCellScenario::GetAttributesSet(const std::map<std::string, std::string>& op
         {"ns3::PrefillEngine::PrefillB", "prefillB"},
         {"ns3::PrefillEngine::PrefillC", "prefillC"},
         {"ns3::PrefillEngine::BatchPeriod", "batchPeriod"},
+        {"ns3::EdgeLlmNode::ServingGpu", "servingGpu"},
+        {"ns3::EdgeLlmServingGpu::C0", "servingGpu"},
+        {"ns3::EdgeLlmServingGpu::CPrefill", "servingGpu"},
+        {"ns3::EdgeLlmServingGpu::CDecode", "servingGpu"},
+        {"ns3::EdgeLlmServingGpu::CKv", "servingGpu"},
+        {"ns3::EdgeLlmServingGpu::TokenBudget", "servingGpu"},
+        {"ns3::EdgeLlmServingGpu::MaxRunning", "servingGpu"},
+        {"ns3::EdgeLlmServingGpu::KvMemory", "servingGpu"},
         {"ns3::HandoverScheduler::Lookahead", "lookahead"},
         {"ns3::EdgeLlmUeApp::PromptTokens", ""},
         {"ns3::EdgeLlmUeApp::MaxNewTokens", "tokensAfterHandover"},
@@ -1499,6 +1520,10 @@ MultiCellScenario::InstallApps(const std::string& schedulerType)
     edge.SetPrefillEngineAttribute("PrefillB", DoubleValue(m_cfg.prefillB));
     edge.SetPrefillEngineAttribute("PrefillC", DoubleValue(m_cfg.prefillC));
     edge.SetPrefillEngineAttribute("BatchPeriod", TimeValue(m_cfg.batchPeriod));
+    if (!m_cfg.servingGpu.empty())
+    {
+        edge.EnableServingGpu(m_cfg.servingGpu);
+    }
     m_bsApps = edge.InstallOnEnbs(m_ran->GetBsDevices());
     if (!m_ran->GetBackhaul())
     {

@@ -90,7 +90,11 @@ struct ScenarioCommonConfig
     double prefillC{0};                       //!< s/token^2, [0, 1e-3]
     Time batchPeriod{MilliSeconds(10)};       //!< T_c, [0, 1 s]
     double decodeRate{100};                   //!< tokens/s per session, [1e-3, 1e6]
-    uint32_t tokensAfterHandover{200};        //!< Tokens decoded after the handover, >= 1
+    /// A GPU that serves many users on every BS (EdgeLlmServingGpu with this
+    /// GpuIterationModel preset: continuous batching, decodeRate and prefillA/B/C unused);
+    /// "": the papers' single-session mode
+    std::string servingGpu;
+    uint32_t tokensAfterHandover{200}; //!< Tokens decoded after the handover, >= 1
     uint32_t tokenBytes{4}; //!< Radio payload per streamed token, bytes (EdgeLlmNode TokenBytes)
     /// Accept prompts and contexts longer than the model's context window
     /// (LlmModelProfile::CheckContext; the programs then say so on their output)
