@@ -234,6 +234,11 @@ AddWorkloadOptions(ProgramOptions& options, MultiCellConfig& cfg, StudyRawOption
                            cfg.tokensAfterHandover,
                            edgellm::ContextTokensRange());
     options.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
+    options.AddValue("servingGpu",
+                     "A GPU that serves many users on every BS: a GpuIterationModel preset "
+                     "(ctho-a100, impactho-qwen3-8b-a100; continuous batching, decodeRate and "
+                     "the prefill model unused); \"\": one session at a time (the papers')",
+                     cfg.servingGpu);
     options.AddValue("model", "LLM preset", cfg.model);
     options.AddRangedValue("kvBits",
                            "KV precision q: 16, 8 or 4",

@@ -526,6 +526,7 @@ ProgramKnobOptions(ScenarioProgram program)
         {"model", "model", "model", "", ""},
         {"kvBits", "kvBits", "kvBits", "", ""},
         {"decodeRate", "decodeRate", "decodeRate", "", "decodeRate"},
+        {"servingGpu", "servingGpu", "servingGpu", "", ""},
         {"prefillA", "prefillA", "prefillA", "prefillA", ""},
         {"prefillB", "prefillB", "prefillB", "", ""},
         {"prefillC", "prefillC", "prefillC", "", ""},

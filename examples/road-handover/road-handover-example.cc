@@ -187,6 +187,11 @@ AddOptions(ProgramOptions& options, const RatTexts& text, RoadOptions& o, RawOpt
     options.AddValue("prefillC", "Prefill quadratic c, s/token^2", cfg.prefillC);
     options.AddValue("batchPeriodMs", "Batching period T_c, ms", raw.batchPeriodMs);
     options.AddValue("decodeRate", "Decoded tokens/s per session", cfg.decodeRate);
+    options.AddValue("servingGpu",
+                     "A GPU that serves many users on every BS: a GpuIterationModel preset "
+                     "(ctho-a100, impactho-qwen3-8b-a100; continuous batching, decodeRate and "
+                     "the prefill model unused); \"\": one session at a time (the papers')",
+                     cfg.servingGpu);
     options.AddRangedValue("tokensAfterHandover",
                            "Tokens each session decodes after its handover",
                            cfg.tokensAfterHandover,
