@@ -10,7 +10,7 @@
 #                                      (the internal ones, CMakeLists.txt's private_header_files, not)
 #                                      as in ns-3, and the module header edge-llm-module.h
 #   bin/edge-llm-plan, ctho-figures, impactho-figures, edge-llm-lte-handover,
-#   edge-llm-backhaul-study, edge-llm-campaign, edge-llm-pre-transfer
+#   edge-llm-backhaul-study, edge-llm-campaign, edge-llm-pre-transfer, edge-llm-serving-study
 #   lib/cmake/edge-llm/                the CMake package: imported target edge-llm::edge-llm
 #
 # so that a user's own CMakeLists.txt needs only
@@ -125,7 +125,8 @@ set(EDGE_LLM_INSTALLED_PROGRAMS
     edge-llm-lte-handover
     edge-llm-backhaul-study
     edge-llm-campaign
-    edge-llm-pre-transfer)
+    edge-llm-pre-transfer
+    edge-llm-serving-study)
 foreach(program ${EDGE_LLM_INSTALLED_PROGRAMS})
   if(NOT TARGET ${program})
     message(FATAL_ERROR "edge-llm-install.cmake: program target '${program}' does not exist")

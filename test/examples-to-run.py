@@ -42,6 +42,8 @@ cpp_examples = [
     ),
     # Proactive KV pre-transfer on the road at flow level: two runs, two offsets.
     ("edge-llm-pre-transfer --runs=2 --offsets=-6,0", "True", "True"),
+    # Many users on a shared GPU per BS at flow level (issue 46): 10 s of generated requests.
+    ("edge-llm-serving-study --traceDuration=10", "True", "True"),
     # A user's own LTE script with edge LLMs added (examples/existing-script): one UE, one
     # A3 handover at 4.1 s, restored (0.6 s).
     ("edge-llm-lena-x2-handover --numberOfUes=1 --simTime=5", "True", "False"),

@@ -474,6 +474,20 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
         std::cerr << "error: " << e.what() << std::endl;
         return 2;
     }
+    // Flow level: the schemes' schedulers only.
+    std::vector<HandoverScheme> schemes;
+    for (const auto& name : SplitList("schemes", o.schemes))
+    {
+        schemes.push_back(HandoverSchemeRegistry::Find(name));
+    }
+    TypesUnused unused =
+        FlowLevelTypesUnused("edge-llm-serving-study runs at flow level: no BS, UE, link or GPU "
+                             "of this module is built");
+    unused.merge(HandoverSchemeRegistry::TypesUnused(schemes));
+    if (!CheckAttributeArguments(argc, argv, {}, std::cerr, unused))
+    {
+        return 2;
+    }
     return 0;
 }
 

@@ -62,7 +62,7 @@ for file in edge-llm-config.cmake edge-llm-config-version.cmake edge-llm-targets
   [ -f "$libdir/cmake/edge-llm/$file" ] || bad "package file $file not installed"
 done
 programs=$(cd "$prefix/bin" 2>/dev/null && ls | sort | tr '\n' ' ')
-expected="ctho-figures edge-llm-backhaul-study edge-llm-campaign edge-llm-lte-handover edge-llm-plan edge-llm-pre-transfer impactho-figures "
+expected="ctho-figures edge-llm-backhaul-study edge-llm-campaign edge-llm-lte-handover edge-llm-plan edge-llm-pre-transfer edge-llm-serving-study impactho-figures "
 [ "$programs" = "$expected" ] || bad "bin/ holds '$programs', expected '$expected'"
 
 # loads PROGRAM: the file its libns3-edge-llm resolves to (ldd, no LD_LIBRARY_PATH), or "".
