@@ -86,6 +86,33 @@ FormatValue(double value)
     return std::string(text, result.ptr);
 }
 
+/**
+ * \brief Check a number against a range, with the message every range check states.
+ * \param field the knob as the user wrote it ("uplinkDelay", "--uplinkDelayMs")
+ * \param value the value (NaN is refused)
+ * \param lo the lower bound
+ * \param hi the upper bound
+ * \param openLo whether \p lo itself is refused
+ * \param unit after the range (" ms"; "" for none)
+ * \throws std::invalid_argument "<field> must be in [lo, hi]<unit>, got <value>" ("(lo" when
+ *         \p openLo) unless in range
+ */
+inline void
+CheckRange(const std::string& field,
+           double value,
+           double lo,
+           double hi,
+           bool openLo = false,
+           const std::string& unit = "")
+{
+    if (std::isnan(value) || value > hi || (openLo ? value <= lo : value < lo))
+    {
+        throw std::invalid_argument(field + " must be in " + (openLo ? "(" : "[") +
+                                    FormatNumber(lo) + ", " + FormatNumber(hi) + "]" + unit +
+                                    ", got " + FormatValue(value));
+    }
+}
+
 /// \return "(0, 1000] Gbit/s", the backhaul rate range as every message states it
 inline std::string
 BackhaulGbpsRange()

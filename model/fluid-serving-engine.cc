@@ -4,6 +4,7 @@
 #include "fluid-serving-engine.h"
 
 #include "ctho-planner.h"
+#include "edge-llm-limits.h"
 #include "handover-scheduler.h"
 #include "llm-model-profile.h"
 #include "prefill-time-model.h"
@@ -18,24 +19,7 @@
 namespace ns3
 {
 
-namespace
-{
-
-/// Refuse \p value outside [lo, hi] (or NaN) for \p field.
-void
-CheckRange(const std::string& field, double value, double lo, double hi, bool openLo = false)
-{
-    bool bad = std::isnan(value) || value > hi || (openLo ? value <= lo : value < lo);
-    if (bad)
-    {
-        std::ostringstream msg;
-        msg << field << " must be in " << (openLo ? "(" : "[") << lo << ", " << hi << "], got "
-            << value;
-        throw std::invalid_argument(msg.str());
-    }
-}
-
-} // namespace
+using edgellm::CheckRange;
 
 const std::vector<std::string>&
 IdleCachePolicyNames()

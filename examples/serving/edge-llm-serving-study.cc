@@ -16,6 +16,7 @@
 
 #include "ns3/core-module.h"
 #include "ns3/edge-llm-csv.h"
+#include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-stats.h"
 #include "ns3/fluid-serving-engine.h"
 #include "ns3/handover-scheduler.h"
@@ -313,7 +314,7 @@ ServingConfig(const Options& o)
     return c;
 }
 
-/// Refuse \p value outside [lo, hi] (or (lo, hi] when \p openLo) for --\p option.
+/// edgellm::CheckRange for the option --\p option.
 void
 Range(const std::string& option,
       double value,
@@ -322,13 +323,7 @@ Range(const std::string& option,
       bool openLo,
       const std::string& unit)
 {
-    if (std::isnan(value) || value > hi || (openLo ? value <= lo : value < lo))
-    {
-        std::ostringstream msg;
-        msg << "--" << option << " must be in " << (openLo ? "(" : "[") << lo << ", " << hi << "]"
-            << unit << ", got " << value;
-        throw std::invalid_argument(msg.str());
-    }
+    edgellm::CheckRange("--" + option, value, lo, hi, openLo, unit);
 }
 
 /// Every option's own range, before anything runs.

@@ -4,6 +4,8 @@
  * EdgeLlmCsvTable, the module's one CSV reader: RFC 4180 quotes, the header-as-given mode
  * the campaign tool merges with, and the errors on both sides of each rule.
  */
+#include "edge-llm-gtest-util.h"
+
 #include "ns3/edge-llm-csv.h"
 
 #include <fstream>
@@ -22,22 +24,6 @@ WriteFile(const std::string& name, const std::string& text)
     const std::string path = ::testing::TempDir() + "/" + name;
     std::ofstream(path) << text;
     return path;
-}
-
-/// The message of the EdgeLlmInputError \p read throws ("" if it throws none).
-template <typename F>
-std::string
-ErrorOf(F read)
-{
-    try
-    {
-        read();
-    }
-    catch (const EdgeLlmInputError& e)
-    {
-        return e.what();
-    }
-    return "";
 }
 
 } // namespace
@@ -61,10 +47,10 @@ TEST(EdgeLlmCsv, QuotedFieldsAreVerbatim)
 TEST(EdgeLlmCsv, BadQuotesNameTheLine)
 {
     const std::string open = WriteFile("open.csv", "a,b\n1,2\n3,\"4\n");
-    EXPECT_EQ(ErrorOf([&] { EdgeLlmCsvTable t(open); }),
+    EXPECT_EQ(edgellmtest::ErrorOf<EdgeLlmInputError>([&] { EdgeLlmCsvTable t(open); }),
               open + ":3: a quoted field has no closing quote");
     const std::string after = WriteFile("after.csv", "a,b\n\"1\"x,2\n");
-    EXPECT_EQ(ErrorOf([&] { EdgeLlmCsvTable t(after); }),
+    EXPECT_EQ(edgellmtest::ErrorOf<EdgeLlmInputError>([&] { EdgeLlmCsvTable t(after); }),
               after + ":2: text after a quoted field's closing quote");
     // Blanks after the closing quote are not text.
     const std::string blanks = WriteFile("blanks.csv", "a,b\n\"1\"  ,2\n");
@@ -77,17 +63,18 @@ TEST(EdgeLlmCsv, HeaderAsGiven)
 {
     const std::string headerOnly = WriteFile("header-only.csv", "x,y\n");
     EXPECT_EQ(EdgeLlmCsvTable(headerOnly).GetRowCount(), 0U);
-    EXPECT_EQ(ErrorOf([&] {
+    EXPECT_EQ(edgellmtest::ErrorOf<EdgeLlmInputError>([&] {
                   EdgeLlmCsvTable t(headerOnly, {"x", "y"});
               }),
               headerOnly + ":1: no records after the header; at least one needed");
     const std::string twice = WriteFile("twice.csv", "x,x\n1,2\n");
-    EXPECT_EQ(ErrorOf([&] { EdgeLlmCsvTable t(twice); }), twice + ":1: column 'x' appears twice");
+    EXPECT_EQ(edgellmtest::ErrorOf<EdgeLlmInputError>([&] { EdgeLlmCsvTable t(twice); }),
+              twice + ":1: column 'x' appears twice");
     const std::string empty = WriteFile("empty.csv", "\n\n");
-    EXPECT_EQ(ErrorOf([&] { EdgeLlmCsvTable t(empty); }),
+    EXPECT_EQ(edgellmtest::ErrorOf<EdgeLlmInputError>([&] { EdgeLlmCsvTable t(empty); }),
               empty + ":1: empty file; expected a header line");
     const std::string ragged = WriteFile("ragged.csv", "x,y\n1,2\n1,2,3\n");
-    EXPECT_EQ(ErrorOf([&] { EdgeLlmCsvTable t(ragged); }),
+    EXPECT_EQ(edgellmtest::ErrorOf<EdgeLlmInputError>([&] { EdgeLlmCsvTable t(ragged); }),
               ragged + ":3: expected 2 comma-separated fields (x,y), found 3");
     // A trailing comma is an empty last field, quoted or not.
     const std::string trailing = WriteFile("trailing.csv", "x,y\n1,\n\"2\",\"\"\n");

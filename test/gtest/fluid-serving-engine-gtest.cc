@@ -6,6 +6,8 @@
  * idle-cache policies and LRU eviction, each worked out by hand from the iteration-time
  * equation; token conservation over a trace with handovers; every refusal.
  */
+#include "edge-llm-gtest-util.h"
+
 #include "ns3/core-module.h"
 #include "ns3/fluid-serving-engine.h"
 #include "ns3/handover-scheme-registry.h"
@@ -76,22 +78,6 @@ RunOne(const FluidServingConfig& c,
                               handovers,
                               requests);
     return engine.Run();
-}
-
-/// The message of the std::invalid_argument \p f throws ("" if none).
-template <typename F>
-std::string
-ErrorOf(F f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "";
 }
 
 TEST(FluidServingEngine, BytesPerTokenIsQwen)
@@ -409,7 +395,7 @@ TEST(FluidServingEngine, Refusals)
                     const std::vector<ServingHandover>& ho,
                     const std::vector<LlmRequest>& reqs,
                     const FluidServingConfig& cfg) {
-        return ErrorOf([&] {
+        return edgellmtest::ErrorOf([&] {
             FluidServingEngine e(cfg,
                                  HandoverSchemeRegistry::Create(scheme),
                                  cells,
@@ -457,9 +443,10 @@ TEST(FluidServingEngine, Refusals)
     EXPECT_EQ(make("ctho", 2, {1}, {}, one, bad), "");
     bad.gpu.c0 = 0.288;
     EXPECT_NE(make("ctho", 2, {1}, {}, one, bad).find("must be at most 1 s"), std::string::npos);
-    EXPECT_NE(
-        ErrorOf([] { IdleCachePolicyFromName("keep"); }).find("move-now, move-on-next-turn, drop"),
-        std::string::npos);
+    EXPECT_NE(edgellmtest::ErrorOf([] {
+                  IdleCachePolicyFromName("keep");
+              }).find("move-now, move-on-next-turn, drop"),
+              std::string::npos);
 }
 
 // A request too big for the memory is reported, not served, and does not stop the others.

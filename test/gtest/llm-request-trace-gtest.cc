@@ -8,6 +8,8 @@
  * Kolmogorov-Smirnov distances against closed-form CDFs (Boost.Math), its frequencies and its
  * determinism under ns-3's seed and run.
  */
+#include "edge-llm-gtest-util.h"
+
 #include "ns3/llm-request-trace.h"
 #include "ns3/random-variable-stream.h"
 #include "ns3/rng-seed-manager.h"
@@ -32,22 +34,6 @@ namespace
 
 const std::string DATA = std::string(EDGE_LLM_SOURCE_DIR) + "/test/data/requests/";
 
-/// The message of the std::invalid_argument \p f throws ("" if none).
-template <typename F>
-std::string
-ErrorOf(F f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "";
-}
-
 /// Requests from CSV text named "t.csv".
 std::vector<LlmRequest>
 FromText(const std::string& text, const RequestTraceOptions& options = RequestTraceOptions())
@@ -60,7 +46,7 @@ FromText(const std::string& text, const RequestTraceOptions& options = RequestTr
 std::string
 TextError(const std::string& text, const RequestTraceOptions& options = RequestTraceOptions())
 {
-    return ErrorOf([&] { FromText(text, options); });
+    return edgellmtest::ErrorOf([&] { FromText(text, options); });
 }
 
 const std::string AZURE = "TIMESTAMP,ContextTokens,GeneratedTokens\n";
@@ -580,9 +566,9 @@ TEST(LlmRequestTrace, BadNumbersHeadersAndFiles)
     EXPECT_EQ(TextError("# a\n\n# b\n").substr(0, 24), "t.csv:3: no header line:");
     // Files.
     RequestTraceOptions o;
-    EXPECT_EQ(ErrorOf([&] { LlmRequestTrace::Read(DATA + "no-such.csv", o); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { LlmRequestTrace::Read(DATA + "no-such.csv", o); }),
               DATA + "no-such.csv:0: cannot open the file for reading");
-    EXPECT_EQ(ErrorOf([&] { LlmRequestTrace::ReadLengths(DATA + "no-such.csv"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { LlmRequestTrace::ReadLengths(DATA + "no-such.csv"); }),
               DATA + "no-such.csv:0: cannot open the file for reading");
 }
 
@@ -593,7 +579,7 @@ TEST(LlmRequestTrace, OptionsOnBothSidesOfEveryRange)
     auto check = [](const std::function<void(RequestTraceOptions&)>& set) {
         RequestTraceOptions o;
         set(o);
-        return ErrorOf([&] { o.Validate(); });
+        return edgellmtest::ErrorOf([&] { o.Validate(); });
     };
     EXPECT_EQ(check([](auto&) {}), "");
     EXPECT_EQ(check([](auto& o) { o.start = 0; }), "");
@@ -641,7 +627,7 @@ TEST(LlmRequestTrace, OptionsOnBothSidesOfEveryRange)
     RequestTraceOptions o;
     o.rateScale = 0;
     EXPECT_EQ(TextError("not a trace", o), "rateScale must be in (0, 1000], got 0");
-    EXPECT_EQ(ErrorOf([&] { LlmRequestTrace::Read(DATA + "no-such.csv", o); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { LlmRequestTrace::Read(DATA + "no-such.csv", o); }),
               "rateScale must be in (0, 1000], got 0");
 }
 
@@ -651,7 +637,7 @@ TEST(LlmRequestTrace, GeneratorConfigOnBothSidesOfEveryRange)
     auto check = [](const std::function<void(RequestGeneratorConfig&)>& set) {
         RequestGeneratorConfig c;
         set(c);
-        return ErrorOf([&] { c.Validate(); });
+        return edgellmtest::ErrorOf([&] { c.Validate(); });
     };
     EXPECT_EQ(check([](auto&) {}), "");
     EXPECT_EQ(check([](auto& c) { c.rate = 1e6; }), "");
@@ -772,7 +758,7 @@ TEST(LlmRequestTrace, GeneratorConfigOnBothSidesOfEveryRange)
     // Generate validates.
     RequestGeneratorConfig c;
     c.rate = 0;
-    EXPECT_EQ(ErrorOf([&] { LlmRequestTrace::Generate(c); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { LlmRequestTrace::Generate(c); }),
               "rate must be in (0, 1000000] requests/s, got 0");
 }
 
@@ -860,7 +846,7 @@ TEST(LlmRequestTrace, AzureExcerptsWindowsMatchASimpleReading)
         }
         EXPECT_EQ(LlmRequestTrace::Read(path, o).size(), inFour);
         o.numUes = 5;
-        EXPECT_NE(ErrorOf([&] { LlmRequestTrace::Read(path, o); })
+        EXPECT_NE(edgellmtest::ErrorOf([&] { LlmRequestTrace::Read(path, o); })
                       .find(path + ":" + std::to_string(rows[f] + 1) +
                             ": PER_UE_STREAMS needs the trace to last to start + numUes * "
                             "duration = 0 + 5 * 70 = 350 s"),

@@ -8,6 +8,7 @@
  */
 #include "../../examples/studies/mobility-trace.h"
 #include "../../examples/studies/site-list.h"
+#include "edge-llm-gtest-util.h"
 
 #include "ns3/angles.h"
 #include "ns3/antenna-model.h"
@@ -29,22 +30,6 @@ namespace
 {
 
 const std::string DATA = std::string(EDGE_LLM_SOURCE_DIR) + "/test/data/trace/";
-
-/// The message of the std::invalid_argument \p f throws ("" if none).
-template <typename F>
-std::string
-ErrorOf(F f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "";
-}
 
 /// A trace from text (no activity file unless \p activity is non-empty).
 MobilityTrace
@@ -174,52 +159,58 @@ TEST(MobilityTrace, RefusedWithTheirLine)
     // Time going backwards for one node: refused; the same time twice: accepted.
     const std::string twice = TWO_NODES + "$ns_ at 2 \"$node_(0) setdest 5 5 1\"\n"
                                           "$ns_ at 2 \"$node_(0) setdest 6 6 1\"\n";
-    EXPECT_EQ(ErrorOf([&] { FromText(twice); }), "");
-    EXPECT_EQ(ErrorOf([&] {
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { FromText(twice); }), "");
+    EXPECT_EQ(edgellmtest::ErrorOf([&] {
                   FromText(TWO_NODES + "$ns_ at 2 \"$node_(0) setdest 5 5 1\"\n"
                                        "$ns_ at 1.5 \"$node_(0) setdest 6 6 1\"\n");
               }),
               "m.ns2:7: time goes backwards for $node_(0): 1.5 s after 2 s");
     // Another node's earlier time is fine (each node's own order).
-    EXPECT_EQ(ErrorOf([&] {
+    EXPECT_EQ(edgellmtest::ErrorOf([&] {
                   FromText(TWO_NODES + "$ns_ at 2 \"$node_(0) setdest 5 5 1\"\n"
                                        "$ns_ at 1.5 \"$node_(1) setdest 6 6 1\"\n");
               }),
               "");
     // Unknown node: a setdest before its X_ and Y_.
-    EXPECT_EQ(ErrorOf([&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(2) setdest 5 5 1\"\n"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf(
+                  [&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(2) setdest 5 5 1\"\n"); }),
               "m.ns2:6: unknown node $node_(2): its initial X_ and Y_ must be set before its "
               "first setdest");
-    EXPECT_NE(ErrorOf([&] {
+    EXPECT_NE(edgellmtest::ErrorOf([&] {
                   FromText("$node_(0) set X_ 1\n$ns_ at 1 \"$node_(0) setdest 5 5 "
                            "1\"\n");
               }).find("m.ns2:2: unknown node $node_(0)"),
               std::string::npos);
     // A bad line, a bad number, a negative speed or time (0 is valid).
-    EXPECT_NE(ErrorOf([&] {
+    EXPECT_NE(edgellmtest::ErrorOf([&] {
                   FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) goto 5 5\"\n");
               }).find("m.ns2:6: expected"),
               std::string::npos);
-    EXPECT_EQ(ErrorOf([&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 5x 5 1\"\n"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf(
+                  [&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 5x 5 1\"\n"); }),
               "m.ns2:6: x must be a finite number, got '5x'");
-    EXPECT_EQ(ErrorOf([&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 5 5 -1\"\n"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf(
+                  [&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 5 5 -1\"\n"); }),
               "m.ns2:6: speed must be >= 0 m/s, got -1");
-    EXPECT_EQ(ErrorOf([&] { FromText(TWO_NODES + "$ns_ at 0 \"$node_(0) setdest 5 5 0\"\n"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf(
+                  [&] { FromText(TWO_NODES + "$ns_ at 0 \"$node_(0) setdest 5 5 0\"\n"); }),
               "");
-    EXPECT_EQ(ErrorOf([&] { FromText(TWO_NODES + "$ns_ at -1 \"$node_(0) setdest 5 5 0\"\n"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf(
+                  [&] { FromText(TWO_NODES + "$ns_ at -1 \"$node_(0) setdest 5 5 0\"\n"); }),
               "m.ns2:6: time must be in [0, 3600] s, got -1");
     // Coordinates within 1e6 m, arrivals by 3600 s: both sides.
-    EXPECT_EQ(ErrorOf([&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 1e6 0 1e4\"\n"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf(
+                  [&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 1e6 0 1e4\"\n"); }),
               "");
-    EXPECT_EQ(
-        ErrorOf([&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 1.1e6 0 1e4\"\n"); }),
-        "m.ns2:6: x must be in [-1e+06, 1e+06] m, got 1.1e6");
-    EXPECT_NE(ErrorOf([&] {
+    EXPECT_EQ(edgellmtest::ErrorOf(
+                  [&] { FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 1.1e6 0 1e4\"\n"); }),
+              "m.ns2:6: x must be in [-1e+06, 1e+06] m, got 1.1e6");
+    EXPECT_NE(edgellmtest::ErrorOf([&] {
                   FromText(TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 1e6 0 1\"\n");
               }).find("m.ns2:6: $node_(0) would arrive at 1000001 s"),
               std::string::npos);
     // Node numbers 0..n-1 without a gap.
-    EXPECT_NE(ErrorOf([&] {
+    EXPECT_NE(edgellmtest::ErrorOf([&] {
                   FromText("$node_(1) set X_ 1\n$node_(1) set Y_ 1\n");
               }).find("$node_(0) has no initial position"),
               std::string::npos);
@@ -230,14 +221,15 @@ TEST(MobilityTrace, ActivityRefusedWithTheirLine)
     const std::string moves = TWO_NODES + "$ns_ at 1 \"$node_(0) setdest 5 5 1\"\n"
                                           "$ns_ at 1 \"$node_(1) setdest 5 5 1\"\n";
     const std::string both = "$ns_ at 1 \"$g(0) start\"\n$ns_ at 1 \"$g(1) start\"\n";
-    EXPECT_EQ(ErrorOf([&] { FromText(moves, both + "$ns_ at 4 \"$g(1) stop\"\n"); }), "");
-    EXPECT_EQ(ErrorOf([&] { FromText(moves, both + "$ns_ at 4 \"$g(2) stop\"\n"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { FromText(moves, both + "$ns_ at 4 \"$g(1) stop\"\n"); }),
+              "");
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { FromText(moves, both + "$ns_ at 4 \"$g(2) stop\"\n"); }),
               "a.act:3: unknown node $g(2): the mobility file has no vehicle 2");
-    EXPECT_EQ(ErrorOf([&] { FromText(moves, both + "$ns_ at 0.5 \"$g(1) stop\"\n"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { FromText(moves, both + "$ns_ at 0.5 \"$g(1) stop\"\n"); }),
               "a.act:3: $g(1) stops at 0.5 s, before it starts at 1 s");
-    EXPECT_EQ(ErrorOf([&] { FromText(moves, both + "$ns_ at 1 \"$g(1) start\"\n"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { FromText(moves, both + "$ns_ at 1 \"$g(1) start\"\n"); }),
               "a.act:3: $g(1) starts twice");
-    EXPECT_NE(ErrorOf([&] {
+    EXPECT_NE(edgellmtest::ErrorOf([&] {
                   FromText(moves, "$ns_ at 1 \"$g(0) start\"\n");
               }).find("$node_(1) never enters"),
               std::string::npos);
@@ -269,38 +261,42 @@ TEST(SiteRecord, ReadsAndRefusesBothSides)
     EXPECT_DOUBLE_EQ(s[1].x, 300);
     EXPECT_DOUBLE_EQ(s[2].txPowerDbm, 43);
     // Height [0, 300] m, power [-30, 60] dBm: the bounds pass, just outside is refused.
-    EXPECT_EQ(ErrorOf([] { SiteRecord::Read(SiteFile("a,0,0,300,60\nb,1,0,0,-30\n")); }), "");
-    EXPECT_NE(ErrorOf([] {
+    EXPECT_EQ(
+        edgellmtest::ErrorOf([] { SiteRecord::Read(SiteFile("a,0,0,300,60\nb,1,0,0,-30\n")); }),
+        "");
+    EXPECT_NE(edgellmtest::ErrorOf([] {
                   SiteRecord::Read(SiteFile("a,0,0,300.5,43\nb,1,0,0,43\n"));
               }).find(".csv:2: height must be in [0, 300], got 300.5"),
               std::string::npos)
-        << ErrorOf([] { SiteRecord::Read(SiteFile("a,0,0,300.5,43\nb,1,0,0,43\n")); });
-    EXPECT_NE(ErrorOf([] {
+        << edgellmtest::ErrorOf([] { SiteRecord::Read(SiteFile("a,0,0,300.5,43\nb,1,0,0,43\n")); });
+    EXPECT_NE(edgellmtest::ErrorOf([] {
                   SiteRecord::Read(SiteFile("a,0,0,30,43\nb,1,0,0,60.5\n"));
               }).find(".csv:3: txPowerDbm must be in [-30, 60], got 60.5"),
               std::string::npos);
     // Two sites at least; one id and one position each.
-    EXPECT_NE(ErrorOf([] {
+    EXPECT_NE(edgellmtest::ErrorOf([] {
                   SiteRecord::Read(SiteFile("a,0,0,30,43\n"));
               }).find("a site file has 2 to 57 sites, got 1"),
               std::string::npos);
-    EXPECT_NE(ErrorOf([] {
+    EXPECT_NE(edgellmtest::ErrorOf([] {
                   SiteRecord::Read(SiteFile("a,0,0,30,43\na,1,0,0,43\n"));
               }).find(":3: id must be non-empty and unique"),
               std::string::npos);
-    EXPECT_NE(ErrorOf([] {
+    EXPECT_NE(edgellmtest::ErrorOf([] {
                   SiteRecord::Read(SiteFile("a,0,0,30,43\nb,0,0,10,43\n"));
               }).find(":3: site 'b' is at the position of an earlier site"),
               std::string::npos);
     // The header: in order.
-    EXPECT_NE(ErrorOf([] {
+    EXPECT_NE(edgellmtest::ErrorOf([] {
                   SiteRecord::Read(
                       SiteFile("a,0,0,30,43\nb,1,0,0,43\n", "id,y,x,height,txPowerDbm"));
               })
                   .find(":1: the header must be id,x,y,height,txPowerDbm (omnidirectional "
                         "cells) or id,x,y,height,txPowerDbm,azimuth,beamwidth (sectors)"),
               std::string::npos);
-    EXPECT_EQ(ErrorOf([] { SiteRecord::Read("/nonexistent/sites.csv"); }).rfind("siteFile: ", 0),
+    EXPECT_EQ(edgellmtest::ErrorOf([] {
+                  SiteRecord::Read("/nonexistent/sites.csv");
+              }).rfind("siteFile: ", 0),
               0U);
 }
 
@@ -311,7 +307,7 @@ const std::string SECTORS = "id,x,y,height,txPowerDbm,azimuth,beamwidth";
 std::string
 SectorError(const std::string& rows)
 {
-    return ErrorOf([&rows] { SiteRecord::Read(SiteFile(rows, SECTORS)); });
+    return edgellmtest::ErrorOf([&rows] { SiteRecord::Read(SiteFile(rows, SECTORS)); });
 }
 
 TEST(SiteRecord, SectorsAtTheirBoundsAndPastThem)
@@ -352,15 +348,15 @@ TEST(SiteRecord, SectorsAtTheirBoundsAndPastThem)
 TEST(SiteRecord, SectorColumnsBothOrNeither)
 {
     const std::string rows = "a,0,0,30,43,0\nb,1,0,30,43,0\n";
-    EXPECT_NE(ErrorOf([&rows] {
+    EXPECT_NE(edgellmtest::ErrorOf([&rows] {
                   SiteRecord::Read(SiteFile(rows, "id,x,y,height,txPowerDbm,azimuth"));
               }).find(".csv:1: the header has azimuth but no beamwidth"),
               std::string::npos);
-    EXPECT_NE(ErrorOf([&rows] {
+    EXPECT_NE(edgellmtest::ErrorOf([&rows] {
                   SiteRecord::Read(SiteFile(rows, "id,x,y,height,txPowerDbm,beamwidth"));
               }).find(".csv:1: the header has beamwidth but no azimuth"),
               std::string::npos);
-    EXPECT_NE(ErrorOf([] {
+    EXPECT_NE(edgellmtest::ErrorOf([] {
                   SiteRecord::Read(SiteFile("a,0,0,30,43,65,0\nb,1,0,30,43,65,0\n",
                                             "id,x,y,height,txPowerDbm,beamwidth,azimuth"));
               }).find(".csv:1: the header must be"),
@@ -396,7 +392,7 @@ TEST(SiteRecord, SectorsOfOneSite)
                         "positions at least"),
               std::string::npos);
     // An omnidirectional file still refuses a shared position.
-    EXPECT_NE(ErrorOf([] {
+    EXPECT_NE(edgellmtest::ErrorOf([] {
                   SiteRecord::Read(SiteFile("a,0,0,30,43\nb,0,0,10,43\n"));
               }).find("one omnidirectional cell per position"),
               std::string::npos);
@@ -405,17 +401,17 @@ TEST(SiteRecord, SectorsOfOneSite)
 TEST(SiteRecord, SectorAntennaRangesAndModel)
 {
     // EdgeLlmSectorAntenna, which the RAN and the engine build from: the same ranges.
-    EXPECT_EQ(ErrorOf([] { EdgeLlmSectorAntenna{-360, 360}.Validate(); }), "");
-    EXPECT_EQ(ErrorOf([] { EdgeLlmSectorAntenna{360, 1e-9}.Validate(); }), "");
-    EXPECT_EQ(ErrorOf([] {
+    EXPECT_EQ(edgellmtest::ErrorOf([] { EdgeLlmSectorAntenna{-360, 360}.Validate(); }), "");
+    EXPECT_EQ(edgellmtest::ErrorOf([] { EdgeLlmSectorAntenna{360, 1e-9}.Validate(); }), "");
+    EXPECT_EQ(edgellmtest::ErrorOf([] {
                   EdgeLlmSectorAntenna{360.001, 65}.Validate();
               }),
               "azimuth must be in [-360, 360] degrees, got 360.001");
-    EXPECT_EQ(ErrorOf([] {
+    EXPECT_EQ(edgellmtest::ErrorOf([] {
                   EdgeLlmSectorAntenna{0, 0}.Validate();
               }),
               "beamwidth must be in (0, 360] degrees, got 0");
-    EXPECT_EQ(ErrorOf([] {
+    EXPECT_EQ(edgellmtest::ErrorOf([] {
                   EdgeLlmSectorAntenna{0, 360.001}.Validate();
               }),
               "beamwidth must be in (0, 360] degrees, got 360.001");

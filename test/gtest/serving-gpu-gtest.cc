@@ -11,6 +11,7 @@
  */
 #include "../../model/continuous-batching-gpu.h"
 #include "../../model/gpu-iteration-model.h"
+#include "edge-llm-gtest-util.h"
 
 #include <cmath>
 #include <cstdint>
@@ -25,22 +26,6 @@ using namespace ns3;
 
 namespace
 {
-
-/// The message of the std::invalid_argument \p f throws ("" if none).
-template <typename F>
-std::string
-ErrorOf(F f)
-{
-    try
-    {
-        f();
-    }
-    catch (const std::invalid_argument& e)
-    {
-        return e.what();
-    }
-    return "";
-}
 
 /// Round numbers for hand traces: c0 = 10 ms, c_p = 1 ms, c_d = 2 ms, c_kv = 10 us.
 GpuIterationModel
@@ -215,7 +200,7 @@ TEST(GpuIterationModel, ValidateEveryFieldBothSides)
     const auto errorWith = [](auto set) {
         GpuIterationModel m;
         set(m);
-        return ErrorOf([&] { m.Validate(); });
+        return edgellmtest::ErrorOf([&] { m.Validate(); });
     };
     const double nan = std::numeric_limits<double>::quiet_NaN();
     const auto below = [](double v) { return std::nextafter(v, -1e300); };
@@ -273,13 +258,14 @@ TEST(GpuIterationModel, ValidateEveryFieldBothSides)
 
 TEST(GpuIterationModel, UnknownPresetNamesTheValidOnes)
 {
-    EXPECT_EQ(ErrorOf([] { GpuIterationModel::FromPreset("h100"); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([] { GpuIterationModel::FromPreset("h100"); }),
               "preset must be one of ctho-a100, impactho-qwen3-8b-a100, got 'h100'");
-    EXPECT_EQ(ErrorOf([] { GpuIterationModel::FromPreset(""); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([] { GpuIterationModel::FromPreset(""); }),
               "preset must be one of ctho-a100, impactho-qwen3-8b-a100, got ''");
     for (const auto& name : GpuIterationModel::PresetNames())
     {
-        EXPECT_EQ(ErrorOf([&] { GpuIterationModel::FromPreset(name).Validate(); }), "") << name;
+        EXPECT_EQ(edgellmtest::ErrorOf([&] { GpuIterationModel::FromPreset(name).Validate(); }), "")
+            << name;
     }
 }
 
@@ -745,11 +731,11 @@ TEST(ContinuousBatchingGpu, Refusals)
 {
     GpuIterationModel bad = Simple(10);
     bad.tokenBudget = 0;
-    EXPECT_EQ(ErrorOf([&] { ContinuousBatchingGpu g(bad, 1); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { ContinuousBatchingGpu g(bad, 1); }),
               "tokenBudget must be in [1, 1000000], got 0");
-    EXPECT_EQ(ErrorOf([] { ContinuousBatchingGpu g(Simple(10), 0); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([] { ContinuousBatchingGpu g(Simple(10), 0); }),
               "bytesPerToken must be >= 1, got 0");
-    EXPECT_EQ(ErrorOf([] { ContinuousBatchingGpu g(Simple(10), 1); }), "");
+    EXPECT_EQ(edgellmtest::ErrorOf([] { ContinuousBatchingGpu g(Simple(10), 1); }), "");
 
     ContinuousBatchingGpu gpu(Simple(10), 1);
     // Iterations: End while idle, Begin while busy.
@@ -760,19 +746,20 @@ TEST(ContinuousBatchingGpu, Refusals)
     gpu.EndIteration();
     EXPECT_THROW(gpu.EndIteration(), std::logic_error);
     // Unknown ids (never added, or finished).
-    EXPECT_EQ(ErrorOf([&] { gpu.Release(1); }), "Release: unknown id 1");
-    EXPECT_EQ(ErrorOf([&] { gpu.Remove(99); }), "Remove: unknown id 99");
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { gpu.Release(1); }), "Release: unknown id 1");
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { gpu.Remove(99); }), "Remove: unknown id 99");
     // Add: an id already here, a spec with no work (1 token of work is enough).
     ASSERT_TRUE(gpu.Add(2, Spec(0, 1, 5)));
-    EXPECT_EQ(ErrorOf([&] { gpu.Add(2, Spec(1, 0)); }), "id 2 is already on this GPU");
-    EXPECT_EQ(ErrorOf([&] { gpu.Add(3, Spec(0, 0, 10)); }),
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { gpu.Add(2, Spec(1, 0)); }), "id 2 is already on this GPU");
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { gpu.Add(3, Spec(0, 0, 10)); }),
               "prefillTokens + decodeTokens must be >= 1 (a sequence with work), got 0 for id "
               "3");
     EXPECT_FALSE(gpu.Has(3));
-    EXPECT_EQ(ErrorOf([&] { gpu.Add(3, Spec(1, 0)); }), "");
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { gpu.Add(3, Spec(1, 0)); }), "");
     // Park: a conversation already parked, 0 tokens (1 is fine).
     EXPECT_TRUE(gpu.Park(10, 5));
-    EXPECT_EQ(ErrorOf([&] { gpu.Park(10, 5); }), "Park: conversation 10 is already parked");
-    EXPECT_EQ(ErrorOf([&] { gpu.Park(11, 0); }), "Park: tokens must be >= 1, got 0");
-    EXPECT_EQ(ErrorOf([&] { gpu.Park(11, 1); }), "");
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { gpu.Park(10, 5); }),
+              "Park: conversation 10 is already parked");
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { gpu.Park(11, 0); }), "Park: tokens must be >= 1, got 0");
+    EXPECT_EQ(edgellmtest::ErrorOf([&] { gpu.Park(11, 1); }), "");
 }
