@@ -533,6 +533,7 @@ FluidServingEngine::Impl::Finish(std::size_t r, bool served)
     auto& conv = conversations[q.in->conversation];
     conv.context = out.contextTokens + out.decodedTokens;
     double lastAt = served ? now + config.downlinkDelay : now; // its last token at the UE
+    result.end = std::max(result.end, lastAt);
     if (q.in->turn + 1 < conv.turns.size())
     {
         if (served && cell != 0)
@@ -967,7 +968,6 @@ FluidServingEngine::Impl::Summarize()
     {
         result.evictions += gpu->GetEvictions();
     }
-    result.end = now;
 }
 
 FluidServingEngine::FluidServingEngine(const FluidServingConfig& config,
@@ -1001,7 +1001,15 @@ FluidServingEngine::Run()
         s.now = e.time;
         s.Handle(e);
     }
-    s.Sample(s.nextSample + s.config.seriesStep);
+    // The series covers the periods up to the one the last request ended in (later events
+    // are handovers of idle UEs).
+    const double step = s.config.seriesStep;
+    const double cutoff = std::max(std::ceil(s.result.end / step - 1e-9), 1.0) * step;
+    s.Sample(cutoff + step * 1e-6);
+    while (!s.result.series.empty() && s.result.series.back().time > cutoff + step * 1e-6)
+    {
+        s.result.series.pop_back();
+    }
     s.Summarize();
     return s.result;
 }

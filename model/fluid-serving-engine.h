@@ -144,10 +144,10 @@ struct FluidServingResult
     std::string scheme;                         //!< The handover policy's name
     std::vector<ServingRequestResult> requests; //!< Input order
     std::vector<ServingGpuSample> series;       //!< By time, then cell
-    double end{0};                              //!< The last event, s
-    double sloAttainment{0};                    //!< Share of requests with sloMet (0 with none)
-    uint64_t evictions{0};                      //!< Idle caches evicted or refused, all BSs
-    uint64_t idleMoves{0};                      //!< Idle caches sent at a handover (move-now)
+    double end{0}; //!< When the last request ended (its last token at the UE, or refused), s
+    double sloAttainment{0}; //!< Share of requests with sloMet (0 with none)
+    uint64_t evictions{0};   //!< Idle caches evicted or refused, all BSs
+    uint64_t idleMoves{0};   //!< Idle caches sent at a handover (move-now)
     uint64_t idleFetches{0}; //!< Idle caches fetched by a next turn from another BS
     uint64_t idleDrops{0};   //!< Idle caches freed at a handover (drop)
     uint64_t restores{0};    //!< Handovers of a request on a GPU

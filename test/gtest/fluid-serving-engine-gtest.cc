@@ -103,6 +103,14 @@ TEST(FluidServingEngine, LowLoadTtftByHand)
     EXPECT_EQ(q.prefillTokens, 100u);
     EXPECT_EQ(q.handovers, 0u);
     EXPECT_TRUE(q.sloMet);
+    // The GPU series: per 1 s period and cell, until the period the request ended in.
+    EXPECT_NEAR(r.end, 1.0 + q.e2e, 1e-12);
+    ASSERT_EQ(r.series.size(), 4u); // at 1 s and 2 s, cells 1 and 2
+    EXPECT_EQ(r.series[0].utilization, 0.0);
+    EXPECT_NEAR(r.series[2].time, 2.0, 1e-12);
+    EXPECT_EQ(r.series[2].cell, 1);
+    EXPECT_NEAR(r.series[2].utilization, (0.01 + 0.001 * 100) + t2 + t3, 1e-12);
+    EXPECT_EQ(r.series[3].utilization, 0.0);
 }
 
 // A handover during the third token's iteration: two tokens decoded, C = 1002. cHO sends
