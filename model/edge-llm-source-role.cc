@@ -698,6 +698,7 @@ EdgeLlmSourceRole::StartTransfer(uint64_t sessionId,
     inputs.backhaulTokensPerSecond =
         planned / static_cast<double>(m_bs->GetProfile().BitsPerToken());
     inputs.prefill = m_node->GetPrefillEngine()->GetModel();
+    inputs.prefillPerMember = m_node->GetServingGpu() != nullptr;
     inputs.batchPeriod = m_node->GetPrefillEngine()->GetBatchPeriod().GetSeconds();
     inputs.backhaulFreeAt = peer.BacklogClearsAt(planned);
     inputs.signalling = m_bs->Backhaul().Signalling(peer, wireRate);

@@ -127,6 +127,25 @@ HandoverBatcher::Expect(uint64_t sessionId, uint16_t target, Time when)
     m_expected.push_back({sessionId, target, when});
 }
 
+namespace
+{
+
+/// The target GPU's p(L) for \p members (HandoverBatcher::PlanInputs::prefillPerMember).
+PrefillTimeModel
+BatchPrefill(const HandoverBatcher::PlanInputs& in, std::size_t members)
+{
+    if (!in.prefillPerMember || members <= 1)
+    {
+        return in.prefill;
+    }
+    const double n = static_cast<double>(members);
+    return PrefillTimeModel(std::min(in.prefill.GetA() * n, 1.0),
+                            in.prefill.GetB(),
+                            std::min(in.prefill.GetC() * n, 1e-3));
+}
+
+} // namespace
+
 CtHoPlan
 HandoverBatcher::Plan(Batch& batch, const std::vector<CtHoUe>& planned) const
 {
@@ -150,7 +169,7 @@ HandoverBatcher::Plan(Batch& batch, const std::vector<CtHoUe>& planned) const
     const PlanInputs& in = batch.inputs;
     const CtHoPlan plan = m_scheduler->PlanBatch(planned,
                                                  in.backhaulTokensPerSecond,
-                                                 in.prefill,
+                                                 BatchPrefill(in, planned.size()),
                                                  in.batchPeriod,
                                                  in.backhaulFreeAt,
                                                  in.signalling,
@@ -400,7 +419,7 @@ HandoverBatcher::Complete(uint32_t batchId)
         return;
     }
     CtHoPlanner planner(batch.inputs.backhaulTokensPerSecond,
-                        batch.inputs.prefill,
+                        BatchPrefill(batch.inputs, batch.arrived.size()),
                         batch.inputs.batchPeriod);
     planner.SetBackhaulFreeAt(batch.inputs.backhaulFreeAt);
     // A batch closed by message (online, or short of announced members) starts after the

@@ -96,8 +96,12 @@ class HandoverBatcher
     {
         double backhaulTokensPerSecond{0}; //!< R, tokens/s, > 0
         PrefillTimeModel prefill;          //!< Target GPU's p(L)
-        double batchPeriod{0.01};          //!< T_c, s
-        double backhaulFreeAt{0};          //!< Earlier transfers end at, s (0: idle)
+        /// The target's GPU prefills each member's L tokens in turn (a ServingGpu: its
+        /// iterations take tokens, not sequences): p's slope is multiplied by the members
+        /// planned (at most PrefillTimeModel's 1 s/token); false: p(L) is the whole batch's
+        bool prefillPerMember{false};
+        double batchPeriod{0.01}; //!< T_c, s
+        double backhaulFreeAt{0}; //!< Earlier transfers end at, s (0: idle)
         /// Packet level: request, id and close wire times, path delay (zero: fluid).
         /// closeSentAt is the batcher's: it sets it for online and short batches.
         CtHoSignalling signalling;

@@ -7,6 +7,7 @@
  * excerpt (issue 46, point 5).
  */
 #include "../examples/studies/multi-cell-scenario.h"
+#include "../examples/studies/road-handover-scenario.h"
 #include "edge-llm-study-checks.h"
 
 #include "ns3/config.h"
@@ -112,7 +113,8 @@ class ServingGpuClockTestCase : public TestCase
  *        instants with no radio delay: per request the packet level's time to first token
  *        exceeds the flow level's by the radio and the EPC (at most 60 ms), under cHO the
  *        packet level's restore is the flow level's stall within 5 ms + 5 %, the UE adds
- *        LTE's handover (at most 100 ms), and ctHO is no worse than cHO at either level.
+ *        LTE's handover (at most 100 ms), every restore is as the source planned it (5 ms
+ *        + 5 %), and ctHO is no worse than cHO at either level.
  */
 class PacketVsFlowServingTestCase : public TestCase
 {
@@ -197,7 +199,7 @@ class PacketVsFlowServingTestCase : public TestCase
             u.position = Vector(cfg.interSiteDistance / 2, 10.0 * i, 0);
             u.promptTokens = static_cast<uint32_t>(lengths[i].first);
             u.maxNewTokens = static_cast<uint32_t>(lengths[i].second);
-            u.promptAt = Seconds(0.5 + 0.2 * i);
+            u.promptAt = Seconds(0.5 + 0.2 * static_cast<double>(i / 2)); // in pairs
             u.handoverAt = u.promptAt + Seconds(0.5);
             ues.push_back(u);
         }
@@ -270,10 +272,56 @@ class PacketVsFlowServingTestCase : public TestCase
             NS_TEST_EXPECT_MSG_LT_OR_EQ(u.stall,
                                         u.restoredDelay + 0.1,
                                         who + ": LTE's handover, at most 100 ms");
+            // The source's plan (the ServingGpu's p(L), times the batch's members) holds.
+            NS_TEST_EXPECT_MSG_EQ_TOL(u.restoredDelay,
+                                      u.predictedDelay,
+                                      0.005 + 0.05 * u.predictedDelay,
+                                      who + ": restore as planned");
             levels.restored.push_back(u.restoredDelay);
             levels.flowStall.push_back(q.stall);
         }
         return levels;
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
+ * \brief The papers' road (4 UEs in one ctHO batch) on a ServingGpu (ctho-a100) per BS: the
+ *        batch's members prefill L tokens each in turn on the target's GPU, and the source
+ *        plans that (p's slope times the members): every restore is as planned, within
+ *        5 ms + 5 % (priced as one member's prefill, the batch would end ~0.1 s late).
+ */
+class RoadServingPlansHoldTestCase : public TestCase
+{
+  public:
+    RoadServingPlansHoldTestCase()
+        : TestCase("the road on a ServingGpu: a ctHO batch restores as its source planned")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(1);
+        RoadHandoverConfig cfg;
+        cfg.servingGpu = "ctho-a100";
+        for (const std::string type : {"ns3::CtHoScheduler", "ns3::ThoScheduler"})
+        {
+            const RoadHandoverResult r = RoadHandoverScenario::Run(cfg, type);
+            NS_TEST_ASSERT_MSG_EQ(r.complete, true, type + ": every UE resumes");
+            uint64_t prefilled = 0;
+            for (const auto& ue : r.ues)
+            {
+                prefilled += ue.prefillTokens;
+                NS_TEST_EXPECT_MSG_EQ_TOL(ue.restoredDelay,
+                                          ue.predictedDelay,
+                                          0.005 + 0.05 * ue.predictedDelay,
+                                          type + " UE " + std::to_string(ue.ueId) +
+                                              ": restored as planned");
+            }
+            NS_TEST_EXPECT_MSG_GT(prefilled, 0, type + ": the batch prefills on the GPU");
+        }
     }
 };
 
@@ -289,6 +337,7 @@ class EdgeLlmServingTestSuite : public TestSuite
     {
         AddTestCase(new ServingGpuClockTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PacketVsFlowServingTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new RoadServingPlansHoldTestCase(), EDGE_LLM_TEST_QUICK);
     }
 };
 
