@@ -642,13 +642,14 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
     for (std::size_t r : active[h.ue])
     {
         auto& q = requests[r];
+        result.requests[r].handovers += 1;
         if (q.handoverAt >= 0)
         {
             // Handed over again before its next token: the stall so far counts, a new one
             // starts (the UE's gap is the sum).
             CloseStall(r, h.time);
             q.handoverAt = h.time;
-            result.requests[r].handovers += 1;
+            result.requests[r].stalls += 1;
         }
         if (q.cell == 0 && Retarget(r, source, h.target))
         {
@@ -672,7 +673,7 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
         q.spec = rest; // the batch's plan completes it
         if (out.decodedTokens > 0 && q.handoverAt < 0)
         {
-            out.handovers += 1;
+            out.stalls += 1;
             q.handoverAt = h.time;
         }
         auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) {

@@ -111,7 +111,10 @@ struct ServingRequestResult
     uint64_t cachedTokens{0};   //!< Of its earlier turns, tokens found held (no prefill)
     uint64_t prefillTokens{0};  //!< Tokens prefilled for it, restores included
     uint64_t transferTokens{0}; //!< KV tokens moved over the backhaul for it
-    uint32_t handovers{0};      //!< Handovers while it decoded (stalls)
+    /// Handovers of its UE between its arrival at the BS and its end (queued, prefilling,
+    /// decoding or waiting for its conversation's cache)
+    uint32_t handovers{0};
+    uint32_t stalls{0}; //!< Those after its first token: each a stall of its stream
     double ttft{std::numeric_limits<double>::quiet_NaN()}; //!< First token at the UE - sent, s
     double tpot{std::numeric_limits<double>::quiet_NaN()}; //!< (last - first) / (outputs - 1), s
     double e2e{std::numeric_limits<double>::quiet_NaN()};  //!< Last token at the UE - sent, s

@@ -47,7 +47,7 @@ struct Options
     std::string requestTrace;                    //!< Request trace file ("": the generator)
     double traceStart{0};                        //!< Window start, s of trace time
     double traceDuration{60};                    //!< Window length, s of trace time
-    std::string loads{"1,2"};                    //!< Rate scales swept
+    std::string loads{"1,10"};                   //!< Rate scales swept
     std::string mapping{"uniform"};              //!< uniform or per-ue
     uint32_t turns{1};                           //!< Turns per conversation
     std::string arrivals{"poisson"};             //!< Generator: poisson or gamma
@@ -227,13 +227,14 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
     std::vector<double> tpot;
     std::vector<double> stall;
     uint32_t served = 0;
+    uint32_t handedOver = 0;
     for (const auto& q : r.requests)
     {
         out.requests << r.scheme << ',' << load << ',' << q.ue << ',' << q.conversation << ','
                      << q.turn << ',' << EdgeLlmCsvField(q.arrival) << ','
                      << EdgeLlmCsvField(q.sent) << ',' << q.promptTokens << ',' << q.outputTokens
                      << ',' << q.contextTokens << ',' << q.cachedTokens << ',' << q.prefillTokens
-                     << ',' << q.transferTokens << ',' << q.handovers << ','
+                     << ',' << q.transferTokens << ',' << q.handovers << ',' << q.stalls << ','
                      << EdgeLlmCsvField(q.ttft) << ',' << EdgeLlmCsvField(q.tpot) << ','
                      << EdgeLlmCsvField(q.e2e) << ',' << EdgeLlmCsvField(q.stall) << ','
                      << EdgeLlmCsvField(q.worstStall) << ',' << (q.served ? 1 : 0) << ','
@@ -247,7 +248,8 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
                 tpot.push_back(q.tpot);
             }
         }
-        if (q.handovers > 0)
+        handedOver += q.handovers > 0 ? 1 : 0;
+        if (q.stalls > 0)
         {
             stall.push_back(q.stall);
         }
@@ -257,17 +259,18 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
     out.summary << r.scheme << ',' << load << ',' << r.requests.size() << ',' << served << ','
                 << EdgeLlmCsvField(r.sloAttainment) << ',' << EdgeLlmCsvField(Percentile(ttft, 50))
                 << ',' << EdgeLlmCsvField(Percentile(ttft, 99)) << ','
-                << EdgeLlmCsvField(Percentile(tpot, 50)) << ',' << stall.size() << ','
-                << EdgeLlmCsvField(p50) << ',' << EdgeLlmCsvField(p99) << ',' << r.restores << ','
-                << r.evictions << ',' << r.idleMoves << ',' << r.idleFetches << ',' << r.idleDrops
-                << ',' << r.overContext << ',' << EdgeLlmCsvField(r.backhaulBytes / 1e9) << ','
-                << EdgeLlmCsvField(r.end) << '\n';
+                << EdgeLlmCsvField(Percentile(tpot, 50)) << ',' << handedOver << ',' << stall.size()
+                << ',' << EdgeLlmCsvField(p50) << ',' << EdgeLlmCsvField(p99) << ',' << r.restores
+                << ',' << r.evictions << ',' << r.idleMoves << ',' << r.idleFetches << ','
+                << r.idleDrops << ',' << r.overContext << ','
+                << EdgeLlmCsvField(r.backhaulBytes / 1e9) << ',' << EdgeLlmCsvField(r.end) << '\n';
     std::cout << "  " << std::left << std::setw(6) << r.scheme << std::right << " load "
               << std::setw(5) << load << ": " << std::setw(6) << r.requests.size()
               << " requests, SLO attainment " << std::fixed << std::setprecision(3)
               << r.sloAttainment << ", stall p50/p99 " << std::setprecision(4)
               << (stall.empty() ? 0.0 : p50) << " / " << (stall.empty() ? 0.0 : p99) << " s over "
-              << stall.size() << " handed-over requests, " << r.evictions << " evictions\n";
+              << stall.size() << " stalled requests (" << handedOver << " handed over), "
+              << r.evictions << " evictions\n";
     std::cout.unsetf(std::ios::fixed);
     out.slo.push_back(FigurePoint{load, r.scheme, r.sloAttainment, 0, false});
     out.sloCsv << r.scheme << ',' << load << ',' << EdgeLlmCsvField(r.sloAttainment) << '\n';
@@ -393,10 +396,20 @@ CheckOptions(const Options& o, const std::vector<double>& loads)
     }
 }
 
-/// The generator's options without a trace, the trace's with one: never both.
+/// The generator's options without a trace, the trace's with one: never both; --cv only
+/// with Gamma arrivals, --idlePolicy only with conversations.
 void
 CheckSources(int argc, char* argv[], const Options& o)
 {
+    if (OptionGiven(argc, argv, "cv") && o.arrivals != "gamma")
+    {
+        throw std::invalid_argument("--cv is the Gamma arrivals' knob: it needs --arrivals=gamma");
+    }
+    if (OptionGiven(argc, argv, "idlePolicy") && o.turns < 2)
+    {
+        throw std::invalid_argument("--idlePolicy needs --turns >= 2: without conversations no "
+                                    "cache is ever idle");
+    }
     const std::vector<std::string> traceOnly{"traceStart", "mapping"};
     const std::vector<std::string> generatorOnly{"arrivals", "rate", "cv"};
     const auto& refused = o.requestTrace.empty() ? traceOnly : generatorOnly;
@@ -432,18 +445,37 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
     options.AddValue("traceDuration",
                      "Trace window length (the generator's duration), s, > 0",
                      o.traceDuration);
-    options.AddValue("loads", "Rate scales swept, comma-separated, each in (0, 1000]", o.loads);
-    options.AddValue("mapping", "Requests to UEs: uniform or per-ue", o.mapping);
-    options.AddValue("turns", "Turns per conversation, [1, 1000]", o.turns);
+    options.AddValue("loads",
+                     "Rate scales swept, comma-separated, each in (0, 1000] (the window's "
+                     "arrivals come this many times faster)",
+                     o.loads);
+    options.AddValue("mapping",
+                     "Requests to UEs: uniform (each to a UE drawn uniformly) or per-ue (UE u "
+                     "replays the u-th consecutive window: the trace must hold numUes x "
+                     "traceDuration s after traceStart)",
+                     o.mapping);
+    options.AddValue("turns",
+                     "Turns per conversation, [1, 1000] (a turn is sent once the previous "
+                     "one's answer arrived: closed loop)",
+                     o.turns);
     options.AddValue("arrivals", "Generator: poisson or gamma", o.arrivals);
     options.AddValue("rate", "Generator: requests/s at load 1, (0, 1e6]", o.rate);
-    options.AddValue("cv", "Generator: gamma gaps' coefficient of variation, [0.01, 100]", o.cv);
+    options.AddValue("cv",
+                     "Generator, with --arrivals=gamma: the gaps' coefficient of variation, "
+                     "[0.01, 100]",
+                     o.cv);
     options.AddValue("numUes", "UEs, [1, 100000]", o.numUes);
     options.AddValue("speed", "UEs' speed, m/s, (0, 100]", o.speed);
     options.AddValue("interSiteDistance", "d, m, [10, 10000]", o.interSiteDistance);
     options.AddValue("schemes", "Handover policies, comma-separated (ctho, tho, cho)", o.schemes);
-    options.AddValue("gpuPreset", "GPU iteration model preset", o.gpuPreset);
-    options.AddValue("idlePolicy", "move-now, move-on-next-turn or drop", o.idlePolicy);
+    options.AddValue("gpuPreset",
+                     "GPU iteration model preset: ctho-a100 (Qwen2.5-7B-Instruct) or "
+                     "impactho-qwen3-8b-a100 (Qwen3-8B)",
+                     o.gpuPreset);
+    options.AddValue("idlePolicy",
+                     "An idle conversation's cache at a handover, with --turns > 1: move-now, "
+                     "move-on-next-turn or drop",
+                     o.idlePolicy);
     options.AddValue("backhaulGbps", "R, Gbit/s, (0, 1e4]", o.backhaulGbps);
     options.AddValue("uplinkDelayMs", "A prompt's radio uplink, ms, [0, 10000]", o.uplinkDelayMs);
     options.AddValue("downlinkDelayMs",
@@ -544,12 +576,14 @@ BuildWork(const Options& o, const std::vector<double>& loads, std::vector<Work>&
 void
 RunAll(const Options& o, const std::vector<Work>& work, Outputs& out)
 {
-    out.summary << "scheme,load,requests,served,slo_attainment,ttft_p50_s,ttft_p99_s,tpot_p50_s,"
-                   "handed_over_requests,stall_p50_s,stall_p99_s,restores,evictions,idle_moves,"
-                   "idle_fetches,idle_drops,over_context,backhaul_gb,end_s\n";
+    out.summary
+        << "scheme,load,requests,served,slo_attainment,ttft_p50_s,ttft_p99_s,tpot_p50_s,"
+           "handed_over_requests,stalled_requests,stall_p50_s,stall_p99_s,restores,evictions,"
+           "idle_moves,"
+           "idle_fetches,idle_drops,over_context,backhaul_gb,end_s\n";
     out.requests << "scheme,load,ue,conversation,turn,arrival_s,sent_s,prompt_tokens,"
                     "output_tokens,context_tokens,cached_tokens,prefill_tokens,transfer_tokens,"
-                    "handovers,ttft_s,tpot_s,e2e_s,stall_s,worst_stall_s,served,slo_met\n";
+                    "handovers,stalls,ttft_s,tpot_s,e2e_s,stall_s,worst_stall_s,served,slo_met\n";
     out.sloCsv << "scheme,load,slo_attainment\n";
     out.stallCsv << "scheme,stall_s,cdf\n";
     out.gpuCsv << "scheme,time_s,mean_utilization\n";
@@ -582,7 +616,13 @@ int
 WriteOutputs(const Options& o, const Outputs& out)
 {
     const std::string dir = o.outputDir + "/";
-    const std::vector<std::string> unit{"set yrange [0:1.05]"};
+    const std::vector<std::string> unit{"set yrange [0:1.05]", "set xrange [0:*]"};
+    // One load: a range around it (gnuplot warns of an empty x range otherwise).
+    std::vector<std::string> sloExtra = unit;
+    if (o.loads.find(',') == std::string::npos)
+    {
+        sloExtra.push_back("set xrange [0:" + o.loads + " * 2]");
+    }
     const bool ok = WriteFileAtomically(dir + "serving-summary.csv", out.summary.str()) &&
                     WriteFileAtomically(dir + "serving-requests.csv", out.requests.str()) &&
                     WriteFigure(dir + "serving-slo",

@@ -46,8 +46,11 @@ ok "the excerpt runs (exit 0)" test $? -eq 0
 ok "1445 rows in the excerpt" test "$rows" -eq 1445
 # 3 schemes x 2 loads, every request in the requests CSV and served.
 ok "summary rows" test "$(tail -n +2 "$tmp/a/serving-summary.csv" | wc -l)" -eq 6
+# A one-load run plots without gnuplot's warnings.
+"$study" --traceDuration=5 --loads=10 --outputDir="$tmp/one" >"$tmp/one.out" 2>"$tmp/one.err"
+ok "one load: exit 0, nothing on stderr" test $? -eq 0 -a ! -s "$tmp/one.err"
 ok "requests rows" test "$(tail -n +2 "$tmp/a/serving-requests.csv" | wc -l)" -eq $((6 * rows))
-ok "all served" test "$(awk -F, 'NR > 1 && $20 != 1' "$tmp/a/serving-requests.csv" | wc -l)" -eq 0
+ok "all served" test "$(awk -F, 'NR > 1 && $21 != 1' "$tmp/a/serving-requests.csv" | wc -l)" -eq 0
 for f in serving-slo serving-stall-cdf serving-gpu; do
   ok "$f.csv and .plt" test -s "$tmp/a/$f.csv" -a -s "$tmp/a/$f.plt"
 done
@@ -79,8 +82,11 @@ expect 2 "--schemes: 'impactho' is not modelled in serving mode" $g --schemes=im
 expect 2 "--schemes: 'pre-ctho' is not modelled in serving mode" $g --schemes=pre-ctho
 expect 2 "--gpuPreset must be one of ctho-a100, impactho-qwen3-8b-a100, got 'h100'" $g --gpuPreset=h100
 expect 0 "" $g --gpuPreset=impactho-qwen3-8b-a100
-expect 2 "--idlePolicy must be one of move-now, move-on-next-turn, drop, got 'keep'" $g --idlePolicy=keep
-expect 0 "" $g --idlePolicy=drop
+expect 2 "--idlePolicy must be one of move-now, move-on-next-turn, drop, got 'keep'" $g --idlePolicy=keep --turns=2
+expect 0 "" $g --idlePolicy=drop --turns=2
+expect 2 "--idlePolicy needs --turns >= 2" $g --idlePolicy=drop
+expect 0 "" $g --arrivals=gamma --cv=3
+expect 2 "--cv is the Gamma arrivals' knob" $g --cv=3
 expect 2 "--traceStart needs --requestTrace" $g --traceStart=1
 expect 2 "--mapping needs --requestTrace" $g --mapping=per-ue
 expect 2 "--rate is the generator's" --requestTrace="$conv" --rate=3

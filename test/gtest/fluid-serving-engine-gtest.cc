@@ -130,6 +130,14 @@ TEST(FluidServingEngine, HandoverStallByHand)
     EXPECT_NEAR(c.stall, TransferTime(1002) + (0.01 + 0.002 + 1e-5 * 1002), 1e-12);
     EXPECT_EQ(c.decodedTokens, 10u);
 
+    // Handed over during its prompt's prefill (0.01 to 1.02 s): a handover, no stall (the
+    // wait is in its TTFT).
+    auto early = RunOne(HandConfig(), "cho", {1}, {{0, 0.5, 2}}, {Req(0, 1000, 10, 0, 0, 0)});
+    EXPECT_EQ(early.requests[0].handovers, 1u);
+    EXPECT_EQ(early.requests[0].stalls, 0u);
+    EXPECT_EQ(early.requests[0].stall, 0.0);
+    EXPECT_TRUE(early.requests[0].served);
+
     auto tho = RunOne(HandConfig(), "tho", {1}, ho, {Req(0, 1000, 10, 0, 0, 0)});
     const auto& t = tho.requests[0];
     EXPECT_EQ(t.transferTokens, 0u);
@@ -182,6 +190,7 @@ TEST(FluidServingEngine, TwoQuickHandoversAddUp)
                          {Req(0, 1000, 10, 0, 0, 0)});
     const auto q = e.Run().requests[0];
     EXPECT_EQ(q.handovers, 2u);
+    EXPECT_EQ(q.stalls, 2u);
     EXPECT_NEAR(q.stall, 0.08 + TransferTime(1002) + (0.01 + 0.002 + 1e-5 * 1002), 1e-12);
     EXPECT_NEAR(q.worstStall, TransferTime(1002) + (0.01 + 0.002 + 1e-5 * 1002), 1e-12);
     EXPECT_EQ(q.decodedTokens, 10u);
@@ -199,6 +208,7 @@ TEST(FluidServingEngine, SameInstantHandoversFollowTheUe)
                          {Req(0, 1000, 200, 0, 0, 0)});
     const auto r = e.Run();
     EXPECT_EQ(r.requests[0].handovers, 3u);
+    EXPECT_EQ(r.requests[0].stalls, 3u);
     EXPECT_EQ(r.requests[0].decodedTokens, 200u);
     EXPECT_EQ(r.restores, 2u); // 1 to 3, then 3 to 1
     for (const auto& s : r.series)
