@@ -44,26 +44,27 @@ constexpr int64_t STREAM_DRIVES = 100;
 /// The program's options.
 struct Options
 {
-    std::string requestTrace;                    //!< Request trace file ("": the generator)
-    double traceStart{0};                        //!< Window start, s of trace time
-    double traceDuration{60};                    //!< Window length, s of trace time
-    std::string loads{"1,10"};                   //!< Rate scales swept
-    std::string mapping{"uniform"};              //!< uniform or per-ue
-    uint32_t turns{1};                           //!< Turns per conversation
-    std::string arrivals{"poisson"};             //!< Generator: poisson or gamma
-    double rate{5};                              //!< Generator: requests/s at load 1
-    double cv{1};                                //!< Generator: gamma gaps' cv
-    uint32_t numUes{70};                         //!< UEs
-    double speed{15};                            //!< UEs' speed, m/s
-    double interSiteDistance{500};               //!< d, m
-    std::string schemes{"ctho,tho,cho"};         //!< Handover policies
-    std::string gpuPreset{"ctho-a100"};          //!< GpuIterationModel preset
-    std::string idlePolicy{"move-on-next-turn"}; //!< Idle caches at a handover
-    double backhaulGbps{4.5};                    //!< R
-    double uplinkDelayMs{10};                    //!< Radio uplink of a prompt
-    double downlinkDelayMs{10};                  //!< Radio delivery of a token
-    double ttftSloMs{2000};                      //!< SLO on TTFT
-    double tpotSloMs{200};                       //!< SLO on TPOT
+    std::string requestTrace;        //!< Request trace file ("": the generator)
+    std::string lengthsFrom;         //!< Generator: draw (prompt, output) pairs of this trace file
+    double traceStart{0};            //!< Window start, s of trace time
+    double traceDuration{60};        //!< Window length, s of trace time
+    std::string loads{"1,10"};       //!< Rate scales swept
+    std::string mapping{"uniform"};  //!< uniform or per-ue
+    uint32_t turns{1};               //!< Turns per conversation
+    std::string arrivals{"poisson"}; //!< Generator: poisson or gamma
+    double rate{5};                  //!< Generator: requests/s at load 1
+    double cv{1};                    //!< Generator: gamma gaps' cv
+    uint32_t numUes{70};             //!< UEs
+    double speed{15};                //!< UEs' speed, m/s
+    double interSiteDistance{500};   //!< d, m
+    std::string schemes{"ctho,tho,cho"};                     //!< Handover policies
+    std::string gpuPreset{"ctho-a100"};                      //!< GpuIterationModel preset
+    std::string idlePolicy{"move-on-next-turn"};             //!< Idle caches at a handover
+    double backhaulGbps{4.5};                                //!< R
+    double uplinkDelayMs{10};                                //!< Radio uplink of a prompt
+    double downlinkDelayMs{10};                              //!< Radio delivery of a token
+    double ttftSloMs{2000};                                  //!< SLO on TTFT
+    double tpotSloMs{200};                                   //!< SLO on TPOT
     std::string outputDir{"results/edge-llm-serving-study"}; //!< Where files go
 };
 
@@ -119,12 +120,12 @@ struct Mobility
 };
 
 /**
- * \brief Each UE drives straight at --speed from a point drawn uniformly in a disc of
- *        radius 1.5 d around the centre site, in a uniformly drawn direction (ns-3's
- *        UniformDiscPositionAllocator and UniformRandomVariable, streams from
- *        STREAM_DRIVES), as an ns-2 trace read by MobilityTrace; it is served by its
- *        nearest site (equal powers: the strongest), a change lasting less than 150 ms
- *        being no handover.
+ * \brief Each UE drives at --speed from waypoint to waypoint (random waypoint without
+ *        pauses), its start and every waypoint drawn uniformly in a disc of radius 1.5 d
+ *        around the centre site (ns-3's UniformDiscPositionAllocator, RNG stream
+ *        STREAM_DRIVES), until \p horizon (a last leg cut short), as an ns-2 trace read by
+ *        MobilityTrace; it is served by its nearest site (equal powers: the strongest), a
+ *        change lasting less than 150 ms being no handover.
  */
 Mobility
 DriveUes(const Options& o, double horizon)
@@ -134,18 +135,33 @@ DriveUes(const Options& o, double horizon)
     auto disc = CreateObject<UniformDiscPositionAllocator>();
     disc->SetRho(1.5 * o.interSiteDistance);
     disc->AssignStreams(STREAM_DRIVES);
-    auto heading = CreateObject<UniformRandomVariable>();
-    heading->SetStream(STREAM_DRIVES + 2);
     std::ostringstream ns2;
     ns2 << std::setprecision(12);
     for (uint32_t u = 0; u < o.numUes; ++u)
     {
         Vector p = disc->GetNext();
-        double angle = heading->GetValue(0, 2 * M_PI);
-        double reach = o.speed * horizon;
         ns2 << "$node_(" << u << ") set X_ " << p.x << "\n$node_(" << u << ") set Y_ " << p.y
-            << "\n$ns_ at 0.0 \"$node_(" << u << ") setdest " << p.x + reach * std::cos(angle)
-            << ' ' << p.y + reach * std::sin(angle) << ' ' << o.speed << "\"\n";
+            << "\n";
+        for (double t = 0; t < horizon;)
+        {
+            Vector next = disc->GetNext();
+            const double length = CalculateDistance(p, next);
+            const double left = (horizon - t) * o.speed;
+            if (length > left) // the last leg, cut at the horizon
+            {
+                next = Vector(p.x + (next.x - p.x) * left / length,
+                              p.y + (next.y - p.y) * left / length,
+                              0);
+            }
+            ns2 << "$ns_ at " << t << " \"$node_(" << u << ") setdest " << next.x << ' ' << next.y
+                << ' ' << o.speed << "\"\n";
+            t += std::min(length, left) / o.speed;
+            p = next;
+            if (length >= left)
+            {
+                break;
+            }
+        }
     }
     std::istringstream in(ns2.str());
     MobilityTrace trace = MobilityTrace::Parse(in, "drives", nullptr, "");
@@ -190,6 +206,11 @@ BuildRequests(const Options& o, double scale)
     g.duration = o.traceDuration;
     g.numUes = o.numUes;
     g.turnsPerConversation = o.turns;
+    if (!o.lengthsFrom.empty())
+    {
+        g.lengths = RequestGeneratorConfig::EMPIRICAL;
+        g.empirical = LlmRequestTrace::ReadLengths(o.lengthsFrom);
+    }
     return LlmRequestTrace::Generate(g);
 }
 
@@ -290,14 +311,19 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
     {
         double t = r.series[i].time;
         double sum = 0;
+        uint64_t running = 0;
+        uint64_t waiting = 0;
         uint32_t n = 0;
         for (; i < r.series.size() && r.series[i].time == t; ++i, ++n)
         {
             sum += r.series[i].utilization;
+            running += r.series[i].running;
+            waiting += r.series[i].waiting;
         }
         out.utilization.push_back(FigurePoint{t, r.scheme, sum / n, 0, false});
         out.gpuCsv << r.scheme << ',' << EdgeLlmCsvField(t) << ',' << EdgeLlmCsvField(sum / n)
-                   << '\n';
+                   << ',' << EdgeLlmCsvField(static_cast<double>(running) / n) << ','
+                   << EdgeLlmCsvField(static_cast<double>(waiting) / n) << '\n';
     }
 }
 
@@ -411,7 +437,7 @@ CheckSources(int argc, char* argv[], const Options& o)
                                     "cache is ever idle");
     }
     const std::vector<std::string> traceOnly{"traceStart", "mapping"};
-    const std::vector<std::string> generatorOnly{"arrivals", "rate", "cv"};
+    const std::vector<std::string> generatorOnly{"arrivals", "rate", "cv", "lengthsFrom"};
     const auto& refused = o.requestTrace.empty() ? traceOnly : generatorOnly;
     for (const auto& name : refused)
     {
@@ -459,6 +485,10 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
                      "one's answer arrived: closed loop)",
                      o.turns);
     options.AddValue("arrivals", "Generator: poisson or gamma", o.arrivals);
+    options.AddValue("lengthsFrom",
+                     "Generator: draw each request's (prompt, output) tokens from the rows of "
+                     "this trace file (e.g. the Azure excerpt); \"\": lognormal lengths",
+                     o.lengthsFrom);
     options.AddValue("rate", "Generator: requests/s at load 1, (0, 1e6]", o.rate);
     options.AddValue("cv",
                      "Generator, with --arrivals=gamma: the gaps' coefficient of variation, "
@@ -586,7 +616,7 @@ RunAll(const Options& o, const std::vector<Work>& work, Outputs& out)
                     "handovers,stalls,ttft_s,tpot_s,e2e_s,stall_s,worst_stall_s,served,slo_met\n";
     out.sloCsv << "scheme,load,slo_attainment\n";
     out.stallCsv << "scheme,stall_s,cdf\n";
-    out.gpuCsv << "scheme,time_s,mean_utilization\n";
+    out.gpuCsv << "scheme,time_s,mean_utilization,mean_running,mean_waiting\n";
     const FluidServingConfig config = ServingConfig(o);
     for (const Work& w : work)
     {

@@ -90,6 +90,16 @@ expect 2 "--cv is the Gamma arrivals' knob" $g --cv=3
 expect 2 "--traceStart needs --requestTrace" $g --traceStart=1
 expect 2 "--mapping needs --requestTrace" $g --mapping=per-ue
 expect 2 "--rate is the generator's" --requestTrace="$conv" --rate=3
+expect 2 "--lengthsFrom is the generator's" --requestTrace="$conv" --lengthsFrom="$conv"
+# The generator drawing the excerpt's lengths: every prompt is one of its rows' (checked
+# against the file here).
+expect 0 "" $g --lengthsFrom="$conv"
+"$study" $g --lengthsFrom="$conv" --schemes=cho --loads=1 --outputDir="$tmp/l" >/dev/null 2>&1
+cut -d, -f2,3 "$conv" | tail -n +2 | tr -d '\r' | sort -u >"$tmp/pairs"
+awk -F, 'NR > 1 {print $8 "," $9}' "$tmp/l/serving-requests.csv" | sort -u >"$tmp/drawn"
+ok "drawn lengths are the excerpt's pairs" test -z "$(comm -23 "$tmp/drawn" "$tmp/pairs")"
+ok "some drawn" test -s "$tmp/drawn"
+expect 2 "missing.csv" $g --lengthsFrom="$tmp/missing.csv"
 expect 2 "--rate must be in (0, 500000]" $g --rate=1e6 --loads=1,2
 expect 0 "" $g --rate=5e5 --loads=2 --traceDuration=0.01
 # The drives last at most 3599 s: arrivals up to then run, later ones are refused.
