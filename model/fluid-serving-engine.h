@@ -175,15 +175,17 @@ struct FluidServingResult
  * A handover of a UE takes each of its requests off the source GPU with the C tokens of
  * context there; the handovers from one source to one target at one instant form a batch,
  * whose prefill length L the policy chooses (HandoverScheduler::ChoosePrefillLength, ctHO
- * Prop. 1) on a planner whose p(L) is the target GPU's today: with (B, K) its next decode
- * steps and reads (ContinuousBatchingGpu::ExpectedDecodes), share = budget - B (at least
- * 1) and o = c0 + c_d B + c_kv K, p(L) = (c_p + o / share) L + o, and T_c = 0. A
- * member prefills min(L, C) tokens (plus any prompt tokens not yet prefilled) as a
- * priority sequence on the target GPU; the other C - min(L, C) tokens' KV is sent over the
- * link (one transfer at a time at R, the policy's SelectNextTransfer picking), and the
- * member decodes only once it has arrived. Its stall is the time from the handover to its
- * next decoded token. An idle UE's caches follow the idle policy. Slot policies (ImpactHO
- * and its baselines) and pre-transfer policies are refused.
+ * Prop. 1) on a planner whose p(L) is the target GPU's today for the batch's n members
+ * (ContinuousBatchingGpu::ExpectedPrefillModel, its slope times n, at most 1 s/token),
+ * after the priority prefill queued there (gpuFreeAt), with T_c = 0. A member prefills min(L, C)
+ * tokens (plus any prompt tokens not yet prefilled) as a priority sequence on the target GPU; the
+ * other C - min(L, C) tokens' KV is sent over the link (one transfer at a time at R, the policy's
+ * SelectNextTransfer picking), and the member decodes only once it has arrived. Its stall is the
+ * time from the handover to its next decoded token (a handover before its next token adds its own:
+ * the stalls add up; two handovers at one instant restore from the first source to the last cell).
+ * An idle UE's caches follow the idle policy. A request whose context and output exceed the model's
+ * context window is refused (reported, not served). Slot policies (ImpactHO and its baselines) and
+ * pre-transfer policies are refused.
  *
  * Events are processed in time order (ties: iteration ends, transfer ends, handovers,
  * batch plans, arrivals at the BS, sends); a run is deterministic.
