@@ -799,13 +799,7 @@ FluidServingEngine::Impl::PlanBatch(const Batch& batch)
         // there; T_c = 0: a restore joins the GPU at once.
         const auto& gpu = Gpu(batch.target);
         const PrefillTimeModel one = gpu.ExpectedPrefillModel();
-        const double k = static_cast<double>(ues.size());
-        // (PrefillTimeModel's slope is at most 1 s/token: a batch that would be slower is
-        // planned at that slope, which still makes L = 0 cheapest but for a slower link.)
-        const double slope = std::min(one.GetA() * k, 1.0);
-        CtHoPlanner planner(bitsPerSecond / (8.0 * bytesPerToken),
-                            PrefillTimeModel(slope, one.GetB(), 0.0),
-                            0.0);
+        CtHoPlanner planner(bitsPerSecond / (8.0 * bytesPerToken), one.InTurn(ues.size()), 0.0);
         CtHoSignalling signalling;
         signalling.gpuFreeAt = batch.tau + one.GetA() * gpu.GetPriorityPrefillLeft();
         planner.SetSignalling(signalling);

@@ -134,14 +134,7 @@ namespace
 PrefillTimeModel
 BatchPrefill(const HandoverBatcher::PlanInputs& in, std::size_t members)
 {
-    if (!in.prefillPerMember || members <= 1)
-    {
-        return in.prefill;
-    }
-    const double n = static_cast<double>(members);
-    return PrefillTimeModel(std::min(in.prefill.GetA() * n, 1.0),
-                            in.prefill.GetB(),
-                            std::min(in.prefill.GetC() * n, 1e-3));
+    return in.prefillPerMember ? in.prefill.InTurn(members) : in.prefill;
 }
 
 } // namespace

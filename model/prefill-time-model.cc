@@ -79,6 +79,13 @@ PrefillTimeModel::GetC() const
 }
 
 PrefillTimeModel
+PrefillTimeModel::InTurn(std::size_t members) const
+{
+    const double n = static_cast<double>(std::max<std::size_t>(members, 1));
+    return PrefillTimeModel(std::min(m_a * n, 1.0), m_b, std::min(m_c * n, 1e-3));
+}
+
+PrefillTimeModel
 PrefillTimeModel::CtHoDefault()
 {
     return PrefillTimeModel(9.4267e-5, 2.4e-3, 0.0);

@@ -4,6 +4,7 @@
 #ifndef PREFILL_TIME_MODEL_H
 #define PREFILL_TIME_MODEL_H
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -64,6 +65,16 @@ class PrefillTimeModel
     double GetB() const;
     /// \return c, s/token^2
     double GetC() const;
+
+    /**
+     * \brief The time of \p members prefills of L tokens each, run in turn on a GPU whose
+     *        iterations take tokens (a ServingGpu): the same constant b, the slope and the
+     *        quadratic coefficient times \p members, each at most its range's top (1 s/token,
+     *        1e-3 s/token^2; a batch that would be slower is planned at those).
+     * \param members the batch's members, >= 1 (1: this model)
+     * \return that model
+     */
+    PrefillTimeModel InTurn(std::size_t members) const;
 
     /**
      * \return ctHO Sec. IV-A default: a = 9.4267e-5, b = 2.4e-3, c = 0.

@@ -262,3 +262,19 @@ TEST(LlmModelProfile, ContextWindowAtBothSides)
 }
 
 } // namespace
+
+// A batch of n members prefilled in turn (a ServingGpu): slope and quadratic coefficient
+// times n, the constant kept; each capped at its range's top.
+TEST(PrefillTimeModel, InTurnScalesTheSlopeByMembers)
+{
+    const PrefillTimeModel p(1e-4, 2e-3, 1e-9);
+    const PrefillTimeModel three = p.InTurn(3);
+    EXPECT_DOUBLE_EQ(three.GetA(), 3e-4);
+    EXPECT_DOUBLE_EQ(three.GetB(), 2e-3);
+    EXPECT_DOUBLE_EQ(three.GetC(), 3e-9);
+    EXPECT_DOUBLE_EQ(p.InTurn(1).GetA(), 1e-4);
+    EXPECT_DOUBLE_EQ(p.InTurn(0).GetA(), 1e-4); // no member: one's
+    const PrefillTimeModel big(0.6, 0, 6e-4);
+    EXPECT_DOUBLE_EQ(big.InTurn(2).GetA(), 1.0);
+    EXPECT_DOUBLE_EQ(big.InTurn(2).GetC(), 1e-3);
+}
