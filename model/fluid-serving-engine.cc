@@ -39,14 +39,18 @@ IdleCachePolicyFromName(const std::string& name)
             return static_cast<IdleCachePolicy>(i);
         }
     }
-    throw std::invalid_argument(
-        "idlePolicy must be one of move-now, move-on-next-turn, drop, got '" + name + "'");
+    std::string list;
+    for (const auto& n : names)
+    {
+        list += (list.empty() ? "" : ", ") + n;
+    }
+    throw std::invalid_argument("idlePolicy must be one of " + list + ", got '" + name + "'");
 }
 
 void
 FluidServingConfig::Validate() const
 {
-    LlmModelProfile::FromPreset(model, kvBits);
+    const LlmModelProfile profile = LlmModelProfile::FromPreset(model, kvBits);
     gpu.Validate();
     CheckRange("backhaulGbps", backhaulGbps, 0, 1e4, true);
     CheckRange("uplinkDelay", uplinkDelay, 0, 10);
@@ -60,7 +64,7 @@ FluidServingConfig::Validate() const
                                     "' (gpu.llm: its constants assume its KV size), got '" + model +
                                     "'");
     }
-    gpu.CheckPlanning(LlmModelProfile::FromPreset(model, kvBits).BytesPerToken());
+    gpu.CheckPlanning(profile.BytesPerToken());
 }
 
 /// The run's state.
@@ -177,7 +181,6 @@ struct FluidServingEngine::Impl
     double bitsPerSecond{1};
 
     std::vector<std::unique_ptr<ContinuousBatchingGpu>> gpus; //!< By cell - 1
-    std::vector<double> iterationStart;                       //!< By cell - 1
     std::vector<std::vector<double>> busy;                    //!< By cell - 1, per period
     std::vector<Link> links;                                  //!< (from - 1) * n + to - 1
     std::vector<Request> requests;
@@ -214,7 +217,7 @@ struct FluidServingEngine::Impl
     void Handle(const Event& e);
     void Kick(uint16_t cell);
     void OnIterationEnd(uint16_t cell);
-    void OnToken(std::size_t r, const GpuEvent& ev, uint16_t cell);
+    void OnToken(std::size_t r);
     void Finish(std::size_t r, bool served);
     void OnSend(std::size_t r);
     void StartTurn(std::size_t r);
@@ -223,6 +226,8 @@ struct FluidServingEngine::Impl
     void CloseStall(std::size_t r, double at);
     bool Retarget(std::size_t r, uint16_t from, uint16_t to);
     void MoveIdle(uint64_t id, uint16_t source, uint16_t target);
+    /// Send conversation \p id's idle cache from \p from (unparked) to \p to; its tokens
+    uint64_t SendCache(uint64_t id, uint16_t from, uint16_t to);
     void PlanBatches();
     void PlanBatch(const Batch& batch);
     void Send(uint16_t from, uint16_t to, const Transfer& t);
@@ -337,7 +342,6 @@ FluidServingEngine::Impl::Setup()
         gpus.push_back(std::make_unique<ContinuousBatchingGpu>(config.gpu, bytesPerToken));
     }
     links.resize(static_cast<std::size_t>(numCells) * numCells);
-    iterationStart.assign(numCells, 0);
     busy.assign(numCells, {});
     for (uint16_t a = 1; a <= numCells; ++a)
     {
@@ -436,7 +440,6 @@ FluidServingEngine::Impl::Kick(uint16_t cell)
     {
         return;
     }
-    iterationStart[cell - 1] = now;
     // Busy time per series period, split at the periods' ends.
     auto& b = busy[cell - 1];
     double from = now;
@@ -472,7 +475,7 @@ FluidServingEngine::Impl::OnIterationEnd(uint16_t cell)
         case GpuEvent::PREFILL_DONE:
             break;
         case GpuEvent::TOKEN:
-            OnToken(r, ev, cell);
+            OnToken(r);
             break;
         case GpuEvent::FINISHED:
             if (out.decodedTokens == out.outputTokens)
@@ -486,13 +489,11 @@ FluidServingEngine::Impl::OnIterationEnd(uint16_t cell)
 }
 
 void
-FluidServingEngine::Impl::OnToken(std::size_t r, const GpuEvent& ev, uint16_t cell)
+FluidServingEngine::Impl::OnToken(std::size_t r)
 {
     auto& q = requests[r];
     auto& out = result.requests[r];
     out.decodedTokens += 1;
-    (void)cell;
-    (void)ev;
     double at = now + config.downlinkDelay;
     if (out.decodedTokens == 1)
     {
@@ -593,17 +594,9 @@ FluidServingEngine::Impl::StartTurn(std::size_t r)
     }
     if (conv.heldAt != 0 && conv.heldAt != cell && Gpu(conv.heldAt).IsParked(q.in->conversation))
     {
-        uint64_t tokens = Gpu(conv.heldAt).Unpark(q.in->conversation);
-        Transfer t;
-        t.kind = IDLE_MOVE;
-        t.conversation = q.in->conversation;
-        t.tokens = tokens;
-        out.transferTokens += tokens;
+        out.transferTokens += SendCache(q.in->conversation, conv.heldAt, cell);
         result.idleFetches += 1;
-        conv.movingTo = cell;
         conv.waiting.push_back(r);
-        Send(conv.heldAt, cell, t);
-        conv.heldAt = 0;
         return;
     }
     uint64_t cached = 0;
@@ -748,25 +741,33 @@ FluidServingEngine::Impl::Retarget(std::size_t r, uint16_t from, uint16_t to)
 void
 FluidServingEngine::Impl::MoveIdle(uint64_t id, uint16_t source, uint16_t target)
 {
-    auto& c = conversations[id];
     if (config.idlePolicy == IdleCachePolicy::MOVE_ON_NEXT_TURN)
     {
         return;
     }
-    uint64_t tokens = Gpu(source).Unpark(id);
-    c.heldAt = 0;
     if (config.idlePolicy == IdleCachePolicy::DROP)
     {
+        Gpu(source).Unpark(id);
+        conversations[id].heldAt = 0;
         result.idleDrops += 1;
         return;
     }
+    SendCache(id, source, target);
+    result.idleMoves += 1;
+}
+
+uint64_t
+FluidServingEngine::Impl::SendCache(uint64_t id, uint16_t from, uint16_t to)
+{
+    auto& conv = conversations[id];
     Transfer t;
     t.kind = IDLE_MOVE;
     t.conversation = id;
-    t.tokens = tokens;
-    c.movingTo = target;
-    result.idleMoves += 1;
-    Send(source, target, t);
+    t.tokens = Gpu(from).Unpark(id);
+    conv.heldAt = 0;
+    conv.movingTo = to;
+    Send(from, to, t);
+    return t.tokens;
 }
 
 void
