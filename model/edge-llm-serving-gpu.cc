@@ -75,14 +75,7 @@ EdgeLlmServingGpu::GetTypeId()
 
 EdgeLlmServingGpu::EdgeLlmServingGpu()
 {
-    const GpuIterationModel d;
-    m_c0 = d.c0;
-    m_cPrefill = d.cPrefill;
-    m_cDecode = d.cDecode;
-    m_cKv = d.cKv;
-    m_tokenBudget = d.tokenBudget;
-    m_maxRunning = d.maxRunning;
-    m_kvMemory = d.kvMemoryBytes;
+    Take(GpuIterationModel());
 }
 
 EdgeLlmServingGpu::~EdgeLlmServingGpu() = default;
@@ -100,7 +93,12 @@ void
 EdgeLlmServingGpu::SetPreset(const std::string& name)
 {
     NS_ABORT_MSG_IF(m_gpu, "EdgeLlmServingGpu::SetPreset after the first sequence");
-    const GpuIterationModel m = GpuIterationModel::FromPreset(name);
+    Take(GpuIterationModel::FromPreset(name));
+}
+
+void
+EdgeLlmServingGpu::Take(const GpuIterationModel& m)
+{
     m_c0 = m.c0;
     m_cPrefill = m.cPrefill;
     m_cDecode = m.cDecode;

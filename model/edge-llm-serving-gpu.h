@@ -120,6 +120,8 @@ class EdgeLlmServingGpu : public Object
   private:
     /// The GPU, built at the first use from the attributes.
     ContinuousBatchingGpu& Gpu();
+    /// Set the attributes' members to \p model's fields (GetModel() reads them back).
+    void Take(const GpuIterationModel& model);
     /// Start an iteration if idle and there is work.
     void Kick();
     /// The iteration under way ends.
