@@ -6,6 +6,7 @@
 #include "ctho-planner.h"
 #include "edge-llm-limits.h"
 #include "handover-scheduler.h"
+#include "handover-scheme-registry.h"
 #include "llm-model-profile.h"
 #include "prefill-time-model.h"
 
@@ -246,11 +247,13 @@ FluidServingEngine::Impl::Validate()
     {
         throw std::invalid_argument("scheduler must be a handover policy, got none");
     }
-    if (scheduler->AllocatesSlots() || scheduler->GetPreTransfer().has_value())
+    if (scheduler->AllocatesSlots() || scheduler->GetPreTransfer().has_value() ||
+        scheduler->GetPlanLead().IsStrictlyPositive())
     {
         throw std::invalid_argument("scheme '" + scheduler->GetSchemeName() +
                                     "' is not modelled in serving mode: it takes a batch "
-                                    "policy (ctho, tho, cho)");
+                                    "policy its source plans alone (" +
+                                    HandoverSchemeRegistry::Names(", ", Models) + ")");
     }
     if (numCells < 1)
     {
@@ -978,6 +981,12 @@ FluidServingEngine::FluidServingEngine(const FluidServingConfig& config,
 }
 
 FluidServingEngine::~FluidServingEngine() = default;
+
+bool
+FluidServingEngine::Models(const HandoverScheme& scheme)
+{
+    return scheme.batchPlan && !scheme.wrapsInner && !scheme.targetCoordinated;
+}
 
 FluidServingResult
 FluidServingEngine::Run()

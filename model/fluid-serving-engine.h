@@ -23,6 +23,7 @@ namespace ns3
 {
 
 class HandoverScheduler;
+struct HandoverScheme;
 
 /**
  * \ingroup edge-llm
@@ -195,7 +196,7 @@ class FluidServingEngine
   public:
     /**
      * \param config the knobs (validated)
-     * \param scheduler a batch policy (ctHO, tHO, cHO)
+     * \param scheduler a batch policy its source plans alone, without pre-transfer (Models())
      * \param numCells BSs, cells 1..numCells, [1, 65535]
      * \param initialCell each UE's serving cell at time 0 (one per UE, in [1, numCells])
      * \param handovers serving-cell changes (any order; each to another cell than the UE's
@@ -212,6 +213,16 @@ class FluidServingEngine
                        const std::vector<LlmRequest>& requests);
 
     ~FluidServingEngine();
+
+    /**
+     * \brief Which schemes serving mode models (a program's filter for
+     *        HandoverSchemeRegistry::ParseList and Names): a batch policy its source plans
+     *        alone, without pre-transfer (ctHO, tHO, cHO); the constructor refuses the
+     *        others' schedulers, asked through the base class.
+     * \param scheme a registry entry
+     * \return whether it is modelled
+     */
+    static bool Models(const HandoverScheme& scheme);
 
     /**
      * \brief Run every request to its end.

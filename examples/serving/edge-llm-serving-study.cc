@@ -355,10 +355,20 @@ Range(const std::string& option,
     edgellm::CheckRange("--" + option, value, lo, hi, openLo, unit);
 }
 
-/// Every option's own range, before anything runs.
+/// Every option's own range, before anything runs; \p schemes: --schemes' entries.
 void
-CheckOptions(const Options& o, const std::vector<double>& loads)
+CheckOptions(const Options& o,
+             const std::vector<double>& loads,
+             std::vector<HandoverScheme>& schemes)
 {
+    try
+    {
+        schemes = HandoverSchemeRegistry::ParseList(o.schemes, FluidServingEngine::Models);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(std::string("--schemes: ") + e.what());
+    }
     const double maxLoad = *std::max_element(loads.begin(), loads.end());
     Range("traceStart", o.traceStart, 0, MobilityTrace::MAX_SECONDS * 1e3, false, " s");
     Range("traceDuration", o.traceDuration, 0, RequestGeneratorConfig::MAX_DURATION, true, " s");
@@ -386,20 +396,6 @@ CheckOptions(const Options& o, const std::vector<double>& loads)
     {
         throw std::invalid_argument("--arrivals must be poisson or gamma, got '" + o.arrivals +
                                     "'");
-    }
-    const auto names = SplitList("schemes", o.schemes);
-    for (std::size_t i = 0; i < names.size(); ++i)
-    {
-        if (std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i)
-        {
-            throw std::invalid_argument("--schemes: " + names[i] + " is listed twice");
-        }
-        const HandoverScheme& scheme = HandoverSchemeRegistry::Find(names[i]);
-        if (!scheme.batchPlan || scheme.wrapsInner || scheme.targetCoordinated)
-        {
-            throw std::invalid_argument("--schemes: '" + names[i] +
-                                        "' is not modelled in serving mode (ctho, tho, cho)");
-        }
     }
     try
     {
@@ -453,11 +449,16 @@ CheckSources(int argc, char* argv[], const Options& o)
 }
 
 /**
- * \brief Parse and check the command line.
+ * \brief Parse and check the command line into \p o, \p loads (--loads) and \p schemes
+ *        (--schemes' registry entries).
  * \return 0 to run, 2 after printing the error
  */
 int
-ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
+ParseOptions(int argc,
+             char* argv[],
+             Options& o,
+             std::vector<double>& loads,
+             std::vector<HandoverScheme>& schemes)
 {
     CommandLine cmd(__FILE__);
     ProgramOptions options(cmd);
@@ -497,14 +498,25 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
     options.AddValue("numUes", "UEs, [1, 100000]", o.numUes);
     options.AddValue("speed", "UEs' speed, m/s, (0, 100]", o.speed);
     options.AddValue("interSiteDistance", "d, m, [10, 10000]", o.interSiteDistance);
-    options.AddValue("schemes", "Handover policies, comma-separated (ctho, tho, cho)", o.schemes);
-    options.AddValue("gpuPreset",
-                     "GPU iteration model preset: ctho-a100 (Qwen2.5-7B-Instruct) or "
-                     "impactho-qwen3-8b-a100 (Qwen3-8B)",
-                     o.gpuPreset);
+    options.AddValue("schemes",
+                     "Handover policies, comma-separated: " +
+                         HandoverSchemeRegistry::Names(", ", FluidServingEngine::Models),
+                     o.schemes);
+    std::string presets;
+    for (const auto& name : GpuIterationModel::PresetNames())
+    {
+        presets += (presets.empty() ? "" : ", ") + name + " (" +
+                   GpuIterationModel::FromPreset(name).llm + ")";
+    }
+    options.AddValue("gpuPreset", "GPU iteration model preset: " + presets, o.gpuPreset);
+    std::string policies;
+    for (const auto& name : IdleCachePolicyNames())
+    {
+        policies += (policies.empty() ? "" : ", ") + name;
+    }
     options.AddValue("idlePolicy",
-                     "An idle conversation's cache at a handover, with --turns > 1: move-now, "
-                     "move-on-next-turn or drop",
+                     "An idle conversation's cache at a handover, with --turns > 1: one of " +
+                         policies,
                      o.idlePolicy);
     options.AddValue("backhaulGbps", "R, Gbit/s, (0, 1e4]", o.backhaulGbps);
     options.AddValue("uplinkDelayMs", "A prompt's radio uplink, ms, [0, 10000]", o.uplinkDelayMs);
@@ -522,7 +534,7 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
     try
     {
         loads = ParseLoads(o.loads);
-        CheckOptions(o, loads);
+        CheckOptions(o, loads, schemes);
         CheckSources(argc, argv, o);
         ServingConfig(o).Validate();
     }
@@ -532,11 +544,6 @@ ParseOptions(int argc, char* argv[], Options& o, std::vector<double>& loads)
         return 2;
     }
     // Flow level: the schemes' schedulers only.
-    std::vector<HandoverScheme> schemes;
-    for (const auto& name : SplitList("schemes", o.schemes))
-    {
-        schemes.push_back(HandoverSchemeRegistry::Find(name));
-    }
     TypesUnused unused =
         FlowLevelTypesUnused("edge-llm-serving-study runs at flow level: no BS, UE, link or GPU "
                              "of this module is built");
@@ -604,7 +611,10 @@ BuildWork(const Options& o, const std::vector<double>& loads, std::vector<Work>&
 
 /// Every load and scheme.
 void
-RunAll(const Options& o, const std::vector<Work>& work, Outputs& out)
+RunAll(const std::vector<HandoverScheme>& schemes,
+       const Options& o,
+       const std::vector<Work>& work,
+       Outputs& out)
 {
     out.summary
         << "scheme,load,requests,served,slo_attainment,ttft_p50_s,ttft_p99_s,tpot_p50_s,"
@@ -622,10 +632,10 @@ RunAll(const Options& o, const std::vector<Work>& work, Outputs& out)
     {
         std::cout << "load " << w.load << ": " << w.requests.size() << " requests, "
                   << w.mobility.handovers.size() << " handovers of " << o.numUes << " UEs\n";
-        for (const auto& name : SplitList("schemes", o.schemes))
+        for (const HandoverScheme& scheme : schemes)
         {
             FluidServingEngine engine(config,
-                                      HandoverSchemeRegistry::Create(name),
+                                      HandoverSchemeRegistry::Create(scheme.name),
                                       7,
                                       w.mobility.initialCell,
                                       w.mobility.handovers,
@@ -691,7 +701,8 @@ main(int argc, char* argv[])
 {
     Options o;
     std::vector<double> loads;
-    if (const int status = ParseOptions(argc, argv, o, loads); status != 0)
+    std::vector<HandoverScheme> schemes;
+    if (const int status = ParseOptions(argc, argv, o, loads, schemes); status != 0)
     {
         return status;
     }
@@ -710,6 +721,6 @@ main(int argc, char* argv[])
         return 2;
     }
     Outputs out;
-    RunAll(o, work, out);
+    RunAll(schemes, o, work, out);
     return WriteOutputs(o, out);
 }

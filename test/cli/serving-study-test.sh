@@ -77,9 +77,11 @@ expect 2 "--turns must be in [1, 1000], got 0" $g --turns=0
 expect 0 "" $g --loads=1000
 expect 2 "--loads must list rate scales in (0, 1000], got '1001'" $g --loads=1001
 expect 2 "--loads: 2 is listed twice" $g --loads=2,2
-expect 2 "--schemes: ctho is listed twice" $g --schemes=ctho,ctho
-expect 2 "--schemes: 'impactho' is not modelled in serving mode" $g --schemes=impactho
-expect 2 "--schemes: 'pre-ctho' is not modelled in serving mode" $g --schemes=pre-ctho
+expect 2 "--schemes: 'ctho' is listed twice" $g --schemes=ctho,ctho
+expect 2 "--schemes: scheme 'impactho' is not offered here; valid schemes: ctho, tho, cho" $g --schemes=impactho
+expect 2 "--schemes: scheme 'pre-ctho' is not offered here; valid schemes: ctho, tho, cho" $g --schemes=pre-ctho
+expect 2 "--schemes: scheme 'tc-ctho' is not offered here; valid schemes: ctho, tho, cho" $g --schemes=tc-ctho
+expect 0 "" $g --schemes=cho
 expect 2 "--gpuPreset must be one of ctho-a100, impactho-qwen3-8b-a100, got 'h100'" $g --gpuPreset=h100
 expect 0 "" $g --gpuPreset=impactho-qwen3-8b-a100
 expect 2 "--idlePolicy must be one of move-now, move-on-next-turn, drop, got 'keep'" $g --idlePolicy=keep --turns=2

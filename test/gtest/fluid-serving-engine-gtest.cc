@@ -425,6 +425,12 @@ TEST(FluidServingEngine, Refusals)
     EXPECT_EQ(make("ctho", 2, {1}, {}, one, c), "");
     EXPECT_NE(make("impactho", 2, {1}, {}, one, c).find("not modelled in serving mode"),
               std::string::npos);
+    EXPECT_NE(make("tc-ctho", 2, {1}, {}, one, c)
+                  .find("not modelled in serving mode: it takes a batch policy its source plans "
+                        "alone (ctho, tho, cho)"),
+              std::string::npos);
+    EXPECT_EQ(make("tho", 2, {1}, {}, one, c), "");
+    EXPECT_EQ(make("cho", 2, {1}, {}, one, c), "");
     EXPECT_NE(make("pre-ctho", 2, {1}, {}, one, c).find("not modelled in serving mode"),
               std::string::npos);
     EXPECT_NE(make("ctho", 2, {3}, {}, one, c).find("initialCell[0] must be in [1, 2], got 3"),
