@@ -3,7 +3,8 @@
  */
 #include "gpu-iteration-model.h"
 
-#include <charconv>
+#include "edge-llm-limits.h"
+
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -13,26 +14,6 @@ namespace ns3
 
 namespace
 {
-
-/// \return \p v in the shortest form that reads back to the same double ("nan" for a NaN)
-std::string
-Show(double v)
-{
-    char buf[64];
-    const auto r = std::to_chars(buf, buf + sizeof(buf), v);
-    return std::string(buf, r.ptr);
-}
-
-/// Throws "<field> must be in [lo, hi], got <v>" unless lo <= v <= hi (a NaN fails).
-void
-CheckRange(const char* field, double v, double lo, double hi, const char* range)
-{
-    if (!(v >= lo && v <= hi))
-    {
-        throw std::invalid_argument(std::string(field) + " must be in " + range + ", got " +
-                                    Show(v));
-    }
-}
 
 /// Throws "<field> must be in [lo, hi], got <v>" unless lo <= v <= hi.
 void
@@ -137,10 +118,10 @@ GpuIterationModel::IterationTime(uint64_t prefillTokens,
 void
 GpuIterationModel::Validate() const
 {
-    CheckRange("c0", c0, 0.0, 10.0, "[0, 10]");
-    CheckRange("cPrefill", cPrefill, 0.0, 1.0, "[0, 1]");
-    CheckRange("cDecode", cDecode, 0.0, 1.0, "[0, 1]");
-    CheckRange("cKv", cKv, 0.0, 1e-3, "[0, 0.001]");
+    edgellm::CheckRange("c0", c0, 0.0, 10.0);
+    edgellm::CheckRange("cPrefill", cPrefill, 0.0, 1.0);
+    edgellm::CheckRange("cDecode", cDecode, 0.0, 1.0);
+    edgellm::CheckRange("cKv", cKv, 0.0, 1e-3);
     CheckRange("tokenBudget", tokenBudget, 1, MAX_TOKEN_BUDGET);
     CheckRange("maxRunning", maxRunning, 1, MAX_RUNNING);
     CheckRange("kvMemoryBytes", kvMemoryBytes, 1, MAX_KV_MEMORY);
