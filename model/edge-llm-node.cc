@@ -708,12 +708,18 @@ EdgeLlmNode::StartDecoding(Session& session, Time firstToken)
         ServeOnGpu(session, false); // the GPU's iterations decide when its tokens come
         return;
     }
-    session.SwitchToState(DECODING);
     session.nextToken = firstToken;
     session.decodeEvent = Simulator::Schedule(session.nextToken - Simulator::Now(),
                                               &EdgeLlmNode::DecodeToken,
                                               this,
                                               session.id);
+    Decoding(session);
+}
+
+void
+EdgeLlmNode::Decoding(Session& session)
+{
+    session.SwitchToState(DECODING);
     m_preTransfer->OnSessionReady(session.id); // a likely handover noted before
 }
 
@@ -772,8 +778,7 @@ EdgeLlmNode::ServeOnGpu(Session& s, bool prefill)
     s.servingHandle = handle;
     if (!prefill)
     {
-        s.SwitchToState(DECODING);
-        m_preTransfer->OnSessionReady(s.id); // a likely handover noted before
+        Decoding(s);
     }
 }
 
@@ -796,8 +801,7 @@ EdgeLlmNode::OnServingEvent(uint64_t sessionId, const GpuEvent& event)
     }
     if (s->GetState() == PREFILLING)
     {
-        s->SwitchToState(DECODING);
-        m_preTransfer->OnSessionReady(s->id); // a likely handover noted before
+        Decoding(*s);
     }
     EmitToken(*s);
 }

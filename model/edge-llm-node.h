@@ -553,6 +553,9 @@ class EdgeLlmNode : public Application
     void OnPromptPrefilled(uint64_t sessionId);
     void StartDecoding(Session& session, Time firstToken);
     void DecodeToken(uint64_t sessionId);
+    /// \p session decodes now: DECODING, and the pre-transfer role told (a likely handover
+    /// noted before may start sending ahead)
+    void Decoding(Session& session);
     /// Send the session's next token to its UE (TokenDecoded); FINISHED after its last.
     /// \return whether it has tokens left
     bool EmitToken(Session& session);
