@@ -28,11 +28,13 @@
 #include "ns3/simulator.h"
 #include "ns3/socket.h"
 #include "ns3/string.h"
+#include "ns3/token-stream-header.h"
 #include "ns3/uinteger.h"
 
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <memory>
 #include <optional>
@@ -48,6 +50,18 @@ NS_LOG_COMPONENT_DEFINE("EdgeLlmHelper");
 
 namespace
 {
+
+/// The nodes \p apps run on, in order.
+NodeContainer
+NodesOf(ApplicationContainer apps)
+{
+    NodeContainer nodes;
+    for (uint32_t i = 0; i < apps.GetN(); ++i)
+    {
+        nodes.Add(apps.Get(i)->GetNode());
+    }
+    return nodes;
+}
 
 /// The p2p device of \p a whose channel's other end is on \p b (null if none).
 Ptr<PointToPointNetDevice>
@@ -428,7 +442,7 @@ EdgeLlmHelper::WatchHandoverTrace(Ptr<EdgeLlmNode> app, const std::string& rrcNa
         compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
             [wiring, bs, node](uint64_t imsi, uint16_t cellId, uint16_t, uint16_t targetCellId) {
                 NS_ABORT_MSG_IF(wiring->handoverTraced.count(bs) == 0 &&
-                                    wiring->sessions.count(imsi) > 0,
+                                    wiring->ues.count(imsi) > 0,
                                 "EdgeLlmHelper: UE " << imsi << " hands over from cell " << cellId
                                                      << " to cell " << targetCellId
                                                      << " (its RRC's HandoverStart), but the "
@@ -732,7 +746,7 @@ EdgeLlmHelper::ConnectHandoverTrace(ApplicationContainer bsApps, const std::stri
                 app->GetNode(),
                 pre->a3OffsetDb,
                 pre->timeToTrigger,
-                [bs](uint64_t imsi, uint16_t cellId) { bs->NotifyHandoverLikely(imsi, cellId); });
+                [bs](uint64_t imsi, uint16_t cellId) { bs->UeHandoverLikely(imsi, cellId); });
         }
 #if EDGE_LLM_HAVE_LTE_HANDOVER_FAILURE_TRACES
         // Handover failures, where the RRC reports them (LteEnbRrc does since ns-3.37;
@@ -787,7 +801,7 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
         app->SetAttribute("ServerAddress", Ipv4AddressValue(serverAddress));
         ueNodes.Get(i)->AddApplication(app);
         apps.Add(app);
-        m_wiring->sessions.insert(app->GetSessionId());
+        m_wiring->ues.insert(app->GetSessionId());
         WaitForAttach(app, ueDevices.Get(i), ran->GetUeRrcName(), nullptr);
     }
     if (server)
@@ -816,6 +830,15 @@ EdgeLlmHelper::WaitForAttach(Ptr<EdgeLlmUeApp> app,
                                               MakeCallback(&EdgeLlmUeApp::NotifyBearerReady, app)))
     {
         app->WaitForAttach(resolver);
+        // The serving cell after each handover: where a later prompt goes.
+        Config::ConnectWithoutContextFailSafe(
+            path.str() + "HandoverStart",
+            MakeCallback(&EdgeLlmUeApp::NotifyHandoverStart, app));
+        Config::ConnectWithoutContextFailSafe(path.str() + "HandoverEndOk",
+                                              MakeCallback(&EdgeLlmUeApp::NotifyHandoverEnd, app));
+        Config::ConnectWithoutContextFailSafe(
+            path.str() + "HandoverEndError",
+            MakeCallback(&EdgeLlmUeApp::NotifyHandoverFailed, app));
     }
     else
     {
@@ -826,14 +849,12 @@ EdgeLlmHelper::WaitForAttach(Ptr<EdgeLlmUeApp> app,
     }
 }
 
-ApplicationContainer
-EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
-                         NetDeviceContainer ueDevices,
-                         ApplicationContainer bsApps) const
+Ptr<Node>
+EdgeLlmHelper::SgwFor(ApplicationContainer bsApps) const
 {
     if (m_ran)
     {
-        return InstallUe(ueNodes, ueDevices, bsApps, m_ran->GetSgwNode());
+        return m_ran->GetSgwNode();
     }
     // LTE without SetRan: a script's own EPC, found from the first BS's S1-U link.
     Ptr<Node> sgw =
@@ -844,21 +865,20 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
                     "unknown; give the helper the RAN (SetRan, or Install(LteEdgeLlmRan::Wrap"
                     "(lteHelper, epcHelper, enbDevs, ueDevs))) or pass the SGW: "
                     "InstallUe(ueNodes, ueDevices, bsApps, epcHelper->GetSgwNode())");
-    return InstallUe(ueNodes, ueDevices, bsApps, sgw);
+    return sgw;
 }
 
 ApplicationContainer
 EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
                          NetDeviceContainer ueDevices,
-                         ApplicationContainer bsApps,
-                         Ptr<Node> sgwNode) const
+                         ApplicationContainer bsApps) const
 {
-    NS_ABORT_MSG_IF(!sgwNode, "EdgeLlmHelper::InstallUe: the SGW node is null");
-    NS_ABORT_MSG_IF(ueNodes.GetN() != ueDevices.GetN(),
-                    "EdgeLlmHelper::InstallUe: " << ueNodes.GetN() << " nodes but "
-                                                 << ueDevices.GetN() << " devices");
-    const Ptr<EdgeLlmRan> ran = GetRan();
+    return InstallUe(ueNodes, ueDevices, bsApps, SgwFor(bsApps));
+}
 
+EdgeLlmUeApp::ServerResolver
+EdgeLlmHelper::ServersOf(ApplicationContainer bsApps, Ptr<Node> sgwNode)
+{
     struct Server
     {
         Ipv4Address address;
@@ -880,6 +900,31 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
                                     static_cast<uint16_t>(port.Get()),
                                     Seconds(1.0 / rate.Get())};
     }
+    return [servers](uint16_t cell, Ipv4Address& address, uint16_t& port, Time& dt) {
+        const auto it = servers.find(cell);
+        if (it == servers.end())
+        {
+            return false;
+        }
+        address = it->second.address;
+        port = it->second.port;
+        dt = it->second.decodeInterval;
+        return true;
+    };
+}
+
+ApplicationContainer
+EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
+                         NetDeviceContainer ueDevices,
+                         ApplicationContainer bsApps,
+                         Ptr<Node> sgwNode) const
+{
+    NS_ABORT_MSG_IF(!sgwNode, "EdgeLlmHelper::InstallUe: the SGW node is null");
+    NS_ABORT_MSG_IF(ueNodes.GetN() != ueDevices.GetN(),
+                    "EdgeLlmHelper::InstallUe: " << ueNodes.GetN() << " nodes but "
+                                                 << ueDevices.GetN() << " devices");
+    const Ptr<EdgeLlmRan> ran = GetRan();
+    const EdgeLlmUeApp::ServerResolver servers = ServersOf(bsApps, sgwNode);
     ApplicationContainer apps;
     for (uint32_t i = 0; i < ueNodes.GetN(); ++i)
     {
@@ -888,28 +933,71 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
         app->SetAttribute("SessionId", UintegerValue(ran->GetImsi(ueDevices.Get(i))));
         ueNodes.Get(i)->AddApplication(app);
         apps.Add(app);
-        m_wiring->sessions.insert(app->GetSessionId());
-        WaitForAttach(app,
-                      ueDevices.Get(i),
-                      ran->GetUeRrcName(),
-                      [servers](uint16_t cell, Ipv4Address& address, uint16_t& port, Time& dt) {
-                          const auto it = servers.find(cell);
-                          if (it == servers.end())
-                          {
-                              return false;
-                          }
-                          address = it->second.address;
-                          port = it->second.port;
-                          dt = it->second.decodeInterval;
-                          return true;
-                      });
+        m_wiring->ues.insert(app->GetSessionId());
+        WaitForAttach(app, ueDevices.Get(i), ran->GetUeRrcName(), servers);
     }
-    NodeContainer bsNodes;
-    for (uint32_t b = 0; b < bsApps.GetN(); ++b)
+    CheckEpcRoutesAtStart(NodesOf(bsApps), sgwNode, ueDevices);
+    return apps;
+}
+
+ApplicationContainer
+EdgeLlmHelper::InstallUeRequests(NodeContainer ueNodes,
+                                 NetDeviceContainer ueDevices,
+                                 ApplicationContainer bsApps,
+                                 const std::vector<LlmRequest>& requests,
+                                 Time start) const
+{
+    NS_ABORT_MSG_IF(ueNodes.GetN() != ueDevices.GetN(),
+                    "EdgeLlmHelper::InstallUeRequests: " << ueNodes.GetN() << " nodes but "
+                                                         << ueDevices.GetN() << " devices");
+    NS_ABORT_MSG_IF(start.IsStrictlyNegative(),
+                    "EdgeLlmHelper::InstallUeRequests: start must be >= 0 s, got "
+                        << start.GetSeconds() << " s");
+    const Ptr<EdgeLlmRan> ran = GetRan();
+    const Ptr<Node> sgw = SgwFor(bsApps);
+    const EdgeLlmUeApp::ServerResolver servers = ServersOf(bsApps, sgw);
+    constexpr uint64_t maxTokens = std::numeric_limits<uint32_t>::max();
+    std::vector<uint32_t> sent(ueNodes.GetN(), 0); // requests so far, per UE
+    ApplicationContainer apps;
+    for (std::size_t r = 0; r < requests.size(); ++r)
     {
-        bsNodes.Add(bsApps.Get(b)->GetNode());
+        const LlmRequest& q = requests[r];
+        std::ostringstream who;
+        who << "EdgeLlmHelper::InstallUeRequests: request " << r << ": ";
+        NS_ABORT_MSG_IF(q.ue >= ueNodes.GetN(),
+                        who.str() << "ue must be in [0, " << ueNodes.GetN() << "), got " << q.ue);
+        NS_ABORT_MSG_IF(q.turn != 0,
+                        who.str() << "turn must be 0 (a conversation's later turns run at flow "
+                                     "level only: FluidServingEngine), got "
+                                  << q.turn << " (conversation " << q.conversation << ")");
+        NS_ABORT_MSG_IF(q.promptTokens < 1 || q.promptTokens > maxTokens,
+                        who.str() << "promptTokens must be in [1, " << maxTokens << "], got "
+                                  << q.promptTokens);
+        NS_ABORT_MSG_IF(q.outputTokens < 1 || q.outputTokens > maxTokens,
+                        who.str() << "outputTokens must be in [1, " << maxTokens << "], got "
+                                  << q.outputTokens);
+        NS_ABORT_MSG_IF(!(q.arrival >= 0) || !std::isfinite(q.arrival),
+                        who.str() << "arrival must be a finite time >= 0 s, got " << q.arrival);
+        Ptr<EdgeLlmUeApp> app = m_ueFactory.Create<EdgeLlmUeApp>();
+        UintegerValue base;
+        app->GetAttribute("LocalPort", base);
+        const uint32_t k = ++sent[q.ue];
+        NS_ABORT_MSG_IF(base.Get() + k > 65535,
+                        who.str() << "UE " << q.ue << "'s request " << k << " would need LocalPort "
+                                  << base.Get() + k << ": at most " << 65535 - base.Get()
+                                  << " requests per UE with LocalPort " << base.Get());
+        const uint64_t imsi = ran->GetImsi(ueDevices.Get(q.ue));
+        app->SetAttribute("SessionId", UintegerValue(EdgeLlmSessionId::Make(imsi, k)));
+        app->SetAttribute("LocalPort", UintegerValue(base.Get() + k));
+        app->SetAttribute("PromptTokens", UintegerValue(q.promptTokens));
+        app->SetAttribute("MaxNewTokens", UintegerValue(q.outputTokens));
+        app->SetStartTime(start + Seconds(q.arrival));
+        ueNodes.Get(q.ue)->AddApplication(app);
+        apps.Add(app);
+        m_wiring->ues.insert(imsi);
+        WaitForAttach(app, ueDevices.Get(q.ue), ran->GetUeRrcName(), servers);
     }
-    CheckEpcRoutesAtStart(bsNodes, sgwNode, ueDevices);
+    CheckEpcRoutesAtStart(NodesOf(bsApps), sgw, ueDevices);
     return apps;
 }
 

@@ -11,6 +11,7 @@
 #include "ns3/edge-llm-node.h"
 #include "ns3/edge-llm-ue-app.h"
 #include "ns3/ipv4-address.h"
+#include "ns3/llm-request-trace.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/object-factory.h"
@@ -327,6 +328,34 @@ class EdgeLlmHelper
                                    Ptr<Node> sgwNode) const;
 
     /**
+     * \brief One EdgeLlmUeApp per request of a request trace (LlmRequestTrace), each its own
+     *        session, served as InstallUe(ueNodes, ueDevices, bsApps) serves a UE's one
+     *        prompt: by the EdgeLlmNode of the cell the UE is served by when it is sent.
+     *
+     * The k-th request of UE u (k = 1, 2, ... in the order given) has session id
+     * EdgeLlmSessionId::Make(IMSI of u, k), LocalPort the UE factory's LocalPort + k,
+     * PromptTokens its promptTokens, MaxNewTokens its outputTokens, and starts at
+     * \p start + its arrival (a prompt due while its UE is between cells waits for the
+     * handover's end). The BSs hand each session over with its UE (the RRC's HandoverStart
+     * names the IMSI: EdgeLlmNode::RrcHandoverStart).
+     * \param ueNodes UE nodes
+     * \param ueDevices their UE devices, of the RAN (SetRan(); default LTE)
+     * \param bsApps the EdgeLlmNode of every cell a UE may be served by
+     * \param requests the requests: ue < ueNodes.GetN(), turn 0 (a conversation's later turns
+     *        need the flow level: FluidServingEngine), promptTokens and outputTokens at most
+     *        2^32 - 1, at most (65535 - LocalPort) per UE
+     * \param start the simulation time of the trace's time 0, >= 0
+     * \return the applications, in the order of \p requests
+     * Aborts naming the request and the field for a request out of those ranges, and as
+     * InstallUe does without an EPC.
+     */
+    ApplicationContainer InstallUeRequests(NodeContainer ueNodes,
+                                           NetDeviceContainer ueDevices,
+                                           ApplicationContainer bsApps,
+                                           const std::vector<LlmRequest>& requests,
+                                           Time start = Seconds(0)) const;
+
+    /**
      * \brief The three static routes that let applications on eNB nodes reach UEs
      *        through the EPC: eNB 7.0.0.0/8 via the SGW's S1-U address, SGW 7.0.0.0/8 via
      *        the PGW's S5 address, PGW 10.0.0.0/8 via the SGW's S5 address.
@@ -366,7 +395,7 @@ class EdgeLlmHelper
     struct Wiring
     {
         std::set<const Application*> handoverTraced; //!< BS apps ConnectHandoverTrace wired
-        std::set<uint64_t> sessions;                 //!< Session ids (IMSIs) of InstallUe
+        std::set<uint64_t> ues; //!< IMSIs of the UEs InstallUe and InstallUeRequests served
     };
 
     /**
@@ -389,6 +418,17 @@ class EdgeLlmHelper
     static void CheckEpcRoutesAtStart(NodeContainer bsNodes,
                                       Ptr<Node> sgw,
                                       NetDeviceContainer ueDevices);
+
+    /**
+     * \brief The server of each cell \p bsApps serve, for EdgeLlmUeApp::WaitForAttach.
+     * \param bsApps the EdgeLlmNodes (aborts naming one that is not)
+     * \param sgwNode the EPC's SGW (their UE-facing addresses are toward it)
+     * \return the resolver
+     */
+    static EdgeLlmUeApp::ServerResolver ServersOf(ApplicationContainer bsApps, Ptr<Node> sgwNode);
+
+    /// \return the SGW InstallUe(ueNodes, ueDevices, bsApps) uses (aborts without an EPC)
+    Ptr<Node> SgwFor(ApplicationContainer bsApps) const;
 
     /**
      * \brief Make \p app's prompt wait for its UE's attach (the UE RRC's

@@ -4,6 +4,7 @@
 #include "edge-llm-bs-state.h"
 
 #include "edge-llm-source-role.h"
+#include "token-stream-header.h"
 
 #include "ns3/abort.h"
 
@@ -79,6 +80,20 @@ const std::map<uint64_t, EdgeLlmBsState::Session>&
 EdgeLlmBsState::GetSessions() const
 {
     return m_sessions;
+}
+
+std::vector<uint64_t>
+EdgeLlmBsState::GetUeSessions(uint64_t imsi) const
+{
+    std::vector<uint64_t> ids;
+    for (const auto& [id, session] : m_sessions)
+    {
+        if (EdgeLlmSessionId::UeOf(id) == imsi)
+        {
+            ids.push_back(id);
+        }
+    }
+    return ids;
 }
 
 bool

@@ -19,6 +19,7 @@
 #include <functional>
 #include <map>
 #include <set>
+#include <vector>
 
 namespace ns3
 {
@@ -94,6 +95,13 @@ class EdgeLlmBsState
     std::map<uint64_t, Session>& GetSessions();
     /// \return every session, by id (to iterate)
     const std::map<uint64_t, Session>& GetSessions() const;
+    /**
+     * \brief The sessions here of one UE (EdgeLlmSessionId::UeOf), in id order: its single
+     *        session and its requests'.
+     * \param imsi the UE's IMSI
+     * \return their ids
+     */
+    std::vector<uint64_t> GetUeSessions(uint64_t imsi) const;
     /**
      * \brief Note that the prompt of \p sessionId arrived here.
      * \return true the first time for that id

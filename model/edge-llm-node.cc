@@ -847,7 +847,10 @@ EdgeLlmNode::PredictContextAt(uint64_t sessionId, Time t) const
 void
 EdgeLlmNode::RrcHandoverFailure(uint64_t imsi, uint16_t /* cellId */, uint16_t /* rnti */)
 {
-    NotifyHandoverFailure(imsi);
+    for (const uint64_t id : m_state->GetUeSessions(imsi))
+    {
+        NotifyHandoverFailure(id);
+    }
 }
 
 void
@@ -869,7 +872,19 @@ void
 EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId)
 {
     NS_LOG_FUNCTION(this << imsi << cellId << rnti << targetCellId);
-    NotifyHandoverStart(imsi, targetCellId);
+    for (const uint64_t id : m_state->GetUeSessions(imsi))
+    {
+        NotifyHandoverStart(id, targetCellId);
+    }
+}
+
+void
+EdgeLlmNode::UeHandoverLikely(uint64_t imsi, uint16_t targetCellId)
+{
+    for (const uint64_t id : m_state->GetUeSessions(imsi))
+    {
+        NotifyHandoverLikely(id, targetCellId);
+    }
 }
 
 void

@@ -401,14 +401,24 @@ class EdgeLlmNode : public Application
 
     /**
      * \brief Sink for the HandoverStart trace of LteEnbRrc and NrGnbRrc
-     *        (imsi, cellId, rnti, targetCellId); the session id is the IMSI.
+     *        (imsi, cellId, rnti, targetCellId): NotifyHandoverStart for each of the UE's
+     *        sessions here (EdgeLlmSessionId: its single session, whose id is the IMSI, and
+     *        its requests').
      */
     void RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId);
 
     /**
+     * \brief NotifyHandoverLikely for each of UE \p imsi's sessions here (a pre-transfer
+     *        trigger that names the UE, e.g. the RRC's A3 entering report).
+     * \param imsi the UE's IMSI
+     * \param targetCellId the likely target
+     */
+    void UeHandoverLikely(uint64_t imsi, uint16_t targetCellId);
+
+    /**
      * \brief Sink for the RRC's handover failure traces of LteEnbRrc
      *        (HandoverFailureNoPreamble, ...MaxRach, ...Leaving, ...Joining:
-     *        imsi, cellId, rnti); the session id is the IMSI.
+     *        imsi, cellId, rnti): NotifyHandoverFailure for each of the UE's sessions here.
      */
     void RrcHandoverFailure(uint64_t imsi, uint16_t cellId, uint16_t rnti);
 

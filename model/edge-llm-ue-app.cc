@@ -38,8 +38,9 @@ EdgeLlmUeApp::GetTypeId()
             .SetGroupName("EdgeLlm")
             .AddConstructor<EdgeLlmUeApp>()
             .AddAttribute("SessionId",
-                          "Session id; EdgeLlmHelper sets the UE's IMSI, so the RRC's "
-                          "HandoverStart trace names the session.",
+                          "Session id (EdgeLlmSessionId): EdgeLlmHelper sets the UE's IMSI, or "
+                          "for its k-th request (k << 32) | IMSI, so the RRC's HandoverStart "
+                          "trace (the IMSI) names the UE's sessions.",
                           UintegerValue(0),
                           MakeUintegerAccessor(&EdgeLlmUeApp::m_sessionId),
                           MakeUintegerChecker<uint64_t>())
@@ -160,6 +161,7 @@ EdgeLlmUeApp::StartApplication()
                     "EdgeLlmUeApp: cannot bind UDP port " << m_localPort);
     m_socket->SetRecvCallback(MakeCallback(&EdgeLlmUeApp::HandleRead, this));
     m_started = true;
+    m_requestTime = Simulator::Now();
     if (!m_waitForAttach || m_bearerReady)
     {
         SendPrompt();
@@ -181,11 +183,7 @@ void
 EdgeLlmUeApp::NotifyAttached(uint64_t /* imsi */, uint16_t cellId, uint16_t /* rnti */)
 {
     NS_LOG_FUNCTION(this << cellId);
-    if (m_attachedCell != 0)
-    {
-        return; // the first attach decides the server (later ones are reconnections)
-    }
-    m_attachedCell = cellId;
+    m_attachedCell = cellId; // the first attach, or a re-establishment: the serving cell
 }
 
 void
@@ -202,6 +200,60 @@ EdgeLlmUeApp::NotifyBearerReady(uint64_t /* imsi */, uint16_t /* cellId */, uint
         // Once the RRC has applied the reconfiguration that carries the bearer.
         Simulator::ScheduleNow(&EdgeLlmUeApp::SendPrompt, this);
     }
+}
+
+void
+EdgeLlmUeApp::NotifyHandoverStart(uint64_t /* imsi */,
+                                  uint16_t /* cellId */,
+                                  uint16_t /* rnti */,
+                                  uint16_t /* targetCellId */)
+{
+    m_betweenCells = true;
+}
+
+void
+EdgeLlmUeApp::NotifyHandoverEnd(uint64_t /* imsi */, uint16_t cellId, uint16_t /* rnti */)
+{
+    NS_LOG_FUNCTION(this << cellId);
+    m_betweenCells = false;
+    if (m_attachedCell == 0)
+    {
+        return; // not attached through NotifyAttached: the server is the one set
+    }
+    m_attachedCell = cellId;
+    if (m_started && m_bearerReady && m_promptTime.IsStrictlyNegative())
+    {
+        Simulator::ScheduleNow(&EdgeLlmUeApp::SendPrompt, this);
+    }
+}
+
+void
+EdgeLlmUeApp::NotifyHandoverFailed(uint64_t /* imsi */, uint16_t /* cellId */, uint16_t /* rnti */)
+{
+    NS_LOG_FUNCTION(this);
+    m_betweenCells = false;
+    if (m_started && m_bearerReady && m_promptTime.IsStrictlyNegative())
+    {
+        Simulator::ScheduleNow(&EdgeLlmUeApp::SendPrompt, this);
+    }
+}
+
+Time
+EdgeLlmUeApp::GetRequestTime() const
+{
+    return m_requestTime;
+}
+
+Time
+EdgeLlmUeApp::GetFirstTokenTime() const
+{
+    return m_firstArrival;
+}
+
+Time
+EdgeLlmUeApp::GetLastTokenTime() const
+{
+    return m_tokens > 0 ? m_lastArrival : Seconds(-1);
 }
 
 uint16_t
@@ -233,6 +285,11 @@ EdgeLlmUeApp::SendPrompt()
     if (!m_promptTime.IsStrictlyNegative())
     {
         return; // sent already
+    }
+    if (m_betweenCells)
+    {
+        NS_LOG_INFO("session " << m_sessionId << ": in a handover, the prompt waits for its end");
+        return; // NotifyHandoverEnd sends it
     }
     if (m_resolver && m_attachedCell != 0)
     {
@@ -334,6 +391,10 @@ EdgeLlmUeApp::HandleRead(Ptr<Socket> socket)
         if (m_lastCell == 0 || token.cellId != m_lastCell || offset < m_minOffset)
         {
             m_minOffset = offset; // a new cell's decode clock starts afresh
+        }
+        if (m_tokens == 0)
+        {
+            m_firstArrival = now;
         }
         ++m_tokens;
         m_lastIndex = token.tokenIndex;

@@ -23,6 +23,13 @@ namespace ns3
  * \brief The UE side of an edge-LLM session: sends one prompt at start, receives the
  *        token stream, and measures the stall each handover causes.
  *
+ * A UE that sends several requests has one application per request, each with its own
+ * session id (EdgeLlmSessionId) and local port (EdgeLlmHelper::InstallUeRequests); each
+ * starts at its request's arrival. The prompt goes to the server of the cell the UE is
+ * served by when it is sent: the attached cell, then each handover's target
+ * (NotifyHandoverEnd); a prompt due while the UE is between cells (NotifyHandoverStart
+ * until NotifyHandoverEnd) waits for the handover's end.
+ *
  * A stall is the gap between the last token decoded by one BS and the first token
  * decoded by another (the cell id in EdgeLlmTokenHeader changes). Its *excess*, the
  * handover delay as the user sees it, is the time the stream lost: the first token
@@ -117,7 +124,8 @@ class EdgeLlmUeApp : public Application
 
     /**
      * \brief Sink for the UE RRC's ConnectionEstablished trace (imsi, cellId, rnti): the UE is
-     *        attached to \p cellId (its data bearer comes with the next reconfiguration).
+     *        attached to \p cellId (its data bearer comes with the next reconfiguration); a
+     *        later one (a re-establishment) makes \p cellId the serving cell.
      */
     void NotifyAttached(uint64_t imsi, uint16_t cellId, uint16_t rnti);
 
@@ -134,6 +142,30 @@ class EdgeLlmUeApp : public Application
     Time GetPromptTime() const;
     /// \return how many times the prompt was resent (PromptRetry)
     uint32_t GetPromptRetries() const;
+    /// \return when the application started: its request's arrival (negative: not yet)
+    Time GetRequestTime() const;
+    /// \return when its first token arrived (negative: none yet)
+    Time GetFirstTokenTime() const;
+    /// \return when its latest token arrived (negative: none yet)
+    Time GetLastTokenTime() const;
+
+    /**
+     * \brief Sink for the UE RRC's HandoverStart trace (imsi, cellId, rnti, targetCellId):
+     *        the UE is between cells; a prompt due now waits for NotifyHandoverEnd.
+     */
+    void NotifyHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId);
+
+    /**
+     * \brief Sink for the UE RRC's HandoverEndOk trace (imsi, cellId, rnti): the UE is served
+     *        by \p cellId, where its next prompt goes; a prompt waiting for it goes out now.
+     */
+    void NotifyHandoverEnd(uint64_t imsi, uint16_t cellId, uint16_t rnti);
+
+    /**
+     * \brief Sink for the UE RRC's HandoverEndError trace (imsi, cellId, rnti): the handover
+     *        failed; a prompt waiting for it goes out now to the cell the UE was served by.
+     */
+    void NotifyHandoverFailed(uint64_t imsi, uint16_t cellId, uint16_t rnti);
 
   protected:
     void DoDispose() override;
@@ -148,32 +180,35 @@ class EdgeLlmUeApp : public Application
     void RetryPrompt();
     void HandleRead(Ptr<Socket> socket);
 
-    uint64_t m_sessionId;           //!< Session id
-    Ipv4Address m_serverAddress;    //!< Serving BS's LLM address
-    uint16_t m_serverPort;          //!< Its UDP port
-    uint16_t m_localPort;           //!< Our UDP port
-    uint32_t m_promptTokens;        //!< Prompt length
-    uint32_t m_maxNewTokens;        //!< Tokens to decode
-    Time m_decodeInterval;          //!< The server's decode cadence (for the excess)
-    Ptr<Socket> m_socket;           //!< UDP socket
-    std::vector<Stall> m_stalls;    //!< Measured stalls
-    uint32_t m_tokens{0};           //!< Tokens received
-    uint32_t m_missing{0};          //!< Indices skipped
-    uint32_t m_duplicated{0};       //!< Late or repeated tokens
-    uint32_t m_lastIndex{0};        //!< Highest index received
-    uint16_t m_lastCell{0};         //!< Cell of the last token (0: none yet)
-    Time m_lastArrival;             //!< Arrival of the last token
-    Time m_minOffset;               //!< min (arrival - index * DecodeInterval), current cell
-    bool m_waitForAttach{false};    //!< The prompt waits for NotifyAttached()
-    ServerResolver m_resolver;      //!< Server of the attached cell (may be empty)
-    uint16_t m_attachedCell{0};     //!< Cell attached to (0: not yet)
-    bool m_bearerReady{false};      //!< The data radio bearer exists
-    bool m_started{false};          //!< StartApplication ran
-    uint16_t m_promptCell{0};       //!< Cell the prompt went to
-    Time m_promptTime{Seconds(-1)}; //!< When the prompt went (negative: not yet)
-    Time m_promptRetry;             //!< Resend the prompt after this long without a token
-    uint32_t m_promptRetries{0};    //!< Prompts resent
-    EventId m_retryEvent;           //!< The pending retry
+    uint64_t m_sessionId;             //!< Session id
+    Ipv4Address m_serverAddress;      //!< Serving BS's LLM address
+    uint16_t m_serverPort;            //!< Its UDP port
+    uint16_t m_localPort;             //!< Our UDP port
+    uint32_t m_promptTokens;          //!< Prompt length
+    uint32_t m_maxNewTokens;          //!< Tokens to decode
+    Time m_decodeInterval;            //!< The server's decode cadence (for the excess)
+    Ptr<Socket> m_socket;             //!< UDP socket
+    std::vector<Stall> m_stalls;      //!< Measured stalls
+    uint32_t m_tokens{0};             //!< Tokens received
+    uint32_t m_missing{0};            //!< Indices skipped
+    uint32_t m_duplicated{0};         //!< Late or repeated tokens
+    uint32_t m_lastIndex{0};          //!< Highest index received
+    uint16_t m_lastCell{0};           //!< Cell of the last token (0: none yet)
+    Time m_lastArrival;               //!< Arrival of the last token
+    Time m_minOffset;                 //!< min (arrival - index * DecodeInterval), current cell
+    bool m_waitForAttach{false};      //!< The prompt waits for NotifyAttached()
+    ServerResolver m_resolver;        //!< Server of the attached cell (may be empty)
+    uint16_t m_attachedCell{0};       //!< Serving cell: attached to, then handed over to (0: none)
+    bool m_betweenCells{false};       //!< In a handover (its start seen, its end not yet)
+    Time m_requestTime{Seconds(-1)};  //!< StartApplication's time (negative: not yet)
+    Time m_firstArrival{Seconds(-1)}; //!< First token's arrival (negative: none)
+    bool m_bearerReady{false};        //!< The data radio bearer exists
+    bool m_started{false};            //!< StartApplication ran
+    uint16_t m_promptCell{0};         //!< Cell the prompt went to
+    Time m_promptTime{Seconds(-1)};   //!< When the prompt went (negative: not yet)
+    Time m_promptRetry;               //!< Resend the prompt after this long without a token
+    uint32_t m_promptRetries{0};      //!< Prompts resent
+    EventId m_retryEvent;             //!< The pending retry
 
     TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;             //!< TokenReceived
     TracedCallback<uint64_t, uint16_t, uint16_t, Time, Time> m_stallTrace; //!< Stall

@@ -86,8 +86,8 @@ class KvFrameHeader : public Header
         PRE_TRANSFER_PAUSE = 18,
     };
 
-    /// Set in the session id of a pre-transfer's KV_SEGMENTs (a session id is the UE's
-    /// IMSI, far below 2^63)
+    /// Set in the session id of a pre-transfer's KV_SEGMENTs (a session id is below 2^62:
+    /// EdgeLlmSessionId)
     static constexpr uint64_t PRE_TRANSFER_BIT = uint64_t{1} << 63;
     /// Set, with PRE_TRANSFER_BIT, in the session id of a pre-transfer's KV_SEGMENTs that
     /// carry importance-ordered entries, each with its 3-byte coordinate (a

@@ -4,9 +4,39 @@
 #include "token-stream-header.h"
 
 #include <ostream>
+#include <stdexcept>
+#include <string>
 
 namespace ns3
 {
+
+uint64_t
+EdgeLlmSessionId::Make(uint64_t imsi, uint32_t request)
+{
+    if (imsi < 1 || imsi > MAX_IMSI)
+    {
+        throw std::invalid_argument("imsi must be in [1, " + std::to_string(MAX_IMSI) + "], got " +
+                                    std::to_string(imsi));
+    }
+    if (request > MAX_REQUEST)
+    {
+        throw std::invalid_argument("request must be in [0, " + std::to_string(MAX_REQUEST) +
+                                    "], got " + std::to_string(request));
+    }
+    return (uint64_t{request} << 32) | imsi;
+}
+
+uint64_t
+EdgeLlmSessionId::UeOf(uint64_t sessionId)
+{
+    return sessionId & MAX_IMSI;
+}
+
+uint32_t
+EdgeLlmSessionId::RequestOf(uint64_t sessionId)
+{
+    return static_cast<uint32_t>((sessionId >> 32) & MAX_REQUEST);
+}
 
 NS_OBJECT_ENSURE_REGISTERED(EdgeLlmPromptHeader);
 NS_OBJECT_ENSURE_REGISTERED(EdgeLlmTokenHeader);

@@ -14,10 +14,44 @@ namespace ns3
 
 /**
  * \ingroup edge-llm
+ * \brief How a session id names its UE: a UE's single session (the papers' one prompt) has
+ *        the UE's IMSI as its id; request k >= 1 of a UE that sends several
+ *        (EdgeLlmHelper::InstallUeRequests) has (k << 32) | IMSI. Bits 62 and 63 stay free
+ *        for the KV protocol's flags (KvFrameHeader), so k is at most MAX_REQUEST.
+ */
+struct EdgeLlmSessionId
+{
+    static constexpr uint64_t MAX_IMSI = 0xFFFFFFFFu;       //!< Largest IMSI, 2^32 - 1
+    static constexpr uint32_t MAX_REQUEST = (1u << 30) - 1; //!< Largest request number
+
+    /**
+     * \brief The session id of a UE's request.
+     * \param imsi the UE's IMSI, [1, MAX_IMSI]
+     * \param request 0 (its single session: the id is the IMSI) or its request number,
+     *        [1, MAX_REQUEST]
+     * \return (request << 32) | imsi
+     * \throws std::invalid_argument "imsi must be in [1, 4294967295], got ..." or
+     *         "request must be in [0, 1073741823], got ..."
+     */
+    static uint64_t Make(uint64_t imsi, uint32_t request);
+    /**
+     * \param sessionId a session id made by Make
+     * \return its UE's IMSI (the low 32 bits)
+     */
+    static uint64_t UeOf(uint64_t sessionId);
+    /**
+     * \param sessionId a session id made by Make
+     * \return its request number (0: the UE's single session)
+     */
+    static uint32_t RequestOf(uint64_t sessionId);
+};
+
+/**
+ * \ingroup edge-llm
  * \brief UE -> BS over the radio bearer (UDP): open an LLM session.
  *
- * Fields (bytes): sessionId (8, the UE's IMSI in LTE scenarios), promptTokens (4),
- * maxNewTokens (4), replyPort (2): 18 bytes. The prompt's token ids follow as a
+ * Fields (bytes): sessionId (8, EdgeLlmSessionId: the UE's IMSI for its single session),
+ * promptTokens (4), maxNewTokens (4), replyPort (2): 18 bytes. The prompt's token ids follow as a
  * virtual payload of 4 bytes per token, capped at one datagram (the prompt length,
  * not its content, drives the model).
  */

@@ -1778,6 +1778,73 @@ MultiCellScenario::InstallArrivalPredictors()
 }
 
 void
+MultiCellScenario::InstallRequests(const std::vector<LlmRequest>& requests, Time start)
+{
+    RequireDone(m_bsApps.GetN() > 0, "InstallRequests", "call InstallApps first");
+    RequireDone(!m_outputsConnected, "InstallRequests", "call it before ConnectOutputs");
+    RequireDone(m_requestApps.GetN() == 0, "InstallRequests", "already done (at most once)");
+    EdgeLlmHelper edge;
+    edge.SetRan(m_ran);
+    m_requestApps =
+        edge.InstallUeRequests(m_ueNodes, m_ran->GetUeDevices(), m_bsApps, requests, start);
+    for (const LlmRequest& q : requests)
+    {
+        m_requestUe.push_back(q.ue);
+        m_lastRequestAt = std::max(m_lastRequestAt, start + Seconds(q.arrival));
+    }
+}
+
+void
+MultiCellScenario::StopWhenRequestsDone()
+{
+    for (uint32_t i = 0; i < m_requestApps.GetN(); ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_requestApps.Get(i));
+        UintegerValue wanted;
+        app->GetAttribute("MaxNewTokens", wanted);
+        if (app->GetTokensReceived() + app->GetTokensMissing() < wanted.Get())
+        {
+            Simulator::Schedule(MilliSeconds(10), &MultiCellScenario::StopWhenRequestsDone, this);
+            return;
+        }
+    }
+    Stop();
+}
+
+void
+MultiCellScenario::CollectRequests(MultiCellResult& result) const
+{
+    constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    for (uint32_t i = 0; i < m_requestApps.GetN(); ++i)
+    {
+        Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_requestApps.Get(i));
+        EdgeLlmRequestResult r;
+        r.sessionId = app->GetSessionId();
+        r.ue = m_requestUe[i];
+        r.arrival = app->GetRequestTime().GetSeconds();
+        r.sent =
+            app->GetPromptTime().IsStrictlyNegative() ? nan : app->GetPromptTime().GetSeconds();
+        r.promptCell = app->GetPromptCellId();
+        UintegerValue wanted;
+        app->GetAttribute("MaxNewTokens", wanted);
+        r.outputTokens = wanted.Get();
+        r.tokensReceived = app->GetTokensReceived();
+        r.tokensMissing = app->GetTokensMissing();
+        const Time first = app->GetFirstTokenTime();
+        const Time last = app->GetLastTokenTime();
+        r.firstToken = first.IsStrictlyNegative() ? nan : first.GetSeconds();
+        r.lastToken = last.IsStrictlyNegative() ? nan : last.GetSeconds();
+        for (const EdgeLlmUeApp::Stall& st : app->GetStalls())
+        {
+            ++r.stalls;
+            r.stall += (st.firstAfter - st.lastBefore).GetSeconds();
+            r.excess += st.excess.GetSeconds();
+        }
+        result.requests.push_back(r);
+    }
+}
+
+void
 MultiCellScenario::ConnectOutputs()
 {
     RequireDone(m_handoversScheduled, "ConnectOutputs", "call ScheduleHandovers first");
@@ -1785,7 +1852,9 @@ MultiCellScenario::ConnectOutputs()
     m_outputsConnected = true;
     m_stats = CreateObject<EdgeLlmSessionStats>();
     m_stats->SetAttribute("StreamTokens", UintegerValue(m_cfg.streamTokens));
-    m_stats->Install(m_bsApps, m_ueApps);
+    ApplicationContainer ueApps = m_ueApps;
+    ueApps.Add(m_requestApps);
+    m_stats->Install(m_bsApps, ueApps);
     if (m_cfg.monitorInterval.IsStrictlyPositive())
     {
         // Every point-to-point device of the sites (X2/Xn, S1-U), after their queue discs
@@ -2017,7 +2086,7 @@ MultiCellScenario::GetStopTime() const
     }
     const double lastTau =
         m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
-    return Seconds(lastTau) + m_cfg.tailTime;
+    return std::max(Seconds(lastTau), m_lastRequestAt) + m_cfg.tailTime;
 }
 
 MultiCellResult
@@ -2031,6 +2100,7 @@ MultiCellScenario::Simulate(const std::string& monitorPlotStem,
     result.simulatedSeconds = Simulator::Now().GetSeconds();
     result.handoverStart = m_handoverStart;
     CollectUes(result);
+    CollectRequests(result);
     CollectTotals(result);
     CollectOutputs(result, monitorPlotStem);
     if (beforeDestroy)
@@ -2066,7 +2136,9 @@ MultiCellScenario::RunToStop()
     // every KV byte sent (the scenarios' stop rule).
     if (!m_trace)
     {
-        c.stopWhenDrained = [this]() { Stop(); };
+        c.stopWhenDrained = [this]() {
+            m_requestApps.GetN() > 0 ? StopWhenRequestsDone() : Stop();
+        };
     }
     else if (!m_cfg.maxSimTime.IsStrictlyPositive())
     {

@@ -11,6 +11,7 @@
 #include "ns3/backhaul-monitor.h"
 #include "ns3/edge-llm-ran.h"
 #include "ns3/edge-llm-session-stats.h"
+#include "ns3/llm-request-trace.h"
 #include "ns3/net-device-container.h"
 #include "ns3/node-container.h"
 #include "ns3/nstime.h"
@@ -479,12 +480,37 @@ struct TraceHandoverPoint
 
 /**
  * \ingroup edge-llm
+ * \brief What one request of a request trace saw at packet level
+ *        (MultiCellScenario::InstallRequests): its UE application's side. Times are the
+ *        simulation's, s; NaN: never happened.
+ */
+struct EdgeLlmRequestResult
+{
+    uint64_t sessionId{0}; //!< Its session (EdgeLlmSessionId)
+    uint32_t ue{0};        //!< Its UE's index
+    double arrival{0};     //!< Its trace arrival: its application's start
+    double sent{std::numeric_limits<double>::quiet_NaN()}; //!< Its prompt's send
+    uint16_t promptCell{0};     //!< The cell its prompt went to (0: not sent)
+    uint64_t outputTokens{0};   //!< Tokens it asked for
+    uint32_t tokensReceived{0}; //!< Tokens that reached the UE
+    uint32_t tokensMissing{0};  //!< Indices the stream skipped (lost on the way)
+    double firstToken{std::numeric_limits<double>::quiet_NaN()}; //!< First token's arrival
+    double lastToken{std::numeric_limits<double>::quiet_NaN()};  //!< Latest token's arrival
+    uint32_t stalls{0}; //!< Cell changes of its stream (EdgeLlmUeApp::GetStalls)
+    double stall{0};    //!< Their gaps summed (firstAfter - lastBefore), s
+    double excess{0};   //!< Their time lost summed (EdgeLlmUeApp::Stall::excess), s
+};
+
+/**
+ * \ingroup edge-llm
  * \brief One multi-cell run for one scheme.
  */
 struct MultiCellResult
 {
     std::string scheme;               //!< "ctho", "tho", "cho", ...
     std::vector<EdgeLlmUeResult> ues; //!< One per UE, by IMSI
+    /// One per request of InstallRequests, in its order (empty without)
+    std::vector<EdgeLlmRequestResult> requests;
     /// UE-side handover delay over the UEs that measured one (EdgeLlmDelaySummary::OfKnown)
     EdgeLlmDelaySummary measured;
     /// Target-side handover delay over the UEs restored (OfKnown)
@@ -703,6 +729,17 @@ class MultiCellScenario
     /// Scripted handovers (handover "script"): requested and announced to the home site;
     /// online ones (predictArrivals): each source's arrival predictor
     void ScheduleHandovers();
+    /**
+     * \brief Besides each UE's own session, the requests of a request trace, each a session
+     *        of its own (EdgeLlmHelper::InstallUeRequests): sent to the cell the UE is served
+     *        by then, handed over with the UE. The run then also waits for every request's
+     *        last token (or the time limit, which is at least the last arrival + tailTime);
+     *        MultiCellResult::requests has what each saw. Call after InstallApps, before
+     *        ConnectOutputs, at most once.
+     * \param requests the requests (ue < the number of UEs; turn 0; as InstallUeRequests)
+     * \param start the simulation time of the trace's time 0
+     */
+    void InstallRequests(const std::vector<LlmRequest>& requests, Time start);
     void ConnectOutputs(); //!< Trace sinks for the per-UE results
     /**
      * \brief Run until every UE is done and the backhaul has delivered every KV byte sent,
@@ -799,6 +836,11 @@ class MultiCellScenario
     /// A trace's stop rule, from its end: Stop() once no handover started is pending, else
     /// again in 10 ms (GetStopTime bounds it)
     void StopWhenSettled();
+    /// With requests (InstallRequests), after the UEs' rule: Stop() once every request has
+    /// its last token (received or skipped), else again in 10 ms (GetStopTime bounds it)
+    void StopWhenRequestsDone();
+    /// Simulate's step: what each request's UE application saw into \p result
+    void CollectRequests(MultiCellResult& result) const;
     /// Simulate's first step: the stop rule (every UE resumed, or GetStopTime()), the
     /// progress line, Simulator::Run()
     void RunToStop();
@@ -931,16 +973,19 @@ class MultiCellScenario
     NodeContainer m_ueNodes;                         //!< One per UE, in m_ues' order
     std::vector<ScenarioUe> m_ues;                   //!< The UEs, in node order
     std::vector<uint32_t> m_home;                    //!< Home site per UE
-    std::vector<double> m_tau;        //!< The scripted handover times, s (UEs without one left out)
-    double m_handoverStart{0};        //!< Platoons start crossing, s
-    bool m_drawnUes{false};           //!< BuildUes() drew the UEs (not a preset's)
-    Ptr<EdgeLlmRan> m_ran;            //!< The RAN
-    ApplicationContainer m_bsApps;    //!< EdgeLlmNode per site
-    ApplicationContainer m_ueApps;    //!< EdgeLlmUeApp per UE
-    bool m_backhaulBuilt{false};      //!< BuildBackhaul done
-    bool m_handoversScheduled{false}; //!< ScheduleHandovers done
-    bool m_outputsConnected{false};   //!< ConnectOutputs done
-    struct Counters;                  //!< Trace sink state
+    std::vector<double> m_tau;     //!< The scripted handover times, s (UEs without one left out)
+    double m_handoverStart{0};     //!< Platoons start crossing, s
+    bool m_drawnUes{false};        //!< BuildUes() drew the UEs (not a preset's)
+    Ptr<EdgeLlmRan> m_ran;         //!< The RAN
+    ApplicationContainer m_bsApps; //!< EdgeLlmNode per site
+    ApplicationContainer m_ueApps; //!< EdgeLlmUeApp per UE
+    ApplicationContainer m_requestApps;   //!< EdgeLlmUeApp per request (InstallRequests)
+    std::vector<uint32_t> m_requestUe;    //!< Each request's UE index
+    Time m_lastRequestAt;                 //!< The last request's start (0: none)
+    bool m_backhaulBuilt{false};          //!< BuildBackhaul done
+    bool m_handoversScheduled{false};     //!< ScheduleHandovers done
+    bool m_outputsConnected{false};       //!< ConnectOutputs done
+    struct Counters;                      //!< Trace sink state
     std::unique_ptr<Counters> m_counters; //!< Filled by the traces
     Ptr<EdgeLlmSessionStats> m_stats;     //!< Per-handover records
     Ptr<BackhaulMonitor> m_monitor;       //!< Backhaul time series (monitorInterval > 0)
