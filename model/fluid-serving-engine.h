@@ -122,8 +122,14 @@ struct ServingRequestResult
     /// Sum over its handovers of the time from the handover to its next decoded token, s
     double stall{0};
     double worstStall{0}; //!< The longest of them, s
-    bool served{false};   //!< It decoded every token
-    bool sloMet{false};   //!< Served with ttft <= ttftSlo and (one token or tpot <= tpotSlo)
+    /// Slot policies: x, the fraction of its context's KV that reached the target in its
+    /// last handover's episode, in [0, 1] (NaN: batch policies, or no episode)
+    double received{std::numeric_limits<double>::quiet_NaN()};
+    /// Slot policies: A(x), the accuracy utility (AccuracyUtility::Preset of the episode's
+    /// context) at that fraction: anytime inference on a partial cache (NaN as received)
+    double accuracy{std::numeric_limits<double>::quiet_NaN()};
+    bool served{false}; //!< It decoded every token
+    bool sloMet{false}; //!< Served with ttft <= ttftSlo and (one token or tpot <= tpotSlo)
 };
 
 /**
