@@ -718,6 +718,51 @@ TEST(FluidServingEngine, IdleCacheUsesWhatSlotsLeave)
     (void)lands;
 }
 
+// A second handover during the episode (3 slots, 300 tokens, sent to cell 2): the source
+// sends the whole cache anew to cell 3 from slot 70 (10 slots), or, the UE back at cell 1,
+// the request goes on there with its cache; the bytes sent to cell 2 are lost.
+TEST(FluidServingEngine, HandoverDuringAnEpisode)
+{
+    const double tau = 67.0 / 64;
+    const double again = 70.0 / 64;
+    const double step = 0.01 + 0.002 + 1e-5 * 1000;
+    {
+        FluidServingEngine e(SlotConfig(),
+                             SlotPolicy("ea", 0.5),
+                             3,
+                             {1},
+                             {{0, tau, 2}, {0, again, 3}},
+                             {Req(0, 998, 10, 0, 0, 0)});
+        const auto r = e.Run();
+        const auto& q = r.requests[0];
+        EXPECT_EQ(q.handovers, 2u);
+        EXPECT_EQ(q.stalls, 2u);
+        EXPECT_NEAR(q.stall, 80.0 / 64 + step - tau, 1e-9);
+        EXPECT_NEAR(q.worstStall, 10.0 / 64 + step, 1e-9);
+        EXPECT_NEAR(q.received, 1.0, 1e-12);
+        EXPECT_EQ(q.transferTokens, 1000u);
+        EXPECT_NEAR(r.backhaulBytes, (300 + 1000) * BYTES_PER_TOKEN, 1e-2);
+        EXPECT_EQ(r.restores, 1u);
+        EXPECT_TRUE(q.served);
+    }
+    {
+        FluidServingEngine e(SlotConfig(),
+                             SlotPolicy("ea", 0.5),
+                             2,
+                             {1},
+                             {{0, tau, 2}, {0, again, 1}},
+                             {Req(0, 998, 10, 0, 0, 0)});
+        const auto r = e.Run();
+        const auto& q = r.requests[0];
+        EXPECT_NEAR(q.stall, again + step - tau, 1e-9);
+        EXPECT_TRUE(std::isnan(q.received));
+        EXPECT_EQ(q.transferTokens, 0u);
+        EXPECT_NEAR(r.backhaulBytes, 300 * BYTES_PER_TOKEN, 1e-2);
+        EXPECT_TRUE(q.served);
+        EXPECT_EQ(q.prefillTokens, 998u);
+    }
+}
+
 // Which schemes serving mode models: batch and slot policies a source plans alone, without
 // pre-transfer.
 TEST(FluidServingEngine, ModelsSlotPolicies)
