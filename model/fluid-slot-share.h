@@ -34,13 +34,11 @@ struct FluidSlotShare
  * \ingroup edge-llm
  * \brief One directed link's slot of a slot policy at flow level, the step both flow-level
  *        engines take (FluidHandoverEngine, FluidServingEngine; doc/edge-llm-design.rst,
- *        "ImpactHO at flow level"): the policy's AllocateSlot(), asked through the base
- *        class, shares the slot's budget R dt among the active users; each share is sent at
- *        a constant rate over the slot [start, start + dt), so a window that closes inside
- *        it cuts the share pro rata.
- * \param policy a slot policy (HandoverScheduler::AllocatesSlots(), or a policy that wraps
- *        one)
- * \param users the link's active users: cache L_i (bits), fraction x_i, utility A_i
+ *        "Flow level" and "Serving many users"): the policy's AllocateSlot(), asked through the
+ * base class, shares the slot's budget R dt among the active users; each share is sent at a
+ * constant rate over the slot [start, start + dt), so a window that closes inside it cuts the share
+ * pro rata. \param policy a slot policy (HandoverScheduler::AllocatesSlots(), or a policy that
+ * wraps one) \param users the link's active users: cache L_i (bits), fraction x_i, utility A_i
  * \param windowEnds per user (same order), when its transfer window closes, s (> start)
  * \param start the slot's start, s
  * \param dt the slot's length, s, > 0
