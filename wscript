@@ -27,6 +27,7 @@ MODULE_SOURCES = [
     'model/continuous-batching-gpu.cc',
     'model/fluid-handover-engine.cc',
     'model/fluid-serving-engine.cc',
+    'model/fluid-slot-share.cc',
     'model/streaming-radio-model.cc',
     'model/accuracy-utility.cc',
     'model/slot-allocator.cc',

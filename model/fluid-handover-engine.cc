@@ -5,6 +5,7 @@
 
 #include "ctho-planner.h"
 #include "edge-llm-limits.h"
+#include "fluid-slot-share.h"
 #include "handover-batcher.h"
 #include "kv-pre-transfer-store.h"
 #include "llm-model-profile.h"
@@ -1090,32 +1091,30 @@ FluidHandoverEngine::ShareActiveSlot(double t, const std::vector<std::size_t>& a
     const double dt = m_scheduler->GetSlotLength().GetSeconds();
     const double window = m_scheduler->GetTransferWindow().GetSeconds();
     std::vector<SlotUser> users;
+    std::vector<double> windowEnds;
     for (std::size_t i : active)
     {
         users.push_back({i, m_slot[i].bits, m_slot[i].x, *m_ues[i].utility});
+        windowEnds.push_back(m_ues[i].handoverTime + window);
     }
-    const SlotAllocation a = m_scheduler->AllocateSlot(users, m_config.backhaulGbps * 1e9 * dt);
+    const FluidSlotShare s =
+        ShareFluidSlot(*m_scheduler, users, windowEnds, t, dt, m_config.backhaulGbps * 1e9 * dt);
     ++m_result.slots;
-    m_result.fallbackSlots += a.regime == SlotAllocation::FALLBACK ? 1 : 0;
-    double used = 0;
+    m_result.fallbackSlots += s.allocation.regime == SlotAllocation::FALLBACK ? 1 : 0;
     for (std::size_t n = 0; n < active.size(); ++n)
     {
         SlotState& u = m_slot[active[n]];
         FluidEpisodeResult& r = m_result.ues[active[n]];
         const double arrival = m_ues[active[n]].handoverTime;
-        // Sent at a constant rate over the slot; the window may cut it short.
-        const double share = std::clamp((arrival + window - t) / dt, 0.0, 1.0);
-        const double y = u.x + (a.target[n] - u.x) * share;
-        if (std::isnan(r.latency99) && y >= u.reach99 && a.target[n] > u.x)
+        const double target = s.allocation.target[n];
+        if (std::isnan(r.latency99) && s.reached[n] >= u.reach99 && target > u.x)
         {
-            r.latency99 = t + dt * (u.reach99 - u.x) / (a.target[n] - u.x) - arrival;
+            r.latency99 = t + dt * (u.reach99 - u.x) / (target - u.x) - arrival;
         }
-        const double bits = (std::min(1.0, y) - u.x) * u.bits;
-        used += bits;
-        r.handoverBytes += bits / 8;
-        u.x = std::min(1.0, y);
+        r.handoverBytes += (s.reached[n] - u.x) * u.bits / 8;
+        u.x = s.reached[n];
     }
-    return used;
+    return s.usedBits;
 }
 
 void

@@ -3,8 +3,10 @@
  */
 #include "fluid-serving-engine.h"
 
+#include "accuracy-utility.h"
 #include "ctho-planner.h"
 #include "edge-llm-limits.h"
+#include "fluid-slot-share.h"
 #include "handover-scheduler.h"
 #include "handover-scheme-registry.h"
 #include "llm-model-profile.h"
@@ -75,8 +77,10 @@ struct FluidServingEngine::Impl
     enum Kind
     {
         ITERATION_END, //!< A GPU's iteration ends (index: cell)
-        TRANSFER_END,  //!< A link's transfer ends (index: link)
+        TRANSFER_END,  //!< A link's transfer ends (index: link; tag: its generation)
+        EPISODE_END,   //!< A slot episode's cache is whole or its window closes (index: it)
         HANDOVER,      //!< A UE changes cell (index: handover)
+        SLOT,          //!< Slot policies: a slot starts (index: k, at k dt)
         PLAN,          //!< The batches of this instant are planned
         AT_BS,         //!< A request reaches its BS (index: request)
         SEND,          //!< A UE sends a request (index: request)
@@ -89,6 +93,7 @@ struct FluidServingEngine::Impl
         int kind;          //!< Kind
         uint64_t seq;      //!< Insertion order
         std::size_t index; //!< What it is about
+        uint64_t tag{0};   //!< TRANSFER_END: the link's generation when scheduled
     };
 
     /// Earliest first.
@@ -134,7 +139,35 @@ struct FluidServingEngine::Impl
         std::vector<Transfer> queue; //!< Waiting
         bool busy{false};            //!< One is being sent
         Transfer current;            //!< The one sent
+        double left{0};              //!< Bits of the one sent not yet sent (as of since)
+        double rate{0};              //!< Its rate since then, bit/s
+        double since{0};             //!< When left was counted, s
+        /// The rate the slot episodes leave the transfers in the current slot, bit/s (R
+        /// outside slots)
+        double freeRate{0};
+        uint64_t gen{0};                   //!< Bumped when its transfer end is rescheduled
+        std::vector<std::size_t> episodes; //!< Slot episodes on it, not over
     };
+
+    /// Slot policies: a handed-over request's cache sent in importance order within the
+    /// transfer window.
+    struct Episode
+    {
+        std::size_t request{0};  //!< Whose
+        std::size_t link{0};     //!< Its link
+        double arrival{0};       //!< The handover, s
+        double windowEnd{0};     //!< arrival + T_max, s
+        uint64_t context{0};     //!< C, KV tokens at the source
+        double bits{0};          //!< L = C x bytes per token x 8
+        AccuracyUtility utility; //!< A of its context
+        double x{0};             //!< Fraction at the end of its last slot's sending
+        double before{0};        //!< Fraction at that slot's start
+        double slotStart{-1};    //!< That slot's start, s (< 0: none yet)
+        double sendEnd{0};       //!< When that slot's sending ends: its end or the window's, s
+        bool over{false};        //!< Ended
+    };
+
+    static constexpr std::size_t NO_EPISODE = SIZE_MAX; //!< Request::episode: none
 
     /// A request's progress.
     struct Request
@@ -146,8 +179,12 @@ struct FluidServingEngine::Impl
         uint64_t decodedBefore{0};     //!< Its tokens decoded before it joined that GPU
         double handoverAt{-1};         //!< Its open stall's handover, s (< 0: none)
         double firstAt{0};             //!< Its first token at the UE, s
-        bool started{false};           //!< Reached its BS
-        bool done{false};              //!< Ended (served or not)
+        /// Tokens of its context whose KV it lacks (slot policies: not received, never
+        /// re-prefilled while it decodes)
+        uint64_t missing{0};
+        std::size_t episode{NO_EPISODE}; //!< Its open slot episode
+        bool started{false};             //!< Reached its BS
+        bool done{false};                //!< Ended (served or not)
     };
 
     /// A conversation's cache.
@@ -189,6 +226,13 @@ struct FluidServingEngine::Impl
     std::vector<std::set<std::size_t>> active;          //!< By UE: requests started, not done
     std::vector<std::vector<uint64_t>> ueConversations; //!< By UE: its conversations
     std::vector<Batch> batches;                         //!< This instant's
+    bool slots{false};                                  //!< A slot policy
+    double slotLength{0};                               //!< dt, s
+    double window{0};                                   //!< T_max, s
+    std::vector<Episode> episodes;                      //!< Slot policies: every episode
+    std::set<std::size_t> slotLinks; //!< Links with episodes or a slot's reduced rate
+    std::set<uint64_t> slotsPending; //!< Slots k scheduled
+    int64_t lastSlot{-1};            //!< The last slot run
     std::priority_queue<Event, std::vector<Event>, Later> events;
     uint64_t seq{0};
     double now{0};
@@ -213,9 +257,11 @@ struct FluidServingEngine::Impl
 
     void Validate();
     void Setup();
-    void Push(double time, Kind kind, std::size_t index);
+    void Push(double time, Kind kind, std::size_t index, uint64_t tag = 0);
     void Sample(double until);
     void Handle(const Event& e);
+    /// \return whether \p e no longer applies (a rescheduled transfer end, an episode over)
+    bool IsStale(const Event& e) const;
     void Kick(uint16_t cell);
     void OnIterationEnd(uint16_t cell);
     void OnToken(std::size_t r);
@@ -234,6 +280,23 @@ struct FluidServingEngine::Impl
     void Send(uint16_t from, uint16_t to, const Transfer& t);
     void StartLink(Link& link);
     void OnTransferEnd(std::size_t link);
+    /// Send link \p link's transfer at \p rate bit/s from now (its end rescheduled).
+    void SetLinkRate(Link& link, double rate);
+    /// Slot policies: request \p r's cache of \p context tokens goes from \p from to \p to.
+    void StartEpisode(std::size_t r, uint16_t from, uint16_t to, uint64_t context);
+    /// Schedule the slot a handover at \p time first takes part in (at most one per k).
+    void ScheduleSlot(uint64_t k);
+    /// Slot k: every link's active episodes share its budget (ShareFluidSlot).
+    void OnSlot(uint64_t k);
+    /// \return episode \p e's fraction received by now (constant rate over its slot)
+    double ReceivedNow(const Episode& e) const;
+    /// Episode \p e is over now: take it off its link, count its bytes.
+    void CloseEpisode(Episode& e);
+    /// Episode \p e's cache is whole or its window closed: its request resumes at the target.
+    void OnEpisodeEnd(std::size_t e);
+    /// A handover of request \p r's UE during its episode: the source sends the cache to
+    /// the new cell instead (or the request resumes at the source, \p to being it).
+    bool RetargetEpisode(std::size_t r, uint16_t from, uint16_t to);
     Link& LinkOf(uint16_t from, uint16_t to);
     ContinuousBatchingGpu& Gpu(uint16_t cell);
     void Summarize();
@@ -247,12 +310,11 @@ FluidServingEngine::Impl::Validate()
     {
         throw std::invalid_argument("scheduler must be a handover policy, got none");
     }
-    if (scheduler->AllocatesSlots() || scheduler->GetPreTransfer().has_value() ||
-        scheduler->GetPlanLead().IsStrictlyPositive())
+    if (scheduler->GetPreTransfer().has_value() || scheduler->GetPlanLead().IsStrictlyPositive())
     {
         throw std::invalid_argument("scheme '" + scheduler->GetSchemeName() +
-                                    "' is not modelled in serving mode: it takes a batch "
-                                    "policy its source plans alone (" +
+                                    "' is not modelled in serving mode: it takes a batch or "
+                                    "slot policy its source plans alone, without pre-transfer (" +
                                     HandoverSchemeRegistry::Names(", ", Models) + ")");
     }
     if (numCells < 1)
@@ -340,6 +402,9 @@ FluidServingEngine::Impl::Setup()
     bytesPerToken = profile.BytesPerToken();
     contextWindow = profile.contextWindow;
     bitsPerSecond = config.backhaulGbps * 1e9;
+    slots = scheduler->AllocatesSlots();
+    slotLength = scheduler->GetSlotLength().GetSeconds();
+    window = scheduler->GetTransferWindow().GetSeconds();
     for (uint16_t c = 1; c <= numCells; ++c)
     {
         gpus.push_back(std::make_unique<ContinuousBatchingGpu>(config.gpu, bytesPerToken));
@@ -353,6 +418,7 @@ FluidServingEngine::Impl::Setup()
             auto& l = LinkOf(a, b);
             l.from = a;
             l.to = b;
+            l.freeRate = bitsPerSecond;
         }
     }
     requests.resize(inputs.size());
@@ -390,9 +456,9 @@ FluidServingEngine::Impl::Setup()
 }
 
 void
-FluidServingEngine::Impl::Push(double time, Kind kind, std::size_t index)
+FluidServingEngine::Impl::Push(double time, Kind kind, std::size_t index, uint64_t tag)
 {
-    events.push(Event{time, kind, seq++, index});
+    events.push(Event{time, kind, seq++, index, tag});
 }
 
 ContinuousBatchingGpu&
@@ -542,7 +608,10 @@ FluidServingEngine::Impl::Finish(std::size_t r, bool served)
     {
         if (served && cell != 0)
         {
-            if (Gpu(cell).Park(q.in->conversation, conv.context))
+            // A slot policy's request lacks the KV of what it never received: its cache is
+            // the rest (the next turn prefills the missing part).
+            const uint64_t held = conv.context - std::min(conv.context, q.missing);
+            if (held > 0 && Gpu(cell).Park(q.in->conversation, held))
             {
                 conv.heldAt = cell;
             }
@@ -635,9 +704,15 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
 {
     uint16_t source = ueCell[h.ue];
     ueCell[h.ue] = h.target;
-    for (std::size_t r : active[h.ue])
+    // A copy: a slot policy's request may join a GPU (and end) in the loop.
+    const std::vector<std::size_t> caught(active[h.ue].begin(), active[h.ue].end());
+    for (std::size_t r : caught)
     {
         auto& q = requests[r];
+        if (q.done)
+        {
+            continue;
+        }
         result.requests[r].handovers += 1;
         if (q.handoverAt >= 0)
         {
@@ -646,6 +721,10 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
             CloseStall(r, h.time);
             q.handoverAt = h.time;
             result.requests[r].stalls += 1;
+        }
+        if (q.cell == 0 && RetargetEpisode(r, source, h.target))
+        {
+            continue; // its slot episode now sends to the new cell (or it is back home)
         }
         if (q.cell == 0 && Retarget(r, source, h.target))
         {
@@ -671,6 +750,11 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
         {
             out.stalls += 1;
             q.handoverAt = h.time;
+        }
+        if (slots)
+        {
+            StartEpisode(r, source, h.target, context);
+            continue;
         }
         auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) {
             return b.source == source && b.target == h.target;
@@ -771,6 +855,193 @@ FluidServingEngine::Impl::SendCache(uint64_t id, uint16_t from, uint16_t to)
     conv.movingTo = to;
     Send(from, to, t);
     return t.tokens;
+}
+
+void
+FluidServingEngine::Impl::StartEpisode(std::size_t r, uint16_t from, uint16_t to, uint64_t context)
+{
+    auto& q = requests[r];
+    if (context == 0)
+    {
+        // Nothing to send: it goes on at the target at once.
+        GpuSequenceSpec spec = q.spec;
+        spec.priority = true;
+        Join(r, to, spec);
+        return;
+    }
+    result.restores += 1;
+    Episode e;
+    e.request = r;
+    e.link = static_cast<std::size_t>(from - 1) * numCells + (to - 1);
+    e.arrival = now;
+    e.windowEnd = now + window;
+    e.context = context;
+    e.bits = static_cast<double>(context) * bytesPerToken * 8.0;
+    e.utility = AccuracyUtility::Preset(context);
+    const std::size_t id = episodes.size();
+    episodes.push_back(e);
+    q.episode = id;
+    links[e.link].episodes.push_back(id);
+    slotLinks.insert(e.link);
+    Push(e.windowEnd, EPISODE_END, id);
+    ScheduleSlot(FirstSlotAtOrAfter(now, slotLength));
+}
+
+void
+FluidServingEngine::Impl::ScheduleSlot(uint64_t k)
+{
+    if (static_cast<int64_t>(k) <= lastSlot)
+    {
+        k = static_cast<uint64_t>(lastSlot + 1); // that slot ran at this instant already
+    }
+    if (slotsPending.insert(k).second)
+    {
+        Push(static_cast<double>(k) * slotLength, SLOT, k);
+    }
+}
+
+void
+FluidServingEngine::Impl::OnSlot(uint64_t k)
+{
+    slotsPending.erase(k);
+    lastSlot = static_cast<int64_t>(k);
+    const double t = now;
+    const double budget = bitsPerSecond * slotLength;
+    bool busySlot = false;
+    const std::vector<std::size_t> touched(slotLinks.begin(), slotLinks.end());
+    for (std::size_t l : touched)
+    {
+        auto& link = links[l];
+        // Active: handed over by the slot's start, window open, cache not whole.
+        std::vector<std::size_t> on;
+        std::vector<SlotUser> users;
+        std::vector<double> windowEnds;
+        for (std::size_t id : link.episodes)
+        {
+            const auto& e = episodes[id];
+            if (e.arrival <= t && e.windowEnd > t && e.x < 1.0)
+            {
+                on.push_back(id);
+                users.push_back({e.request, e.bits, e.x, e.utility});
+                windowEnds.push_back(e.windowEnd);
+            }
+        }
+        double used = 0;
+        if (!on.empty())
+        {
+            busySlot = true;
+            const FluidSlotShare share =
+                ShareFluidSlot(*scheduler, users, windowEnds, t, slotLength, budget);
+            used = share.usedBits;
+            for (std::size_t n = 0; n < on.size(); ++n)
+            {
+                auto& e = episodes[on[n]];
+                e.before = e.x;
+                e.slotStart = t;
+                e.sendEnd = std::min(t + slotLength, e.windowEnd);
+                e.x = share.reached[n];
+                if ((1.0 - e.x) * e.bits < 1.0)
+                {
+                    e.x = 1.0; // less than a bit left (rounding of R dt): whole
+                }
+                if (e.x >= 1.0 && e.sendEnd < e.windowEnd)
+                {
+                    Push(e.sendEnd, EPISODE_END, on[n]); // whole at the slot's end
+                }
+            }
+        }
+        // The idle-cache transfers get what the episodes leave of the slot, at a constant
+        // rate over it (R in a slot without active episodes).
+        // (Less than a bit left is none: rounding of R dt.)
+        const double spare = budget - used;
+        link.freeRate = on.empty() ? bitsPerSecond : (spare < 1.0 ? 0.0 : spare / slotLength);
+        SetLinkRate(link, link.freeRate);
+        if (on.empty() && link.episodes.empty())
+        {
+            slotLinks.erase(l);
+        }
+    }
+    if (busySlot)
+    {
+        ScheduleSlot(k + 1); // the next slot goes on, or gives the links back their rate
+    }
+}
+
+double
+FluidServingEngine::Impl::ReceivedNow(const Episode& e) const
+{
+    if (e.slotStart < 0 || now >= e.sendEnd)
+    {
+        return e.x;
+    }
+    return e.before + (e.x - e.before) * (now - e.slotStart) / (e.sendEnd - e.slotStart);
+}
+
+void
+FluidServingEngine::Impl::CloseEpisode(Episode& e)
+{
+    e.x = ReceivedNow(e);
+    e.over = true;
+    auto& on = links[e.link].episodes;
+    const std::size_t id = static_cast<std::size_t>(&e - episodes.data());
+    on.erase(std::remove(on.begin(), on.end(), id), on.end());
+    requests[e.request].episode = NO_EPISODE;
+    result.backhaulBytes += e.x * e.bits / 8;
+}
+
+void
+FluidServingEngine::Impl::OnEpisodeEnd(std::size_t id)
+{
+    auto& e = episodes[id];
+    if (e.over)
+    {
+        return;
+    }
+    CloseEpisode(e);
+    const std::size_t r = e.request;
+    auto& q = requests[r];
+    auto& out = result.requests[r];
+    // Anytime inference (ImpactHO): it decodes on with the fraction received, the rest
+    // never re-prefilled; the prompt tokens not prefilled at the source are prefilled here.
+    const uint64_t held = e.x >= 1.0 ? e.context
+                                     : std::min(e.context,
+                                                static_cast<uint64_t>(std::floor(
+                                                    e.x * static_cast<double>(e.context) + 1e-6)));
+    q.missing += e.context - held;
+    out.received = e.x;
+    out.accuracy = e.utility.Value(e.x);
+    out.transferTokens += held;
+    GpuSequenceSpec spec = q.spec;
+    spec.cachedTokens = held;
+    spec.priority = true;
+    Join(r, links[e.link].to, spec);
+}
+
+bool
+FluidServingEngine::Impl::RetargetEpisode(std::size_t r, uint16_t from, uint16_t to)
+{
+    auto& q = requests[r];
+    if (q.episode == NO_EPISODE || links[episodes[q.episode].link].to != from)
+    {
+        return false;
+    }
+    // The source still holds the whole cache while it sends it: what reached the cell the
+    // UE left is lost; the source sends the cache anew to the new cell (a new window), or
+    // the request goes on at the source with its cache when the UE is back there.
+    auto& e = episodes[q.episode];
+    CloseEpisode(e);
+    const uint16_t source = links[e.link].from;
+    if (source != to)
+    {
+        result.restores -= 1; // StartEpisode counts the same restore again
+        StartEpisode(r, source, to, e.context);
+        return true;
+    }
+    GpuSequenceSpec spec = q.spec;
+    spec.cachedTokens = e.context;
+    spec.priority = true;
+    Join(r, source, spec);
+    return true;
 }
 
 void
@@ -878,9 +1149,28 @@ FluidServingEngine::Impl::StartLink(Link& link)
     link.current = link.queue[pick];
     link.queue.erase(link.queue.begin() + static_cast<std::ptrdiff_t>(pick));
     link.busy = true;
-    double seconds = static_cast<double>(link.current.tokens) * bytesPerToken * 8.0 / bitsPerSecond;
-    std::size_t index = static_cast<std::size_t>(link.from - 1) * numCells + (link.to - 1);
-    Push(now + seconds, TRANSFER_END, index);
+    link.left = static_cast<double>(link.current.tokens) * bytesPerToken * 8.0;
+    link.since = now;
+    link.rate = 0;
+    SetLinkRate(link, link.freeRate);
+}
+
+void
+FluidServingEngine::Impl::SetLinkRate(Link& link, double rate)
+{
+    if (!link.busy || rate == link.rate)
+    {
+        return;
+    }
+    link.left = std::max(0.0, link.left - (now - link.since) * link.rate);
+    link.since = now;
+    link.rate = rate;
+    link.gen += 1;
+    if (rate > 0)
+    {
+        std::size_t index = static_cast<std::size_t>(link.from - 1) * numCells + (link.to - 1);
+        Push(now + link.left / rate, TRANSFER_END, index, link.gen);
+    }
 }
 
 void
@@ -916,6 +1206,16 @@ FluidServingEngine::Impl::OnTransferEnd(std::size_t index)
     StartLink(link);
 }
 
+bool
+FluidServingEngine::Impl::IsStale(const Event& e) const
+{
+    if (e.kind == TRANSFER_END)
+    {
+        return !links[e.index].busy || links[e.index].gen != e.tag;
+    }
+    return e.kind == EPISODE_END && episodes[e.index].over;
+}
+
 void
 FluidServingEngine::Impl::Handle(const Event& e)
 {
@@ -925,10 +1225,16 @@ FluidServingEngine::Impl::Handle(const Event& e)
         OnIterationEnd(static_cast<uint16_t>(e.index));
         break;
     case TRANSFER_END:
-        OnTransferEnd(e.index);
+        OnTransferEnd(e.index); // Run() skipped a rescheduled one (IsStale)
+        break;
+    case EPISODE_END:
+        OnEpisodeEnd(e.index);
         break;
     case HANDOVER:
         OnHandover(handovers[e.index]);
+        break;
+    case SLOT:
+        OnSlot(e.index);
         break;
     case PLAN:
         PlanBatches();
@@ -985,7 +1291,8 @@ FluidServingEngine::~FluidServingEngine() = default;
 bool
 FluidServingEngine::Models(const HandoverScheme& scheme)
 {
-    return scheme.batchPlan && !scheme.wrapsInner && !scheme.targetCoordinated;
+    return (scheme.batchPlan || scheme.slotPolicy) && !scheme.wrapsInner &&
+           !scheme.targetCoordinated;
 }
 
 FluidServingResult
@@ -1002,6 +1309,10 @@ FluidServingEngine::Run()
     {
         Impl::Event e = s.events.top();
         s.events.pop();
+        if (s.IsStale(e))
+        {
+            continue; // a transfer end rescheduled, an episode already over
+        }
         s.Sample(e.time);
         s.now = e.time;
         s.Handle(e);

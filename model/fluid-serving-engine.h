@@ -122,8 +122,14 @@ struct ServingRequestResult
     /// Sum over its handovers of the time from the handover to its next decoded token, s
     double stall{0};
     double worstStall{0}; //!< The longest of them, s
-    bool served{false};   //!< It decoded every token
-    bool sloMet{false};   //!< Served with ttft <= ttftSlo and (one token or tpot <= tpotSlo)
+    /// Slot policies: x, the fraction of its context's KV that reached the target in its
+    /// last handover's episode, in [0, 1] (NaN: batch policies, or no episode)
+    double received{std::numeric_limits<double>::quiet_NaN()};
+    /// Slot policies: A(x), the accuracy utility (AccuracyUtility::Preset of the episode's
+    /// context) at that fraction: anytime inference on a partial cache (NaN as received)
+    double accuracy{std::numeric_limits<double>::quiet_NaN()};
+    bool served{false}; //!< It decoded every token
+    bool sloMet{false}; //!< Served with ttft <= ttftSlo and (one token or tpot <= tpotSlo)
 };
 
 /**
@@ -154,9 +160,11 @@ struct FluidServingResult
     uint64_t idleMoves{0};   //!< Idle caches sent at a handover (move-now)
     uint64_t idleFetches{0}; //!< Idle caches fetched by a next turn from another BS
     uint64_t idleDrops{0};   //!< Idle caches freed at a handover (drop)
-    uint64_t restores{0};    //!< Handovers of a request on a GPU
+    uint64_t restores{0};    //!< Handovers of a request on a GPU (slot policies: episodes)
     uint64_t overContext{0}; //!< Requests refused: context + output beyond the model's window
-    double backhaulBytes{0}; //!< KV bytes over the backhaul
+    /// KV bytes over the backhaul (slot policies: the fractions sent, cancelled episodes'
+    /// included)
+    double backhaulBytes{0};
 };
 
 /**
@@ -185,8 +193,23 @@ struct FluidServingResult
  * time from the handover to its next decoded token (a handover before its next token adds its own:
  * the stalls add up; two handovers at one instant restore from the first source to the last cell).
  * An idle UE's caches follow the idle policy. A request whose context and output exceed the model's
- * context window is refused (reported, not served). Slot policies (ImpactHO and its baselines) and
- * pre-transfer policies are refused.
+ * context window is refused (reported, not served).
+ *
+ * A slot policy (ImpactHO, EA, WTA, PF: AllocatesSlots()) plans no batch: each request a
+ * handover takes off the source GPU with C > 0 tokens becomes a slot episode on its directed
+ * link, its whole cache sent in importance order within GetTransferWindow() from the
+ * handover, slot by slot (GetSlotLength(); ShareFluidSlot, as FluidHandoverEngine: a
+ * handover waits for the next slot boundary, each slot's R dt shared by AllocateSlot()
+ * among the active episodes with AccuracyUtility::Preset(C), a share sent at a constant rate
+ * over the slot, a window that ends mid-slot cutting it pro rata, idle slots skipped). When
+ * the cache is whole (the end of its slot) or the window closes, the request resumes as a
+ * priority sequence on the target GPU holding floor(x C) tokens of KV, x the fraction
+ * received (anytime inference: the rest never re-prefilled; ServingRequestResult::received
+ * and accuracy), its prompt rest prefilled first. A handover during the episode cancels it:
+ * the source sends the cache anew to the new cell, or the request goes on at the source if
+ * the UE is back there. Idle-cache transfers on a link with episodes get what the episodes
+ * leave of each slot (R outside slots). Pre-transfer and target-coordinated policies are
+ * refused.
  *
  * Events are processed in time order (ties: iteration ends, transfer ends, handovers,
  * batch plans, arrivals at the BS, sends); a run is deterministic.
@@ -196,7 +219,8 @@ class FluidServingEngine
   public:
     /**
      * \param config the knobs (validated)
-     * \param scheduler a batch policy its source plans alone, without pre-transfer (Models())
+     * \param scheduler a batch or slot policy its source plans alone, without pre-transfer
+     *        (Models())
      * \param numCells BSs, cells 1..numCells, [1, 65535]
      * \param initialCell each UE's serving cell at time 0 (one per UE, in [1, numCells])
      * \param handovers serving-cell changes (any order; each to another cell than the UE's
@@ -216,9 +240,10 @@ class FluidServingEngine
 
     /**
      * \brief Which schemes serving mode models (a program's filter for
-     *        HandoverSchemeRegistry::ParseList and Names): a batch policy its source plans
-     *        alone, without pre-transfer (ctHO, tHO, cHO); the constructor refuses the
-     *        others' schedulers, asked through the base class.
+     *        HandoverSchemeRegistry::ParseList and Names): a batch policy (ctHO, tHO, cHO)
+     *        or a slot policy (ImpactHO, EA, WTA, PF) its source plans alone, without
+     *        pre-transfer; the constructor refuses the others' schedulers, asked through
+     *        the base class.
      * \param scheme a registry entry
      * \return whether it is modelled
      */

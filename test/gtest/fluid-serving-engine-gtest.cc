@@ -4,14 +4,19 @@
  * FluidServingEngine (many users, a continuous-batching GPU per BS, handovers at flow
  * level): time to first token at low load, a handover's stall under cHO and tHO, the three
  * idle-cache policies and LRU eviction, each worked out by hand from the iteration-time
- * equation; token conservation over a trace with handovers; every refusal.
+ * equation; token conservation over a trace with handovers; every refusal. Slot policies
+ * (ImpactHO, EA): received fractions, resume times and stalls by hand on links that carry
+ * a whole number of tokens per slot, water-filling against SlotAllocator, both sides of a
+ * slot boundary, and idle caches sharing a link with slot episodes.
  */
 #include "edge-llm-gtest-util.h"
 
 #include "ns3/core-module.h"
 #include "ns3/fluid-serving-engine.h"
+#include "ns3/handover-scheduler.h"
 #include "ns3/handover-scheme-registry.h"
 #include "ns3/llm-model-profile.h"
+#include "ns3/slot-allocator.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
@@ -375,7 +380,7 @@ TEST(FluidServingEngine, TokensConservedOverHandovers)
                                          static_cast<uint16_t>(k % 2 == 0 ? 2 : 1)});
         }
     }
-    for (const char* scheme : {"ctho", "tho", "cho"})
+    for (const char* scheme : {"ctho", "tho", "cho", "impactho", "ea", "wta", "pf"})
     {
         for (auto policy :
              {IdleCachePolicy::MOVE_NOW, IdleCachePolicy::MOVE_ON_NEXT_TURN, IdleCachePolicy::DROP})
@@ -392,6 +397,12 @@ TEST(FluidServingEngine, TokensConservedOverHandovers)
                 EXPECT_GE(q.sent, requests[i].arrival);
                 EXPECT_GE(q.ttft, 0.03 - 1e-12); // uplink + downlink at least
                 handovers += q.handovers;
+                if (!std::isnan(q.received))
+                {
+                    EXPECT_GE(q.received, 0.0);
+                    EXPECT_LE(q.received, 1.0);
+                    EXPECT_LE(q.accuracy, 0.9535);
+                }
             }
             EXPECT_GT(handovers, 0u) << scheme;
             auto again = RunOne(c, scheme, std::vector<uint16_t>(10, 1), ho, requests);
@@ -423,11 +434,11 @@ TEST(FluidServingEngine, Refusals)
         });
     };
     EXPECT_EQ(make("ctho", 2, {1}, {}, one, c), "");
-    EXPECT_NE(make("impactho", 2, {1}, {}, one, c).find("not modelled in serving mode"),
-              std::string::npos);
+    EXPECT_EQ(make("impactho", 2, {1}, {}, one, c), "");
     EXPECT_NE(make("tc-ctho", 2, {1}, {}, one, c)
-                  .find("not modelled in serving mode: it takes a batch policy its source plans "
-                        "alone (ctho, tho, cho)"),
+                  .find("not modelled in serving mode: it takes a batch or slot policy its source "
+                        "plans alone, without pre-transfer (ctho, tho, cho, impactho, ea, wta, "
+                        "pf)"),
               std::string::npos);
     EXPECT_EQ(make("tho", 2, {1}, {}, one, c), "");
     EXPECT_EQ(make("cho", 2, {1}, {}, one, c), "");
@@ -471,6 +482,324 @@ TEST(FluidServingEngine, Refusals)
                   IdleCachePolicyFromName("keep");
               }).find("move-now, move-on-next-turn, drop"),
               std::string::npos);
+}
+
+/// Slot tests: HandConfig with a link that carries exactly 100 tokens per 1/64 s slot:
+/// R = 100 x 57344 x 8 x 64 bit/s = 2.9360128 Gbit/s.
+FluidServingConfig
+SlotConfig()
+{
+    auto c = HandConfig();
+    c.backhaulGbps = 2.9360128;
+    return c;
+}
+
+/// dt of the slot tests, s (a power of two: slot starts k dt are exact)
+constexpr double DT = 1.0 / 64;
+
+/// A slot policy \p scheme with slot DT and window \p window (s).
+Ptr<HandoverScheduler>
+SlotPolicy(const std::string& scheme, double window)
+{
+    auto s = HandoverSchemeRegistry::Create(scheme);
+    s->SetAttribute("SlotLength", TimeValue(Seconds(DT)));
+    s->SetAttribute("TransferWindow", TimeValue(Seconds(window)));
+    return s;
+}
+
+FluidServingResult
+RunSlots(const std::string& scheme,
+         double window,
+         const std::vector<uint16_t>& cells,
+         const std::vector<ServingHandover>& handovers,
+         const std::vector<LlmRequest>& requests,
+         const FluidServingConfig& c = SlotConfig())
+{
+    FluidServingEngine engine(c, SlotPolicy(scheme, window), 2, cells, handovers, requests);
+    return engine.Run();
+}
+
+/// The importance-order preset below 4K tokens (ImpactHO Eq. (6), algebraic, HEADLINE):
+/// A(y) = M/2 (1 + u / sqrt(1 + u^2)), u = k (y - tau), M = 0.9535, k = 45, tau = 0.065.
+double
+PresetAccuracy(double y)
+{
+    const double u = 45 * (y - 0.065);
+    return 0.9535 / 2 * (1 + u / std::sqrt(1 + u * u));
+}
+
+// One request (prompt 998) handed over during its third iteration (1.03999 to 1.06199 s):
+// C = 998 + 2 decoded = 1000 tokens, 10 slots of 100 tokens. EA with one user gives it the
+// whole budget. Then one decode step on the target over the KV it holds:
+// 0.01 + 0.002 + 1e-5 x held.
+TEST(FluidServingEngine, EaOneHandoverByHand)
+{
+    {
+        // At 1.05 s, inside slot 67: it waits for slot 68 (1.0625 s); the cache is whole at
+        // the end of slot 77 (1.21875 s), well inside the 500 ms window.
+        auto r = RunSlots("ea", 0.5, {1}, {{0, 1.05, 2}}, {Req(0, 998, 10, 0, 0, 0)});
+        const auto& q = r.requests[0];
+        EXPECT_TRUE(q.served);
+        EXPECT_EQ(q.decodedTokens, 10u);
+        EXPECT_EQ(q.handovers, 1u);
+        EXPECT_EQ(q.stalls, 1u);
+        EXPECT_NEAR(q.received, 1.0, 1e-12);
+        EXPECT_NEAR(q.accuracy, PresetAccuracy(1.0), 1e-12);
+        EXPECT_EQ(q.transferTokens, 1000u);
+        EXPECT_EQ(q.prefillTokens, 998u); // nothing re-prefilled
+        const double resume = 68.0 / 64 + 1000 * 57344 * 8 / 2.9360128e9;
+        EXPECT_NEAR(resume, 1.21875, 1e-12);
+        EXPECT_NEAR(q.stall, resume + (0.01 + 0.002 + 1e-5 * 1000) - 1.05, 1e-9);
+        EXPECT_NEAR(r.backhaulBytes, 1000 * BYTES_PER_TOKEN, 1e-3);
+        EXPECT_EQ(r.restores, 1u);
+    }
+    {
+        // On a slot boundary (67/64 s) with a 100 ms window: x = R T_max / (C s_KV) = 0.64;
+        // it resumes at the window's end with 640 tokens of KV.
+        const double tau = 67.0 / 64;
+        auto r = RunSlots("ea", 0.1, {1}, {{0, tau, 2}}, {Req(0, 998, 10, 0, 0, 0)});
+        const auto& q = r.requests[0];
+        const double x = std::min(1.0, 2.9360128e9 * 0.1 / (1000 * 57344 * 8));
+        EXPECT_NEAR(x, 0.64, 1e-12);
+        EXPECT_NEAR(q.received, x, 1e-9);
+        EXPECT_NEAR(q.accuracy, PresetAccuracy(x), 1e-9);
+        EXPECT_EQ(q.transferTokens, 640u);
+        EXPECT_NEAR(q.stall, 0.1 + (0.01 + 0.002 + 1e-5 * 640), 1e-9);
+        EXPECT_TRUE(q.served);
+        EXPECT_EQ(q.decodedTokens, 10u);
+        EXPECT_EQ(q.prefillTokens, 998u);
+        EXPECT_NEAR(r.backhaulBytes, 640 * BYTES_PER_TOKEN, 1e-3);
+    }
+}
+
+// Two UEs, prompts of 998 and 999 tokens: the first prefills alone (1.008 s, to 1.018 s),
+// the second with the first's decode step (0.01 + 0.999 + 0.002 + 1e-5 x 999 = 1.02099 s,
+// to 2.03899 s); both hand over to the same cell at 132/64 s, inside the next iteration
+// (0.01 + 0.004 + 1e-5 x 2000 = 0.034 s, to 2.07299 s): C = 998 + 2 = 999 + 1 = 1000. EA
+// halves each slot (50 tokens each); the 100 ms window ends 0.4 into the seventh slot:
+// 6.4 x 50 = 320 tokens each, x = R T_max / 2 / (C s_KV) = 0.32.
+TEST(FluidServingEngine, EaTwoUesShareTheLink)
+{
+    const double tau = 132.0 / 64;
+    auto r = RunSlots("ea",
+                      0.1,
+                      {1, 1},
+                      {{0, tau, 2}, {1, tau, 2}},
+                      {Req(0, 998, 10, 0, 0, 0), Req(0, 999, 10, 1, 1, 0)});
+    const double x = 2.9360128e9 * 0.1 / 2 / (1000 * 57344 * 8);
+    EXPECT_NEAR(x, 0.32, 1e-12);
+    for (const auto& q : r.requests)
+    {
+        EXPECT_NEAR(q.received, x, 1e-9);
+        EXPECT_EQ(q.transferTokens, 320u);
+        EXPECT_TRUE(q.served);
+        EXPECT_EQ(q.decodedTokens, 10u);
+    }
+    EXPECT_NEAR(r.backhaulBytes, 640 * BYTES_PER_TOKEN, 1e-3);
+    // The first to resume decodes alone (0.01 + 0.002 + 1e-5 x 320); the second joins the
+    // next iteration, two decode steps over 321 + 320 tokens.
+    const double first = 0.01 + 0.002 + 1e-5 * 320;
+    EXPECT_NEAR(r.requests[0].stall, 0.1 + first, 1e-9);
+    EXPECT_NEAR(r.requests[1].stall, 0.1 + first + (0.01 + 0.004 + 1e-5 * 641), 1e-9);
+}
+
+// ImpactHO on two users of 1000 and 500 tokens (prompts 998 and 499: the second prefills
+// with the first's second token, to 1.018 + 0.52099 = 1.53899 s; handed over at 100/64 s,
+// inside the next iteration, to 1.56799 s) with a window of one slot: one
+// slot of 100 tokens, which SlotAllocator's water-filling shares (sum L tau = 97.5 tokens
+// fits: its feasible regime).
+TEST(FluidServingEngine, ImpactHoOneSlotIsWaterFilling)
+{
+    const double tau = 100.0 / 64;
+    auto r = RunSlots("impactho",
+                      DT,
+                      {1, 1},
+                      {{0, tau, 2}, {1, tau, 2}},
+                      {Req(0, 998, 10, 0, 0, 0), Req(0, 499, 10, 1, 1, 0)});
+    const double bits = 57344 * 8;
+    const std::vector<SlotUser> users{{0, 1000 * bits, 0, AccuracyUtility::Preset(1000)},
+                                      {1, 500 * bits, 0, AccuracyUtility::Preset(500)}};
+    const SlotAllocation ref = SlotAllocator::WaterFilling(users, 2.9360128 * 1e9 * DT);
+    ASSERT_EQ(ref.regime, SlotAllocation::WATER_FILLING);
+    const uint64_t context[2] = {1000, 500};
+    for (std::size_t i = 0; i < 2; ++i)
+    {
+        const auto& q = r.requests[i];
+        EXPECT_NEAR(q.received, ref.target[i], 1e-12) << i;
+        EXPECT_GE(q.received, 0.065) << i; // both lifted to tau
+        EXPECT_NEAR(q.accuracy, PresetAccuracy(q.received), 1e-12) << i;
+        EXPECT_EQ(q.transferTokens,
+                  static_cast<uint64_t>(std::floor(ref.target[i] * context[i] + 1e-6)))
+            << i;
+        EXPECT_TRUE(q.served) << i;
+    }
+    // The whole budget used: 1000 x1 + 500 x2 = 100 tokens.
+    EXPECT_NEAR(1000 * r.requests[0].received + 500 * r.requests[1].received, 100, 1e-6);
+    EXPECT_NEAR(r.backhaulBytes, 100 * BYTES_PER_TOKEN, 1e-2);
+    EXPECT_GT(r.requests[0].received, 0.0);
+    EXPECT_NE(r.requests[0].received, r.requests[1].received);
+}
+
+// Slot-granular: a window shorter than a slot, a window that closes before the next slot,
+// and a handover on, just before and just after a slot boundary (C = 1000 as above).
+TEST(FluidServingEngine, SlotBoundariesBothSides)
+{
+    const std::vector<LlmRequest> one{Req(0, 998, 10, 0, 0, 0)};
+    const double step = 0.01 + 0.002 + 1e-5 * 1000; // one decode step over the whole cache
+    {
+        // Half a slot from a boundary: half of 100 tokens.
+        auto r = RunSlots("ea", DT / 2, {1}, {{0, 67.0 / 64, 2}}, one);
+        EXPECT_NEAR(r.requests[0].received, 0.05, 1e-9);
+        EXPECT_EQ(r.requests[0].transferTokens, 50u);
+        EXPECT_NEAR(r.requests[0].stall, DT / 2 + (0.01 + 0.002 + 1e-5 * 50), 1e-9);
+        EXPECT_TRUE(r.requests[0].served);
+    }
+    {
+        // At 1.05 s with a 10 ms window: it closes (1.06 s) before the next slot (1.0625 s):
+        // nothing received, it decodes on with no KV of its context.
+        auto r = RunSlots("ea", 0.01, {1}, {{0, 1.05, 2}}, one);
+        EXPECT_EQ(r.requests[0].received, 0.0);
+        EXPECT_NEAR(r.requests[0].accuracy, PresetAccuracy(0), 1e-12);
+        EXPECT_EQ(r.requests[0].transferTokens, 0u);
+        EXPECT_NEAR(r.requests[0].stall, 0.01 + (0.01 + 0.002), 1e-9);
+        EXPECT_TRUE(r.requests[0].served);
+        EXPECT_EQ(r.backhaulBytes, 0.0);
+    }
+    const double boundary = 67.0 / 64;
+    {
+        auto r = RunSlots("ea", 0.5, {1}, {{0, boundary, 2}}, one);
+        EXPECT_NEAR(r.requests[0].stall, 10.0 / 64 + step, 1e-9); // slot 67 on
+    }
+    {
+        auto r = RunSlots("ea", 0.5, {1}, {{0, boundary - 1e-6, 2}}, one);
+        EXPECT_NEAR(r.requests[0].stall, 1e-6 + 10.0 / 64 + step, 1e-9); // waits for slot 67
+    }
+    {
+        auto r = RunSlots("ea", 0.5, {1}, {{0, boundary + 1e-6, 2}}, one);
+        EXPECT_NEAR(r.requests[0].stall, 11.0 / 64 - 1e-6 + step, 1e-9); // waits for slot 68
+    }
+}
+
+// An idle cache moved (move-now) on a link a slot episode fills: UE 0's 102 tokens wait
+// while UE 1's 1000 tokens take all of slots 131 to 140, then go at R (1.02 slots). UE 0's
+// next turn, sent at 2.1 s, starts when they land, behind UE 1's last token's iteration on
+// cell 2.
+TEST(FluidServingEngine, IdleCacheUsesWhatSlotsLeave)
+{
+    auto c = SlotConfig();
+    c.idlePolicy = IdleCachePolicy::MOVE_NOW;
+    const double tau = 131.0 / 64; // inside UE 1's third iteration (2.03999 to 2.06199 s)
+    auto r =
+        RunSlots("ea",
+                 0.5,
+                 {1, 1},
+                 {{0, tau, 2}, {1, tau, 2}},
+                 {Req(0, 100, 2, 0, 7, 0), Req(2.1, 50, 2, 0, 7, 1), Req(1.0, 998, 3, 1, 8, 0)},
+                 c);
+    EXPECT_EQ(r.idleMoves, 1u);
+    const double resume = tau + 10.0 / 64;       // UE 1's cache whole
+    const double lands = tau + (10 + 1.02) / 64; // UE 0's idle cache
+    const double ue1Token = resume + (0.01 + 0.002 + 1e-5 * 1000);
+    EXPECT_NEAR(r.requests[2].stall, ue1Token - tau, 1e-9);
+    EXPECT_LT(lands, ue1Token); // its turn waits for that iteration
+    const auto& q = r.requests[1];
+    EXPECT_EQ(q.cachedTokens, 102u);
+    EXPECT_NEAR(q.ttft, ue1Token + (0.01 + 0.001 * 50 + 1e-5 * 102) + 0.02 - 2.1, 1e-9);
+    EXPECT_NEAR(r.backhaulBytes, (1000 + 102) * BYTES_PER_TOKEN, 1e-2);
+    // Without UE 1's handover the link is free: the cache lands 1.02 slots after tau and
+    // the turn starts at once when it arrives (2.11 s, later).
+    auto alone = RunSlots("ea",
+                          0.5,
+                          {1, 1},
+                          {{0, tau, 2}},
+                          {Req(0, 100, 2, 0, 7, 0), Req(2.1, 50, 2, 0, 7, 1)},
+                          c);
+    EXPECT_NEAR(alone.requests[1].ttft, 0.01 + (0.01 + 0.001 * 50 + 1e-5 * 102) + 0.02, 1e-9);
+    (void)lands;
+}
+
+// A second handover during the episode (3 slots, 300 tokens, sent to cell 2): the source
+// sends the whole cache anew to cell 3 from slot 70 (10 slots), or, the UE back at cell 1,
+// the request goes on there with its cache; the bytes sent to cell 2 are lost.
+TEST(FluidServingEngine, HandoverDuringAnEpisode)
+{
+    const double tau = 67.0 / 64;
+    const double again = 70.0 / 64;
+    const double step = 0.01 + 0.002 + 1e-5 * 1000;
+    {
+        FluidServingEngine e(SlotConfig(),
+                             SlotPolicy("ea", 0.5),
+                             3,
+                             {1},
+                             {{0, tau, 2}, {0, again, 3}},
+                             {Req(0, 998, 10, 0, 0, 0)});
+        const auto r = e.Run();
+        const auto& q = r.requests[0];
+        EXPECT_EQ(q.handovers, 2u);
+        EXPECT_EQ(q.stalls, 2u);
+        EXPECT_NEAR(q.stall, 80.0 / 64 + step - tau, 1e-9);
+        EXPECT_NEAR(q.worstStall, 10.0 / 64 + step, 1e-9);
+        EXPECT_NEAR(q.received, 1.0, 1e-12);
+        EXPECT_EQ(q.transferTokens, 1000u);
+        EXPECT_NEAR(r.backhaulBytes, (300 + 1000) * BYTES_PER_TOKEN, 1e-2);
+        EXPECT_EQ(r.restores, 1u);
+        EXPECT_TRUE(q.served);
+    }
+    {
+        FluidServingEngine e(SlotConfig(),
+                             SlotPolicy("ea", 0.5),
+                             2,
+                             {1},
+                             {{0, tau, 2}, {0, again, 1}},
+                             {Req(0, 998, 10, 0, 0, 0)});
+        const auto r = e.Run();
+        const auto& q = r.requests[0];
+        EXPECT_NEAR(q.stall, again + step - tau, 1e-9);
+        EXPECT_TRUE(std::isnan(q.received));
+        EXPECT_EQ(q.transferTokens, 0u);
+        EXPECT_NEAR(r.backhaulBytes, 300 * BYTES_PER_TOKEN, 1e-2);
+        EXPECT_TRUE(q.served);
+        EXPECT_EQ(q.prefillTokens, 998u);
+    }
+}
+
+// Which schemes serving mode models: batch and slot policies a source plans alone, without
+// pre-transfer.
+TEST(FluidServingEngine, ModelsSlotPolicies)
+{
+    for (const char* name : {"ctho", "tho", "cho", "impactho", "ea", "wta", "pf"})
+    {
+        EXPECT_TRUE(FluidServingEngine::Models(HandoverSchemeRegistry::Find(name))) << name;
+    }
+    const std::vector<LlmRequest> one{Req(0, 10, 2, 0, 0, 0)};
+    for (const char* name : {"pre-ctho", "pre-impactho", "tc-ctho"})
+    {
+        EXPECT_FALSE(FluidServingEngine::Models(HandoverSchemeRegistry::Find(name))) << name;
+        const std::string error = edgellmtest::ErrorOf([&] {
+            FluidServingEngine e(HandConfig(),
+                                 HandoverSchemeRegistry::Create(name),
+                                 2,
+                                 {1},
+                                 {},
+                                 one);
+        });
+        EXPECT_NE(error.find(std::string("scheme '") + name +
+                             "' is not modelled in serving mode: it takes a batch or slot "
+                             "policy its source plans alone, without pre-transfer (ctho, tho, "
+                             "cho, impactho, ea, wta, pf)"),
+                  std::string::npos)
+            << error;
+    }
+    EXPECT_EQ(HandoverSchemeRegistry::Names(", ", FluidServingEngine::Models),
+              "ctho, tho, cho, impactho, ea, wta, pf");
+}
+
+// Batch policies leave the slot fields NaN.
+TEST(FluidServingEngine, BatchPoliciesHaveNoFraction)
+{
+    auto r = RunOne(HandConfig(), "cho", {1}, {{0, 1.05, 2}}, {Req(0, 998, 10, 0, 0, 0)});
+    EXPECT_TRUE(std::isnan(r.requests[0].received));
+    EXPECT_TRUE(std::isnan(r.requests[0].accuracy));
 }
 
 // A request too big for the memory is reported, not served, and does not stop the others.
