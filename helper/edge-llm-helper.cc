@@ -957,7 +957,6 @@ EdgeLlmHelper::InstallUeRequests(NodeContainer ueNodes,
     const Ptr<Node> sgw = SgwFor(bsApps);
     const EdgeLlmUeApp::ServerResolver servers = ServersOf(bsApps, sgw);
     constexpr uint64_t maxTokens = std::numeric_limits<uint32_t>::max();
-    std::vector<uint32_t> sent(ueNodes.GetN(), 0); // requests so far, per UE
     ApplicationContainer apps;
     for (std::size_t r = 0; r < requests.size(); ++r)
     {
@@ -976,17 +975,21 @@ EdgeLlmHelper::InstallUeRequests(NodeContainer ueNodes,
         NS_ABORT_MSG_IF(q.outputTokens < 1 || q.outputTokens > maxTokens,
                         who.str() << "outputTokens must be in [1, " << maxTokens << "], got "
                                   << q.outputTokens);
-        NS_ABORT_MSG_IF(!(q.arrival >= 0) || !std::isfinite(q.arrival),
-                        who.str() << "arrival must be a finite time >= 0 s, got " << q.arrival);
+        NS_ABORT_MSG_IF(!(q.arrival >= 0 && q.arrival <= 1e9),
+                        who.str() << "arrival must be in [0, 1e9] s, got " << q.arrival);
         Ptr<EdgeLlmUeApp> app = m_ueFactory.Create<EdgeLlmUeApp>();
         UintegerValue base;
         app->GetAttribute("LocalPort", base);
-        const uint32_t k = ++sent[q.ue];
+        const uint64_t imsi = ran->GetImsi(ueDevices.Get(q.ue));
+        const uint32_t k = ++m_wiring->requests[imsi];
         NS_ABORT_MSG_IF(base.Get() + k > 65535,
                         who.str() << "UE " << q.ue << "'s request " << k << " would need LocalPort "
                                   << base.Get() + k << ": at most " << 65535 - base.Get()
                                   << " requests per UE with LocalPort " << base.Get());
-        const uint64_t imsi = ran->GetImsi(ueDevices.Get(q.ue));
+        NS_ABORT_MSG_IF(imsi < 1 || imsi > EdgeLlmSessionId::MAX_IMSI,
+                        who.str() << "UE " << q.ue << "'s IMSI must be in [1, "
+                                  << EdgeLlmSessionId::MAX_IMSI << "] for request sessions, got "
+                                  << imsi);
         app->SetAttribute("SessionId", UintegerValue(EdgeLlmSessionId::Make(imsi, k)));
         app->SetAttribute("LocalPort", UintegerValue(base.Get() + k));
         app->SetAttribute("PromptTokens", UintegerValue(q.promptTokens));

@@ -332,7 +332,8 @@ class EdgeLlmHelper
      *        session, served as InstallUe(ueNodes, ueDevices, bsApps) serves a UE's one
      *        prompt: by the EdgeLlmNode of the cell the UE is served by when it is sent.
      *
-     * The k-th request of UE u (k = 1, 2, ... in the order given) has session id
+     * The k-th request of UE u (k = 1, 2, ... in the order given, continued by a later call
+     * of this helper or its copies) has session id
      * EdgeLlmSessionId::Make(IMSI of u, k), LocalPort the UE factory's LocalPort + k,
      * PromptTokens its promptTokens, MaxNewTokens its outputTokens, and starts at
      * \p start + its arrival (a prompt due while its UE is between cells waits for the
@@ -343,7 +344,8 @@ class EdgeLlmHelper
      * \param bsApps the EdgeLlmNode of every cell a UE may be served by
      * \param requests the requests: ue < ueNodes.GetN(), turn 0 (a conversation's later turns
      *        need the flow level: FluidServingEngine), promptTokens and outputTokens at most
-     *        2^32 - 1, at most (65535 - LocalPort) per UE
+     *        2^32 - 1, arrival in [0, 1e9] s, at most (65535 - LocalPort) per UE (the UEs
+     *        attached after the call: each prompt waits for its UE's attach)
      * \param start the simulation time of the trace's time 0, >= 0
      * \return the applications, in the order of \p requests
      * Aborts naming the request and the field for a request out of those ranges, and as
@@ -396,6 +398,7 @@ class EdgeLlmHelper
     {
         std::set<const Application*> handoverTraced; //!< BS apps ConnectHandoverTrace wired
         std::set<uint64_t> ues; //!< IMSIs of the UEs InstallUe and InstallUeRequests served
+        std::map<uint64_t, uint32_t> requests; //!< Requests InstallUeRequests gave each IMSI
     };
 
     /**

@@ -844,10 +844,28 @@ EdgeLlmNode::PredictContextAt(uint64_t sessionId, Time t) const
 // ---------------------------------------------------------------------------
 // Handover events, handed to the session roles
 
+std::vector<uint64_t>
+EdgeLlmNode::UeSessionsToNotify(uint64_t imsi) const
+{
+    // The UE's single session (its IMSI) always, as when it was the only one: its handover
+    // before its prompt arrived is noted (BeginHandover); then its requests held here, but
+    // not those that decoded every token (nothing to move, nothing to record again).
+    std::vector<uint64_t> ids{imsi};
+    for (const uint64_t id : m_state->GetUeSessions(imsi))
+    {
+        const Session* s = m_state->FindSession(id);
+        if (id != imsi && !(s->GetState() == FINISHED && s->generated >= s->maxNewTokens))
+        {
+            ids.push_back(id);
+        }
+    }
+    return ids;
+}
+
 void
 EdgeLlmNode::RrcHandoverFailure(uint64_t imsi, uint16_t /* cellId */, uint16_t /* rnti */)
 {
-    for (const uint64_t id : m_state->GetUeSessions(imsi))
+    for (const uint64_t id : UeSessionsToNotify(imsi))
     {
         NotifyHandoverFailure(id);
     }
@@ -872,7 +890,7 @@ void
 EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId)
 {
     NS_LOG_FUNCTION(this << imsi << cellId << rnti << targetCellId);
-    for (const uint64_t id : m_state->GetUeSessions(imsi))
+    for (const uint64_t id : UeSessionsToNotify(imsi))
     {
         NotifyHandoverStart(id, targetCellId);
     }
@@ -881,7 +899,7 @@ EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uin
 void
 EdgeLlmNode::UeHandoverLikely(uint64_t imsi, uint16_t targetCellId)
 {
-    for (const uint64_t id : m_state->GetUeSessions(imsi))
+    for (const uint64_t id : UeSessionsToNotify(imsi))
     {
         NotifyHandoverLikely(id, targetCellId);
     }

@@ -401,24 +401,24 @@ class EdgeLlmNode : public Application
 
     /**
      * \brief Sink for the HandoverStart trace of LteEnbRrc and NrGnbRrc
-     *        (imsi, cellId, rnti, targetCellId): NotifyHandoverStart for each of the UE's
-     *        sessions here (EdgeLlmSessionId: its single session, whose id is the IMSI, and
-     *        its requests').
+     *        (imsi, cellId, rnti, targetCellId): NotifyHandoverStart for the UE's single
+     *        session (its id is the IMSI; held here or not) and for each of its request
+     *        sessions here that has tokens left (EdgeLlmSessionId).
      */
     void RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId);
 
     /**
-     * \brief NotifyHandoverLikely for each of UE \p imsi's sessions here (a pre-transfer
-     *        trigger that names the UE, e.g. the RRC's A3 entering report).
-     * \param imsi the UE's IMSI
-     * \param targetCellId the likely target
+     * \brief NotifyHandoverLikely for UE \p imsi's sessions, as RrcHandoverStart picks them (a
+     * pre-transfer trigger that names the UE, e.g. the RRC's A3 entering report). \param imsi the
+     * UE's IMSI \param targetCellId the likely target
      */
     void UeHandoverLikely(uint64_t imsi, uint16_t targetCellId);
 
     /**
      * \brief Sink for the RRC's handover failure traces of LteEnbRrc
      *        (HandoverFailureNoPreamble, ...MaxRach, ...Leaving, ...Joining:
-     *        imsi, cellId, rnti): NotifyHandoverFailure for each of the UE's sessions here.
+     *        imsi, cellId, rnti): NotifyHandoverFailure for the UE's sessions, as
+     *        RrcHandoverStart picks them.
      */
     void RrcHandoverFailure(uint64_t imsi, uint16_t cellId, uint16_t rnti);
 
@@ -550,6 +550,13 @@ class EdgeLlmNode : public Application
     void DoDispose() override;
 
   private:
+    /**
+     * \brief The sessions an RRC event of UE \p imsi concerns here: its single session (the
+     *        IMSI, held or not, as ever) and its request sessions held here that have not
+     *        decoded every token (EdgeLlmSessionId).
+     * \return their ids, the IMSI first
+     */
+    std::vector<uint64_t> UeSessionsToNotify(uint64_t imsi) const;
     void StartApplication() override;
     void StopApplication() override;
 

@@ -232,9 +232,11 @@ EdgeLlmUeApp::NotifyHandoverFailed(uint64_t /* imsi */, uint16_t /* cellId */, u
 {
     NS_LOG_FUNCTION(this);
     m_betweenCells = false;
-    if (m_started && m_bearerReady && m_promptTime.IsStrictlyNegative())
+    if (m_attachedCell != 0)
     {
-        Simulator::ScheduleNow(&EdgeLlmUeApp::SendPrompt, this);
+        // The RRC leaves connected mode: a waiting prompt goes with the re-establishment's
+        // bearer (ConnectionEstablished, then ConnectionReconfiguration).
+        m_bearerReady = false;
     }
 }
 

@@ -163,7 +163,8 @@ class EdgeLlmUeApp : public Application
 
     /**
      * \brief Sink for the UE RRC's HandoverEndError trace (imsi, cellId, rnti): the handover
-     *        failed; a prompt waiting for it goes out now to the cell the UE was served by.
+     *        failed and the RRC leaves connected mode; a prompt waiting for it goes out with
+     *        the bearer of the UE's next connection (NotifyAttached, NotifyBearerReady).
      */
     void NotifyHandoverFailed(uint64_t imsi, uint16_t cellId, uint16_t rnti);
 

@@ -43,6 +43,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 #include "ns3/tcp-header.h"
+#include "ns3/token-stream-header.h"
 #include "ns3/traffic-control-layer.h"
 #include "ns3/uinteger.h"
 
@@ -1654,7 +1655,7 @@ MultiCellScenario::ScheduleHandover(uint32_t i, Time at, uint32_t from, uint32_t
     {
         const Time likely = std::max(Simulator::Now(), at - pre->leadTime);
         Simulator::Schedule(likely - Simulator::Now(),
-                            &EdgeLlmNode::NotifyHandoverLikely,
+                            &EdgeLlmNode::UeHandoverLikely,
                             source,
                             imsi,
                             targetCell);
@@ -1670,7 +1671,7 @@ MultiCellScenario::ScheduleHandover(uint32_t i, Time at, uint32_t from, uint32_t
     compat::Schedule(at + m_cfg.handoverStartTimeout, [c, source, imsi, total]() {
         if (!c->started.count(imsi) && c->notStarted.insert(imsi).second)
         {
-            source->NotifyHandoverFailure(imsi);
+            source->RrcHandoverFailure(imsi, 0, 0); // its sessions there, requests' too
             c->Settle(imsi, total);
         }
     });
@@ -1706,7 +1707,7 @@ MultiCellScenario::RequestTraceHandover(uint32_t i, uint32_t from, uint32_t to, 
     // Not where the trace put it (an earlier handover failed, or still pending): the
     // announced source's batch goes on without it; it follows the trace from where it is.
     ++c.tracePlanMisses;
-    DynamicCast<EdgeLlmNode>(m_bsApps.Get(from))->NotifyHandoverFailure(imsi);
+    DynamicCast<EdgeLlmNode>(m_bsApps.Get(from))->RrcHandoverFailure(imsi, 0, 0);
     if (!c.moving.count(imsi) && serving != to && ArePeers(serving, to))
     {
         m_ran->HandoverRequest(Seconds(0), ueDev, bs.Get(serving), bs.Get(to));
@@ -1783,6 +1784,10 @@ MultiCellScenario::InstallRequests(const std::vector<LlmRequest>& requests, Time
     RequireDone(m_bsApps.GetN() > 0, "InstallRequests", "call InstallApps first");
     RequireDone(!m_outputsConnected, "InstallRequests", "call it before ConnectOutputs");
     RequireDone(m_requestApps.GetN() == 0, "InstallRequests", "already done (at most once)");
+    RequireDone(!m_trace,
+                "InstallRequests",
+                "not with a mobility trace (its run ends with the trace; give the UEs with "
+                "BuildUes(ues) or the drawn ones)");
     EdgeLlmHelper edge;
     edge.SetRan(m_ran);
     m_requestApps =
@@ -1898,6 +1903,10 @@ MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
         "HandoverWithoutSession",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [c, total](uint64_t id, uint16_t, uint64_t) {
+                if (EdgeLlmSessionId::RequestOf(id) != 0)
+                {
+                    return; // a request's (InstallRequests): the UEs' rule is for their own
+                }
                 c->noSession.insert(id);
                 c->Settle(id, total);
             }));
@@ -1905,6 +1914,10 @@ MultiCellScenario::ConnectSiteTraces(uint32_t b, uint32_t total)
         "HandoverFailed",
         compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
             [c, total, done = m_cfg.failedHandoverDone](uint64_t id, uint16_t, uint64_t) {
+                if (EdgeLlmSessionId::RequestOf(id) != 0)
+                {
+                    return; // a request's: its UE's own session settles the UE
+                }
                 const auto u = c->ues.find(id);
                 if (u != c->ues.end())
                 {
@@ -2041,6 +2054,10 @@ MultiCellScenario::ConnectStreamMeasured(uint32_t total)
     m_stats->TraceConnectWithoutContext("StreamMeasured",
                                         compat::MakeCallback<void, uint64_t, Time, Time>(
                                             [c, total](uint64_t imsi, Time start, Time delay) {
+                                                if (EdgeLlmSessionId::RequestOf(imsi) != 0)
+                                                {
+                                                    return; // a request's stream
+                                                }
                                                 EdgeLlmUeResult& u = c->ues[imsi];
                                                 if (std::isnan(u.streamDelay))
                                                 {
