@@ -645,10 +645,11 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
             NS_LOG_WARN("cell " << m_cellId << ": prompt with zero tokens ignored");
             continue;
         }
-        if (!m_state->NotePrompted(prompt.sessionId))
+        if (m_state->FindSession(prompt.sessionId) || !m_state->NotePrompted(prompt.sessionId))
         {
             // A UE's PromptRetry: the first copy opened the session already (it may have
-            // handed over since: a late copy must not open it again).
+            // handed over since: a late copy must not open it again), or the session is here
+            // by a handover (a copy resent to the UE's new cell).
             NS_LOG_INFO("cell " << m_cellId << ": prompt of session " << prompt.sessionId
                                 << " again, ignored");
             continue;

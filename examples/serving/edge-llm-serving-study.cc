@@ -26,11 +26,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <unistd.h>
 #include <vector>
 
 using namespace ns3;
@@ -40,6 +45,10 @@ namespace
 
 /// RNG streams of the UEs' drives (the generator and the mapping use 0..4).
 constexpr int64_t STREAM_DRIVES = 100;
+/// The UEs drive this long after the last arrival, s: at flow level (no cost)
+constexpr double FLOW_DRIVE_TAIL = 300;
+/// ... and at packet level, the same drives cut (the run lasts at least as long as they do)
+constexpr double PACKET_DRIVE_TAIL = 2;
 
 /// The program's options.
 struct Options
@@ -66,6 +75,7 @@ struct Options
     double ttftSloMs{2000};                                  //!< SLO on TTFT
     double tpotSloMs{200};                                   //!< SLO on TPOT
     std::string outputDir{"results/edge-llm-serving-study"}; //!< Where files go
+    std::string level{"flow"};                               //!< flow or packet
 };
 
 /// \return \p text's comma-separated items; throws naming \p field for an empty one
@@ -117,6 +127,7 @@ struct Mobility
 {
     std::vector<uint16_t> initialCell;      //!< Per UE
     std::vector<ServingHandover> handovers; //!< Nearest-site changes
+    std::string ns2;                        //!< The drives as an ns-2 trace (the packet level's)
 };
 
 /**
@@ -124,11 +135,12 @@ struct Mobility
  *        pauses), its start and every waypoint drawn uniformly in a disc of radius 1.5 d
  *        around the centre site (ns-3's UniformDiscPositionAllocator, RNG stream
  *        STREAM_DRIVES), until \p horizon (a last leg cut short), as an ns-2 trace read by
- *        MobilityTrace; it is served by its nearest site (equal powers: the strongest), a
- *        change lasting less than 150 ms being no handover.
+ *        MobilityTrace, cut at \p cut (the same drives, shorter: the packet level's); it is
+ *        served by its nearest site (equal powers: the strongest), a change lasting less than
+ *        150 ms being no handover.
  */
 Mobility
-DriveUes(const Options& o, double horizon)
+DriveUes(const Options& o, double horizon, double cut)
 {
     const std::vector<Vector> sites =
         MultiCellScenario::SitePositions("hex", 7, o.interSiteDistance);
@@ -153,9 +165,16 @@ DriveUes(const Options& o, double horizon)
                               p.y + (next.y - p.y) * left / length,
                               0);
             }
-            ns2 << "$ns_ at " << t << " \"$node_(" << u << ") setdest " << next.x << ' ' << next.y
-                << ' ' << o.speed << "\"\n";
-            t += std::min(length, left) / o.speed;
+            const double leg = std::min(length, left);
+            const double room = (cut - t) * o.speed; // what the trace shows of it
+            if (room > 0)
+            {
+                const double shown = leg > room ? room / leg : 1;
+                ns2 << "$ns_ at " << t << " \"$node_(" << u << ") setdest "
+                    << p.x + (next.x - p.x) * shown << ' ' << p.y + (next.y - p.y) * shown << ' '
+                    << o.speed << "\"\n";
+            }
+            t += leg / o.speed;
             p = next;
             if (length >= left)
             {
@@ -169,6 +188,7 @@ DriveUes(const Options& o, double horizon)
         return -CalculateDistance(Vector(at.x, at.y, 0), Vector(sites[site].x, sites[site].y, 0));
     };
     Mobility m;
+    m.ns2 = ns2.str();
     for (uint32_t u = 0; u < o.numUes; ++u)
     {
         uint32_t serving = 0;
@@ -388,6 +408,16 @@ CheckOptions(const Options& o,
     Range("downlinkDelayMs", o.downlinkDelayMs, 0, 1e4, false, " ms");
     Range("ttftSloMs", o.ttftSloMs, 0, 3.6e6, true, " ms");
     Range("tpotSloMs", o.tpotSloMs, 0, 3.6e6, true, " ms");
+    if (o.level != "flow" && o.level != "packet")
+    {
+        throw std::invalid_argument("--level must be flow or packet, got '" + o.level + "'");
+    }
+    if (o.level == "packet" && o.turns != 1)
+    {
+        throw std::invalid_argument("--turns must be 1 with --level=packet (conversations run at "
+                                    "flow level only), got " +
+                                    std::to_string(o.turns));
+    }
     if (o.mapping != "uniform" && o.mapping != "per-ue")
     {
         throw std::invalid_argument("--mapping must be uniform or per-ue, got '" + o.mapping + "'");
@@ -526,6 +556,12 @@ ParseOptions(int argc,
     options.AddValue("ttftSloMs", "SLO: time to first token, ms, (0, 3.6e6]", o.ttftSloMs);
     options.AddValue("tpotSloMs", "SLO: time per output token, ms, (0, 3.6e6]", o.tpotSloMs);
     options.AddValue("outputDir", "Where the CSV, gnuplot and PNG files go", o.outputDir);
+    options.AddValue("level",
+                     "flow (FluidServingEngine: an hour of trace in seconds) or packet (the same "
+                     "requests and drives on ns-3's LTE, an X2 link per BS pair at backhaulGbps "
+                     "and a ServingGpu per BS: MultiCellScenario; --turns=1; the radio's own "
+                     "delays replace --uplinkDelayMs and --downlinkDelayMs)",
+                     o.level);
     if (!options.Check(argc, argv, std::cerr))
     {
         return 2;
@@ -543,10 +579,12 @@ ParseOptions(int argc,
         std::cerr << "error: " << e.what() << std::endl;
         return 2;
     }
-    // Flow level: the schemes' schedulers only.
-    TypesUnused unused =
-        FlowLevelTypesUnused("edge-llm-serving-study runs at flow level: no BS, UE, link or GPU "
-                             "of this module is built");
+    // Flow level: the schemes' schedulers only; packet level: the engine sets the rest.
+    TypesUnused unused = FlowLevelTypesUnused(
+        o.level == "flow" ? "edge-llm-serving-study runs at flow level: no BS, UE, link "
+                            "or GPU of this module is built"
+                          : "edge-llm-serving-study sets its BSs' and UEs' attributes "
+                            "itself (--gpuPreset, --backhaulGbps)");
     unused.merge(HandoverSchemeRegistry::TypesUnused(schemes));
     if (!CheckAttributeArguments(argc, argv, {}, std::cerr, unused))
     {
@@ -596,8 +634,11 @@ BuildWork(const Options& o, const std::vector<double>& loads, std::vector<Work>&
                     EdgeLlmCsvField(last) + " s, after the UEs' drives can end (" +
                     EdgeLlmCsvField(limit) + " s): shorten --traceDuration or raise --loads");
             }
-            w.horizon = std::min(limit, last + 300);
-            w.mobility = DriveUes(o, w.horizon);
+            // The same drives at both levels, the packet level's cut shorter (its run lasts as
+            // long as they do).
+            const double drawn = std::min(limit, last + FLOW_DRIVE_TAIL);
+            w.horizon = o.level == "flow" ? drawn : std::min(drawn, last + PACKET_DRIVE_TAIL);
+            w.mobility = DriveUes(o, drawn, w.horizon);
             work.push_back(std::move(w));
         }
     }
@@ -607,6 +648,150 @@ BuildWork(const Options& o, const std::vector<double>& loads, std::vector<Work>&
         return false;
     }
     return true;
+}
+
+/// A temporary file holding a text, removed with the object.
+class TempFile
+{
+  public:
+    /// \param text the file's contents (throws std::runtime_error if it cannot be written)
+    explicit TempFile(const std::string& text)
+    {
+        static uint32_t count = 0;
+        m_path = (std::filesystem::temp_directory_path() /
+                  ("edge-llm-serving-" + std::to_string(::getpid()) + "-" +
+                   std::to_string(count++) + ".ns2"))
+                     .string();
+        std::ofstream out(m_path);
+        out << text;
+        if (!out.good())
+        {
+            throw std::runtime_error("cannot write the UEs' drives to " + m_path);
+        }
+    }
+
+    ~TempFile()
+    {
+        std::remove(m_path.c_str());
+    }
+
+    TempFile(const TempFile&) = delete;
+    TempFile& operator=(const TempFile&) = delete;
+
+    /// \return its path
+    const std::string& GetPath() const
+    {
+        return m_path;
+    }
+
+  private:
+    std::string m_path; //!< Its path
+};
+
+/**
+ * \brief The packet level's engine for the study: the 7 hexagonal sites, the drives as a
+ *        mobility trace (handover script at its strongest-cell changes, 150 ms dwell), no
+ *        UE session but the requests, an X2 link per BS pair at --backhaulGbps, a ServingGpu
+ *        per BS, no cross traffic.
+ * \param o the options
+ * \param drives the drives' ns-2 trace file
+ * \return the engine's config
+ */
+MultiCellConfig
+PacketConfig(const Options& o, const std::string& drives)
+{
+    MultiCellConfig c;
+    c.layout = "hex";
+    c.numSites = 7;
+    c.interSiteDistance = o.interSiteDistance;
+    c.backhaul = "x2";
+    c.backhaulGbps = o.backhaulGbps;
+    c.mobility = "trace";
+    c.mobilityTrace = drives;
+    c.handover = "script";
+    c.traceMinDwell = MilliSeconds(150);
+    c.ownSessions = false;
+    c.servingGpu = o.gpuPreset;
+    c.crossTrafficLoad = 0;
+    c.monitorInterval = Seconds(0);
+    return c;
+}
+
+/**
+ * \brief The packet level's requests as the flow level's rows (one result collector): times
+ *        from the UE applications; handovers: the drives' cell changes of its UE between its
+ *        send and its last token; stalls: its stream's changes of cell.
+ * \return the run as Record() takes it
+ */
+FluidServingResult
+FromPacket(const Options& o, const std::string& scheme, const Work& w, const MultiCellResult& r)
+{
+    const FluidServingConfig slo = ServingConfig(o);
+    FluidServingResult f;
+    f.scheme = scheme;
+    f.end = r.simulatedSeconds;
+    f.restores = r.restoredSessions;
+    f.backhaulBytes = static_cast<double>(r.kvBytesSent);
+    uint32_t met = 0;
+    for (std::size_t i = 0; i < w.requests.size() && i < r.requests.size(); ++i)
+    {
+        const LlmRequest& q = w.requests[i];
+        const EdgeLlmRequestResult& p = r.requests[i];
+        ServingRequestResult s;
+        s.ue = q.ue;
+        s.conversation = q.conversation;
+        s.turn = q.turn;
+        s.arrival = q.arrival;
+        s.sent = p.sent;
+        s.promptTokens = q.promptTokens;
+        s.outputTokens = q.outputTokens;
+        s.contextTokens = q.promptTokens;
+        s.decodedTokens = p.tokensReceived + p.tokensMissing;
+        for (const ServingHandover& h : w.mobility.handovers)
+        {
+            s.handovers += h.ue == q.ue && h.time >= p.sent && h.time <= p.lastToken ? 1 : 0;
+        }
+        s.stalls = p.stalls;
+        s.ttft = p.firstToken - p.sent;
+        s.e2e = p.lastToken - p.sent;
+        s.tpot = q.outputTokens > 1 ? (p.lastToken - p.firstToken) / (q.outputTokens - 1.0)
+                                    : std::nan("");
+        s.stall = p.stall;
+        s.worstStall = p.worstStall;
+        s.served = s.decodedTokens == q.outputTokens;
+        s.sloMet =
+            s.served && s.ttft <= slo.ttftSlo && (q.outputTokens == 1 || s.tpot <= slo.tpotSlo);
+        met += s.sloMet ? 1 : 0;
+        f.requests.push_back(s);
+    }
+    f.sloAttainment = f.requests.empty() ? 0 : static_cast<double>(met) / f.requests.size();
+    return f;
+}
+
+/**
+ * \brief One scheme on one load at packet level.
+ * \param[out] cpu the run's CPU time, s
+ * \return its rows
+ */
+FluidServingResult
+RunPacket(const Options& o, const HandoverScheme& scheme, const Work& w, double& cpu)
+{
+    const TempFile drives(w.mobility.ns2);
+    MultiCellConfig cfg = PacketConfig(o, drives.GetPath());
+    cfg.schedulerAttributes = scheme.attributes; // set on each BS's scheduler
+    const std::clock_t start = std::clock();
+    MultiCellScenario s(cfg);
+    s.BuildSites();
+    s.BuildUes();
+    s.BuildRan();
+    s.BuildBackhaul();
+    s.InstallApps(scheme.typeId);
+    s.InstallRequests(w.requests, Seconds(0));
+    s.ScheduleHandovers();
+    s.ConnectOutputs();
+    const MultiCellResult r = s.Simulate();
+    cpu = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+    return FromPacket(o, scheme.name, w, r);
 }
 
 /// Every load and scheme.
@@ -634,6 +819,15 @@ RunAll(const std::vector<HandoverScheme>& schemes,
                   << w.mobility.handovers.size() << " handovers of " << o.numUes << " UEs\n";
         for (const HandoverScheme& scheme : schemes)
         {
+            if (o.level == "packet")
+            {
+                double cpu = 0;
+                const FluidServingResult r = RunPacket(o, scheme, w, cpu);
+                Record(r, w.load, &w == &work.back(), out);
+                std::cout << "    packet level: " << EdgeLlmCsvField(cpu) << " s of CPU for "
+                          << EdgeLlmCsvField(r.end) << " simulated s\n";
+                continue;
+            }
             FluidServingEngine engine(config,
                                       HandoverSchemeRegistry::Create(scheme.name),
                                       7,

@@ -382,6 +382,9 @@ MultiCellConfig::ValidateTrace() const
     Require(traceAnnounceLead.IsStrictlyPositive() && traceAnnounceLead <= Seconds(60),
             "traceAnnounceLead must be in (0, 60] s, got " +
                 edgellm::FormatValue(traceAnnounceLead.GetSeconds()) + " s");
+    Require(ownSessions || trace,
+            "ownSessions false needs mobility trace (the drawn UEs' run ends when their own "
+            "sessions resume)");
     if (!trace)
     {
         return;
@@ -940,6 +943,10 @@ MultiCellScenario::BuildTraceUes()
         {
             // Gone before it could send its prompt: no session (InstallApps never starts it).
             ue.promptAt = Time::Max();
+        }
+        if (!m_cfg.ownSessions)
+        {
+            ue.promptAt = Time::Max(); // its requests only (InstallRequests)
         }
         ue.promptTokens = promptDraw->GetInteger(m_cfg.promptMin, m_cfg.promptMax);
         ue.maxNewTokens =
@@ -1784,12 +1791,11 @@ MultiCellScenario::InstallRequests(const std::vector<LlmRequest>& requests, Time
     RequireDone(m_bsApps.GetN() > 0, "InstallRequests", "call InstallApps first");
     RequireDone(!m_outputsConnected, "InstallRequests", "call it before ConnectOutputs");
     RequireDone(m_requestApps.GetN() == 0, "InstallRequests", "already done (at most once)");
-    RequireDone(!m_trace,
-                "InstallRequests",
-                "not with a mobility trace (its run ends with the trace; give the UEs with "
-                "BuildUes(ues) or the drawn ones)");
     EdgeLlmHelper edge;
     edge.SetRan(m_ran);
+    // A prompt the radio lost is resent (PromptRetry, as the drawn UEs' with their prompts
+    // off the GPU); a BS ignores a prompt of a session it holds or has seen.
+    edge.SetUeAttribute("PromptRetry", TimeValue(m_cfg.promptRetry));
     m_requestApps =
         edge.InstallUeRequests(m_ueNodes, m_ran->GetUeDevices(), m_bsApps, requests, start);
     for (const LlmRequest& q : requests)
@@ -1843,6 +1849,7 @@ MultiCellScenario::CollectRequests(MultiCellResult& result) const
         {
             ++r.stalls;
             r.stall += (st.firstAfter - st.lastBefore).GetSeconds();
+            r.worstStall = std::max(r.worstStall, (st.firstAfter - st.lastBefore).GetSeconds());
             r.excess += st.excess.GetSeconds();
         }
         result.requests.push_back(r);
@@ -2099,7 +2106,7 @@ MultiCellScenario::GetStopTime() const
     {
         // The trace's end, then at most tailTime for the handovers still restoring (RunToStop
         // stops once the backhaul is drained after the end).
-        return TraceInstant(m_trace->GetEnd()) + m_cfg.tailTime;
+        return std::max(TraceInstant(m_trace->GetEnd()), m_lastRequestAt) + m_cfg.tailTime;
     }
     const double lastTau =
         m_tau.empty() ? m_handoverStart : *std::max_element(m_tau.begin(), m_tau.end());
@@ -2142,7 +2149,7 @@ MultiCellScenario::StopWhenSettled()
             return;
         }
     }
-    Stop();
+    m_requestApps.GetN() > 0 ? StopWhenRequestsDone() : Stop();
 }
 
 void

@@ -100,6 +100,9 @@ struct ScenarioCommonConfig
     /// Accept prompts and contexts longer than the model's context window
     /// (LlmModelProfile::CheckContext; the programs then say so on their output)
     bool allowBeyondContextWindow{false};
+    /// Mobility "trace": each vehicle's own session (its one prompt when it enters); false:
+    /// none, the UEs send only the requests of MultiCellScenario::InstallRequests
+    bool ownSessions{true};
     // The planner
     Time lookahead{Seconds(0)}; //!< HandoverScheduler Lookahead (online batches), >= 0
     /// Attributes of every BS's scheduler, name and value, set on the object after
@@ -496,9 +499,10 @@ struct EdgeLlmRequestResult
     uint32_t tokensMissing{0};  //!< Indices the stream skipped (lost on the way)
     double firstToken{std::numeric_limits<double>::quiet_NaN()}; //!< First token's arrival
     double lastToken{std::numeric_limits<double>::quiet_NaN()};  //!< Latest token's arrival
-    uint32_t stalls{0}; //!< Cell changes of its stream (EdgeLlmUeApp::GetStalls)
-    double stall{0};    //!< Their gaps summed (firstAfter - lastBefore), s
-    double excess{0};   //!< Their time lost summed (EdgeLlmUeApp::Stall::excess), s
+    uint32_t stalls{0};   //!< Cell changes of its stream (EdgeLlmUeApp::GetStalls)
+    double stall{0};      //!< Their gaps summed (firstAfter - lastBefore), s
+    double worstStall{0}; //!< The longest gap, s
+    double excess{0};     //!< Their time lost summed (EdgeLlmUeApp::Stall::excess), s
 };
 
 /**
@@ -833,8 +837,8 @@ class MultiCellScenario
      * \param r the UE's result
      */
     static void FillFromRecord(const EdgeLlmHandoverRecord& rec, EdgeLlmUeResult& r);
-    /// A trace's stop rule, from its end: Stop() once no handover started is pending, else
-    /// again in 10 ms (GetStopTime bounds it)
+    /// A trace's stop rule, from its end: once no handover started is pending, Stop() (with
+    /// requests: StopWhenRequestsDone()), else again in 10 ms (GetStopTime bounds it)
     void StopWhenSettled();
     /// With requests (InstallRequests), after the UEs' rule: Stop() once every request has
     /// its last token (received or skipped), else again in 10 ms (GetStopTime bounds it)
