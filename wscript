@@ -22,6 +22,7 @@ MODULE_SOURCES = [
     'model/kv-datagram-header.cc',
     'model/kv-datagram-socket.cc',
     'model/prefill-engine.cc',
+    'model/fluid-pre-transfer.cc',
     'model/edge-llm-serving-gpu.cc',
     'model/gpu-iteration-model.cc',
     'model/continuous-batching-gpu.cc',

@@ -5,6 +5,7 @@
 
 #include "ctho-planner.h"
 #include "edge-llm-limits.h"
+#include "fluid-pre-transfer.h"
 #include "fluid-slot-share.h"
 #include "handover-batcher.h"
 #include "kv-pre-transfer-store.h"
@@ -36,14 +37,6 @@ enum Kind
     CLOSE = 7,        //!< A batcher's timer: an online batch closes (index: m_calls)
     PREFILL_DONE = 8, //!< A GPU batch ends (index: m_gpuDone)
 };
-
-/// Four steps of a double at \p t, s: a remainder that takes less than this is done (time
-/// cannot advance by less).
-double
-Resolution(double t)
-{
-    return 4.0 * (std::nextafter(t, std::numeric_limits<double>::infinity()) - t);
-}
 
 bool
 IsTime(double t)
@@ -123,10 +116,9 @@ FluidHandoverEngine::FluidHandoverEngine(const FluidEngineConfig& config,
     m_pre = m_scheduler->GetPreTransfer();
     m_share = m_pre ? m_pre->rateShare : 0.0;
     m_yield = m_pre ? m_pre->yieldToHandovers : true;
-    if (m_pre && !m_yield && m_share >= 1 && !m_scheduler->AllocatesSlots())
+    if (m_pre)
     {
-        throw std::invalid_argument("ns3::PreTransferScheduler::YieldToHandovers false needs "
-                                    "RateShare < 1 (the handovers' part of the link)");
+        CheckFluidPreTransfer(*m_pre, m_scheduler->AllocatesSlots());
     }
     if (!m_config.knownHandoverTimes && m_scheduler->AllocatesSlots())
     {
@@ -373,8 +365,12 @@ FluidHandoverEngine::PingPongGuarded(const FluidHandoverEpisode& u) const
             last = &e;
         }
     }
-    return last != nullptr && last->target == u.source && last->source == u.predictedTarget &&
-           u.triggerTime < last->handoverTime + m_pre->pingPongTime.GetSeconds();
+    return last != nullptr && last->target == u.source &&
+           FluidPingPongGuarded(last->source,
+                                last->handoverTime,
+                                u.predictedTarget,
+                                u.triggerTime,
+                                m_pre->pingPongTime.GetSeconds());
 }
 
 void
@@ -391,13 +387,14 @@ FluidHandoverEngine::Trigger(std::size_t i)
     // handover; the room for all of them is reserved at once (flow level).
     const bool follow = m_pre->followDecoding && u.decodeRate > 0;
     const uint64_t tokens = follow ? u.contextTokens : u.prefixTokens;
-    if (tokens * m_bytesPerTokenInt > mem.GetCapacity())
+    const FluidAheadRoom room = ReserveAhead(mem, i, tokens * m_bytesPerTokenInt);
+    if (room.refused)
     {
         ++m_result.evictions; // larger than the whole memory: refused, as an eviction
         m_result.ues[i].evicted = true;
         return;
     }
-    for (uint64_t j : mem.Reserve(i, tokens * m_bytesPerTokenInt))
+    for (uint64_t j : room.evicted)
     {
         // Evicted: what arrived is waste; a source still sending stops.
         m_result.ues[j].wastedBytes += m_state[j].arrived;
@@ -430,12 +427,10 @@ FluidHandoverEngine::ClaimSentAhead(const std::vector<std::size_t>& members, dou
         r.preSentBytes = m_state[i].arrived;
         if (m_state[i].phase == HELD && r.predictedRight)
         {
-            // (A token whose bytes all arrived, up to rounding in the sum of rates.)
-            r.usedTokens = std::min(
-                m_ues[i].contextTokens,
-                static_cast<uint64_t>(std::floor(m_state[i].arrived / m_bytesPerToken + 1e-9)));
-            r.wastedBytes +=
-                m_state[i].arrived - static_cast<double>(r.usedTokens) * m_bytesPerToken;
+            const FluidAheadClaim claim =
+                ClaimAhead(m_state[i].arrived, m_bytesPerToken, m_ues[i].contextTokens);
+            r.usedTokens = claim.usedTokens;
+            r.wastedBytes += claim.wastedBytes;
             Store(m_ues[i].target).Release(i);
             m_state[i].phase = GONE;
         }
@@ -862,15 +857,7 @@ FluidHandoverEngine::GoalAt(std::size_t i, double t) const
     // What is decoded by t; within a time step of the whole context it is the whole.
     const EpisodeState& e = m_state[i];
     const double g = e.goal0 + e.growth * (t - e.since);
-    return g >= e.goal - e.growth * Resolution(t) ? e.goal : g;
-}
-
-bool
-FluidHandoverEngine::Following(std::size_t i, double now) const
-{
-    const double g = GoalAt(i, now);
-    return m_state[i].growth > 0 && g < m_state[i].goal &&
-           m_state[i].arrived >= g - 1e-9 * m_state[i].goal;
+    return g >= e.goal - e.growth * FluidTimeResolution(t) ? e.goal : g;
 }
 
 double
@@ -883,63 +870,37 @@ FluidHandoverEngine::SendingRates(double now, std::vector<double>& rate)
     {
         return m_events.empty() ? std::numeric_limits<double>::infinity() : m_events.top().time;
     }
-    std::map<uint32_t, uint32_t> catching;
-    std::map<uint32_t, double> followed;
+    // The sending episodes by link, in index order.
+    std::map<uint32_t, std::vector<std::size_t>> byLink;
     for (std::size_t i = 0; i < m_ues.size(); ++i)
     {
         if (m_state[i].phase == SENDING)
         {
-            const uint32_t link = LinkKey(m_ues[i].source, m_ues[i].predictedTarget);
-            if (Following(i, now))
-            {
-                followed[link] += m_state[i].growth;
-            }
-            else
-            {
-                ++catching[link];
-            }
+            byLink[LinkKey(m_ues[i].source, m_ues[i].predictedTarget)].push_back(i);
         }
     }
     double next = m_events.empty() ? std::numeric_limits<double>::infinity() : m_events.top().time;
-    for (std::size_t i = 0; i < m_ues.size(); ++i)
+    for (const auto& [link, sending] : byLink)
     {
-        if (m_state[i].phase != SENDING)
-        {
-            continue;
-        }
-        const uint32_t link = LinkKey(m_ues[i].source, m_ues[i].predictedTarget);
-        const double allowed = m_share * m_linkBytesPerSecond;
         const auto busy = m_links.find(link);
         if (m_yield && busy != m_links.end() && busy->second.planned > 0)
         {
             continue; // a planned transfer uses the link
         }
-        const EpisodeState& e = m_state[i];
-        const double g = GoalAt(i, now);
-        double t = std::numeric_limits<double>::infinity();
-        if (Following(i, now))
+        std::vector<FluidAheadSender> senders;
+        for (std::size_t i : sending)
         {
-            rate[i] = e.growth * std::min(1.0, allowed / followed[link]);
-            t = (e.goal - g) / e.growth; // the decoding reaches the context
+            const EpisodeState& e = m_state[i];
+            senders.push_back({e.arrived, GoalAt(i, now), e.goal, e.growth});
         }
-        else
+        const std::vector<FluidAheadRate> rates =
+            ShareAheadRate(m_share * m_linkBytesPerSecond, senders);
+        for (std::size_t n = 0; n < sending.size(); ++n)
         {
-            rate[i] = std::max(0.0, allowed - followed[link]) / catching[link];
-            if (rate[i] > 0)
-            {
-                t = (e.goal - e.arrived) / rate[i]; // all sent (if the goal is whole)
-            }
-            if (e.growth > 0 && g < e.goal)
-            {
-                t = std::min(t, (e.goal - g) / e.growth); // the goal becomes whole
-                if (rate[i] > e.growth)
-                {
-                    t = std::min(t, (g - e.arrived) / (rate[i] - e.growth)); // caught up
-                }
-            }
+            rate[sending[n]] = rates[n].rate;
+            m_state[sending[n]].completion = now + rates[n].change;
+            next = std::min(next, m_state[sending[n]].completion);
         }
-        m_state[i].completion = now + t;
-        next = std::min(next, m_state[i].completion);
     }
     return next;
 }
@@ -956,7 +917,7 @@ FluidHandoverEngine::Progress(const std::vector<double>& rate, double now, doubl
                 std::min(m_state[i].arrived + rate[i] * (next - now), GoalAt(i, next));
             // All sent, or so nearly that the rest would take less than a time step.
             const double left = m_state[i].goal - m_state[i].arrived;
-            if (left <= std::max(m_state[i].goal * 1e-12, rate[i] * Resolution(next)))
+            if (left <= std::max(m_state[i].goal * 1e-12, rate[i] * FluidTimeResolution(next)))
             {
                 m_state[i].arrived = m_state[i].goal;
                 m_state[i].phase = HELD;

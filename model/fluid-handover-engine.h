@@ -411,8 +411,6 @@ class FluidHandoverEngine
     void PartDone(std::size_t i, double now);
     /// \return bytes of episode \p i decoded (so sendable) by \p t, s
     double GoalAt(std::size_t i, double t) const;
-    /// \return whether episode \p i has caught up with its decoding (FollowDecoding)
-    bool Following(std::size_t i, double now) const;
     /**
      * \brief Every sending episode's rate at \p now, bytes/s, into \p rate.
      * \return the next event's time: the earliest of the queue and the rates' changes

@@ -6,9 +6,11 @@
 #include "accuracy-utility.h"
 #include "ctho-planner.h"
 #include "edge-llm-limits.h"
+#include "fluid-pre-transfer.h"
 #include "fluid-slot-share.h"
 #include "handover-scheduler.h"
 #include "handover-scheme-registry.h"
+#include "kv-pre-transfer-store.h"
 #include "llm-model-profile.h"
 #include "prefill-time-model.h"
 
@@ -16,6 +18,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 
@@ -61,6 +65,10 @@ FluidServingConfig::Validate() const
     CheckRange("ttftSlo", ttftSlo, 0, 3600, true);
     CheckRange("tpotSlo", tpotSlo, 0, 3600, true);
     CheckRange("seriesStep", seriesStep, 1e-3, 3600);
+    if (kvMemoryCapacity < 1)
+    {
+        throw std::invalid_argument("kvMemoryCapacity must be >= 1 byte, got 0");
+    }
     if (model != gpu.llm)
     {
         throw std::invalid_argument("model must be the GPU model's LLM '" + gpu.llm +
@@ -76,10 +84,13 @@ struct FluidServingEngine::Impl
     /// Event kinds, in their order at equal times.
     enum Kind
     {
+        HOLD_END,      //!< A target frees a cache sent ahead that was not used (index: it)
         ITERATION_END, //!< A GPU's iteration ends (index: cell)
         TRANSFER_END,  //!< A link's transfer ends (index: link; tag: its generation)
+        AHEAD_CHANGE,  //!< A cache sent ahead changes rate (tag: the rates' generation)
         EPISODE_END,   //!< A slot episode's cache is whole or its window closes (index: it)
         HANDOVER,      //!< A UE changes cell (index: handover)
+        TRIGGER,       //!< A pre-transfer's trigger (index: handover)
         SLOT,          //!< Slot policies: a slot starts (index: k, at k dt)
         PLAN,          //!< The batches of this instant are planned
         AT_BS,         //!< A request reaches its BS (index: request)
@@ -147,6 +158,7 @@ struct FluidServingEngine::Impl
         double freeRate{0};
         uint64_t gen{0};                   //!< Bumped when its transfer end is rescheduled
         std::vector<std::size_t> episodes; //!< Slot episodes on it, not over
+        double aheadRate{0};               //!< Bytes/s its caches sent ahead take now
     };
 
     /// Slot policies: a handed-over request's cache sent in importance order within the
@@ -164,7 +176,31 @@ struct FluidServingEngine::Impl
         double before{0};        //!< Fraction at that slot's start
         double slotStart{-1};    //!< That slot's start, s (< 0: none yet)
         double sendEnd{0};       //!< When that slot's sending ends: its end or the window's, s
+        double ahead{0};         //!< Fraction sent ahead of the handover (in importance order)
         bool over{false};        //!< Ended
+    };
+
+    /// Where a cache sent ahead is.
+    enum AheadPhase
+    {
+        SENDING, //!< The source sends it (or waits for its next token: FollowDecoding)
+        STOPPED, //!< Not used: the target holds what arrived until HoldTime passes
+        GONE,    //!< Used, freed, evicted or refused
+    };
+
+    /// A request's KV sent ahead of its UE's next handover.
+    struct Ahead
+    {
+        std::size_t request{0};    //!< Whose
+        std::size_t handover{0};   //!< The handover it is sent for
+        uint16_t from{1};          //!< Source cell
+        uint16_t to{2};            //!< The handover's target
+        double arrived{0};         //!< Bytes at the target
+        double goal{0};            //!< Bytes it sends in all (FollowDecoding: grows per token)
+        uint64_t room{0};          //!< Bytes reserved at the target
+        double rate{0};            //!< Bytes/s since aheadSince
+        AheadPhase phase{SENDING}; //!< Where it is
+        bool closed{false};        //!< Its bytes were counted (used, wasted)
     };
 
     static constexpr std::size_t NO_EPISODE = SIZE_MAX; //!< Request::episode: none
@@ -183,6 +219,7 @@ struct FluidServingEngine::Impl
         /// re-prefilled while it decodes)
         uint64_t missing{0};
         std::size_t episode{NO_EPISODE}; //!< Its open slot episode
+        std::size_t ahead{NO_EPISODE};   //!< Its cache sent ahead (NO_EPISODE: none)
         bool started{false};             //!< Reached its BS
         bool done{false};                //!< Ended (served or not)
     };
@@ -206,6 +243,7 @@ struct FluidServingEngine::Impl
         double tau{0};                    //!< The handover instant, s
         std::vector<std::size_t> members; //!< Requests
         std::vector<uint64_t> contexts;   //!< Their C
+        std::vector<uint64_t> ahead;      //!< Their P: tokens the target holds (sent ahead)
     };
 
     FluidServingConfig config;
@@ -230,9 +268,23 @@ struct FluidServingEngine::Impl
     double slotLength{0};                               //!< dt, s
     double window{0};                                   //!< T_max, s
     std::vector<Episode> episodes;                      //!< Slot policies: every episode
-    std::set<std::size_t> slotLinks; //!< Links with episodes or a slot's reduced rate
-    std::set<uint64_t> slotsPending; //!< Slots k scheduled
-    int64_t lastSlot{-1};            //!< The last slot run
+    std::set<std::size_t> slotLinks;        //!< Links with episodes or a slot's reduced rate
+    std::set<uint64_t> slotsPending;        //!< Slots k scheduled
+    int64_t lastSlot{-1};                   //!< The last slot run
+    std::optional<PreTransferSettings> pre; //!< A pre-transfer policy's settings
+    double share{0};                        //!< Its RateShare (0: none)
+    bool aheadYields{true}; //!< YieldToHandovers (slot policies: always, as FluidHandoverEngine)
+    std::vector<double> triggers;                      //!< Per handover: its trigger, s (NaN: none)
+    std::vector<std::vector<std::size_t>> ueHandovers; //!< By UE: its handovers by time
+    std::vector<std::size_t> ueNext;                   //!< By UE: its next handover in ueHandovers
+    std::vector<uint16_t> lastFrom; //!< By UE: its last handover's source (0: none)
+    std::vector<double> lastTime;   //!< By UE: its last handover's time, s
+    std::vector<Ahead> aheads;      //!< Every cache sent ahead
+    std::set<std::size_t> sending;  //!< Those SENDING
+    std::map<uint16_t, std::unique_ptr<KvPreTransferStore>> stores; //!< By target
+    double aheadSince{0};   //!< When the aheads' arrived were counted, s
+    uint64_t aheadGen{0};   //!< Bumped when their rates are recomputed
+    bool aheadDirty{false}; //!< Their rates must be recomputed
     std::priority_queue<Event, std::vector<Event>, Later> events;
     uint64_t seq{0};
     double now{0};
@@ -269,7 +321,7 @@ struct FluidServingEngine::Impl
     void OnSend(std::size_t r);
     void StartTurn(std::size_t r);
     void Join(std::size_t r, uint16_t cell, const GpuSequenceSpec& spec);
-    void OnHandover(const ServingHandover& h);
+    void OnHandover(std::size_t index);
     void CloseStall(std::size_t r, double at);
     bool Retarget(std::size_t r, uint16_t from, uint16_t to);
     void MoveIdle(uint64_t id, uint16_t source, uint16_t target);
@@ -283,7 +335,8 @@ struct FluidServingEngine::Impl
     /// Send link \p link's transfer at \p rate bit/s from now (its end rescheduled).
     void SetLinkRate(Link& link, double rate);
     /// Slot policies: request \p r's cache of \p context tokens goes from \p from to \p to.
-    void StartEpisode(std::size_t r, uint16_t from, uint16_t to, uint64_t context);
+    /// \p ahead: the fraction of it the target holds already (sent ahead).
+    void StartEpisode(std::size_t r, uint16_t from, uint16_t to, uint64_t context, double ahead);
     /// Schedule the slot a handover at \p time first takes part in (at most one per k).
     void ScheduleSlot(uint64_t k);
     /// Slot k: every link's active episodes share its budget (ShareFluidSlot).
@@ -300,6 +353,24 @@ struct FluidServingEngine::Impl
     Link& LinkOf(uint16_t from, uint16_t to);
     ContinuousBatchingGpu& Gpu(uint16_t cell);
     void Summarize();
+    /// The rate link \p link's transfer gets: what the slot episodes leave, less the caches
+    /// sent ahead's if they do not yield, bit/s
+    double TransferRate(const Link& link) const;
+    /// Count the bytes the caches sent ahead moved up to now.
+    void SettleAhead();
+    /// Share each link among its caches sent ahead from now (ShareAheadRate).
+    void RateAhead();
+    /// Request \p r starts sending its KV ahead if its UE's next handover's trigger passed
+    /// and it decodes on the source.
+    void TryAhead(std::size_t r);
+    /// \return the KV memory for caches sent ahead of \p cell
+    KvPreTransferStore& Store(uint16_t cell);
+    /// The entries \p keys were evicted: what arrived is waste.
+    void Evicted(const std::vector<uint64_t>& keys);
+    /// Count cache sent ahead \p a's bytes once: \p used whole tokens used, \p wasted bytes.
+    void CloseAhead(Ahead& a, uint64_t used, double wasted);
+    /// Cache sent ahead \p a is not used: waste; the target frees it HoldTime later.
+    void AbandonAhead(Ahead& a);
 };
 
 void
@@ -310,12 +381,18 @@ FluidServingEngine::Impl::Validate()
     {
         throw std::invalid_argument("scheduler must be a handover policy, got none");
     }
-    if (scheduler->GetPreTransfer().has_value() || scheduler->GetPlanLead().IsStrictlyPositive())
+    if (scheduler->GetPlanLead().IsStrictlyPositive())
     {
         throw std::invalid_argument("scheme '" + scheduler->GetSchemeName() +
                                     "' is not modelled in serving mode: it takes a batch or "
-                                    "slot policy its source plans alone, without pre-transfer (" +
+                                    "slot policy its source plans alone, or a pre-transfer "
+                                    "around one (" +
                                     HandoverSchemeRegistry::Names(", ", Models) + ")");
+    }
+    pre = scheduler->GetPreTransfer();
+    if (pre)
+    {
+        CheckFluidPreTransfer(*pre, scheduler->AllocatesSlots());
     }
     if (numCells < 1)
     {
@@ -384,6 +461,18 @@ FluidServingEngine::Impl::Validate()
                                         " (the UEs), got " + std::to_string(h.ue));
         }
         CheckRange(at + "time", h.time, 0, 1e9);
+        if (!std::isnan(h.likely) && !(h.likely >= 0 && h.likely <= h.time))
+        {
+            throw std::invalid_argument(
+                at + "likely must be in [0, " + edgellm::FormatValue(h.time) +
+                "] (its time) s or NaN, got " + edgellm::FormatValue(h.likely));
+        }
+        if (pre && pre->trigger == PreTransferSettings::A3_ENTERING && std::isnan(h.likely))
+        {
+            throw std::invalid_argument(
+                at + "likely must be given for scheme '" + scheduler->GetSchemeName() +
+                "' (Trigger A3Entering: when the handover became likely, s, in [0, time])");
+        }
         if (h.target < 1 || h.target > numCells || h.target == cell[h.ue])
         {
             throw std::invalid_argument(at + "target must be in [1, " + std::to_string(numCells) +
@@ -451,6 +540,29 @@ FluidServingEngine::Impl::Setup()
     for (std::size_t i = 0; i < handovers.size(); ++i)
     {
         Push(handovers[i].time, HANDOVER, i);
+    }
+    share = pre ? pre->rateShare : 0.0;
+    aheadYields = !pre || pre->yieldToHandovers || slots;
+    ueHandovers.assign(ueCell.size(), {});
+    ueNext.assign(ueCell.size(), 0);
+    lastFrom.assign(ueCell.size(), 0);
+    lastTime.assign(ueCell.size(), 0.0);
+    triggers.assign(handovers.size(), std::numeric_limits<double>::quiet_NaN());
+    for (std::size_t i = 0; i < handovers.size(); ++i)
+    {
+        ueHandovers[handovers[i].ue].push_back(i);
+        if (share > 0)
+        {
+            triggers[i] = FluidTriggerTime(*pre, handovers[i].time, handovers[i].likely);
+            Push(triggers[i], TRIGGER, i);
+        }
+    }
+    for (auto& list : ueHandovers)
+    {
+        // As the HANDOVER events run: by time, then input order.
+        std::stable_sort(list.begin(), list.end(), [this](std::size_t a, std::size_t b) {
+            return handovers[a].time < handovers[b].time;
+        });
     }
     result.scheme = scheduler->GetSchemeName();
 }
@@ -574,6 +686,24 @@ FluidServingEngine::Impl::OnToken(std::size_t r)
         CloseStall(r, now);
         q.handoverAt = -1;
     }
+    if (q.ahead == NO_EPISODE)
+    {
+        TryAhead(r);
+    }
+    else if (aheads[q.ahead].phase == SENDING && pre->followDecoding)
+    {
+        // FollowDecoding: the new token's KV follows, its room reserved (the oldest other
+        // entries evicted); one that would not fit the memory stops the following.
+        Ahead& a = aheads[q.ahead];
+        KvPreTransferStore& store = Store(a.to);
+        if (a.room + bytesPerToken <= store.GetCapacity())
+        {
+            a.room += bytesPerToken;
+            Evicted(store.Grow(q.ahead, a.room));
+            a.goal += static_cast<double>(bytesPerToken);
+            aheadDirty = true;
+        }
+    }
     if (out.decodedTokens == out.outputTokens)
     {
         out.e2e = at - out.sent;
@@ -594,6 +724,10 @@ FluidServingEngine::Impl::Finish(std::size_t r, bool served)
         return;
     }
     q.done = true;
+    if (q.ahead != NO_EPISODE)
+    {
+        AbandonAhead(aheads[q.ahead]); // it ended before its handover
+    }
     uint16_t cell = q.cell;
     q.cell = 0;
     active[q.in->ue].erase(r);
@@ -700,10 +834,12 @@ FluidServingEngine::Impl::Join(std::size_t r, uint16_t cell, const GpuSequenceSp
 }
 
 void
-FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
+FluidServingEngine::Impl::OnHandover(std::size_t index)
 {
+    const ServingHandover& h = handovers[index];
     uint16_t source = ueCell[h.ue];
     ueCell[h.ue] = h.target;
+    ueNext[h.ue] += 1;
     // A copy: a slot policy's request may join a GPU (and end) in the loop.
     const std::vector<std::size_t> caught(active[h.ue].begin(), active[h.ue].end());
     for (std::size_t r : caught)
@@ -738,6 +874,30 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
         q.epoch += 1;
         uint64_t context = Gpu(source).Remove(r);
         q.cell = 0;
+        // Its KV sent ahead for this handover: the target holds P whole tokens of it (a
+        // slot policy: the fraction, every byte).
+        uint64_t held = 0;
+        double aheadFraction = 0;
+        if (q.ahead != NO_EPISODE && aheads[q.ahead].handover == index &&
+            aheads[q.ahead].phase == SENDING)
+        {
+            Ahead& a = aheads[q.ahead];
+            const FluidAheadClaim claim =
+                ClaimAhead(a.arrived, static_cast<double>(bytesPerToken), context);
+            const double bits = static_cast<double>(context) * bytesPerToken * 8.0;
+            aheadFraction = bits > 0 ? std::min(1.0, a.arrived * 8.0 / bits) : 0.0;
+            held = claim.usedTokens;
+            CloseAhead(a, claim.usedTokens, slots ? 0.0 : claim.wastedBytes);
+            Store(a.to).Release(q.ahead);
+            a.phase = GONE;
+            sending.erase(q.ahead);
+            aheadDirty = true;
+            q.ahead = NO_EPISODE;
+        }
+        else if (q.ahead != NO_EPISODE)
+        {
+            AbandonAhead(aheads[q.ahead]);
+        }
         // What it had left on the source: prompt tokens not prefilled, tokens not decoded.
         const uint64_t decodedHere = out.decodedTokens - q.decodedBefore;
         const uint64_t prefilled =
@@ -753,7 +913,7 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
         }
         if (slots)
         {
-            StartEpisode(r, source, h.target, context);
+            StartEpisode(r, source, h.target, context, aheadFraction);
             continue;
         }
         auto it = std::find_if(batches.begin(), batches.end(), [&](const Batch& b) {
@@ -761,12 +921,15 @@ FluidServingEngine::Impl::OnHandover(const ServingHandover& h)
         });
         if (it == batches.end())
         {
-            batches.push_back(Batch{source, h.target, h.time, {}, {}});
+            batches.push_back(Batch{source, h.target, h.time, {}, {}, {}});
             it = batches.end() - 1;
         }
         it->members.push_back(r);
         it->contexts.push_back(context);
+        it->ahead.push_back(held);
     }
+    lastFrom[h.ue] = source;
+    lastTime[h.ue] = h.time;
     for (uint64_t id : ueConversations[h.ue])
     {
         const auto& conv = conversations[id];
@@ -801,13 +964,18 @@ FluidServingEngine::Impl::Retarget(std::size_t r, uint16_t from, uint16_t to)
         }
         const auto k = static_cast<std::size_t>(it - b.members.begin());
         const uint64_t context = b.contexts[k];
+        // What was sent ahead to the cell it left at once is never used: waste.
+        const double unused = static_cast<double>(b.ahead[k]) * bytesPerToken;
+        result.requests[r].preWastedBytes += unused;
+        result.preWastedBytes += unused;
         b.members.erase(it);
         b.contexts.erase(b.contexts.begin() + static_cast<std::ptrdiff_t>(k));
+        b.ahead.erase(b.ahead.begin() + static_cast<std::ptrdiff_t>(k));
         const uint16_t source = b.source;
         if (source == to)
         {
             // Back where its context is: it decodes there again, nothing to restore.
-            batches.push_back(Batch{source, to, now, {r}, {context}});
+            batches.push_back(Batch{source, to, now, {r}, {context}, {0}});
             return true;
         }
         auto next = std::find_if(batches.begin(), batches.end(), [&](const Batch& n) {
@@ -815,11 +983,12 @@ FluidServingEngine::Impl::Retarget(std::size_t r, uint16_t from, uint16_t to)
         });
         if (next == batches.end())
         {
-            batches.push_back(Batch{source, to, now, {}, {}});
+            batches.push_back(Batch{source, to, now, {}, {}, {}});
             next = batches.end() - 1;
         }
         next->members.push_back(r);
         next->contexts.push_back(context);
+        next->ahead.push_back(0);
         return true;
     }
     return false;
@@ -858,9 +1027,25 @@ FluidServingEngine::Impl::SendCache(uint64_t id, uint16_t from, uint16_t to)
 }
 
 void
-FluidServingEngine::Impl::StartEpisode(std::size_t r, uint16_t from, uint16_t to, uint64_t context)
+FluidServingEngine::Impl::StartEpisode(std::size_t r,
+                                       uint16_t from,
+                                       uint16_t to,
+                                       uint64_t context,
+                                       double ahead)
 {
     auto& q = requests[r];
+    if (context > 0 && ahead >= 1.0)
+    {
+        // All of it was sent ahead: it goes on at the target at once with its cache.
+        auto& out = result.requests[r];
+        out.received = 1.0;
+        out.accuracy = AccuracyUtility::Preset(context).Value(1.0);
+        GpuSequenceSpec spec = q.spec;
+        spec.cachedTokens = context;
+        spec.priority = true;
+        Join(r, to, spec);
+        return;
+    }
     if (context == 0)
     {
         // Nothing to send: it goes on at the target at once.
@@ -878,6 +1063,9 @@ FluidServingEngine::Impl::StartEpisode(std::size_t r, uint16_t from, uint16_t to
     e.context = context;
     e.bits = static_cast<double>(context) * bytesPerToken * 8.0;
     e.utility = AccuracyUtility::Preset(context);
+    e.ahead = ahead;
+    e.x = ahead;
+    e.before = ahead;
     const std::size_t id = episodes.size();
     episodes.push_back(e);
     q.episode = id;
@@ -955,7 +1143,8 @@ FluidServingEngine::Impl::OnSlot(uint64_t k)
         // (Less than a bit left is none: rounding of R dt.)
         const double spare = budget - used;
         link.freeRate = on.empty() ? bitsPerSecond : (spare < 1.0 ? 0.0 : spare / slotLength);
-        SetLinkRate(link, link.freeRate);
+        SetLinkRate(link, TransferRate(link));
+        aheadDirty = aheadDirty || !sending.empty();
         if (on.empty() && link.episodes.empty())
         {
             slotLinks.erase(l);
@@ -986,7 +1175,7 @@ FluidServingEngine::Impl::CloseEpisode(Episode& e)
     const std::size_t id = static_cast<std::size_t>(&e - episodes.data());
     on.erase(std::remove(on.begin(), on.end(), id), on.end());
     requests[e.request].episode = NO_EPISODE;
-    result.backhaulBytes += e.x * e.bits / 8;
+    result.backhaulBytes += (e.x - e.ahead) * e.bits / 8; // the bytes sent ahead counted then
 }
 
 void
@@ -1010,7 +1199,10 @@ FluidServingEngine::Impl::OnEpisodeEnd(std::size_t id)
     q.missing += e.context - held;
     out.received = e.x;
     out.accuracy = e.utility.Value(e.x);
-    out.transferTokens += held;
+    const auto aheadTokens = std::min(
+        held,
+        static_cast<uint64_t>(std::floor(e.ahead * static_cast<double>(e.context) + 1e-6)));
+    out.transferTokens += held - aheadTokens;
     GpuSequenceSpec spec = q.spec;
     spec.cachedTokens = held;
     spec.priority = true;
@@ -1033,8 +1225,8 @@ FluidServingEngine::Impl::RetargetEpisode(std::size_t r, uint16_t from, uint16_t
     const uint16_t source = links[e.link].from;
     if (source != to)
     {
-        result.restores -= 1; // StartEpisode counts the same restore again
-        StartEpisode(r, source, to, e.context);
+        result.restores -= 1;                        // StartEpisode counts the same restore again
+        StartEpisode(r, source, to, e.context, 0.0); // nothing sent ahead to the new cell
         return true;
     }
     GpuSequenceSpec spec = q.spec;
@@ -1061,9 +1253,10 @@ FluidServingEngine::Impl::PlanBatch(const Batch& batch)
     std::vector<CtHoUe> ues;
     for (std::size_t i = 0; i < batch.members.size(); ++i)
     {
-        if (batch.contexts[i] > 0)
+        // The rest of its cache: what was not sent ahead (the P tokens the target holds).
+        if (batch.contexts[i] > batch.ahead[i])
         {
-            ues.push_back(CtHoUe{batch.members[i], batch.tau, batch.contexts[i]});
+            ues.push_back(CtHoUe{batch.members[i], batch.tau, batch.contexts[i] - batch.ahead[i]});
         }
     }
     uint64_t l = 0;
@@ -1089,10 +1282,17 @@ FluidServingEngine::Impl::PlanBatch(const Batch& batch)
         // Back at the BS that holds its context (two handovers at one instant): it goes on
         // there with its context cached.
         const bool home = batch.source == batch.target;
-        uint64_t prefill = home ? 0 : std::min(l, context);
-        uint64_t transfer = home ? 0 : context - prefill;
+        const uint64_t ahead = home ? 0 : batch.ahead[i];
+        const uint64_t rest = context - ahead;
+        uint64_t prefill = home ? 0 : std::min(l, rest);
+        uint64_t transfer = home ? 0 : rest - prefill;
+        if ((home ? context : ahead + prefill + transfer) != context)
+        {
+            throw std::logic_error("request " + std::to_string(r) + ": the restore of " +
+                                   std::to_string(context) + " tokens is not conserved");
+        }
         GpuSequenceSpec spec;
-        spec.cachedTokens = home ? context : 0;
+        spec.cachedTokens = home ? context : ahead;
         spec.suffixTokens = transfer;
         spec.prefillTokens = prefill + q.spec.prefillTokens;
         spec.decodeTokens = q.spec.decodeTokens;
@@ -1133,6 +1333,7 @@ FluidServingEngine::Impl::StartLink(Link& link)
     if (link.queue.empty())
     {
         link.busy = false;
+        aheadDirty = aheadDirty || !sending.empty(); // the caches sent ahead may use it
         return;
     }
     std::vector<KvTransferJob> jobs;
@@ -1152,7 +1353,8 @@ FluidServingEngine::Impl::StartLink(Link& link)
     link.left = static_cast<double>(link.current.tokens) * bytesPerToken * 8.0;
     link.since = now;
     link.rate = 0;
-    SetLinkRate(link, link.freeRate);
+    SetLinkRate(link, TransferRate(link));
+    aheadDirty = aheadDirty || link.aheadRate > 0 || !sending.empty();
 }
 
 void
@@ -1213,6 +1415,10 @@ FluidServingEngine::Impl::IsStale(const Event& e) const
     {
         return !links[e.index].busy || links[e.index].gen != e.tag;
     }
+    if (e.kind == AHEAD_CHANGE)
+    {
+        return e.tag != aheadGen;
+    }
     return e.kind == EPISODE_END && episodes[e.index].over;
 }
 
@@ -1231,7 +1437,30 @@ FluidServingEngine::Impl::Handle(const Event& e)
         OnEpisodeEnd(e.index);
         break;
     case HANDOVER:
-        OnHandover(handovers[e.index]);
+        OnHandover(e.index);
+        break;
+    case TRIGGER:
+        if (ueNext[handovers[e.index].ue] < ueHandovers[handovers[e.index].ue].size() &&
+            ueHandovers[handovers[e.index].ue][ueNext[handovers[e.index].ue]] == e.index)
+        {
+            // Its UE's next handover: the requests decoding at the source start sending.
+            const std::vector<std::size_t> on(active[handovers[e.index].ue].begin(),
+                                              active[handovers[e.index].ue].end());
+            for (std::size_t r : on)
+            {
+                TryAhead(r);
+            }
+        }
+        break;
+    case AHEAD_CHANGE:
+        aheadDirty = true; // a cache sent ahead is all sent: the others share its part
+        break;
+    case HOLD_END:
+        if (aheads[e.index].phase == STOPPED)
+        {
+            Store(aheads[e.index].to).Release(e.index);
+            aheads[e.index].phase = GONE;
+        }
         break;
     case SLOT:
         OnSlot(e.index);
@@ -1273,6 +1502,208 @@ FluidServingEngine::Impl::Summarize()
     {
         result.evictions += gpu->GetEvictions();
     }
+    for (std::size_t i = 0; i < aheads.size(); ++i)
+    {
+        const Ahead& a = aheads[i];
+        const auto& out = result.requests[a.request];
+        if (!a.closed || out.preWastedBytes > static_cast<double>(out.preSentTokens + 1) *
+                                                  static_cast<double>(bytesPerToken) * (1 + 1e-9))
+        {
+            throw std::logic_error("request " + std::to_string(a.request) +
+                                   ": its bytes sent ahead are not accounted for");
+        }
+    }
+}
+
+double
+FluidServingEngine::Impl::TransferRate(const Link& link) const
+{
+    if (!aheadYields)
+    {
+        return std::max(0.0, link.freeRate - 8.0 * link.aheadRate);
+    }
+    return link.freeRate;
+}
+
+KvPreTransferStore&
+FluidServingEngine::Impl::Store(uint16_t cell)
+{
+    auto& store = stores[cell];
+    if (!store)
+    {
+        store = std::make_unique<KvPreTransferStore>(config.kvMemoryCapacity);
+    }
+    return *store;
+}
+
+void
+FluidServingEngine::Impl::SettleAhead()
+{
+    for (std::size_t id : sending)
+    {
+        Ahead& a = aheads[id];
+        if (a.rate <= 0)
+        {
+            continue;
+        }
+        a.arrived = std::min(a.goal, a.arrived + a.rate * (now - aheadSince));
+        // All sent, or so nearly that the rest would take less than a time step.
+        if (a.goal - a.arrived <= std::max(a.goal * 1e-12, a.rate * FluidTimeResolution(now)))
+        {
+            a.arrived = a.goal;
+            aheadDirty = true;
+        }
+    }
+    aheadSince = now;
+}
+
+void
+FluidServingEngine::Impl::RateAhead()
+{
+    aheadDirty = false;
+    aheadGen += 1;
+    std::map<std::size_t, std::vector<std::size_t>> byLink; // the senders with bytes left
+    for (std::size_t id : sending)
+    {
+        Ahead& a = aheads[id];
+        a.rate = 0;
+        if (a.arrived < a.goal)
+        {
+            byLink[static_cast<std::size_t>(a.from - 1) * numCells + (a.to - 1)].push_back(id);
+        }
+    }
+    double next = std::numeric_limits<double>::infinity();
+    for (std::size_t l = 0; l < links.size(); ++l)
+    {
+        Link& link = links[l];
+        const auto it = byLink.find(l);
+        const double before = link.aheadRate;
+        link.aheadRate = 0;
+        if (it != byLink.end() && !(aheadYields && link.busy))
+        {
+            // RateShare x R, out of what the slot episodes leave.
+            const double allowed = std::min(share * bitsPerSecond, link.freeRate) / 8.0;
+            std::vector<FluidAheadSender> senders;
+            for (std::size_t id : it->second)
+            {
+                const Ahead& a = aheads[id];
+                senders.push_back({a.arrived, a.goal, a.goal, 0.0}); // tokens come as events
+            }
+            const std::vector<FluidAheadRate> rates = ShareAheadRate(allowed, senders);
+            for (std::size_t n = 0; n < rates.size(); ++n)
+            {
+                aheads[it->second[n]].rate = rates[n].rate;
+                link.aheadRate += rates[n].rate;
+                next = std::min(next, now + rates[n].change);
+            }
+        }
+        if (link.aheadRate != before)
+        {
+            SetLinkRate(link, TransferRate(link));
+        }
+    }
+    if (std::isfinite(next))
+    {
+        Push(next, AHEAD_CHANGE, 0, aheadGen);
+    }
+}
+
+void
+FluidServingEngine::Impl::TryAhead(std::size_t r)
+{
+    auto& q = requests[r];
+    const uint32_t ue = q.in->ue;
+    if (share <= 0 || q.done || q.ahead != NO_EPISODE || ueNext[ue] >= ueHandovers[ue].size())
+    {
+        return;
+    }
+    const std::size_t index = ueHandovers[ue][ueNext[ue]];
+    const ServingHandover& h = handovers[index];
+    const double trigger = triggers[index];
+    const uint64_t decodedHere = result.requests[r].decodedTokens - q.decodedBefore;
+    if (!(trigger <= now) || now >= h.time || q.cell != ueCell[ue] || decodedHere == 0 ||
+        FluidPingPongGuarded(lastFrom[ue],
+                             lastTime[ue],
+                             h.target,
+                             trigger,
+                             pre->pingPongTime.GetSeconds()))
+    {
+        return; // not triggered yet, not decoding at the source, or a ping-pong
+    }
+    // The context it has on the source GPU now (its prefill done).
+    const uint64_t context =
+        q.spec.cachedTokens + q.spec.suffixTokens + q.spec.prefillTokens + decodedHere;
+    Ahead a;
+    a.request = r;
+    a.handover = index;
+    a.from = q.cell;
+    a.to = h.target;
+    a.room = context * bytesPerToken;
+    a.goal = static_cast<double>(a.room);
+    const std::size_t id = aheads.size();
+    q.ahead = id;
+    const FluidAheadRoom room = ReserveAhead(Store(a.to), id, a.room);
+    if (room.refused)
+    {
+        result.preEvictions += 1; // larger than the whole memory
+        a.phase = GONE;
+        a.closed = true;
+        aheads.push_back(a);
+        return;
+    }
+    aheads.push_back(a);
+    Evicted(room.evicted);
+    sending.insert(id);
+    aheadDirty = true;
+}
+
+void
+FluidServingEngine::Impl::Evicted(const std::vector<uint64_t>& keys)
+{
+    for (uint64_t key : keys)
+    {
+        Ahead& a = aheads[key];
+        result.preEvictions += 1;
+        if (!a.closed)
+        {
+            CloseAhead(a, 0, a.arrived);
+        }
+        a.phase = GONE;
+        sending.erase(key);
+        aheadDirty = true;
+    }
+}
+
+void
+FluidServingEngine::Impl::CloseAhead(Ahead& a, uint64_t used, double wasted)
+{
+    auto& out = result.requests[a.request];
+    const uint64_t whole =
+        ClaimAhead(a.arrived, static_cast<double>(bytesPerToken), UINT64_MAX).usedTokens;
+    out.preSentTokens += std::max(used, whole); // (used <= whole)
+    out.preWastedBytes += wasted;
+    result.preSentBytes += a.arrived;
+    result.preWastedBytes += wasted;
+    result.backhaulBytes += a.arrived;
+    a.closed = true;
+}
+
+void
+FluidServingEngine::Impl::AbandonAhead(Ahead& a)
+{
+    const std::size_t id = static_cast<std::size_t>(&a - aheads.data());
+    requests[a.request].ahead = NO_EPISODE;
+    if (a.closed)
+    {
+        return; // refused or evicted: counted
+    }
+    CloseAhead(a, 0, a.arrived);
+    sending.erase(id);
+    aheadDirty = true;
+    a.phase = STOPPED;
+    KvPreTransferStore& store = Store(a.to);
+    store.Shrink(id, std::min(a.room, static_cast<uint64_t>(std::ceil(a.arrived))));
+    Push(now + pre->holdTime.GetSeconds(), HOLD_END, id);
 }
 
 FluidServingEngine::FluidServingEngine(const FluidServingConfig& config,
@@ -1291,8 +1722,7 @@ FluidServingEngine::~FluidServingEngine() = default;
 bool
 FluidServingEngine::Models(const HandoverScheme& scheme)
 {
-    return (scheme.batchPlan || scheme.slotPolicy) && !scheme.wrapsInner &&
-           !scheme.targetCoordinated;
+    return (scheme.batchPlan || scheme.slotPolicy) && !scheme.targetCoordinated;
 }
 
 FluidServingResult
@@ -1315,7 +1745,12 @@ FluidServingEngine::Run()
         }
         s.Sample(e.time);
         s.now = e.time;
+        s.SettleAhead();
         s.Handle(e);
+        if (s.aheadDirty)
+        {
+            s.RateAhead();
+        }
     }
     // The series covers the periods up to the one the last request ended in (later events
     // are handovers of idle UEs).

@@ -5,6 +5,7 @@
 #define FLUID_SERVING_ENGINE_H
 
 #include "continuous-batching-gpu.h"
+#include "edge-llm-limits.h"
 #include "gpu-iteration-model.h"
 #include "llm-request-trace.h"
 
@@ -63,6 +64,10 @@ struct ServingHandover
     uint32_t ue{0};     //!< The UE
     double time{0};     //!< tau, s, >= 0
     uint16_t target{1}; //!< The new serving cell, in [1, numCells], != the serving one
+    /// When the handover became likely (the UE's A3 entering event, after its time to
+    /// trigger), s, in [0, time] (NaN: unknown): the trigger of a pre-transfer policy with
+    /// Trigger A3Entering, which requires it (PredictedCrossing: time - LeadTime instead)
+    double likely{std::numeric_limits<double>::quiet_NaN()};
 };
 
 /**
@@ -82,6 +87,10 @@ struct FluidServingConfig
     double ttftSlo{2.0};    //!< SLO: time to first token at most, s, (0, 3600]
     double tpotSlo{0.2};    //!< SLO: mean time per output token at most, s, (0, 3600]
     double seriesStep{1.0}; //!< GPU series period, s, [1e-3, 3600]
+    /// Pre-transfer policies: each BS's memory for KV caches sent ahead of a handover,
+    /// bytes, >= 1 (KvPreTransferStore; the packet level's EdgeLlmPreTransferRole
+    /// KvMemoryCapacity, whose default it takes)
+    uint64_t kvMemoryCapacity{edgellm::DEFAULT_KV_MEMORY_CAPACITY};
 
     /**
      * \brief Check every knob.
@@ -128,6 +137,12 @@ struct ServingRequestResult
     /// Slot policies: A(x), the accuracy utility (AccuracyUtility::Preset of the episode's
     /// context) at that fraction: anytime inference on a partial cache (NaN as received)
     double accuracy{std::numeric_limits<double>::quiet_NaN()};
+    /// Pre-transfer policies: whole KV tokens of it that reached a target ahead of its
+    /// handovers (used or not), summed over them (0: other policies)
+    uint64_t preSentTokens{0};
+    /// Pre-transfer policies: bytes of it sent ahead that no handover used (the request
+    /// ended first, another target, evicted, a part of a token), bytes (0: other policies)
+    double preWastedBytes{0};
     bool served{false}; //!< It decoded every token
     bool sloMet{false}; //!< Served with ttft <= ttftSlo and (one token or tpot <= tpotSlo)
 };
@@ -163,8 +178,13 @@ struct FluidServingResult
     uint64_t restores{0};    //!< Handovers of a request on a GPU (slot policies: episodes)
     uint64_t overContext{0}; //!< Requests refused: context + output beyond the model's window
     /// KV bytes over the backhaul (slot policies: the fractions sent, cancelled episodes'
-    /// included)
+    /// included; pre-transfer policies: the bytes sent ahead included)
     double backhaulBytes{0};
+    double preSentBytes{0};   //!< Pre-transfer policies: KV bytes that reached a target ahead
+    double preWastedBytes{0}; //!< Pre-transfer policies: those no handover used
+    /// Pre-transfer policies: caches sent ahead evicted from a full KV memory, or refused
+    /// (larger than the whole memory)
+    uint64_t preEvictions{0};
 };
 
 /**
@@ -208,8 +228,29 @@ struct FluidServingResult
  * and accuracy), its prompt rest prefilled first. A handover during the episode cancels it:
  * the source sends the cache anew to the new cell, or the request goes on at the source if
  * the UE is back there. Idle-cache transfers on a link with episodes get what the episodes
- * leave of each slot (R outside slots). Pre-transfer and target-coordinated policies are
- * refused.
+ * leave of each slot (R outside slots).
+ *
+ * A pre-transfer policy (pre-ctho, pre-impactho: HandoverScheduler::GetPreTransfer() around
+ * a batch or slot policy; doc/edge-llm-design.rst, "Proactive KV pre-transfer") knows each
+ * handover ahead: its trigger is max(0, tau - LeadTime) (PredictedCrossing, as the packet
+ * level's scripted handovers) or ServingHandover::likely (A3Entering). From the later of
+ * the trigger and its first token on the source GPU to the handover, each request of the
+ * UE decoding there sends its KV ahead to the handover's target over the source->target
+ * link (the steps of fluid-pre-transfer.h, shared with FluidHandoverEngine): the context it had
+ * when it started (FollowDecoding: each token decoded since too), at most RateShare x R
+ * shared equally by the link's caches sent ahead, out of what the slot episodes leave of R,
+ * pausing while a handover or idle-cache transfer uses the link (YieldToHandovers; else
+ * those transfers get the rest); the target reserves its room in a KV memory of
+ * kvMemoryCapacity bytes (KvPreTransferStore: the oldest entries evicted, one larger than
+ * the memory refused; preEvictions). A trigger back to the cell the UE came from within
+ * PingPongTime is ignored. At the handover the request brings the P whole tokens that
+ * arrived: a batch policy plans only C - P (ChoosePrefillLength on the rests; the P tokens
+ * are held at the target, never prefilled nor sent again); a slot policy's episode starts
+ * with the fraction sent ahead (the first entries in importance order, every byte used),
+ * ServingRequestResult::received including it. Bytes sent ahead that no handover uses (the
+ * request ended first, a second handover at the same instant to another cell, an
+ * eviction, a batch policy's part of a token) are waste (preWastedBytes); the target
+ * frees them HoldTime after the source stopped. Target-coordinated policies are refused.
  *
  * Events are processed in time order (ties: iteration ends, transfer ends, handovers,
  * batch plans, arrivals at the BS, sends); a run is deterministic.
@@ -219,12 +260,13 @@ class FluidServingEngine
   public:
     /**
      * \param config the knobs (validated)
-     * \param scheduler a batch or slot policy its source plans alone, without pre-transfer
-     *        (Models())
+     * \param scheduler a batch or slot policy its source plans alone, or a pre-transfer
+     *        policy around one (Models())
      * \param numCells BSs, cells 1..numCells, [1, 65535]
      * \param initialCell each UE's serving cell at time 0 (one per UE, in [1, numCells])
      * \param handovers serving-cell changes (any order; each to another cell than the UE's
-     *        serving one at that time)
+     *        serving one at that time; likely in [0, time] or NaN, required by a
+     *        pre-transfer policy with Trigger A3Entering)
      * \param requests the requests (each ue < initialCell.size(); a conversation's turns
      *        on one UE, numbered 0, 1, ... in arrival order)
      * \throws std::invalid_argument naming the field for a bad input or policy
@@ -241,9 +283,10 @@ class FluidServingEngine
     /**
      * \brief Which schemes serving mode models (a program's filter for
      *        HandoverSchemeRegistry::ParseList and Names): a batch policy (ctHO, tHO, cHO)
-     *        or a slot policy (ImpactHO, EA, WTA, PF) its source plans alone, without
-     *        pre-transfer; the constructor refuses the others' schedulers, asked through
-     *        the base class.
+     *        or a slot policy (ImpactHO, EA, WTA, PF) its source plans alone, or a
+     *        pre-transfer policy around one (pre-ctho, pre-impactho); not a
+     *        target-coordinated one (tc-ctho), whose schedulers the constructor refuses,
+     *        asked through the base class.
      * \param scheme a registry entry
      * \return whether it is modelled
      */

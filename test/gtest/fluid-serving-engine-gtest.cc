@@ -16,10 +16,12 @@
 #include "ns3/handover-scheduler.h"
 #include "ns3/handover-scheme-registry.h"
 #include "ns3/llm-model-profile.h"
+#include "ns3/pre-transfer-scheduler.h"
 #include "ns3/slot-allocator.h"
 
 #include <cmath>
 #include <gtest/gtest.h>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -437,13 +439,12 @@ TEST(FluidServingEngine, Refusals)
     EXPECT_EQ(make("impactho", 2, {1}, {}, one, c), "");
     EXPECT_NE(make("tc-ctho", 2, {1}, {}, one, c)
                   .find("not modelled in serving mode: it takes a batch or slot policy its source "
-                        "plans alone, without pre-transfer (ctho, tho, cho, impactho, ea, wta, "
-                        "pf)"),
+                        "plans alone, or a pre-transfer around one (ctho, tho, cho, pre-ctho, "
+                        "impactho, ea, wta, pf, pre-impactho)"),
               std::string::npos);
     EXPECT_EQ(make("tho", 2, {1}, {}, one, c), "");
     EXPECT_EQ(make("cho", 2, {1}, {}, one, c), "");
-    EXPECT_NE(make("pre-ctho", 2, {1}, {}, one, c).find("not modelled in serving mode"),
-              std::string::npos);
+    EXPECT_EQ(make("pre-ctho", 2, {1}, {}, one, c), "");
     EXPECT_NE(make("ctho", 2, {3}, {}, one, c).find("initialCell[0] must be in [1, 2], got 3"),
               std::string::npos);
     EXPECT_NE(make("ctho", 2, {0}, {}, one, c).find("initialCell[0]"), std::string::npos);
@@ -763,35 +764,225 @@ TEST(FluidServingEngine, HandoverDuringAnEpisode)
     }
 }
 
-// Which schemes serving mode models: batch and slot policies a source plans alone, without
-// pre-transfer.
+// Which schemes serving mode models: batch and slot policies a source plans alone, and
+// pre-transfer policies around them; not target-coordinated ones.
 TEST(FluidServingEngine, ModelsSlotPolicies)
 {
-    for (const char* name : {"ctho", "tho", "cho", "impactho", "ea", "wta", "pf"})
+    for (const char* name :
+         {"ctho", "tho", "cho", "impactho", "ea", "wta", "pf", "pre-ctho", "pre-impactho"})
     {
         EXPECT_TRUE(FluidServingEngine::Models(HandoverSchemeRegistry::Find(name))) << name;
     }
     const std::vector<LlmRequest> one{Req(0, 10, 2, 0, 0, 0)};
-    for (const char* name : {"pre-ctho", "pre-impactho", "tc-ctho"})
+    EXPECT_FALSE(FluidServingEngine::Models(HandoverSchemeRegistry::Find("tc-ctho")));
+    const std::string error = edgellmtest::ErrorOf([&] {
+        FluidServingEngine e(HandConfig(),
+                             HandoverSchemeRegistry::Create("tc-ctho"),
+                             2,
+                             {1},
+                             {},
+                             one);
+    });
+    EXPECT_NE(error.find("scheme 'tc-ctho' is not modelled in serving mode: it takes a batch or "
+                         "slot policy its source plans alone, or a pre-transfer around one "
+                         "(ctho, tho, cho, pre-ctho, impactho, ea, wta, pf, pre-impactho)"),
+              std::string::npos)
+        << error;
+    EXPECT_EQ(HandoverSchemeRegistry::Names(", ", FluidServingEngine::Models),
+              "ctho, tho, cho, pre-ctho, impactho, ea, wta, pf, pre-impactho");
+}
+
+/// Pre-transfer tests: HandConfig with a link that carries exactly 10,000 tokens/s:
+/// R = 10^4 x 57344 x 8 bit/s = 4.58752 Gbit/s.
+FluidServingConfig
+PreConfig()
+{
+    auto c = HandConfig();
+    c.backhaulGbps = 4.58752;
+    return c;
+}
+
+/// A predicted-crossing pre-transfer around \p inner (a TypeId name).
+Ptr<PreTransferScheduler>
+PrePolicy(const std::string& inner, double lead, double share, bool follow)
+{
+    auto s = CreateObject<PreTransferScheduler>();
+    s->SetInnerScheduler(inner);
+    s->SetAttribute("Trigger", EnumValue(PreTransferScheduler::PREDICTED_CROSSING));
+    s->SetAttribute("LeadTime", TimeValue(Seconds(lead)));
+    s->SetAttribute("RateShare", DoubleValue(share));
+    s->SetAttribute("FollowDecoding", BooleanValue(follow));
+    return s;
+}
+
+/// When a request of prompt 1000 sent at 0 decodes its token k (1-based) alone on a GPU
+/// (HandConfig): the prompt's iteration ends at 0.01 + 0.01 + 0.001 x 1000 = 1.02 s with
+/// token 1; token k + 1 takes 0.01 + 0.002 + 1e-5 x (1000 + k) (the context read).
+double
+TokenTime(int k)
+{
+    double t = 1.02;
+    for (int j = 1; j < k; ++j)
     {
-        EXPECT_FALSE(FluidServingEngine::Models(HandoverSchemeRegistry::Find(name))) << name;
-        const std::string error = edgellmtest::ErrorOf([&] {
+        t += 0.012 + 1e-5 * (1000 + j);
+    }
+    return t;
+}
+
+FluidServingResult
+RunPre(Ptr<HandoverScheduler> s,
+       const std::vector<ServingHandover>& handovers,
+       const std::vector<LlmRequest>& requests,
+       const FluidServingConfig& c = PreConfig())
+{
+    FluidServingEngine engine(c, s, 2, {1}, handovers, requests);
+    return engine.Run();
+}
+
+// pre-ctho around cHO: a handover 5 ms after token 11 (C = 1011), its trigger LeadTime =
+// 50 ms before. The request decodes since 1.02 s: it sends its context at the trigger
+// ahead at RateShare x R = 5000 tokens/s: 250 tokens (< 1011). At the handover cHO sends
+// the other 761 at R (76.1 ms), then one decode iteration reads the 1011.
+TEST(FluidServingEngine, PreCtHoSendsAheadByHand)
+{
+    const double tau = TokenTime(11) + 0.005;
+    for (const char* inner : {"ns3::ChoScheduler", "ns3::CtHoScheduler"})
+    {
+        auto r =
+            RunPre(PrePolicy(inner, 0.05, 0.5, false), {{0, tau, 2}}, {Req(0, 1000, 20, 0, 0, 0)});
+        const auto& q = r.requests[0];
+        EXPECT_TRUE(q.served) << inner;
+        EXPECT_EQ(q.preSentTokens, 250u) << inner;
+        EXPECT_NEAR(q.preWastedBytes, 0, 1e-3) << inner;
+        EXPECT_NEAR(r.preSentBytes, 250 * BYTES_PER_TOKEN, 1e-3) << inner;
+        EXPECT_NEAR(r.preWastedBytes, 0, 1e-3) << inner;
+        if (std::string(inner) == "ns3::ChoScheduler")
+        {
+            EXPECT_EQ(q.transferTokens, 761u);
+            EXPECT_NEAR(q.stall, 761.0 / 10000 + (0.012 + 1e-5 * 1011), 1e-9);
+            EXPECT_NEAR(r.backhaulBytes, 1011 * BYTES_PER_TOKEN, 1e-3);
+        }
+        else
+        {
+            // ctHO splits the 761 tokens left (transfer + prefill), never the 250 held.
+            EXPECT_EQ(q.transferTokens + q.prefillTokens - 1000, 761u);
+        }
+        EXPECT_EQ(q.decodedTokens, 20u) << inner;
+    }
+    // A share of 0 sends nothing: the whole context at the handover (plain cHO's stall).
+    auto none = RunPre(PrePolicy("ns3::ChoScheduler", 0.05, 0.0, false),
+                       {{0, tau, 2}},
+                       {Req(0, 1000, 20, 0, 0, 0)});
+    EXPECT_EQ(none.requests[0].preSentTokens, 0u);
+    EXPECT_NEAR(none.requests[0].stall, 1011.0 / 10000 + (0.012 + 1e-5 * 1011), 1e-9);
+}
+
+// A lead of 0.5 s starts sending at token 1 (1.02 s; the trigger at about 0.75 s found no
+// token yet) at R (RateShare 1). FollowDecoding: the 1001 tokens take 0.1001 s, each later
+// token 0.1 ms: all 1011 are there at the handover, whose stall is one decode iteration.
+// Without it the 10 tokens decoded after 1.02 s are sent at the handover.
+TEST(FluidServingEngine, PreCtHoWholeContextAhead)
+{
+    const double tau = TokenTime(11) + 0.005;
+    auto follow = RunPre(PrePolicy("ns3::ChoScheduler", 0.5, 1.0, true),
+                         {{0, tau, 2}},
+                         {Req(0, 1000, 20, 0, 0, 0)});
+    const auto& f = follow.requests[0];
+    EXPECT_EQ(f.preSentTokens, 1011u);
+    EXPECT_EQ(f.transferTokens, 0u);
+    EXPECT_NEAR(f.stall, 0.012 + 1e-5 * 1011, 1e-9);
+    EXPECT_NEAR(f.preWastedBytes, 0, 1e-3);
+    auto fixed = RunPre(PrePolicy("ns3::ChoScheduler", 0.5, 1.0, false),
+                        {{0, tau, 2}},
+                        {Req(0, 1000, 20, 0, 0, 0)});
+    const auto& x = fixed.requests[0];
+    EXPECT_EQ(x.preSentTokens, 1001u);
+    EXPECT_EQ(x.transferTokens, 10u);
+    EXPECT_NEAR(x.stall, 10.0 / 10000 + (0.012 + 1e-5 * 1011), 1e-9);
+}
+
+// A request that ends (token 5) before its UE's handover (2 s) sends from its first token
+// at 5000 tokens/s until its end: every byte is waste.
+TEST(FluidServingEngine, PreSentToARequestThatEndedIsWaste)
+{
+    auto r = RunPre(PrePolicy("ns3::ChoScheduler", 1.5, 0.5, false),
+                    {{0, 2.0, 2}},
+                    {Req(0, 1000, 5, 0, 0, 0)});
+    const auto& q = r.requests[0];
+    const double bytes = 5000 * (TokenTime(5) - TokenTime(1)) * BYTES_PER_TOKEN;
+    EXPECT_TRUE(q.served);
+    EXPECT_EQ(q.preSentTokens, static_cast<uint64_t>(std::floor(bytes / BYTES_PER_TOKEN)));
+    EXPECT_NEAR(q.preWastedBytes, bytes, bytes * 1e-9);
+    EXPECT_NEAR(r.preWastedBytes, bytes, bytes * 1e-9);
+    EXPECT_NEAR(r.preSentBytes, bytes, bytes * 1e-9);
+    EXPECT_EQ(q.handovers, 0u);
+}
+
+// pre-impactho (ImpactHO inside, slots of 1/64 s, window 0.1 s, 100 tokens per slot):
+// prompt 998, tokens at 1.018 s and 1.03999 s (C = 1000); the trigger at 1.04 s sends
+// 3200 tokens/s for 10 ms: 32 tokens ahead. The handover at 1.05 s waits for slot 68
+// (1.0625 s); slots 68 to 72 bring 500 tokens, slot 73 (from 1.140625 s) 0.6 x 100 until the
+// window closes at 1.15 s: x = (32 + 560) / 1000 at resume.
+TEST(FluidServingEngine, PreImpactHoFractionIncludesAhead)
+{
+    auto s = PrePolicy("ns3::ChoScheduler", 0.01, 0.5, false);
+    s->SetInnerPolicy(SlotPolicy("impactho", 0.1));
+    auto r = RunPre(s, {{0, 1.05, 2}}, {Req(0, 998, 10, 0, 0, 0)}, SlotConfig());
+    const auto& q = r.requests[0];
+    EXPECT_EQ(q.preSentTokens, 32u);
+    EXPECT_NEAR(q.received, 0.592, 1e-9);
+    EXPECT_NEAR(q.accuracy, PresetAccuracy(0.592), 1e-9);
+    EXPECT_NEAR(q.preWastedBytes, 0, 1e-3);
+    EXPECT_NEAR(r.backhaulBytes, 592 * BYTES_PER_TOKEN, 1e-2);
+    auto plain = RunSlots("impactho", 0.1, {1}, {{0, 1.05, 2}}, {Req(0, 998, 10, 0, 0, 0)});
+    EXPECT_NEAR(plain.requests[0].received, 0.56, 1e-9);
+}
+
+// An A3 trigger needs ServingHandover::likely, in [0, time].
+TEST(FluidServingEngine, PreA3NeedsLikely)
+{
+    const std::vector<LlmRequest> one{Req(0, 10, 2, 0, 0, 0)};
+    auto make = [&](double likely) {
+        return edgellmtest::ErrorOf([&] {
+            ServingHandover h{0, 1.0, 2};
+            h.likely = likely;
             FluidServingEngine e(HandConfig(),
-                                 HandoverSchemeRegistry::Create(name),
+                                 HandoverSchemeRegistry::Create("pre-ctho"),
                                  2,
                                  {1},
-                                 {},
+                                 {h},
                                  one);
         });
-        EXPECT_NE(error.find(std::string("scheme '") + name +
-                             "' is not modelled in serving mode: it takes a batch or slot "
-                             "policy its source plans alone, without pre-transfer (ctho, tho, "
-                             "cho, impactho, ea, wta, pf)"),
-                  std::string::npos)
-            << error;
-    }
-    EXPECT_EQ(HandoverSchemeRegistry::Names(", ", FluidServingEngine::Models),
-              "ctho, tho, cho, impactho, ea, wta, pf");
+    };
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    EXPECT_NE(make(nan).find("handovers[0].likely must be given for scheme 'pre-ctho'"),
+              std::string::npos);
+    EXPECT_EQ(make(0.0), "");
+    EXPECT_EQ(make(0.5), "");
+    EXPECT_EQ(make(1.0), "");
+    EXPECT_NE(make(-1e-9).find("handovers[0].likely must be in [0, 1]"), std::string::npos);
+    EXPECT_NE(make(1.0 + 1e-9).find("handovers[0].likely must be in [0, 1]"), std::string::npos);
+    // Other policies ignore it but still check it; a predicted crossing needs none.
+    EXPECT_EQ(edgellmtest::ErrorOf([&] {
+                  FluidServingEngine e(HandConfig(),
+                                       PrePolicy("ns3::CtHoScheduler", 0.1, 0.5, false),
+                                       2,
+                                       {1},
+                                       {{0, 1.0, 2}},
+                                       one);
+              }),
+              "");
+    // With likely the A3 policy sends from then: a request decoding since 1.02 s, likely
+    // at 1.1 s, the handover 5 ms after token 11: (tau - 1.1) x 5000 tokens/s ahead (the
+    // default RateShare 0.5).
+    const double tau = TokenTime(11) + 0.005;
+    ServingHandover h{0, tau, 2};
+    h.likely = 1.1;
+    auto a3 = HandoverSchemeRegistry::Create("pre-ctho");
+    a3->SetAttribute("InnerScheduler", StringValue("ns3::ChoScheduler"));
+    auto r = RunPre(a3, {h}, {Req(0, 1000, 20, 0, 0, 0)});
+    EXPECT_EQ(r.requests[0].preSentTokens,
+              static_cast<uint64_t>(std::floor(5000 * (tau - 1.1) + 1e-9)));
 }
 
 // Batch policies leave the slot fields NaN.
