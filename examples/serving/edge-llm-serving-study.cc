@@ -650,6 +650,23 @@ BuildWork(const Options& o, const std::vector<double>& loads, std::vector<Work>&
     return true;
 }
 
+/**
+ * \brief The study's attributes of \p scheme, at both levels: the registry's, and a
+ *        pre-transfer's trigger the predicted crossing (LeadTime before each handover: the
+ *        drives are known ahead; the flow level has no RSRP for an A3 event).
+ * \return the attributes, in the order set
+ */
+std::vector<HandoverScheme::Attribute>
+StudyAttributes(const HandoverScheme& scheme)
+{
+    std::vector<HandoverScheme::Attribute> attributes = scheme.attributes;
+    if (scheme.wrapsInner)
+    {
+        attributes.emplace_back("Trigger", "PredictedCrossing");
+    }
+    return attributes;
+}
+
 /// A temporary file holding a text, removed with the object.
 class TempFile
 {
@@ -778,7 +795,7 @@ RunPacket(const Options& o, const HandoverScheme& scheme, const Work& w, double&
 {
     const TempFile drives(w.mobility.ns2);
     MultiCellConfig cfg = PacketConfig(o, drives.GetPath());
-    cfg.schedulerAttributes = scheme.attributes; // set on each BS's scheduler
+    cfg.schedulerAttributes = StudyAttributes(scheme); // set on each BS's scheduler
     const std::clock_t start = std::clock();
     MultiCellScenario s(cfg);
     s.BuildSites();
@@ -828,8 +845,10 @@ RunAll(const std::vector<HandoverScheme>& schemes,
                           << EdgeLlmCsvField(r.end) << " simulated s\n";
                 continue;
             }
+            ObjectFactory factory(scheme.typeId);
+            HandoverSchemeRegistry::SetAttributes(factory, StudyAttributes(scheme));
             FluidServingEngine engine(config,
-                                      HandoverSchemeRegistry::Create(scheme.name),
+                                      factory.Create<HandoverScheduler>(),
                                       7,
                                       w.mobility.initialCell,
                                       w.mobility.handovers,

@@ -79,9 +79,9 @@ expect 2 "--loads must list rate scales in (0, 1000], got '1001'" $g --loads=100
 expect 2 "--loads: 2 is listed twice" $g --loads=2,2
 expect 2 "--schemes: 'ctho' is listed twice" $g --schemes=ctho,ctho
 expect 0 "" $g --schemes=impactho
-expect 2 "--schemes: scheme 'pre-impactho' is not offered here; valid schemes: ctho, tho, cho, impactho, ea, wta, pf" $g --schemes=pre-impactho
-expect 2 "--schemes: scheme 'pre-ctho' is not offered here; valid schemes: ctho, tho, cho, impactho, ea, wta, pf" $g --schemes=pre-ctho
-expect 2 "--schemes: scheme 'tc-ctho' is not offered here; valid schemes: ctho, tho, cho, impactho, ea, wta, pf" $g --schemes=tc-ctho
+expect 0 "" $g --schemes=pre-impactho
+expect 0 "" $g --schemes=pre-ctho
+expect 2 "--schemes: scheme 'tc-ctho' is not offered here; valid schemes: ctho, tho, cho, pre-ctho, impactho, ea, wta, pf, pre-impactho" $g --schemes=tc-ctho
 expect 0 "" $g --schemes=cho
 expect 2 "--gpuPreset must be one of ctho-a100, impactho-qwen3-8b-a100, got 'h100'" $g --gpuPreset=h100
 expect 0 "" $g --gpuPreset=impactho-qwen3-8b-a100
@@ -112,6 +112,23 @@ expect 2 "the window holds no request" --requestTrace="$conv" --traceStart=400
 printf 'arrived_at,num_prefill_tokens,num_decode_tokens\n0,10,5\n1,0,5\n' >"$tmp/bad.csv"
 expect 2 "bad.csv:3:" --requestTrace="$tmp/bad.csv"
 expect 2 "" --requestTrace="$tmp/missing.csv"
+
+# The packet level: its own refusals, then the first 20 s of the excerpt at load 10 on 7 UEs
+# at both levels: the same requests, every one served at packet level (none lost on the radio:
+# a lost prompt is resent), and the same columns.
+expect 2 "--level must be flow or packet, got 'cell'" $g --level=cell
+expect 2 "--turns must be 1 with --level=packet (conversations run at flow level only), got 2" $g --level=packet --turns=2
+p="--requestTrace=$conv --traceDuration=20 --loads=10 --numUes=7 --schemes=cho"
+"$study" --outputDir="$tmp/flow" $p >/dev/null 2>&1
+"$study" --outputDir="$tmp/packet" --level=packet $p >"$tmp/packet.out" 2>&1
+ok "packet level ran" test -s "$tmp/packet/serving-summary.csv"
+row() { awk -F, 'NR == 2 { print $3 "," $4 }' "$1/serving-summary.csv"; }
+want=$(awk -F, 'NR == 2 { print $3 "," $3 }' "$tmp/flow/serving-summary.csv")
+ok "packet level: the flow level's requests, all served ($(row "$tmp/packet") vs $want)" \
+  test "$(row "$tmp/packet")" = "$want"
+ok "packet level: the same request columns" \
+  test "$(head -1 "$tmp/packet/serving-requests.csv")" = "$(head -1 "$tmp/flow/serving-requests.csv")"
+ok "packet level: its CPU per simulated second printed" grep -q "packet level: .* s of CPU for" "$tmp/packet.out"
 
 echo "serving-study-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
