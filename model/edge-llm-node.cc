@@ -660,6 +660,13 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
         s.promptTokens = prompt.promptTokens;
         s.maxNewTokens = prompt.maxNewTokens;
         m_sessionStartedTrace(s.id, m_cellId, s.promptTokens);
+        const auto likely = m_ueLikely.find(EdgeLlmSessionId::UeOf(s.id));
+        if (EdgeLlmSessionId::RequestOf(s.id) != 0 && likely != m_ueLikely.end())
+        {
+            // A request opened while its UE's handover is likely: it goes ahead too, once
+            // it decodes (the UE's single session waits for its prompt in the role).
+            NotifyHandoverLikely(s.id, likely->second);
+        }
         if (m_serving)
         {
             // Many users: prefill and decoding share the GPU's iterations (warm-up: the
@@ -866,6 +873,7 @@ EdgeLlmNode::UeSessionsToNotify(uint64_t imsi) const
 void
 EdgeLlmNode::RrcHandoverFailure(uint64_t imsi, uint16_t /* cellId */, uint16_t /* rnti */)
 {
+    m_ueLikely.erase(imsi);
     for (const uint64_t id : UeSessionsToNotify(imsi))
     {
         NotifyHandoverFailure(id);
@@ -891,6 +899,7 @@ void
 EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId)
 {
     NS_LOG_FUNCTION(this << imsi << cellId << rnti << targetCellId);
+    m_ueLikely.erase(imsi);
     for (const uint64_t id : UeSessionsToNotify(imsi))
     {
         NotifyHandoverStart(id, targetCellId);
@@ -900,6 +909,7 @@ EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uin
 void
 EdgeLlmNode::UeHandoverLikely(uint64_t imsi, uint16_t targetCellId)
 {
+    m_ueLikely[imsi] = targetCellId;
     for (const uint64_t id : UeSessionsToNotify(imsi))
     {
         NotifyHandoverLikely(id, targetCellId);

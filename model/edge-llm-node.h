@@ -408,9 +408,12 @@ class EdgeLlmNode : public Application
     void RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uint16_t targetCellId);
 
     /**
-     * \brief NotifyHandoverLikely for UE \p imsi's sessions, as RrcHandoverStart picks them (a
-     * pre-transfer trigger that names the UE, e.g. the RRC's A3 entering report). \param imsi the
-     * UE's IMSI \param targetCellId the likely target
+     * \brief NotifyHandoverLikely for UE \p imsi's sessions, as RrcHandoverStart picks them,
+     *        and for each request session of the UE opened here before its handover starts or
+     *        fails (a pre-transfer trigger that names the UE, e.g. the RRC's A3 entering
+     *        report).
+     * \param imsi the UE's IMSI
+     * \param targetCellId the likely target
      */
     void UeHandoverLikely(uint64_t imsi, uint16_t targetCellId);
 
@@ -557,6 +560,9 @@ class EdgeLlmNode : public Application
      * \return their ids, the IMSI first
      */
     std::vector<uint64_t> UeSessionsToNotify(uint64_t imsi) const;
+    /// UEs whose handover is likely (UeHandoverLikely), by IMSI: the target, until the UE's
+    /// handover starts or fails; a request session opened meanwhile goes ahead too
+    std::map<uint64_t, uint16_t> m_ueLikely;
     void StartApplication() override;
     void StopApplication() override;
 

@@ -808,6 +808,12 @@ RunPacket(const Options& o, const HandoverScheme& scheme, const Work& w, double&
     s.ConnectOutputs();
     const MultiCellResult r = s.Simulate();
     cpu = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+    if (scheme.wrapsInner)
+    {
+        std::cout << "    pre-transfer: " << r.preTransfer.sentBytes << " KV bytes sent ahead, "
+                  << r.preTransfer.usedTokens << " tokens used at the handovers, "
+                  << r.preTransfer.wastedBytes << " bytes wasted\n";
+    }
     return FromPacket(o, scheme.name, w, r);
 }
 
