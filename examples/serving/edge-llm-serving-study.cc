@@ -32,6 +32,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <numeric>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -247,6 +248,13 @@ Percentile(std::vector<double> v, double p)
     return v[std::max<std::size_t>(rank, 1) - 1];
 }
 
+/// The mean of \p v; NaN for none.
+double
+Mean(const std::vector<double>& v)
+{
+    return v.empty() ? std::nan("") : std::accumulate(v.begin(), v.end(), 0.0) / v.size();
+}
+
 /// Everything the figures and the summary need.
 struct Outputs
 {
@@ -267,6 +275,8 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
     std::vector<double> ttft;
     std::vector<double> tpot;
     std::vector<double> stall;
+    std::vector<double> received; // slot policies: the fraction each resumed on
+    std::vector<double> accuracy; // ... and its accuracy
     uint32_t served = 0;
     uint32_t handedOver = 0;
     for (const auto& q : r.requests)
@@ -279,7 +289,13 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
                      << EdgeLlmCsvField(q.ttft) << ',' << EdgeLlmCsvField(q.tpot) << ','
                      << EdgeLlmCsvField(q.e2e) << ',' << EdgeLlmCsvField(q.stall) << ','
                      << EdgeLlmCsvField(q.worstStall) << ',' << (q.served ? 1 : 0) << ','
-                     << (q.sloMet ? 1 : 0) << '\n';
+                     << (q.sloMet ? 1 : 0) << ',' << EdgeLlmCsvField(q.received) << ','
+                     << EdgeLlmCsvField(q.accuracy) << ',' << q.preSentTokens << '\n';
+        if (!std::isnan(q.received))
+        {
+            received.push_back(q.received);
+            accuracy.push_back(q.accuracy);
+        }
         served += q.served ? 1 : 0;
         if (q.served)
         {
@@ -304,7 +320,10 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
                 << ',' << EdgeLlmCsvField(p50) << ',' << EdgeLlmCsvField(p99) << ',' << r.restores
                 << ',' << r.evictions << ',' << r.idleMoves << ',' << r.idleFetches << ','
                 << r.idleDrops << ',' << r.overContext << ','
-                << EdgeLlmCsvField(r.backhaulBytes / 1e9) << ',' << EdgeLlmCsvField(r.end) << '\n';
+                << EdgeLlmCsvField(r.backhaulBytes / 1e9) << ',' << EdgeLlmCsvField(r.end) << ','
+                << EdgeLlmCsvField(Mean(received)) << ',' << EdgeLlmCsvField(Mean(accuracy)) << ','
+                << EdgeLlmCsvField(r.preSentBytes / 1e9) << ','
+                << EdgeLlmCsvField(r.preWastedBytes / 1e9) << '\n';
     std::cout << "  " << std::left << std::setw(6) << r.scheme << std::right << " load "
               << std::setw(5) << load << ": " << std::setw(6) << r.requests.size()
               << " requests, SLO attainment " << std::fixed << std::setprecision(3)
@@ -749,6 +768,8 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
     f.end = r.simulatedSeconds;
     f.restores = r.restoredSessions;
     f.backhaulBytes = static_cast<double>(r.kvBytesSent);
+    f.preSentBytes = static_cast<double>(r.preTransfer.sentBytes);
+    f.preWastedBytes = static_cast<double>(r.preTransfer.wastedBytes);
     uint32_t met = 0;
     for (std::size_t i = 0; i < w.requests.size() && i < r.requests.size(); ++i)
     {
@@ -808,12 +829,6 @@ RunPacket(const Options& o, const HandoverScheme& scheme, const Work& w, double&
     s.ConnectOutputs();
     const MultiCellResult r = s.Simulate();
     cpu = static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
-    if (scheme.wrapsInner)
-    {
-        std::cout << "    pre-transfer: " << r.preTransfer.sentBytes << " KV bytes sent ahead, "
-                  << r.preTransfer.usedTokens << " tokens used at the handovers, "
-                  << r.preTransfer.wastedBytes << " bytes wasted\n";
-    }
     return FromPacket(o, scheme.name, w, r);
 }
 
@@ -828,10 +843,12 @@ RunAll(const std::vector<HandoverScheme>& schemes,
         << "scheme,load,requests,served,slo_attainment,ttft_p50_s,ttft_p99_s,tpot_p50_s,"
            "handed_over_requests,stalled_requests,stall_p50_s,stall_p99_s,restores,evictions,"
            "idle_moves,"
-           "idle_fetches,idle_drops,over_context,backhaul_gb,end_s\n";
+           "idle_fetches,idle_drops,over_context,backhaul_gb,end_s,received_mean,accuracy_mean,"
+           "pre_sent_gb,pre_wasted_gb\n";
     out.requests << "scheme,load,ue,conversation,turn,arrival_s,sent_s,prompt_tokens,"
                     "output_tokens,context_tokens,cached_tokens,prefill_tokens,transfer_tokens,"
-                    "handovers,stalls,ttft_s,tpot_s,e2e_s,stall_s,worst_stall_s,served,slo_met\n";
+                    "handovers,stalls,ttft_s,tpot_s,e2e_s,stall_s,worst_stall_s,served,slo_met,"
+                    "received,accuracy,pre_sent_tokens\n";
     out.sloCsv << "scheme,load,slo_attainment\n";
     out.stallCsv << "scheme,stall_s,cdf\n";
     out.gpuCsv << "scheme,time_s,mean_utilization,mean_running,mean_waiting\n";
