@@ -327,10 +327,17 @@ Record(const FluidServingResult& r, double load, bool highest, Outputs& out)
     std::cout << "  " << std::left << std::setw(6) << r.scheme << std::right << " load "
               << std::setw(5) << load << ": " << std::setw(6) << r.requests.size()
               << " requests, SLO attainment " << std::fixed << std::setprecision(3)
-              << r.sloAttainment << ", stall p50/p99 " << std::setprecision(4)
-              << (stall.empty() ? 0.0 : p50) << " / " << (stall.empty() ? 0.0 : p99) << " s over "
-              << stall.size() << " stalled requests (" << handedOver << " handed over), "
-              << r.evictions << " evictions\n";
+              << r.sloAttainment << ", stall p50/p99 " << std::setprecision(4);
+    if (stall.empty())
+    {
+        std::cout << "- / -";
+    }
+    else
+    {
+        std::cout << p50 << " / " << p99;
+    }
+    std::cout << " s over " << stall.size() << " stalled requests (" << handedOver
+              << " handed over), " << r.evictions << " evictions\n";
     std::cout.unsetf(std::ios::fixed);
     out.slo.push_back(FigurePoint{load, r.scheme, r.sloAttainment, 0, false});
     out.sloCsv << r.scheme << ',' << load << ',' << EdgeLlmCsvField(r.sloAttainment) << '\n';
@@ -431,6 +438,13 @@ CheckOptions(const Options& o,
     {
         throw std::invalid_argument("--level must be flow or packet, got '" + o.level + "'");
     }
+    if (o.level == "packet" && o.numUes > MultiCellConfig::MAX_UES_PER_SITE)
+    {
+        throw std::invalid_argument("--numUes must be in [1, " +
+                                    std::to_string(MultiCellConfig::MAX_UES_PER_SITE) +
+                                    "] with --level=packet (the scenario engine's vehicles), got " +
+                                    std::to_string(o.numUes));
+    }
     if (o.level == "packet" && o.turns != 1)
     {
         throw std::invalid_argument("--turns must be 1 with --level=packet (conversations run at "
@@ -511,9 +525,9 @@ ParseOptions(int argc,
 {
     CommandLine cmd(__FILE__);
     ProgramOptions options(cmd);
-    cmd.Usage("Many users on the 7-site hexagon at flow level: a request trace, a continuous-"
-              "batching GPU per BS, and each handover policy; SLO attainment and per-request "
-              "stall per scheme and load.");
+    cmd.Usage("Many users on the 7-site hexagon, at flow level or (--level=packet) on ns-3's "
+              "LTE: a request trace, a continuous-batching GPU per BS, and each handover "
+              "policy; SLO attainment and per-request stall per scheme and load.");
     options.AddValue("requestTrace",
                      "Request trace CSV (Azure 2023 or processed form); \"\": the generator",
                      o.requestTrace);
@@ -621,71 +635,6 @@ struct Work
     double horizon{0};                //!< The drives' end, s
 };
 
-/**
- * \brief Every load's requests and drives, before any file is written.
- * \return false after printing why (a bad trace, an empty window, arrivals after the
- *         drives can last)
- */
-bool
-BuildWork(const Options& o, const std::vector<double>& loads, std::vector<Work>& work)
-{
-    try
-    {
-        for (double load : loads)
-        {
-            Work w;
-            w.load = load;
-            w.requests = BuildRequests(o, load);
-            if (w.requests.empty())
-            {
-                throw std::invalid_argument("load " + EdgeLlmCsvField(load) +
-                                            ": the window holds no request (--traceStart, "
-                                            "--traceDuration, --loads)");
-            }
-            const double last = w.requests.back().arrival;
-            // The drives are an ns-2 trace (MobilityTrace: at most 3600 s): the UEs move until
-            // 300 s after the last arrival.
-            const double limit = MobilityTrace::MAX_SECONDS - 1;
-            if (last > limit)
-            {
-                throw std::invalid_argument(
-                    "load " + EdgeLlmCsvField(load) + ": requests arrive until " +
-                    EdgeLlmCsvField(last) + " s, after the UEs' drives can end (" +
-                    EdgeLlmCsvField(limit) + " s): shorten --traceDuration or raise --loads");
-            }
-            // The same drives at both levels, the packet level's cut shorter (its run lasts as
-            // long as they do).
-            const double drawn = std::min(limit, last + FLOW_DRIVE_TAIL);
-            w.horizon = o.level == "flow" ? drawn : std::min(drawn, last + PACKET_DRIVE_TAIL);
-            w.mobility = DriveUes(o, drawn, w.horizon);
-            work.push_back(std::move(w));
-        }
-    }
-    catch (const std::invalid_argument& e)
-    {
-        std::cerr << "error: " << e.what() << std::endl;
-        return false;
-    }
-    return true;
-}
-
-/**
- * \brief The study's attributes of \p scheme, at both levels: the registry's, and a
- *        pre-transfer's trigger the predicted crossing (LeadTime before each handover: the
- *        drives are known ahead; the flow level has no RSRP for an A3 event).
- * \return the attributes, in the order set
- */
-std::vector<HandoverScheme::Attribute>
-StudyAttributes(const HandoverScheme& scheme)
-{
-    std::vector<HandoverScheme::Attribute> attributes = scheme.attributes;
-    if (scheme.wrapsInner)
-    {
-        attributes.emplace_back("Trigger", "PredictedCrossing");
-    }
-    return attributes;
-}
-
 /// A temporary file holding a text, removed with the object.
 class TempFile
 {
@@ -754,6 +703,88 @@ PacketConfig(const Options& o, const std::string& drives)
 }
 
 /**
+ * \brief Every load's requests and drives, before any file is written.
+ * \return false after printing why (a bad trace, an empty window, arrivals after the
+ *         drives can last)
+ */
+bool
+BuildWork(const Options& o, const std::vector<double>& loads, std::vector<Work>& work)
+{
+    try
+    {
+        for (double load : loads)
+        {
+            Work w;
+            w.load = load;
+            try
+            {
+                w.requests = BuildRequests(o, load);
+            }
+            catch (const std::invalid_argument& e)
+            {
+                throw std::invalid_argument((o.requestTrace.empty()
+                                                 ? ""
+                                                 : "--requestTrace with --traceStart, "
+                                                   "--traceDuration, --mapping, --numUes: ") +
+                                            std::string(e.what()));
+            }
+            if (w.requests.empty())
+            {
+                throw std::invalid_argument("load " + EdgeLlmCsvField(load) +
+                                            ": the window holds no request (--traceStart, "
+                                            "--traceDuration, --loads)");
+            }
+            const double last = w.requests.back().arrival;
+            // The drives are an ns-2 trace (MobilityTrace: at most 3600 s): the UEs move until
+            // 300 s after the last arrival.
+            const double limit = MobilityTrace::MAX_SECONDS - 1;
+            if (last > limit)
+            {
+                throw std::invalid_argument(
+                    "load " + EdgeLlmCsvField(load) + ": requests arrive until " +
+                    EdgeLlmCsvField(last) + " s, after the UEs' drives can end (" +
+                    EdgeLlmCsvField(limit) + " s): shorten --traceDuration or raise --loads");
+            }
+            // The same drives at both levels, the packet level's cut shorter (its run lasts as
+            // long as they do).
+            const double drawn = std::min(limit, last + FLOW_DRIVE_TAIL);
+            w.horizon = o.level == "flow" ? drawn : std::min(drawn, last + PACKET_DRIVE_TAIL);
+            w.mobility = DriveUes(o, drawn, w.horizon);
+            if (o.level == "packet")
+            {
+                // The packet level's engine checks its config before anything is written.
+                const TempFile drives(w.mobility.ns2);
+                PacketConfig(o, drives.GetPath()).Validate();
+            }
+            work.push_back(std::move(w));
+        }
+    }
+    catch (const std::invalid_argument& e)
+    {
+        std::cerr << "error: " << e.what() << std::endl;
+        return false;
+    }
+    return true;
+}
+
+/**
+ * \brief The study's attributes of \p scheme, at both levels: the registry's, and a
+ *        pre-transfer's trigger the predicted crossing (LeadTime before each handover: the
+ *        drives are known ahead; the flow level has no RSRP for an A3 event).
+ * \return the attributes, in the order set
+ */
+std::vector<HandoverScheme::Attribute>
+StudyAttributes(const HandoverScheme& scheme)
+{
+    std::vector<HandoverScheme::Attribute> attributes = scheme.attributes;
+    if (scheme.wrapsInner)
+    {
+        attributes.emplace_back("Trigger", "PredictedCrossing");
+    }
+    return attributes;
+}
+
+/**
  * \brief The packet level's requests as the flow level's rows (one result collector): times
  *        from the UE applications; handovers: the drives' cell changes of its UE between its
  *        send and its last token; stalls: its stream's changes of cell.
@@ -766,7 +797,6 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
     FluidServingResult f;
     f.scheme = scheme;
     f.end = r.simulatedSeconds;
-    f.restores = r.restoredSessions;
     f.backhaulBytes = static_cast<double>(r.kvBytesSent);
     f.preSentBytes = static_cast<double>(r.preTransfer.sentBytes);
     f.preWastedBytes = static_cast<double>(r.preTransfer.wastedBytes);
@@ -785,6 +815,11 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
         s.outputTokens = q.outputTokens;
         s.contextTokens = q.promptTokens;
         s.decodedTokens = p.tokensReceived + p.tokensMissing;
+        s.prefillTokens = q.promptTokens + p.restorePrefillTokens; // its prompt on the GPU
+        s.transferTokens = p.transferTokens;
+        s.received = p.received;
+        s.accuracy = p.accuracy;
+        f.restores += p.restores;
         for (const ServingHandover& h : w.mobility.handovers)
         {
             s.handovers += h.ue == q.ue && h.time >= p.sent && h.time <= p.lastToken ? 1 : 0;
@@ -855,8 +890,9 @@ RunAll(const std::vector<HandoverScheme>& schemes,
     const FluidServingConfig config = ServingConfig(o);
     for (const Work& w : work)
     {
-        std::cout << "load " << w.load << ": " << w.requests.size() << " requests, "
-                  << w.mobility.handovers.size() << " handovers of " << o.numUes << " UEs\n";
+        std::cout << "load " << w.load << ": " << w.requests.size() << " requests; "
+                  << w.mobility.handovers.size() << " handovers of " << o.numUes
+                  << " UEs over their " << EdgeLlmCsvField(w.horizon) << " s drives\n";
         for (const HandoverScheme& scheme : schemes)
         {
             if (o.level == "packet")
@@ -899,33 +935,52 @@ WriteOutputs(const Options& o, const Outputs& out)
     {
         sloExtra.push_back("set xrange [0:" + o.loads + " * 2]");
     }
+    // A figure with no point (no stalled request; the packet level's GPU series) is not
+    // drawn: an empty plot says nothing.
+    std::string figures;
+    auto figure = [&](const std::string& name,
+                      const std::ostringstream& csv,
+                      const std::string& title,
+                      const std::string& x,
+                      const std::string& y,
+                      const std::vector<FigurePoint>& points,
+                      const std::vector<std::string>& extra) {
+        if (points.empty())
+        {
+            return true;
+        }
+        figures += (figures.empty() ? "" : ",") + name;
+        return WriteFigure(dir + "serving-" + name, csv.str(), title, x, y, points, extra);
+    };
     const bool ok = WriteFileAtomically(dir + "serving-summary.csv", out.summary.str()) &&
                     WriteFileAtomically(dir + "serving-requests.csv", out.requests.str()) &&
-                    WriteFigure(dir + "serving-slo",
-                                out.sloCsv.str(),
-                                "SLO attainment against load",
-                                "load (rate scale)",
-                                "SLO attainment",
-                                out.slo,
-                                unit) &&
-                    WriteFigure(dir + "serving-stall-cdf",
-                                out.stallCsv.str(),
-                                "Per-request handover stall, highest load",
-                                "stall (s)",
-                                "CDF",
-                                out.stallCdf,
-                                unit) &&
-                    WriteFigure(dir + "serving-gpu",
-                                out.gpuCsv.str(),
-                                "Mean GPU utilization over the BSs, highest load",
-                                "time (s)",
-                                "utilization",
-                                out.utilization,
-                                unit);
+                    figure("slo",
+                           out.sloCsv,
+                           "SLO attainment against load",
+                           "load (rate scale)",
+                           "SLO attainment",
+                           out.slo,
+                           sloExtra) &&
+                    figure("stall-cdf",
+                           out.stallCsv,
+                           "Per-request handover stall, highest load",
+                           "stall (s)",
+                           "CDF",
+                           out.stallCdf,
+                           unit) &&
+                    figure("gpu",
+                           out.gpuCsv,
+                           "Mean GPU utilization over the BSs, highest load",
+                           "time (s)",
+                           "utilization",
+                           out.utilization,
+                           unit);
     if (ok)
     {
-        std::cout << "wrote " << dir << "serving-{summary,requests}.csv and " << dir
-                  << "serving-{slo,stall-cdf,gpu}.{csv,plt,png}" << std::endl;
+        std::cout << "wrote " << dir << "serving-{summary,requests}.csv"
+                  << (figures.empty() ? ""
+                                      : " and " + dir + "serving-{" + figures + "}.{csv,plt,png}")
+                  << std::endl;
     }
     return ok ? 0 : 1;
 }

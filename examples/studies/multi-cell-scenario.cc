@@ -1826,6 +1826,14 @@ void
 MultiCellScenario::CollectRequests(MultiCellResult& result) const
 {
     constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+    std::map<uint64_t, std::vector<const EdgeLlmHandoverRecord*>> records; // by session
+    for (const EdgeLlmHandoverRecord& rec : m_stats->GetRecords())
+    {
+        if (EdgeLlmSessionId::RequestOf(rec.sessionId) != 0 && rec.started)
+        {
+            records[rec.sessionId].push_back(&rec);
+        }
+    }
     for (uint32_t i = 0; i < m_requestApps.GetN(); ++i)
     {
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_requestApps.Get(i));
@@ -1851,6 +1859,21 @@ MultiCellScenario::CollectRequests(MultiCellResult& result) const
             r.stall += (st.firstAfter - st.lastBefore).GetSeconds();
             r.worstStall = std::max(r.worstStall, (st.firstAfter - st.lastBefore).GetSeconds());
             r.excess += st.excess.GetSeconds();
+        }
+        for (const EdgeLlmHandoverRecord* rec : records[r.sessionId])
+        {
+            // Its handovers, in order: the restored ones, their plans, the last one's share.
+            const bool restored = rec->outcome == EdgeLlmHandoverRecord::RESTORED ||
+                                  rec->outcome == EdgeLlmHandoverRecord::TIMED_OUT;
+            r.restores += restored ? 1 : 0;
+            r.restorePrefillTokens += rec->prefillTokens + rec->reprefillTokens;
+            r.transferTokens += rec->transferTokens;
+            if (restored && !std::isnan(rec->receivedFraction))
+            {
+                const auto utility = UtilityAt(rec->targetCellId, rec->contextTokens);
+                r.received = rec->receivedFraction;
+                r.accuracy = utility ? utility->Value(rec->receivedFraction) : nan;
+            }
         }
         result.requests.push_back(r);
     }
@@ -2455,34 +2478,38 @@ MultiCellScenario::AddBoundDetails(EdgeLlmUeResult& r) const
     {
         return;
     }
-    Ptr<EdgeLlmNode> target;
-    for (uint32_t b = 0; b < m_bsApps.GetN() && !target; ++b)
+    const std::optional<AccuracyUtility> utility = UtilityAt(r.targetCellId, r.contextTokens);
+    if (utility && !std::isnan(r.receivedFraction))
     {
-        Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
-        target = bs->GetCellId() == r.targetCellId ? bs : nullptr;
+        // ImpactHO: the accuracy on the share received; starved: below the anchor tau.
+        r.accuracy = utility->Value(r.receivedFraction);
+        r.starved = r.receivedFraction < utility->inflection;
     }
-    if (!target)
+}
+
+std::optional<AccuracyUtility>
+MultiCellScenario::UtilityAt(uint16_t targetCell, uint64_t contextTokens) const
+{
+    for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
     {
-        return;
-    }
-    if (!std::isnan(r.receivedFraction))
-    {
-        // ImpactHO: the accuracy on the share received, by the target's utility preset.
+        Ptr<EdgeLlmNode> target = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
+        if (target->GetCellId() != targetCell)
+        {
+            continue;
+        }
         BooleanValue importanceOrder;
         DoubleValue accuracyLoss;
         StringValue calibration;
         target->GetSourceRole()->GetAttribute("ImportanceOrder", importanceOrder);
         target->GetSourceRole()->GetAttribute("KvAccuracyLoss", accuracyLoss);
         target->GetSourceRole()->GetAttribute("UtilityCalibration", calibration);
-        const AccuracyUtility utility = AccuracyUtility::Preset(
-            r.contextTokens,
-            importanceOrder.Get(),
-            accuracyLoss.Get(),
-            calibration.Get() == "Joint" ? AccuracyUtility::JOINT : AccuracyUtility::HEADLINE);
-        r.accuracy = utility.Value(r.receivedFraction);
-        // ImpactHO's starvation: the share stayed below the concavity anchor tau.
-        r.starved = r.receivedFraction < utility.inflection;
+        return AccuracyUtility::Preset(contextTokens,
+                                       importanceOrder.Get(),
+                                       accuracyLoss.Get(),
+                                       calibration.Get() == "Joint" ? AccuracyUtility::JOINT
+                                                                    : AccuracyUtility::HEADLINE);
     }
+    return std::nullopt;
 }
 
 std::string

@@ -7,6 +7,7 @@
 #include "mobility-trace.h"
 #include "site-list.h"
 
+#include "ns3/accuracy-utility.h"
 #include "ns3/application-container.h"
 #include "ns3/backhaul-monitor.h"
 #include "ns3/edge-llm-ran.h"
@@ -24,6 +25,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -502,7 +504,15 @@ struct EdgeLlmRequestResult
     uint32_t stalls{0};   //!< Cell changes of its stream (EdgeLlmUeApp::GetStalls)
     double stall{0};      //!< Their gaps summed (firstAfter - lastBefore), s
     double worstStall{0}; //!< The longest gap, s
-    double excess{0};     //!< Their time lost summed (EdgeLlmUeApp::Stall::excess), s
+    uint32_t restores{0}; //!< Its handovers a target restored (its session records)
+    /// Tokens its restores prefilled (n_pf, and any re-prefill after a timeout or replan)
+    uint64_t restorePrefillTokens{0};
+    uint64_t transferTokens{0}; //!< KV tokens its restores moved over the backhaul (n_tx)
+    /// Slot policies: the share of its cache its last restore resumed on (NaN: none)
+    double received{std::numeric_limits<double>::quiet_NaN()};
+    /// ... and its accuracy by the target's utility (ImpactHO Eq. (6); NaN: none)
+    double accuracy{std::numeric_limits<double>::quiet_NaN()};
+    double excess{0}; //!< Their time lost summed (EdgeLlmUeApp::Stall::excess), s
 };
 
 /**
@@ -864,6 +874,15 @@ class MultiCellScenario
      * \param r the UE's result (after FillFromRecord)
      */
     void AddBoundDetails(EdgeLlmUeResult& r) const;
+    /**
+     * \brief ImpactHO's accuracy utility of a context restored at a target: the target's
+     *        source role's ImportanceOrder, KvAccuracyLoss and UtilityCalibration
+     *        (AccuracyUtility::Preset).
+     * \param targetCell the target's cell
+     * \param contextTokens the context, tokens
+     * \return the utility; none if no BS of the scenario has that cell
+     */
+    std::optional<AccuracyUtility> UtilityAt(uint16_t targetCell, uint64_t contextTokens) const;
 
     /**
      * \brief BuildUes(ues)' check of a UE's laterHandovers (each after the one before, to a

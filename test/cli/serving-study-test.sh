@@ -129,6 +129,13 @@ ok "packet level: the flow level's requests, all served ($(row "$tmp/packet") vs
 ok "packet level: the same request columns" \
   test "$(head -1 "$tmp/packet/serving-requests.csv")" = "$(head -1 "$tmp/flow/serving-requests.csv")"
 ok "packet level: its CPU per simulated second printed" grep -q "packet level: .* s of CPU for" "$tmp/packet.out"
+ok "packet level: every request prefilled at least its prompt (prefill_tokens >= prompt_tokens)" \
+  awk -F, 'NR > 1 && $12 < $8 { bad = 1 } END { exit bad }' "$tmp/packet/serving-requests.csv"
+ok "packet level: no GPU series, so no serving-gpu figure" test ! -e "$tmp/packet/serving-gpu.png"
+# The engine's vehicles: at most 100 UEs at packet level (the flow level takes 100000).
+expect 2 "--numUes must be in [1, 100] with --level=packet (the scenario engine's vehicles), got 101" \
+  --level=packet --numUes=101 --requestTrace="$conv" --traceDuration=0.5
+expect 0 "" --level=packet --numUes=100 --requestTrace="$conv" --traceDuration=0.5 --schemes=cho
 
 echo "serving-study-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
