@@ -54,6 +54,34 @@ IdleCachePolicyFromName(const std::string& name)
     throw std::invalid_argument("idlePolicy must be one of " + list + ", got '" + name + "'");
 }
 
+bool
+FluidServingConfig::MeetsSlo(const ServingRequestResult& request) const
+{
+    return request.served && request.ttft <= ttftSlo &&
+           (request.outputTokens == 1 || request.tpot <= tpotSlo);
+}
+
+ServingRequestResult
+ServingRequestResult::Of(const LlmRequest& request)
+{
+    ServingRequestResult r;
+    r.ue = request.ue;
+    r.conversation = request.conversation;
+    r.turn = request.turn;
+    r.arrival = request.arrival;
+    r.promptTokens = request.promptTokens;
+    r.outputTokens = request.outputTokens;
+    return r;
+}
+
+double
+FluidServingResult::SloAttainmentOf(const std::vector<ServingRequestResult>& requests)
+{
+    const auto met =
+        std::count_if(requests.begin(), requests.end(), [](const auto& r) { return r.sloMet; });
+    return requests.empty() ? 0.0 : static_cast<double>(met) / requests.size();
+}
+
 void
 FluidServingConfig::Validate() const
 {
@@ -518,13 +546,7 @@ FluidServingEngine::Impl::Setup()
     {
         const auto& q = inputs[i];
         requests[i].in = &q;
-        auto& out = result.requests[i];
-        out.ue = q.ue;
-        out.conversation = q.conversation;
-        out.turn = q.turn;
-        out.arrival = q.arrival;
-        out.promptTokens = q.promptTokens;
-        out.outputTokens = q.outputTokens;
+        result.requests[i] = ServingRequestResult::Of(q);
         auto& conv = conversations[q.conversation];
         conv.ue = q.ue;
         if (conv.turns.empty())
@@ -732,8 +754,7 @@ FluidServingEngine::Impl::Finish(std::size_t r, bool served)
     q.cell = 0;
     active[q.in->ue].erase(r);
     out.served = served;
-    out.sloMet = served && out.ttft <= config.ttftSlo &&
-                 (out.outputTokens == 1 || out.tpot <= config.tpotSlo);
+    out.sloMet = config.MeetsSlo(out);
     auto& conv = conversations[q.in->conversation];
     conv.context = out.contextTokens + out.decodedTokens;
     double lastAt = served ? now + config.downlinkDelay : now; // its last token at the UE
@@ -1480,7 +1501,6 @@ FluidServingEngine::Impl::Handle(const Event& e)
 void
 FluidServingEngine::Impl::Summarize()
 {
-    uint64_t met = 0;
     for (std::size_t i = 0; i < result.requests.size(); ++i)
     {
         const auto& out = result.requests[i];
@@ -1494,10 +1514,8 @@ FluidServingEngine::Impl::Summarize()
                                    std::to_string(out.decodedTokens) + " of " +
                                    std::to_string(out.outputTokens) + " tokens");
         }
-        met += out.sloMet ? 1 : 0;
     }
-    result.sloAttainment =
-        result.requests.empty() ? 0.0 : static_cast<double>(met) / result.requests.size();
+    result.sloAttainment = FluidServingResult::SloAttainmentOf(result.requests);
     for (const auto& gpu : gpus)
     {
         result.evictions += gpu->GetEvictions();

@@ -70,6 +70,8 @@ struct ServingHandover
     double likely{std::numeric_limits<double>::quiet_NaN()};
 };
 
+struct ServingRequestResult;
+
 /**
  * \ingroup edge-llm
  * \brief Knobs of the flow-level serving engine (doc/edge-llm-design.rst, "Serving many
@@ -97,6 +99,13 @@ struct FluidServingConfig
      * \throws std::invalid_argument "<field> must be in <range>, got <value>"
      */
     void Validate() const;
+
+    /**
+     * \brief The SLO rule, at both levels (the serving study's packet level too).
+     * \param request a request's outcome (served, ttft, tpot, outputTokens)
+     * \return served, with ttft <= ttftSlo and (one output token or tpot <= tpotSlo)
+     */
+    bool MeetsSlo(const ServingRequestResult& request) const;
 };
 
 /**
@@ -145,6 +154,14 @@ struct ServingRequestResult
     double preWastedBytes{0};
     bool served{false}; //!< It decoded every token
     bool sloMet{false}; //!< Served with ttft <= ttftSlo and (one token or tpot <= tpotSlo)
+
+    /**
+     * \brief A row for \p request: its ue, conversation, turn, arrival, prompt and output
+     *        tokens; the rest as the defaults say (nothing happened yet).
+     * \param request the trace's request
+     * \return the row
+     */
+    static ServingRequestResult Of(const LlmRequest& request);
 };
 
 /**
@@ -170,7 +187,13 @@ struct FluidServingResult
     std::vector<ServingRequestResult> requests; //!< Input order
     std::vector<ServingGpuSample> series;       //!< By time, then cell
     double end{0}; //!< When the last request ended (its last token at the UE, or refused), s
-    double sloAttainment{0}; //!< Share of requests with sloMet (0 with none)
+    double sloAttainment{0}; //!< Share of requests with sloMet (0 with none): SloAttainmentOf
+
+    /**
+     * \param requests the rows
+     * \return the share of them with sloMet, 0 with none
+     */
+    static double SloAttainmentOf(const std::vector<ServingRequestResult>& requests);
     uint64_t evictions{0};   //!< Idle caches evicted or refused, all BSs
     uint64_t idleMoves{0};   //!< Idle caches sent at a handover (move-now)
     uint64_t idleFetches{0}; //!< Idle caches fetched by a next turn from another BS

@@ -32,6 +32,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
 #include <numeric>
 #include <sstream>
 #include <stdexcept>
@@ -626,15 +627,6 @@ ParseOptions(int argc,
     return 0;
 }
 
-/// One load's requests and the UEs' drives.
-struct Work
-{
-    double load{1};                   //!< Its rate scale
-    std::vector<LlmRequest> requests; //!< Its requests
-    Mobility mobility;                //!< The UEs' cells over time
-    double horizon{0};                //!< The drives' end, s
-};
-
 /// A temporary file holding a text, removed with the object.
 class TempFile
 {
@@ -671,6 +663,17 @@ class TempFile
 
   private:
     std::string m_path; //!< Its path
+};
+
+/// One load's requests and the UEs' drives.
+struct Work
+{
+    double load{1};                   //!< Its rate scale
+    std::vector<LlmRequest> requests; //!< Its requests
+    Mobility mobility;                //!< The UEs' cells over time
+    double horizon{0};                //!< The drives' end, s
+    /// The packet level's: the drives' ns-2 file, written once per load
+    std::shared_ptr<const TempFile> drives;
 };
 
 /**
@@ -753,8 +756,8 @@ BuildWork(const Options& o, const std::vector<double>& loads, std::vector<Work>&
             if (o.level == "packet")
             {
                 // The packet level's engine checks its config before anything is written.
-                const TempFile drives(w.mobility.ns2);
-                PacketConfig(o, drives.GetPath()).Validate();
+                w.drives = std::make_shared<const TempFile>(w.mobility.ns2);
+                PacketConfig(o, w.drives->GetPath()).Validate();
             }
             work.push_back(std::move(w));
         }
@@ -800,19 +803,12 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
     f.backhaulBytes = static_cast<double>(r.kvBytesSent);
     f.preSentBytes = static_cast<double>(r.preTransfer.sentBytes);
     f.preWastedBytes = static_cast<double>(r.preTransfer.wastedBytes);
-    uint32_t met = 0;
     for (std::size_t i = 0; i < w.requests.size() && i < r.requests.size(); ++i)
     {
         const LlmRequest& q = w.requests[i];
         const EdgeLlmRequestResult& p = r.requests[i];
-        ServingRequestResult s;
-        s.ue = q.ue;
-        s.conversation = q.conversation;
-        s.turn = q.turn;
-        s.arrival = q.arrival;
+        ServingRequestResult s = ServingRequestResult::Of(q);
         s.sent = p.sent;
-        s.promptTokens = q.promptTokens;
-        s.outputTokens = q.outputTokens;
         s.contextTokens = q.promptTokens;
         s.decodedTokens = p.tokensReceived + p.tokensMissing;
         s.prefillTokens = q.promptTokens + p.restorePrefillTokens; // its prompt on the GPU
@@ -832,12 +828,10 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
         s.stall = p.stall;
         s.worstStall = p.worstStall;
         s.served = s.decodedTokens == q.outputTokens;
-        s.sloMet =
-            s.served && s.ttft <= slo.ttftSlo && (q.outputTokens == 1 || s.tpot <= slo.tpotSlo);
-        met += s.sloMet ? 1 : 0;
+        s.sloMet = slo.MeetsSlo(s);
         f.requests.push_back(s);
     }
-    f.sloAttainment = f.requests.empty() ? 0 : static_cast<double>(met) / f.requests.size();
+    f.sloAttainment = FluidServingResult::SloAttainmentOf(f.requests);
     return f;
 }
 
@@ -849,8 +843,7 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
 FluidServingResult
 RunPacket(const Options& o, const HandoverScheme& scheme, const Work& w, double& cpu)
 {
-    const TempFile drives(w.mobility.ns2);
-    MultiCellConfig cfg = PacketConfig(o, drives.GetPath());
+    MultiCellConfig cfg = PacketConfig(o, w.drives->GetPath());
     cfg.schedulerAttributes = StudyAttributes(scheme); // set on each BS's scheduler
     const std::clock_t start = std::clock();
     MultiCellScenario s(cfg);
