@@ -7,6 +7,7 @@
 #include "edge-llm-backhaul-helper.h"
 #include "lte-edge-llm-ran.h"
 
+#include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/ctho-scheduler.h"
 #include "ns3/data-rate.h"
@@ -940,6 +941,59 @@ EdgeLlmHelper::InstallUe(NodeContainer ueNodes,
     return apps;
 }
 
+void
+EdgeLlmHelper::ChainTurn(const std::string& who,
+                         const LlmRequest& q,
+                         uint32_t lastTurn,
+                         uint64_t sessionId,
+                         Ptr<EdgeLlmUeApp> app,
+                         std::map<uint64_t, Turn>& turns)
+{
+    constexpr uint64_t maxTokens = std::numeric_limits<uint32_t>::max();
+    const auto previous = turns.find(q.conversation);
+    if (q.turn > 0)
+    {
+        const bool found = previous != turns.end();
+        NS_ABORT_MSG_IF(
+            !found || previous->second.turn + 1 != q.turn,
+            who << "turn " << q.turn << " of conversation " << q.conversation << " needs its turn "
+                << q.turn - 1 << " earlier in the same requests, got "
+                << (found ? "turn " + std::to_string(previous->second.turn) : std::string("none")));
+        NS_ABORT_MSG_IF(previous->second.ue != q.ue,
+                        who << "ue must be " << previous->second.ue << " (conversation "
+                            << q.conversation << "'s earlier turns), got " << q.ue);
+    }
+    else
+    {
+        NS_ABORT_MSG_IF(previous != turns.end(),
+                        who << "conversation " << q.conversation << " has a turn 0 already");
+    }
+    Turn t = q.turn > 0 ? previous->second : Turn{};
+    if (q.turn == 0)
+    {
+        t.conversation = lastTurn > 0 ? sessionId : 0; // one turn: an 18-byte prompt
+        t.ue = q.ue;
+    }
+    NS_ABORT_MSG_IF(t.earlierTokens + q.promptTokens > maxTokens,
+                    who << "the context (earlier turns' " << t.earlierTokens
+                        << " tokens + promptTokens " << q.promptTokens << ") must be at most "
+                        << maxTokens);
+    app->SetAttribute("Conversation", UintegerValue(t.conversation));
+    app->SetAttribute("EarlierTokens", UintegerValue(t.earlierTokens));
+    app->SetAttribute("MoreTurns", BooleanValue(q.turn < lastTurn));
+    if (q.turn > 0)
+    {
+        app->SetPreviousTurn(t.app);
+    }
+    t.turn = q.turn;
+    t.app = app;
+    t.earlierTokens += q.promptTokens + q.outputTokens;
+    NS_ABORT_MSG_IF(q.turn < lastTurn && t.earlierTokens > maxTokens,
+                    who << "the context after it (" << t.earlierTokens
+                        << " tokens) must be at most " << maxTokens << " for its next turn");
+    turns[q.conversation] = t;
+}
+
 ApplicationContainer
 EdgeLlmHelper::InstallUeRequests(NodeContainer ueNodes,
                                  NetDeviceContainer ueDevices,
@@ -957,6 +1011,12 @@ EdgeLlmHelper::InstallUeRequests(NodeContainer ueNodes,
     const Ptr<Node> sgw = SgwFor(bsApps);
     const EdgeLlmUeApp::ServerResolver servers = ServersOf(bsApps, sgw);
     constexpr uint64_t maxTokens = std::numeric_limits<uint32_t>::max();
+    std::map<uint64_t, uint32_t> lastTurn; // per conversation, of this call
+    for (const LlmRequest& q : requests)
+    {
+        lastTurn[q.conversation] = std::max(lastTurn[q.conversation], q.turn);
+    }
+    std::map<uint64_t, Turn> turns; // per conversation: its latest turn installed
     ApplicationContainer apps;
     for (std::size_t r = 0; r < requests.size(); ++r)
     {
@@ -965,10 +1025,6 @@ EdgeLlmHelper::InstallUeRequests(NodeContainer ueNodes,
         who << "EdgeLlmHelper::InstallUeRequests: request " << r << ": ";
         NS_ABORT_MSG_IF(q.ue >= ueNodes.GetN(),
                         who.str() << "ue must be in [0, " << ueNodes.GetN() << "), got " << q.ue);
-        NS_ABORT_MSG_IF(q.turn != 0,
-                        who.str() << "turn must be 0 (a conversation's later turns run at flow "
-                                     "level only: FluidServingEngine), got "
-                                  << q.turn << " (conversation " << q.conversation << ")");
         NS_ABORT_MSG_IF(q.promptTokens < 1 || q.promptTokens > maxTokens,
                         who.str() << "promptTokens must be in [1, " << maxTokens << "], got "
                                   << q.promptTokens);
@@ -990,10 +1046,12 @@ EdgeLlmHelper::InstallUeRequests(NodeContainer ueNodes,
                         who.str() << "UE " << q.ue << "'s IMSI must be in [1, "
                                   << EdgeLlmSessionId::MAX_IMSI << "] for request sessions, got "
                                   << imsi);
-        app->SetAttribute("SessionId", UintegerValue(EdgeLlmSessionId::Make(imsi, k)));
+        const uint64_t sessionId = EdgeLlmSessionId::Make(imsi, k);
+        app->SetAttribute("SessionId", UintegerValue(sessionId));
         app->SetAttribute("LocalPort", UintegerValue(base.Get() + k));
         app->SetAttribute("PromptTokens", UintegerValue(q.promptTokens));
         app->SetAttribute("MaxNewTokens", UintegerValue(q.outputTokens));
+        ChainTurn(who.str(), q, lastTurn.at(q.conversation), sessionId, app, turns);
         app->SetStartTime(start + Seconds(q.arrival));
         ueNodes.Get(q.ue)->AddApplication(app);
         apps.Add(app);

@@ -338,14 +338,18 @@ class EdgeLlmHelper
      * PromptTokens its promptTokens, MaxNewTokens its outputTokens, and starts at
      * \p start + its arrival (a prompt due while its UE is between cells waits for the
      * handover's end). The BSs hand each session over with its UE (the RRC's HandoverStart
-     * names the IMSI: EdgeLlmNode::RrcHandoverStart).
+     * names the IMSI: EdgeLlmNode::RrcHandoverStart). The turns of a conversation of more
+     * than one turn are chained (EdgeLlmUeApp::SetPreviousTurn: turn t + 1 goes at its
+     * arrival or at turn t's final token, whichever is later) and name the conversation
+     * (Conversation: its turn 0's session id), their EarlierTokens and MoreTurns.
      * \param ueNodes UE nodes
      * \param ueDevices their UE devices, of the RAN (SetRan(); default LTE)
      * \param bsApps the EdgeLlmNode of every cell a UE may be served by
-     * \param requests the requests: ue < ueNodes.GetN(), turn 0 (a conversation's later turns
-     *        need the flow level: FluidServingEngine), promptTokens and outputTokens at most
+     * \param requests the requests: ue < ueNodes.GetN(), promptTokens and outputTokens at most
      *        2^32 - 1, arrival in [0, 1e9] s, at most (65535 - LocalPort) per UE (the UEs
-     *        attached after the call: each prompt waits for its UE's attach)
+     *        attached after the call: each prompt waits for its UE's attach); a
+     *        conversation's turn t > 0 after its turn t - 1, on the same UE, its context
+     *        (the earlier turns' prompts and outputs plus its prompt) at most 2^32 - 1
      * \param start the simulation time of the trace's time 0, >= 0
      * \return the applications, in the order of \p requests
      * Aborts naming the request and the field for a request out of those ranges, and as
@@ -388,6 +392,35 @@ class EdgeLlmHelper
      * \param type the name given to SetSchedulerType
      */
     static void CheckSchedulerType(const std::string& type);
+
+    /// A conversation's latest turn InstallUeRequests installed.
+    struct Turn
+    {
+        uint64_t conversation{0};  //!< Its Conversation attribute (0: a one-turn conversation)
+        uint32_t ue{0};            //!< Its UE's index
+        uint32_t turn{0};          //!< Its turn
+        uint64_t earlierTokens{0}; //!< The context its next turn starts from
+        Ptr<EdgeLlmUeApp> app;     //!< Its application
+    };
+
+    /**
+     * \brief Check \p q's place in its conversation, set \p app's conversation attributes
+     *        and chain it after the conversation's previous turn.
+     * \param who the abort messages' prefix (names the request)
+     * \param q the request
+     * \param lastTurn the last turn of its conversation among the call's requests
+     * \param sessionId its session id
+     * \param app its application
+     * \param turns per conversation, its latest turn so far (updated)
+     * Aborts naming the field for a turn out of order, on another UE, or a context beyond
+     * 2^32 - 1 tokens.
+     */
+    static void ChainTurn(const std::string& who,
+                          const LlmRequest& q,
+                          uint32_t lastTurn,
+                          uint64_t sessionId,
+                          Ptr<EdgeLlmUeApp> app,
+                          std::map<uint64_t, Turn>& turns);
 
     /// \return the RAN set, or an unconfigured LteEdgeLlmRan (its device lookups)
     Ptr<EdgeLlmRan> GetRan() const;

@@ -191,6 +191,18 @@ EdgeLlmNode::GetTypeId()
                             "from 1 in the session).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_tokenTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("TurnStarted",
+                            "A conversation's turn opened a session (sessionId, cellId of this "
+                            "BS, tokens of its conversation's idle cache held here: not "
+                            "prefilled).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_turnStartedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
+            .AddTraceSource("IdleCacheDropped",
+                            "The UE of an idle conversation cache held here handed over: the "
+                            "cache is freed, its next turn re-prefills (conversation, cellId "
+                            "of this BS, tokens freed).",
+                            MakeTraceSourceAccessor(&EdgeLlmNode::m_idleDroppedTrace),
+                            "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("TransferRefused",
                             "The target refused a session's KV cache (TRANSFER_RESPONSE "
                             "REFUSED_KV_FORMAT): at the target when it answers, at the source "
@@ -633,40 +645,22 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
     Ptr<Packet> packet;
     while ((packet = socket->RecvFrom(from)))
     {
-        if (packet->GetSize() < EdgeLlmPromptHeader::SIZE)
+        uint8_t first = 0;
+        const uint32_t size = packet->CopyData(&first, 1) == 1
+                                  ? EdgeLlmPromptHeader::SizeFromFirstByte(first)
+                                  : EdgeLlmPromptHeader::SIZE;
+        if (packet->GetSize() < size)
         {
             NS_LOG_WARN("cell " << m_cellId << ": runt prompt of " << packet->GetSize() << " B");
             continue;
         }
         EdgeLlmPromptHeader prompt;
         packet->RemoveHeader(prompt);
-        if (prompt.promptTokens == 0 || prompt.maxNewTokens == 0)
+        if (!OpenPromptSession(prompt, from))
         {
-            NS_LOG_WARN("cell " << m_cellId << ": prompt with zero tokens ignored");
             continue;
         }
-        if (m_state->FindSession(prompt.sessionId) || !m_state->NotePrompted(prompt.sessionId))
-        {
-            // A UE's PromptRetry: the first copy opened the session already (it may have
-            // handed over since: a late copy must not open it again), or the session is here
-            // by a handover (a copy resent to the UE's new cell).
-            NS_LOG_INFO("cell " << m_cellId << ": prompt of session " << prompt.sessionId
-                                << " again, ignored");
-            continue;
-        }
-        Session& s = m_state->CreateSession(prompt.sessionId, PREFILLING);
-        s.ueAddress = InetSocketAddress::ConvertFrom(from).GetIpv4();
-        s.uePort = prompt.replyPort;
-        s.promptTokens = prompt.promptTokens;
-        s.maxNewTokens = prompt.maxNewTokens;
-        m_sessionStartedTrace(s.id, m_cellId, s.promptTokens);
-        const auto likely = m_ueLikely.find(EdgeLlmSessionId::UeOf(s.id));
-        if (EdgeLlmSessionId::RequestOf(s.id) != 0 && likely != m_ueLikely.end())
-        {
-            // A request opened while its UE's handover is likely: it goes ahead too, once
-            // it decodes (the UE's single session waits for its prompt in the role).
-            NotifyHandoverLikely(s.id, likely->second);
-        }
+        Session& s = m_state->GetSession(prompt.sessionId);
         if (m_serving)
         {
             // Many users: prefill and decoding share the GPU's iterations (warm-up: the
@@ -682,13 +676,81 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
                               Seconds(1.0 / m_decodeRate));
             continue;
         }
-        // The prompt is prefilled alone, on this BS's GPU.
+        // The prompt (a turn: its whole context, no KV memory kept) is prefilled alone, on
+        // this BS's GPU.
         const uint64_t key = (uint64_t{1} << 63) | s.id;
         m_gpu->Join(key,
                     1,
                     s.promptTokens,
                     Simulator::Now(),
                     MakeCallback(&EdgeLlmNode::OnPromptPrefilled, this).Bind(s.id));
+    }
+}
+
+bool
+EdgeLlmNode::OpenPromptSession(const EdgeLlmPromptHeader& prompt, const Address& from)
+{
+    const uint64_t context = uint64_t{prompt.earlierTokens} + prompt.promptTokens;
+    if (prompt.promptTokens == 0 || prompt.maxNewTokens == 0 ||
+        context > std::numeric_limits<uint32_t>::max())
+    {
+        NS_LOG_WARN("cell " << m_cellId << ": prompt with zero tokens or a context of " << context
+                            << " tokens ignored");
+        return false;
+    }
+    if (m_state->FindSession(prompt.sessionId) || !m_state->NotePrompted(prompt.sessionId))
+    {
+        // A UE's PromptRetry: the first copy opened the session already (it may have
+        // handed over since: a late copy must not open it again), or the session is here
+        // by a handover (a copy resent to the UE's new cell).
+        NS_LOG_INFO("cell " << m_cellId << ": prompt of session " << prompt.sessionId
+                            << " again, ignored");
+        return false;
+    }
+    Session& s = m_state->CreateSession(prompt.sessionId, PREFILLING);
+    s.ueAddress = InetSocketAddress::ConvertFrom(from).GetIpv4();
+    s.uePort = prompt.replyPort;
+    s.promptTokens = static_cast<uint32_t>(context);
+    s.maxNewTokens = prompt.maxNewTokens;
+    s.conversation = prompt.conversation;
+    s.moreTurns = prompt.moreTurns;
+    if (m_serving && s.conversation != 0 && m_idleCaches.erase(s.conversation) > 0)
+    {
+        // Its conversation's idle cache, if still held (not evicted): only the rest prefills.
+        const uint64_t held = m_serving->Unpark(s.conversation);
+        s.cachedTokens = static_cast<uint32_t>(std::min<uint64_t>(held, prompt.earlierTokens));
+    }
+    m_sessionStartedTrace(s.id, m_cellId, s.promptTokens);
+    if (s.conversation != 0)
+    {
+        m_turnStartedTrace(s.id, m_cellId, s.cachedTokens);
+    }
+    const auto likely = m_ueLikely.find(EdgeLlmSessionId::UeOf(s.id));
+    if (EdgeLlmSessionId::RequestOf(s.id) != 0 && likely != m_ueLikely.end())
+    {
+        // A request opened while its UE's handover is likely: it goes ahead too, once
+        // it decodes (the UE's single session waits for its prompt in the role).
+        NotifyHandoverLikely(s.id, likely->second);
+    }
+    return true;
+}
+
+void
+EdgeLlmNode::DropIdleCaches(uint64_t imsi)
+{
+    for (auto c = m_idleCaches.begin(); c != m_idleCaches.end();)
+    {
+        if (EdgeLlmSessionId::UeOf(*c) != imsi)
+        {
+            ++c;
+            continue;
+        }
+        const uint64_t tokens = m_serving->Unpark(*c); // 0: evicted already
+        if (tokens > 0)
+        {
+            m_idleDroppedTrace(*c, m_cellId, tokens);
+        }
+        c = m_idleCaches.erase(c);
     }
 }
 
@@ -771,8 +833,8 @@ void
 EdgeLlmNode::ServeOnGpu(Session& s, bool prefill)
 {
     GpuSequenceSpec spec;
-    spec.cachedTokens = prefill ? 0 : s.promptTokens + s.generated;
-    spec.prefillTokens = prefill ? s.promptTokens : 0;
+    spec.cachedTokens = prefill ? s.cachedTokens : s.promptTokens + s.generated;
+    spec.prefillTokens = prefill ? s.promptTokens - s.cachedTokens : 0;
     spec.decodeTokens = s.maxNewTokens - s.generated;
     spec.priority = !prefill; // a session going on (restored, or back at its source)
     const uint64_t handle =
@@ -801,6 +863,13 @@ EdgeLlmNode::OnServingEvent(uint64_t sessionId, const GpuEvent& event)
     if (event.kind == GpuEvent::FINISHED)
     {
         s->servingHandle = 0;
+        if (s->moreTurns && s->conversation != 0 && s->generated >= s->maxNewTokens &&
+            m_serving->Park(s->conversation, uint64_t{s->promptTokens} + s->generated))
+        {
+            // Its KV (context and output) stays for the conversation's next turn, least
+            // recently parked evicted first when the memory needs room.
+            m_idleCaches.insert(s->conversation);
+        }
         return;
     }
     if (event.kind != GpuEvent::TOKEN)
@@ -900,6 +969,10 @@ EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uin
 {
     NS_LOG_FUNCTION(this << imsi << cellId << rnti << targetCellId);
     m_ueLikely.erase(imsi);
+    if (m_serving)
+    {
+        DropIdleCaches(imsi); // the next turn re-prefills its whole context
+    }
     for (const uint64_t id : UeSessionsToNotify(imsi))
     {
         NotifyHandoverStart(id, targetCellId);
@@ -988,6 +1061,13 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId,
     case KvFrameHeader::TRANSFER_REQUEST: {
         KvTransferRequestHeader req;
         message->RemoveHeader(req);
+        if (!req.IsValid() || req.GetSerializedSize() != frame.messageLength)
+        {
+            NS_LOG_WARN("cell " << m_cellId << ": malformed TRANSFER_REQUEST from cell "
+                                << peerCellId << " (" << frame.messageLength << " bytes, flags "
+                                << req.flags << "); ignored");
+            break;
+        }
         m_target->OnTransferRequest(peerCellId, req, controlChannel);
         break;
     }

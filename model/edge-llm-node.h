@@ -15,6 +15,7 @@
 #include "kv-transfer-header.h"
 #include "llm-model-profile.h"
 #include "prefill-engine.h"
+#include "token-stream-header.h"
 
 #include "ns3/application.h"
 #include "ns3/callback.h"
@@ -585,6 +586,10 @@ class EdgeLlmNode : public Application
     /// Decode \p session on the ServingGpu: its context so far cached, the rest to decode
     /// (a prompt: its prefill first, unless \p prefill is false).
     void ServeOnGpu(Session& session, bool prefill);
+    /// Open the session of a prompt received from \p from (\return false: ignored)
+    bool OpenPromptSession(const EdgeLlmPromptHeader& prompt, const Address& from);
+    /// Free the idle conversation caches of UE \p imsi held here (it hands over)
+    void DropIdleCaches(uint64_t imsi);
     /// An event of a session's sequence on the ServingGpu (its id: the sequence's handle).
     void OnServingEvent(uint64_t sessionId, const GpuEvent& event);
     /**
@@ -624,7 +629,11 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_cancelledTrace;      //!< TransferCancelled
     TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;          //!< TokenDecoded
     TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;        //!< TransferRefused
-    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;         //!< SessionLost
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_turnStartedTrace;    //!< TurnStarted
+    TracedCallback<uint64_t, uint16_t, uint64_t> m_idleDroppedTrace;    //!< IdleCacheDropped
+    /// Conversations this node parked on its ServingGpu (an entry may have been evicted since)
+    std::set<uint64_t> m_idleCaches;
+    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace; //!< SessionLost
     /// StateTransition
     TracedCallback<uint64_t, uint16_t, SessionState, SessionState> m_stateTrace;
     bool m_promptsOnGpu{true}; //!< PrefillPromptsOnGpu

@@ -193,6 +193,19 @@ EdgeLlmServingGpu::Has(uint64_t handle) const
     return m_sinks.count(handle) > 0;
 }
 
+bool
+EdgeLlmServingGpu::Park(uint64_t conversation, uint64_t tokens)
+{
+    Gpu().Unpark(conversation);
+    return Gpu().Park(conversation, tokens);
+}
+
+uint64_t
+EdgeLlmServingGpu::Unpark(uint64_t conversation)
+{
+    return Gpu().Unpark(conversation);
+}
+
 PrefillTimeModel
 EdgeLlmServingGpu::GetPlanningModel() const
 {

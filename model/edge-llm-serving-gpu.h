@@ -102,6 +102,23 @@ class EdgeLlmServingGpu : public Object
     bool Has(uint64_t handle) const;
 
     /**
+     * \brief Keep a conversation's KV cache between its turns (ContinuousBatchingGpu::Park:
+     *        least recently parked evicted first when the memory needs room); a cache
+     *        already held for it is replaced.
+     * \param conversation the conversation
+     * \param tokens its context, >= 1
+     * \return false (nothing kept, an eviction counted) when it does not fit the KV memory
+     */
+    bool Park(uint64_t conversation, uint64_t tokens);
+
+    /**
+     * \brief Take a conversation's idle cache (ContinuousBatchingGpu::Unpark).
+     * \param conversation the conversation
+     * \return its tokens; 0 when none is held (never parked, or evicted)
+     */
+    uint64_t Unpark(uint64_t conversation);
+
+    /**
      * \brief p(L) of a priority prefill of L tokens on this GPU now
      *        (ContinuousBatchingGpu::ExpectedPrefillModel), what the handover planners read.
      * \return the model

@@ -89,16 +89,22 @@ class EdgeLlmSession
     ///         entries a pre-transfer committed count), bytes
     uint64_t ReceivedKvBytes() const;
 
-    uint64_t id{0};           //!< Session id
-    Ipv4Address ueAddress;    //!< Where tokens go
-    uint16_t uePort{0};       //!< UE UDP port
-    uint32_t promptTokens{0}; //!< Prompt length
+    uint64_t id{0};        //!< Session id
+    Ipv4Address ueAddress; //!< Where tokens go
+    uint16_t uePort{0};    //!< UE UDP port
+    /// Prompt length; a conversation's turn: its context before decoding (the earlier
+    /// turns' tokens plus its new prompt)
+    uint32_t promptTokens{0};
     uint32_t maxNewTokens{0}; //!< Tokens to decode in total
     uint32_t generated{0};    //!< Tokens decoded so far
     Time nextToken;           //!< When the next token is decoded
     EventId decodeEvent;      //!< Pending decode
     /// Its sequence on the node's ServingGpu (0: none; the single-session mode's DecodeRate)
     uint64_t servingHandle{0};
+    /// The conversation it is a turn of (its turn 0's session id; 0: none)
+    uint64_t conversation{0};
+    bool moreTurns{false};    //!< Its conversation has turns after this one
+    uint32_t cachedTokens{0}; //!< Of promptTokens, tokens its conversation's idle cache held
     // Target side:
     uint16_t sourceCellId{0};         //!< Source BS
     uint16_t targetCellId{0};         //!< Target BS (source side, once handed over)

@@ -785,7 +785,18 @@ EdgeLlmSourceRole::MakeRequest(const Session& s,
     {
         req.flags |= KvTransferRequestHeader::LAYER_MAJOR;
     }
+    SetConversation(s, req);
     return req;
+}
+
+void
+EdgeLlmSourceRole::SetConversation(const Session& s, KvTransferRequestHeader& req)
+{
+    if (s.moreTurns && s.conversation != 0)
+    {
+        req.flags |= KvTransferRequestHeader::MORE_TURNS; // the target keeps its cache
+        req.conversation = s.conversation;
+    }
 }
 
 void
@@ -841,6 +852,7 @@ EdgeLlmSourceRole::StartSlotTransfer(uint64_t sessionId,
     req.tokensGenerated = s.generated;
     req.maxNewTokens = s.maxNewTokens;
     req.flags = KvTransferRequestHeader::IMPORTANCE_ORDERED;
+    SetConversation(s, req);
     SendTransferRequest(peer, req, 0);
     const uint64_t cacheBytes = context * m_bs->GetProfile().BytesPerToken();
     // The first entries of the importance order went ahead (a pre-transfer): the rest.

@@ -281,6 +281,8 @@ class EdgeLlmSourceRole : public Object
     using Session = EdgeLlmSession; //!< A session at the node
     using Peer = EdgeLlmPeer;       //!< A backhaul peer of the node
 
+    /// Flag \p req MORE_TURNS with \p s's conversation if it has turns after it
+    static void SetConversation(const Session& s, KvTransferRequestHeader& req);
     /**
      * \brief The TRANSFER_REQUEST of a handover as planned (StartTransfer).
      * \param s the session

@@ -547,6 +547,8 @@ EdgeLlmTargetRole::OnTransferRequest(uint16_t peerCellId,
     s.promptTokens = req.contextTokens - req.tokensGenerated;
     s.generated = req.tokensGenerated;
     s.maxNewTokens = req.maxNewTokens;
+    s.moreTurns = (req.flags & KvTransferRequestHeader::MORE_TURNS) != 0;
+    s.conversation = s.moreTurns ? req.conversation : 0;
     s.handoverTime = NanoSeconds(req.handoverTimeNs);
     s.expectedKvBytes = uint64_t{req.transferTokens} * req.bytesPerToken;
     if (req.flags & KvTransferRequestHeader::IMPORTANCE_ORDERED)

@@ -5,6 +5,7 @@
 
 #include "token-stream-header.h"
 
+#include "ns3/boolean.h"
 #include "ns3/inet-socket-address.h"
 #include "ns3/ipv4-address.h"
 #include "ns3/log.h"
@@ -86,6 +87,25 @@ EdgeLlmUeApp::GetTypeId()
                           TimeValue(Seconds(0)),
                           MakeTimeAccessor(&EdgeLlmUeApp::m_promptRetry),
                           MakeTimeChecker(Seconds(0)))
+            .AddAttribute("Conversation",
+                          "The conversation this request is a turn of: the session id of its "
+                          "turn 0 (EdgeLlmHelper::InstallUeRequests sets it for conversations "
+                          "of more than one turn). 0: none (an 18-byte prompt).",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EdgeLlmUeApp::m_conversation),
+                          MakeUintegerChecker<uint64_t>())
+            .AddAttribute("EarlierTokens",
+                          "Tokens of the conversation's earlier turns (their prompts and "
+                          "outputs): the turn's context is EarlierTokens + PromptTokens.",
+                          UintegerValue(0),
+                          MakeUintegerAccessor(&EdgeLlmUeApp::m_earlierTokens),
+                          MakeUintegerChecker<uint32_t>())
+            .AddAttribute("MoreTurns",
+                          "The conversation has turns after this one: the BS keeps its cache "
+                          "when its last token is decoded.",
+                          BooleanValue(false),
+                          MakeBooleanAccessor(&EdgeLlmUeApp::m_moreTurns),
+                          MakeBooleanChecker())
             .AddTraceSource("TokenReceived",
                             "A token arrived (sessionId, tokenIndex, cellId).",
                             MakeTraceSourceAccessor(&EdgeLlmUeApp::m_tokenTrace),
@@ -117,6 +137,7 @@ EdgeLlmUeApp::DoDispose()
 {
     m_retryEvent.Cancel();
     m_socket = nullptr;
+    m_nextTurn = nullptr;
     Application::DoDispose();
 }
 
@@ -156,6 +177,14 @@ EdgeLlmUeApp::StartApplication()
     NS_LOG_FUNCTION(this);
     NS_ABORT_MSG_IF(m_serverAddress == Ipv4Address() && !m_resolver,
                     "ns3::EdgeLlmUeApp::ServerAddress is not set (session " << m_sessionId << ")");
+    NS_ABORT_MSG_IF(m_conversation == 0 && (m_moreTurns || m_earlierTokens > 0),
+                    "ns3::EdgeLlmUeApp: session "
+                        << m_sessionId
+                        << ": MoreTurns and EarlierTokens need a Conversation (> 0), got 0");
+    NS_ABORT_MSG_IF((m_conversation & EdgeLlmPromptHeader::TURN_BIT) != 0 ||
+                        (m_sessionId & EdgeLlmPromptHeader::TURN_BIT) != 0,
+                    "ns3::EdgeLlmUeApp: SessionId and Conversation must be below 2^63, got "
+                        << m_sessionId << " and " << m_conversation);
     m_socket = Socket::CreateSocket(GetNode(), UdpSocketFactory::GetTypeId());
     NS_ABORT_MSG_IF(m_socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), m_localPort)) != 0,
                     "EdgeLlmUeApp: cannot bind UDP port " << m_localPort);
@@ -240,6 +269,37 @@ EdgeLlmUeApp::NotifyHandoverFailed(uint64_t /* imsi */, uint16_t /* cellId */, u
     }
 }
 
+void
+EdgeLlmUeApp::SetPreviousTurn(Ptr<EdgeLlmUeApp> previous)
+{
+    NS_ABORT_MSG_IF(!previous || previous == this,
+                    "EdgeLlmUeApp::SetPreviousTurn: session " << m_sessionId
+                                                              << ": previous must be another "
+                                                                 "application");
+    previous->m_nextTurn = this;
+    m_previousEnded = false;
+}
+
+void
+EdgeLlmUeApp::PreviousTurnEnded()
+{
+    m_previousEnded = true;
+    if (m_started && (!m_waitForAttach || m_bearerReady))
+    {
+        SendPrompt();
+    }
+}
+
+Time
+EdgeLlmUeApp::GetDueTime() const
+{
+    if (!m_started || !m_previousEnded)
+    {
+        return Seconds(-1);
+    }
+    return std::max(m_requestTime, m_previousEndTime);
+}
+
 Time
 EdgeLlmUeApp::GetRequestTime() const
 {
@@ -288,6 +348,11 @@ EdgeLlmUeApp::SendPrompt()
     {
         return; // sent already
     }
+    if (!m_previousEnded)
+    {
+        NS_LOG_INFO("session " << m_sessionId << ": the previous turn goes on, the prompt waits");
+        return; // PreviousTurnEnded sends it
+    }
     if (m_betweenCells)
     {
         NS_LOG_INFO("session " << m_sessionId << ": in a handover, the prompt waits for its end");
@@ -319,6 +384,9 @@ EdgeLlmUeApp::TransmitPrompt()
     prompt.promptTokens = m_promptTokens;
     prompt.maxNewTokens = m_maxNewTokens;
     prompt.replyPort = m_localPort;
+    prompt.conversation = m_conversation;
+    prompt.earlierTokens = m_earlierTokens;
+    prompt.moreTurns = m_moreTurns;
     Ptr<Packet> p = Create<Packet>(std::min(4 * m_promptTokens, PROMPT_BYTES_CAP));
     p->AddHeader(prompt);
     m_socket->SendTo(p, 0, InetSocketAddress(m_serverAddress, m_serverPort));
@@ -403,6 +471,14 @@ EdgeLlmUeApp::HandleRead(Ptr<Socket> socket)
         m_lastCell = token.cellId;
         m_lastArrival = now;
         m_tokenTrace(m_sessionId, token.tokenIndex, token.cellId);
+        if (m_lastIndex >= m_maxNewTokens && m_nextTurn)
+        {
+            // The final token: the conversation's next turn may go (once).
+            Ptr<EdgeLlmUeApp> next = m_nextTurn;
+            m_nextTurn = nullptr;
+            next->m_previousEndTime = now;
+            next->PreviousTurnEnded();
+        }
     }
 }
 

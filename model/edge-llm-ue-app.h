@@ -30,6 +30,12 @@ namespace ns3
  * (NotifyHandoverEnd); a prompt due while the UE is between cells (NotifyHandoverStart
  * until NotifyHandoverEnd) waits for the handover's end.
  *
+ * A turn of a multi-turn conversation (Conversation != 0) is one application too: its prompt
+ * names the conversation, the tokens of its earlier turns and whether more follow
+ * (EdgeLlmPromptHeader), and waits for the previous turn's stream to end (SetPreviousTurn:
+ * its final token arrived), so turn t + 1 goes at its arrival or at turn t's end, whichever
+ * is later (a closed loop, as FluidServingEngine's).
+ *
  * A stall is the gap between the last token decoded by one BS and the first token
  * decoded by another (the cell id in EdgeLlmTokenHeader changes). Its *excess*, the
  * handover delay as the user sees it, is the time the stream lost: the first token
@@ -136,6 +142,17 @@ class EdgeLlmUeApp : public Application
      */
     void NotifyBearerReady(uint64_t imsi, uint16_t cellId, uint16_t rnti);
 
+    /**
+     * \brief Make this application a conversation's next turn after \p previous: its prompt
+     *        waits until \p previous received its final token (MaxNewTokens).
+     * \param previous the conversation's previous turn, on the same node, not this one
+     */
+    void SetPreviousTurn(Ptr<EdgeLlmUeApp> previous);
+
+    /// \return when the turn was due: its start, or its previous turn's end if later
+    ///         (negative: not yet)
+    Time GetDueTime() const;
+
     /// \return the cell the prompt went to (0: not sent yet)
     uint16_t GetPromptCellId() const;
     /// \return when the prompt was sent (negative: not yet)
@@ -180,6 +197,8 @@ class EdgeLlmUeApp : public Application
     /// PromptRetry expired: resend unless a token arrived
     void RetryPrompt();
     void HandleRead(Ptr<Socket> socket);
+    /// The previous turn's final token arrived: the prompt may go.
+    void PreviousTurnEnded();
 
     uint64_t m_sessionId;             //!< Session id
     Ipv4Address m_serverAddress;      //!< Serving BS's LLM address
@@ -210,6 +229,12 @@ class EdgeLlmUeApp : public Application
     Time m_promptRetry;               //!< Resend the prompt after this long without a token
     uint32_t m_promptRetries{0};      //!< Prompts resent
     EventId m_retryEvent;             //!< The pending retry
+    uint64_t m_conversation{0};       //!< Conversation (0: none)
+    uint32_t m_earlierTokens{0};      //!< Tokens of the conversation's earlier turns
+    bool m_moreTurns{false};          //!< Turns follow this one
+    bool m_previousEnded{true};       //!< The previous turn's stream ended (or none)
+    Time m_previousEndTime;           //!< When it ended (0: no previous turn)
+    Ptr<EdgeLlmUeApp> m_nextTurn;     //!< The conversation's next turn (may be null)
 
     TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;             //!< TokenReceived
     TracedCallback<uint64_t, uint16_t, uint16_t, Time, Time> m_stallTrace; //!< Stall

@@ -81,7 +81,8 @@ KvFrameHeader::IsValid() const
     switch (type)
     {
     case TRANSFER_REQUEST:
-        return messageLength == KvTransferRequestHeader::SIZE;
+        return messageLength == KvTransferRequestHeader::SIZE ||
+               messageLength == KvTransferRequestHeader::CONVERSATION_SIZE;
     case KV_SEGMENT:
         return messageLength == KvSegmentHeader::SIZE;
     case TRANSFER_COMPLETE:
@@ -144,7 +145,7 @@ KvTransferRequestHeader::GetInstanceTypeId() const
 uint32_t
 KvTransferRequestHeader::GetSerializedSize() const
 {
-    return SIZE;
+    return (flags & MORE_TURNS) != 0 ? CONVERSATION_SIZE : SIZE;
 }
 
 void
@@ -166,6 +167,10 @@ KvTransferRequestHeader::Serialize(Buffer::Iterator start) const
     start.WriteHtonU32(maxNewTokens);
     start.WriteHtonU16(flags);
     start.WriteHtonU64(static_cast<uint64_t>(kvDeadlineNs));
+    if ((flags & MORE_TURNS) != 0)
+    {
+        start.WriteHtonU64(conversation);
+    }
 }
 
 uint32_t
@@ -193,7 +198,18 @@ KvTransferRequestHeader::Deserialize(Buffer::Iterator start)
     maxNewTokens = start.ReadNtohU32();
     flags = start.ReadNtohU16();
     kvDeadlineNs = static_cast<int64_t>(start.ReadNtohU64());
-    return SIZE;
+    conversation = 0;
+    if ((flags & MORE_TURNS) == 0)
+    {
+        return SIZE;
+    }
+    truncated = start.GetRemainingSize() < CONVERSATION_SIZE - SIZE;
+    if (truncated)
+    {
+        return SIZE;
+    }
+    conversation = start.ReadNtohU64();
+    return CONVERSATION_SIZE;
 }
 
 bool
@@ -209,6 +225,10 @@ KvTransferRequestHeader::Print(std::ostream& os) const
        << " handoverTimeNs=" << handoverTimeNs << " C=" << contextTokens << " L=" << prefillLength
        << " n_pf=" << prefillTokens << " n_tx=" << transferTokens << " batch=" << batchId << "/"
        << batchSize << " kvDeadlineNs=" << kvDeadlineNs;
+    if ((flags & MORE_TURNS) != 0)
+    {
+        os << " conversation=" << conversation;
+    }
 }
 
 // ---------------------------------------------------------------------------

@@ -139,13 +139,17 @@ class KvFrameHeader : public Header
  * coordinate, and may be truncated (ImpactHO). Flag bit 1: the n_tx tokens' KV cache
  * comes layer-major (all tokens of layer 0, then layer 1, ...), so the target can use
  * each layer as it completes (EdgeLlmSourceRole::LayerwiseStreaming); without it, token-major.
- * Flag bit 2: the batch is the target's coordinated one (KvPlanHeader).
+ * Flag bit 2: the batch is the target's coordinated one (KvPlanHeader). Flag bit 3: the
+ * session is a turn of a conversation with turns after it (the target keeps its cache when
+ * it ends): conversation (8) follows, 76 bytes (CONVERSATION_SIZE).
  */
 class KvTransferRequestHeader : public Header
 {
   public:
-    /// Serialized size in bytes.
+    /// Serialized size in bytes (without MORE_TURNS).
     static constexpr uint32_t SIZE = 68;
+    /// Serialized size in bytes with MORE_TURNS.
+    static constexpr uint32_t CONVERSATION_SIZE = 76;
     /// Bytes of one forwarded token id; the request's payload carries n_pf of them
     static constexpr uint32_t TOKEN_ID_BYTES = 4;
     /// flags bit: importance-ordered entries with coordinates (ImpactHO)
@@ -155,6 +159,8 @@ class KvTransferRequestHeader : public Header
     /// flags bit: batchId and batchSize are the target's coordinated GPU batch (a PLAN's
     /// groupId and groupSize), not the source's own batch
     static constexpr uint16_t COORDINATED = 4;
+    /// flags bit: a conversation's turn with turns after it; conversation follows
+    static constexpr uint16_t MORE_TURNS = 8;
 
     /**
      * \brief Get the type ID.
@@ -166,7 +172,8 @@ class KvTransferRequestHeader : public Header
     void Serialize(Buffer::Iterator start) const override;
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
-    /// \return false if Deserialize() was given fewer than SIZE bytes (it read none)
+    /// \return false if Deserialize() was given fewer than SIZE bytes, or fewer than
+    ///         CONVERSATION_SIZE with MORE_TURNS (it read none)
     bool IsValid() const;
 
     bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none
@@ -186,11 +193,13 @@ class KvTransferRequestHeader : public Header
     uint32_t bytesPerToken{0};   //!< s_KV / 8 of the source's model
     uint32_t tokensGenerated{0}; //!< Tokens decoded so far (the stream resumes after them)
     uint32_t maxNewTokens{0};    //!< Tokens the session decodes in total
-    uint16_t flags{0};           //!< IMPORTANCE_ORDERED, LAYER_MAJOR, COORDINATED or 0
+    uint16_t flags{0};           //!< IMPORTANCE_ORDERED, LAYER_MAJOR, COORDINATED, MORE_TURNS
     /// The plan has every KV byte of the session at the target by then: the batch's EDF
     /// deadline tau + g(L), simulation time in ns (ctHO, tHO, cHO); 0: no such plan
     /// (ImpactHO's window decides). The target's loss-aware replanning starts from it.
     int64_t kvDeadlineNs{0};
+    /// With MORE_TURNS: the conversation (its turn 0's session id, EdgeLlmPromptHeader)
+    uint64_t conversation{0};
 };
 
 /**

@@ -58,28 +58,51 @@ EdgeLlmPromptHeader::GetInstanceTypeId() const
 }
 
 uint32_t
+EdgeLlmPromptHeader::SizeFromFirstByte(uint8_t firstByte)
+{
+    return (firstByte & 0x80) != 0 ? TURN_SIZE : SIZE;
+}
+
+uint32_t
 EdgeLlmPromptHeader::GetSerializedSize() const
 {
-    return SIZE;
+    return conversation != 0 ? TURN_SIZE : SIZE;
 }
 
 void
 EdgeLlmPromptHeader::Serialize(Buffer::Iterator start) const
 {
-    start.WriteHtonU64(sessionId);
+    start.WriteHtonU64(conversation != 0 ? sessionId | TURN_BIT : sessionId);
     start.WriteHtonU32(promptTokens);
     start.WriteHtonU32(maxNewTokens);
     start.WriteHtonU16(replyPort);
+    if (conversation != 0)
+    {
+        start.WriteHtonU64(conversation);
+        start.WriteHtonU32(earlierTokens);
+        start.WriteU8(moreTurns ? 1 : 0);
+    }
 }
 
 uint32_t
 EdgeLlmPromptHeader::Deserialize(Buffer::Iterator start)
 {
-    sessionId = start.ReadNtohU64();
+    const uint64_t field = start.ReadNtohU64();
+    sessionId = field & ~TURN_BIT;
     promptTokens = start.ReadNtohU32();
     maxNewTokens = start.ReadNtohU32();
     replyPort = start.ReadNtohU16();
-    return SIZE;
+    conversation = 0;
+    earlierTokens = 0;
+    moreTurns = false;
+    if ((field & TURN_BIT) == 0)
+    {
+        return SIZE;
+    }
+    conversation = start.ReadNtohU64();
+    earlierTokens = start.ReadNtohU32();
+    moreTurns = start.ReadU8() != 0;
+    return TURN_SIZE;
 }
 
 void
@@ -87,6 +110,11 @@ EdgeLlmPromptHeader::Print(std::ostream& os) const
 {
     os << "session=" << sessionId << " prompt=" << promptTokens << " maxNew=" << maxNewTokens
        << " replyPort=" << replyPort;
+    if (conversation != 0)
+    {
+        os << " conversation=" << conversation << " earlier=" << earlierTokens
+           << " moreTurns=" << moreTurns;
+    }
 }
 
 TypeId

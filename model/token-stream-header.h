@@ -51,15 +51,28 @@ struct EdgeLlmSessionId
  * \brief UE -> BS over the radio bearer (UDP): open an LLM session.
  *
  * Fields (bytes): sessionId (8, EdgeLlmSessionId: the UE's IMSI for its single session),
- * promptTokens (4), maxNewTokens (4), replyPort (2): 18 bytes. The prompt's token ids follow as a
- * virtual payload of 4 bytes per token, capped at one datagram (the prompt length,
- * not its content, drives the model).
+ * promptTokens (4), maxNewTokens (4), replyPort (2): 18 bytes. A turn of a multi-turn
+ * conversation (conversation != 0) sets bit 63 of the session id field on the wire and adds
+ * conversation (8), earlierTokens (4) and moreTurns (1): 31 bytes (TURN_SIZE). The prompt's
+ * token ids follow as a virtual payload of 4 bytes per token, capped at one datagram (the
+ * prompt length, not its content, drives the model).
  */
 class EdgeLlmPromptHeader : public Header
 {
   public:
-    /// Serialized size in bytes.
+    /// Serialized size in bytes of a prompt outside a conversation.
     static constexpr uint32_t SIZE = 18;
+    /// Serialized size in bytes of a conversation's turn.
+    static constexpr uint32_t TURN_SIZE = 31;
+    /// Bit of the session id field that marks a conversation's turn on the wire.
+    static constexpr uint64_t TURN_BIT = uint64_t{1} << 63;
+
+    /**
+     * \brief The size of the prompt header a packet starts with, from its first byte.
+     * \param firstByte the packet's first byte
+     * \return SIZE or TURN_SIZE
+     */
+    static uint32_t SizeFromFirstByte(uint8_t firstByte);
 
     /**
      * \brief Get the type ID.
@@ -72,10 +85,17 @@ class EdgeLlmPromptHeader : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
 
-    uint64_t sessionId{0};    //!< Session (UE) identifier
-    uint32_t promptTokens{0}; //!< Prompt length, tokens, >= 1
+    uint64_t sessionId{0};    //!< Session (UE) identifier, bit 63 clear
+    uint32_t promptTokens{0}; //!< New prompt length, tokens, >= 1
     uint32_t maxNewTokens{0}; //!< Tokens to decode, >= 1
     uint16_t replyPort{0};    //!< UE UDP port the token stream goes to
+    /// The conversation this turn belongs to (the session id of its turn 0; 0: none, the
+    /// 18-byte form)
+    uint64_t conversation{0};
+    /// Tokens of the conversation's earlier turns (their prompts and outputs): this turn's
+    /// context is earlierTokens + promptTokens
+    uint32_t earlierTokens{0};
+    bool moreTurns{false}; //!< The conversation has turns after this one
 };
 
 /**

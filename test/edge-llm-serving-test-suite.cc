@@ -635,6 +635,171 @@ class RoadServingPlansHoldTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief Conversations at packet level (EdgeLlmHelper::InstallUeRequests with turns), by
+ *        hand and against FluidServingEngine with IdleCachePolicy::DROP: two UEs, one
+ *        conversation of three turns each, on two ServingGpu sites.
+ *
+ * UE 0 hands over while idle (between its turns 0 and 1): the source frees the cache
+ * (IdleCacheDropped), so turn 1 re-prefills its whole context at the target (0 cached) and
+ * turn 2 finds turn 1's cache there (A0 + O0 + A1 + O1 tokens). UE 1 hands over while its
+ * turn 0 decodes (cHO: the KV crosses the X2 link, the TRANSFER_REQUEST carries MORE_TURNS):
+ * the target parks the turn when it ends, so turn 1 finds A0 + O0 tokens there and turn 2
+ * A0 + O0 + A1 + O1. Each turn is sent at its arrival or at the previous turn's final token,
+ * whichever is later; the flow level given those sends and the RRC's handover instants
+ * agrees on every turn's context, cached and prefilled tokens, and on its TTFT within the
+ * radio's allowance.
+ */
+class PacketConversationsVsFlowTestCase : public TestCase
+{
+  public:
+    PacketConversationsVsFlowTestCase()
+        : TestCase("conversations at packet level: idle caches held, parked at a handover "
+                   "target, dropped; against FluidServingEngine")
+    {
+    }
+
+  private:
+    static constexpr double START = 0.5;  //!< Simulation time of the requests' 0, s
+    static constexpr double RADIO = 0.06; //!< Radio + EPC on a prompt and a token, s
+
+    void DoRun() override
+    {
+        // UE, turn, arrival (s), prompt, output: turn 0 of UE 1 decodes long enough to be
+        // caught by its handover at 0.6 s; UE 0 is idle from about 0.2 s to 2 s.
+        std::vector<LlmRequest> requests;
+        const auto add =
+            [&requests](uint32_t ue, uint32_t turn, double at, uint64_t a, uint64_t o) {
+                LlmRequest q;
+                q.ue = ue;
+                q.conversation = ue;
+                q.turn = turn;
+                q.arrival = at;
+                q.promptTokens = a;
+                q.outputTokens = o;
+                requests.push_back(q);
+            };
+        add(0, 0, 0.0, 300, 20);
+        add(1, 0, 0.0, 400, 300);
+        add(1, 1, 0.1, 150, 30); // waits for turn 0's end
+        add(0, 1, 2.0, 200, 20);
+        add(1, 2, 2.5, 100, 10);
+        add(0, 2, 3.0, 100, 20);
+        const double handoverAt[2] = {1.0, 0.6};
+        std::vector<ScenarioUe> ues(2);
+        const MultiCellConfig run = TwoServingSites(2);
+        for (uint32_t u = 0; u < 2; ++u)
+        {
+            ues[u].homeSite = 0;
+            ues[u].targetSite = 1;
+            ues[u].position = Vector(run.interSiteDistance / 2, 10.0 * u, 0);
+            ues[u].handoverAt = Seconds(START + handoverAt[u]);
+            ues[u].promptAt = Seconds(START + 5); // its own session: after the conversations
+            ues[u].promptTokens = 10;
+            ues[u].maxNewTokens = 2;
+        }
+        MultiCellScenario scenario(run);
+        scenario.BuildSites();
+        scenario.BuildUes(ues);
+        scenario.BuildRan();
+        scenario.BuildBackhaul();
+        scenario.InstallApps(HandoverSchemeRegistry::Find("cho").typeId);
+        scenario.InstallRequests(requests, Seconds(START));
+        scenario.ScheduleHandovers();
+        scenario.ConnectOutputs();
+        std::map<uint64_t, double> rrcStart; // IMSI -> its handover's start at the source RRC
+        Config::ConnectWithoutContext(
+            "/NodeList/*/DeviceList/*/LteEnbRrc/HandoverStart",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
+                [&rrcStart](uint64_t imsi, uint16_t, uint16_t, uint16_t) {
+                    rrcStart.emplace(imsi, Simulator::Now().GetSeconds());
+                }));
+        const MultiCellResult r = scenario.Simulate("");
+        NS_TEST_EXPECT_MSG_EQ(r.requests.size(), requests.size(), "every turn");
+        NS_TEST_EXPECT_MSG_EQ(rrcStart.size(), 2, "both UEs handed over");
+        if (r.requests.size() != requests.size() || rrcStart.size() != 2)
+        {
+            return;
+        }
+        // By hand: each turn's cached tokens (the conversation's idle cache where it opened).
+        const uint64_t cached[] = {0, 0, 400 + 300, 0, 400 + 300 + 150 + 30, 300 + 20 + 200 + 20};
+        const uint16_t cell[] = {1, 1, 2, 2, 2, 2};
+        for (std::size_t k = 0; k < requests.size(); ++k)
+        {
+            const EdgeLlmRequestResult& p = r.requests[k];
+            const std::string who =
+                "UE " + std::to_string(p.ue) + " turn " + std::to_string(requests[k].turn);
+            NS_TEST_EXPECT_MSG_EQ(p.cachedTokens, cached[k], who + ": cached tokens, by hand");
+            NS_TEST_EXPECT_MSG_EQ(p.promptCell, cell[k], who + ": its prompt's cell");
+            NS_TEST_EXPECT_MSG_EQ(p.tokensReceived + p.tokensMissing,
+                                  requests[k].outputTokens,
+                                  who + ": every token received or counted missing");
+        }
+        NS_TEST_EXPECT_MSG_EQ(r.idleDrops, 1, "UE 0's cache freed at its idle handover");
+        NS_TEST_EXPECT_MSG_EQ(r.requests[1].restores, 1, "UE 1's turn 0 restored at the target");
+        // The closed loop: UE 1's turn 1 went at its turn 0's final token, not at 0.1 s.
+        NS_TEST_EXPECT_MSG_EQ_TOL(r.requests[2].sent,
+                                  r.requests[1].lastToken,
+                                  1e-9,
+                                  "UE 1's turn 1 sent at its turn 0's final token");
+        // Its turn 0's 300 decode iterations take at least c0 = 2.4 ms each (ctho-a100).
+        NS_TEST_EXPECT_MSG_GT(r.requests[2].sent,
+                              START + 300 * 2.4e-3,
+                              "so well after its arrival (0.1 s)");
+        CompareWithFlow(requests, r, rrcStart);
+    }
+
+    /// The flow level on the packet level's sends and handover instants, IdleCachePolicy::DROP.
+    void CompareWithFlow(const std::vector<LlmRequest>& requests,
+                         const MultiCellResult& r,
+                         std::map<uint64_t, double>& rrcStart)
+    {
+        std::vector<LlmRequest> flowRequests = requests;
+        for (std::size_t k = 0; k < requests.size(); ++k)
+        {
+            flowRequests[k].arrival = r.requests[k].sent;
+        }
+        std::vector<ServingHandover> handovers;
+        for (uint32_t u = 0; u < 2; ++u)
+        {
+            handovers.push_back(ServingHandover{u, rrcStart[r.ues[u].ueId], 2});
+        }
+        FluidServingConfig flow;
+        flow.uplinkDelay = 0;
+        flow.downlinkDelay = 0;
+        flow.idlePolicy = IdleCachePolicy::DROP;
+        FluidServingEngine engine(flow,
+                                  HandoverSchemeRegistry::Create("cho"),
+                                  2,
+                                  {1, 1},
+                                  handovers,
+                                  flowRequests);
+        const FluidServingResult f = engine.Run();
+        NS_TEST_EXPECT_MSG_EQ(f.idleDrops, r.idleDrops, "idle caches dropped, both levels");
+        std::map<uint64_t, uint64_t> context;
+        for (std::size_t k = 0; k < requests.size(); ++k)
+        {
+            const ServingRequestResult& q = f.requests[k];
+            const EdgeLlmRequestResult& p = r.requests[k];
+            const std::string who =
+                "UE " + std::to_string(p.ue) + " turn " + std::to_string(requests[k].turn);
+            const uint64_t ctx = context[requests[k].conversation] + requests[k].promptTokens;
+            context[requests[k].conversation] = ctx + requests[k].outputTokens;
+            NS_TEST_EXPECT_MSG_EQ(q.contextTokens, ctx, who + ": flow context, by hand");
+            NS_TEST_EXPECT_MSG_EQ(q.cachedTokens, p.cachedTokens, who + ": cached, both levels");
+            NS_TEST_EXPECT_MSG_EQ(q.prefillTokens,
+                                  ctx - p.cachedTokens + p.restorePrefillTokens,
+                                  who + ": prefilled, both levels");
+            // TTFT: the flow level has no radio; the packet level adds the prompt's uplink and
+            // the first token's downlink (at most RADIO), never less than the GPU's own.
+            const double ttft = p.firstToken - p.sent;
+            NS_TEST_EXPECT_MSG_GT_OR_EQ(ttft, q.ttft - 1e-3, who + ": TTFT at least the GPU's");
+            NS_TEST_EXPECT_MSG_LT_OR_EQ(ttft, q.ttft + RADIO, who + ": TTFT within the radio");
+        }
+    }
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The serving GPU's suite.
  */
 class EdgeLlmServingTestSuite : public TestSuite
@@ -646,6 +811,7 @@ class EdgeLlmServingTestSuite : public TestSuite
         AddTestCase(new ServingGpuClockTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PacketVsFlowServingTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new PacketRequestsVsFlowTestCase(), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new PacketConversationsVsFlowTestCase(), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RoadServingPlansHoldTestCase(), EDGE_LLM_TEST_QUICK);
     }
 };

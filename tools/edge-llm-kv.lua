@@ -56,6 +56,9 @@ local f = {
   layer_major = ProtoField.bool("edgellm.flags.layer_major", "Layer-major order", 16, nil, 0x0002),
   coordinated = ProtoField.bool("edgellm.flags.coordinated", "Target-coordinated batch", 16, nil,
                                 0x0004),
+  more_turns = ProtoField.bool("edgellm.flags.more_turns", "Conversation with more turns", 16, nil,
+                               0x0008),
+  conversation = ProtoField.uint64("edgellm.conversation", "Conversation"),
   kv_deadline_ns = ProtoField.int64("edgellm.kv_deadline_ns", "Planned KV deadline (ns)"),
   request_id = ProtoField.uint32("edgellm.request_id", "Plan request id"),
   member_count = ProtoField.uint16("edgellm.member_count", "Members"),
@@ -102,8 +105,11 @@ local function dissect_pdu(tvb, pinfo, tree)
     t:add(f.tokens_generated, tvb(m + 50, 4)); t:add(f.max_new_tokens, tvb(m + 54, 4))
     local fl = t:add(f.flags, tvb(m + 58, 2))
     fl:add(f.importance_ordered, tvb(m + 58, 2)); fl:add(f.layer_major, tvb(m + 58, 2))
-    fl:add(f.coordinated, tvb(m + 58, 2))
+    fl:add(f.coordinated, tvb(m + 58, 2)); fl:add(f.more_turns, tvb(m + 58, 2))
     t:add(f.kv_deadline_ns, tvb(m + 60, 8))
+    if math.floor(tvb(m + 58, 2):uint() / 8) % 2 == 1 and tvb:len() >= m + 76 then
+      t:add(f.conversation, tvb(m + 68, 8))
+    end
   elseif kind == 2 then
     t:add(f.session, tvb(m, 8)); t:add(f.byte_offset, tvb(m + 8, 8))
   elseif kind == 3 or kind == 5 or kind == 6 or kind == 7 or (kind >= 14 and kind <= 18) then

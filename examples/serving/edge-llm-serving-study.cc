@@ -32,6 +32,7 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <numeric>
 #include <sstream>
@@ -446,11 +447,12 @@ CheckOptions(const Options& o,
                                     "] with --level=packet (the scenario engine's vehicles), got " +
                                     std::to_string(o.numUes));
     }
-    if (o.level == "packet" && o.turns != 1)
+    if (o.level == "packet" && o.turns > 1 && o.idlePolicy != "drop")
     {
-        throw std::invalid_argument("--turns must be 1 with --level=packet (conversations run at "
-                                    "flow level only), got " +
-                                    std::to_string(o.turns));
+        throw std::invalid_argument("--idlePolicy must be drop with --level=packet and --turns > "
+                                    "1 (a BS frees an idle cache when its UE hands over; the "
+                                    "others run at flow level only), got " +
+                                    o.idlePolicy);
     }
     if (o.mapping != "uniform" && o.mapping != "per-ue")
     {
@@ -590,12 +592,13 @@ ParseOptions(int argc,
     options.AddValue("ttftSloMs", "SLO: time to first token, ms, (0, 3.6e6]", o.ttftSloMs);
     options.AddValue("tpotSloMs", "SLO: time per output token, ms, (0, 3.6e6]", o.tpotSloMs);
     options.AddValue("outputDir", "Where the CSV, gnuplot and PNG files go", o.outputDir);
-    options.AddValue("level",
-                     "flow (FluidServingEngine: an hour of trace in seconds) or packet (the same "
-                     "requests and drives on ns-3's LTE, an X2 link per BS pair at backhaulGbps "
-                     "and a ServingGpu per BS: MultiCellScenario; --turns=1; the radio's own "
-                     "delays replace --uplinkDelayMs and --downlinkDelayMs)",
-                     o.level);
+    options.AddValue(
+        "level",
+        "flow (FluidServingEngine: an hour of trace in seconds) or packet (the same "
+        "requests and drives on ns-3's LTE, an X2 link per BS pair at backhaulGbps "
+        "and a ServingGpu per BS: MultiCellScenario; conversations with "
+        "--idlePolicy=drop; the radio's own delays replace --uplinkDelayMs and --downlinkDelayMs)",
+        o.level);
     if (!options.Check(argc, argv, std::cerr))
     {
         return 2;
@@ -803,15 +806,21 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
     f.backhaulBytes = static_cast<double>(r.kvBytesSent);
     f.preSentBytes = static_cast<double>(r.preTransfer.sentBytes);
     f.preWastedBytes = static_cast<double>(r.preTransfer.wastedBytes);
+    f.evictions = r.idleEvictions;
+    f.idleDrops = r.idleDrops;
+    std::map<uint64_t, uint64_t> context; // per conversation: its ended turns' tokens
     for (std::size_t i = 0; i < w.requests.size() && i < r.requests.size(); ++i)
     {
         const LlmRequest& q = w.requests[i];
         const EdgeLlmRequestResult& p = r.requests[i];
         ServingRequestResult s = ServingRequestResult::Of(q);
         s.sent = p.sent;
-        s.contextTokens = q.promptTokens;
+        s.contextTokens = context[q.conversation] + q.promptTokens;
+        context[q.conversation] = s.contextTokens + q.outputTokens;
+        s.cachedTokens = p.cachedTokens;
         s.decodedTokens = p.tokensReceived + p.tokensMissing;
-        s.prefillTokens = q.promptTokens + p.restorePrefillTokens; // its prompt on the GPU
+        // Its context on the GPU (the idle cache's part held), and its restores' prefills
+        s.prefillTokens = s.contextTokens - s.cachedTokens + p.restorePrefillTokens;
         s.transferTokens = p.transferTokens;
         s.received = p.received;
         s.accuracy = p.accuracy;

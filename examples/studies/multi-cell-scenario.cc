@@ -191,6 +191,8 @@ struct MultiCellScenario::Counters
     std::set<uint64_t> moving;               //!< UEs between HandoverStart and HandoverEndOk
     uint32_t tracePlanMisses{0};             //!< Trace handovers not requested as announced
     std::function<void()> stopWhenDrained;   //!< Re-armed each ms
+    std::map<uint64_t, uint64_t> turnCached; //!< Request session -> idle-cache tokens held
+    uint64_t idleDrops{0};                   //!< Idle conversation caches freed at handovers
 
     /// The stop rule's trigger: \p imsi has resumed, has no session to resume, or its
     /// handover never started; once all \p total UEs have, stopWhenDrained (if set) takes
@@ -1798,6 +1800,18 @@ MultiCellScenario::InstallRequests(const std::vector<LlmRequest>& requests, Time
     edge.SetUeAttribute("PromptRetry", TimeValue(m_cfg.promptRetry));
     m_requestApps =
         edge.InstallUeRequests(m_ueNodes, m_ran->GetUeDevices(), m_bsApps, requests, start);
+    Counters* c = m_counters.get();
+    for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
+    {
+        m_bsApps.Get(b)->TraceConnectWithoutContext(
+            "TurnStarted",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [c](uint64_t id, uint16_t, uint64_t cached) { c->turnCached[id] = cached; }));
+        m_bsApps.Get(b)->TraceConnectWithoutContext(
+            "IdleCacheDropped",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [c](uint64_t, uint16_t, uint64_t) { ++c->idleDrops; }));
+    }
     for (const LlmRequest& q : requests)
     {
         m_requestUe.push_back(q.ue);
@@ -1844,6 +1858,8 @@ MultiCellScenario::CollectRequests(MultiCellResult& result) const
         r.sent =
             app->GetPromptTime().IsStrictlyNegative() ? nan : app->GetPromptTime().GetSeconds();
         r.promptCell = app->GetPromptCellId();
+        const auto cached = m_counters->turnCached.find(r.sessionId);
+        r.cachedTokens = cached != m_counters->turnCached.end() ? cached->second : 0;
         UintegerValue wanted;
         app->GetAttribute("MaxNewTokens", wanted);
         r.outputTokens = wanted.Get();
@@ -2287,8 +2303,12 @@ MultiCellScenario::CollectTotals(MultiCellResult& result) const
     }
     for (uint32_t b = 0; b < m_bsApps.GetN(); ++b)
     {
-        result.lostSessions += DynamicCast<EdgeLlmNode>(m_bsApps.Get(b))->GetLostSessions();
+        Ptr<EdgeLlmNode> bs = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b));
+        result.lostSessions += bs->GetLostSessions();
+        result.idleEvictions +=
+            bs->GetServingGpu() ? bs->GetServingGpu()->GetGpu().GetEvictions() : 0;
     }
+    result.idleDrops = c.idleDrops;
     std::vector<double> measured;
     std::vector<double> restored;
     bool complete = true;

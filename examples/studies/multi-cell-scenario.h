@@ -495,7 +495,10 @@ struct EdgeLlmRequestResult
     uint32_t ue{0};        //!< Its UE's index
     double arrival{0};     //!< Its trace arrival: its application's start
     double sent{std::numeric_limits<double>::quiet_NaN()}; //!< Its prompt's send
-    uint16_t promptCell{0};     //!< The cell its prompt went to (0: not sent)
+    uint16_t promptCell{0}; //!< The cell its prompt went to (0: not sent)
+    /// A conversation's turn: tokens of its conversation's idle cache held where it
+    /// opened (EdgeLlmNode TurnStarted: not prefilled)
+    uint64_t cachedTokens{0};
     uint64_t outputTokens{0};   //!< Tokens it asked for
     uint32_t tokensReceived{0}; //!< Tokens that reached the UE
     uint32_t tokensMissing{0};  //!< Indices the stream skipped (lost on the way)
@@ -544,6 +547,8 @@ struct MultiCellResult
     uint32_t handovers{0};                //!< Handovers the sources started
     uint32_t restoredSessions{0};         //!< Sessions a target restored
     uint64_t lostSessions{0};             //!< SessionLost over every BS
+    uint64_t idleDrops{0};                //!< Idle conversation caches freed at their UE's handover
+    uint64_t idleEvictions{0};            //!< Idle caches evicted (or refused) by the ServingGpus
     uint32_t rrcFailures{0};              //!< Handover failures the RRCs reported
     /// UEs that handed over before their prompt had opened a session at the source
     /// (EdgeLlmNode HandoverWithoutSession: the prompt still on the radio, or lost; a

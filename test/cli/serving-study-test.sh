@@ -117,7 +117,11 @@ expect 2 "" --requestTrace="$tmp/missing.csv"
 # at both levels: the same requests, every one served at packet level (none lost on the radio:
 # a lost prompt is resent), and the same columns.
 expect 2 "--level must be flow or packet, got 'cell'" $g --level=cell
-expect 2 "--turns must be 1 with --level=packet (conversations run at flow level only), got 2" $g --level=packet --turns=2
+# Conversations at packet level: only the drop policy (both sides: drop runs, the default
+# and move-now are refused).
+expect 2 "--idlePolicy must be drop with --level=packet and --turns > 1" $g --level=packet --turns=2
+expect 2 "--idlePolicy must be drop with --level=packet and --turns > 1 (a BS frees an idle cache when its UE hands over; the others run at flow level only), got move-now" \
+  $g --level=packet --turns=2 --idlePolicy=move-now
 p="--requestTrace=$conv --traceDuration=20 --loads=10 --numUes=7 --schemes=cho"
 "$study" --outputDir="$tmp/flow" $p >/dev/null 2>&1
 "$study" --outputDir="$tmp/packet" --level=packet $p >"$tmp/packet.out" 2>&1
@@ -136,6 +140,17 @@ ok "packet level: no GPU series, so no serving-gpu figure" test ! -e "$tmp/packe
 expect 2 "--numUes must be in [1, 100] with --level=packet (the scenario engine's vehicles), got 101" \
   --level=packet --numUes=101 --requestTrace="$conv" --traceDuration=0.5
 expect 0 "" --level=packet --numUes=100 --requestTrace="$conv" --traceDuration=0.5 --schemes=cho
+# The same 20 s as conversations of 3 turns at both levels: every turn served, and each turn's
+# context, cached and prefilled tokens the flow level's (the drives hand no UE over while idle
+# here: no radio difference in what is held).
+c="$p --turns=3 --idlePolicy=drop"
+"$study" --outputDir="$tmp/cflow" $c >/dev/null 2>&1
+"$study" --outputDir="$tmp/cpacket" --level=packet $c >/dev/null 2>&1
+tokens() { awk -F, 'NR > 1 { print $3, $4, $5, $10, $11, $12, $21 }' "$1/serving-requests.csv"; }
+ok "conversations at packet level: the flow level's turns, contexts, cached and prefilled tokens" \
+  test "$(tokens "$tmp/cpacket")" = "$(tokens "$tmp/cflow")"
+ok "conversations at packet level: some turns found their cache held (cached_tokens > 0)" \
+  awk -F, 'NR > 1 && $11 > 0 { n++ } END { exit !(n >= 5) }' "$tmp/cpacket/serving-requests.csv"
 
 echo "serving-study-test: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
