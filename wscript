@@ -41,6 +41,7 @@ MODULE_SOURCES = [
     'model/edge-llm-node.cc',
     'model/edge-llm-source-role.cc',
     'model/edge-llm-target-role.cc',
+    'model/edge-llm-idle-cache-role.cc',
     'model/edge-llm-pre-transfer-role.cc',
     'model/edge-llm-backhaul-transport.cc',
     'model/edge-llm-ue-app.cc',

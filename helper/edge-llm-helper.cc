@@ -327,6 +327,12 @@ EdgeLlmHelper::SetPreTransferRoleAttribute(const std::string& name, const Attrib
 }
 
 void
+EdgeLlmHelper::SetIdleCacheRoleAttribute(const std::string& name, const AttributeValue& value)
+{
+    AddPartAttribute("IdleCacheRole", name, value);
+}
+
+void
 EdgeLlmHelper::SetBackhaulTransportAttribute(const std::string& name, const AttributeValue& value)
 {
     AddPartAttribute("BackhaulTransport", name, value);

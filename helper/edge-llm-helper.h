@@ -140,6 +140,13 @@ class EdgeLlmHelper
      */
     void SetPreTransferRoleAttribute(const std::string& name, const AttributeValue& value);
     /**
+     * \brief Set an attribute of the idle-cache role (ns3::EdgeLlmIdleCacheRole: Policy,
+     *        FetchTimeout) of every EdgeLlmNode installed afterwards.
+     * \param name the attribute; aborts as SetSourceRoleAttribute
+     * \param value its value
+     */
+    void SetIdleCacheRoleAttribute(const std::string& name, const AttributeValue& value);
+    /**
      * \brief Set an attribute of the backhaul transport (ns3::EdgeLlmBackhaulTransport:
      *        Transport, ControlChannel, BackhaulPort, ControlPort, BackhaulBuffer,
      *        BackhaulSegmentSize) of every EdgeLlmNode installed afterwards.

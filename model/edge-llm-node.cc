@@ -6,6 +6,7 @@
 #include "edge-llm-backhaul-transport.h"
 #include "edge-llm-bs-state.h"
 #include "edge-llm-compat.h"
+#include "edge-llm-idle-cache-role.h"
 #include "edge-llm-limits.h"
 #include "edge-llm-pre-transfer-role.h"
 #include "edge-llm-source-role.h"
@@ -176,6 +177,14 @@ EdgeLlmNode::GetTypeId()
                           PointerValue(),
                           MakePointerAccessor(&EdgeLlmNode::m_preTransfer),
                           MakePointerChecker<EdgeLlmPreTransferRole>())
+            .AddAttribute("IdleCacheRole",
+                          "Idle conversation caches kept between turns on the ServingGpu "
+                          "(ns3::EdgeLlmIdleCacheRole: Policy at a UE's handover, "
+                          "FetchTimeout).",
+                          TypeId::ATTR_GET,
+                          PointerValue(),
+                          MakePointerAccessor(&EdgeLlmNode::m_idleCache),
+                          MakePointerChecker<EdgeLlmIdleCacheRole>())
             .AddTraceSource("SessionStarted",
                             "A prompt opened a session (sessionId, cellId, promptTokens).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_sessionStartedTrace),
@@ -196,12 +205,6 @@ EdgeLlmNode::GetTypeId()
                             "BS, tokens of its conversation's idle cache held here: not "
                             "prefilled).",
                             MakeTraceSourceAccessor(&EdgeLlmNode::m_turnStartedTrace),
-                            "ns3::EdgeLlmNode::SessionTracedCallback")
-            .AddTraceSource("IdleCacheDropped",
-                            "The UE of an idle conversation cache held here handed over: the "
-                            "cache is freed, its next turn re-prefills (conversation, cellId "
-                            "of this BS, tokens freed).",
-                            MakeTraceSourceAccessor(&EdgeLlmNode::m_idleDroppedTrace),
                             "ns3::EdgeLlmNode::SessionTracedCallback")
             .AddTraceSource("TransferRefused",
                             "The target refused a session's KV cache (TRANSFER_RESPONSE "
@@ -234,6 +237,7 @@ EdgeLlmNode::EdgeLlmNode()
       m_source(CreateObject<EdgeLlmSourceRole>(this, m_state.get())),
       m_target(CreateObject<EdgeLlmTargetRole>(this, m_state.get())),
       m_preTransfer(CreateObject<EdgeLlmPreTransferRole>(this, m_state.get())),
+      m_idleCache(CreateObject<EdgeLlmIdleCacheRole>(this, m_state.get())),
       m_backhaul(CreateObject<EdgeLlmBackhaulTransport>(this, m_state.get()))
 {
     NS_LOG_FUNCTION(this);
@@ -280,6 +284,7 @@ EdgeLlmNode::DoDispose()
     }
     m_state->ClearPeers();
     m_backhaul->Dispose();
+    m_idleCache->Dispose();
     m_state->ClearSessions();
     m_scheduler = nullptr;
     m_gpu = nullptr;
@@ -371,6 +376,12 @@ Ptr<Object>
 EdgeLlmNode::GetPreTransferRole() const
 {
     return m_preTransfer;
+}
+
+Ptr<Object>
+EdgeLlmNode::GetIdleCacheRole() const
+{
+    return m_idleCache;
 }
 
 Ptr<Object>
@@ -663,9 +674,12 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
         Session& s = m_state->GetSession(prompt.sessionId);
         if (m_serving)
         {
-            // Many users: prefill and decoding share the GPU's iterations (warm-up: the
-            // context exists now, only the decoding runs).
-            ServeOnGpu(s, m_promptsOnGpu);
+            // Many users: prefill and decoding share the GPU's iterations, once its
+            // conversation's idle cache is found (held, on its way, fetched, or none).
+            const uint64_t id = s.id;
+            m_idleCache->StartTurn(s, prompt.earlierTokens, prompt.previousCell, [this, id]() {
+                ServePrompt(id);
+            });
             continue;
         }
         if (!m_promptsOnGpu)
@@ -714,17 +728,7 @@ EdgeLlmNode::OpenPromptSession(const EdgeLlmPromptHeader& prompt, const Address&
     s.maxNewTokens = prompt.maxNewTokens;
     s.conversation = prompt.conversation;
     s.moreTurns = prompt.moreTurns;
-    if (m_serving && s.conversation != 0 && m_idleCaches.erase(s.conversation) > 0)
-    {
-        // Its conversation's idle cache, if still held (not evicted): only the rest prefills.
-        const uint64_t held = m_serving->Unpark(s.conversation);
-        s.cachedTokens = static_cast<uint32_t>(std::min<uint64_t>(held, prompt.earlierTokens));
-    }
     m_sessionStartedTrace(s.id, m_cellId, s.promptTokens);
-    if (s.conversation != 0)
-    {
-        m_turnStartedTrace(s.id, m_cellId, s.cachedTokens);
-    }
     const auto likely = m_ueLikely.find(EdgeLlmSessionId::UeOf(s.id));
     if (EdgeLlmSessionId::RequestOf(s.id) != 0 && likely != m_ueLikely.end())
     {
@@ -736,22 +740,19 @@ EdgeLlmNode::OpenPromptSession(const EdgeLlmPromptHeader& prompt, const Address&
 }
 
 void
-EdgeLlmNode::DropIdleCaches(uint64_t imsi)
+EdgeLlmNode::ServePrompt(uint64_t sessionId)
 {
-    for (auto c = m_idleCaches.begin(); c != m_idleCaches.end();)
+    Session* s = m_state->FindSession(sessionId);
+    if (!s || s->GetState() != PREFILLING || s->servingHandle != 0)
     {
-        if (EdgeLlmSessionId::UeOf(*c) != imsi)
-        {
-            ++c;
-            continue;
-        }
-        const uint64_t tokens = m_serving->Unpark(*c); // 0: evicted already
-        if (tokens > 0)
-        {
-            m_idleDroppedTrace(*c, m_cellId, tokens);
-        }
-        c = m_idleCaches.erase(c);
+        return; // handed over while its conversation's cache was on its way
     }
+    if (s->conversation != 0)
+    {
+        m_turnStartedTrace(s->id, m_cellId, s->cachedTokens);
+    }
+    // Warm-up (PrefillPromptsOnGpu false): the context exists now, only the decoding runs.
+    ServeOnGpu(*s, m_promptsOnGpu);
 }
 
 void
@@ -863,13 +864,7 @@ EdgeLlmNode::OnServingEvent(uint64_t sessionId, const GpuEvent& event)
     if (event.kind == GpuEvent::FINISHED)
     {
         s->servingHandle = 0;
-        if (s->moreTurns && s->conversation != 0 && s->generated >= s->maxNewTokens &&
-            m_serving->Park(s->conversation, uint64_t{s->promptTokens} + s->generated))
-        {
-            // Its KV (context and output) stays for the conversation's next turn, least
-            // recently parked evicted first when the memory needs room.
-            m_idleCaches.insert(s->conversation);
-        }
+        m_idleCache->OnTurnEnded(*s); // its KV kept for its conversation's next turn
         return;
     }
     if (event.kind != GpuEvent::TOKEN)
@@ -969,10 +964,7 @@ EdgeLlmNode::RrcHandoverStart(uint64_t imsi, uint16_t cellId, uint16_t rnti, uin
 {
     NS_LOG_FUNCTION(this << imsi << cellId << rnti << targetCellId);
     m_ueLikely.erase(imsi);
-    if (m_serving)
-    {
-        DropIdleCaches(imsi); // the next turn re-prefills its whole context
-    }
+    m_idleCache->OnUeHandover(imsi, targetCellId); // its idle caches held here
     for (const uint64_t id : UeSessionsToNotify(imsi))
     {
         NotifyHandoverStart(id, targetCellId);
@@ -1022,6 +1014,11 @@ EdgeLlmNode::OnKvBytes(uint64_t sessionId, uint64_t bytes)
         m_preTransfer->OnKvBytes(sessionId & ~KvFrameHeader::PRE_TRANSFER_FLAGS, bytes, entries);
         return;
     }
+    if (sessionId & KvFrameHeader::IDLE_CACHE_BIT)
+    {
+        m_idleCache->OnKvBytes(sessionId & ~KvFrameHeader::IDLE_CACHE_BIT, bytes);
+        return;
+    }
     m_target->OnKvBytes(sessionId, bytes);
 }
 
@@ -1032,6 +1029,10 @@ EdgeLlmNode::OnTransferSent(uint64_t sessionId)
     {
         m_preTransfer->OnSent(sessionId & ~KvFrameHeader::PRE_TRANSFER_FLAGS);
         return;
+    }
+    if (sessionId & KvFrameHeader::IDLE_CACHE_BIT)
+    {
+        return; // an idle cache's last byte: the receiver parks it when all are in
     }
     m_source->OnTransferSent(sessionId);
 }
@@ -1169,6 +1170,20 @@ EdgeLlmNode::OnBackhaulMessage(uint16_t peerCellId,
         else
         {
             m_preTransfer->OnEvicted(peerCellId, m);
+        }
+        break;
+    }
+    case KvFrameHeader::IDLE_CACHE:
+    case KvFrameHeader::IDLE_CACHE_FETCH: {
+        KvTransferCompleteHeader m;
+        message->RemoveHeader(m);
+        if (frame.type == KvFrameHeader::IDLE_CACHE)
+        {
+            m_idleCache->OnIdleCache(peerCellId, m);
+        }
+        else
+        {
+            m_idleCache->OnFetch(peerCellId, m);
         }
         break;
     }

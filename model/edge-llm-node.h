@@ -39,6 +39,7 @@ namespace ns3
 class EdgeLlmSourceRole;
 class EdgeLlmTargetRole;
 class EdgeLlmPreTransferRole;
+class EdgeLlmIdleCacheRole;
 class EdgeLlmBackhaulTransport;
 class EdgeLlmBsState;
 
@@ -489,11 +490,14 @@ class EdgeLlmNode : public Application
     Ptr<Object> GetTargetRole() const;
     /// \return the pre-transfer role (ns3::EdgeLlmPreTransferRole), for its attributes
     Ptr<Object> GetPreTransferRole() const;
+    /// \return the idle-cache role (ns3::EdgeLlmIdleCacheRole), for its attributes and traces
+    Ptr<Object> GetIdleCacheRole() const;
     /// \return the backhaul transport (ns3::EdgeLlmBackhaulTransport), for its attributes
     Ptr<Object> GetBackhaulTransport() const;
     /**
      * \brief The node's parts, as its TypeId declares them: each read-only pointer
-     *        attribute (SourceRole, TargetRole, PreTransferRole, BackhaulTransport) with the
+     *        attribute (SourceRole, TargetRole, PreTransferRole, IdleCacheRole,
+     *        BackhaulTransport) with the
      *        TypeId of the object it holds.
      * \return attribute name -> the part's TypeId
      */
@@ -588,8 +592,8 @@ class EdgeLlmNode : public Application
     void ServeOnGpu(Session& session, bool prefill);
     /// Open the session of a prompt received from \p from (\return false: ignored)
     bool OpenPromptSession(const EdgeLlmPromptHeader& prompt, const Address& from);
-    /// Free the idle conversation caches of UE \p imsi held here (it hands over)
-    void DropIdleCaches(uint64_t imsi);
+    /// Serve the session \p sessionId a prompt opened (its conversation's cache found)
+    void ServePrompt(uint64_t sessionId);
     /// An event of a session's sequence on the ServingGpu (its id: the sequence's handle).
     void OnServingEvent(uint64_t sessionId, const GpuEvent& event);
     /**
@@ -630,10 +634,7 @@ class EdgeLlmNode : public Application
     TracedCallback<uint64_t, uint16_t, uint64_t> m_tokenTrace;          //!< TokenDecoded
     TracedCallback<uint64_t, uint16_t, uint64_t> m_refusedTrace;        //!< TransferRefused
     TracedCallback<uint64_t, uint16_t, uint64_t> m_turnStartedTrace;    //!< TurnStarted
-    TracedCallback<uint64_t, uint16_t, uint64_t> m_idleDroppedTrace;    //!< IdleCacheDropped
-    /// Conversations this node parked on its ServingGpu (an entry may have been evicted since)
-    std::set<uint64_t> m_idleCaches;
-    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace; //!< SessionLost
+    TracedCallback<uint64_t, uint16_t, LossReason> m_lostTrace;         //!< SessionLost
     /// StateTransition
     TracedCallback<uint64_t, uint16_t, SessionState, SessionState> m_stateTrace;
     bool m_promptsOnGpu{true}; //!< PrefillPromptsOnGpu
@@ -646,6 +647,7 @@ class EdgeLlmNode : public Application
     Ptr<EdgeLlmTargetRole> m_target; //!< Target session role (attribute TargetRole)
     /// Proactive pre-transfer, both sides
     Ptr<EdgeLlmPreTransferRole> m_preTransfer;
+    Ptr<EdgeLlmIdleCacheRole> m_idleCache; //!< Idle conversation caches (attribute IdleCacheRole)
     Ptr<EdgeLlmBackhaulTransport> m_backhaul; //!< Backhaul sockets (attribute BackhaulTransport)
 
     /// KV bytes from a peer: a pre-transfer's (PRE_TRANSFER_BIT) or a session's

@@ -387,6 +387,7 @@ EdgeLlmUeApp::TransmitPrompt()
     prompt.conversation = m_conversation;
     prompt.earlierTokens = m_earlierTokens;
     prompt.moreTurns = m_moreTurns;
+    prompt.previousCell = m_previousCell;
     Ptr<Packet> p = Create<Packet>(std::min(4 * m_promptTokens, PROMPT_BYTES_CAP));
     p->AddHeader(prompt);
     m_socket->SendTo(p, 0, InetSocketAddress(m_serverAddress, m_serverPort));
@@ -477,6 +478,7 @@ EdgeLlmUeApp::HandleRead(Ptr<Socket> socket)
             Ptr<EdgeLlmUeApp> next = m_nextTurn;
             m_nextTurn = nullptr;
             next->m_previousEndTime = now;
+            next->m_previousCell = token.cellId; // where the turn ended: its cache is there
             next->PreviousTurnEnded();
         }
     }

@@ -234,6 +234,7 @@ class EdgeLlmUeApp : public Application
     bool m_moreTurns{false};          //!< Turns follow this one
     bool m_previousEnded{true};       //!< The previous turn's stream ended (or none)
     Time m_previousEndTime;           //!< When it ended (0: no previous turn)
+    uint16_t m_previousCell{0};       //!< The cell that decoded its final token (0: none)
     Ptr<EdgeLlmUeApp> m_nextTurn;     //!< The conversation's next turn (may be null)
 
     TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;             //!< TokenReceived

@@ -94,6 +94,8 @@ KvFrameHeader::IsValid() const
     case PRE_TRANSFER_END:
     case PRE_TRANSFER_EVICTED:
     case PRE_TRANSFER_PAUSE:
+    case IDLE_CACHE:
+    case IDLE_CACHE_FETCH:
         return messageLength == KvTransferCompleteHeader::SIZE && payloadLength == 0;
     case BATCH_CLOSE:
         return messageLength == KvBatchCloseHeader::SIZE && payloadLength == 0;

@@ -84,6 +84,14 @@ class KvFrameHeader : public Header
         /// your path to me: send nothing ahead to me for totalBytes ns (sessionId 0; sent
         /// again every pacing interval while they run; KvTransferCompleteHeader)
         PRE_TRANSFER_PAUSE = 18,
+        /// sender -> receiver: conversation sessionId's idle KV cache, totalBytes of it,
+        /// follows as KV_SEGMENTs of session sessionId | IDLE_CACHE_BIT (moved at its UE's
+        /// handover, or the answer to an IDLE_CACHE_FETCH; totalBytes 0: none held;
+        /// KvTransferCompleteHeader)
+        IDLE_CACHE = 19,
+        /// next turn's BS -> the cell of the previous turn: send me conversation sessionId's
+        /// idle cache (KvTransferCompleteHeader, totalBytes 0)
+        IDLE_CACHE_FETCH = 20,
     };
 
     /// Set in the session id of a pre-transfer's KV_SEGMENTs (a session id is below 2^62:
@@ -95,6 +103,9 @@ class KvFrameHeader : public Header
     static constexpr uint64_t PRE_TRANSFER_ENTRIES_BIT = uint64_t{1} << 62;
     /// Both pre-transfer bits: a segment's session id without them is the session's
     static constexpr uint64_t PRE_TRANSFER_FLAGS = PRE_TRANSFER_BIT | PRE_TRANSFER_ENTRIES_BIT;
+    /// Set, without PRE_TRANSFER_BIT, in the session id of an idle conversation cache's
+    /// KV_SEGMENTs (IDLE_CACHE): the rest is the conversation
+    static constexpr uint64_t IDLE_CACHE_BIT = uint64_t{1} << 62;
 
     /**
      * \brief Get the type ID.

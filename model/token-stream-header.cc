@@ -81,6 +81,7 @@ EdgeLlmPromptHeader::Serialize(Buffer::Iterator start) const
         start.WriteHtonU64(conversation);
         start.WriteHtonU32(earlierTokens);
         start.WriteU8(moreTurns ? 1 : 0);
+        start.WriteHtonU16(previousCell);
     }
 }
 
@@ -95,6 +96,7 @@ EdgeLlmPromptHeader::Deserialize(Buffer::Iterator start)
     conversation = 0;
     earlierTokens = 0;
     moreTurns = false;
+    previousCell = 0;
     if ((field & TURN_BIT) == 0)
     {
         return SIZE;
@@ -102,6 +104,7 @@ EdgeLlmPromptHeader::Deserialize(Buffer::Iterator start)
     conversation = start.ReadNtohU64();
     earlierTokens = start.ReadNtohU32();
     moreTurns = start.ReadU8() != 0;
+    previousCell = start.ReadNtohU16();
     return TURN_SIZE;
 }
 
@@ -113,7 +116,7 @@ EdgeLlmPromptHeader::Print(std::ostream& os) const
     if (conversation != 0)
     {
         os << " conversation=" << conversation << " earlier=" << earlierTokens
-           << " moreTurns=" << moreTurns;
+           << " moreTurns=" << moreTurns << " previousCell=" << previousCell;
     }
 }
 

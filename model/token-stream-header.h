@@ -53,7 +53,8 @@ struct EdgeLlmSessionId
  * Fields (bytes): sessionId (8, EdgeLlmSessionId: the UE's IMSI for its single session),
  * promptTokens (4), maxNewTokens (4), replyPort (2): 18 bytes. A turn of a multi-turn
  * conversation (conversation != 0) sets bit 63 of the session id field on the wire and adds
- * conversation (8), earlierTokens (4) and moreTurns (1): 31 bytes (TURN_SIZE). The prompt's
+ * conversation (8), earlierTokens (4), moreTurns (1) and previousCell (2): 33 bytes
+ * (TURN_SIZE). The prompt's
  * token ids follow as a virtual payload of 4 bytes per token, capped at one datagram (the
  * prompt length, not its content, drives the model).
  */
@@ -63,7 +64,7 @@ class EdgeLlmPromptHeader : public Header
     /// Serialized size in bytes of a prompt outside a conversation.
     static constexpr uint32_t SIZE = 18;
     /// Serialized size in bytes of a conversation's turn.
-    static constexpr uint32_t TURN_SIZE = 31;
+    static constexpr uint32_t TURN_SIZE = 33;
     /// Bit of the session id field that marks a conversation's turn on the wire.
     static constexpr uint64_t TURN_BIT = uint64_t{1} << 63;
 
@@ -96,6 +97,9 @@ class EdgeLlmPromptHeader : public Header
     /// context is earlierTokens + promptTokens
     uint32_t earlierTokens{0};
     bool moreTurns{false}; //!< The conversation has turns after this one
+    /// The cell that decoded the previous turn's final token, where its cache was parked
+    /// (0: turn 0)
+    uint16_t previousCell{0};
 };
 
 /**

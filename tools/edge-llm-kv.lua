@@ -27,6 +27,8 @@ local types = {
   [16] = "PRE_TRANSFER_END",
   [17] = "PRE_TRANSFER_EVICTED",
   [18] = "PRE_TRANSFER_PAUSE",
+  [19] = "IDLE_CACHE",
+  [20] = "IDLE_CACHE_FETCH",
 }
 local results = { [0] = "ACCEPTED", [1] = "REFUSED_KV_FORMAT" }
 local states = { [1] = "PROGRESS", [2] = "RESTORED", [3] = "LOST" }
@@ -112,7 +114,7 @@ local function dissect_pdu(tvb, pinfo, tree)
     end
   elseif kind == 2 then
     t:add(f.session, tvb(m, 8)); t:add(f.byte_offset, tvb(m + 8, 8))
-  elseif kind == 3 or kind == 5 or kind == 6 or kind == 7 or (kind >= 14 and kind <= 18) then
+  elseif kind == 3 or kind == 5 or kind == 6 or kind == 7 or (kind >= 14 and kind <= 20) then
     t:add(f.session, tvb(m, 8)); t:add(f.total_bytes, tvb(m + 8, 8))
   elseif kind == 8 or kind == 11 then
     t:add(f.session, tvb(m, 8)); t:add(f.new_target, tvb(m + 8, 2))

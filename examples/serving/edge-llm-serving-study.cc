@@ -447,13 +447,6 @@ CheckOptions(const Options& o,
                                     "] with --level=packet (the scenario engine's vehicles), got " +
                                     std::to_string(o.numUes));
     }
-    if (o.level == "packet" && o.turns > 1 && o.idlePolicy != "drop")
-    {
-        throw std::invalid_argument("--idlePolicy must be drop with --level=packet and --turns > "
-                                    "1 (a BS frees an idle cache when its UE hands over; the "
-                                    "others run at flow level only), got " +
-                                    o.idlePolicy);
-    }
     if (o.mapping != "uniform" && o.mapping != "per-ue")
     {
         throw std::invalid_argument("--mapping must be uniform or per-ue, got '" + o.mapping + "'");
@@ -703,6 +696,11 @@ PacketConfig(const Options& o, const std::string& drives)
     c.traceMinDwell = MilliSeconds(150);
     c.ownSessions = false;
     c.servingGpu = o.gpuPreset;
+    c.idleCachePolicy = o.idlePolicy;
+    // Every request ends before the stop (a conversation's later turns go long after their
+    // arrivals): the run waits for them as long as the flow level's drives last after the
+    // cut, and stops once they are all done.
+    c.tailTime = Seconds(FLOW_DRIVE_TAIL - PACKET_DRIVE_TAIL);
     c.crossTrafficLoad = 0;
     c.monitorInterval = Seconds(0);
     return c;
@@ -808,6 +806,8 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
     f.preWastedBytes = static_cast<double>(r.preTransfer.wastedBytes);
     f.evictions = r.idleEvictions;
     f.idleDrops = r.idleDrops;
+    f.idleMoves = r.idleMoves;
+    f.idleFetches = r.idleFetches;
     std::map<uint64_t, uint64_t> context; // per conversation: its ended turns' tokens
     for (std::size_t i = 0; i < w.requests.size() && i < r.requests.size(); ++i)
     {

@@ -20,6 +20,7 @@
 #include "ns3/edge-llm-helper.h"
 #include "ns3/edge-llm-limits.h"
 #include "ns3/edge-llm-node.h"
+#include "ns3/fluid-serving-engine.h"
 #include "ns3/gpu-iteration-model.h"
 #include "ns3/handover-scheme-registry.h"
 #include "ns3/inet-socket-address.h"
@@ -193,6 +194,8 @@ struct MultiCellScenario::Counters
     std::function<void()> stopWhenDrained;   //!< Re-armed each ms
     std::map<uint64_t, uint64_t> turnCached; //!< Request session -> idle-cache tokens held
     uint64_t idleDrops{0};                   //!< Idle conversation caches freed at handovers
+    uint64_t idleMoves{0};                   //!< ... sent to a handover target (move-now)
+    uint64_t idleFetches{0};                 //!< ... sent to a next turn's BS that asked
 
     /// The stop rule's trigger: \p imsi has resumed, has no session to resume, or its
     /// handover never started; once all \p total UEs have, stopWhenDrained (if set) takes
@@ -449,6 +452,14 @@ MultiCellConfig::ValidateLlmAndRadio() const
         {
             throw std::invalid_argument(std::string("servingGpu: ") + e.what());
         }
+    }
+    try
+    {
+        IdleCachePolicyFromName(idleCachePolicy);
+    }
+    catch (const std::invalid_argument& e)
+    {
+        throw std::invalid_argument(std::string("idleCachePolicy: ") + e.what());
     }
     Require(promptMax >= 1 && promptMax <= MAX_PROMPT,
             "promptMax must be in [1, " + std::to_string(MAX_PROMPT) + "] tokens, got " +
@@ -1534,6 +1545,7 @@ MultiCellScenario::InstallApps(const std::string& schedulerType)
     {
         edge.EnableServingGpu(m_cfg.servingGpu);
     }
+    edge.SetIdleCacheRoleAttribute("Policy", StringValue(m_cfg.idleCachePolicy));
     m_bsApps = edge.InstallOnEnbs(m_ran->GetBsDevices());
     if (!m_ran->GetBackhaul())
     {
@@ -1807,10 +1819,19 @@ MultiCellScenario::InstallRequests(const std::vector<LlmRequest>& requests, Time
             "TurnStarted",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [c](uint64_t id, uint16_t, uint64_t cached) { c->turnCached[id] = cached; }));
-        m_bsApps.Get(b)->TraceConnectWithoutContext(
+        Ptr<Object> idle = DynamicCast<EdgeLlmNode>(m_bsApps.Get(b))->GetIdleCacheRole();
+        idle->TraceConnectWithoutContext(
             "IdleCacheDropped",
             compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
                 [c](uint64_t, uint16_t, uint64_t) { ++c->idleDrops; }));
+        idle->TraceConnectWithoutContext(
+            "IdleCacheMoved",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [c](uint64_t, uint16_t, uint64_t) { ++c->idleMoves; }));
+        idle->TraceConnectWithoutContext(
+            "IdleCacheFetched",
+            compat::MakeCallback<void, uint64_t, uint16_t, uint64_t>(
+                [c](uint64_t, uint16_t, uint64_t) { ++c->idleFetches; }));
     }
     for (const LlmRequest& q : requests)
     {
@@ -2309,6 +2330,8 @@ MultiCellScenario::CollectTotals(MultiCellResult& result) const
             bs->GetServingGpu() ? bs->GetServingGpu()->GetGpu().GetEvictions() : 0;
     }
     result.idleDrops = c.idleDrops;
+    result.idleMoves = c.idleMoves;
+    result.idleFetches = c.idleFetches;
     std::vector<double> measured;
     std::vector<double> restored;
     bool complete = true;

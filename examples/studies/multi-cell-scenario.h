@@ -97,6 +97,9 @@ struct ScenarioCommonConfig
     /// GpuIterationModel preset: continuous batching, decodeRate and prefillA/B/C unused);
     /// "": the papers' single-session mode
     std::string servingGpu;
+    /// With servingGpu: what a BS does with an idle conversation cache when its UE hands
+    /// over (EdgeLlmIdleCacheRole Policy: one of IdleCachePolicyNames())
+    std::string idleCachePolicy{"move-on-next-turn"};
     uint32_t tokensAfterHandover{200}; //!< Tokens decoded after the handover, >= 1
     uint32_t tokenBytes{4}; //!< Radio payload per streamed token, bytes (EdgeLlmNode TokenBytes)
     /// Accept prompts and contexts longer than the model's context window
@@ -548,8 +551,10 @@ struct MultiCellResult
     uint32_t restoredSessions{0};         //!< Sessions a target restored
     uint64_t lostSessions{0};             //!< SessionLost over every BS
     uint64_t idleDrops{0};                //!< Idle conversation caches freed at their UE's handover
-    uint64_t idleEvictions{0};            //!< Idle caches evicted (or refused) by the ServingGpus
-    uint32_t rrcFailures{0};              //!< Handover failures the RRCs reported
+    uint64_t idleMoves{0};     //!< ... sent to its handover target (idle-cache policy move-now)
+    uint64_t idleFetches{0};   //!< ... sent to a next turn's BS that asked (move-on-next-turn)
+    uint64_t idleEvictions{0}; //!< Idle caches evicted (or refused) by the ServingGpus
+    uint32_t rrcFailures{0};   //!< Handover failures the RRCs reported
     /// UEs that handed over before their prompt had opened a session at the source
     /// (EdgeLlmNode HandoverWithoutSession: the prompt still on the radio, or lost; a
     /// longer handoverLead helps)

@@ -117,11 +117,6 @@ expect 2 "" --requestTrace="$tmp/missing.csv"
 # at both levels: the same requests, every one served at packet level (none lost on the radio:
 # a lost prompt is resent), and the same columns.
 expect 2 "--level must be flow or packet, got 'cell'" $g --level=cell
-# Conversations at packet level: only the drop policy (both sides: drop runs, the default
-# and move-now are refused).
-expect 2 "--idlePolicy must be drop with --level=packet and --turns > 1" $g --level=packet --turns=2
-expect 2 "--idlePolicy must be drop with --level=packet and --turns > 1 (a BS frees an idle cache when its UE hands over; the others run at flow level only), got move-now" \
-  $g --level=packet --turns=2 --idlePolicy=move-now
 p="--requestTrace=$conv --traceDuration=20 --loads=10 --numUes=7 --schemes=cho"
 "$study" --outputDir="$tmp/flow" $p >/dev/null 2>&1
 "$study" --outputDir="$tmp/packet" --level=packet $p >"$tmp/packet.out" 2>&1
@@ -143,7 +138,7 @@ expect 0 "" --level=packet --numUes=100 --requestTrace="$conv" --traceDuration=0
 # The same 20 s as conversations of 3 turns at both levels: every turn served, and each turn's
 # context, cached and prefilled tokens the flow level's (the drives hand no UE over while idle
 # here: no radio difference in what is held).
-c="$p --turns=3 --idlePolicy=drop"
+c="$p --turns=3 --idlePolicy=move-now"
 "$study" --outputDir="$tmp/cflow" $c >/dev/null 2>&1
 "$study" --outputDir="$tmp/cpacket" --level=packet $c >/dev/null 2>&1
 tokens() { awk -F, 'NR > 1 { print $3, $4, $5, $10, $11, $12, $21 }' "$1/serving-requests.csv"; }

@@ -83,7 +83,7 @@ TEST(EdgeLlmPromptHeader, OneSessionKeepsEighteenBytes)
     EXPECT_EQ(EdgeLlmPromptHeader::SizeFromFirstByte(0x7F), 18u); // bit 63 clear
 }
 
-TEST(EdgeLlmPromptHeader, ATurnAddsThirteenBytes)
+TEST(EdgeLlmPromptHeader, ATurnAddsFifteenBytes)
 {
     EdgeLlmPromptHeader h;
     h.sessionId = EdgeLlmSessionId::Make(5, 4);
@@ -93,19 +93,22 @@ TEST(EdgeLlmPromptHeader, ATurnAddsThirteenBytes)
     h.conversation = EdgeLlmSessionId::Make(5, 3);
     h.earlierTokens = 320;
     h.moreTurns = true;
+    h.previousCell = 7;
     Ptr<Packet> p = Create<Packet>();
     p->AddHeader(h);
-    ASSERT_EQ(p->GetSize(), 31u); // 18 + conversation 8 + earlierTokens 4 + moreTurns 1
+    // 18 + conversation 8 + earlierTokens 4 + moreTurns 1 + previousCell 2
+    ASSERT_EQ(p->GetSize(), 33u);
     uint8_t first = 0;
     p->CopyData(&first, 1);
     EXPECT_EQ(first, 0x80); // bit 63 set on the wire, the session id's high bits clear
-    EXPECT_EQ(EdgeLlmPromptHeader::SizeFromFirstByte(first), 31u);
+    EXPECT_EQ(EdgeLlmPromptHeader::SizeFromFirstByte(first), 33u);
     EdgeLlmPromptHeader back;
     p->RemoveHeader(back);
     EXPECT_EQ(back.sessionId, h.sessionId); // the flag is not part of the id
     EXPECT_EQ(back.conversation, h.conversation);
     EXPECT_EQ(back.earlierTokens, 320u);
     EXPECT_TRUE(back.moreTurns);
+    EXPECT_EQ(back.previousCell, 7);
     EXPECT_EQ(back.promptTokens, 200u);
     EXPECT_EQ(back.replyPort, 9006);
 }
