@@ -15,7 +15,6 @@
 #include "kv-transfer-header.h"
 #include "llm-model-profile.h"
 #include "prefill-engine.h"
-#include "token-stream-header.h"
 
 #include "ns3/application.h"
 #include "ns3/callback.h"
@@ -40,6 +39,7 @@ class EdgeLlmSourceRole;
 class EdgeLlmTargetRole;
 class EdgeLlmPreTransferRole;
 class EdgeLlmIdleCacheRole;
+class EdgeLlmPromptHeader;
 class EdgeLlmBackhaulTransport;
 class EdgeLlmBsState;
 

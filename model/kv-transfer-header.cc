@@ -178,10 +178,18 @@ KvTransferRequestHeader::Serialize(Buffer::Iterator start) const
 uint32_t
 KvTransferRequestHeader::Deserialize(Buffer::Iterator start)
 {
-    // Never read past the bytes given: a short string leaves the header invalid.
+    // Never read past the bytes given: a short string (68 bytes, 76 with MORE_TURNS) leaves
+    // the header invalid, and nothing is read.
     truncated = start.GetRemainingSize() < SIZE;
     if (truncated)
     {
+        return 0;
+    }
+    Buffer::Iterator atFlags = start;
+    atFlags.Next(58); // sessionId .. maxNewTokens
+    if ((atFlags.ReadNtohU16() & MORE_TURNS) != 0 && start.GetRemainingSize() < CONVERSATION_SIZE)
+    {
+        truncated = true;
         return 0;
     }
     sessionId = start.ReadNtohU64();
@@ -200,18 +208,8 @@ KvTransferRequestHeader::Deserialize(Buffer::Iterator start)
     maxNewTokens = start.ReadNtohU32();
     flags = start.ReadNtohU16();
     kvDeadlineNs = static_cast<int64_t>(start.ReadNtohU64());
-    conversation = 0;
-    if ((flags & MORE_TURNS) == 0)
-    {
-        return SIZE;
-    }
-    truncated = start.GetRemainingSize() < CONVERSATION_SIZE - SIZE;
-    if (truncated)
-    {
-        return SIZE;
-    }
-    conversation = start.ReadNtohU64();
-    return CONVERSATION_SIZE;
+    conversation = (flags & MORE_TURNS) != 0 ? start.ReadNtohU64() : 0;
+    return GetSerializedSize();
 }
 
 bool

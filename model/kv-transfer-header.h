@@ -184,7 +184,7 @@ class KvTransferRequestHeader : public Header
     uint32_t Deserialize(Buffer::Iterator start) override;
     void Print(std::ostream& os) const override;
     /// \return false if Deserialize() was given fewer than SIZE bytes, or fewer than
-    ///         CONVERSATION_SIZE with MORE_TURNS (it read none)
+    ///         CONVERSATION_SIZE with MORE_TURNS (it read none: it returned 0)
     bool IsValid() const;
 
     bool truncated{false}; //!< Deserialize() was given fewer than SIZE bytes and read none

@@ -125,12 +125,13 @@ class KvHeaderRoundTripTestCase : public TestCase
         bad.messageLength = KvTransferCompleteHeader::SIZE;
         bad.payloadLength = 1;
         NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "TRANSFER_COMPLETE carries no payload");
-        // The pre-transfer messages (14..18) carry a KvTransferCompleteHeader; 19 is unknown.
-        for (uint8_t type = 14; type <= 19; ++type)
+        // The pre-transfer messages (14..18) and the idle-cache ones (19, 20) carry a
+        // KvTransferCompleteHeader; 21 is unknown.
+        for (uint8_t type = 14; type <= 21; ++type)
         {
             bad.type = type;
             bad.payloadLength = 0;
-            NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), (type <= 18), "type " << +type);
+            NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), (type <= 20), "type " << +type);
             bad.payloadLength = 1;
             NS_TEST_ASSERT_MSG_EQ(bad.IsValid(), false, "type " << +type << " with a payload");
         }

@@ -110,6 +110,7 @@ TEST(EdgeLlmNodeChecks, PartAttributesByDefaultPathAndPointer)
         {"SourceRole", "ns3::EdgeLlmSourceRole"},
         {"TargetRole", "ns3::EdgeLlmTargetRole"},
         {"PreTransferRole", "ns3::EdgeLlmPreTransferRole"},
+        {"IdleCacheRole", "ns3::EdgeLlmIdleCacheRole"},
         {"BackhaulTransport", "ns3::EdgeLlmBackhaulTransport"}};
     ASSERT_EQ(parts.size(), expected.size());
     for (const auto& [attribute, type] : expected)
