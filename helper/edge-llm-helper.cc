@@ -956,6 +956,10 @@ EdgeLlmHelper::ChainTurn(const std::string& who,
                          std::map<uint64_t, Turn>& turns)
 {
     constexpr uint64_t maxTokens = std::numeric_limits<uint32_t>::max();
+    if (lastTurn == 0)
+    {
+        return; // a request alone (its conversation has no other turn here): nothing to chain
+    }
     const auto previous = turns.find(q.conversation);
     if (q.turn > 0)
     {
@@ -977,7 +981,7 @@ EdgeLlmHelper::ChainTurn(const std::string& who,
     Turn t = q.turn > 0 ? previous->second : Turn{};
     if (q.turn == 0)
     {
-        t.conversation = lastTurn > 0 ? sessionId : 0; // one turn: an 18-byte prompt
+        t.conversation = sessionId;
         t.ue = q.ue;
     }
     NS_ABORT_MSG_IF(t.earlierTokens + q.promptTokens > maxTokens,

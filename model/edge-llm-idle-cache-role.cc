@@ -83,13 +83,25 @@ EdgeLlmIdleCacheRole::EdgeLlmIdleCacheRole(EdgeLlmNode* node, EdgeLlmBsState* st
 void
 EdgeLlmIdleCacheRole::DoDispose()
 {
+    Stop();
+    m_incoming.clear();
+    Object::DoDispose();
+}
+
+void
+EdgeLlmIdleCacheRole::Stop()
+{
     for (auto& [id, w] : m_waiters)
     {
         w.timeout.Cancel();
     }
     m_waiters.clear();
-    m_incoming.clear();
-    Object::DoDispose();
+}
+
+bool
+EdgeLlmIdleCacheRole::IsWaiting(uint64_t sessionId) const
+{
+    return m_waiters.count(sessionId) > 0;
 }
 
 IdleCachePolicy
@@ -101,14 +113,19 @@ EdgeLlmIdleCacheRole::GetPolicy() const
 void
 EdgeLlmIdleCacheRole::SetPolicyName(std::string name)
 {
-    try
+    const auto& names = IdleCachePolicyNames();
+    const auto found = std::find(names.begin(), names.end(), name);
+    if (found == names.end())
     {
-        m_policy = IdleCachePolicyFromName(name);
+        std::string list;
+        for (const auto& n : names)
+        {
+            list += (list.empty() ? "" : ", ") + n;
+        }
+        NS_FATAL_ERROR("ns3::EdgeLlmIdleCacheRole::Policy must be one of " << list << ", got '"
+                                                                           << name << "'");
     }
-    catch (const std::invalid_argument& e)
-    {
-        NS_FATAL_ERROR("ns3::EdgeLlmIdleCacheRole::Policy: " << e.what());
-    }
+    m_policy = static_cast<IdleCachePolicy>(found - names.begin());
 }
 
 std::string
@@ -179,6 +196,7 @@ EdgeLlmIdleCacheRole::OnTurnEnded(const EdgeLlmSession& s)
         gpu->Park(s.conversation, uint64_t{s.promptTokens} + s.generated))
     {
         m_held.insert(s.conversation);
+        m_movedTo.erase(s.conversation); // held here again: a fetch gets it
     }
 }
 
@@ -208,6 +226,7 @@ EdgeLlmIdleCacheRole::OnUeHandover(uint64_t imsi, uint16_t targetCellId)
         {
             m_movedTrace(conversation, targetCellId, tokens);
             SendCache(conversation, tokens, targetCellId);
+            m_movedTo[conversation] = targetCellId; // a fetch from there: this move answers
             continue;
         }
         m_droppedTrace(conversation, m_node->GetCellId(), tokens);
@@ -238,6 +257,16 @@ void
 EdgeLlmIdleCacheRole::OnFetch(uint16_t peerCellId, const KvTransferCompleteHeader& m)
 {
     const uint64_t c = m.sessionId;
+    const auto moved = m_movedTo.find(c);
+    if (moved != m_movedTo.end() && moved->second == peerCellId)
+    {
+        m_movedTo.erase(moved);
+        return; // sent there at its UE's handover (move-now): that is the answer
+    }
+    if (!m_bs->HasPeer(peerCellId))
+    {
+        return; // nowhere to send it: kept
+    }
     uint64_t tokens = 0;
     Ptr<EdgeLlmServingGpu> gpu = m_node->GetServingGpu();
     if (gpu && m_held.erase(c) > 0)
@@ -248,10 +277,7 @@ EdgeLlmIdleCacheRole::OnFetch(uint16_t peerCellId, const KvTransferCompleteHeade
     {
         m_fetchedTrace(c, peerCellId, tokens);
     }
-    if (m_bs->HasPeer(peerCellId))
-    {
-        SendCache(c, tokens, peerCellId); // 0 bytes: none held here
-    }
+    SendCache(c, tokens, peerCellId); // 0 bytes: none held here
 }
 
 void
@@ -286,9 +312,14 @@ EdgeLlmIdleCacheRole::Land(uint64_t c)
     m_incoming.erase(found);
     const uint64_t tokens = in.bytes / m_bs->GetProfile().BytesPerToken();
     Ptr<EdgeLlmServingGpu> gpu = m_node->GetServingGpu();
-    if (gpu && tokens > 0 && gpu->Park(c, tokens))
+    // Parked here on arrival, if the memory allows; not when it is stale: a newer cache of
+    // the conversation is held here, or it was fetched for a turn that stopped waiting (and
+    // re-prefilled: its own cache follows when it ends).
+    const bool stale = m_held.count(c) > 0 || (in.fetched && in.waiting.empty());
+    if (gpu && tokens > 0 && !stale && gpu->Park(c, tokens))
     {
-        m_held.insert(c); // parked here on arrival, if the memory allows
+        m_held.insert(c);
+        m_movedTo.erase(c);
     }
     m_landedTrace(c, in.fromCell, tokens);
     for (const uint64_t id : in.waiting)
@@ -313,6 +344,10 @@ EdgeLlmIdleCacheRole::Release(uint64_t sessionId)
     {
         auto& waiting = in->second.waiting; // timed out: it stops waiting
         waiting.erase(std::remove(waiting.begin(), waiting.end(), sessionId), waiting.end());
+        if (waiting.empty() && !in->second.announced)
+        {
+            m_incoming.erase(in); // nothing came: a later turn asks again
+        }
     }
     EdgeLlmSession* s = m_bs->FindSession(sessionId);
     if (s && s->GetState() == EdgeLlmNode::PREFILLING && m_held.count(w.conversation) > 0)

@@ -38,11 +38,15 @@ namespace ns3
  * move-on-next-turn leaves it here (the next turn's BS asks for it: IDLE_CACHE_FETCH to
  * the cell that decoded the previous turn's final token, named in the prompt, which
  * answers with IDLE_CACHE and the bytes, or IDLE_CACHE of 0 bytes when it holds none), drop
- * frees it. A turn whose cache is on its way (moving here, or fetched) waits for it, at most
- * FetchTimeout; then, or when none is held anywhere it can ask, it re-prefills its whole
- * context. A moved or fetched cache crosses the backhaul as a KV job of its own (session id
- * the conversation with KvFrameHeader::IDLE_CACHE_BIT), in the scheduler's order with the
- * handover transfers (deadline: its sending time).
+ * frees it. A turn that finds no cache here asks the previous turn's cell unless Policy is
+ * drop (under move-now that cell's move answers: its IDLE_CACHE may not be in yet). A turn
+ * whose cache is on its way waits for it, at most FetchTimeout; then, or when none is held
+ * anywhere it can ask, it re-prefills its whole context (a cache that lands after its turn
+ * stopped waiting, or while a newer one is held, is discarded). A waiting turn is not on the
+ * GPU: its UE's handover leaves it here, to start when its cache lands. A moved or fetched cache
+ * crosses the backhaul as a KV job of its own (session id the conversation with
+ * KvFrameHeader::IDLE_CACHE_BIT), in the scheduler's order with the handover transfers (deadline:
+ * its sending time).
  *
  * Without a ServingGpu nothing is kept: every turn prefills its whole context.
  */
@@ -111,6 +115,16 @@ class EdgeLlmIdleCacheRole : public Object
     IdleCachePolicy GetPolicy() const;
 
     /**
+     * \param sessionId a session
+     * \return whether it is a turn waiting for its conversation's cache (not on the GPU:
+     *         its UE's handover leaves it here, to start when the cache lands)
+     */
+    bool IsWaiting(uint64_t sessionId) const;
+
+    /// The node stops: no turn waits any more (their timeouts cancelled).
+    void Stop();
+
+    /**
      * \brief Set Policy by its name.
      * \param name one of IdleCachePolicyNames(); aborts naming them for another
      */
@@ -126,6 +140,7 @@ class EdgeLlmIdleCacheRole : public Object
     struct Incoming
     {
         bool announced{false};         //!< Its IDLE_CACHE came
+        bool fetched{false};           //!< Asked for by IDLE_CACHE_FETCH (not moved here)
         uint16_t fromCell{0};          //!< Its sender
         uint64_t bytes{0};             //!< Its size (IDLE_CACHE's totalBytes)
         uint64_t received{0};          //!< KV bytes in so far
@@ -157,6 +172,7 @@ class EdgeLlmIdleCacheRole : public Object
     std::set<uint64_t> m_held; //!< Conversations parked here (some may be evicted since)
     std::map<uint64_t, Incoming> m_incoming; //!< Caches on their way here, by conversation
     std::map<uint64_t, Waiter> m_waiters;    //!< Turns waiting for a cache, by session id
+    std::map<uint64_t, uint16_t> m_movedTo;  //!< Move-now: where each cache was sent
 
     TracedCallback<uint64_t, uint16_t, uint64_t> m_droppedTrace; //!< IdleCacheDropped
     TracedCallback<uint64_t, uint16_t, uint64_t> m_movedTrace;   //!< IdleCacheMoved

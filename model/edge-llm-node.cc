@@ -632,6 +632,7 @@ EdgeLlmNode::StopApplication()
     {
         StopDecoding(s);
     }
+    m_idleCache->Stop();
     if (m_ueSocket)
     {
         m_ueSocket->Close();
@@ -667,6 +668,14 @@ EdgeLlmNode::HandleUeRead(Ptr<Socket> socket)
         }
         EdgeLlmPromptHeader prompt;
         packet->RemoveHeader(prompt);
+        if (size == EdgeLlmPromptHeader::TURN_SIZE &&
+            (prompt.conversation == 0 || EdgeLlmSessionId::UeOf(prompt.conversation) !=
+                                             EdgeLlmSessionId::UeOf(prompt.sessionId)))
+        {
+            NS_LOG_WARN("cell " << m_cellId << ": a turn's prompt whose conversation "
+                                << prompt.conversation << " is not its UE's ignored");
+            continue;
+        }
         if (!OpenPromptSession(prompt, from))
         {
             continue;
@@ -926,7 +935,10 @@ EdgeLlmNode::UeSessionsToNotify(uint64_t imsi) const
     for (const uint64_t id : m_state->GetUeSessions(imsi))
     {
         const Session* s = m_state->FindSession(id);
-        if (id != imsi && !(s->GetState() == FINISHED && s->generated >= s->maxNewTokens))
+        // A turn waiting for its conversation's cache is not on the GPU: it stays, to start
+        // here when the cache lands (its tokens reach the UE through the core).
+        if (id != imsi && !(s->GetState() == FINISHED && s->generated >= s->maxNewTokens) &&
+            !m_idleCache->IsWaiting(id))
         {
             ids.push_back(id);
         }

@@ -276,6 +276,11 @@ EdgeLlmUeApp::SetPreviousTurn(Ptr<EdgeLlmUeApp> previous)
                     "EdgeLlmUeApp::SetPreviousTurn: session " << m_sessionId
                                                               << ": previous must be another "
                                                                  "application");
+    NS_ABORT_MSG_IF(previous->m_nextTurn && previous->m_nextTurn != this,
+                    "EdgeLlmUeApp::SetPreviousTurn: session "
+                        << previous->m_sessionId << " has a next turn already (session "
+                        << previous->m_nextTurn->m_sessionId << "), so session " << m_sessionId
+                        << " cannot follow it too");
     previous->m_nextTurn = this;
     m_previousEnded = false;
 }

@@ -697,10 +697,12 @@ PacketConfig(const Options& o, const std::string& drives)
     c.ownSessions = false;
     c.servingGpu = o.gpuPreset;
     c.idleCachePolicy = o.idlePolicy;
-    // Every request ends before the stop (a conversation's later turns go long after their
-    // arrivals): the run waits for them as long as the flow level's drives last after the
-    // cut, and stops once they are all done.
-    c.tailTime = Seconds(FLOW_DRIVE_TAIL - PACKET_DRIVE_TAIL);
+    if (o.turns > 1)
+    {
+        // A conversation's later turns go long after their arrivals: the run waits for them
+        // as long as the flow level's drives last after the cut (it stops once all are done).
+        c.tailTime = Seconds(FLOW_DRIVE_TAIL - PACKET_DRIVE_TAIL);
+    }
     c.crossTrafficLoad = 0;
     c.monitorInterval = Seconds(0);
     return c;

@@ -760,7 +760,8 @@ class MultiCellScenario
      *        last token (or the time limit, which is at least the last arrival + tailTime);
      *        MultiCellResult::requests has what each saw. Call after InstallApps, before
      *        ConnectOutputs, at most once.
-     * \param requests the requests (ue < the number of UEs; turn 0; as InstallUeRequests)
+     * \param requests the requests (ue < the number of UEs; a conversation's turns in order;
+     *        as InstallUeRequests)
      * \param start the simulation time of the trace's time 0
      */
     void InstallRequests(const std::vector<LlmRequest>& requests, Time start);
