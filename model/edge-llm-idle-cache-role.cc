@@ -153,16 +153,19 @@ EdgeLlmIdleCacheRole::StartTurn(EdgeLlmSession& s,
         return;
     }
     bool wait = m_incoming.count(c) > 0; // moving here
-    if (!wait && m_policy == IdleCachePolicy::MOVE_ON_NEXT_TURN && previousCell != 0 &&
+    if (!wait && m_policy != IdleCachePolicy::DROP && previousCell != 0 &&
         previousCell != m_node->GetCellId() && m_bs->HasPeer(previousCell))
     {
-        // Left where the previous turn ended: ask that cell for it.
+        // Held where the previous turn ended (move-on-next-turn), or moving here with its
+        // IDLE_CACHE not in yet (move-now: that cell's move answers): ask that cell.
         KvTransferCompleteHeader fetch;
         fetch.sessionId = c;
         m_bs->GetPeer(previousCell)
             .Control()
             ->SendMessage(KvFrameHeader::IDLE_CACHE_FETCH, fetch, 0);
-        m_incoming[c].fromCell = previousCell;
+        Incoming& in = m_incoming[c];
+        in.fromCell = previousCell;
+        in.fetched = true;
         wait = true;
     }
     if (!wait)

@@ -106,6 +106,15 @@ EdgeLlmUeApp::GetTypeId()
                           BooleanValue(false),
                           MakeBooleanAccessor(&EdgeLlmUeApp::m_moreTurns),
                           MakeBooleanChecker())
+            .AddAttribute("TurnEndTimeout",
+                          "A conversation's turn (Conversation != 0) whose stream has gone "
+                          "quiet this long after its last token, the UE not in a handover, "
+                          "has ended: its final tokens were lost on the radio (e.g. in the "
+                          "source cell's buffer when the UE left); the next turn goes then. "
+                          "0: never (the next turn waits for the final token).",
+                          TimeValue(Seconds(5)),
+                          MakeTimeAccessor(&EdgeLlmUeApp::m_turnEndTimeout),
+                          MakeTimeChecker(Seconds(0)))
             .AddTraceSource("TokenReceived",
                             "A token arrived (sessionId, tokenIndex, cellId).",
                             MakeTraceSourceAccessor(&EdgeLlmUeApp::m_tokenTrace),
@@ -136,6 +145,7 @@ void
 EdgeLlmUeApp::DoDispose()
 {
     m_retryEvent.Cancel();
+    m_quietEvent.Cancel();
     m_socket = nullptr;
     m_nextTurn = nullptr;
     Application::DoDispose();
@@ -339,6 +349,7 @@ void
 EdgeLlmUeApp::StopApplication()
 {
     m_retryEvent.Cancel();
+    m_quietEvent.Cancel();
     if (m_socket)
     {
         m_socket->Close();
@@ -477,16 +488,54 @@ EdgeLlmUeApp::HandleRead(Ptr<Socket> socket)
         m_lastCell = token.cellId;
         m_lastArrival = now;
         m_tokenTrace(m_sessionId, token.tokenIndex, token.cellId);
-        if (m_lastIndex >= m_maxNewTokens && m_nextTurn)
+        if (m_lastIndex >= m_maxNewTokens)
         {
-            // The final token: the conversation's next turn may go (once).
-            Ptr<EdgeLlmUeApp> next = m_nextTurn;
-            m_nextTurn = nullptr;
-            next->m_previousEndTime = now;
-            next->m_previousCell = token.cellId; // where the turn ended: its cache is there
-            next->PreviousTurnEnded();
+            EndTurn(); // the final token
+        }
+        else if (m_conversation != 0 && m_turnEndTimeout.IsStrictlyPositive())
+        {
+            m_quietEvent.Cancel();
+            m_quietEvent = Simulator::Schedule(m_turnEndTimeout, &EdgeLlmUeApp::StreamQuiet, this);
         }
     }
+}
+
+void
+EdgeLlmUeApp::StreamQuiet()
+{
+    if (m_betweenCells)
+    {
+        // The stream waits for the handover's restore: look again later.
+        m_quietEvent = Simulator::Schedule(m_turnEndTimeout, &EdgeLlmUeApp::StreamQuiet, this);
+        return;
+    }
+    NS_LOG_INFO("session " << m_sessionId << ": no token " << m_turnEndTimeout.As(Time::S)
+                           << " after token " << m_lastIndex << " of " << m_maxNewTokens
+                           << ": the turn ended, its last tokens lost");
+    EndTurn();
+}
+
+void
+EdgeLlmUeApp::EndTurn()
+{
+    m_quietEvent.Cancel();
+    m_turnEnded = true;
+    if (m_nextTurn)
+    {
+        // The conversation's next turn may go (once), to follow the cache from the cell
+        // that decoded this turn's last token received.
+        Ptr<EdgeLlmUeApp> next = m_nextTurn;
+        m_nextTurn = nullptr;
+        next->m_previousEndTime = Simulator::Now();
+        next->m_previousCell = m_lastCell;
+        next->PreviousTurnEnded();
+    }
+}
+
+bool
+EdgeLlmUeApp::HasTurnEnded() const
+{
+    return m_turnEnded;
 }
 
 } // namespace ns3

@@ -153,6 +153,12 @@ class EdgeLlmUeApp : public Application
     ///         (negative: not yet)
     Time GetDueTime() const;
 
+    /**
+     * \return whether its stream has ended: its final token arrived, or (a conversation's
+     *         turn) it went quiet for TurnEndTimeout, its last tokens lost
+     */
+    bool HasTurnEnded() const;
+
     /// \return the cell the prompt went to (0: not sent yet)
     uint16_t GetPromptCellId() const;
     /// \return when the prompt was sent (negative: not yet)
@@ -199,6 +205,10 @@ class EdgeLlmUeApp : public Application
     void HandleRead(Ptr<Socket> socket);
     /// The previous turn's final token arrived: the prompt may go.
     void PreviousTurnEnded();
+    /// TurnEndTimeout after the last token: the turn ended unless in a handover
+    void StreamQuiet();
+    /// The stream ended: start the conversation's next turn
+    void EndTurn();
 
     uint64_t m_sessionId;             //!< Session id
     Ipv4Address m_serverAddress;      //!< Serving BS's LLM address
@@ -236,6 +246,9 @@ class EdgeLlmUeApp : public Application
     Time m_previousEndTime;           //!< When it ended (0: no previous turn)
     uint16_t m_previousCell{0};       //!< The cell that decoded its final token (0: none)
     Ptr<EdgeLlmUeApp> m_nextTurn;     //!< The conversation's next turn (may be null)
+    Time m_turnEndTimeout;            //!< TurnEndTimeout
+    EventId m_quietEvent;             //!< The pending StreamQuiet
+    bool m_turnEnded{false};          //!< HasTurnEnded
 
     TracedCallback<uint64_t, uint32_t, uint16_t> m_tokenTrace;             //!< TokenReceived
     TracedCallback<uint64_t, uint16_t, uint16_t, Time, Time> m_stallTrace; //!< Stall

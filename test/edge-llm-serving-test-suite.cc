@@ -17,7 +17,12 @@
 #include "ns3/edge-llm-ue-app.h"
 #include "ns3/fluid-serving-engine.h"
 #include "ns3/handover-scheme-registry.h"
+#include "ns3/inet-socket-address.h"
+#include "ns3/internet-stack-helper.h"
 #include "ns3/llm-request-trace.h"
+#include "ns3/packet.h"
+#include "ns3/token-stream-header.h"
+#include "ns3/udp-socket-factory.h"
 
 #include <cmath>
 #include <map>
@@ -835,6 +840,92 @@ class PacketConversationsVsFlowTestCase : public TestCase
 
 /**
  * \ingroup edge-llm-tests
+ * \brief A conversation's turn whose final token is lost, by hand (EdgeLlmUeApp on one
+ *        node, tokens sent to it over the loopback): turn 0 asks for 5 tokens and gets
+ *        tokens 1 to 4 at 1.0 to 1.3 s; with TurnEndTimeout 2 s it has ended at 3.3 s (not
+ *        before: checked at 3.29 s), and turn 1's prompt goes then, to the cell of the last
+ *        token received; with TurnEndTimeout 0 it never ends.
+ */
+class TurnEndTimeoutTestCase : public TestCase
+{
+  public:
+    /// \param timeout TurnEndTimeout
+    explicit TurnEndTimeoutTestCase(Time timeout)
+        : TestCase("a turn whose final token is lost ends after TurnEndTimeout " +
+                   std::to_string(timeout.GetSeconds()) + " s, by hand"),
+          m_timeout(timeout)
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<Node> node = CreateObject<Node>();
+        InternetStackHelper().Install(node);
+        std::vector<Ptr<EdgeLlmUeApp>> turns;
+        for (uint32_t t = 0; t < 2; ++t)
+        {
+            Ptr<EdgeLlmUeApp> app = CreateObject<EdgeLlmUeApp>();
+            app->SetAttribute("SessionId", UintegerValue(EdgeLlmSessionId::Make(1, t + 1)));
+            app->SetAttribute("LocalPort", UintegerValue(9101 + t));
+            app->SetAttribute("ServerAddress", Ipv4AddressValue("127.0.0.1"));
+            app->SetAttribute("ServerPort", UintegerValue(9100)); // nobody listens
+            app->SetAttribute("MaxNewTokens", UintegerValue(5));
+            app->SetAttribute("Conversation", UintegerValue(EdgeLlmSessionId::Make(1, 1)));
+            app->SetAttribute("MoreTurns", BooleanValue(t == 0));
+            app->SetAttribute("TurnEndTimeout", TimeValue(m_timeout));
+            node->AddApplication(app);
+            app->SetStartTime(Seconds(0.5));
+            turns.push_back(app);
+        }
+        turns[1]->SetPreviousTurn(turns[0]);
+        Ptr<Socket> bs = Socket::CreateSocket(node, UdpSocketFactory::GetTypeId());
+        bs->Bind();
+        for (uint32_t k = 1; k <= 4; ++k)
+        {
+            Simulator::Schedule(Seconds(0.9 + 0.1 * k), [bs, k]() {
+                EdgeLlmTokenHeader token;
+                token.sessionId = EdgeLlmSessionId::Make(1, 1);
+                token.tokenIndex = k;
+                token.cellId = 7;
+                Ptr<Packet> p = Create<Packet>(4);
+                p->AddHeader(token);
+                bs->SendTo(p, 0, InetSocketAddress(Ipv4Address("127.0.0.1"), 9101));
+            });
+        }
+        bool endedEarly = true;
+        Simulator::Schedule(Seconds(3.29), [&endedEarly, &turns]() {
+            endedEarly =
+                turns[0]->HasTurnEnded() || !turns[1]->GetPromptTime().IsStrictlyNegative();
+        });
+        Simulator::Stop(Seconds(10));
+        Simulator::Run();
+        NS_TEST_EXPECT_MSG_EQ(turns[0]->GetTokensReceived(), 4, "tokens 1 to 4 received");
+        NS_TEST_EXPECT_MSG_EQ(endedEarly, false, "not ended 2 s after token 4 minus 10 ms");
+        if (m_timeout.IsStrictlyPositive())
+        {
+            NS_TEST_EXPECT_MSG_EQ(turns[0]->HasTurnEnded(), true, "ended");
+            // Token 4 left at 1.3 s; the loopback takes no time.
+            NS_TEST_EXPECT_MSG_EQ_TOL(turns[1]->GetPromptTime().GetSeconds(),
+                                      1.3 + m_timeout.GetSeconds(),
+                                      1e-6,
+                                      "turn 1 sent TurnEndTimeout after token 4");
+        }
+        else
+        {
+            NS_TEST_EXPECT_MSG_EQ(turns[0]->HasTurnEnded(), false, "never ends");
+            NS_TEST_EXPECT_MSG_EQ(turns[1]->GetPromptTime().IsStrictlyNegative(),
+                                  true,
+                                  "turn 1 never sent");
+        }
+        Simulator::Destroy();
+    }
+
+    Time m_timeout; //!< TurnEndTimeout
+};
+
+/**
+ * \ingroup edge-llm-tests
  * \brief The serving GPU's suite.
  */
 class EdgeLlmServingTestSuite : public TestSuite
@@ -855,6 +946,8 @@ class EdgeLlmServingTestSuite : public TestSuite
         AddTestCase(new PacketConversationsVsFlowTestCase(IdleCachePolicy::MOVE_ON_NEXT_TURN,
                                                           NanoSeconds(1)),
                     EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TurnEndTimeoutTestCase(Seconds(2)), EDGE_LLM_TEST_QUICK);
+        AddTestCase(new TurnEndTimeoutTestCase(Seconds(0)), EDGE_LLM_TEST_QUICK);
         AddTestCase(new RoadServingPlansHoldTestCase(), EDGE_LLM_TEST_QUICK);
     }
 };

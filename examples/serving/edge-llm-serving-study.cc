@@ -589,8 +589,8 @@ ParseOptions(int argc,
         "level",
         "flow (FluidServingEngine: an hour of trace in seconds) or packet (the same "
         "requests and drives on ns-3's LTE, an X2 link per BS pair at backhaulGbps "
-        "and a ServingGpu per BS: MultiCellScenario; conversations with "
-        "--idlePolicy=drop; the radio's own delays replace --uplinkDelayMs and --downlinkDelayMs)",
+        "and a ServingGpu per BS: MultiCellScenario; the UEs stop moving 2 s after the last "
+        "arrival; the radio's own delays replace --uplinkDelayMs and --downlinkDelayMs)",
         o.level);
     if (!options.Check(argc, argv, std::cerr))
     {
@@ -802,7 +802,7 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
     const FluidServingConfig slo = ServingConfig(o);
     FluidServingResult f;
     f.scheme = scheme;
-    f.end = r.simulatedSeconds;
+    f.end = 0; // when the last request ended (as at flow level), not the run's stop
     f.backhaulBytes = static_cast<double>(r.kvBytesSent);
     f.preSentBytes = static_cast<double>(r.preTransfer.sentBytes);
     f.preWastedBytes = static_cast<double>(r.preTransfer.wastedBytes);
@@ -839,6 +839,7 @@ FromPacket(const Options& o, const std::string& scheme, const Work& w, const Mul
         s.stall = p.stall;
         s.worstStall = p.worstStall;
         s.served = s.decodedTokens == q.outputTokens;
+        f.end = std::isnan(p.lastToken) ? f.end : std::max(f.end, p.lastToken);
         s.sloMet = slo.MeetsSlo(s);
         f.requests.push_back(s);
     }

@@ -1848,7 +1848,8 @@ MultiCellScenario::StopWhenRequestsDone()
         Ptr<EdgeLlmUeApp> app = DynamicCast<EdgeLlmUeApp>(m_requestApps.Get(i));
         UintegerValue wanted;
         app->GetAttribute("MaxNewTokens", wanted);
-        if (app->GetTokensReceived() + app->GetTokensMissing() < wanted.Get())
+        if (app->GetTokensReceived() + app->GetTokensMissing() < wanted.Get() &&
+            !app->HasTurnEnded())
         {
             Simulator::Schedule(MilliSeconds(10), &MultiCellScenario::StopWhenRequestsDone, this);
             return;
