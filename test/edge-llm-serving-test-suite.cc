@@ -883,7 +883,7 @@ class TurnEndTimeoutTestCase : public TestCase
         bs->Bind();
         for (uint32_t k = 1; k <= 4; ++k)
         {
-            Simulator::Schedule(Seconds(0.9 + 0.1 * k), [bs, k]() {
+            compat::Schedule(Seconds(0.9 + 0.1 * k), [bs, k]() {
                 EdgeLlmTokenHeader token;
                 token.sessionId = EdgeLlmSessionId::Make(1, 1);
                 token.tokenIndex = k;
@@ -894,7 +894,7 @@ class TurnEndTimeoutTestCase : public TestCase
             });
         }
         bool endedEarly = true;
-        Simulator::Schedule(Seconds(3.29), [&endedEarly, &turns]() {
+        compat::Schedule(Seconds(3.29), [&endedEarly, &turns]() {
             endedEarly =
                 turns[0]->HasTurnEnded() || !turns[1]->GetPromptTime().IsStrictlyNegative();
         });
