@@ -39,26 +39,14 @@ ParseDirectly(const uint8_t* data, size_t size)
     }
 }
 
-/// TRANSFER_REQUEST: 68 bytes, or 76 with MORE_TURNS: all of them, or none.
+/// A header whose size its own bytes say (TRANSFER_REQUEST: 68, or 76 with MORE_TURNS;
+/// PLAN_REQUEST: its member count): all of the bytes it claims, or none.
+template <typename H>
 void
-ParseTransferRequest(const uint8_t* data, size_t size)
+ParseAllOrNone(const uint8_t* data, size_t size)
 {
     Ptr<Packet> p = Create<Packet>(data, static_cast<uint32_t>(size));
-    KvTransferRequestHeader h;
-    const uint32_t read = p->RemoveHeader(h);
-    const bool ok = h.truncated ? read == 0 : read == h.GetSerializedSize() && read <= size;
-    if (!ok)
-    {
-        __builtin_trap();
-    }
-}
-
-/// The variable-length PLAN_REQUEST: all of the bytes its member count says, or none.
-void
-ParsePlanRequest(const uint8_t* data, size_t size)
-{
-    Ptr<Packet> p = Create<Packet>(data, static_cast<uint32_t>(size));
-    KvPlanRequestHeader h;
+    H h;
     const uint32_t read = p->RemoveHeader(h);
     const bool ok = h.truncated ? read == 0 : read == h.GetSerializedSize() && read <= size;
     if (!ok)
@@ -151,14 +139,14 @@ LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
     // Every header type read straight from the bytes (as a user of the headers might):
     // a short string must leave it invalid, never read past the end.
     ParseDirectly<KvFrameHeader>(data, size);
-    ParseTransferRequest(data, size);
+    ParseAllOrNone<KvTransferRequestHeader>(data, size);
     ParseDirectly<KvSegmentHeader>(data, size);
     ParseDirectly<KvTransferCompleteHeader>(data, size);
     ParseDirectly<KvBatchCloseHeader>(data, size);
     ParseDirectly<KvRedirectHeader>(data, size);
     ParseDirectly<KvTransferResponseHeader>(data, size);
     ParseDirectly<KvTransferStatusHeader>(data, size);
-    ParsePlanRequest(data, size);
+    ParseAllOrNone<KvPlanRequestHeader>(data, size);
     ParseDirectly<KvPlanHeader>(data, size);
 
     Ptr<Packet> datagram = Create<Packet>(data, static_cast<uint32_t>(size));

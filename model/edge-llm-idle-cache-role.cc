@@ -104,28 +104,17 @@ EdgeLlmIdleCacheRole::IsWaiting(uint64_t sessionId) const
     return m_waiters.count(sessionId) > 0;
 }
 
-IdleCachePolicy
-EdgeLlmIdleCacheRole::GetPolicy() const
-{
-    return m_policy;
-}
-
 void
 EdgeLlmIdleCacheRole::SetPolicyName(std::string name)
 {
-    const auto& names = IdleCachePolicyNames();
-    const auto found = std::find(names.begin(), names.end(), name);
-    if (found == names.end())
+    try
     {
-        std::string list;
-        for (const auto& n : names)
-        {
-            list += (list.empty() ? "" : ", ") + n;
-        }
-        NS_FATAL_ERROR("ns3::EdgeLlmIdleCacheRole::Policy must be one of " << list << ", got '"
-                                                                           << name << "'");
+        m_policy = IdleCachePolicyFromName(name, "ns3::EdgeLlmIdleCacheRole::Policy");
     }
-    m_policy = static_cast<IdleCachePolicy>(found - names.begin());
+    catch (const std::invalid_argument& e)
+    {
+        NS_FATAL_ERROR(e.what());
+    }
 }
 
 std::string

@@ -111,9 +111,6 @@ class EdgeLlmIdleCacheRole : public Object
      */
     void OnKvBytes(uint64_t conversation, uint64_t bytes);
 
-    /// \return the idle-cache policy (Policy)
-    IdleCachePolicy GetPolicy() const;
-
     /**
      * \param sessionId a session
      * \return whether it is a turn waiting for its conversation's cache (not on the GPU:

@@ -754,7 +754,7 @@ EdgeLlmNode::ServePrompt(uint64_t sessionId)
     Session* s = m_state->FindSession(sessionId);
     if (!s || s->GetState() != PREFILLING || s->servingHandle != 0)
     {
-        return; // handed over while its conversation's cache was on its way
+        return; // no longer starting here (lost, or opened again since)
     }
     if (s->conversation != 0)
     {

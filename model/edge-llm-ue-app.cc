@@ -306,16 +306,6 @@ EdgeLlmUeApp::PreviousTurnEnded()
 }
 
 Time
-EdgeLlmUeApp::GetDueTime() const
-{
-    if (!m_started || !m_previousEnded)
-    {
-        return Seconds(-1);
-    }
-    return std::max(m_requestTime, m_previousEndTime);
-}
-
-Time
 EdgeLlmUeApp::GetRequestTime() const
 {
     return m_requestTime;
@@ -526,7 +516,6 @@ EdgeLlmUeApp::EndTurn()
         // that decoded this turn's last token received.
         Ptr<EdgeLlmUeApp> next = m_nextTurn;
         m_nextTurn = nullptr;
-        next->m_previousEndTime = Simulator::Now();
         next->m_previousCell = m_lastCell;
         next->PreviousTurnEnded();
     }

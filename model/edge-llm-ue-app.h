@@ -149,10 +149,6 @@ class EdgeLlmUeApp : public Application
      */
     void SetPreviousTurn(Ptr<EdgeLlmUeApp> previous);
 
-    /// \return when the turn was due: its start, or its previous turn's end if later
-    ///         (negative: not yet)
-    Time GetDueTime() const;
-
     /**
      * \return whether its stream has ended: its final token arrived, or (a conversation's
      *         turn) it went quiet for TurnEndTimeout, its last tokens lost
@@ -243,7 +239,6 @@ class EdgeLlmUeApp : public Application
     uint32_t m_earlierTokens{0};      //!< Tokens of the conversation's earlier turns
     bool m_moreTurns{false};          //!< Turns follow this one
     bool m_previousEnded{true};       //!< The previous turn's stream ended (or none)
-    Time m_previousEndTime;           //!< When it ended (0: no previous turn)
     uint16_t m_previousCell{0};       //!< The cell that decoded its final token (0: none)
     Ptr<EdgeLlmUeApp> m_nextTurn;     //!< The conversation's next turn (may be null)
     Time m_turnEndTimeout;            //!< TurnEndTimeout

@@ -36,7 +36,7 @@ IdleCachePolicyNames()
 }
 
 IdleCachePolicy
-IdleCachePolicyFromName(const std::string& name)
+IdleCachePolicyFromName(const std::string& name, const std::string& field)
 {
     const auto& names = IdleCachePolicyNames();
     for (std::size_t i = 0; i < names.size(); ++i)
@@ -51,7 +51,7 @@ IdleCachePolicyFromName(const std::string& name)
     {
         list += (list.empty() ? "" : ", ") + n;
     }
-    throw std::invalid_argument("idlePolicy must be one of " + list + ", got '" + name + "'");
+    throw std::invalid_argument(field + " must be one of " + list + ", got '" + name + "'");
 }
 
 bool

@@ -50,10 +50,12 @@ const std::vector<std::string>& IdleCachePolicyNames();
  * \ingroup edge-llm
  * \brief A policy by name.
  * \param name one of IdleCachePolicyNames()
+ * \param field what the error names (the flow level's "idlePolicy", or an attribute's path)
  * \return the policy
- * \throws std::invalid_argument "idlePolicy must be one of ..., got ..."
+ * \throws std::invalid_argument "<field> must be one of ..., got ..."
  */
-IdleCachePolicy IdleCachePolicyFromName(const std::string& name);
+IdleCachePolicy IdleCachePolicyFromName(const std::string& name,
+                                        const std::string& field = "idlePolicy");
 
 /**
  * \ingroup edge-llm

@@ -35,6 +35,21 @@ namespace
 {
 
 /**
+ * \brief Record each UE's first handover start at its source LTE RRC (HandoverStart).
+ * \param starts IMSI -> s; must outlive the simulation run
+ */
+void
+RecordHandoverStarts(std::map<uint64_t, double>& starts)
+{
+    Config::ConnectWithoutContext(
+        "/NodeList/*/DeviceList/*/LteEnbRrc/HandoverStart",
+        compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
+            [&starts](uint64_t imsi, uint16_t, uint16_t, uint16_t) {
+                starts.emplace(imsi, Simulator::Now().GetSeconds());
+            }));
+}
+
+/**
  * \brief The packet level's two sites for the comparisons with the flow level: a road of
  *        2 sites over X2, no cross traffic or monitor, a ServingGpu (ctho-a100) per BS.
  * \param ues UEs per site
@@ -400,12 +415,7 @@ class PacketRequestsVsFlowTestCase : public TestCase
         scenario.ScheduleHandovers();
         scenario.ConnectOutputs();
         std::map<uint64_t, double> rrcStart; // IMSI -> its handover's start at the source RRC
-        Config::ConnectWithoutContext(
-            "/NodeList/*/DeviceList/*/LteEnbRrc/HandoverStart",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
-                [&rrcStart](uint64_t imsi, uint16_t, uint16_t, uint16_t) {
-                    rrcStart.emplace(imsi, Simulator::Now().GetSeconds());
-                }));
+        RecordHandoverStarts(rrcStart);
         std::map<uint64_t, Time> ownFirst; // a UE's own session: first token at the UE
         for (uint32_t i = 0; i < scenario.GetUeApps().GetN(); ++i)
         {
@@ -725,12 +735,7 @@ class PacketConversationsVsFlowTestCase : public TestCase
         scenario.ScheduleHandovers();
         scenario.ConnectOutputs();
         std::map<uint64_t, double> rrcStart; // IMSI -> its handover's start at the source RRC
-        Config::ConnectWithoutContext(
-            "/NodeList/*/DeviceList/*/LteEnbRrc/HandoverStart",
-            compat::MakeCallback<void, uint64_t, uint16_t, uint16_t, uint16_t>(
-                [&rrcStart](uint64_t imsi, uint16_t, uint16_t, uint16_t) {
-                    rrcStart.emplace(imsi, Simulator::Now().GetSeconds());
-                }));
+        RecordHandoverStarts(rrcStart);
         const MultiCellResult r = scenario.Simulate("");
         NS_TEST_EXPECT_MSG_EQ(r.requests.size(), requests.size(), "every turn");
         NS_TEST_EXPECT_MSG_EQ(rrcStart.size(), 2, "both UEs handed over");
